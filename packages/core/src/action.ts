@@ -1,0 +1,118 @@
+import { SignalyardError } from './errors/signalyard-error.js';
+import { describe } from './signal.js';
+
+/**
+ * What an agent does with a signal, as decided by the router.
+ *
+ * - `continue`: run the agent's engine.
+ * - `graceful_stop`: let the work in flight finish, then stop the session's current work.
+ * - `force_stop`: abort the work in flight.
+ * - `transition`: run `strategy.execute(target, signal.payload)`; for an FSM, `target` is an
+ *   FSM **action** name (an event such as `'check'`), not a state name.
+ * - `custom`: run the plugin handler registered for `name`.
+ * - `reject`: refuse the signal; nothing runs and the session goes on.
+ */
+export type Action =
+  | { readonly type: 'continue' }
+  | { readonly type: 'graceful_stop' }
+  | { readonly type: 'force_stop' }
+  | { readonly type: 'transition'; readonly target: string }
+  | { readonly type: 'custom'; readonly name: string }
+  | { readonly type: 'reject'; readonly reason: string };
+
+/** The `type` of an {@link Action}. */
+export type ActionType = Action['type'];
+
+function nonEmpty(what: string, field: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new SignalyardError({
+      code: 'ACTION_INVALID',
+      message: `Invalid ${what} ${field} ${describe(value)}: expected a non-empty string`,
+    });
+  }
+  return value;
+}
+
+/**
+ * The action constants and factories. Every action returned is frozen.
+ *
+ * @example
+ * ```ts
+ * const routes = [
+ *   { kind: SignalKind.UserMessage, action: Action.Continue },
+ *   { kind: SignalKind.Timer, action: Action.transition('check') },
+ *   { kind: SignalKind.UserMessage, action: Action.reject('busy'), predicate: isBusy, priority: 10 },
+ * ];
+ * ```
+ */
+export const Action: {
+  /** Run the agent's engine. */
+  readonly Continue: Action;
+  /** Let the work in flight finish, then stop the session's current work. */
+  readonly GracefulStop: Action;
+  /** Abort the work in flight. */
+  readonly ForceStop: Action;
+  /**
+   * Execute the strategy action `target`. @throws SignalyardError `ACTION_INVALID` on an empty target.
+   */
+  transition(target: string): Action;
+  /** Run the custom action handler `name`. @throws SignalyardError `ACTION_INVALID` on an empty name. */
+  custom(name: string): Action;
+  /** Refuse the signal with `reason`. @throws SignalyardError `ACTION_INVALID` on an empty reason. */
+  reject(reason: string): Action;
+} = Object.freeze({
+  Continue: Object.freeze({ type: 'continue' }),
+  GracefulStop: Object.freeze({ type: 'graceful_stop' }),
+  ForceStop: Object.freeze({ type: 'force_stop' }),
+  transition: (target: string): Action => Object.freeze({ type: 'transition', target: nonEmpty('transition', 'target', target) }),
+  custom: (name: string): Action => Object.freeze({ type: 'custom', name: nonEmpty('custom action', 'name', name) }),
+  reject: (reason: string): Action => Object.freeze({ type: 'reject', reason: nonEmpty('reject', 'reason', reason) }),
+} as const);
+
+/**
+ * Describes why `value` is not a well-formed {@link Action}, or returns `undefined` when it is.
+ * Used by validators (the router's route checks) to name the problem.
+ */
+export function actionProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return `expected an Action object, got ${describe(value)}`;
+  const { type } = value as { type?: unknown };
+  switch (type) {
+    case 'continue':
+    case 'graceful_stop':
+    case 'force_stop':
+      return undefined;
+    case 'transition':
+      return nonEmptyField(value, 'target');
+    case 'custom':
+      return nonEmptyField(value, 'name');
+    case 'reject':
+      return nonEmptyField(value, 'reason');
+    default:
+      return `unknown action type ${describe(type)}: expected one of "continue", "graceful_stop", "force_stop", "transition", "custom", "reject"`;
+  }
+}
+
+function nonEmptyField(value: object, field: string): string | undefined {
+  const v = (value as Record<string, unknown>)[field];
+  return typeof v === 'string' && v !== '' ? undefined : `a ${String((value as { type: string }).type)} action needs a non-empty string "${field}", got ${describe(v)}`;
+}
+
+/** True when `value` is a well-formed {@link Action}. */
+export function isAction(value: unknown): value is Action {
+  return actionProblem(value) === undefined;
+}
+
+/** Renders an action for logs and transcripts: `continue`, `transition(check)`, `reject(busy)`. */
+export function formatAction(action: Action | undefined): string {
+  if (action === undefined) return 'unrouted';
+  switch (action.type) {
+    case 'transition':
+      return `transition(${action.target})`;
+    case 'custom':
+      return `custom(${action.name})`;
+    case 'reject':
+      return `reject(${action.reason})`;
+    default:
+      return action.type;
+  }
+}

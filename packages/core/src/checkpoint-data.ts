@@ -1,0 +1,136 @@
+import { CheckpointDataError } from './errors/checkpoint-data-error.js';
+import { SignalyardError } from './errors/signalyard-error.js';
+import { describe } from './signal.js';
+
+function reject(): never {
+  // Thrown from the JSON.stringify replacer; the caller locates the value and reports it.
+  throw INVALID;
+}
+const INVALID = Symbol('invalid checkpoint data');
+
+function replacer(_key: string, value: unknown): unknown {
+  switch (typeof value) {
+    case 'number':
+      return Number.isFinite(value) ? value : reject();
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      return reject();
+    default:
+      return value;
+  }
+}
+
+/**
+ * Serializes checkpoint data exactly as a {@link CheckpointStore} must keep it:
+ * `JSON.stringify(data)`, except that values JSON cannot represent are rejected instead of being
+ * silently dropped or turned into `null`. For store implementers.
+ *
+ * @throws CheckpointDataError `CHECKPOINT_DATA_INVALID` naming the path of the first bad value
+ * (`NaN`, `±Infinity`, a `BigInt`, a function, a symbol, a cycle, or `undefined` data).
+ * @example
+ * ```ts
+ * const text = serializeCheckpointData({ history: [] });   // '{"history":[]}'
+ * ```
+ */
+export function serializeCheckpointData(data: unknown, key?: string): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data, replacer);
+  } catch (error) {
+    const found = findInvalid(data);
+    if (found !== undefined) throw new CheckpointDataError({ ...found, ...(key === undefined ? {} : { key }) });
+    // A throwing toJSON() or getter: not ours to hide.
+    throw new CheckpointDataError({
+      path: '$',
+      problem: `serialization failed: ${error instanceof Error ? error.message : String(error)}`,
+      ...(key === undefined ? {} : { key }),
+    });
+  }
+  if (text === undefined) {
+    throw new CheckpointDataError({ path: '$', problem: `${describe(data)} has no JSON form`, ...(key === undefined ? {} : { key }) });
+  }
+  return text;
+}
+
+/** Walks `data` the way JSON.stringify does and names the first value it would reject. */
+function findInvalid(data: unknown): { path: string; problem: string } | undefined {
+  const ancestors: object[] = [];
+  const visit = (holder: unknown, path: string): { path: string; problem: string } | undefined => {
+    let value = holder;
+    if (typeof value === 'object' && value !== null && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+      value = (value as { toJSON(): unknown }).toJSON();
+    }
+    switch (typeof value) {
+      case 'number':
+        return Number.isFinite(value) ? undefined : { path, problem: `${String(value)} is not a JSON number` };
+      case 'bigint':
+        return { path, problem: `BigInt ${describe(value)} has no JSON form` };
+      case 'function':
+        return { path, problem: 'a function has no JSON form' };
+      case 'symbol':
+        return { path, problem: 'a symbol has no JSON form' };
+      case 'object': {
+        if (value === null) return undefined;
+        if (ancestors.includes(value)) return { path, problem: 'a cycle: this object contains itself' };
+        ancestors.push(value);
+        try {
+          if (Array.isArray(value)) {
+            for (let i = 0; i < value.length; i++) {
+              const hit = visit(value[i], `${path}[${i}]`);
+              if (hit !== undefined) return hit;
+            }
+          } else {
+            for (const k of Object.keys(value)) {
+              const hit = visit((value as Record<string, unknown>)[k], `${path}.${/^[A-Za-z_$][\w$]*$/.test(k) ? k : `[${JSON.stringify(k)}]`}`);
+              if (hit !== undefined) return hit;
+            }
+          }
+        } finally {
+          ancestors.pop();
+        }
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  };
+  return visit(data, '$');
+}
+
+/**
+ * Checks a checkpoint key: a non-empty string. For store implementers.
+ * @throws SignalyardError `CHECKPOINT_KEY_INVALID`.
+ */
+export function assertCheckpointKey(key: unknown): asserts key is string {
+  if (typeof key !== 'string' || key === '') {
+    throw new SignalyardError({
+      code: 'CHECKPOINT_KEY_INVALID',
+      message: `Invalid checkpoint key ${describe(key)}: expected a non-empty string`,
+    });
+  }
+}
+
+/**
+ * Checks an expected version for compare-and-set: a non-negative safe integer. For store implementers.
+ * @throws SignalyardError `CHECKPOINT_VERSION_INVALID`.
+ */
+export function assertExpectedVersion(version: unknown): asserts version is number {
+  if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
+    throw new SignalyardError({
+      code: 'CHECKPOINT_VERSION_INVALID',
+      message: `Invalid expected checkpoint version ${describe(version)}: expected an integer >= 0 (0 = must not exist yet)`,
+    });
+  }
+}
+
+/**
+ * The error every store operation rejects with after `close()` (code `CHECKPOINT_STORE_CLOSED`).
+ * For store implementers.
+ */
+export function storeClosedError(storeName: string): SignalyardError {
+  return new SignalyardError({
+    code: 'CHECKPOINT_STORE_CLOSED',
+    message: `${storeName} is closed: create a new store to load or save checkpoints`,
+  });
+}

@@ -1,0 +1,46 @@
+/** One stored checkpoint: its compare-and-set version, its data (JSON) and when it was saved. */
+export interface Checkpoint {
+  /** 1 after the first save, incremented by each save. */
+  readonly version: number;
+  /** `JSON.parse(JSON.stringify(saved data))`: a fresh copy on every load. */
+  readonly data: unknown;
+  /** ISO-8601 time of the save. */
+  readonly updatedAt: string;
+}
+
+/**
+ * Durable, versioned storage for session checkpoints, with compare-and-set saves.
+ *
+ * What a store keeps is `JSON.stringify(data)`, so a loaded value equals
+ * `JSON.parse(JSON.stringify(data))`. Values JSON cannot represent (`NaN`, `±Infinity`,
+ * `BigInt`, functions, symbols, cycles) are rejected with `CHECKPOINT_DATA_INVALID` and nothing
+ * is written. A store never keeps a partial write, and later mutation of a saved object never
+ * changes what is stored. Implementations prove themselves with `checkpointStoreConformance`
+ * from `@signalyard/core/testing`.
+ */
+export interface CheckpointStore {
+  /** The checkpoint stored under `key`, or `undefined`. */
+  load(key: string): Promise<Checkpoint | undefined>;
+  /**
+   * Compare-and-set: succeeds only if the stored version equals `expectedVersion` (0 = "must
+   * not exist yet"); returns the new version (`expectedVersion + 1`).
+   * @throws CheckpointConflictError `CHECKPOINT_CONFLICT` when another writer saved first.
+   * @throws CheckpointDataError `CHECKPOINT_DATA_INVALID` when `data` is not JSON-safe.
+   */
+  save(key: string, data: unknown, expectedVersion: number): Promise<number>;
+  /** Removes `key`; a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Every stored key that starts with `prefix` (taken literally: no wildcards). */
+  list(prefix?: string): AsyncIterable<string>;
+  /** Releases the store's resources; later calls reject with `CHECKPOINT_STORE_CLOSED`. Idempotent. */
+  close?(): Promise<void>;
+}
+
+/**
+ * Cross-process mutual exclusion per session key. A Runner given a lock runs each signal's
+ * load → apply → save inside `withLock(sessionKey)`.
+ */
+export interface SessionLock {
+  /** Runs `fn` while holding the lock for `key`; rejects with `AbortedError` if aborted while waiting. */
+  withLock<T>(key: string, fn: () => Promise<T>, opts?: { abortSignal?: AbortSignal }): Promise<T>;
+}

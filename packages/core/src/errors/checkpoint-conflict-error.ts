@@ -1,0 +1,32 @@
+import { SignalyardError, hasErrorMarker } from './signalyard-error.js';
+
+const marker = Symbol.for('signalyard.error.CheckpointConflictError');
+
+/**
+ * A compare-and-set save lost (code `CHECKPOINT_CONFLICT`): the stored version was not the
+ * expected one, because another writer saved first. Nothing was written; reload and retry.
+ */
+export class CheckpointConflictError extends SignalyardError {
+  private readonly [marker] = true;
+  /** The checkpoint key. */
+  readonly key: string;
+  /** The version the caller expected (0 = "must not exist yet"). */
+  readonly expected: number;
+  /** The version actually stored (0 = absent). */
+  readonly actual: number;
+
+  constructor(options: { key: string; expected: number; actual: number }) {
+    super({
+      code: 'CHECKPOINT_CONFLICT',
+      message: `Checkpoint ${JSON.stringify(options.key)} is at version ${options.actual}, expected version ${options.expected}`,
+    });
+    this.key = options.key;
+    this.expected = options.expected;
+    this.actual = options.actual;
+  }
+
+  /** True when `error` is a `CheckpointConflictError`, from any installed copy of core. */
+  static override isInstance(error: unknown): error is CheckpointConflictError {
+    return hasErrorMarker(error, marker);
+  }
+}

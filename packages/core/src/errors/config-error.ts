@@ -1,0 +1,71 @@
+import { SignalyardError, hasErrorMarker } from './signalyard-error.js';
+
+const marker = Symbol.for('signalyard.error.ConfigError');
+
+/**
+ * One problem found in a configuration.
+ *
+ * `path` uses the configuration's own keys, dotted, with `[i]` for list items
+ * (`routing.bindings[2].match.peer.id`). `line` and `column` are 1-based and present when the
+ * parser reports positions (YAML, TOML).
+ */
+export interface ConfigProblem {
+  readonly path: string;
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+/**
+ * A configuration is invalid (code `CONFIG_INVALID`). Thrown by every config loader and
+ * validating constructor in Signalyard.
+ *
+ * {@link ConfigError.problems} lists **every** problem found, not just the first. Subclasses
+ * (such as the pipeline package's `PipelineConfigError`) keep the code `CONFIG_INVALID`; tell
+ * them apart with their own `isInstance`.
+ *
+ * @example
+ * ```ts
+ * try { parseCrewConfig(text) } catch (e) {
+ *   if (ConfigError.isInstance(e)) for (const p of e.problems) console.error(`${p.line}: ${p.path}: ${p.message}`);
+ * }
+ * ```
+ */
+export class ConfigError extends SignalyardError {
+  private readonly [marker] = true;
+  /** Every problem found, in the order found. Never empty. */
+  readonly problems: readonly ConfigProblem[];
+  /** The file the configuration came from, when it came from a file. */
+  readonly file?: string;
+
+  constructor(options: { problems: readonly ConfigProblem[]; file?: string; message?: string; cause?: unknown }) {
+    const problems = Object.freeze(options.problems.map((p) => Object.freeze({ ...p })));
+    super({
+      code: 'CONFIG_INVALID',
+      message: options.message ?? formatConfigProblems(problems, options.file),
+      cause: options.cause,
+    });
+    this.problems = problems;
+    if (options.file !== undefined) this.file = options.file;
+  }
+
+  /** True when `error` is a `ConfigError` or a subclass, from any installed copy of core. */
+  static override isInstance(error: unknown): error is ConfigError {
+    return hasErrorMarker(error, marker);
+  }
+}
+
+/**
+ * Formats problems one per line as `file:line: path: message` (the file and line when known).
+ * @internal
+ */
+export function formatConfigProblems(problems: readonly ConfigProblem[], file?: string): string {
+  const head =
+    problems.length === 1 ? 'Invalid configuration (1 problem):' : `Invalid configuration (${problems.length} problems):`;
+  const lines = problems.map((p) => {
+    const where = [file, p.line === undefined ? undefined : String(p.line)].filter((x) => x !== undefined).join(':');
+    const path = p.path === '' ? '(root)' : p.path;
+    return `  ${where === '' ? '' : `${where}: `}${path}: ${p.message}`;
+  });
+  return [head, ...lines].join('\n');
+}

@@ -1,0 +1,32 @@
+/**
+ * `@signalyard/core`: the types every Signalyard package, plugin and store shares — signals,
+ * actions, routes, the Plugin interface, execution strategies, errors, checkpoint stores and
+ * the model interface.
+ *
+ * @packageDocumentation
+ */
+export { SignalKind, isSignalKind, signal } from './signal.js';
+export type { Signal } from './signal.js';
+export { Action, actionProblem, formatAction, isAction } from './action.js';
+export type { ActionType } from './action.js';
+export type { RouteContext, SignalRoute, Tier } from './route.js';
+export type { CustomActionHandler, Plugin, PluginContext } from './plugin.js';
+export type { EngineEvent, Outcome, OutcomeStatus, RunnerEvent } from './runner-event.js';
+export type { ExecutionStrategy, StrategySnapshot, TransitionResult } from './execution-strategy.js';
+export { DirectStrategy } from './direct-strategy.js';
+export { SignalyardError, hasErrorMarker, isSignalyardError } from './errors/signalyard-error.js';
+export type { SignalyardErrorOptions } from './errors/signalyard-error.js';
+export { AbortedError } from './errors/aborted-error.js';
+export { ConfigError } from './errors/config-error.js';
+export type { ConfigProblem } from './errors/config-error.js';
+export { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
+export { CheckpointDataError } from './errors/checkpoint-data-error.js';
+export type { Checkpoint, CheckpointStore, SessionLock } from './checkpoint-store.js';
+export {
+  assertCheckpointKey,
+  assertExpectedVersion,
+  serializeCheckpointData,
+  storeClosedError,
+} from './checkpoint-data.js';
+export { MemoryCheckpointStore } from './memory-checkpoint-store.js';
+export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Tool, ToolCall, ToolContext, ToolSpec } from './model.js';

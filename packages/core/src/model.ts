@@ -1,0 +1,67 @@
+/** A model's request to run a tool. */
+export interface ToolCall {
+  /** Unique within the reply; the tool's result message answers it by `toolCallId`. */
+  id: string;
+  name: string;
+  arguments: unknown;
+}
+
+/** One message of a conversation, in the shape every Signalyard model adapter maps from and to. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+  /** For example the crew agent that spoke. */
+  name?: string;
+  /** Assistant messages that asked for tools. */
+  toolCalls?: readonly ToolCall[];
+  /** Tool messages: which call this answers. */
+  toolCallId?: string;
+}
+
+/** The description of a tool a model may call; `parameters` is a JSON Schema object. */
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  parameters: Record<string, unknown>;
+}
+
+/** One model call. */
+export interface ChatRequest {
+  messages: readonly ChatMessage[];
+  tools?: readonly ToolSpec[];
+  abortSignal?: AbortSignal;
+  /** The crew agent (or pipeline stage) making the call. */
+  agentId?: string;
+}
+
+/** A model's reply: text, tool calls, and token usage when the provider reports it. */
+export interface ChatResponse {
+  content: string;
+  toolCalls?: readonly ToolCall[];
+  usage?: { inputTokens?: number; outputTokens?: number };
+}
+
+/**
+ * The one interface through which crew agents and pipeline stages call a language model, so
+ * any provider can be plugged in (see `@signalyard/ai-sdk`; tests use `scriptedModel` from
+ * `@signalyard/core/testing`).
+ */
+export interface ChatModel {
+  /** Generates one reply; rejects with `AbortedError` when `request.abortSignal` fires. */
+  generate(request: ChatRequest): Promise<ChatResponse>;
+}
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  abortSignal?: AbortSignal;
+  toolCallId: string;
+  agentId?: string;
+}
+
+/**
+ * A tool Signalyard runs itself when a model asks for it. A hand-written `Tool` receives its
+ * arguments unvalidated.
+ */
+export interface Tool extends ToolSpec {
+  execute(args: unknown, ctx: ToolContext): Promise<unknown>;
+}

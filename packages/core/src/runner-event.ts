@@ -1,0 +1,50 @@
+import type { Action } from './action.js';
+import type { SignalyardError } from './errors/signalyard-error.js';
+import type { TransitionResult } from './execution-strategy.js';
+import type { SignalRoute, Tier } from './route.js';
+import type { Signal } from './signal.js';
+
+/** How one signal ended. */
+export type OutcomeStatus = 'completed' | 'stopped' | 'rejected' | 'unrouted' | 'paused' | 'failed';
+
+/**
+ * The result of one signal handled by a Runner. Failures are outcomes, not exceptions:
+ * `rejected` means refused by policy, `failed` means something broke (see `error`).
+ */
+export interface Outcome {
+  readonly sessionKey: string;
+  readonly agentId: string;
+  /** The action applied; `undefined` when unrouted. */
+  readonly action: Action | undefined;
+  /** The route that decided; `undefined` when unrouted or a runner default applied. */
+  readonly decidedBy: { readonly tier: Tier; readonly route: SignalRoute } | undefined;
+  readonly status: OutcomeStatus;
+  readonly output?: unknown;
+  readonly error?: SignalyardError;
+}
+
+/** An event of a crew or pipeline engine, forwarded by the runner. */
+export type EngineEvent = { readonly type: string } & Readonly<Record<string, unknown>>;
+
+/**
+ * The runner's one inspection channel: a discriminated union of everything that happens to a
+ * signal, emitted synchronously to listeners in order. A listener that throws is reported as a
+ * `warning` event and never breaks dispatch.
+ */
+export type RunnerEvent =
+  | { readonly type: 'signal_received'; readonly sessionKey: string; readonly agentId: string; readonly signal: Signal }
+  | {
+      readonly type: 'route_decided';
+      readonly sessionKey: string;
+      readonly agentId: string;
+      readonly signal: Signal;
+      readonly action: Action | undefined;
+      readonly tier?: Tier;
+      readonly routeName?: string;
+    }
+  | { readonly type: 'transition_applied'; readonly sessionKey: string; readonly agentId: string; readonly result: TransitionResult }
+  | { readonly type: 'turn_start' | 'turn_end'; readonly sessionKey: string; readonly agentId: string; readonly status?: string }
+  | { readonly type: 'engine_event'; readonly sessionKey: string; readonly agentId: string; readonly event: EngineEvent }
+  | { readonly type: 'outcome'; readonly outcome: Outcome }
+  | { readonly type: 'unrouted'; readonly sessionKey: string; readonly agentId: string; readonly signal: Signal }
+  | { readonly type: 'warning'; readonly message: string; readonly cause?: unknown };

@@ -1,0 +1,99 @@
+import { SignalyardError } from './errors/signalyard-error.js';
+
+/**
+ * The category of a {@link Signal}: one of the four built-in kinds, or an application-defined
+ * `custom:<name>` kind. A custom kind never equals a built-in one: `custom:stop` is not `stop`.
+ */
+export type SignalKind = 'user_message' | 'tool_result' | 'stop' | 'timer' | `custom:${string}`;
+
+const BUILT_IN_KINDS: ReadonlySet<string> = new Set(['user_message', 'tool_result', 'stop', 'timer']);
+
+/**
+ * The built-in signal kinds, and {@link SignalKind.custom} to make application-defined ones.
+ *
+ * @example
+ * ```ts
+ * const webhook = SignalKind.custom('webhook');   // 'custom:webhook'
+ * router.route(signal(SignalKind.UserMessage, 'hello'));
+ * ```
+ */
+export const SignalKind: {
+  /** A message from a user. */
+  readonly UserMessage: 'user_message';
+  /** The result of a tool call. */
+  readonly ToolResult: 'tool_result';
+  /** A request to stop the session's current work. */
+  readonly Stop: 'stop';
+  /** A timer fired. */
+  readonly Timer: 'timer';
+  /**
+   * An application-defined kind, `custom:<name>`.
+   * @throws SignalyardError `SIGNAL_KIND_INVALID` when `name` is empty, blank or not a string.
+   */
+  custom(name: string): `custom:${string}`;
+} = Object.freeze({
+  UserMessage: 'user_message',
+  ToolResult: 'tool_result',
+  Stop: 'stop',
+  Timer: 'timer',
+  custom(name: string): `custom:${string}` {
+    if (typeof name !== 'string' || name.trim() === '') {
+      throw new SignalyardError({
+        code: 'SIGNAL_KIND_INVALID',
+        message: `Invalid custom signal kind name ${describe(name)}: expected a non-empty string`,
+      });
+    }
+    return `custom:${name}`;
+  },
+} as const);
+
+/** True when `value` is a valid {@link SignalKind}: a built-in kind or `custom:` followed by a non-blank name. */
+export function isSignalKind(value: unknown): value is SignalKind {
+  if (typeof value !== 'string') return false;
+  if (BUILT_IN_KINDS.has(value)) return true;
+  return value.startsWith('custom:') && value.slice(7).trim() !== '';
+}
+
+/**
+ * Something an agent receives: a user message, a tool result, a stop request, a timer, or a
+ * custom event. The router decides what the agent does with it.
+ */
+export interface Signal<P = unknown> {
+  readonly kind: SignalKind;
+  readonly payload: P;
+}
+
+/**
+ * Creates a frozen {@link Signal}. The payload defaults to `null`.
+ *
+ * @throws SignalyardError `SIGNAL_KIND_INVALID` when `kind` is not a {@link SignalKind}.
+ * @example
+ * ```ts
+ * const s = signal(SignalKind.UserMessage, { text: 'hello' });
+ * ```
+ */
+export function signal<P = null>(kind: SignalKind, payload?: P): Signal<P> {
+  if (!isSignalKind(kind)) {
+    throw new SignalyardError({
+      code: 'SIGNAL_KIND_INVALID',
+      message: `Invalid signal kind ${describe(kind)}: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`,
+    });
+  }
+  return Object.freeze({ kind, payload: (payload === undefined ? null : payload) as P });
+}
+
+/** Renders an arbitrary value for an error message. @internal */
+export function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'symbol') return value.toString();
+  if (value === null || typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return 'an array';
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    return 'an object';
+  }
+}

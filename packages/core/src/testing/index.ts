@@ -1,0 +1,8 @@
+/**
+ * `@signalyard/core/testing`: helpers for testing Signalyard code and proving third-party
+ * implementations. Does not import any test runner.
+ *
+ * @packageDocumentation
+ */
+export { checkpointStoreConformance } from './checkpoint-store-conformance.js';
+export type { CheckpointStoreFactory, ConformanceHarness } from './checkpoint-store-conformance.js';

@@ -1,0 +1,35 @@
+import { SignalyardError, hasErrorMarker, type SignalRoute, type Tier } from '@signalyard/core';
+
+const marker = Symbol.for('signalyard.error.RoutePredicateError');
+
+/**
+ * A route predicate threw (code `ROUTE_PREDICATE_FAILED`). The router never treats a throw as
+ * "no match": the strategy tier is a veto, and a crash must not let a gated signal fall through
+ * to a more permissive lower tier. The original error is the `cause`.
+ */
+export class RoutePredicateError extends SignalyardError {
+  private readonly [marker] = true;
+  /** The tier of the route whose predicate threw. */
+  readonly tier: Tier;
+  /** The route whose predicate threw. */
+  readonly route: SignalRoute;
+  /** The route's `name`, or `kind#index` when it has none. */
+  readonly routeName: string;
+
+  constructor(options: { tier: Tier; route: SignalRoute; routeName: string; cause: unknown }) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super({
+      code: 'ROUTE_PREDICATE_FAILED',
+      message: `The predicate of ${options.tier}-tier route "${options.routeName}" threw: ${reason}`,
+      cause: options.cause,
+    });
+    this.tier = options.tier;
+    this.route = options.route;
+    this.routeName = options.routeName;
+  }
+
+  /** True when `error` is a `RoutePredicateError`, from any installed copy of the router. */
+  static override isInstance(error: unknown): error is RoutePredicateError {
+    return hasErrorMarker(error, marker);
+  }
+}
