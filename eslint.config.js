@@ -32,6 +32,8 @@ export default tseslint.config(
       '@typescript-eslint/prefer-for-of': 'off',
       '@typescript-eslint/no-extraneous-class': 'off',
       '@typescript-eslint/unified-signatures': 'off',
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/non-nullable-type-assertion-style': 'off',
     },
   },
   {

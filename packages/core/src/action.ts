@@ -1,5 +1,5 @@
 import { SignalyardError } from './errors/signalyard-error.js';
-import { describe } from './signal.js';
+import { describeValue } from './signal.js';
 
 /**
  * What an agent does with a signal, as decided by the router.
@@ -27,7 +27,7 @@ function nonEmpty(what: string, field: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') {
     throw new SignalyardError({
       code: 'ACTION_INVALID',
-      message: `Invalid ${what} ${field} ${describe(value)}: expected a non-empty string`,
+      message: `Invalid ${what} ${field} ${describeValue(value)}: expected a non-empty string`,
     });
   }
   return value;
@@ -74,7 +74,7 @@ export const Action: {
  * Used by validators (the router's route checks) to name the problem.
  */
 export function actionProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return `expected an Action object, got ${describe(value)}`;
+  if (typeof value !== 'object' || value === null) return `expected an Action object, got ${describeValue(value)}`;
   const { type } = value as { type?: unknown };
   switch (type) {
     case 'continue':
@@ -88,13 +88,13 @@ export function actionProblem(value: unknown): string | undefined {
     case 'reject':
       return nonEmptyField(value, 'reason');
     default:
-      return `unknown action type ${describe(type)}: expected one of "continue", "graceful_stop", "force_stop", "transition", "custom", "reject"`;
+      return `unknown action type ${describeValue(type)}: expected one of "continue", "graceful_stop", "force_stop", "transition", "custom", "reject"`;
   }
 }
 
 function nonEmptyField(value: object, field: string): string | undefined {
   const v = (value as Record<string, unknown>)[field];
-  return typeof v === 'string' && v !== '' ? undefined : `a ${String((value as { type: string }).type)} action needs a non-empty string "${field}", got ${describe(v)}`;
+  return typeof v === 'string' && v !== '' ? undefined : `a ${(value as { type: string }).type} action needs a non-empty string "${field}", got ${describeValue(v)}`;
 }
 
 /** True when `value` is a well-formed {@link Action}. */

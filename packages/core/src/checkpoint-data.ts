@@ -1,12 +1,15 @@
 import { CheckpointDataError } from './errors/checkpoint-data-error.js';
 import { SignalyardError } from './errors/signalyard-error.js';
-import { describe } from './signal.js';
+import { describeValue } from './signal.js';
 
+// Thrown from the JSON.stringify replacer; the caller then locates the bad value and reports it.
+const INVALID = new Error('invalid checkpoint data');
 function reject(): never {
-  // Thrown from the JSON.stringify replacer; the caller locates the value and reports it.
   throw INVALID;
 }
-const INVALID = Symbol('invalid checkpoint data');
+
+/** `JSON.stringify` as it really behaves: `undefined` for values with no JSON form. */
+const stringify = JSON.stringify as (value: unknown, replacer: (key: string, value: unknown) => unknown) => string | undefined;
 
 function replacer(_key: string, value: unknown): unknown {
   switch (typeof value) {
@@ -36,7 +39,7 @@ function replacer(_key: string, value: unknown): unknown {
 export function serializeCheckpointData(data: unknown, key?: string): string {
   let text: string | undefined;
   try {
-    text = JSON.stringify(data, replacer);
+    text = stringify(data, replacer);
   } catch (error) {
     const found = findInvalid(data);
     if (found !== undefined) throw new CheckpointDataError({ ...found, ...(key === undefined ? {} : { key }) });
@@ -48,7 +51,7 @@ export function serializeCheckpointData(data: unknown, key?: string): string {
     });
   }
   if (text === undefined) {
-    throw new CheckpointDataError({ path: '$', problem: `${describe(data)} has no JSON form`, ...(key === undefined ? {} : { key }) });
+    throw new CheckpointDataError({ path: '$', problem: `${describeValue(data)} has no JSON form`, ...(key === undefined ? {} : { key }) });
   }
   return text;
 }
@@ -65,7 +68,7 @@ function findInvalid(data: unknown): { path: string; problem: string } | undefin
       case 'number':
         return Number.isFinite(value) ? undefined : { path, problem: `${String(value)} is not a JSON number` };
       case 'bigint':
-        return { path, problem: `BigInt ${describe(value)} has no JSON form` };
+        return { path, problem: `BigInt ${describeValue(value)} has no JSON form` };
       case 'function':
         return { path, problem: 'a function has no JSON form' };
       case 'symbol':
@@ -106,7 +109,7 @@ export function assertCheckpointKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key === '') {
     throw new SignalyardError({
       code: 'CHECKPOINT_KEY_INVALID',
-      message: `Invalid checkpoint key ${describe(key)}: expected a non-empty string`,
+      message: `Invalid checkpoint key ${describeValue(key)}: expected a non-empty string`,
     });
   }
 }
@@ -119,7 +122,7 @@ export function assertExpectedVersion(version: unknown): asserts version is numb
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
     throw new SignalyardError({
       code: 'CHECKPOINT_VERSION_INVALID',
-      message: `Invalid expected checkpoint version ${describe(version)}: expected an integer >= 0 (0 = must not exist yet)`,
+      message: `Invalid expected checkpoint version ${describeValue(version)}: expected an integer >= 0 (0 = must not exist yet)`,
     });
   }
 }

@@ -1,7 +1,7 @@
 import { SignalyardError } from './errors/signalyard-error.js';
 import type { ExecutionStrategy, StrategySnapshot, TransitionResult } from './execution-strategy.js';
 import type { SignalRoute } from './route.js';
-import { describe } from './signal.js';
+import { describeValue } from './signal.js';
 
 const NO_ROUTES: readonly SignalRoute[] = Object.freeze([]);
 const SNAPSHOT: StrategySnapshot = Object.freeze({ type: 'direct' });
@@ -25,7 +25,7 @@ export class DirectStrategy implements ExecutionStrategy {
     if (!this.canExecute(action)) {
       throw new SignalyardError({
         code: 'ACTION_INVALID',
-        message: `Invalid strategy action ${describe(action)}: expected a non-empty string`,
+        message: `Invalid strategy action ${describeValue(action)}: expected a non-empty string`,
       });
     }
     return { from: 'direct', action, to: 'direct' };
@@ -54,7 +54,7 @@ export class DirectStrategy implements ExecutionStrategy {
     if (typeof snapshot !== 'object' || (snapshot as unknown) === null || snapshot.type !== 'direct') {
       throw new SignalyardError({
         code: 'STRATEGY_SNAPSHOT_INVALID',
-        message: `DirectStrategy cannot restore snapshot ${describe(snapshot)}: expected { "type": "direct" }`,
+        message: `DirectStrategy cannot restore snapshot ${describeValue(snapshot)}: expected { "type": "direct" }`,
       });
     }
   }

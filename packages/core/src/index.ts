@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-export { SignalKind, isSignalKind, signal } from './signal.js';
+export { SignalKind, describeValue, isSignalKind, signal } from './signal.js';
 export type { Signal } from './signal.js';
 export { Action, actionProblem, formatAction, isAction } from './action.js';
 export type { ActionType } from './action.js';

@@ -7,7 +7,7 @@ import {
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { SignalyardError } from './errors/signalyard-error.js';
-import { describe } from './signal.js';
+import { describeValue } from './signal.js';
 
 interface Entry {
   readonly version: number;
@@ -32,53 +32,39 @@ export class MemoryCheckpointStore implements CheckpointStore {
   #closed = false;
 
   /** The checkpoint under `key` (a fresh copy), or `undefined`. */
-  load(key: string): Promise<Checkpoint | undefined> {
-    try {
-      this.#open();
-      assertCheckpointKey(key);
-      const entry = this.#entries.get(key);
-      return Promise.resolve(
-        entry === undefined ? undefined : { version: entry.version, data: JSON.parse(entry.text) as unknown, updatedAt: entry.updatedAt },
-      );
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+  async load(key: string): Promise<Checkpoint | undefined> {
+    this.#open();
+    assertCheckpointKey(key);
+    const entry = this.#entries.get(key);
+    return entry === undefined ? undefined : { version: entry.version, data: JSON.parse(entry.text) as unknown, updatedAt: entry.updatedAt };
   }
 
   /** Compare-and-set save; see {@link CheckpointStore.save}. */
-  save(key: string, data: unknown, expectedVersion: number): Promise<number> {
-    try {
-      this.#open();
-      assertCheckpointKey(key);
-      assertExpectedVersion(expectedVersion);
-      const text = serializeCheckpointData(data, key);
-      const actual = this.#entries.get(key)?.version ?? 0;
-      if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
-      const version = expectedVersion + 1;
-      this.#entries.set(key, { version, text, updatedAt: new Date().toISOString() });
-      return Promise.resolve(version);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+  async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
+    // Nothing awaits between the version check and the write: they are one atomic step.
+    this.#open();
+    assertCheckpointKey(key);
+    assertExpectedVersion(expectedVersion);
+    const text = serializeCheckpointData(data, key);
+    const actual = this.#entries.get(key)?.version ?? 0;
+    if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
+    const version = expectedVersion + 1;
+    this.#entries.set(key, { version, text, updatedAt: new Date().toISOString() });
+    return version;
   }
 
   /** Removes `key`; a missing key is not an error. */
-  delete(key: string): Promise<void> {
-    try {
-      this.#open();
-      assertCheckpointKey(key);
-      this.#entries.delete(key);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+  async delete(key: string): Promise<void> {
+    this.#open();
+    assertCheckpointKey(key);
+    this.#entries.delete(key);
   }
 
   /** Keys starting with `prefix`, in ascending code-unit order, as they were when iteration began. */
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
     if (typeof prefix !== 'string') {
-      throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describe(prefix)}: expected a string` });
+      throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describeValue(prefix)}: expected a string` });
     }
     const keys: string[] = [];
     for (const key of this.#entries.keys()) if (key.startsWith(prefix)) keys.push(key);
@@ -87,10 +73,9 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   /** Drops every checkpoint; later calls reject with `CHECKPOINT_STORE_CLOSED`. Idempotent. */
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.#closed = true;
     this.#entries.clear();
-    return Promise.resolve();
   }
 
   #open(): void {

@@ -11,6 +11,7 @@ export type CustomActionHandler = (ctx: {
   agentId: string;
   signal: Signal;
   abortSignal: AbortSignal;
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- documents that a handler may be async
 }) => Promise<unknown> | unknown;
 
 /** What a plugin receives at runner start. */

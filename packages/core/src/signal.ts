@@ -40,7 +40,7 @@ export const SignalKind: {
     if (typeof name !== 'string' || name.trim() === '') {
       throw new SignalyardError({
         code: 'SIGNAL_KIND_INVALID',
-        message: `Invalid custom signal kind name ${describe(name)}: expected a non-empty string`,
+        message: `Invalid custom signal kind name ${describeValue(name)}: expected a non-empty string`,
       });
     }
     return `custom:${name}`;
@@ -76,14 +76,17 @@ export function signal<P = null>(kind: SignalKind, payload?: P): Signal<P> {
   if (!isSignalKind(kind)) {
     throw new SignalyardError({
       code: 'SIGNAL_KIND_INVALID',
-      message: `Invalid signal kind ${describe(kind)}: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`,
+      message: `Invalid signal kind ${describeValue(kind)}: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`,
     });
   }
   return Object.freeze({ kind, payload: (payload === undefined ? null : payload) as P });
 }
 
-/** Renders an arbitrary value for an error message. @internal */
-export function describe(value: unknown): string {
+/**
+ * Renders any value briefly for an error message: strings quoted, objects as (truncated) JSON,
+ * functions and symbols by kind. Never throws.
+ */
+export function describeValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'bigint') return `${value}n`;
   if (typeof value === 'function') return 'a function';

@@ -1,6 +1,7 @@
 import {
   SignalyardError,
   actionProblem,
+  describeValue,
   isSignalKind,
   type Action,
   type ExecutionStrategy,
@@ -182,13 +183,13 @@ export class ComposedRouter {
     const plugin: SignalRoute[] = [];
     const pluginOrigins: string[] = [];
     for (const p of parts.plugins ?? []) {
-      const routes = p.signalRoutes === undefined ? NO_ROUTES : p.signalRoutes();
+      const routes: readonly SignalRoute[] = p.signalRoutes === undefined ? NO_ROUTES : p.signalRoutes();
       if (!Array.isArray(routes)) {
         throw new RouteConfigError({
           problems: [{ tier: 'plugin', index: plugin.length, message: `plugin "${p.name}" signalRoutes() returned ${typeof routes}, expected an array` }],
         });
       }
-      for (const r of routes) {
+      for (const r of routes as readonly SignalRoute[]) {
         plugin.push(r);
         pluginOrigins.push(`plugin "${p.name}"`);
       }
@@ -285,19 +286,19 @@ export class ComposedRouter {
 function routeProblem(route: unknown): string | undefined {
   if (typeof route !== 'object' || route === null) return `expected a route object, got ${route === null ? 'null' : typeof route}`;
   const r = route as Record<string, unknown>;
-  if (!isSignalKind(r['kind'])) {
-    return `kind ${JSON.stringify(r['kind']) ?? String(r['kind'])} is not a signal kind: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`;
+  if (!isSignalKind(r.kind)) {
+    return `kind ${describeValue(r.kind)} is not a signal kind: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`;
   }
-  if (r['predicate'] !== undefined && typeof r['predicate'] !== 'function') {
-    return `predicate must be a function, got ${r['predicate'] === null ? 'null' : typeof r['predicate']}`;
+  if (r.predicate !== undefined && typeof r.predicate !== 'function') {
+    return `predicate must be a function, got ${r.predicate === null ? 'null' : typeof r.predicate}`;
   }
-  const action = actionProblem(r['action']);
+  const action = actionProblem(r.action);
   if (action !== undefined) return `action: ${action}`;
-  const priority = r['priority'];
+  const priority = r.priority;
   if (priority !== undefined && (typeof priority !== 'number' || !Number.isInteger(priority))) {
     return `priority must be a finite integer, got ${typeof priority === 'number' ? String(priority) : typeof priority}`;
   }
-  if (r['name'] !== undefined && typeof r['name'] !== 'string') return `name must be a string, got ${typeof r['name']}`;
+  if (r.name !== undefined && typeof r.name !== 'string') return `name must be a string, got ${typeof r.name}`;
   return undefined;
 }
 

@@ -6,8 +6,8 @@ import { isSignalyardError } from '../errors/signalyard-error.js';
 
 /** The test-registration functions of the runner you use: vitest's, `node:test`'s, mocha's… */
 export interface ConformanceHarness {
-  describe(name: string, fn: () => void): unknown;
-  it(name: string, fn: () => Promise<void>): unknown;
+  readonly describe: (name: string, fn: () => void) => unknown;
+  readonly it: (name: string, fn: () => Promise<void>) => unknown;
 }
 
 /** Makes a fresh store for one test. Tests use unique key prefixes, so stores over one database may share it. */
@@ -228,7 +228,7 @@ export function checkpointStoreConformance(name: string, factory: CheckpointStor
       rejects('a symbol', () => ({ s: Symbol('s') }));
       rejects('a cycle', () => {
         const a: Record<string, unknown> = { name: 'a' };
-        a['self'] = { back: a };
+        a.self = { back: a };
         return a;
       });
       rejects('undefined data', () => undefined);
