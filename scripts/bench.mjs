@@ -5,8 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
+// `pnpm bench` builds and runs everything; `pnpm bench fsm router` only those packages (and
+// builds only them and their dependencies).
 const only = process.argv.slice(2);
-const build = spawnSync('pnpm', ['build'], { stdio: ['ignore', 'ignore', 'inherit'] });
+const buildArgs =
+  only.length === 0 ? ['build'] : [...only.flatMap((o) => ['--filter', `./packages/${o}...`]), 'run', 'build'];
+const build = spawnSync('pnpm', buildArgs, { stdio: ['ignore', 'ignore', 'inherit'] });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const files = [];

@@ -19,6 +19,9 @@ function replacer(_key: string, value: unknown): unknown {
     case 'function':
     case 'symbol':
       return reject();
+    case 'object':
+      // A boxed Number serializes as its primitive: NaN would silently become null.
+      return value instanceof Number && !Number.isFinite(value.valueOf()) ? reject() : value;
     default:
       return value;
   }
@@ -41,9 +44,13 @@ export function serializeCheckpointData(data: unknown, key?: string): string {
   try {
     text = stringify(data, replacer);
   } catch (error) {
-    const found = findInvalid(data);
+    let found: { path: string; problem: string } | undefined;
+    try {
+      found = findInvalid(data);
+    } catch {
+      // Locating the value failed too (a throwing toJSON() or getter, or nesting too deep to walk).
+    }
     if (found !== undefined) throw new CheckpointDataError({ ...found, ...(key === undefined ? {} : { key }) });
-    // A throwing toJSON() or getter: not ours to hide.
     throw new CheckpointDataError({
       path: '$',
       problem: `serialization failed: ${error instanceof Error ? error.message : String(error)}`,
@@ -75,6 +82,10 @@ function findInvalid(data: unknown): { path: string; problem: string } | undefin
         return { path, problem: 'a symbol has no JSON form' };
       case 'object': {
         if (value === null) return undefined;
+        if (value instanceof Number && !Number.isFinite(value.valueOf())) {
+          return { path, problem: `${String(value.valueOf())} is not a JSON number` };
+        }
+        if (value instanceof BigInt) return { path, problem: 'a boxed BigInt has no JSON form' };
         if (ancestors.includes(value)) return { path, problem: 'a cycle: this object contains itself' };
         ancestors.push(value);
         try {
@@ -85,7 +96,7 @@ function findInvalid(data: unknown): { path: string; problem: string } | undefin
             }
           } else {
             for (const k of Object.keys(value)) {
-              const hit = visit((value as Record<string, unknown>)[k], `${path}.${/^[A-Za-z_$][\w$]*$/.test(k) ? k : `[${JSON.stringify(k)}]`}`);
+              const hit = visit((value as Record<string, unknown>)[k], /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
               if (hit !== undefined) return hit;
             }
           }

@@ -87,16 +87,22 @@ export function signal<P = null>(kind: SignalKind, payload?: P): Signal<P> {
  * functions and symbols by kind. Never throws.
  */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'symbol') return value.toString();
-  if (value === null || typeof value !== 'object') return String(value);
-  if (Array.isArray(value)) return 'an array';
   try {
-    const json = JSON.stringify(value);
+    if (typeof value === 'string') return JSON.stringify(value);
+    if (typeof value === 'bigint') return `${value}n`;
+    if (typeof value === 'function') return 'a function';
+    if (typeof value === 'symbol') return value.toString();
+    if (value === null || typeof value !== 'object') return String(value);
+    const kind = Array.isArray(value) ? 'an array' : 'an object';
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(value) as string | undefined;
+    } catch {
+      return kind; // cycles, BigInts, throwing getters
+    }
+    if (json === undefined) return kind;
     return json.length > 80 ? `${json.slice(0, 77)}...` : json;
   } catch {
-    return 'an object';
+    return 'an unprintable value';
   }
 }

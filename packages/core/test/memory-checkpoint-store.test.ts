@@ -1,5 +1,211 @@
-import { describe, it } from 'vitest';
-import { MemoryCheckpointStore } from '@signalyard/core';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CheckpointConflictError, CheckpointDataError, MemoryCheckpointStore } from '@signalyard/core';
 import { checkpointStoreConformance } from '@signalyard/core/testing';
+import { collect, rejectsCode, rejection } from './helpers.js';
 
 checkpointStoreConformance('MemoryCheckpointStore', () => new MemoryCheckpointStore(), { describe, it });
+
+describe('MemoryCheckpointStore', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  describe('list', () => {
+    it('lists keys in ascending order, whatever the save order', async () => {
+      const store = new MemoryCheckpointStore();
+      for (const key of ['b', 'a:2', 'c', 'a', 'a:10', 'a:1']) await store.save(key, 1, 0);
+      expect(await collect(store.list())).toEqual(['a', 'a:1', 'a:10', 'a:2', 'b', 'c']);
+      expect(await collect(store.list('a:'))).toEqual(['a:1', 'a:10', 'a:2']);
+    });
+
+    it('orders by UTF-16 code unit, not by locale or code point', async () => {
+      const store = new MemoryCheckpointStore();
+      // '\uffff' sorts after the surrogate pair of '😀' by code unit, before it by code point.
+      const keys = ['\uffff', '😀', 'é', 'Z', 'a', 'B'];
+      for (const key of keys) await store.save(key, 1, 0);
+      expect(await collect(store.list())).toEqual(['B', 'Z', 'a', 'é', '😀', '\uffff']);
+    });
+
+    it('list() and list(undefined) list every key', async () => {
+      const store = new MemoryCheckpointStore();
+      await store.save('x', 1, 0);
+      await store.save('y', 1, 0);
+      expect(await collect(store.list())).toEqual(['x', 'y']);
+      expect(await collect(store.list(undefined))).toEqual(['x', 'y']);
+      expect(await collect(store.list(''))).toEqual(['x', 'y']);
+    });
+
+    it('an empty store lists nothing', async () => {
+      expect(await collect(new MemoryCheckpointStore().list())).toEqual([]);
+    });
+
+    it('lists the keys as they were when iteration began, even while they are deleted', async () => {
+      const store = new MemoryCheckpointStore();
+      for (const key of ['s:1', 's:2', 's:3', 's:4']) await store.save(key, 1, 0);
+      const seen: string[] = [];
+      for await (const key of store.list('s:')) {
+        seen.push(key);
+        await store.delete(key);
+        if (key === 's:1') await store.delete('s:3');
+      }
+      expect(seen).toEqual(['s:1', 's:2', 's:3', 's:4']);
+      expect(await collect(store.list())).toEqual([]);
+    });
+
+    it('keys saved during an iteration do not appear in it', async () => {
+      const store = new MemoryCheckpointStore();
+      await store.save('k:1', 1, 0);
+      await store.save('k:3', 1, 0);
+      const seen: string[] = [];
+      for await (const key of store.list('k:')) {
+        seen.push(key);
+        if (key === 'k:1') await store.save('k:2', 1, 0);
+      }
+      expect(seen).toEqual(['k:1', 'k:3']);
+      expect(await collect(store.list('k:'))).toEqual(['k:1', 'k:2', 'k:3']);
+    });
+
+    it.each<[string, unknown]>([
+      ['a number', 42],
+      ['null', null],
+      ['an object', { prefix: 'a' }],
+    ])('list with %s as prefix rejects with CHECKPOINT_KEY_INVALID', async (_title, prefix) => {
+      const store = new MemoryCheckpointStore();
+      await store.save('a', 1, 0);
+      await rejectsCode(collect(store.list(prefix as string)), 'CHECKPOINT_KEY_INVALID');
+    });
+  });
+
+  describe('save and load', () => {
+    it('updatedAt is the ISO-8601 time of the save', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const store = new MemoryCheckpointStore();
+      vi.setSystemTime(new Date('2026-03-04T05:06:07.890Z'));
+      await store.save('k', 1, 0);
+      vi.setSystemTime(new Date('2026-03-04T06:00:00.000Z'));
+      expect((await store.load('k'))?.updatedAt).toBe('2026-03-04T05:06:07.890Z');
+      await store.save('k', 2, 1);
+      expect((await store.load('k'))?.updatedAt).toBe('2026-03-04T06:00:00.000Z');
+    });
+
+    it('each load returns a fresh copy of the data', async () => {
+      const store = new MemoryCheckpointStore();
+      await store.save('k', { list: [1] }, 0);
+      const first = await store.load('k');
+      const second = await store.load('k');
+      expect(first?.data).toEqual(second?.data);
+      expect(first?.data).not.toBe(second?.data);
+    });
+
+    it('two stores never share checkpoints', async () => {
+      const one = new MemoryCheckpointStore();
+      const two = new MemoryCheckpointStore();
+      await one.save('k', 'one', 0);
+      expect(await two.load('k')).toBeUndefined();
+      expect(await two.save('k', 'two', 0)).toBe(1);
+      expect((await one.load('k'))?.data).toBe('one');
+    });
+
+    it('keys are independent of one another', async () => {
+      const store = new MemoryCheckpointStore();
+      await store.save('a', 'a1', 0);
+      await store.save('a', 'a2', 1);
+      expect(await store.save('b', 'b1', 0)).toBe(1);
+      await store.delete('b');
+      expect(await store.load('a')).toMatchObject({ version: 2, data: 'a2' });
+    });
+
+    it('a refused save reports the key and path, and keeps the stored checkpoint', async () => {
+      const store = new MemoryCheckpointStore();
+      await store.save('sess:1', { ok: true }, 0);
+      const error = await rejection(store.save('sess:1', { history: [1, Number.NaN] }, 1));
+      expect(CheckpointDataError.isInstance(error)).toBe(true);
+      expect((error as CheckpointDataError).path).toBe('$.history[1]');
+      expect((error as CheckpointDataError).message).toContain('"sess:1"');
+      expect(await store.load('sess:1')).toMatchObject({ version: 1, data: { ok: true } });
+    });
+
+    it('a conflict names the key and both versions', async () => {
+      const store = new MemoryCheckpointStore();
+      await store.save('k', 1, 0);
+      const error = await rejection(store.save('k', 2, 5));
+      expect(CheckpointConflictError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ key: 'k', expected: 5, actual: 1 });
+    });
+
+    it('bad input is reported as a rejected promise, never a synchronous throw', async () => {
+      const store = new MemoryCheckpointStore();
+      let pending: Promise<unknown>[] = [];
+      expect(() => {
+        pending = [store.save('', 1, 0), store.save('k', 1, -1), store.save('k', Number.NaN, 0), store.load(''), store.delete('')];
+      }).not.toThrow();
+      const codes = await Promise.all(pending.map(async (p) => ((await rejection(p)) as { code: string }).code));
+      expect(codes).toEqual(['CHECKPOINT_KEY_INVALID', 'CHECKPOINT_VERSION_INVALID', 'CHECKPOINT_DATA_INVALID', 'CHECKPOINT_KEY_INVALID', 'CHECKPOINT_KEY_INVALID']);
+    });
+  });
+
+  describe('after close', () => {
+    async function closed(): Promise<MemoryCheckpointStore> {
+      const store = new MemoryCheckpointStore();
+      await store.save('k', 1, 0);
+      await store.close();
+      return store;
+    }
+
+    it('load rejects with CHECKPOINT_STORE_CLOSED naming the store', async () => {
+      const error = await rejectsCode((await closed()).load('k'), 'CHECKPOINT_STORE_CLOSED');
+      expect(error.message).toContain('MemoryCheckpointStore');
+    });
+
+    it('save rejects with CHECKPOINT_STORE_CLOSED', async () => {
+      await rejectsCode((await closed()).save('k', 2, 1), 'CHECKPOINT_STORE_CLOSED');
+    });
+
+    it('delete rejects with CHECKPOINT_STORE_CLOSED', async () => {
+      await rejectsCode((await closed()).delete('k'), 'CHECKPOINT_STORE_CLOSED');
+    });
+
+    it('list rejects with CHECKPOINT_STORE_CLOSED', async () => {
+      await rejectsCode(collect((await closed()).list()), 'CHECKPOINT_STORE_CLOSED');
+    });
+
+    it('close again resolves', async () => {
+      await expect((await closed()).close()).resolves.toBeUndefined();
+    });
+  });
+
+  describe('properties', () => {
+    it('for any JSON value, a save then load gives back JSON.parse(JSON.stringify(value))', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.jsonValue(), async (value) => {
+          const store = new MemoryCheckpointStore();
+          expect(await store.save('k', value, 0)).toBe(1);
+          const loaded = await store.load('k');
+          expect(loaded?.version).toBe(1);
+          expect(loaded?.data).toStrictEqual(JSON.parse(JSON.stringify(value)));
+        }),
+      );
+    });
+
+    it('for anything, a save either round-trips as JSON or is refused with CHECKPOINT_DATA_INVALID and writes nothing', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.anything({ withBigInt: true, withDate: true, withSparseArray: true }), async (value) => {
+          const store = new MemoryCheckpointStore();
+          await store.save('k', 'before', 0);
+          let version: number;
+          try {
+            version = await store.save('k', value, 1);
+          } catch (error) {
+            expect(CheckpointDataError.isInstance(error), `threw ${String(error)}`).toBe(true);
+            expect(await store.load('k')).toMatchObject({ version: 1, data: 'before' });
+            return;
+          }
+          expect(version).toBe(2);
+          expect((await store.load('k'))?.data).toStrictEqual(JSON.parse(JSON.stringify(value)));
+        }),
+        { numRuns: 200 },
+      );
+    });
+  });
+});

@@ -33,7 +33,7 @@ export interface ConfigProblem {
  */
 export class ConfigError extends SignalyardError {
   private readonly [marker] = true;
-  /** Every problem found, in the order found. Never empty. */
+  /** Every problem found, in the order found. */
   readonly problems: readonly ConfigProblem[];
   /** The file the configuration came from, when it came from a file. */
   readonly file?: string;

@@ -1,4 +1,4 @@
-const marker = Symbol.for('signalyard.error');
+const marker = Symbol.for('signalyard.error.SignalyardError');
 
 /** Options accepted by the {@link SignalyardError} constructor. */
 export interface SignalyardErrorOptions {

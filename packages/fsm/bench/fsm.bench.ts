@@ -1,0 +1,106 @@
+// The shared FSM workload (5 states; `review` with two guarded transitions on input.quality > 0.5;
+// a 6-action cycle) through FsmStrategy.execute, next to the plain table floor (makeTableFsm) and
+// XState v5 (createActor(machine).send), in one process run.
+// Contract (design/fsm.md): within 3x of the floor, and at least 10x XState's transitions per second.
+import { ClosureGuard, FsmStrategy } from '@signalyard/fsm';
+import { createActor, createMachine } from 'xstate';
+import { loadShared, measure, printRatio, printTable } from '../../../scripts/bench-harness.mjs';
+
+interface Ev {
+  type: string;
+  quality?: number;
+}
+type Spec = { states: string[]; initial: string; transitions: [string, string, string | null, string][]; cycle: Ev[]; cycleStates: string[] };
+
+const W = await loadShared('workloads.mjs');
+const F = await loadShared('floor.mjs');
+const FSM = W.FSM as Spec;
+const BATCH = W.FSM_BATCH as number;
+
+// Signalyard
+const quality = new ClosureGuard('quality', (input) => ((input as Ev).quality ?? 0) > 0.5);
+const builder = FsmStrategy.builder().initial(FSM.initial);
+for (const [from, event, guard, to] of FSM.transitions) {
+  builder.transition(from, event, to, guard === null ? {} : { guard: quality });
+}
+const fsm = builder.build().strategy;
+const refuser = builder.build().strategy; // stays in `idle`
+
+// Floor
+const next = F.makeTableFsm(FSM) as (state: string, ev: Ev) => string;
+
+// XState v5, the same machine
+const on: Record<string, Record<string, unknown>> = Object.fromEntries(FSM.states.map((s) => [s, {}]));
+for (const [from, event, guard, to] of FSM.transitions) {
+  const branch = guard === null ? { target: to } : { target: to, guard: ({ event: e }: { event: Ev }) => (e.quality ?? 0) > 0.5 };
+  const existing = on[from]![event];
+  on[from]![event] = existing === undefined ? [branch] : [...(existing as unknown[]), branch];
+}
+const machine = createMachine({
+  id: 'bench',
+  initial: FSM.initial,
+  states: Object.fromEntries(FSM.states.map((s) => [s, { on: on[s] }])),
+} as never);
+const actor = createActor(machine);
+actor.start();
+
+// All three visit the same states, or the figures mean nothing.
+let floorState = FSM.initial;
+for (let i = 0; i < FSM.cycle.length; i++) {
+  const ev = FSM.cycle[i]!;
+  fsm.execute(ev.type, ev);
+  floorState = next(floorState, ev);
+  actor.send(ev as never);
+  const want = FSM.cycleStates[i];
+  const xs = String(actor.getSnapshot().value);
+  if (fsm.currentState !== want || floorState !== want || xs !== want) {
+    throw new Error(`step ${i}: fsm ${fsm.currentState}, floor ${floorState}, xstate ${xs}, expected ${want}`);
+  }
+}
+
+const cycle = FSM.cycle;
+const n = cycle.length;
+let sink = 0;
+const results = await measure([
+  {
+    name: 'floor: makeTableFsm',
+    batch: BATCH,
+    fn: () => {
+      let s = floorState;
+      for (let i = 0; i < BATCH; i++) s = next(s, cycle[i % n]!);
+      floorState = s;
+    },
+  },
+  {
+    name: 'FsmStrategy.execute',
+    batch: BATCH,
+    fn: () => {
+      for (let i = 0; i < BATCH; i++) {
+        const ev = cycle[i % n]!;
+        fsm.execute(ev.type, ev);
+      }
+    },
+  },
+  {
+    name: 'XState v5 actor.send',
+    batch: BATCH,
+    fn: () => {
+      for (let i = 0; i < BATCH; i++) actor.send(cycle[i % n] as never);
+    },
+  },
+  {
+    name: 'FsmStrategy.canExecute (refused)',
+    batch: BATCH,
+    fn: () => {
+      // `finish` has no transition from `idle`: the shared workload's rejected action.
+      for (let i = 0; i < BATCH; i++) if (refuser.canExecute('finish')) sink++;
+    },
+  },
+]);
+printTable('@signalyard/fsm: shared 5-state workload (ns per transition)', results);
+const [floor, ours, xstate, refused] = results;
+console.log('');
+printRatio('FsmStrategy.execute vs plain table floor', ours!.nsPerOp / floor!.nsPerOp, 3, 'max');
+printRatio('speed-up over XState v5 actor.send', xstate!.nsPerOp / ours!.nsPerOp, 10, 'min');
+printRatio('refused canExecute vs successful execute', refused!.nsPerOp / ours!.nsPerOp, 1, 'max');
+if (sink < 0) console.log(sink);

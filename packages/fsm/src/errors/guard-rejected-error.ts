@@ -1,0 +1,33 @@
+import { SignalyardError, hasErrorMarker } from '@signalyard/core';
+
+const marker = Symbol.for('signalyard.error.GuardRejectedError');
+
+/**
+ * Transitions exist for the action from the current state, but every guard rejected the input
+ * (code `FSM_GUARD_REJECTED`). The state is unchanged. `guards` names the guards tried, in
+ * evaluation order.
+ */
+export class GuardRejectedError extends SignalyardError {
+  private readonly [marker] = true;
+  /** The state the FSM was (and still is) in. */
+  readonly currentState: string;
+  /** The action that was refused. */
+  readonly action: string;
+  /** The names of the guards evaluated, in evaluation order (descending priority, then registration). */
+  readonly guards: readonly string[];
+
+  constructor(options: { currentState: string; action: string; guards: readonly string[] }) {
+    super({
+      code: 'FSM_GUARD_REJECTED',
+      message: `Every guard rejected ${JSON.stringify(options.action)} from ${JSON.stringify(options.currentState)}. Guards tried: ${JSON.stringify(options.guards)}`,
+    });
+    this.currentState = options.currentState;
+    this.action = options.action;
+    this.guards = options.guards;
+  }
+
+  /** True when `error` is a `GuardRejectedError`, from any installed copy of the package. */
+  static override isInstance(error: unknown): error is GuardRejectedError {
+    return hasErrorMarker(error, marker);
+  }
+}

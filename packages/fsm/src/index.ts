@@ -1,0 +1,18 @@
+/**
+ * `@signalyard/fsm`: the FSM execution strategy — a transition table with priority-ordered,
+ * named guards, state-scoped strategy-tier routes, snapshots and Mermaid diagrams.
+ *
+ * @packageDocumentation
+ */
+export { FsmStrategy } from './fsm-strategy.js';
+export { FsmStrategyBuilder } from './fsm-builder.js';
+export type { RouteOptions, StateOptions, TransitionOptions } from './fsm-builder.js';
+export { FsmDefinition } from './fsm-definition.js';
+export { FsmStrategyWithRoutes } from './fsm-strategy-with-routes.js';
+export { ClosureGuard } from './guard.js';
+export type { GuardCondition } from './guard.js';
+export { InvalidTransitionError } from './errors/invalid-transition-error.js';
+export { GuardRejectedError } from './errors/guard-rejected-error.js';
+export { GuardFailedError } from './errors/guard-failed-error.js';
+export { FsmDefinitionError } from './errors/fsm-definition-error.js';
+export { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
