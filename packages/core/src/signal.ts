@@ -82,6 +82,9 @@ export function signal<P = null>(kind: SignalKind, payload?: P): Signal<P> {
   return Object.freeze({ kind, payload: (payload === undefined ? null : payload) as P });
 }
 
+/** `JSON.stringify` as it really behaves: `undefined` for values with no JSON form. */
+const toJson = JSON.stringify as (value: unknown) => string | undefined;
+
 /**
  * Renders any value briefly for an error message: strings quoted, objects as (truncated) JSON,
  * functions and symbols by kind. Never throws.
@@ -96,7 +99,7 @@ export function describeValue(value: unknown): string {
     const kind = Array.isArray(value) ? 'an array' : 'an object';
     let json: string | undefined;
     try {
-      json = JSON.stringify(value) as string | undefined;
+      json = toJson(value);
     } catch {
       return kind; // cycles, BigInts, throwing getters
     }

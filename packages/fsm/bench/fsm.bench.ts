@@ -10,7 +10,7 @@ interface Ev {
   type: string;
   quality?: number;
 }
-type Spec = { states: string[]; initial: string; transitions: [string, string, string | null, string][]; cycle: Ev[]; cycleStates: string[] };
+interface Spec { states: string[]; initial: string; transitions: [string, string, string | null, string][]; cycle: Ev[]; cycleStates: string[] }
 
 const W = await loadShared('workloads.mjs');
 const F = await loadShared('floor.mjs');
@@ -50,11 +50,11 @@ for (let i = 0; i < FSM.cycle.length; i++) {
   const ev = FSM.cycle[i]!;
   fsm.execute(ev.type, ev);
   floorState = next(floorState, ev);
-  actor.send(ev as never);
+  actor.send(ev);
   const want = FSM.cycleStates[i];
-  const xs = String(actor.getSnapshot().value);
+  const xs = actor.getSnapshot().value as unknown;
   if (fsm.currentState !== want || floorState !== want || xs !== want) {
-    throw new Error(`step ${i}: fsm ${fsm.currentState}, floor ${floorState}, xstate ${xs}, expected ${want}`);
+    throw new Error(`step ${i}: fsm ${fsm.currentState}, floor ${floorState}, xstate ${JSON.stringify(xs)}, expected ${want}`);
   }
 }
 
