@@ -41,6 +41,13 @@ export interface RouteDecision {
   readonly considered: readonly ConsideredRoute[];
 }
 
+/** The winning route of a decision: its action, tier and the route itself (as registered). */
+export interface RouteMatch {
+  readonly action: Action;
+  readonly tier: Tier;
+  readonly route: SignalRoute;
+}
+
 /** The routes of each tier, as given to the {@link ComposedRouter} constructor. */
 export interface TierRoutes {
   readonly strategy?: readonly SignalRoute[];
@@ -56,6 +63,7 @@ export interface ComposeParts {
 }
 
 interface CompiledRoute {
+  readonly match: RouteMatch;
   readonly tier: Tier;
   readonly rank: number; // 0 strategy, 1 agent, 2 plugin
   readonly route: SignalRoute;
@@ -95,36 +103,35 @@ type TierRoutesWithOrigins = TierRoutes & { [ORIGINS]?: Partial<Record<Tier, rea
  */
 export class ComposedRouter {
   readonly #byKind: Map<string, readonly CompiledRoute[]>;
-  readonly #registered: Readonly<Record<Tier, readonly SignalRoute[]>>;
+  readonly #registered: ReadonlyMap<Tier, readonly SignalRoute[]>;
 
   /**
    * @param routes The routes of each tier; absent tiers are empty.
    * @throws RouteConfigError `ROUTE_INVALID` listing every malformed route.
    */
   constructor(routes: TierRoutes = {}) {
-    const origins = (routes as TierRoutesWithOrigins)[ORIGINS];
-    const problems: RouteProblem[] = [];
-    const registered = {} as Record<Tier, readonly SignalRoute[]>;
-    const compiled: CompiledRoute[] = [];
     if (typeof routes !== 'object' || (routes as unknown) === null) {
       throw new SignalyardError({
         code: 'ROUTE_INVALID',
-        message: `Invalid router routes ${typeof routes}: expected an object { strategy?, agent?, plugin? }`,
+        message: `Invalid router routes ${describeValue(routes)}: expected an object { strategy?, agent?, plugin? }`,
       });
     }
+    const origins = (routes as TierRoutesWithOrigins)[ORIGINS];
+    const problems: RouteProblem[] = [];
+    const registered = new Map<Tier, readonly SignalRoute[]>();
+    const compiled: CompiledRoute[] = [];
     for (let rank = 0; rank < TIERS.length; rank++) {
       const tier = TIERS[rank] as Tier;
       const list: unknown = routes[tier];
       if (list === undefined) {
-        registered[tier] = NO_ROUTES;
+        registered.set(tier, NO_ROUTES);
         continue;
       }
       if (!Array.isArray(list)) {
-        problems.push({ tier, index: -1, message: `the ${tier} tier must be an array of routes, got ${typeof list}` });
-        registered[tier] = NO_ROUTES;
+        problems.push({ tier, index: -1, message: `the ${tier} tier must be an array of routes, got ${describeValue(list)}` });
         continue;
       }
-      registered[tier] = Object.freeze([...(list as SignalRoute[])]);
+      registered.set(tier, Object.freeze([...(list as SignalRoute[])]));
       for (let index = 0; index < list.length; index++) {
         const route: unknown = list[index];
         const origin = origins?.[tier]?.[index];
@@ -135,6 +142,7 @@ export class ComposedRouter {
         }
         const r = route as SignalRoute;
         compiled.push({
+          match: Object.freeze({ action: r.action, tier, route: r }),
           tier,
           rank,
           route: r,
@@ -164,7 +172,7 @@ export class ComposedRouter {
       Object.freeze(bucket);
     }
     this.#byKind = byKind;
-    this.#registered = Object.freeze(registered);
+    this.#registered = registered;
   }
 
   /**
@@ -206,6 +214,17 @@ export class ComposedRouter {
    * @throws RoutePredicateError `ROUTE_PREDICATE_FAILED` when a predicate evaluated throws.
    */
   route(signal: Signal, ctx?: RouteContext): Action | undefined {
+    return this.match(signal, ctx)?.action;
+  }
+
+  /**
+   * Like {@link ComposedRouter.route}, but returns the winning route with its tier (a frozen
+   * object per route: nothing is allocated), or `undefined` when unrouted. What a runner uses to
+   * report which route decided.
+   *
+   * @throws RoutePredicateError `ROUTE_PREDICATE_FAILED` when a predicate evaluated throws.
+   */
+  match(signal: Signal, ctx?: RouteContext): RouteMatch | undefined {
     if (typeof signal !== 'object' || (signal as unknown) === null) throw invalidSignal(signal);
     const bucket = this.#byKind.get(signal.kind);
     if (bucket === undefined) return undefined;
@@ -213,14 +232,14 @@ export class ComposedRouter {
     for (let i = 0; i < bucket.length; i++) {
       const c = bucket[i] as CompiledRoute;
       const predicate = c.predicate;
-      if (predicate === undefined) return c.action;
+      if (predicate === undefined) return c.match;
       let matched: unknown;
       try {
         matched = predicate(signal, context);
       } catch (error) {
         throw new RoutePredicateError({ tier: c.tier, route: c.route, routeName: c.label, cause: error });
       }
-      if (matched === true) return c.action;
+      if (matched === true) return c.match;
     }
     return undefined;
   }
@@ -229,8 +248,9 @@ export class ComposedRouter {
    * The full decision for `signal`: the action (always what `route()` returns), the deciding
    * tier and route, and every route of the signal's kind in evaluation order with its outcome:
    * `matched` (the winner), `predicate_false`, `outranked` (in the winning tier, ranked below
-   * the winner, with a predicate that also matched), or `shadowed_by_higher_tier` (a lower tier,
-   * not evaluated). Predicates are evaluated again, so they must not change state.
+   * the winner, and matching too — or throwing, reported in `error`, since `route()` never
+   * evaluates it), or `shadowed_by_higher_tier` (a lower tier, not evaluated). Predicates are
+   * evaluated again, so they must not change state.
    *
    * @throws RoutePredicateError when a predicate that `route()` would evaluate throws.
    */
@@ -272,7 +292,7 @@ export class ComposedRouter {
 
   /** The routes of `tier`, as registered (for tooling). */
   routes(tier: Tier): readonly SignalRoute[] {
-    const routes = this.#registered[tier] as readonly SignalRoute[] | undefined;
+    const routes = this.#registered.get(tier);
     if (routes === undefined) {
       throw new SignalyardError({
         code: 'ROUTE_TIER_INVALID',
