@@ -58,14 +58,16 @@ export class FsmStrategyBuilder {
    * Declares a state. Optional: once any state is declared, every state used must be declared;
    * without declarations the states are every name used in `initial` and `transition`.
    */
-  state(name: string, opts: StateOptions = {}): this {
-    this.#spec.states.push({ name, final: opts.final, description: opts.description });
+  state(name: string, opts?: StateOptions): this {
+    const o = options(opts);
+    this.#spec.states.push({ name, final: o.final, description: o.description });
     return this;
   }
 
   /** Adds a transition from `from` to `to` on `action`, optionally guarded and prioritised. */
-  transition(from: string, action: string, to: string, opts: TransitionOptions = {}): this {
-    this.#spec.transitions.push({ from, action, to, guard: opts.guard, priority: opts.priority });
+  transition(from: string, action: string, to: string, opts?: TransitionOptions): this {
+    const o = options(opts);
+    this.#spec.transitions.push({ from, action, to, guard: o.guard, priority: o.priority });
     return this;
   }
 
@@ -73,8 +75,13 @@ export class FsmStrategyBuilder {
    * Adds a strategy-tier signal route. With `inStates` it matches only while the FSM instance is
    * in one of those states; without, in every state.
    */
-  route(route: SignalRoute, opts: RouteOptions = {}): this {
-    this.#spec.routes.push({ route, inStates: opts.inStates === undefined ? undefined : [...opts.inStates] });
+  route(route: SignalRoute, opts?: RouteOptions): this {
+    const inStates: unknown = options(opts).inStates;
+    this.#spec.routes.push({
+      // Copied now: later changes to the caller's objects never reach a definition.
+      route: typeof route === 'object' && (route as unknown) !== null ? Object.freeze({ ...route }) : route,
+      inStates: Array.isArray(inStates) ? [...(inStates as unknown[])] : inStates,
+    });
     return this;
   }
 
@@ -94,4 +101,9 @@ export class FsmStrategyBuilder {
   define(): FsmDefinition {
     return new FsmDefinition(this);
   }
+}
+
+/** Options objects are optional; `null` from JavaScript callers counts as none. */
+function options<T extends object>(opts: T | undefined | null): Partial<T> {
+  return typeof opts === 'object' && opts !== null ? opts : {};
 }

@@ -1,4 +1,5 @@
 import { describeValue, type StrategySnapshot, type TransitionResult } from '@signalyard/core';
+import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
 import { GuardFailedError } from './errors/guard-failed-error.js';
 import { GuardRejectedError } from './errors/guard-rejected-error.js';
@@ -43,6 +44,7 @@ export class FsmStrategy {
   readonly #fsm: CompiledFsm;
   #current: number;
   #evaluating = false;
+  #reentered = false;
 
   /**
    * A new instance of `definition`, in its initial state (the same as
@@ -50,7 +52,7 @@ export class FsmStrategy {
    */
   constructor(definition: FsmDefinition) {
     const fsm = compiledDefinitions.get(definition);
-    if (fsm === undefined) throw new FsmSnapshotError({ message: `${describeValue(definition)} is not an FsmDefinition` });
+    if (fsm === undefined) throw new FsmDefinitionError({ problems: [`new FsmStrategy() needs an FsmDefinition, got ${describeValue(definition)}`] });
     this.#fsm = fsm;
     this.#current = fsm.initial;
   }
@@ -73,9 +75,10 @@ export class FsmStrategy {
   /**
    * Whether `execute(action, input)` would succeed: the same decision, evaluating the same
    * guards, without throwing or changing state. A guard that throws or returns a Promise counts
-   * as "would not succeed".
+   * as "would not succeed". Called from inside a guard of this FSM, it answers `false`.
    */
   canExecute(action: string, input?: unknown): boolean {
+    if (this.#evaluating) return false;
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) return false;
     try {
@@ -94,6 +97,12 @@ export class FsmStrategy {
    * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or re-entered this FSM.
    */
   execute(action: string, input?: unknown): TransitionResult {
+    if (this.#evaluating) {
+      // A guard is executing a transition of the FSM it guards: refuse, and fail the outer
+      // execute too (even if the guard swallows this error).
+      this.#reentered = true;
+      throw this.#reentry(action, '(re-entered)');
+    }
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) throw this.#invalid(action);
     const taken = this.#decide(list, action, input);
@@ -144,19 +153,17 @@ export class FsmStrategy {
       const c = candidates[i] as CompiledTransition;
       const guard = c.guard;
       if (guard === undefined) return c;
-      if (this.#evaluating) {
-        throw new GuardFailedError({
-          currentState: this.currentState,
-          action,
-          guard: c.guardName as string,
-          reason: 'a guard re-entered the FSM it guards (guards must not execute transitions)',
-        });
-      }
       let passed: unknown;
       this.#evaluating = true;
+      this.#reentered = false;
       try {
         passed = guard.evaluate(input);
       } catch (error) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a nested execute() inside evaluate()
+        if (this.#reentered) {
+          this.#reentered = false;
+          throw this.#reentry(action, c.guardName as string);
+        }
         throw new GuardFailedError({
           currentState: this.currentState,
           action,
@@ -167,8 +174,15 @@ export class FsmStrategy {
       } finally {
         this.#evaluating = false;
       }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a nested execute() inside evaluate()
+      if (this.#reentered) {
+        this.#reentered = false;
+        throw this.#reentry(action, c.guardName as string);
+      }
       if (passed === true) return c;
       if (passed !== false && isThenable(passed)) {
+        // Never leave a rejected guard promise unhandled: the guard has already failed.
+        Promise.resolve(passed).catch(() => undefined);
         throw new GuardFailedError({
           currentState: this.currentState,
           action,
@@ -178,6 +192,15 @@ export class FsmStrategy {
       }
     }
     return candidates.length === 0 ? NO_ENTRY : REJECTED;
+  }
+
+  #reentry(action: string, guard: string): GuardFailedError {
+    return new GuardFailedError({
+      currentState: this.currentState,
+      action,
+      guard,
+      reason: 'a guard re-entered the FSM it guards (guards must be pure: they must not execute transitions)',
+    });
   }
 
   #invalid(action: string): InvalidTransitionError {
