@@ -2,28 +2,46 @@ import { CheckpointDataError } from './errors/checkpoint-data-error.js';
 import { SignalyardError } from './errors/signalyard-error.js';
 import { describeValue } from './signal.js';
 
-// Thrown from the JSON.stringify replacer; the caller then locates the bad value and reports it.
-const INVALID = new Error('invalid checkpoint data');
-function reject(): never {
-  throw INVALID;
-}
-
 /** `JSON.stringify` as it really behaves: `undefined` for values with no JSON form. */
-const stringify = JSON.stringify as (value: unknown, replacer: (key: string, value: unknown) => unknown) => string | undefined;
+const stringify = JSON.stringify as (value: unknown) => string | undefined;
 
-function replacer(_key: string, value: unknown): unknown {
+/**
+ * True when JSON.stringify would silently drop or rewrite a value it cannot represent: a
+ * non-finite number (boxed or not) becomes `null`, a function or symbol vanishes. Cycles and
+ * BigInts make JSON.stringify throw, so they are found before this runs. Mirrors
+ * JSON.stringify's traversal (own enumerable keys, `toJSON`).
+ */
+function dropsValues(value: unknown): boolean {
   switch (typeof value) {
     case 'number':
-      return Number.isFinite(value) ? value : reject();
-    case 'bigint':
-    case 'function':
+      return !Number.isFinite(value);
     case 'symbol':
-      return reject();
-    case 'object':
-      // A boxed Number serializes as its primitive: NaN would silently become null.
-      return value instanceof Number && !Number.isFinite(value.valueOf()) ? reject() : value;
+      return true;
+    case 'function':
+    case 'bigint': {
+      // JSON.stringify applies toJSON to functions and BigInts too.
+      const toJSON = (value as { toJSON?: unknown }).toJSON;
+      return typeof toJSON === 'function' ? dropsValues((toJSON as (key: string) => unknown).call(value, '')) : true;
+    }
+    case 'object': {
+      if (value === null) return false;
+      let v: unknown = value;
+      if (typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+        v = (v as { toJSON(key: string): unknown }).toJSON('');
+        if (typeof v !== 'object' || v === null) return dropsValues(v);
+      }
+      if (v instanceof Number) return !Number.isFinite(v.valueOf());
+      if (Array.isArray(v)) {
+        for (let i = 0; i < v.length; i++) if (dropsValues(v[i])) return true;
+        return false;
+      }
+      for (const k in v as object) {
+        if (Object.prototype.hasOwnProperty.call(v, k) && dropsValues((v as Record<string, unknown>)[k])) return true;
+      }
+      return false;
+    }
     default:
-      return value;
+      return false;
   }
 }
 
@@ -42,7 +60,9 @@ function replacer(_key: string, value: unknown): unknown {
 export function serializeCheckpointData(data: unknown, key?: string): string {
   let text: string | undefined;
   try {
-    text = stringify(data, replacer);
+    // The fast path: plain JSON.stringify, then a cheap walk for what it would silently drop.
+    text = stringify(data);
+    if (text !== undefined && dropsValues(data)) throw new Error('a value has no JSON form');
   } catch (error) {
     let found: { path: string; problem: string } | undefined;
     try {

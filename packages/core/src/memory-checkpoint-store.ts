@@ -49,7 +49,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const actual = this.#entries.get(key)?.version ?? 0;
     if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
     const version = expectedVersion + 1;
-    this.#entries.set(key, { version, text, updatedAt: new Date().toISOString() });
+    this.#entries.set(key, { version, text, updatedAt: isoNow() });
     return version;
   }
 
@@ -81,4 +81,16 @@ export class MemoryCheckpointStore implements CheckpointStore {
   #open(): void {
     if (this.#closed) throw storeClosedError('MemoryCheckpointStore');
   }
+}
+
+let lastMs = Number.NaN;
+let lastIso = '';
+/** The current time as ISO-8601, formatted once per millisecond. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
