@@ -30,3 +30,7 @@ export {
 } from './checkpoint-data.js';
 export { MemoryCheckpointStore } from './memory-checkpoint-store.js';
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Tool, ToolCall, ToolContext, ToolSpec } from './model.js';
+export { defineTool } from './define-tool.js';
+export type { ToolDefinition } from './define-tool.js';
+export { ToolArgumentsError } from './errors/tool-arguments-error.js';
+export type { ToolArgumentIssue } from './errors/tool-arguments-error.js';

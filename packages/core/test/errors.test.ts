@@ -3,6 +3,7 @@ import {
   AbortedError,
   CheckpointConflictError,
   CheckpointDataError,
+  ToolArgumentsError,
   ConfigError,
   SignalyardError,
   hasErrorMarker,
@@ -18,6 +19,7 @@ class AppAbortedError extends AbortedError {}
 class AppConfigError extends ConfigError {}
 class AppConflictError extends CheckpointConflictError {}
 class AppDataError extends CheckpointDataError {}
+class AppToolArgumentsError extends ToolArgumentsError {}
 
 interface Row {
   readonly name: string;
@@ -62,6 +64,13 @@ const rows: readonly Row[] = [
     isInstance: (e) => CheckpointDataError.isInstance(e),
     make: () => new CheckpointDataError({ path: '$.a', problem: 'NaN is not a JSON number' }),
     makeSub: () => new AppDataError({ path: '$.a', problem: 'NaN is not a JSON number' }),
+  },
+  {
+    name: 'ToolArgumentsError',
+    code: 'TOOL_ARGUMENTS_INVALID',
+    isInstance: (e) => ToolArgumentsError.isInstance(e),
+    make: () => new ToolArgumentsError({ toolName: 't', issues: [{ path: 'q', message: 'Required' }] }),
+    makeSub: () => new AppToolArgumentsError({ toolName: 't', issues: [{ path: 'q', message: 'Required' }] }),
   },
 ];
 

@@ -1,0 +1,100 @@
+import { safeParseAsync, toJSONSchema, type $ZodIssue, type $ZodType, type output } from 'zod/v4/core';
+import { SignalyardError } from './errors/signalyard-error.js';
+import { ToolArgumentsError } from './errors/tool-arguments-error.js';
+import type { Tool, ToolContext } from './model.js';
+import { describeValue } from './signal.js';
+
+/**
+ * What {@link defineTool} takes: a name, a zod schema for the arguments, and the function that
+ * runs on arguments that passed it.
+ */
+export interface ToolDefinition<S extends $ZodType> {
+  /** The name the model calls the tool by (and a crew agent's `tools` list names). */
+  readonly name: string;
+  /** Shown to the model. A `.describe()` on the schema's fields documents each argument. */
+  readonly description?: string;
+  /** The arguments' schema (zod 4, classic or mini). Becomes the tool's JSON Schema `parameters`. */
+  readonly input: S;
+  /** Runs the tool on validated (and transformed) arguments. */
+  execute(args: output<S>, ctx: ToolContext): Promise<unknown>;
+}
+
+function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (typeof seg === 'string' && /^[A-Za-z_$][\w$]*$/.test(seg)) out += out === '' ? seg : `.${seg}`;
+    else out += `[${JSON.stringify(String(seg))}]`;
+  }
+  return out;
+}
+
+function definitionError(message: string, cause?: unknown): SignalyardError {
+  return new SignalyardError({ code: 'TOOL_DEFINITION_INVALID', message, cause });
+}
+
+/**
+ * Makes a {@link Tool} from a zod schema: `parameters` is the schema's JSON Schema (from
+ * `z.toJSONSchema`, describing the *input* side: what the model must send, so fields with a
+ * `.default()` are optional and `.transform()`s are allowed), and arguments are validated with
+ * the schema before `execute` runs.
+ *
+ * A call whose arguments fail validation is not thrown at the engine: the tool's `execute`
+ * rejects with {@link ToolArgumentsError} (`TOOL_ARGUMENTS_INVALID`) naming every problem, and
+ * the engine answers the model with that message as a tool error (`isError: true`), so the
+ * model can retry. A hand-written `Tool` receives its arguments unvalidated.
+ *
+ * @throws SignalyardError `TOOL_DEFINITION_INVALID` when `name` is not a non-empty string,
+ * `input` is not a zod schema, `execute` is not a function, or the schema has no JSON Schema
+ * form (e.g. `z.date()`, `z.bigint()`).
+ *
+ * @example
+ * ```ts
+ * import * as z from 'zod';
+ * const lookup = defineTool({
+ *   name: 'lookup',
+ *   description: 'Look a word up in the glossary',
+ *   input: z.object({ word: z.string().describe('the word'), limit: z.number().int().max(10).default(3) }),
+ *   execute: async ({ word, limit }) => glossary.find(word, limit),   // word: string, limit: number
+ * });
+ * lookup.parameters;   // { type: 'object', properties: { word: …, limit: … }, required: ['word'], … }
+ * ```
+ */
+export function defineTool<S extends $ZodType>(def: ToolDefinition<S>): Tool {
+  const d: unknown = def;
+  if (typeof d !== 'object' || d === null) throw definitionError(`Invalid tool definition ${describeValue(d)}: expected { name, input, execute }`);
+  const { name, description, input, execute } = d as { readonly [K in keyof ToolDefinition<S>]?: unknown };
+  if (typeof name !== 'string' || name === '') {
+    throw definitionError(`Invalid tool name ${describeValue(name)}: expected a non-empty string`);
+  }
+  if (typeof input !== 'object' || input === null || !('_zod' in input)) {
+    throw definitionError(`Invalid input schema for tool ${JSON.stringify(name)}: expected a zod 4 schema, got ${describeValue(input)}`);
+  }
+  if (typeof execute !== 'function') {
+    throw definitionError(`Invalid execute for tool ${JSON.stringify(name)}: expected a function, got ${describeValue(execute)}`);
+  }
+  if (description !== undefined && typeof description !== 'string') {
+    throw definitionError(`Invalid description for tool ${JSON.stringify(name)}: expected a string, got ${describeValue(description)}`);
+  }
+  let parameters: Record<string, unknown>;
+  try {
+    parameters = toJSONSchema(input as S, { io: 'input' });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw definitionError(`The input schema of tool ${JSON.stringify(name)} has no JSON Schema form: ${why}`, error);
+  }
+  const run = (execute as ToolDefinition<S>['execute']).bind(def);
+  return Object.freeze({
+    name,
+    ...(description === undefined ? {} : { description }),
+    parameters,
+    async execute(args: unknown, ctx: ToolContext): Promise<unknown> {
+      const result = await safeParseAsync(input as S, args);
+      if (!result.success) {
+        const issues = result.error.issues.map((issue: $ZodIssue) => ({ path: formatIssuePath(issue.path), message: issue.message }));
+        throw new ToolArgumentsError({ toolName: name, issues });
+      }
+      return run(result.data, ctx);
+    },
+  });
+}

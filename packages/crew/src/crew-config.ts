@@ -1,0 +1,135 @@
+/** One agent of a crew (crew.yaml `agents[]`). */
+export interface CrewAgentConfig {
+  /** Unique within the crew; the name signals, behaviours and groups refer to. */
+  readonly id: string;
+  /** Display name. */
+  readonly name?: string;
+  /** Sent as a `system` message before the history on each of this agent's model calls. */
+  readonly systemPrompt?: string;
+  /** Fallback order when no signal routes a reply (crew.yaml `handoff_targets`). Default `[]`. */
+  readonly handoffTargets: readonly string[];
+  /** Names of the tools this agent may call, resolved against the executor's tools by `Tool.name`. Default `[]`. */
+  readonly tools: readonly string[];
+}
+
+/** Limits of one run (crew.yaml `settings`); every value is positive. */
+export interface CrewSettings {
+  /** A handoff that would bring the count to this is not made. Default 5. */
+  readonly maxHandoffs: number;
+  /** Model calls per run, tool rounds and parallel members included. Default 10. */
+  readonly maxRounds: number;
+  /** Consecutive tool rounds within one agent turn. Default 5. */
+  readonly maxToolRounds: number;
+  /** History sent to a model is trimmed to this many messages. Default 200. */
+  readonly maxHistoryMessages: number;
+  /** Deadline of a parallel group that sets no `timeoutSeconds`; fractions allowed. Default 60. */
+  readonly parallelTimeoutSeconds: number;
+}
+
+/** One routing signal of an agent (crew.yaml `routing.signals.<agent>[]`). */
+export interface RoutingSignal {
+  /** The marker, in the `isValidSignal` format, e.g. `"[ANSWER]"`. */
+  readonly signal: string;
+  /** An agent id, a parallel group name, or `""` to end the run (`terminated_by_signal`). */
+  readonly target: string;
+  readonly description?: string;
+}
+
+/** How an agent's turn ends when no signal decides (crew.yaml `routing.agent_behaviors.<agent>`). */
+export interface AgentBehavior {
+  /** End the run with `reason: 'paused'`; the next run with that state resumes at this agent. Default `false`. */
+  readonly waitForSignal: boolean;
+  /** End the run with `reason: 'terminal_agent'`. Default `false`. */
+  readonly isTerminal: boolean;
+}
+
+/** Agents that run concurrently on a copy of the history (crew.yaml `routing.parallel_groups.<name>`). */
+export interface ParallelGroupConfig {
+  /** Members, in declaration order (results are aggregated in this order). Never empty. */
+  readonly agents: readonly string[];
+  /** Deadline in seconds; when crew.yaml leaves it out, `settings.parallel_timeout_seconds`. */
+  readonly timeoutSeconds: number;
+  /** Wait for every member (or the deadline); `false` completes at the first success. Default `true`. */
+  readonly waitForAll: boolean;
+  /** The agent that continues after the group; absent → fallback routing. */
+  readonly nextAgent?: string;
+}
+
+/** Signals, behaviours and parallel groups (crew.yaml `routing`); each map defaults to `{}`. */
+export interface CrewRouting {
+  /** Agent id → its signals, in config order (termination signals first decide, then routing ones). */
+  readonly signals: Readonly<Record<string, readonly RoutingSignal[]>>;
+  /** Agent id → its behaviour. Agents not listed behave as `{ waitForSignal: false, isTerminal: false }`. */
+  readonly agentBehaviors: Readonly<Record<string, AgentBehavior>>;
+  /** Group name → group. */
+  readonly parallelGroups: Readonly<Record<string, ParallelGroupConfig>>;
+}
+
+/**
+ * A validated crew: the camelCase form of crew.yaml with the same nesting, every default filled
+ * in (`settings` and all of `routing` are always present), deeply frozen.
+ *
+ * Produced by {@link parseCrewConfig}, {@link loadCrewConfig} and {@link resolveCrewConfig}.
+ * Maps (`routing.signals`, …) are objects without a prototype, so an agent called
+ * `constructor` is just another key. To build one in code, write a {@link CrewConfigInput}
+ * (defaults optional) and pass it to {@link resolveCrewConfig}, or straight to the executor.
+ */
+export interface CrewConfig {
+  /** The agent a fresh run starts with. */
+  readonly entryPoint: string;
+  /** In crew order (the fallback's last resort is the first other agent in this order). */
+  readonly agents: readonly CrewAgentConfig[];
+  readonly settings: CrewSettings;
+  readonly routing: CrewRouting;
+}
+
+/**
+ * A crew written in code: {@link CrewConfig} with every defaulted field optional. Validated by
+ * {@link resolveCrewConfig} with the same rules as crew.yaml (problem paths use these camelCase
+ * keys). Every `CrewConfig` is also a valid `CrewConfigInput`.
+ *
+ * @example
+ * ```ts
+ * const crew: CrewConfigInput = {
+ *   entryPoint: 'teacher',
+ *   agents: [{ id: 'teacher', handoffTargets: ['student'] }, { id: 'student' }],
+ *   routing: { signals: { student: [{ signal: '[DONE]', target: '' }] } },
+ * };
+ * ```
+ */
+export interface CrewConfigInput {
+  readonly entryPoint: string;
+  readonly agents: readonly CrewAgentInput[];
+  readonly settings?: Partial<CrewSettings>;
+  readonly routing?: {
+    readonly signals?: Readonly<Record<string, readonly RoutingSignal[]>>;
+    readonly agentBehaviors?: Readonly<Record<string, Partial<AgentBehavior>>>;
+    readonly parallelGroups?: Readonly<Record<string, ParallelGroupInput>>;
+  };
+}
+
+/** An agent of a {@link CrewConfigInput}: `handoffTargets` and `tools` default to `[]`. */
+export interface CrewAgentInput {
+  readonly id: string;
+  readonly name?: string;
+  readonly systemPrompt?: string;
+  readonly handoffTargets?: readonly string[];
+  readonly tools?: readonly string[];
+}
+
+/** A parallel group of a {@link CrewConfigInput}: `timeoutSeconds` and `waitForAll` are optional. */
+export interface ParallelGroupInput {
+  readonly agents: readonly string[];
+  readonly timeoutSeconds?: number;
+  readonly waitForAll?: boolean;
+  readonly nextAgent?: string;
+}
+
+/** The contract's defaults for `settings` (frozen). */
+export const DEFAULT_CREW_SETTINGS: CrewSettings = Object.freeze({
+  maxHandoffs: 5,
+  maxRounds: 10,
+  maxToolRounds: 5,
+  maxHistoryMessages: 200,
+  parallelTimeoutSeconds: 60,
+});

@@ -1,0 +1,26 @@
+/**
+ * `@signalyard/crew`: agents that hand off to each other through text markers in their model
+ * replies — signal matching, the crew.yaml configuration, and (next) the `CrewExecutor`.
+ *
+ * @packageDocumentation
+ */
+export { isValidSignal, matchLevel, signalMatches } from './signal-matching.js';
+export type { MatchLevel } from './signal-matching.js';
+export { SignalMatcher } from './signal-matcher.js';
+export { DEFAULT_CREW_SETTINGS } from './crew-config.js';
+export type {
+  AgentBehavior,
+  CrewAgentConfig,
+  CrewAgentInput,
+  CrewConfig,
+  CrewConfigInput,
+  CrewRouting,
+  CrewSettings,
+  ParallelGroupConfig,
+  ParallelGroupInput,
+  RoutingSignal,
+} from './crew-config.js';
+export { crewConfigSchema } from './crew-config-schema.js';
+export { loadCrewConfig, parseCrewConfig } from './parse-crew-config.js';
+export type { ParseCrewConfigOptions } from './parse-crew-config.js';
+export { resolveCrewConfig } from './resolve-crew-config.js';

@@ -1,0 +1,140 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type YAMLError } from 'yaml';
+import type { CrewConfig } from './crew-config.js';
+import { AT_KEY, crewConfigSchema } from './crew-config-schema.js';
+import { issueProblem } from './resolve-crew-config.js';
+
+/** Options of {@link parseCrewConfig}. */
+export interface ParseCrewConfigOptions {
+  /** The file the text came from, for `ConfigError.file` and its message. */
+  readonly file?: string;
+}
+
+/**
+ * Parses and validates crew.yaml text (see `crewConfigSchema` for the rules) into a
+ * {@link CrewConfig} with every default filled in.
+ *
+ * @throws ConfigError (`CONFIG_INVALID`) listing **every** problem, each with its YAML path
+ * (`routing.signals.teacher[1].target`) and the 1-based line (and column) of the offending key
+ * or value itself, sorted by line. A YAML syntax error is a `ConfigError` too, with its line.
+ *
+ * @example
+ * ```ts
+ * const crew = parseCrewConfig(`
+ * entry_point: teacher
+ * agents:
+ *   - id: teacher
+ *   - id: student
+ * routing:
+ *   signals:
+ *     teacher: [{ signal: "[ASK]", target: student }]
+ *     student: [{ signal: "[DONE]", target: "" }]
+ * `);
+ * crew.routing.signals.teacher[0].target;   // 'student'
+ * crew.settings.maxHandoffs;                // 5
+ * ```
+ */
+export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = {}): CrewConfig {
+  const file = options.file;
+  const fail = (problems: ConfigProblem[], cause?: unknown): never => {
+    throw new ConfigError({ problems, ...(file === undefined ? {} : { file }), ...(cause === undefined ? {} : { cause }) });
+  };
+  if (typeof yaml !== 'string') return fail([{ path: '', message: `expected YAML text, got ${describeValue(yaml)}` }]);
+
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(yaml, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const syntax = [...doc.errors, ...doc.warnings];
+  if (syntax.length > 0) return fail(syntax.map((error) => yamlProblem(error, lineCounter)));
+
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // e.g. an alias bomb: too many alias expansions
+    return fail([{ path: '', message: `cannot read the YAML: ${error instanceof Error ? error.message : String(error)}` }], error);
+  }
+  if (doc.contents === null) return fail([{ path: '', message: 'the document is empty: expected a mapping with entry_point and agents', line: 1, column: 1 }]);
+
+  const result = crewConfigSchema.safeParse(data);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const atKey = issue.code === 'custom' && (issue.params as { at?: unknown } | undefined)?.at === AT_KEY;
+    return issueProblem(issue, locate(doc, issue.path, atKey, lineCounter));
+  });
+  // Stable sort: by line, problems without one last.
+  problems.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+  return fail(problems);
+}
+
+/**
+ * Reads a crew.yaml file and parses it with {@link parseCrewConfig}.
+ *
+ * @throws ConfigError (`CONFIG_INVALID`, with `file` set) for every problem in the file, and
+ * when the file cannot be read (the read error as `cause`).
+ *
+ * @example
+ * ```ts
+ * const crew = await loadCrewConfig(new URL('./crew.yaml', import.meta.url));
+ * ```
+ */
+export async function loadCrewConfig(path: string | URL): Promise<CrewConfig> {
+  const file = path instanceof URL ? fileURLToPath(path) : path;
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    throw new ConfigError({
+      file,
+      problems: [{ path: '', message: `cannot read the file (${typeof code === 'string' ? code : String(error)})` }],
+      cause: error,
+    });
+  }
+  return parseCrewConfig(text, { file });
+}
+
+function yamlProblem(error: YAMLError, lineCounter: LineCounter): ConfigProblem {
+  const { line, col } = lineCounter.linePos(error.pos[0]);
+  return { path: '', message: `YAML ${error.name === 'YAMLWarning' ? 'warning' : 'syntax error'}: ${error.message}`, line, column: col };
+}
+
+/**
+ * The line and column of the node at `path`: the key itself when `atKey`, else the value (the
+ * key when the value is empty). A path that leaves the document (a missing key) points at the
+ * closest mapping or list that exists.
+ */
+function locate(
+  doc: Document,
+  path: readonly PropertyKey[],
+  atKey: boolean,
+  lineCounter: LineCounter,
+): { line: number; column: number } | undefined {
+  let node: unknown = doc.contents;
+  let best: unknown = node;
+  for (let i = 0; i < path.length; i++) {
+    if (isAlias(node)) node = node.resolve(doc);
+    const seg = path[i];
+    if (isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+      if (pair === undefined) break;
+      const last = i === path.length - 1;
+      const value = pair.value;
+      const empty = value === null || (isScalar(value) && value.value === null && value.source === '');
+      best = (last && atKey) || empty ? pair.key : value;
+      node = value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      const item = node.items[seg];
+      if (item === undefined) break;
+      best = item;
+      node = item;
+    } else {
+      break;
+    }
+  }
+  const range = (best as { range?: readonly number[] | null } | null)?.range;
+  if (range?.[0] === undefined) return undefined;
+  const { line, col } = lineCounter.linePos(range[0]);
+  return { line, column: col };
+}

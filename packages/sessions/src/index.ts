@@ -1,0 +1,30 @@
+/**
+ * `@signalyard/sessions`: which agent and which conversation an inbound message belongs to —
+ * channel-aware session keys (six variants, injective string format), DM scopes, route bindings
+ * resolved by an indexed `RouteResolver`, cross-channel identity links, and the routing TOML.
+ *
+ * @packageDocumentation
+ */
+export { SessionKey, agentIdOf } from './session-key.js';
+export type { DirectMessageOptions, DmScope, GroupOptions, PeerKind, SessionKeyFactories, TaskType } from './session-key.js';
+export { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH, formatSessionKey, parseSessionKey } from './session-key-codec.js';
+export { MAX_AGENT_ID_LENGTH, normalizeAgentId } from './normalize.js';
+export { SessionKeyError } from './session-key-error.js';
+export { routingConfigSchema } from './routing-config.js';
+export type {
+  DeepPartial,
+  InboundPeerKind,
+  MatchRule,
+  PeerRef,
+  RouteBinding,
+  RoutingConfig,
+  RoutingConfigInput,
+  SessionConfig,
+} from './routing-config.js';
+export { RouteResolver, resolveRoute } from './route-resolver.js';
+export type { InboundRoute, MatchedBy, ResolvedRoute } from './route-resolver.js';
+export { resolveLinkedPeerId } from './identity-links.js';
+export type { LinkLookupOptions } from './identity-links.js';
+export { loadRoutingConfig, parseRoutingConfig } from './routing-toml.js';
+export { ConfigError } from '@signalyard/core';
+export type { ConfigProblem } from '@signalyard/core';

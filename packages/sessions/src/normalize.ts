@@ -1,0 +1,105 @@
+/** Longest agent id `normalizeAgentId` produces. */
+export const MAX_AGENT_ID_LENGTH = 64;
+
+const CANONICAL_AGENT_ID = /^[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?$/;
+const CHANNEL = /^[a-z0-9][a-z0-9_.-]*$/;
+const INVALID_AGENT_RUN = /[^a-z0-9_-]+/g;
+
+/**
+ * Normalises an agent id: NFC, trim, lowercase, each **run** of characters outside
+ * `[a-z0-9_-]` becomes one `-`, leading and trailing `-` are stripped, the result is cut to 64
+ * characters (and a trailing `-` stripped again). An empty result becomes `'main'`.
+ *
+ * Session-key factories use the same rule but reject ids whose normalisation comes out empty
+ * (`''`, `'!!!'`, `'---'`) instead of falling back to `'main'`: silently routing misconfigured
+ * traffic to the default agent would hide the mistake.
+ *
+ * @example
+ * ```ts
+ * normalizeAgentId(' Work_Bot ');  // 'work_bot'
+ * normalizeAgentId('My Agent!');   // 'my-agent'
+ * normalizeAgentId('a  b');        // 'a-b'
+ * normalizeAgentId('!!!');         // 'main'
+ * ```
+ */
+export function normalizeAgentId(input: string): string {
+  const id = agentIdOrEmpty(input);
+  return id === '' ? 'main' : id;
+}
+
+/** `normalizeAgentId` without the `'main'` fallback: `''` when nothing valid is left. */
+export function agentIdOrEmpty(input: string): string {
+  if (isCanonicalAgentId(input)) return input; // the common case: already canonical
+  let id = input.normalize('NFC').trim().toLowerCase().replace(INVALID_AGENT_RUN, '-');
+  id = stripDashes(id);
+  if (id.length > MAX_AGENT_ID_LENGTH) id = stripDashes(id.slice(0, MAX_AGENT_ID_LENGTH));
+  return id;
+}
+
+function stripDashes(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && s.charCodeAt(start) === 0x2d) start++;
+  while (end > start && s.charCodeAt(end - 1) === 0x2d) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
+}
+
+/** True when `id` is a non-empty agent id that `normalizeAgentId` leaves unchanged. */
+export function isCanonicalAgentId(id: string): boolean {
+  return id.length <= MAX_AGENT_ID_LENGTH && CANONICAL_AGENT_ID.test(id);
+}
+
+/** True when `channel` is a canonical channel name (`[a-z0-9][a-z0-9_.-]*`). */
+export function isCanonicalChannel(channel: string): boolean {
+  return CHANNEL.test(channel);
+}
+
+/** A channel name trimmed and lowercased, or `undefined` when it is not a valid channel. */
+export function normalizeChannel(channel: string): string | undefined {
+  if (CHANNEL.test(channel)) return channel;
+  const c = channel.trim().toLowerCase();
+  return CHANNEL.test(c) ? c : undefined;
+}
+
+/**
+ * The canonical form of an id segment (peer, thread, task, main-key, subagent or ephemeral id,
+ * identity-link name): NFC, trimmed, and lowercased unless `caseSensitive` (then NFC again, as
+ * lowercasing can leave a composable sequence). `''` means nothing is left.
+ *
+ * Plain ASCII ids that are already canonical are returned as they are, without allocating.
+ */
+export function canonicalId(input: string, caseSensitive: boolean): string {
+  const n = input.length;
+  if (n > 0) {
+    let ascii = true;
+    let upper = false;
+    for (let i = 0; i < n; i++) {
+      const c = input.charCodeAt(i);
+      if (c >= 0x80) {
+        ascii = false;
+        break;
+      }
+      if (c >= 0x41 && c <= 0x5a) upper = true;
+    }
+    if (ascii && !isAsciiSpace(input.charCodeAt(0)) && !isAsciiSpace(input.charCodeAt(n - 1))) {
+      return caseSensitive || !upper ? input : input.toLowerCase();
+    }
+  }
+  const trimmed = input.normalize('NFC').trim();
+  if (caseSensitive) return trimmed;
+  const lower = trimmed.toLowerCase();
+  return lower === trimmed ? lower : lower.normalize('NFC');
+}
+
+/** True for the ASCII characters that `String.prototype.trim` removes (tab, line breaks, space). */
+export function isAsciiSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+}
+
+/**
+ * Folds an id for case-insensitive comparison (account, guild and team ids; peer ids on
+ * channels that are not case-sensitive): trim, NFC, lowercase.
+ */
+export function foldId(input: string): string {
+  return canonicalId(input, false);
+}

@@ -1,0 +1,215 @@
+import { readFile } from 'node:fs/promises';
+import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { parse, TomlError } from 'smol-toml';
+import { formatPath, issuesToProblems, routingConfigSchema, type RoutingConfig } from './routing-config.js';
+import { lineOf, locateTomlKeys } from './toml-key-lines.js';
+
+type Seg = string | number;
+
+/** The TOML layout: which snake_case key maps to which code-form key, and what lies beneath. */
+type Layout =
+  | { readonly type: 'table'; readonly keys: ReadonlyMap<string, readonly [string, Layout]> }
+  | { readonly type: 'array'; readonly item: Layout }
+  | { readonly type: 'record' }
+  | { readonly type: 'value' };
+
+const VALUE: Layout = { type: 'value' };
+const table = (entries: [string, string, Layout][]): Layout => ({
+  type: 'table',
+  keys: new Map(entries.map(([toml, code, layout]) => [toml, [code, layout] as const])),
+});
+
+const PEER = table([
+  ['kind', 'kind', VALUE],
+  ['id', 'id', VALUE],
+]);
+const MATCH = table([
+  ['channel', 'channel', VALUE],
+  ['account_id', 'accountId', VALUE],
+  ['peer', 'peer', PEER],
+  ['guild_id', 'guildId', VALUE],
+  ['team_id', 'teamId', VALUE],
+]);
+const BINDING = table([
+  ['agent_id', 'agentId', VALUE],
+  ['match', 'match', MATCH],
+]);
+const SESSION = table([
+  ['dm_scope', 'dmScope', VALUE],
+  ['case_sensitive_channels', 'caseSensitiveChannels', VALUE],
+  ['identity_links', 'identityLinks', { type: 'record' }],
+]);
+const ROUTING = table([
+  ['default_agent', 'defaultAgentId', VALUE],
+  ['session', 'session', SESSION],
+  ['bindings', 'bindings', { type: 'array', item: BINDING }],
+]);
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** Own property read that can never reach a prototype. */
+function own(obj: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+}
+
+/**
+ * Maps the parsed TOML (snake_case) to the code form (camelCase), reporting unknown keys
+ * (including `__proto__` and `constructor`) instead of copying them. Values that do not fit the
+ * layout are passed through for the schema to report.
+ */
+function translate(value: unknown, layout: Layout, path: Seg[], problems: { path: Seg[]; message: string }[]): unknown {
+  if (layout.type === 'table' && isTable(value)) {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const entry = layout.keys.get(key);
+      if (entry === undefined) {
+        problems.push({
+          path: [...path, key],
+          message: `unknown key ${describeValue(key)} (expected ${[...layout.keys.keys()].map((k) => `"${k}"`).join(', ')})`,
+        });
+        continue;
+      }
+      out[entry[0]] = translate(own(value, key), entry[1], [...path, key], problems);
+    }
+    return out;
+  }
+  if (layout.type === 'array' && Array.isArray(value)) {
+    return value.map((item: unknown, i) => translate(item, layout.item, [...path, i], problems));
+  }
+  if (layout.type === 'record' && isTable(value)) {
+    // Names are user data: copy every own key as an own property, `__proto__` included, so the
+    // schema sees (and rejects) reserved names instead of them vanishing or reaching a prototype.
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const key of Object.keys(value)) {
+      Object.defineProperty(out, key, { value: own(value, key), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Maps a code-form path back to the TOML's keys (`bindings[2].match.accountId` → `routing.bindings[2].match.account_id`). */
+function tomlPath(path: readonly Seg[]): Seg[] {
+  const out: Seg[] = ['routing'];
+  let layout: Layout | undefined = ROUTING;
+  for (const seg of path) {
+    if (layout?.type === 'table' && typeof seg === 'string') {
+      let next: Layout | undefined;
+      let name = seg;
+      for (const [toml, [code, child]] of layout.keys) {
+        if (code === seg) {
+          name = toml;
+          next = child;
+        }
+      }
+      out.push(name);
+      layout = next;
+    } else if (layout?.type === 'array' && typeof seg === 'number') {
+      out.push(seg);
+      layout = layout.item;
+    } else {
+      out.push(seg);
+      layout = layout?.type === 'record' ? VALUE : undefined;
+    }
+  }
+  return out;
+}
+
+/**
+ * Parses and validates a routing TOML document (the `[routing]` layout in the sessions guide)
+ * into a {@link RoutingConfig} with defaults filled in.
+ *
+ * @throws ConfigError (`CONFIG_INVALID`) listing **every** problem, each with its TOML path
+ *   (`routing.bindings[2].match.peer.id`) and line: TOML syntax errors (with the parser's line
+ *   and column), unknown keys, non-canonical agent ids, bare identity-link entries, one entry
+ *   linked to two names, peers missing kind or id, peer bindings without a channel, dead
+ *   duplicate bindings.
+ * @example
+ * ```ts
+ * const config = parseRoutingConfig(`
+ * [routing]
+ * default_agent = "main"
+ * [[routing.bindings]]
+ * agent_id = "general"
+ * [routing.bindings.match]
+ * channel = "telegram"
+ * `);
+ * config.bindings[0];  // { agentId: 'general', match: { channel: 'telegram' } }
+ * ```
+ */
+export function parseRoutingConfig(toml: string): RoutingConfig {
+  return parseWithFile(toml, undefined);
+}
+
+function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
+  if (typeof toml !== 'string') {
+    throw new ConfigError({ file, problems: [{ path: '', message: `expected the TOML text as a string, got ${describeValue(toml)}` }] });
+  }
+  const text = toml.startsWith('\uFEFF') ? toml.slice(1) : toml;
+  let doc: Record<string, unknown>;
+  try {
+    doc = parse(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const message = (error.message.split('\n')[0] ?? error.message).replace(/^Invalid TOML document: /, '');
+      throw new ConfigError({
+        file,
+        cause: error,
+        problems: [{ path: '', message: `TOML syntax error: ${message}`, line: error.line, column: error.column }],
+      });
+    }
+    throw new ConfigError({ file, cause: error, problems: [{ path: '', message: `cannot parse the TOML: ${String(error)}` }] });
+  }
+
+  const problems: { path: Seg[]; message: string }[] = [];
+  for (const key of Object.keys(doc)) {
+    if (key !== 'routing') problems.push({ path: [key], message: `unknown key ${describeValue(key)} (a routing file has only a [routing] table)` });
+  }
+  const routing = own(doc, 'routing');
+  let data: unknown;
+  if (routing === undefined) {
+    problems.push({ path: ['routing'], message: 'missing the [routing] table' });
+  } else {
+    const code = translate(routing, ROUTING, ['routing'], problems);
+    const result = routingConfigSchema.safeParse(code, { reportInput: true });
+    if (result.success) data = result.data;
+    else problems.push(...issuesToProblems(result.error.issues, tomlPath).map((p) => ({ path: [...p.path], message: p.message })));
+  }
+  if (problems.length > 0) {
+    const lines = locateTomlKeys(text);
+    const out: ConfigProblem[] = problems.map((p) => {
+      const line = lineOf(lines, p.path);
+      return line === undefined ? { path: formatPath(p.path), message: p.message } : { path: formatPath(p.path), message: p.message, line };
+    });
+    // In document order (a stable sort keeps problems on one line in the order found).
+    out.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    throw new ConfigError({ file, problems: out });
+  }
+  return data as RoutingConfig;
+}
+
+/**
+ * Reads a routing TOML file and parses it with {@link parseRoutingConfig}.
+ *
+ * @throws ConfigError (`CONFIG_INVALID`, with `file` set) for an unreadable file or any problem
+ *   in it.
+ * @example
+ * ```ts
+ * const resolver = new RouteResolver(await loadRoutingConfig('routing.toml'));
+ * ```
+ */
+export async function loadRoutingConfig(path: string): Promise<RoutingConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError({
+      file: path,
+      cause: error,
+      problems: [{ path: '', message: `cannot read the routing file: ${error instanceof Error ? error.message : String(error)}` }],
+    });
+  }
+  return parseWithFile(text, path);
+}

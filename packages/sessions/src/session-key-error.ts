@@ -1,0 +1,39 @@
+import { SignalyardError, hasErrorMarker } from '@signalyard/core';
+
+const marker = Symbol.for('signalyard.error.SessionKeyError');
+
+/**
+ * A session key could not be built, formatted or parsed (code `SESSION_KEY_INVALID`).
+ *
+ * Thrown by the `SessionKey` factories for arguments they cannot turn into a valid key (an
+ * empty id, an agent id with no valid character, a bad channel, an unknown task type such as
+ * `'dm'`, a key over 1,024 characters, a ninth level of subagent nesting), by
+ * `formatSessionKey` for a malformed key object, by `parseSessionKey` for any string it could
+ * not have formatted, and by `RouteResolver.resolve` for an inbound message it cannot key.
+ * The message names the problem and the offending value.
+ *
+ * @example
+ * ```ts
+ * try { parseSessionKey(text) } catch (e) {
+ *   if (SessionKeyError.isInstance(e)) console.error(e.problem, e.input);
+ * }
+ * ```
+ */
+export class SessionKeyError extends SignalyardError {
+  private readonly [marker] = true;
+  /** What is wrong, without the offending value (e.g. `empty segment 2 (agent id)`). */
+  readonly problem: string;
+  /** The offending input (the text given to `parseSessionKey`, or the bad argument), when there is one. */
+  readonly input?: unknown;
+
+  constructor(options: { problem: string; message: string; input?: unknown; cause?: unknown }) {
+    super({ code: 'SESSION_KEY_INVALID', message: options.message, cause: options.cause });
+    this.problem = options.problem;
+    if (options.input !== undefined) this.input = options.input;
+  }
+
+  /** True when `error` is a `SessionKeyError`, from any installed copy of this package. */
+  static override isInstance(error: unknown): error is SessionKeyError {
+    return hasErrorMarker(error, marker);
+  }
+}
