@@ -1,0 +1,106 @@
+import type { ChatModel, ChatRequest, ChatResponse } from '@signalyard/core';
+import { describeValue } from '@signalyard/core';
+import type { Envelope } from './envelope.js';
+import { INTERRUPT_KINDS, isInterruptKind, type InterruptKind, type InterruptResponse } from './interrupt.js';
+import { PipelineBoundError } from './pipeline-bound-error.js';
+import { PipelineStageError } from './pipeline-stage-error.js';
+import { PipelineUsageError } from './pipeline-usage-error.js';
+import type { RunScope } from './run-scope.js';
+import { snapshotEnvelope } from './run-state.js';
+import type { StageContext } from './stage-context.js';
+
+/** The interrupt a stage raised with `ctx.interrupt`. @internal */
+export interface RaisedInterrupt {
+  readonly kind: InterruptKind;
+  readonly payload: unknown;
+}
+
+/**
+ * The {@link StageContext} the sequential engine hands each stage execution. Cheap to create:
+ * the model wrapper and the envelope snapshot are built only when a stage asks for them.
+ * @internal
+ */
+export class RunStageContext implements StageContext {
+  readonly stage: string;
+  readonly input: unknown;
+  readonly abortSignal: AbortSignal;
+  readonly response: InterruptResponse | undefined;
+  /** Set by `interrupt()`; the engine pauses the run when it is set, even if the stage caught the throw. */
+  raised: RaisedInterrupt | undefined = undefined;
+  readonly #scope: RunScope;
+  #model: ChatModel | undefined = undefined;
+  #envelope: Envelope | undefined = undefined;
+
+  constructor(scope: RunScope, stage: string, abortSignal: AbortSignal, response: InterruptResponse | undefined) {
+    this.#scope = scope;
+    this.stage = stage;
+    this.input = scope.state.input;
+    this.abortSignal = abortSignal;
+    this.response = response;
+  }
+
+  get outputs(): Readonly<Record<string, unknown>> {
+    return this.#scope.state.outputs;
+  }
+
+  get envelope(): Envelope {
+    return (this.#envelope ??= snapshotEnvelope(this.#scope.state));
+  }
+
+  get model(): ChatModel | undefined {
+    if (this.#scope.model === undefined) return undefined;
+    return (this.#model ??= countingModel(this.#scope, this.#scope.model, this.stage, this.abortSignal));
+  }
+
+  interrupt(kind: InterruptKind, payload?: unknown): never {
+    if (!isInterruptKind(kind)) {
+      throw new PipelineUsageError({
+        code: 'PIPELINE_ARGUMENT_INVALID',
+        argument: 'kind',
+        message: `Stage ${JSON.stringify(this.stage)} raised an interrupt of unknown kind ${describeValue(kind)}: expected one of ${INTERRUPT_KINDS.join(', ')}`,
+      });
+    }
+    this.raised ??= { kind, payload };
+    throw new PipelineStageError({
+      code: 'PIPELINE_INTERRUPTED',
+      stage: this.stage,
+      message: `Stage ${JSON.stringify(this.stage)} raised a ${kind} interrupt; the run pauses after it`,
+    });
+  }
+
+  countToolCall(n = 1): void {
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
+      throw new PipelineUsageError({
+        code: 'PIPELINE_ARGUMENT_INVALID',
+        argument: 'n',
+        message: `Invalid tool call count ${describeValue(n)} from stage ${JSON.stringify(this.stage)}: expected a non-negative integer`,
+      });
+    }
+    const scope = this.#scope;
+    if (scope.toolCalls.used + n > scope.maxToolCalls) {
+      scope.toolRefused = true;
+      throw new PipelineBoundError({ bound: 'maxToolCalls', limit: scope.maxToolCalls, stage: this.stage });
+    }
+    scope.toolCalls.used += n;
+  }
+}
+
+/** A model whose every `generate` call is counted against the run's `maxLlmCalls`. */
+function countingModel(scope: RunScope, inner: ChatModel, stage: string, abortSignal: AbortSignal): ChatModel {
+  return {
+    // async: the bound is checked synchronously when the call is made, and every failure is a rejection
+    async generate(request: ChatRequest): Promise<ChatResponse> {
+      const st = scope.state;
+      if (st.llmCalls + 1 > scope.maxLlmCalls) {
+        scope.llmRefused = true;
+        throw new PipelineBoundError({ bound: 'maxLlmCalls', limit: scope.maxLlmCalls, stage });
+      }
+      st.llmCalls++;
+      let req = request;
+      if (typeof request === 'object' && (request as unknown) !== null && (request.abortSignal === undefined || request.agentId === undefined)) {
+        req = { ...request, abortSignal: request.abortSignal ?? abortSignal, agentId: request.agentId ?? stage };
+      }
+      return inner.generate(req);
+    },
+  };
+}
