@@ -1,21 +1,23 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
-// One vitest project per package that has tests. Sources are read through the private
-// `@signalyard/source` export condition, so tests need no build.
-const packages = readdirSync(new URL('./packages', import.meta.url), { withFileTypes: true })
-  .filter((d) => d.isDirectory() && existsSync(new URL(`./packages/${d.name}/test`, import.meta.url)))
-  .map((d) => d.name);
+// One vitest project per package (and example) that has tests. Sources are read through the
+// private `@signalyard/source` export condition, so tests need no build.
+const withTests = (folder: string): string[] =>
+  readdirSync(new URL(`./${folder}`, import.meta.url), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(new URL(`./${folder}/${d.name}/test`, import.meta.url)))
+    .map((d) => `${folder}/${d.name}`);
+const projects = [...withTests('packages'), ...withTests('examples')];
 
 export default defineConfig({
   ssr: { resolve: { conditions: ['@signalyard/source'] } },
   resolve: { conditions: ['@signalyard/source'] },
   test: {
-    projects: packages.map((name) => ({
+    projects: projects.map((dir) => ({
       extends: true,
       test: {
-        name,
-        root: `packages/${name}`,
+        name: dir.startsWith('packages/') ? dir.slice('packages/'.length) : dir,
+        root: dir,
         include: ['test/**/*.test.ts'],
       },
     })),

@@ -1,0 +1,61 @@
+import { describeValue, type Action, type OutcomeStatus, type Plugin, type SignalKind, type Tier } from '@signalyard/core';
+import { RunnerError } from './errors/runner-error.js';
+
+/** One audit-log entry: one per signal a runner handled. */
+export interface AuditEntry {
+  /** When the outcome was reached (ISO-8601). */
+  at: string;
+  sessionKey: string;
+  agentId: string;
+  kind: SignalKind;
+  action?: Action;
+  tier?: Tier;
+  routeName?: string;
+  status: OutcomeStatus;
+}
+
+/**
+ * A reference plugin: calls `sink` with one {@link AuditEntry} per signal, when its outcome is
+ * reached — the signal's kind, the action applied, the tier and route name that decided, and
+ * the status. A sink that throws (or returns a rejected promise) is reported as a runner
+ * `warning`, never breaking dispatch.
+ *
+ * @throws RunnerError `RUNNER_INPUT_INVALID` when `sink` is not a function.
+ * @example
+ * ```ts
+ * const log: AuditEntry[] = [];
+ * createRunner({ agents, plugins: [auditLogPlugin((entry) => log.push(entry))] });
+ * ```
+ */
+export function auditLogPlugin(sink: (entry: AuditEntry) => void): Plugin {
+  if (typeof sink !== 'function') {
+    throw new RunnerError({ code: 'RUNNER_INPUT_INVALID', message: `auditLogPlugin needs a sink function, got ${describeValue(sink)}` });
+  }
+  return {
+    name: 'audit-log',
+    setup(ctx) {
+      ctx.on((event) => {
+        if (event.type !== 'outcome' || event.signal === undefined) return;
+        const { outcome } = event;
+        const entry: AuditEntry = {
+          at: new Date().toISOString(),
+          sessionKey: outcome.sessionKey,
+          agentId: outcome.agentId,
+          kind: event.signal.kind,
+          ...(outcome.action !== undefined && { action: outcome.action }),
+          ...(outcome.decidedBy !== undefined && { tier: outcome.decidedBy.tier }),
+          ...(outcome.decidedBy?.route.name !== undefined && { routeName: outcome.decidedBy.route.name }),
+          status: outcome.status,
+        };
+        // A sink typed to return void may still be async: never leave its rejection unhandled.
+        // eslint-disable-next-line @typescript-eslint/no-confusing-void-expression -- a sink typed void may still return a promise
+        const result: unknown = sink(entry);
+        if (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function') {
+          (result as Promise<unknown>).then(undefined, (error: unknown) => {
+            ctx.logger?.warn('audit-log sink failed', error);
+          });
+        }
+      });
+    },
+  };
+}

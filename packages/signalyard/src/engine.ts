@@ -1,0 +1,74 @@
+import type { Action, ChatMessage, ExecutionStrategy, Signal, SignalRoute } from '@signalyard/core';
+
+/**
+ * What an engine sees during one turn (a `continue`).
+ */
+export interface TurnContext {
+  readonly sessionKey: string;
+  readonly agentId: string;
+  /** The signal being applied. */
+  readonly signal: Signal;
+  /** The session history, already including this signal's user message. */
+  readonly history: readonly ChatMessage[];
+  /** This engine's state from the checkpoint (`undefined` at first). */
+  readonly state: unknown;
+  /** The session's strategy: read it (`snapshot`, `canExecute`); don't execute — return `actions` instead. */
+  readonly strategy: ExecutionStrategy;
+  /** Fires on `force_stop`, a `close()` timeout, or the caller's own `abortSignal`. */
+  readonly abortSignal: AbortSignal;
+  /** Forwards an event of the engine's (a crew handoff, a pipeline stage) as an `engine_event` RunnerEvent. */
+  emit(event: { type: string } & Record<string, unknown>): void;
+}
+
+/**
+ * What an engine returns from a turn. Everything is optional: `{}` is a turn that did nothing.
+ */
+export interface TurnResult {
+  /** Returned as the outcome's `output`. */
+  output?: unknown;
+  /** Appended to the session history after the turn. */
+  messages?: readonly ChatMessage[];
+  /** Saved as this engine's state (JSON). When the key is absent, the previous state is kept. */
+  state?: unknown;
+  /** `paused`: a crew waiting for a signal, a pipeline interrupt. Default `completed`. */
+  status?: 'completed' | 'paused';
+  /**
+   * Applied in order after the turn, all or nothing: e.g. `[Action.transition('triage')]`.
+   * `transition` executes on the session's strategy; `custom` runs its handler; `graceful_stop` /
+   * `force_stop` stop the signals queued behind this one; `reject` refuses the turn (outcome
+   * `rejected`, nothing saved). `continue` is not allowed.
+   */
+  actions?: readonly Action[];
+}
+
+/** Runs one turn. */
+export type EngineFn = (ctx: TurnContext) => Promise<TurnResult>;
+
+/** An object with a `turn` function: what a `continue` runs. */
+export interface Engine {
+  turn: EngineFn;
+}
+
+/**
+ * One agent a Runner serves.
+ *
+ * @example
+ * ```ts
+ * const support: AgentDefinition = {
+ *   id: 'support',
+ *   strategy: () => supportFsm.create(),   // a FACTORY: one instance per session
+ *   routes: [{ kind: SignalKind.UserMessage, action: Action.Continue }],
+ *   engine: async (ctx) => ({ messages: [{ role: 'assistant', content: `echo: ${ctx.history.at(-1)?.content}` }] }),
+ * };
+ * ```
+ */
+export interface AgentDefinition {
+  /** A canonical agent id: `normalizeAgentId(id) === id`. */
+  id: string;
+  /** A factory making one strategy instance per session. Default: `() => new DirectStrategy()`. */
+  strategy?: () => ExecutionStrategy;
+  /** The agent tier of every session's router. */
+  routes?: readonly SignalRoute[];
+  /** What a `continue` runs. */
+  engine: Engine | EngineFn;
+}

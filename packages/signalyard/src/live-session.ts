@@ -1,0 +1,94 @@
+import type { ChatMessage, ExecutionStrategy, Outcome, RouteContext, Signal } from '@signalyard/core';
+import type { ComposedRouter } from '@signalyard/router';
+import type { AgentRuntime } from './runner-options.js';
+import type { Stopper } from './stopper.js';
+
+/** One signal waiting for, or going through, its session's queue. @internal */
+export interface Job {
+  readonly signal: Signal;
+  readonly resolve: (outcome: Outcome) => void;
+  /** Set once the outcome is resolved; a settled job is skipped by the queue. */
+  settled: boolean;
+  /** Stops this signal's work: force_stop, the caller's abortSignal, close() timeout. */
+  readonly stop: Stopper;
+  /** Removes the listener on the caller's abortSignal. */
+  detach: (() => void) | undefined;
+  /** Whether `signal_received` was already emitted (stop signals routed on arrival). */
+  announced: boolean;
+}
+
+/** A session the runner has seen: its queue and, once loaded, its live state. @internal */
+export class LiveSession {
+  readonly key: string;
+  readonly agent: AgentRuntime;
+  /** The route context every predicate of this session receives. */
+  readonly ctx: RouteContext;
+  readonly #queue: Job[] = [];
+  #head = 0;
+  running: Job | undefined;
+  /** The processing loop, while one runs. */
+  loop: Promise<void> | undefined;
+
+  loaded = false;
+  /** A load in flight (shared by the worker and a stop routed on arrival). */
+  loading: Promise<void> | undefined;
+  version = 0;
+  strategy: ExecutionStrategy | undefined;
+  router: ComposedRouter | undefined;
+  history: readonly ChatMessage[] = [];
+  engineState: unknown;
+
+  constructor(key: string, agent: AgentRuntime) {
+    this.key = key;
+    this.agent = agent;
+    this.ctx = Object.freeze({ sessionKey: key, agentId: agent.id });
+  }
+
+  push(job: Job): void {
+    this.#queue.push(job);
+  }
+
+  /** The next unsettled job, or undefined. */
+  next(): Job | undefined {
+    while (this.#head < this.#queue.length) {
+      const job = this.#queue[this.#head++] as Job;
+      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        this.#queue.splice(0, this.#head);
+        this.#head = 0;
+      }
+      if (!job.settled) return job;
+    }
+    this.#queue.length = 0;
+    this.#head = 0;
+    return undefined;
+  }
+
+  /** Whether an unsettled job is waiting (without taking it). */
+  hasNext(): boolean {
+    for (let i = this.#head; i < this.#queue.length; i++) if (!(this.#queue[i] as Job).settled) return true;
+    return false;
+  }
+
+  /** Removes and returns every unsettled queued job. */
+  drain(): Job[] {
+    const jobs = this.#queue.slice(this.#head).filter((j) => !j.settled);
+    this.#queue.length = 0;
+    this.#head = 0;
+    return jobs;
+  }
+
+  /** Unsettled jobs waiting behind the one in flight. */
+  get queued(): number {
+    let n = 0;
+    for (let i = this.#head; i < this.#queue.length; i++) if (!(this.#queue[i] as Job).settled) n++;
+    return n;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  get idle(): boolean {
+    return this.running === undefined && this.loop === undefined && this.queued === 0;
+  }
+}

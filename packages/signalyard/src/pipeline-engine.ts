@@ -1,0 +1,105 @@
+import { describeValue, type ChatModel } from '@signalyard/core';
+import { Envelope, PipelineRuntime, type Interrupt, type InterruptResponse, type Pipeline, type PipelineEvent } from '@signalyard/pipeline';
+import type { Engine, TurnContext, TurnResult } from './engine.js';
+import { RunnerError } from './errors/runner-error.js';
+
+/** Options of {@link pipelineEngine}. */
+export interface PipelineEngineOptions {
+  /** The model stages reach as `ctx.model` (every call counted toward `maxLlmCalls`). */
+  model?: ChatModel;
+  /** Turns a user's reply into the response to the pending interrupt. Default: {@link defaultInterruptResponse}. */
+  toResponse?: (text: string, interrupt: Interrupt) => InterruptResponse;
+  /**
+   * The assistant message for a turn. Default: the JSON of the last output — while paused, the
+   * pending interrupt's payload (what the stage asked); otherwise the output of the last stage that ran.
+   */
+  render?: (envelope: Envelope) => string;
+}
+
+const YES = new Set(['y', 'yes', 'ok', 'approve', 'approved', 'confirm']);
+
+/**
+ * The default `toResponse` of {@link pipelineEngine}: a clarification is answered with
+ * `{ text }`; a confirmation with `{ approved }`, true for `y`, `yes`, `ok`, `approve`,
+ * `approved`, `confirm` (case-insensitive, trimmed) and false otherwise; any other interrupt
+ * kind with `{ text }`.
+ */
+export function defaultInterruptResponse(text: string, interrupt: Interrupt): InterruptResponse {
+  if (interrupt.kind === 'confirmation') return { approved: YES.has(text.trim().toLowerCase()) };
+  return { text };
+}
+
+/**
+ * An {@link Engine} that runs a pipeline per turn. Its engine state is the paused envelope's
+ * JSON (or nothing). A `user_message` with no pending interrupt starts a run with input
+ * `{ text, sessionKey }`; with one, it resumes that run with `toResponse(text, interrupt)`. The
+ * turn's `messages` is one assistant message from `render`; `status` is `paused` while an
+ * interrupt is pending; `output` is the `Envelope`. Pipeline events are forwarded with
+ * `ctx.emit`.
+ *
+ * @example
+ * ```ts
+ * const review = definePipeline({ name: 'review', stages: [...] });
+ * const runner = createRunner({ agents: [{ id: 'reviewer', engine: pipelineEngine(review) }] });
+ * ```
+ */
+export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions = {}): Engine {
+  const runtime = new PipelineRuntime(pipeline, opts.model === undefined ? {} : { model: opts.model });
+  const toResponse = opts.toResponse ?? defaultInterruptResponse;
+  const render = opts.render ?? renderLastOutput(pipeline);
+  return {
+    async turn(ctx: TurnContext): Promise<TurnResult> {
+      const text = textOf(ctx);
+      const paused = ctx.state === undefined || ctx.state === null ? undefined : Envelope.fromJSON(ctx.state);
+      let events: AsyncIterable<PipelineEvent>;
+      if (paused?.interrupt !== undefined && !paused.terminated) {
+        events = runtime.resumeStream(paused, toResponse(text, paused.interrupt), { abortSignal: ctx.abortSignal });
+      } else {
+        events = runtime.stream({ text, sessionKey: ctx.sessionKey }, { abortSignal: ctx.abortSignal });
+      }
+      let envelope: Envelope | undefined;
+      for await (const event of events) {
+        if (event.type === 'end') envelope = event.envelope;
+        else ctx.emit({ ...event });
+      }
+      if (envelope === undefined) {
+        throw new RunnerError({ code: 'ENGINE_FAILED', message: `Pipeline "${pipeline.name}" ended without an envelope` });
+      }
+      const pending = envelope.interrupt !== undefined && !envelope.terminated;
+      return {
+        output: envelope,
+        messages: [{ role: 'assistant', content: render(envelope) }],
+        state: pending ? envelope.toJSON() : undefined,
+        status: pending ? 'paused' : 'completed',
+      };
+    },
+  };
+}
+
+/**
+ * The default render: the JSON of the last output — the pending interrupt's payload while
+ * paused, else the output of the last stage that ran (`{}` before any has).
+ */
+function renderLastOutput(pipeline: Pipeline): (envelope: Envelope) => string {
+  const keys = new Map(pipeline.stages.map((s) => [s.name, s.outputKey ?? s.name]));
+  return (envelope) => {
+    if (envelope.interrupt !== undefined && !envelope.terminated) return JSON.stringify(envelope.interrupt.payload ?? {});
+    const last = envelope.trace[envelope.trace.length - 1];
+    if (last === undefined) return '{}';
+    return JSON.stringify(envelope.outputs[keys.get(last.stage) ?? last.stage] ?? {});
+  };
+}
+
+function textOf(ctx: TurnContext): string {
+  const payload = ctx.signal.payload;
+  if (typeof payload === 'string') return payload;
+  if (typeof payload === 'object' && payload !== null && typeof (payload as { text?: unknown }).text === 'string') {
+    return (payload as { text: string }).text;
+  }
+  const last = [...ctx.history].reverse().find((m) => m.role === 'user');
+  if (last !== undefined) return last.content;
+  throw new RunnerError({
+    code: 'ENGINE_FAILED',
+    message: `pipelineEngine needs a user message with text; got a ${ctx.signal.kind} signal with payload ${describeValue(payload)}`,
+  });
+}
