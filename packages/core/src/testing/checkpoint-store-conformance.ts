@@ -303,6 +303,9 @@ export function checkpointStoreConformance(name: string, factory: CheckpointStor
         await store.close();
         await rejectsWithCode(store.load('anything'), 'CHECKPOINT_STORE_CLOSED');
         await rejectsWithCode(store.save('anything', 1, 0), 'CHECKPOINT_STORE_CLOSED');
+        await rejectsWithCode(store.delete('anything'), 'CHECKPOINT_STORE_CLOSED');
+        await rejectsWithCode(collect(store.list()), 'CHECKPOINT_STORE_CLOSED');
+        await rejectsWithCode(collect(store.list('conformance-')), 'CHECKPOINT_STORE_CLOSED');
       });
     });
   });

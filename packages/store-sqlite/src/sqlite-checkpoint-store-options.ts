@@ -1,0 +1,76 @@
+import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+
+/** How hard SQLite works to keep a committed save through a power loss (`PRAGMA synchronous`). */
+export type SqliteSynchronous = 'normal' | 'full' | 'extra';
+
+/**
+ * Options of {@link SqliteCheckpointStore}. Unknown keys are refused (a typo must not pass
+ * silently), with every other problem, in one `ConfigError`.
+ *
+ * @example
+ * ```ts
+ * const options: SqliteCheckpointStoreOptions = { path: '/var/lib/bot/sessions.db', synchronous: 'full', busyTimeoutMs: 10_000 };
+ * const store = new SqliteCheckpointStore(options);
+ * ```
+ */
+export interface SqliteCheckpointStoreOptions {
+  /**
+   * The database file, created if missing (its directory must exist); relative paths resolve
+   * against the working directory. `':memory:'` keeps checkpoints in this process only (a fresh,
+   * private database per store; no WAL).
+   */
+  path: string;
+  /**
+   * How long a save waits for another process's write lock on the same file before failing
+   * with `SQLITE_OPERATION_FAILED` (`sqliteCode` `SQLITE_BUSY`). Milliseconds; default 5000.
+   */
+  busyTimeoutMs?: number;
+  /**
+   * `PRAGMA synchronous`. Default `'normal'`: in WAL mode a committed save survives the process
+   * being killed (`kill -9`); the last few saves may be lost on a power cut or kernel crash.
+   * `'full'` (or `'extra'`) syncs the WAL on every commit and survives those too, at the cost of
+   * one fsync per save.
+   */
+  synchronous?: SqliteSynchronous;
+}
+
+/** Validated options with defaults filled in. @internal */
+export interface ResolvedSqliteOptions {
+  readonly path: string;
+  readonly busyTimeoutMs: number;
+  readonly synchronous: SqliteSynchronous;
+}
+
+const KNOWN = new Set(['path', 'busyTimeoutMs', 'synchronous']);
+const SYNCHRONOUS: readonly string[] = ['normal', 'full', 'extra'];
+
+/**
+ * Validates store options, reporting every problem at once.
+ * @throws ConfigError `CONFIG_INVALID`.
+ * @internal
+ */
+export function resolveSqliteOptions(options: SqliteCheckpointStoreOptions): ResolvedSqliteOptions {
+  if (typeof options !== 'object' || (options as unknown) === null || Array.isArray(options)) {
+    throw new ConfigError({
+      problems: [{ path: '', message: `expected store options { path, busyTimeoutMs?, synchronous? }, got ${describeValue(options)}` }],
+    });
+  }
+  const problems: ConfigProblem[] = [];
+  const { path, busyTimeoutMs = 5000, synchronous = 'normal' } = options as Partial<SqliteCheckpointStoreOptions>;
+  if (typeof path !== 'string' || path === '') {
+    problems.push({ path: 'path', message: `expected a database file path or ":memory:", got ${describeValue(path)}` });
+  } else if (path.includes('\u0000')) {
+    problems.push({ path: 'path', message: `expected a file path without NUL characters, got ${describeValue(path)}` });
+  }
+  if (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    problems.push({ path: 'busyTimeoutMs', message: `expected an integer number of milliseconds >= 0, got ${describeValue(busyTimeoutMs)}` });
+  }
+  if (!SYNCHRONOUS.includes(synchronous)) {
+    problems.push({ path: 'synchronous', message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}` });
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: path, busyTimeoutMs, synchronous)` });
+  }
+  if (problems.length > 0) throw new ConfigError({ problems });
+  return { path: path as string, busyTimeoutMs, synchronous };
+}

@@ -1,0 +1,292 @@
+import {
+  CheckpointConflictError,
+  SignalyardError,
+  assertExpectedVersion,
+  describeValue,
+  serializeCheckpointData,
+  storeClosedError,
+  type Checkpoint,
+  type CheckpointStore,
+} from '@signalyard/core';
+import Database from 'libsql';
+import { SqliteStoreError, type SqliteStoreErrorCode } from './errors/sqlite-store-error.js';
+import { resolveSqliteOptions, type SqliteCheckpointStoreOptions } from './sqlite-checkpoint-store-options.js';
+import { TABLE, prepareSchema } from './sqlite-schema.js';
+import { assertSqliteKey, compareCodeUnits, prefixUpperBound, unstorableIndex } from './sqlite-text.js';
+
+type Statement = Database.Statement;
+
+/** The prepared statements of one open connection. */
+interface Statements {
+  readonly load: Statement;
+  readonly version: Statement;
+  readonly insert: Statement;
+  readonly update: Statement;
+  readonly delete: Statement;
+  readonly listFrom: Statement;
+  readonly listRange: Statement;
+  readonly begin: Statement;
+  readonly commit: Statement;
+  readonly rollback: Statement;
+}
+
+const STORE_NAME = 'SqliteCheckpointStore';
+
+/**
+ * A durable `CheckpointStore` in one SQLite file (through `libsql`): sessions survive a
+ * restart, and a process killed with `kill -9` loses at most the save it was making.
+ *
+ * Same semantics as core's `MemoryCheckpointStore` — it passes the same conformance suite:
+ * what is kept is `JSON.stringify(data)` (values JSON cannot represent are refused with
+ * `CHECKPOINT_DATA_INVALID` and nothing is written), and `save` is a compare-and-set (one
+ * `UPDATE … WHERE key = ? AND version = ?`, or an `INSERT` for version 0, inside a
+ * `BEGIN IMMEDIATE` transaction), so two writers — in one process or in several sharing the
+ * file — never overwrite each other: the loser gets `CheckpointConflictError`.
+ *
+ * The file is opened in WAL mode with `synchronous = NORMAL` (configurable), and holds one table
+ * `checkpoints (key TEXT PRIMARY KEY, version INTEGER, data TEXT, updated_at TEXT)`, created on
+ * open; the schema version is kept in `PRAGMA user_version`. Give the store a file of its own.
+ * `path: ':memory:'` gives a private in-memory database (for tests).
+ *
+ * Keys are non-empty strings of well-formed Unicode without NUL: SQLite text cannot hold a NUL
+ * or a lone surrogate, so such keys are refused (`CHECKPOINT_KEY_INVALID`) rather than truncated
+ * or merged with another key. (Session keys never contain them.)
+ *
+ * The API is asynchronous like every store's, but each call runs synchronously on the
+ * connection: keep checkpoints small enough that a save does not stall the event loop.
+ *
+ * @throws ConfigError `CONFIG_INVALID` listing every bad option; SqliteSchemaVersionError
+ * `SQLITE_SCHEMA_UNSUPPORTED` for a file written by a newer release; SqliteStoreError
+ * `SQLITE_OPEN_FAILED` when the file cannot be opened or holds a foreign `checkpoints` table.
+ * @example
+ * ```ts
+ * import { createRunner } from 'signalyard';
+ * import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
+ *
+ * const store = new SqliteCheckpointStore({ path: 'sessions.db' });
+ * const runner = createRunner({ agents, store });
+ * // ... serve; after a restart, a new runner on the same file continues every session.
+ * await runner.close();
+ * await store.close();   // the runner closes only stores it created
+ * ```
+ */
+export class SqliteCheckpointStore implements CheckpointStore {
+  /** The database file, as given (`':memory:'` for an in-memory store). */
+  readonly path: string;
+  #db: Database.Database | undefined;
+  readonly #s: Statements;
+
+  constructor(options: SqliteCheckpointStoreOptions) {
+    const resolved = resolveSqliteOptions(options);
+    const path = resolved.path;
+    this.path = path;
+    let db: Database.Database;
+    try {
+      db = new Database(path);
+    } catch (error) {
+      throw failure('SQLITE_OPEN_FAILED', path, `Cannot open checkpoint database ${JSON.stringify(path)}`, error);
+    }
+    try {
+      prepareSchema(db, resolved);
+      const raw = (sql: string): Statement => db.prepare(sql).raw();
+      this.#s = {
+        load: raw(`SELECT version, data, updated_at FROM ${TABLE} WHERE key = ?`),
+        version: raw(`SELECT version FROM ${TABLE} WHERE key = ?`),
+        insert: db.prepare(`INSERT INTO ${TABLE} (key, version, data, updated_at) VALUES (?, 1, ?, ?) ON CONFLICT (key) DO NOTHING`),
+        update: db.prepare(`UPDATE ${TABLE} SET version = ?, data = ?, updated_at = ? WHERE key = ? AND version = ?`),
+        delete: db.prepare(`DELETE FROM ${TABLE} WHERE key = ?`),
+        listFrom: raw(`SELECT key FROM ${TABLE} WHERE key >= ? ORDER BY key`),
+        listRange: raw(`SELECT key FROM ${TABLE} WHERE key >= ? AND key < ? ORDER BY key`),
+        begin: db.prepare('BEGIN IMMEDIATE'),
+        commit: db.prepare('COMMIT'),
+        rollback: db.prepare('ROLLBACK'),
+      };
+    } catch (error) {
+      try {
+        db.close();
+      } catch {
+        // the open error is the one to report
+      }
+      if (SignalyardError.isInstance(error)) throw error;
+      throw failure('SQLITE_OPEN_FAILED', path, `Cannot open checkpoint database ${JSON.stringify(path)}`, error);
+    }
+    this.#db = db;
+  }
+
+  /**
+   * The checkpoint under `key` (a fresh copy), or `undefined`.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_STORE_CLOSED`;
+   * SqliteStoreError `SQLITE_OPERATION_FAILED`, `SQLITE_DATA_CORRUPT`.
+   */
+  async load(key: string): Promise<Checkpoint | undefined> {
+    this.#open();
+    assertSqliteKey(key);
+    let row: unknown;
+    try {
+      row = this.#s.load.get(key);
+    } catch (error) {
+      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot load checkpoint ${JSON.stringify(key)}`, error);
+    }
+    if (row === undefined) return undefined;
+    const [version, text, updatedAt] = row as unknown[];
+    if (!isVersion(version) || typeof text !== 'string' || typeof updatedAt !== 'string') {
+      throw this.#corrupt(key, `a row (${describeValue(version)}, ${describeValue(typeof text)} data, ${describeValue(updatedAt)})`);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      throw this.#corrupt(key, 'data that is not JSON', error);
+    }
+    return { version, data, updatedAt };
+  }
+
+  /**
+   * Compare-and-set save; see `CheckpointStore.save` (core). Returns `expectedVersion + 1`.
+   * @throws CheckpointConflictError `CHECKPOINT_CONFLICT` when the stored version is not
+   * `expectedVersion` (nothing written); SignalyardError `CHECKPOINT_DATA_INVALID`,
+   * `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`, `CHECKPOINT_STORE_CLOSED`;
+   * SqliteStoreError `SQLITE_OPERATION_FAILED` (nothing written).
+   */
+  async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
+    this.#open();
+    assertSqliteKey(key);
+    assertExpectedVersion(expectedVersion);
+    const text = serializeCheckpointData(data, key);
+    const s = this.#s;
+    const version = expectedVersion + 1;
+    let actual: number | undefined; // set when the compare-and-set lost
+    try {
+      s.begin.run();
+      try {
+        const changes =
+          expectedVersion === 0
+            ? s.insert.run(key, text, isoNow()).changes
+            : s.update.run(version, text, isoNow(), key, expectedVersion).changes;
+        if (changes === 1) {
+          s.commit.run();
+        } else {
+          const stored = (s.version.get(key) as unknown[] | undefined)?.[0] ?? 0;
+          if (stored !== 0 && !isVersion(stored)) throw this.#corrupt(key, `version ${describeValue(stored)}`);
+          actual = stored;
+          s.rollback.run();
+        }
+      } catch (error) {
+        if ((this.#db as Database.Database).inTransaction) s.rollback.run();
+        throw error;
+      }
+    } catch (error) {
+      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot save checkpoint ${JSON.stringify(key)}`, error);
+    }
+    if (actual !== undefined) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
+    return version;
+  }
+
+  /**
+   * Removes `key`; a missing key is not an error.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_STORE_CLOSED`;
+   * SqliteStoreError `SQLITE_OPERATION_FAILED`.
+   */
+  async delete(key: string): Promise<void> {
+    this.#open();
+    assertSqliteKey(key);
+    try {
+      this.#s.delete.run(key);
+    } catch (error) {
+      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot delete checkpoint ${JSON.stringify(key)}`, error);
+    }
+  }
+
+  /**
+   * Keys starting with `prefix` (literally: `%`, `_` and `\` are ordinary characters), in
+   * ascending code-unit order, as they were when iteration began. Uses the primary-key index
+   * (a range scan), never `LIKE`.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID` for a non-string prefix,
+   * `CHECKPOINT_STORE_CLOSED`; SqliteStoreError `SQLITE_OPERATION_FAILED`.
+   */
+  async *list(prefix = ''): AsyncIterable<string> {
+    this.#open();
+    if (typeof prefix !== 'string') {
+      throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describeValue(prefix)}: expected a string` });
+    }
+    // SQLite compares UTF-8 bytes, i.e. code points: every key starting with a (storable) prefix
+    // lies in [prefix, prefixUpperBound(prefix)). A prefix with a NUL or a lone surrogate is cut
+    // there for the scan and checked in full below.
+    const cut = unstorableIndex(prefix);
+    const from = cut === -1 ? prefix : prefix.slice(0, cut);
+    const to = prefixUpperBound(from);
+    let rows: unknown[];
+    try {
+      rows = to === undefined ? this.#s.listFrom.all(from) : this.#s.listRange.all(from, to);
+    } catch (error) {
+      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot list checkpoints with prefix ${JSON.stringify(prefix)}`, error);
+    }
+    const keys: string[] = [];
+    for (const row of rows) {
+      const key = (row as unknown[])[0];
+      if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
+    }
+    // SQLite's order is code-point order; the memory store's (and JavaScript's) is code units.
+    keys.sort(compareCodeUnits);
+    for (const key of keys) yield key;
+  }
+
+  /**
+   * Closes the database file (SQLite checkpoints the WAL into it). Idempotent; later calls
+   * reject with `CHECKPOINT_STORE_CLOSED`. Checkpoints stay in the file.
+   * @throws SqliteStoreError `SQLITE_OPERATION_FAILED` if SQLite fails to close (the store is
+   * closed all the same).
+   */
+  async close(): Promise<void> {
+    const db = this.#db;
+    if (db === undefined) return;
+    this.#db = undefined;
+    try {
+      db.close();
+    } catch (error) {
+      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot close checkpoint database ${JSON.stringify(this.path)}`, error);
+    }
+  }
+
+  #open(): void {
+    if (this.#db === undefined) throw storeClosedError(STORE_NAME);
+  }
+
+  #corrupt(key: string, what: string, cause?: unknown): SqliteStoreError {
+    return new SqliteStoreError({
+      code: 'SQLITE_DATA_CORRUPT',
+      path: this.path,
+      message: `Checkpoint ${JSON.stringify(key)} in ${JSON.stringify(this.path)} holds ${what}, expected a positive integer version, JSON text and an ISO timestamp: the file was changed by something other than this store`,
+      ...(cause !== undefined && { cause }),
+    });
+  }
+}
+
+function isVersion(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+/** Wraps an error from SQLite (Signalyard errors pass through unchanged). */
+function failure(code: SqliteStoreErrorCode, path: string, what: string, error: unknown): SignalyardError {
+  if (SignalyardError.isInstance(error)) return error;
+  const sqliteCode = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return new SqliteStoreError({
+    code,
+    path,
+    message: `${what}: ${error instanceof Error ? error.message : describeValue(error)}`,
+    ...(typeof sqliteCode === 'string' && { sqliteCode }),
+    cause: error,
+  });
+}
+
+let lastMs = Number.NaN;
+let lastIso = '';
+/** The current time as ISO-8601, formatted once per millisecond. */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}

@@ -1,0 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkpointStoreConformance } from '@signalyard/core/testing';
+import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
+import { afterAll, describe, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'signalyard-sqlite-conformance-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+checkpointStoreConformance('SqliteCheckpointStore (:memory:)', () => new SqliteCheckpointStore({ path: ':memory:' }), { describe, it });
+
+// Every test opens its own store on one shared file (the suite uses unique key prefixes), so
+// the file is reopened many times with checkpoints already in it.
+checkpointStoreConformance('SqliteCheckpointStore (file, WAL)', () => new SqliteCheckpointStore({ path: join(dir, 'conformance.db') }), { describe, it });
