@@ -1,0 +1,223 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, SignalyardError, describeValue } from '@signalyard/core';
+import { Command, CommanderError, Option } from 'commander';
+import { styleFor, type CliIo, type CliOutput } from './cli-io.js';
+import type { CommandContext } from './command-context.js';
+import { CliInputError } from './errors/cli-input-error.js';
+import { CliUsageError } from './errors/cli-usage-error.js';
+import { formatProblem } from './format-problems.js';
+import { graphCommand, type GraphFormat } from './graph-command.js';
+import type { ConfigKind } from './load-config.js';
+import { resolveCommand, type ResolveOptions } from './resolve-command.js';
+import { validateCommand } from './validate-command.js';
+
+/**
+ * The exit codes of the `signalyard` command: `Ok` (0) success; `Problems` (1) the configuration
+ * has problems, each printed as `file:line: path: message`; `Usage` (2) the command line was
+ * wrong or an input could not be read, said in one line on stderr.
+ *
+ * @example
+ * ```ts
+ * if ((await run(['validate', 'crew.yaml'])) === ExitCode.Problems) process.exitCode = 1;
+ * ```
+ */
+export const ExitCode = Object.freeze({ Ok: 0, Problems: 1, Usage: 2 } as const);
+
+/** One of the {@link ExitCode} values. */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'help']);
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+    /* v8 ignore next 3 -- the package always ships its package.json */
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Runs the `signalyard` command line and resolves with its exit code; the `signalyard` bin is
+ * `process.exitCode = await run(process.argv.slice(2))`.
+ *
+ * `argv` holds the arguments after the program name (`['validate', 'crew.yaml']`). Output goes to
+ * `io.stdout` (the product: a summary, `validate`'s problems, a graph, a resolution, help) and
+ * `io.stderr` (errors, and the problems of a config `graph` or `resolve` cannot use), with colour only when that stream is a terminal and `NO_COLOR` is unset. `run`
+ * never calls `process.exit` and never rejects: every failure becomes output and an exit code —
+ * 1 when a configuration has problems (every one printed as `file:line: path: message`), 2 for
+ * unknown commands or options, missing arguments, missing or unreadable files and inputs that
+ * cannot be routed (one line on stderr). Each call builds its own parser: concurrent calls
+ * share nothing.
+ *
+ * @example
+ * ```ts
+ * let out = '';
+ * const code = await run(['validate', 'crew.yaml'], { stdout: { write: (s: string) => (out += s) } });
+ * code;  // 0
+ * out;   // 'crew.yaml: valid crew: 3 agents, 3 signals, 1 parallel group, entry point "teacher"\n'
+ * ```
+ */
+export async function run(argv: readonly string[], io: CliIo = {}): Promise<ExitCode> {
+  const env = io.env ?? process.env;
+  const stdout: CliOutput = io.stdout ?? process.stdout;
+  const stderr: CliOutput = io.stderr ?? process.stderr;
+  const ctx: CommandContext = {
+    stdout,
+    stderr,
+    out: styleFor(stdout, env),
+    err: styleFor(stderr, env),
+    cwd: io.cwd ?? process.cwd(),
+  };
+  try {
+    if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) {
+      throw new CliUsageError({ message: 'run(argv): expected argv as an array of strings (the arguments after the program name)' });
+    }
+    if (argv.length === 0) {
+      throw new CliUsageError({ message: "missing command: validate, graph or resolve (see 'signalyard --help')" });
+    }
+    const [first, second] = argv;
+    if (first === 'help' && second !== undefined && !second.startsWith('-') && !COMMANDS.has(second)) {
+      // Commander would print the whole help on stderr; one line says it better.
+      throw new CliUsageError({ message: `unknown command ${describeValue(second)}: expected validate, graph or resolve (see 'signalyard --help')` });
+    }
+    await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
+    return ExitCode.Ok;
+  } catch (error) {
+    return report(ctx, error, argv);
+  }
+}
+
+function buildProgram(ctx: CommandContext): Command {
+  const program = new Command('signalyard');
+  program
+    .description('Validate Signalyard configurations, graph a crew, resolve a route.')
+    .version(version(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (text) => ctx.stdout.write(text),
+      writeErr: (text) => ctx.stderr.write(text),
+      outputError: () => undefined, // reported as one line by `report`
+      getOutHelpWidth: () => ctx.stdout.columns ?? 80,
+      getErrHelpWidth: () => ctx.stderr.columns ?? 80,
+      getOutHasColors: () => ctx.out.enabled,
+      getErrHasColors: () => ctx.err.enabled,
+    })
+    .configureHelp({ styleTitle: (title) => ctx.out.bold(title) })
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout),
+2 usage errors and unreadable files (one line on stderr). Colour only on a terminal; NO_COLOR
+turns it off.`,
+    );
+
+  program
+    .command('validate')
+    .description('check a crew.yaml or routing TOML and print every problem')
+    .argument('<file>', 'the file to check')
+    .addOption(
+      new Option('--kind <kind>', 'what the file is (default: by extension, .yaml/.yml crew, .toml routing)').choices(['crew', 'routing']),
+    )
+    .addHelpText(
+      'after',
+      `
+Prints every problem as file:line: path: message on stdout and exits 1, or a one-line summary
+on stdout and exits 0.
+
+Examples:
+  signalyard validate crew.yaml
+  signalyard validate routing.toml
+  signalyard validate config.txt --kind routing`,
+    )
+    .action(async (file: string, options: { kind?: ConfigKind }) => {
+      await validateCommand(ctx, file, options.kind);
+    });
+
+  program
+    .command('graph')
+    .description('draw a crew: agents, signal edges, parallel groups, terminations')
+    .argument('<crew-file>', 'the crew.yaml to draw')
+    .addOption(new Option('--format <format>', 'output format').choices(['mermaid', 'json']).default('mermaid'))
+    .addHelpText(
+      'after',
+      `
+Mermaid: a flowchart LR; signal edges are labelled with their marker, groups fan out (==>) and
+hand over to next_agent, terminations lead to "end". JSON: { version, entryPoint, agents,
+parallelGroups, edges, terminations } (see docs/cli.md).
+
+Examples:
+  signalyard graph crew.yaml > crew.mmd
+  signalyard graph crew.yaml --format json`,
+    )
+    .action(async (file: string, options: { format: GraphFormat }) => {
+      await graphCommand(ctx, file, options.format);
+    });
+
+  program
+    .command('resolve')
+    .description('show which agent and session an inbound message is routed to')
+    .requiredOption('--config <file>', 'the routing TOML')
+    .requiredOption('--channel <channel>', 'the channel the message came in on (telegram, slack, cli, ...)')
+    .option('--peer <kind:id>', 'who sent it: dm:<id>, group:<id>, channel:<id> or thread:<id> (none: a local session)')
+    .option('--account <id>', 'the bot account that received it (default: "default")')
+    .option('--guild <id>', 'the Discord guild')
+    .option('--team <id>', 'the Slack team')
+    .option('--thread <id>', 'the thread inside a group, channel or thread peer')
+    .option('--json', 'print the resolution as JSON')
+    .addHelpText(
+      'after',
+      `
+Prints the agent, the session key, matchedBy (peer, guild, team, account, channel or default)
+and the binding that matched (its index in routing.bindings and its agent).
+
+Examples:
+  signalyard resolve --config routing.toml --channel telegram --peer dm:123
+  signalyard resolve --config routing.toml --channel slack --team T12345 --peer dm:user789
+  signalyard resolve --config routing.toml --channel cli`,
+    )
+    .action(async (options: ResolveOptions) => {
+      await resolveCommand(ctx, options);
+    });
+
+  return program;
+}
+
+/** Reports a failure (`validate`'s problems on stdout, other commands' on stderr, everything else as one line on stderr) and returns its exit code. */
+function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): ExitCode {
+  const { stderr, err } = ctx;
+  const line = (message: string): void => {
+    stderr.write(`signalyard: ${err.red('error:')} ${message.replace(/\s*[\r\n]+\s*/g, ' ')}\n`);
+  };
+  if (error instanceof CommanderError) {
+    if (error.exitCode === 0) return ExitCode.Ok; // --help, --version: already printed
+    if (error.code === 'commander.help') return ExitCode.Usage; // help printed on stderr
+    const command = Array.isArray(argv) ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a)) : undefined;
+    const hint = command === undefined || command === 'help' ? 'signalyard --help' : `signalyard ${command} --help`;
+    // Commander's message, one line: "unknown option '--knd'" + "(Did you mean --kind?)".
+    const [first = '', ...rest] = error.message.replace(/^error: /, '').split(/\r?\n/);
+    const more = rest.map((s) => s.trim().replace(/^\((.*)\)$/, '$1')).filter((s) => s !== '');
+    line(`${first}${more.length === 0 ? '' : ` (${more.join(' ').replace(/^Did/, 'did')})`}; see '${hint}'`);
+    return ExitCode.Usage;
+  }
+  if (ConfigError.isInstance(error)) {
+    // The problem list is what `validate` produces (as eslint and tsc do): stdout. For `graph`
+    // and `resolve` it is an error on the way to their real output: stderr, so pipes stay clean.
+    const file = error.file ?? '(config)';
+    const command = Array.isArray(argv) ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a)) : undefined;
+    const [stream, style] = command === 'validate' ? [ctx.stdout, ctx.out] : [stderr, err];
+    for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
+    return ExitCode.Problems;
+  }
+  if (CliUsageError.isInstance(error) || CliInputError.isInstance(error)) {
+    line(error.message);
+    return ExitCode.Usage;
+  }
+  /* v8 ignore next 3 -- a bug, not an input: still one line and a non-zero exit */
+  line(`unexpected ${SignalyardError.isInstance(error) ? error.code : 'failure'}: ${error instanceof Error ? error.message : String(error)}`);
+  return ExitCode.Usage;
+}
