@@ -456,3 +456,33 @@ export const crewConfigSchema: z.ZodType<CrewConfig> = buildCrewSchema(SNAKE_KEY
 
 /** The same rules over the camelCase keys of a crew written in code. */
 export const crewConfigInputSchema: z.ZodType<CrewConfig> = buildCrewSchema(CAMEL_KEYS);
+
+/**
+ * Every key of crew.yaml, as dotted paths from the top of the file: `[]` marks list items, `*`
+ * the entries of a map keyed by agent or group id — e.g. `entry_point`, `agents[].system_prompt`,
+ * `routing.signals.*[].target`, `routing.parallel_groups.*.wait_for_all`. Derived from the schema
+ * that validates the file, for tooling and documentation (the project's configuration reference
+ * is tested against it).
+ */
+export function crewConfigKeyPaths(): readonly string[] {
+  const out: string[] = [];
+  const walk = (node: unknown, path: string): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const n = node as { properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown; anyOf?: unknown[] };
+    for (const option of n.anyOf ?? []) walk(option, path);
+    if (n.properties !== undefined) {
+      for (const [key, child] of Object.entries(n.properties)) {
+        const p = path === '' ? key : `${path}.${key}`;
+        out.push(p);
+        walk(child, p);
+      }
+    }
+    if (n.items !== undefined) walk(n.items, `${path}[]`);
+    if (typeof n.additionalProperties === 'object') {
+      out.push(`${path}.*`);
+      walk(n.additionalProperties, `${path}.*`);
+    }
+  };
+  walk(z.toJSONSchema(structuralSchema(SNAKE_KEYS), { io: 'input', unrepresentable: 'any' }), '');
+  return [...new Set(out)];
+}

@@ -1,6 +1,6 @@
 /**
  * `@signalyard/crew`: agents that hand off to each other through text markers in their model
- * replies — signal matching, the crew.yaml configuration, and (next) the `CrewExecutor`.
+ * replies — signal matching, the crew.yaml configuration, and the `CrewExecutor` that runs a crew.
  *
  * @packageDocumentation
  */
@@ -20,7 +20,12 @@ export type {
   ParallelGroupInput,
   RoutingSignal,
 } from './crew-config.js';
-export { crewConfigSchema } from './crew-config-schema.js';
+export { crewConfigKeyPaths, crewConfigSchema } from './crew-config-schema.js';
 export { loadCrewConfig, parseCrewConfig } from './parse-crew-config.js';
 export type { ParseCrewConfigOptions } from './parse-crew-config.js';
 export { resolveCrewConfig } from './resolve-crew-config.js';
+export { CrewExecutor } from './crew-executor.js';
+export type { CrewExecutorOptions } from './crew-executor.js';
+export type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, CrewState, ParallelMemberStatus } from './crew-events.js';
+export { CrewRunError } from './errors/crew-run-error.js';
+export type { CrewRunErrorCode } from './errors/crew-run-error.js';

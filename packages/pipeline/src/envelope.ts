@@ -89,9 +89,9 @@ export class Envelope {
   declare readonly input: unknown;
   /** Every stage's latest output, by output key. */
   declare readonly outputs: Record<string, unknown>;
-  /** The stage running, paused at, or that ended the run; `end` once completed. */
+  /** The stage running, paused at, or that ended the run; `end` once completed. DAG mode: the last stage started. */
   declare readonly currentStage: string;
-  /** Loop-backs so far (transitions to an earlier stage in stage order). */
+  /** Loop-backs so far (transitions to an earlier stage in stage order); always 0 in DAG mode. */
   declare readonly iteration: number;
   /** Model calls so far. */
   declare readonly llmCalls: number;

@@ -9,6 +9,7 @@ import { PipelineStateError } from './pipeline-state-error.js';
 import { PipelineUsageError } from './pipeline-usage-error.js';
 import { runControlOf, type RunControl } from './run-control.js';
 import { cancel, runSequential, type StartPoint } from './run-engine.js';
+import { checkDagEnvelope, NEW_DAG_RUN, runDag, type DagStart } from './run-dag.js';
 import type { RunScope } from './run-scope.js';
 import { envelopeFromState, newRunState, runStateFrom, terminate, type RunState } from './run-state.js';
 import type { PipelineMode } from './envelope.js';
@@ -38,7 +39,11 @@ export interface ResumeOptions {
 
 /** Options of {@link PipelineRuntime.run} and {@link PipelineRuntime.stream}. */
 export interface RunOptions extends ResumeOptions {
-  /** `sequential` (default): stages run one after another by routing. `parallel` (DAG mode) is not available yet. */
+  /**
+   * `sequential` (default): stages run one after another by routing. `parallel` (DAG mode): each
+   * stage runs at most once, as soon as its `requires` / `after` allow, concurrently with the
+   * other ready stages; routing settings are not used.
+   */
   mode?: PipelineMode;
   /** The new envelope's id. Default: a random UUID. */
   envelopeId?: string;
@@ -52,7 +57,7 @@ const RUN_KEYS: readonly string[] = [...RESUME_KEYS, 'mode', 'envelopeId'];
 /** A run ready to execute: its state, where it starts, and its options. */
 interface PreparedRun {
   readonly state: RunState;
-  readonly start: StartPoint | undefined; // undefined: the run already ended (a denied confirmation)
+  readonly start: StartPoint | DagStart | undefined; // undefined: the run already ended (a denied confirmation)
   readonly opts: ResumeOptions;
   readonly control: RunControl | undefined;
 }
@@ -115,8 +120,13 @@ export class PipelineRuntime {
    * Runs the pipeline on `input` from its first stage until it completes, pauses on an interrupt
    * or is terminated, and resolves with the final envelope.
    *
-   * @throws PipelineUsageError (as a rejection) `PIPELINE_ARGUMENT_INVALID` for malformed options,
-   *   `PIPELINE_MODE_UNSUPPORTED` for `mode: 'parallel'`.
+   * With `mode: 'parallel'` the pipeline runs as a DAG: every stage whose `requires` have
+   * succeeded (all of them, or one for `joinStrategy: 'any'`) and whose `after` stages have run or
+   * will not run starts, concurrently with the others; outputs and counters are merged into the
+   * one envelope, so bounds hold across concurrent stages; a failed stage's dependents are
+   * skipped (`skippedStages`) while the others go on, and the run ends `stage_failed`.
+   *
+   * @throws PipelineUsageError (as a rejection) `PIPELINE_ARGUMENT_INVALID` for malformed options.
    * @example
    * ```ts
    * const env = await runtime.run('draft a release note', { abortSignal: AbortSignal.timeout(60_000) });
@@ -157,12 +167,15 @@ export class PipelineRuntime {
    * `ctx.response`. Continuing at a stage other than the raising one is a transition like any
    * other: its edge limit applies and, to an earlier stage, it counts as an iteration.
    *
+   * A DAG-mode run continues its DAG: stages that completed, failed or were skipped stay so; the
+   * raising stage runs again with `ctx.response` (configured resume stages are not used), and the
+   * stages that were waiting start as their dependencies allow.
+   *
    * @throws PipelineStateError (as a rejection) `NO_PENDING_INTERRUPT` when the envelope is not
    *   paused on an interrupt; `INTERRUPT_EXPIRED` when its interrupt has expired.
    * @throws PipelineUsageError (as a rejection) `PIPELINE_ENVELOPE_INVALID` when `envelope` is not an
    *   `Envelope` or its interrupt names a stage this pipeline does not have;
-   *   `PIPELINE_ARGUMENT_INVALID` for a malformed response or options;
-   *   `PIPELINE_MODE_UNSUPPORTED` for an envelope of a DAG-mode run.
+   *   `PIPELINE_ARGUMENT_INVALID` for a malformed response or options.
    * @example
    * ```ts
    * const paused = await runtime.run(request);
@@ -191,22 +204,15 @@ export class PipelineRuntime {
   #prepareRun(input: unknown, opts: RunOptions | undefined): PreparedRun {
     const o = checkOptions(opts, RUN_KEYS);
     const mode: unknown = o.mode ?? 'sequential';
-    if (mode === 'parallel') {
-      throw new PipelineUsageError({
-        code: 'PIPELINE_MODE_UNSUPPORTED',
-        argument: 'opts.mode',
-        message: `Run mode "parallel" (DAG mode) is not supported by this version of @signalyard/pipeline: use mode "sequential"`,
-      });
-    }
-    if (mode !== 'sequential') {
+    if (mode !== 'sequential' && mode !== 'parallel') {
       throw argumentError('opts.mode', `Invalid run mode ${describeValue(mode)}: expected "sequential" or "parallel"`);
     }
     if (o.envelopeId !== undefined && (typeof o.envelopeId !== 'string' || o.envelopeId === '')) {
       throw argumentError('opts.envelopeId', `Invalid envelopeId ${describeValue(o.envelopeId)}: expected a non-empty string`);
     }
     const first = this.#compiled.stages[0] as CompiledStage;
-    const state = newRunState(o.envelopeId ?? crypto.randomUUID(), input, 'sequential', first.name);
-    return { state, start: { stage: first }, opts: o, control: runControlOf(opts) };
+    const state = newRunState(o.envelopeId ?? crypto.randomUUID(), input, mode, first.name);
+    return { state, start: mode === 'parallel' ? NEW_DAG_RUN : { stage: first }, opts: o, control: runControlOf(opts) };
   }
 
   #prepareResume(envelope: Envelope, response: InterruptResponse, opts: ResumeOptions | undefined): PreparedRun {
@@ -228,13 +234,6 @@ export class PipelineRuntime {
         message: `Cannot resume envelope ${JSON.stringify(envelope.id)}: ${why}`,
       });
     }
-    if (envelope.mode !== 'sequential') {
-      throw new PipelineUsageError({
-        code: 'PIPELINE_MODE_UNSUPPORTED',
-        argument: 'envelope.mode',
-        message: `Cannot resume envelope ${JSON.stringify(envelope.id)} of a "${envelope.mode}" run: this version of @signalyard/pipeline runs only "sequential" mode`,
-      });
-    }
     const compiled = this.#compiled;
     const raising = compiled.byName.get(interrupt.stage);
     if (raising === undefined) {
@@ -244,6 +243,7 @@ export class PipelineRuntime {
         message: `Cannot resume envelope ${JSON.stringify(envelope.id)}: its interrupt was raised by stage ${JSON.stringify(interrupt.stage)}, which pipeline ${JSON.stringify(compiled.name)} does not have`,
       });
     }
+    if (envelope.mode === 'parallel') checkDagEnvelope(compiled, envelope);
     if (interrupt.expiresAt !== undefined && Date.now() >= Date.parse(interrupt.expiresAt)) {
       throw new PipelineStateError({
         code: 'INTERRUPT_EXPIRED',
@@ -269,6 +269,10 @@ export class PipelineRuntime {
         : interrupt.kind === 'confirmation'
           ? compiled.confirmationResumeStage
           : undefined;
+    if (envelope.mode === 'parallel') {
+      const dag: DagStart = { mode: 'parallel', resumed: { stage: raising, response: answer }, ignoredResumeStage: configured === raising ? undefined : configured?.name };
+      return { state, start: dag, opts: o, control };
+    }
     const stage = configured ?? raising;
     const start: StartPoint =
       stage === raising ? { stage, response: answer } : { stage, response: answer, via: compiled.targetBetween(raising, stage.name) };
@@ -277,6 +281,7 @@ export class PipelineRuntime {
 
   async #execute(prepared: PreparedRun, emit: ((event: PipelineEvent) => void) | undefined, streamSignal: AbortSignal | undefined): Promise<Envelope> {
     const { state, start, opts, control } = prepared;
+    control?.onState?.(state);
     const onEvent = control?.onEvent;
     const sink =
       onEvent === undefined
@@ -332,7 +337,8 @@ export class PipelineRuntime {
         }, timeoutMs);
       }
       try {
-        if (controller.signal.aborted) cancel(scope, start.stage.name);
+        if (controller.signal.aborted) cancel(scope, 'stage' in start ? start.stage.name : state.currentStage);
+        else if ('mode' in start) await runDag(scope, start);
         else await runSequential(scope, start);
       } finally {
         if (timer !== undefined) clearTimeout(timer);

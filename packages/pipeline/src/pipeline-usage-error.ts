@@ -12,8 +12,9 @@ export type PipelineUsageErrorCode = 'PIPELINE_ARGUMENT_INVALID' | 'PIPELINE_MOD
  *   `bounds`), a resume response that is not an object, an unknown interrupt kind given to
  *   `ctx.interrupt`, a bad count given to `ctx.countToolCall`, or something other than a
  *   `Pipeline` given to `PipelineRuntime`.
- * - `PIPELINE_MODE_UNSUPPORTED`: a run mode this runtime does not run (DAG mode,
- *   `mode: 'parallel'`, is not available yet).
+ * - `PIPELINE_MODE_UNSUPPORTED`: a run mode this runtime does not run. This version runs both
+ *   modes (`sequential` and `parallel`), so it does not raise it; an unknown mode is
+ *   `PIPELINE_ARGUMENT_INVALID`.
  * - `PIPELINE_ENVELOPE_INVALID`: `Envelope.fromJSON` was given something that is not an
  *   envelope's JSON (the message names the path and the value), or an envelope does not belong
  *   to the pipeline it is resumed with.

@@ -1,4 +1,5 @@
 import type { PipelineEvent } from './pipeline-event.js';
+import type { RunState } from './run-state.js';
 
 /**
  * The key under which trusted callers in this package (the kernel) pass a {@link RunControl}
@@ -21,6 +22,8 @@ export interface RunControl {
   readonly maxToolCalls?: number;
   /** Receives every event of the run, as `stream` would yield it. */
   readonly onEvent?: (event: PipelineEvent) => void;
+  /** Receives the run's live state as the run starts (the kernel reads its counters while it runs). */
+  readonly onState?: (state: Readonly<RunState>) => void;
 }
 
 /** The control in `opts`, if any. @internal */

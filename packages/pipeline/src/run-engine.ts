@@ -19,7 +19,8 @@ export interface StartPoint {
   readonly via?: CompiledTarget | undefined;
 }
 
-interface Failure {
+/** Why a stage failed. @internal */
+export interface Failure {
   readonly message: string;
   readonly code: string | undefined;
 }
@@ -29,7 +30,8 @@ interface Refusal {
   readonly message: string;
 }
 
-type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown } | { readonly ok: 'aborted' };
+/** @internal */
+export type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown } | { readonly ok: 'aborted' };
 
 const ABORTED: Settled = Object.freeze({ ok: 'aborted' });
 const EMPTY_OUTPUT: Record<string, unknown> = Object.freeze({});
@@ -288,12 +290,13 @@ function isAborted(signal: AbortSignal): boolean {
   return signal.aborted;
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+/** @internal */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** Waits for the stage's promise, or for `signal` to fire, whichever comes first. */
-function settle(promise: PromiseLike<unknown>, signal: AbortSignal): Promise<Settled> {
+/** Waits for the stage's promise, or for `signal` to fire, whichever comes first. @internal */
+export function settle(promise: PromiseLike<unknown>, signal: AbortSignal): Promise<Settled> {
   return new Promise<Settled>((resolve) => {
     const onAbort = (): void => {
       resolve(ABORTED);
@@ -316,8 +319,9 @@ function settle(promise: PromiseLike<unknown>, signal: AbortSignal): Promise<Set
 /**
  * A stage's return value as a frozen output record without `undefined` values; `undefined`
  * counts as `{}`; `undefined` is returned for anything that is not a plain object.
+ * @internal
  */
-function normalizeOutput(value: unknown): Record<string, unknown> | undefined {
+export function normalizeOutput(value: unknown): Record<string, unknown> | undefined {
   if (value === undefined) return EMPTY_OUTPUT;
   if (typeof value !== 'object' || value === null) return undefined;
   const proto: unknown = Object.getPrototypeOf(value);
@@ -334,13 +338,14 @@ function normalizeOutput(value: unknown): Record<string, unknown> | undefined {
   return Object.freeze(out);
 }
 
-function failureOf(error: unknown): Failure {
+/** @internal */
+export function failureOf(error: unknown): Failure {
   const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
   return { message: messageOf(error), code: typeof code === 'string' ? code : undefined };
 }
 
-/** The failure an output's truthy `error` field describes. */
-function outputFailure(error: unknown): Failure {
+/** The failure an output's truthy `error` field describes. @internal */
+export function outputFailure(error: unknown): Failure {
   if (typeof error === 'string') return { message: error, code: undefined };
   if (error === true) return { message: 'the stage output has error: true', code: undefined };
   return failureOf(error);
@@ -361,7 +366,8 @@ export function messageOf(value: unknown): string {
   return safeDescribe(value);
 }
 
-function safeDescribe(value: unknown): string {
+/** `describeValue`, never throwing. @internal */
+export function safeDescribe(value: unknown): string {
   try {
     return describeValue(value);
   } catch {

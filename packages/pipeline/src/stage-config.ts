@@ -57,11 +57,11 @@ export interface StageConfig {
   defaultNext?: string;
   /** Where the run goes when the stage fails. Default: none (the run ends `stage_failed`). */
   errorNext?: string;
-  /** DAG mode: hard dependencies. */
+  /** DAG mode: hard dependencies. The stage starts once they have succeeded, and is skipped when one fails or is skipped. */
   requires?: readonly string[];
-  /** DAG mode: soft ordering (wait only if that stage runs). */
+  /** DAG mode: soft ordering. The stage waits for these stages if they run (success or failure), not if they are skipped. */
   after?: readonly string[];
-  /** DAG mode, over `requires`. Default `all`. */
+  /** DAG mode, over `requires`. Default `all`; `any`: one succeeded requirement is enough (skipped only when all fail). */
   joinStrategy?: JoinStrategy;
   /** Deadline for one execution of the stage, in ms: its `ctx.abortSignal` fires and it fails. */
   timeoutMs?: number;

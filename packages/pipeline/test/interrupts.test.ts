@@ -370,10 +370,11 @@ describe('resume errors', () => {
     expect(e.message).toContain('"ask"');
   });
 
-  it('PIPELINE_MODE_UNSUPPORTED for an envelope of a DAG-mode run', async () => {
+  it('an envelope of a DAG-mode run resumes in DAG mode (see dag.test.ts)', async () => {
     const paused = await runtimeOf({ stages: [asker('ask')] }).run(null);
     const dag = Envelope.fromJSON({ ...paused.toJSON(), mode: 'parallel' });
-    await rejectsCode(runtimeOf({ stages: [asker('ask')] }).resume(dag, { text: 'x' }), 'PIPELINE_MODE_UNSUPPORTED');
+    const env = await runtimeOf({ stages: [asker('ask')] }).resume(dag, { text: 'x' });
+    expect(env).toMatchObject({ mode: 'parallel', terminalReason: 'completed', outputs: { ask: { answer: 'x' } } });
   });
 
   it.each([

@@ -479,7 +479,7 @@ describe('PipelineRuntime.stream', () => {
 
   it('rejects the first next() for bad options', async () => {
     const runtime = runtimeOf({ stages: [stage('a')] });
-    await rejectsCode(collect(runtime.stream(null, { mode: 'parallel' })), 'PIPELINE_MODE_UNSUPPORTED');
+    await rejectsCode(collect(runtime.stream(null, { mode: 'dag' as never })), 'PIPELINE_ARGUMENT_INVALID');
     await rejectsCode(collect(runtime.stream(null, { envelopeId: '' })), 'PIPELINE_ARGUMENT_INVALID');
   });
 });
@@ -579,12 +579,10 @@ describe('PipelineRuntime: bad input', () => {
     throwsCode(() => new PipelineRuntime(p, null as never), 'PIPELINE_ARGUMENT_INVALID');
   });
 
-  it("rejects run(input, { mode: 'parallel' }) with PIPELINE_MODE_UNSUPPORTED instead of running sequentially", async () => {
-    let ran = false;
-    const runtime = runtimeOf({ stages: [{ name: 'a', run: () => ((ran = true), {}) }] });
-    const e = await rejectsCode(runtime.run(null, { mode: 'parallel' }), 'PIPELINE_MODE_UNSUPPORTED');
-    expect(PipelineUsageError.isInstance(e)).toBe(true);
-    expect(ran).toBe(false);
+  it("runs run(input, { mode: 'parallel' }) as a DAG (see dag.test.ts), not sequentially", async () => {
+    const runtime = runtimeOf({ stages: [stage('a', {}, { defaultNext: 'b' }), stage('b', {}, { requires: ['a'] }), stage('c')] });
+    const env = await runtime.run(null, { mode: 'parallel' });
+    expect(env).toMatchObject({ mode: 'parallel', terminalReason: 'completed', completedStages: ['a', 'c', 'b'] });
   });
 
   it.each([

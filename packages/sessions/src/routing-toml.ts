@@ -45,6 +45,24 @@ const ROUTING = table([
   ['bindings', 'bindings', { type: 'array', item: BINDING }],
 ]);
 
+/**
+ * Every key of the routing TOML, as dotted paths from the top of the file: `[]` marks the items
+ * of an array of tables, `*` the entries of a map. For tooling and documentation (the project's
+ * configuration reference is tested against it), e.g. `routing.default_agent`,
+ * `routing.bindings[].match.peer.id`, `routing.session.identity_links.*`.
+ */
+export function routingTomlKeyPaths(): readonly string[] {
+  const out: string[] = [];
+  const walk = (layout: Layout, path: string): void => {
+    out.push(path);
+    if (layout.type === 'table') for (const [key, [, child]] of layout.keys) walk(child, `${path}.${key}`);
+    else if (layout.type === 'array') walk(layout.item, `${path}[]`);
+    else if (layout.type === 'record') out.push(`${path}.*`);
+  };
+  walk(ROUTING, 'routing');
+  return out;
+}
+
 function isTable(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }

@@ -12,6 +12,8 @@ export type { RunnerOptions } from './runner-options.js';
 export type { AgentDefinition, Engine, EngineFn, TurnContext, TurnResult } from './engine.js';
 export { RunnerError } from './errors/runner-error.js';
 export type { SessionCheckpointV1 } from './checkpoint-format.js';
+export { crewEngine } from './crew-engine.js';
+export type { CrewEngineOptions } from './crew-engine.js';
 export { defaultInterruptResponse, pipelineEngine } from './pipeline-engine.js';
 export type { PipelineEngineOptions } from './pipeline-engine.js';
 export { rateLimitPlugin } from './rate-limit-plugin.js';
@@ -128,6 +130,7 @@ export {
   resolveLinkedPeerId,
   resolveRoute,
   routingConfigSchema,
+  routingTomlKeyPaths,
 } from '@signalyard/sessions';
 export type {
   DeepPartial,
@@ -150,8 +153,11 @@ export type {
   TaskType,
 } from '@signalyard/sessions';
 export {
+  CrewExecutor,
+  CrewRunError,
   DEFAULT_CREW_SETTINGS,
   SignalMatcher,
+  crewConfigKeyPaths,
   crewConfigSchema,
   isValidSignal,
   loadCrewConfig,
@@ -166,11 +172,19 @@ export type {
   CrewAgentInput,
   CrewConfig,
   CrewConfigInput,
+  CrewEndReason,
+  CrewEvent,
+  CrewExecutorOptions,
+  CrewResponse,
   CrewRouting,
+  CrewRunErrorCode,
+  CrewRunOptions,
   CrewSettings,
+  CrewState,
   MatchLevel,
   ParallelGroupConfig,
   ParallelGroupInput,
+  ParallelMemberStatus,
   ParseCrewConfigOptions,
   RoutingSignal,
 } from '@signalyard/crew';
@@ -178,6 +192,10 @@ export {
   DEFAULT_BOUNDS,
   Envelope,
   INTERRUPT_KINDS,
+  Kernel,
+  KernelError,
+  PRIORITIES,
+  PROCESS_TRANSITIONS,
   Pipeline,
   PipelineBoundError,
   PipelineConfigError,
@@ -186,8 +204,10 @@ export {
   PipelineStateError,
   PipelineUsageError,
   TERMINAL_REASONS,
+  canTransition,
   definePipeline,
   isInterruptKind,
+  isPriority,
   ruleValuesEqual,
 } from '@signalyard/pipeline';
 export type {
@@ -198,6 +218,10 @@ export type {
   InterruptKind,
   InterruptResponse,
   JoinStrategy,
+  KernelErrorCode,
+  KernelEvent,
+  KernelEventsOptions,
+  KernelOptions,
   PipelineBounds,
   PipelineConfig,
   PipelineEvent,
@@ -206,15 +230,23 @@ export type {
   PipelineStageErrorCode,
   PipelineStateErrorCode,
   PipelineUsageErrorCode,
+  Priority,
+  ProcessHandle,
+  ProcessState,
+  ProcessStatus,
+  ProcessUsage,
   ResolvedInterrupt,
+  ResourceQuota,
   ResumeOptions,
   RoutingRule,
   RunBounds,
   RunOptions,
+  ServiceOptions,
   StageConfig,
   StageContext,
   StageErrorRecord,
   StageOutput,
+  SubmitOptions,
   TerminalReason,
   TraceEntry,
 } from '@signalyard/pipeline';

@@ -1,0 +1,214 @@
+import { ConfigError, describeValue, type ChatMessage, type ChatModel, type ConfigProblem, type Tool, type ToolSpec } from '@signalyard/core';
+import type { CrewConfig, CrewSettings } from './crew-config.js';
+import { SignalMatcher } from './signal-matcher.js';
+
+/** A routing signal (non-empty target) with its target resolved. @internal */
+export interface CompiledRoute {
+  readonly signal: string;
+  readonly target: string;
+  /** Set when the target is an agent. */
+  readonly agent: CompiledAgent | undefined;
+  /** Set when the target is a parallel group. */
+  readonly group: CompiledGroup | undefined;
+}
+
+/** An agent with everything its turns need precomputed. @internal */
+export interface CompiledAgent {
+  readonly id: string;
+  readonly model: ChatModel;
+  /** The `system` message sent first on each call, when the agent has a system prompt. */
+  readonly system: ChatMessage | undefined;
+  readonly tools: ReadonlyMap<string, Tool>;
+  /** What requests carry as `tools`; undefined when the agent has none. */
+  readonly toolSpecs: readonly ToolSpec[] | undefined;
+  /** Termination signals (target `""`), in config order, and their matcher. */
+  readonly terminations: readonly string[];
+  readonly terminationMatcher: SignalMatcher | undefined;
+  /** Routing signals (non-empty target), in config order, and their matcher. */
+  readonly routes: readonly CompiledRoute[];
+  readonly routeMatcher: SignalMatcher | undefined;
+  readonly waitForSignal: boolean;
+  readonly isTerminal: boolean;
+  /** Step 8: the first handoff target that exists and is not this agent, else the first other agent. */
+  fallback: CompiledAgent | undefined;
+}
+
+/** A parallel group, resolved. @internal */
+export interface CompiledGroup {
+  readonly name: string;
+  readonly members: readonly CompiledAgent[];
+  readonly memberIds: readonly string[];
+  readonly timeoutMs: number;
+  readonly timeoutSeconds: number;
+  readonly waitForAll: boolean;
+  readonly next: CompiledAgent | undefined;
+}
+
+/** A crew ready to run: immutable, shared by every run of one executor. @internal */
+export interface CompiledCrew {
+  readonly config: CrewConfig;
+  readonly settings: CrewSettings;
+  readonly agents: ReadonlyMap<string, CompiledAgent>;
+  readonly agentIds: readonly string[];
+  readonly entry: CompiledAgent;
+}
+
+/** setTimeout's largest delay; a larger one would fire at once. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+const isObject = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === 'object' && v !== null;
+const isModel = (v: unknown): v is ChatModel => isObject(v) && typeof v.generate === 'function';
+
+/**
+ * Resolves a validated crew against the executor's models and tools.
+ *
+ * @throws ConfigError listing every problem with the models and tools: a model that is not a
+ * `ChatModel`, a model record missing an agent or naming a non-agent, a malformed or duplicate
+ * tool, an agent naming a tool that was not given.
+ * @internal
+ */
+export function compileCrew(config: CrewConfig, model: unknown, tools: unknown): CompiledCrew {
+  const problems: ConfigProblem[] = [];
+  const ids = config.agents.map((a) => a.id);
+  const idList = ids.map((id) => JSON.stringify(id)).join(', ');
+
+  // Models: one for all, or one per agent.
+  const modelOf = new Map<string, ChatModel>();
+  if (isModel(model)) {
+    for (const id of ids) modelOf.set(id, model);
+  } else if (isObject(model) && !Array.isArray(model)) {
+    for (const key of Object.keys(model)) {
+      if (!ids.includes(key)) problems.push({ path: `model.${key}`, message: `${JSON.stringify(key)} is not an agent (agents: ${idList})` });
+    }
+    for (const id of ids) {
+      const m = Object.prototype.hasOwnProperty.call(model, id) ? model[id] : undefined;
+      if (m === undefined) problems.push({ path: `model.${id}`, message: `no model for agent ${JSON.stringify(id)}: give one ChatModel for every agent, or one for all` });
+      else if (!isModel(m)) problems.push({ path: `model.${id}`, message: `expected a ChatModel { generate(request) }, got ${describeValue(m)}` });
+      else modelOf.set(id, m);
+    }
+  } else {
+    problems.push({ path: 'model', message: `expected a ChatModel { generate(request) } or a record of them by agent id, got ${describeValue(model)}` });
+  }
+
+  // Tools, by name.
+  const toolByName = new Map<string, Tool>();
+  if (tools !== undefined && !Array.isArray(tools)) {
+    problems.push({ path: 'tools', message: `expected a list of tools, got ${describeValue(tools)}` });
+  } else if (tools !== undefined) {
+    (tools as readonly unknown[]).forEach((tool, i) => {
+      if (!isObject(tool)) {
+        problems.push({ path: `tools[${i}]`, message: `expected a Tool { name, parameters, execute }, got ${describeValue(tool)}` });
+        return;
+      }
+      const name = tool.name;
+      let ok = true;
+      if (typeof name !== 'string' || name === '') {
+        problems.push({ path: `tools[${i}].name`, message: `expected a non-empty string, got ${describeValue(name)}` });
+        ok = false;
+      }
+      if (typeof tool.execute !== 'function') {
+        problems.push({ path: `tools[${i}].execute`, message: `expected a function, got ${describeValue(tool.execute)}` });
+        ok = false;
+      }
+      if (!isObject(tool.parameters)) {
+        problems.push({ path: `tools[${i}].parameters`, message: `expected a JSON Schema object, got ${describeValue(tool.parameters)}` });
+        ok = false;
+      }
+      if (!ok) return;
+      const n = name as string;
+      if (toolByName.has(n)) problems.push({ path: `tools[${i}].name`, message: `duplicate tool name ${JSON.stringify(n)}` });
+      else toolByName.set(n, tool as unknown as Tool);
+    });
+  }
+  config.agents.forEach((agent, i) => {
+    agent.tools.forEach((name, j) => {
+      if (!toolByName.has(name)) {
+        const known = [...toolByName.keys()].map((t) => JSON.stringify(t)).join(', ');
+        problems.push({
+          path: `crew.agents[${i}].tools[${j}]`,
+          message: `agent ${JSON.stringify(agent.id)} names tool ${JSON.stringify(name)}, which was not given to the executor (tools: ${known === '' ? 'none' : known})`,
+        });
+      }
+    });
+  });
+  if (problems.length > 0) throw new ConfigError({ problems });
+
+  // Agents, then groups (which refer to agents), then routes (which refer to both).
+  const agents = new Map<string, CompiledAgent>();
+  const routesOf = new Map<string, CompiledRoute[]>();
+  for (const a of config.agents) {
+    const agentTools = new Map<string, Tool>();
+    const specs: ToolSpec[] = [];
+    for (const name of a.tools) {
+      const tool = toolByName.get(name) as Tool;
+      if (agentTools.has(name)) continue;
+      agentTools.set(name, tool);
+      specs.push(Object.freeze({ name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), parameters: tool.parameters }));
+    }
+    const signals = config.routing.signals[a.id] ?? [];
+    const terminations = signals.filter((s) => s.target === '').map((s) => s.signal);
+    const routes: CompiledRoute[] = [];
+    routesOf.set(a.id, routes);
+    const behavior = config.routing.agentBehaviors[a.id];
+    const prompt = a.systemPrompt;
+    agents.set(a.id, {
+      id: a.id,
+      model: modelOf.get(a.id) as ChatModel,
+      system: prompt === undefined || prompt === '' ? undefined : Object.freeze({ role: 'system', content: prompt }),
+      tools: agentTools,
+      toolSpecs: specs.length === 0 ? undefined : Object.freeze(specs),
+      terminations: Object.freeze(terminations),
+      terminationMatcher: terminations.length === 0 ? undefined : new SignalMatcher(terminations),
+      routes,
+      routeMatcher: undefined,
+      waitForSignal: behavior?.waitForSignal ?? false,
+      isTerminal: behavior?.isTerminal ?? false,
+      fallback: undefined,
+    });
+  }
+  const groups = new Map<string, CompiledGroup>();
+  for (const [name, g] of Object.entries(config.routing.parallelGroups)) {
+    const members = g.agents.map((id) => agents.get(id)).filter((m): m is CompiledAgent => m !== undefined);
+    groups.set(name, {
+      name,
+      members: Object.freeze(members),
+      memberIds: Object.freeze(members.map((m) => m.id)),
+      timeoutSeconds: g.timeoutSeconds,
+      timeoutMs: Math.min(Math.max(Math.ceil(g.timeoutSeconds * 1000), 1), MAX_TIMEOUT_MS),
+      waitForAll: g.waitForAll,
+      next: g.nextAgent === undefined ? undefined : agents.get(g.nextAgent),
+    });
+  }
+  for (const a of config.agents) {
+    const compiled = agents.get(a.id) as CompiledAgent & { routeMatcher: SignalMatcher | undefined };
+    const routes = routesOf.get(a.id) as CompiledRoute[];
+    for (const s of config.routing.signals[a.id] ?? []) {
+      if (s.target === '') continue;
+      routes.push(Object.freeze({ signal: s.signal, target: s.target, agent: agents.get(s.target), group: groups.get(s.target) }));
+    }
+    Object.freeze(routes);
+    if (routes.length > 0) compiled.routeMatcher = new SignalMatcher(routes.map((r) => r.signal));
+    // Fallback (step 8): the first handoff target that exists and is not this agent, else the first other agent.
+    let fallback: CompiledAgent | undefined;
+    for (const t of a.handoffTargets) {
+      const target = agents.get(t);
+      if (target !== undefined && t !== a.id) {
+        fallback = target;
+        break;
+      }
+    }
+    if (fallback === undefined) {
+      const other = ids.find((id) => id !== a.id);
+      fallback = other === undefined ? undefined : agents.get(other);
+    }
+    compiled.fallback = fallback;
+  }
+  for (const agent of agents.values()) Object.freeze(agent);
+  return Object.freeze({
+    config,
+    settings: config.settings,
+    agents,
+    agentIds: Object.freeze(ids),
+    entry: agents.get(config.entryPoint) as CompiledAgent,
+  });
+}

@@ -1,0 +1,139 @@
+import type { ChatMessage, SignalyardError, ToolCall } from '@signalyard/core';
+import type { CrewRunError } from './errors/crew-run-error.js';
+
+/**
+ * Why a run ended without an error (`CrewResponse.reason`):
+ *
+ * - `terminated_by_signal`: the agent's reply matched one of its signals with target `""`;
+ * - `terminal_agent`: no signal routed the reply of an agent with `is_terminal`;
+ * - `paused`: no signal routed the reply of an agent with `wait_for_signal`: the next run with
+ *   the returned `state` starts at that agent;
+ * - `max_handoffs`: a handoff would have brought the count to `max_handoffs`;
+ * - `max_rounds`: another model call would have been needed beyond `max_rounds`;
+ * - `no_next_agent`: nothing routed the reply and the fallback found no other agent.
+ *
+ * @example
+ * ```ts
+ * const { reason } = await executor.execute(input);
+ * if (reason === 'max_handoffs' || reason === 'max_rounds') console.warn('the crew hit a limit');
+ * ```
+ */
+export type CrewEndReason = 'terminated_by_signal' | 'terminal_agent' | 'paused' | 'max_handoffs' | 'max_rounds' | 'no_next_agent';
+
+/**
+ * What a crew remembers between runs: the shared history and, after a `paused` run, the agent
+ * the next run starts at. Plain JSON (as long as the tool-call arguments are): store it
+ * anywhere (a checkpoint store, a session) and pass it back as `opts.state`.
+ *
+ * The executor never changes a state it is given: every run returns a new one.
+ *
+ * @example
+ * ```ts
+ * const saved = JSON.stringify(response.state);                        // e.g. into a checkpoint store
+ * const state: CrewState = JSON.parse(saved);
+ * await executor.execute('next message', { state });                   // resumes at state.pausedAgentId, if set
+ * ```
+ */
+export interface CrewState {
+  /** Every message of the conversation so far, untrimmed (trimming applies to model requests only). */
+  history: ChatMessage[];
+  /** Set when the run ended `paused`: the agent the next run with this state starts at. */
+  pausedAgentId?: string;
+}
+
+/**
+ * How a successful run ended: the last reply, why the run stopped, and the state to keep.
+ *
+ * @example
+ * ```ts
+ * const response = await executor.execute('Start the exam');
+ * console.log(`${response.agentId}: ${response.content} (${response.reason}, ${response.handoffs} handoffs)`);
+ * if (response.reason === 'paused') askUser(response.pausedAgentId);
+ * ```
+ */
+export interface CrewResponse {
+  /** The agent whose reply `content` is (after a parallel group: the agent that started it). */
+  agentId: string;
+  /** The last reply of the run (after a parallel group: the aggregated results). */
+  content: string;
+  reason: CrewEndReason;
+  /** True for `terminated_by_signal` and `terminal_agent`: the conversation is over. */
+  isTerminal: boolean;
+  /** Set when `reason` is `'paused'` (the same as `state.pausedAgentId`). */
+  pausedAgentId?: string;
+  /** Handoffs made during this run (signal, parallel `next_agent` and fallback handoffs alike). */
+  handoffs: number;
+  /** The state to pass to the next run. */
+  state: CrewState;
+}
+
+/**
+ * How a parallel-group member ended (`parallel_member_end.status`): `succeeded`; `failed` (its
+ * model threw, its tool rounds looped, or `max_rounds` stopped it: see `error`); `timed_out` (the
+ * group's deadline passed); `cancelled` (`wait_for_all: false` and another member succeeded).
+ *
+ * @example
+ * ```ts
+ * if (event.type === 'parallel_member_end' && event.status !== 'succeeded') console.warn(event.agentId, event.status, event.error?.message);
+ * ```
+ */
+export type ParallelMemberStatus = 'succeeded' | 'failed' | 'timed_out' | 'cancelled';
+
+/**
+ * One event of a crew run, as `CrewExecutor.executeStream` yields them (discriminated by
+ * `type`). Events of parallel-group members (`agent_start`, `agent_response`, `tool_start`,
+ * `tool_result`) carry the `group` they belong to; those of the main loop have no `group`.
+ *
+ * A stream always ends with exactly one `end` (carrying the response) or `error` (carrying the
+ * `CrewRunError` and the state up to the failure) event.
+ *
+ * @example
+ * ```ts
+ * for await (const event of executor.executeStream('Start the exam')) {
+ *   if (event.type === 'agent_response') console.log(`${event.agentId}: ${event.content}`);
+ *   else if (event.type === 'handoff') console.log(`${event.from} -> ${event.to} (${event.via})`);
+ *   else if (event.type === 'end') save(event.response.state);
+ *   else if (event.type === 'error') console.error(event.error.code, event.error.message);
+ * }
+ * ```
+ */
+export type CrewEvent =
+  | { type: 'agent_start'; agentId: string; group?: string }
+  | { type: 'agent_response'; agentId: string; content: string; toolCalls?: readonly ToolCall[]; group?: string }
+  | { type: 'tool_start'; agentId: string; call: ToolCall; group?: string }
+  | { type: 'tool_result'; agentId: string; call: ToolCall; result: unknown; isError: boolean; group?: string }
+  | { type: 'handoff'; from: string; to: string; via: 'signal' | 'parallel' | 'fallback'; signal?: string; handoffs: number }
+  | { type: 'parallel_start'; group: string; agents: readonly string[] }
+  | {
+      type: 'parallel_member_end';
+      group: string;
+      agentId: string;
+      status: ParallelMemberStatus;
+      content?: string;
+      error?: SignalyardError;
+    }
+  | { type: 'parallel_end'; group: string; succeeded: readonly string[] }
+  | { type: 'terminate'; agentId: string; reason: CrewEndReason; signal?: string }
+  | { type: 'pause'; agentId: string }
+  | { type: 'warning'; agentId: string; message: string }
+  | { type: 'error'; error: CrewRunError; state: CrewState }
+  | { type: 'end'; response: CrewResponse };
+
+/**
+ * Options of one run (`CrewExecutor.execute` / `executeStream`). Unknown keys are rejected
+ * (`CREW_ARGUMENT_INVALID`), so a misspelt `signal` does not pass silently.
+ *
+ * @example
+ * ```ts
+ * const controller = new AbortController();
+ * await executor.execute('go on', { state, resumeAgentId: 'reviewer', abortSignal: controller.signal });
+ * ```
+ */
+export interface CrewRunOptions {
+  /** The state a previous run returned; default: a fresh conversation. Never modified. */
+  state?: CrewState;
+  /** Start at this agent (wins over `state.pausedAgentId` and the entry point). */
+  resumeAgentId?: string;
+  /** Stops the run: the model call or tool in flight is abandoned and the run fails with `ABORTED`. */
+  abortSignal?: AbortSignal;
+}

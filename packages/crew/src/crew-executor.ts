@@ -1,0 +1,123 @@
+import { ConfigError, describeValue, type ChatModel, type Tool } from '@signalyard/core';
+import { compileCrew, type CompiledCrew } from './compiled-crew.js';
+import type { CrewConfig, CrewConfigInput } from './crew-config.js';
+import { eventStream } from './crew-event-stream.js';
+import type { CrewEvent, CrewResponse, CrewRunOptions } from './crew-events.js';
+import { runCrew } from './crew-run.js';
+import { resolveCrewConfig } from './resolve-crew-config.js';
+
+/**
+ * Options of the {@link CrewExecutor} constructor.
+ *
+ * @example
+ * ```ts
+ * new CrewExecutor({ crew, model: { teacher: bigModel, student: smallModel, reporter: smallModel }, tools: [lookup] });
+ * ```
+ */
+export interface CrewExecutorOptions {
+  /** The crew: from `parseCrewConfig` / `loadCrewConfig`, or written in code (validated with the same schema). */
+  crew: CrewConfig | CrewConfigInput;
+  /** One model for every agent, or one per agent id (then every agent needs one). */
+  model: ChatModel | Readonly<Record<string, ChatModel>>;
+  /** The tools agents may call, matched by `Tool.name` against each agent's `tools` list. */
+  tools?: readonly Tool[];
+}
+
+/**
+ * Runs a crew: agents take turns on one shared history, handing off to each other through the
+ * signals in their replies, until a signal terminates the run, an agent pauses or is terminal,
+ * or a limit is reached.
+ *
+ * Each turn (see the guide, `docs/crew.md`, for the full loop): the agent's model is called
+ * with its `system_prompt` and the shared history (trimmed to `max_history_messages`, never
+ * separating a tool call from its result), with `agentId` and an `abortSignal` tied to the
+ * run's; tool calls are run and the same agent is called again (at most `max_tool_rounds`
+ * rounds in a row); then a termination signal ends the run, else the first routing signal in
+ * config order hands off to an agent or runs a parallel group, else `wait_for_signal` pauses,
+ * `is_terminal` ends, and the fallback (`handoff_targets`, then the first other agent) hands
+ * off. `max_handoffs` applies to every handoff, `max_rounds` to every model call.
+ *
+ * The executor is immutable and keeps no per-run state: one executor serves any number of
+ * concurrent runs, each with its own history. Between runs, the caller keeps
+ * `response.state` and passes it back as `opts.state`.
+ *
+ * @example
+ * ```ts
+ * const executor = new CrewExecutor({ crew: await loadCrewConfig('crew.yaml'), model, tools: [lookup] });
+ * let state: CrewState | undefined;
+ * const response = await executor.execute('Start the exam', { state });
+ * state = response.state;                  // keep it for the next run
+ * console.log(response.reason, response.agentId, response.content);
+ * ```
+ */
+export class CrewExecutor {
+  /** The validated crew, every default filled in. */
+  readonly crew: CrewConfig;
+  readonly #compiled: CompiledCrew;
+
+  /**
+   * @param options - `crew`, `model` (one for all agents or a record by agent id) and `tools`.
+   * @throws ConfigError (`CONFIG_INVALID`) listing every problem: the crew's (paths as
+   * `resolveCrewConfig` gives them), or, for a valid crew, the models' and tools' (`model.student`:
+   * missing or not a `ChatModel`; `tools[1].name`: malformed or duplicate;
+   * `crew.agents[0].tools[0]`: a tool the executor was not given).
+   */
+  constructor(options: CrewExecutorOptions) {
+    if (typeof options !== 'object' || (options as unknown) === null) {
+      throw new ConfigError({ problems: [{ path: '', message: `expected executor options { crew, model, tools? }, got ${describeValue(options)}` }] });
+    }
+    const unknown = Object.keys(options).filter((k) => k !== 'crew' && k !== 'model' && k !== 'tools');
+    if (unknown.length > 0) {
+      throw new ConfigError({ problems: unknown.map((k) => ({ path: k, message: `unknown option ${JSON.stringify(k)} (expected crew, model, tools)` })) });
+    }
+    this.crew = resolveCrewConfig(options.crew);
+    this.#compiled = compileCrew(this.crew, options.model, options.tools);
+  }
+
+  /**
+   * One run, as a stream of {@link CrewEvent}s: from `opts.resumeAgentId`, else
+   * `opts.state.pausedAgentId`, else the entry agent, until the run ends. The run starts when
+   * iteration starts.
+   *
+   * The stream always ends with exactly one `end` event (carrying the {@link CrewResponse} and
+   * its state) or `error` event (carrying the `CrewRunError` and the state up to the failure),
+   * and then finishes normally: the iterator never throws. Bad arguments end it with an `error`
+   * event too (`CREW_ARGUMENT_INVALID`, `CREW_UNKNOWN_AGENT`). Stopping iteration early aborts the
+   * run (the model call or tool in flight gets its `abortSignal`).
+   *
+   * @example
+   * ```ts
+   * for await (const event of executor.executeStream('Start the exam', { state })) {
+   *   if (event.type === 'agent_response') console.log(`${event.agentId}: ${event.content}`);
+   *   if (event.type === 'end') state = event.response.state;
+   *   if (event.type === 'error') state = event.state;
+   * }
+   * ```
+   */
+  executeStream(input: string, opts?: CrewRunOptions): AsyncIterable<CrewEvent> {
+    const compiled = this.#compiled;
+    return eventStream<CrewEvent>((emit, consumerSignal) => runCrew(compiled, input, opts, emit, consumerSignal));
+  }
+
+  /**
+   * One run (as {@link CrewExecutor.executeStream}, without building events), resolving with its
+   * {@link CrewResponse}.
+   *
+   * @throws CrewRunError (as a rejection) carrying `state`, with code `CREW_AGENT_FAILED` (a
+   * model threw: its error is the `cause`), `ABORTED` (`opts.abortSignal` fired),
+   * `CREW_TOOL_LOOP`, `CREW_PARALLEL_FAILED`, `CREW_UNKNOWN_AGENT` (an unknown `resumeAgentId`
+   * or `state.pausedAgentId`) or `CREW_ARGUMENT_INVALID`.
+   * @example
+   * ```ts
+   * const first = await executor.execute('Start the exam');
+   * if (first.reason === 'paused') {
+   *   const next = await executor.execute('My answer is 4', { state: first.state });   // resumes at first.pausedAgentId
+   * }
+   * ```
+   */
+  async execute(input: string, opts?: CrewRunOptions): Promise<CrewResponse> {
+    const result = await runCrew(this.#compiled, input, opts, undefined);
+    if (result.ok) return result.response;
+    throw result.error;
+  }
+}

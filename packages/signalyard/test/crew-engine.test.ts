@@ -1,0 +1,92 @@
+import { MemoryCheckpointStore, type RunnerEvent } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import { parseCrewConfig, type CrewResponse } from '@signalyard/crew';
+import { createRunner, crewEngine } from 'signalyard';
+import { describe, expect, it } from 'vitest';
+
+const crewYaml = `
+entry_point: triage
+agents:
+  - id: triage
+    system_prompt: "Route the customer."
+  - id: billing
+  - id: clerk
+routing:
+  signals:
+    triage:
+      - { signal: "[ROUTE_BILLING]", target: billing }
+    billing:
+      - { signal: "[NEED_INFO]", target: clerk }
+      - { signal: "[DONE]", target: "" }
+    clerk:
+      - { signal: "[ROUTE]", target: billing }
+  agent_behaviors:
+    clerk: { wait_for_signal: true }
+`;
+
+const dm = (text: string) => ({ channel: 'telegram', peer: { kind: 'dm' as const, id: '9' }, text });
+
+describe('crewEngine', () => {
+  it('runs handoffs inside one turn and keeps the history once, in the session', async () => {
+    const model = scriptedModel({ triage: ['Let me route you. [ROUTE_BILLING]'], billing: ['Refund issued. [DONE]'] });
+    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(parseCrewConfig(crewYaml), { model }) }] });
+    const events: RunnerEvent[] = [];
+    runner.on((e) => events.push(e));
+    const o = await runner.handle(dm('I was charged twice'));
+    expect(o.status).toBe('completed');
+    const response = o.output as CrewResponse;
+    expect(response).toMatchObject({ agentId: 'billing', reason: 'terminated_by_signal', handoffs: 1 });
+    const view = await runner.session(o.sessionKey);
+    expect(view?.history.map((m) => [m.role, m.name, m.content])).toEqual([
+      ['user', undefined, 'I was charged twice'],
+      ['assistant', 'triage', 'Let me route you. [ROUTE_BILLING]'],
+      ['assistant', 'billing', 'Refund issued. [DONE]'],
+    ]);
+    // The model saw the system prompt and the user message once.
+    expect(model.calls[0]?.messages.map((m) => m.role)).toEqual(['system', 'user']);
+    expect(events.filter((e) => e.type === 'engine_event').map((e) => (e as { event: { type: string } }).event.type)).toContain('handoff');
+    await runner.close();
+  });
+
+  it('a wait_for_signal pause survives a new runner over the same store and resumes on the next message', async () => {
+    const store = new MemoryCheckpointStore();
+    const model = scriptedModel({
+      triage: ['[ROUTE_BILLING]'],
+      billing: ['I need your order number. [NEED_INFO]', 'Found it, refunded. [DONE]'],
+      clerk: ['Please send the order number.', 'Thanks, passing this on. [ROUTE]'],
+    });
+    const crew = parseCrewConfig(crewYaml);
+    const first = createRunner({ agents: [{ id: 'support', engine: crewEngine(crew, { model }) }], store });
+    const paused = await first.handle(dm('refund please'));
+    expect(paused.status).toBe('paused');
+    expect((paused.output as CrewResponse).pausedAgentId).toBe('clerk');
+    expect((await first.session(paused.sessionKey))?.engineState).toEqual({ pausedAgentId: 'clerk' });
+    await first.close();
+
+    const second = createRunner({ agents: [{ id: 'support', engine: crewEngine(crew, { model }) }], store });
+    const resumed = await second.handle(dm('order A-1001'));
+    // The clerk (the paused agent) answers first and routes back to billing, which finishes.
+    const response = resumed.output as CrewResponse;
+    expect(model.calls.at(-2)?.agentId).toBe('clerk');
+    expect(response.agentId).toBe('billing');
+    expect(resumed.status).toBe('completed');
+    expect((await second.session(resumed.sessionKey))?.engineState).toEqual({});
+    const history = (await second.session(resumed.sessionKey))?.history ?? [];
+    expect(history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['refund please', 'order A-1001']);
+    await second.close();
+  });
+
+  it('a failing model fails the turn with the crew error and keeps the last good checkpoint', async () => {
+    const model = scriptedModel({ triage: [() => { throw new Error('provider down'); }] });
+    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(parseCrewConfig(crewYaml), { model }) }] });
+    const o = await runner.handle(dm('hello'));
+    expect(o.status).toBe('failed');
+    expect(o.error?.code).toBe('CREW_AGENT_FAILED');
+    expect((await runner.session(o.sessionKey))?.history.map((m) => m.content)).toEqual(['hello']);
+    await runner.close();
+  });
+
+  it('refuses bad options', () => {
+    expect(() => crewEngine(parseCrewConfig(crewYaml), null as never)).toThrow(/crewEngine needs options/);
+  });
+});
