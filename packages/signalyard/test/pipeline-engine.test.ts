@@ -56,9 +56,13 @@ describe('pipelineEngine', () => {
     await second.close();
   });
 
-  it('"no" to a confirmation ends the run user_denied and clears the paused state', async () => {
-    const runner = createRunner({ agents: [{ id: 'refunds', engine: pipelineEngine(confirmPipeline()) }] });
-    await runner.handle(dm('refund'));
+  it('"no" to a confirmation paused across a runner restart ends the run user_denied and clears the paused state', async () => {
+    const store = new MemoryCheckpointStore();
+    const agents = [{ id: 'refunds', engine: pipelineEngine(confirmPipeline()) }];
+    const before = createRunner({ agents, store });
+    expect((await before.handle(dm('refund'))).status).toBe('paused');
+    await before.close();
+    const runner = createRunner({ agents, store });
     const denied = await runner.handle(dm('no'));
     expect(denied.status).toBe('completed');
     expect((denied.output as Envelope).terminalReason).toBe('user_denied');
