@@ -1,0 +1,145 @@
+// The support desk: its agents, their strategies and engines, and the plugins — built once per
+// runner over a given store.
+import { readFileSync } from 'node:fs';
+import type { ChatModel, ChatRequest, CheckpointStore } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import {
+  Action,
+  FsmStrategy,
+  SignalKind,
+  auditLogPlugin,
+  createRunner,
+  crewEngine,
+  definePipeline,
+  parseCrewConfig,
+  parseRoutingConfig,
+  pipelineEngine,
+  rateLimitPlugin,
+  type AuditEntry,
+  type CrewResponse,
+  type EngineFn,
+  type Envelope,
+  type Runner,
+  type Signal,
+} from 'signalyard';
+
+const config = (file: string): string => readFileSync(new URL(`../config/${file}`, import.meta.url), 'utf8');
+
+export const routing = parseRoutingConfig(config('routing.toml'));
+const deskCrew = parseCrewConfig(config('desk-crew.yaml'));
+const vipCrew = parseCrewConfig(config('vip-crew.yaml'));
+
+const textOf = (s: Signal): string => (s.payload as { text?: string } | null)?.text ?? '';
+const YES = /^\s*(y|yes|yes please|ok|go ahead|confirm)\s*[.!]*\s*$/i;
+const NO = /^\s*(n|no|no thanks|cancel)\s*[.!]*\s*$/i;
+
+/**
+ * The desk's workflow. While a fix awaits the customer's confirmation, "yes" / "no" are
+ * transitions decided by the strategy tier (no model call); while it is being carried out,
+ * user messages are refused.
+ */
+export const deskWorkflow = FsmStrategy.builder()
+  .initial('idle')
+  .state('idle')
+  .state('triaging')
+  .state('awaiting_confirmation')
+  .state('resolving')
+  .state('closed')
+  .transition('idle', 'open', 'triaging')
+  .transition('triaging', 'propose', 'awaiting_confirmation')
+  .transition('awaiting_confirmation', 'confirm', 'resolving')
+  .transition('awaiting_confirmation', 'decline', 'triaging')
+  .transition('resolving', 'resolve', 'closed')
+  .transition('closed', 'reopen', 'triaging')
+  .route({ kind: SignalKind.UserMessage, name: 'confirm-yes', predicate: (s) => YES.test(textOf(s)), action: Action.transition('confirm') }, { inStates: ['awaiting_confirmation'] })
+  .route({ kind: SignalKind.UserMessage, name: 'confirm-no', predicate: (s) => NO.test(textOf(s)), action: Action.transition('decline') }, { inStates: ['awaiting_confirmation'] })
+  .route({ kind: SignalKind.UserMessage, name: 'busy-resolving', action: Action.reject('resolving') }, { inStates: ['resolving'] })
+  .define();
+
+/** The refund review: a high-risk refund waits for a human's confirmation. */
+export const refundReview = definePipeline({
+  name: 'refund-review',
+  stages: [
+    {
+      name: 'assess',
+      run: (ctx) => {
+        const text = (ctx.input as { text: string }).text;
+        const amount = Number(/\$(\d+)/.exec(text)?.[1] ?? 0);
+        const refund = /\b(R-\d+)\b/.exec(text)?.[1] ?? 'R-?';
+        return { refund, amount, risk: amount > 100 ? 'high' : 'low' };
+      },
+      routingRules: [{ condition: 'risk', value: 'high', target: 'confirmation' }],
+      defaultNext: 'execute',
+    },
+    { name: 'execute', run: (ctx) => ({ refunded: (ctx.outputs.assess as { amount: number }).amount, reference: 'RF-1017' }) },
+  ],
+  confirmationResumeStage: 'execute',
+});
+
+/** The review pipeline's assistant message. */
+export const renderReview = (env: Envelope): string => {
+  const assess = env.outputs.assess as { refund: string; amount: number } | undefined;
+  if (env.interrupt !== undefined && !env.terminated) return `Refund ${assess?.refund ?? '?'} of $${assess?.amount ?? 0} is high risk: approve? (yes/no)`;
+  if (env.terminalReason === 'user_denied') return `Refund ${assess?.refund ?? '?'} declined.`;
+  const done = env.outputs.execute as { refunded: number; reference: string } | undefined;
+  return done === undefined ? `Review ended: ${env.terminalReason ?? '?'}` : `Refund ${assess?.refund ?? '?'}: $${done.refunded} refunded (${done.reference}).`;
+};
+
+/** A scripted model: answers by agent and by what the customer said, so any order of events works. */
+export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[] } {
+  return scriptedModel((request) => {
+    const said = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    switch (request.agentId) {
+      case 'triage':
+        if (/invoice|charge|refund/i.test(said)) return 'This is a billing matter. [ROUTE_BILLING]';
+        if (/crash|error|bug/i.test(said)) return 'Could be the app or the account; asking both teams. [INVESTIGATE]';
+        return 'Thanks for the details, we are on it. [ANSWERED]';
+      case 'billing':
+        if (/crash/i.test(said)) return 'Billing: the account is paid up; nothing to do on our side.';
+        return 'I see a duplicate charge of $42 on invoice INV-881. Shall I refund it? [PROPOSE_FIX]';
+      case 'tech':
+        return 'Tech: version 3.2 crashes at startup when its cache is corrupt.';
+      case 'lead':
+        return 'Clearing the app cache fixes this; shall I send you the steps? [PROPOSE_FIX]';
+      case 'concierge':
+        return 'Welcome back! A senior agent is on your account right now.';
+      default:
+        return 'How can I help?';
+    }
+  });
+}
+
+/** The desk's engine: the crew, then the FSM moves the crew's outcome calls for. */
+function deskEngine(model: ChatModel): EngineFn {
+  const crew = crewEngine(deskCrew, { model });
+  return async (ctx) => {
+    const result = await crew.turn(ctx);
+    const response = result.output as CrewResponse;
+    const state = String(ctx.strategy.snapshot().current_state);
+    const proposes = response.reason === 'terminated_by_signal' && response.content.includes('[PROPOSE_FIX]');
+    const actions = [];
+    if (state === 'idle') actions.push(Action.transition('open'));
+    if (state === 'closed') actions.push(Action.transition('reopen'));
+    if (proposes && state !== 'awaiting_confirmation') actions.push(Action.transition('propose'));
+    return { ...result, actions };
+  };
+}
+
+/** Builds a runner for the desk over `store`. */
+export function createDesk(store: CheckpointStore, model: ChatModel, audit: (entry: AuditEntry) => void): Runner {
+  return createRunner({
+    routing,
+    store,
+    agents: [
+      {
+        id: 'desk',
+        strategy: () => deskWorkflow.create(),
+        routes: [{ kind: SignalKind.Timer, name: 'resolution-done', action: Action.transition('resolve') }],
+        engine: deskEngine(model),
+      },
+      { id: 'vip', engine: crewEngine(vipCrew, { model }) },
+      { id: 'reviews', engine: pipelineEngine(refundReview, { render: renderReview }) },
+    ],
+    plugins: [rateLimitPlugin({ perSession: 3, windowMs: 60_000 }), auditLogPlugin(audit)],
+  });
+}

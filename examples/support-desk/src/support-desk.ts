@@ -1,0 +1,117 @@
+// The story the flagship example tells, printed as a readable transcript. `main.ts` runs it;
+// the example's test runs it too and checks the transcript's key lines.
+import { MemoryCheckpointStore, formatAction, signal, type CheckpointStore, type RunnerEvent } from '@signalyard/core';
+import { RouteResolver, formatSessionKey, type AuditEntry, type CrewResponse, type Envelope, type InboundMessage, type Outcome, type Runner } from 'signalyard';
+import { createDesk, deskModel, renderReview, routing } from './desk.js';
+
+export interface SupportDeskOptions {
+  /** Where sessions live; default: a MemoryCheckpointStore kept across the restart. */
+  readonly store?: CheckpointStore;
+  /** Where the transcript goes; default: stdout. */
+  readonly write?: (line: string) => void;
+}
+
+const who = (m: InboundMessage): string => {
+  const peer = m.peer === undefined ? '' : ` · ${m.peer.kind} ${m.peer.id}`;
+  const team = m.teamId === undefined ? '' : ` · team ${m.teamId}`;
+  return `${m.channel}${team}${peer}`;
+};
+
+/** Runs the support desk story and returns the audit log. */
+export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<readonly AuditEntry[]> {
+  const store = options.store ?? new MemoryCheckpointStore();
+  const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const model = deskModel();
+  const audit: AuditEntry[] = [];
+  const resolver = new RouteResolver(routing);
+  let runner: Runner = createDesk(store, model, (e) => audit.push(e));
+  let events: RunnerEvent[] = [];
+  const listen = (r: Runner): void => {
+    r.on((e) => events.push(e));
+  };
+  listen(runner);
+
+  /** Prints what happened to one signal, from the runner's events. */
+  const report = (outcome: Outcome): void => {
+    for (const e of events) {
+      if (e.type === 'route_decided') {
+        const by = e.tier === undefined ? 'no route: runner default' : `${e.tier} tier, route "${e.routeName ?? '?'}"`;
+        write(`   route   ${by} → ${formatAction(e.action)}`);
+      } else if (e.type === 'transition_applied') {
+        write(`   fsm     ${e.result.from} → ${e.result.to} (${e.result.action})`);
+      } else if (e.type === 'engine_event') {
+        const ev = e.event as Record<string, unknown> & { type: string };
+        if (ev.type === 'handoff') write(`   crew    ${String(ev.from)} → ${String(ev.to)} (${ev.via === 'signal' ? `signal ${String(ev.signal)}` : String(ev.via)})`);
+        if (ev.type === 'parallel_start') write(`   crew    parallel group ${String(ev.group)}: ${(ev.agents as string[]).join(' + ')}`);
+        if (ev.type === 'agent_response' && typeof ev.group === 'string') write(`   crew      ${String(ev.agentId)}: "${String(ev.content)}"`);
+        if (ev.type === 'interrupt') write(`   pipeline interrupt: ${(ev.interrupt as { kind: string }).kind} (paused)`);
+        if (ev.type === 'stage_end') write(`   pipeline stage ${String(ev.stage)} → ${String(ev.next)}`);
+      }
+    }
+    events = [];
+    const output = outcome.output as CrewResponse | Envelope | undefined;
+    if (output !== undefined && typeof output === 'object' && 'content' in output && typeof output.content === 'string') {
+      write(`   reply   ${output.agentId}: "${output.content}"`);
+    } else if (output !== undefined && typeof output === 'object' && 'trace' in output) {
+      write(`   reply   ${outcome.agentId}: "${renderReview(output)}"`);
+    }
+    const reason = outcome.action?.type === 'reject' ? ` (${outcome.action.reason})` : '';
+    write(`   = ${outcome.status}${reason}${outcome.error === undefined ? '' : `: ${outcome.error.code}`}`);
+  };
+
+  const say = async (message: InboundMessage, note?: string): Promise<Outcome> => {
+    const resolved = resolver.resolve(message);
+    write('');
+    write(`── ${who(message)}: "${message.text}"${note === undefined ? '' : `   (${note})`}`);
+    write(`   agent   ${resolved.agentId} · session ${formatSessionKey(resolved.sessionKey)} · matched by ${resolved.matchedBy}`);
+    const outcome = await runner.handle(message);
+    report(outcome);
+    return outcome;
+  };
+
+  const alice = { channel: 'telegram', peer: { kind: 'dm' as const, id: '1001' } };
+  const aliceOnSlack = { channel: 'slack', teamId: 'T-CUSTOMERS', peer: { kind: 'dm' as const, id: 'U1001' } };
+  const vip = { channel: 'telegram', peer: { kind: 'dm' as const, id: '4242' } };
+  const reviewer = { channel: 'slack', teamId: 'T-FINANCE', peer: { kind: 'channel' as const, id: 'C-REFUNDS' } };
+  const cli = { channel: 'cli' };
+
+  write('Signalyard support desk: telegram, slack and a CLI; routing TOML; an FSM, a crew, a pipeline; rate limit and audit log.');
+  const earlier: string[] = [];
+  for await (const key of store.list('agent:')) earlier.push(key);
+  if (earlier.length > 0) {
+    write(`The store already holds ${earlier.length} sessions from an earlier run; they continue where they stopped:`);
+    for (const key of earlier) {
+      const v = await runner.session(key);
+      write(`   ${key}: ${v?.history.length ?? 0} messages, checkpoint v${v?.version ?? 0}, ${v?.strategy.type === 'fsm' ? `FSM ${String(v.strategy.current_state)}` : v?.strategy.type ?? '?'}`);
+    }
+  }
+  const first = await say({ ...alice, text: 'Hi, my invoice charged me twice' }, 'alice, on telegram');
+  await say({ ...aliceOnSlack, text: 'yes please' }, 'alice again, now on slack: the identity link joins her sessions');
+  await say({ ...alice, text: 'any news?' }, 'the FSM is resolving: user messages are gated');
+  await say({ ...vip, text: 'I need help with my account' }, 'a VIP, bound to their own agent');
+  await say({ ...reviewer, text: 'Review refund R-17 for $420' }, 'the finance team, bound to the review pipeline');
+
+  write('');
+  write('── the runner closes; a new one opens over the same store ──');
+  await runner.close();
+  runner = createDesk(store, model, (e) => audit.push(e));
+  listen(runner);
+  const view = await runner.session(first.sessionKey);
+  write(`   ${first.sessionKey} continues: FSM ${String(view?.strategy.current_state)}, ${view?.history.length ?? 0} messages, checkpoint v${view?.version ?? 0}`);
+
+  write('');
+  write(`── timer for ${first.sessionKey}   (the refund job finished)`);
+  report(await runner.dispatch(first.sessionKey, signal('timer', { job: 'refund-INV-881' })));
+  await say({ ...reviewer, text: 'yes' }, 'the reviewer approves: the paused pipeline resumes');
+  await say({ ...cli, text: 'The app crashes on startup' }, 'from the CLI: triage asks two teams at once');
+  await say({ ...cli, text: 'hello?' });
+  await say({ ...cli, text: 'hello??' });
+  await say({ ...cli, text: 'HELLO???' }, 'a fourth message within a minute');
+  await runner.close();
+
+  const byStatus = new Map<string, number>();
+  for (const e of audit) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);
+  write('');
+  write(`Audit log: ${audit.length} entries (${[...byStatus].map(([s, n]) => `${n} ${s}`).join(', ')}).`);
+  return audit;
+}

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
+import { describe, expect, it } from 'vitest';
+import { runSupportDesk } from '@signalyard-examples/support-desk';
+
+async function transcript(store?: SqliteCheckpointStore): Promise<{ lines: string[]; statuses: string[] }> {
+  const lines: string[] = [];
+  const audit = await runSupportDesk({ write: (line) => lines.push(line), ...(store === undefined ? {} : { store }) });
+  return { lines, statuses: audit.map((e) => e.status) };
+}
+
+const after = (lines: string[], heading: string): string[] => {
+  const at = lines.findIndex((l) => l.includes(heading));
+  expect(at, `no line containing ${heading}`).toBeGreaterThanOrEqual(0);
+  const end = lines.findIndex((l, i) => i > at && l.startsWith('──'));
+  return lines.slice(at, end === -1 ? undefined : end);
+};
+
+describe('the support desk example', () => {
+  it('tells the whole story: routing, FSM gating, crew handoffs, a paused and resumed pipeline, a restart, the rate limit', async () => {
+    const { lines, statuses } = await transcript();
+
+    // alice on telegram: the crew hands off, the crew's outcome moves the FSM.
+    const first = after(lines, '"Hi, my invoice charged me twice"');
+    expect(first).toContain('   agent   desk · session agent:desk:dm:alice · matched by default');
+    expect(first).toContain('   crew    triage → billing (signal [ROUTE_BILLING])');
+    expect(first).toContain('   fsm     triaging → awaiting_confirmation (propose)');
+
+    // alice on slack lands in the same session (identity link); the strategy tier decides.
+    const slack = after(lines, '"yes please"');
+    expect(slack).toContain('   agent   desk · session agent:desk:dm:alice · matched by default');
+    expect(slack).toContain('   route   strategy tier, route "confirm-yes" → transition(confirm)');
+
+    // A gated message is rejected while the FSM is resolving.
+    expect(after(lines, '"any news?"')).toEqual(expect.arrayContaining(['   route   strategy tier, route "busy-resolving" → reject(resolving)', '   = rejected (resolving)']));
+
+    // The VIP is routed to their own agent by the peer binding.
+    expect(after(lines, '"I need help with my account"')).toContain('   agent   vip · session agent:vip:telegram:dm:4242 · matched by peer');
+
+    // The review pipeline pauses for confirmation, survives the restart, and resumes on "yes".
+    const review = after(lines, '"Review refund R-17 for $420"');
+    expect(review).toContain('   agent   reviews · session agent:reviews:slack:channel:c-refunds · matched by team');
+    expect(review).toContain('   pipeline interrupt: confirmation (paused)');
+    expect(review).toContain('   = paused');
+    expect(lines).toContain('   agent:desk:dm:alice continues: FSM resolving, 5 messages, checkpoint v3');
+    const approved = after(lines, '"yes"   (the reviewer approves');
+    expect(approved).toContain('   reply   reviews: "Refund R-17: $420 refunded (RF-1017)."');
+    expect(approved).toContain('   = completed');
+
+    // The parallel group, and the FSM moved by the turn's actions.
+    const crash = after(lines, '"The app crashes on startup"');
+    expect(crash).toContain('   crew    parallel group investigate: billing + tech');
+    expect(crash).toContain('   crew    triage → lead (parallel)');
+
+    // The rate limit rejects the fourth message in a minute from the plugin tier.
+    expect(after(lines, '"HELLO???"')).toContain('   route   plugin tier, route "rate-limit" → reject(rate_limited)');
+
+    // One audit entry per signal.
+    expect(statuses).toEqual(['completed', 'completed', 'rejected', 'completed', 'paused', 'completed', 'completed', 'completed', 'completed', 'completed', 'rejected']);
+  });
+
+  it('with a SQLite store, a second run continues the first run\'s sessions', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'support-desk-'));
+    const path = join(dir, 'desk.db');
+    try {
+      const one = new SqliteCheckpointStore({ path });
+      await transcript(one);
+      await one.close();
+      const two = new SqliteCheckpointStore({ path });
+      const { lines } = await transcript(two);
+      await two.close();
+      expect(lines).toContain('The store already holds 4 sessions from an earlier run; they continue where they stopped:');
+      expect(lines.find((l) => l.startsWith('   agent:desk:dm:alice:'))).toMatch(/FSM closed/);
+      // The second run's first message reopens alice's closed case.
+      expect(after(lines, '"Hi, my invoice charged me twice"')).toContain('   fsm     closed → triaging (reopen)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
