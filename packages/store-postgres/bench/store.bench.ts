@@ -1,0 +1,139 @@
+// PostgreSQL store throughput on loopback: save+load round trips per second (one after another,
+// and 16 in flight), and Runner dispatch throughput with PostgresCheckpointStore and
+// PostgresSessionLock — 1 runner process, then 4 processes in aggregate (each with a pool of at
+// most 5 connections plus its lock connection, each over its own 250 sessions, user_message
+// round robin, an FSM strategy, a trivial engine, history capped at 20). The issue names no
+// target for these figures: they are printed with the machine they were measured on. Needs the
+// server at DATABASE_URL or postgres://postgres@127.0.0.1:5432/test; without one it says so and
+// skips.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { PostgresCheckpointStore } from '@signalyard/store-postgres';
+import { Pool } from 'pg';
+import { measure, printTable } from '../../../scripts/bench-harness.mjs';
+
+const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const cpu = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${process.platform}`;
+
+const admin = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5000 });
+admin.on('error', () => undefined);
+let serverVersion: string;
+try {
+  serverVersion = String((await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v);
+} catch (error) {
+  console.log(`\n## store-postgres: SKIPPED — no PostgreSQL server at ${url} (${error instanceof Error ? error.message : String(error)})`);
+  await admin.end();
+  process.exit(0);
+}
+const machine = `${cpu}, PostgreSQL ${serverVersion} on loopback`;
+const tables: string[] = [];
+const freshTable = (label: string): string => {
+  const table = `sy_bench_${label}_${process.pid}_${randomBytes(3).toString('hex')}`;
+  tables.push(table);
+  return table;
+};
+
+try {
+  // -------------------------------------------------------------- save + load round trips
+
+  /** A checkpoint as the Runner writes it: FSM snapshot, 20 history messages (~2 KB of JSON). */
+  const checkpoint = {
+    v: 1,
+    agentId: 'main',
+    strategy: { type: 'fsm', current_state: 'working' },
+    history: Array.from({ length: 20 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i}: ${'lorem ipsum '.repeat(6)}` })),
+    engine: { turns: 10 },
+  };
+  const KEYS = 100;
+  const store = new PostgresCheckpointStore({ connectionString: url, table: freshTable('trips'), maxConnections: 16 });
+  await store.migrate();
+  const versions = new Map<string, number>();
+  const trip = async (key: string): Promise<void> => {
+    const version = await store.save(key, checkpoint, versions.get(key) ?? 0);
+    versions.set(key, version);
+    if ((await store.load(key))?.version !== version) throw new Error(`round trip lost a write on ${key}`);
+  };
+  const SEQUENTIAL = 50;
+  const PARALLEL = 16;
+  let next = 0;
+  const trips = await measure(
+    [
+      {
+        name: 'save+load, one at a time',
+        batch: SEQUENTIAL,
+        fn: async () => {
+          for (let i = 0; i < SEQUENTIAL; i++) await trip(`agent:main:seq-${next++ % KEYS}`);
+        },
+      },
+      {
+        name: `save+load, ${PARALLEL} in flight (16 connections)`,
+        batch: PARALLEL * 8,
+        fn: async () => {
+          await Promise.all(
+            Array.from({ length: PARALLEL }, async (_, lane) => {
+              for (let i = 0; i < 8; i++) await trip(`agent:main:par-${lane}-${i % 4}`);
+            }),
+          );
+        },
+      },
+    ],
+    { rounds: 3, time: 1000, warmupTime: 300 },
+  );
+  await store.close();
+  printTable(`PostgresCheckpointStore: save + load round trips (per round trip) on ${machine}`, trips);
+
+  // -------------------------------------------------------------- Runner dispatch, 1 and 4 processes
+
+  const worker = fileURLToPath(new URL('./runner-worker.ts', import.meta.url));
+  const SESSIONS_PER_PROCESS = 250;
+  const ROUNDS = 8;
+
+  interface Done { signals: number; ms: number; failed: number }
+  async function runProcesses(n: number): Promise<{ signalsPerSec: number; failed: number }> {
+    const table = freshTable(`runner${n}`);
+    const migrator = new PostgresCheckpointStore({ pool: admin, table });
+    await migrator.migrate();
+    const children = Array.from({ length: n }, (_, i) =>
+      spawn(process.execPath, ['--import', 'tsx', worker, url, table, `p${i}`, String(SESSIONS_PER_PROCESS), String(ROUNDS)], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
+    );
+    const next = (child: (typeof children)[number]): Promise<unknown> =>
+      new Promise((resolve, reject) => {
+        child.once('message', resolve);
+        child.once('exit', (code) => {
+          reject(new Error(`a runner worker exited with code ${code}`));
+        });
+      });
+    await Promise.all(children.map(next)); // every worker warmed up and ready
+    const started = performance.now();
+    const finished = children.map((child) => next(child) as Promise<Done>);
+    for (const child of children) child.send('go');
+    const results = await Promise.all(finished);
+    const wall = performance.now() - started;
+    const signals = results.reduce((sum, r) => sum + r.signals, 0);
+    return { signalsPerSec: (signals / wall) * 1000, failed: results.reduce((sum, r) => sum + r.failed, 0) };
+  }
+
+  const one = await runProcesses(1);
+  const four = await runProcesses(4);
+  const perSignal = (signalsPerSec: number): string => `${((1 / signalsPerSec) * 1e6).toFixed(0)} µs`;
+  console.log(`\n## Runner with PostgresCheckpointStore + PostgresSessionLock: user_message, ${SESSIONS_PER_PROCESS} sessions per process, FSM + trivial engine, on ${machine}\n`);
+  console.log(`1 process:               ${Math.round(one.signalsPerSec).toLocaleString('en-US')} signals/s (${perSignal(one.signalsPerSec)} per signal)${one.failed > 0 ? `, ${one.failed} failed` : ''}`);
+  console.log(`4 processes, aggregate:  ${Math.round(four.signalsPerSec).toLocaleString('en-US')} signals/s (${(four.signalsPerSec / one.signalsPerSec).toFixed(2)}x one process)${four.failed > 0 ? `, ${four.failed} failed` : ''}`);
+
+  const [sequential, parallel] = trips as [(typeof trips)[number], (typeof trips)[number]];
+  console.log('');
+  console.log(`Machine: ${machine}`);
+  console.log(
+    `save+load round trips per second: ${Math.round(sequential.opsPerSec).toLocaleString('en-US')} one at a time, ` +
+      `${Math.round(parallel.opsPerSec).toLocaleString('en-US')} with ${PARALLEL} in flight`,
+  );
+  console.log(`Runner signals per second (store + lock): ${Math.round(one.signalsPerSec).toLocaleString('en-US')} in 1 process, ${Math.round(four.signalsPerSec).toLocaleString('en-US')} across 4 processes`);
+  console.log('No target is named for these figures (issue 14): informational, no MET / NOT MET.');
+} finally {
+  for (const table of tables) await admin.query(`DROP TABLE IF EXISTS "${table}"`);
+  await admin.end();
+}

@@ -1,0 +1,116 @@
+import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { Pool } from 'pg';
+import { DEFAULT_CHECKPOINT_TABLE, parseTableName, type TableName } from './postgres-table-name.js';
+
+/** What every form of {@link PostgresCheckpointStoreOptions} accepts. */
+export interface PostgresCheckpointStoreCommonOptions {
+  /**
+   * The checkpoint table: `name` or `schema.name`, lower-case letters, digits and `_` (at most
+   * 63 characters per part). Default `signalyard_checkpoints`, in the connection's
+   * `search_path`. `migrate()` creates it.
+   */
+  table?: string;
+}
+
+/** Options of a store that shares a `pg.Pool` you own: the store never ends it. */
+export interface PostgresCheckpointStorePoolOptions extends PostgresCheckpointStoreCommonOptions {
+  /** A `pg` pool; the store borrows a connection per call and never ends the pool. */
+  pool: Pool;
+  connectionString?: undefined;
+  maxConnections?: undefined;
+}
+
+/** Options of a store that opens (and on `close()` ends) a pool of its own. */
+export interface PostgresCheckpointStoreConnectionOptions extends PostgresCheckpointStoreCommonOptions {
+  /** A PostgreSQL URL, e.g. `postgres://app@db.internal:5432/agents`. */
+  connectionString: string;
+  /** The most connections the store's pool opens at once. Default 10 (`pg`'s default). */
+  maxConnections?: number;
+  pool?: undefined;
+}
+
+/**
+ * Options of {@link PostgresCheckpointStore}: exactly one of `pool` (shared, yours to end) or
+ * `connectionString` (the store opens a pool and ends it on `close()`), and an optional
+ * `table`. Unknown keys are refused (a typo must not pass silently), with every other problem,
+ * in one `ConfigError`.
+ *
+ * @example
+ * ```ts
+ * const options: PostgresCheckpointStoreOptions = { connectionString: process.env.DATABASE_URL!, table: 'agents.checkpoints', maxConnections: 5 };
+ * const store = new PostgresCheckpointStore(options);
+ * ```
+ */
+export type PostgresCheckpointStoreOptions = PostgresCheckpointStorePoolOptions | PostgresCheckpointStoreConnectionOptions;
+
+/** Validated options. @internal */
+export interface ResolvedPostgresStoreOptions {
+  readonly table: TableName;
+  /** The pool to use, and whether the store created it (and so ends it). */
+  readonly pool: Pool;
+  readonly ownsPool: boolean;
+}
+
+const KNOWN = new Set(['pool', 'connectionString', 'maxConnections', 'table']);
+const SHAPE = '{ pool } or { connectionString, maxConnections? }, with an optional table';
+
+/** True for a `pg.Pool` (from any installed copy of `pg`) or anything that behaves as one. */
+function isPoolLike(value: unknown): value is Pool {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { query?: unknown }).query === 'function' &&
+    typeof (value as { connect?: unknown }).connect === 'function'
+  );
+}
+
+/**
+ * Validates store options, reporting every problem at once, and opens the pool when given a
+ * connection string (`pg` connects lazily: nothing touches the network here).
+ * @throws ConfigError `CONFIG_INVALID`.
+ * @internal
+ */
+export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOptions): ResolvedPostgresStoreOptions {
+  if (typeof options !== 'object' || (options as unknown) === null || Array.isArray(options)) {
+    throw new ConfigError({ problems: [{ path: '', message: `expected store options ${SHAPE}, got ${describeValue(options)}` }] });
+  }
+  const problems: ConfigProblem[] = [];
+  const { pool, connectionString, maxConnections, table = DEFAULT_CHECKPOINT_TABLE } = options as {
+    pool?: unknown;
+    connectionString?: unknown;
+    maxConnections?: unknown;
+    table?: unknown;
+  };
+  if (pool !== undefined && connectionString !== undefined) {
+    problems.push({ path: 'pool', message: 'expected exactly one of pool or connectionString, got both' });
+  } else if (pool === undefined && connectionString === undefined) {
+    problems.push({ path: 'pool', message: 'expected exactly one of pool (a pg.Pool) or connectionString (a postgres:// URL), got neither' });
+  }
+  if (pool !== undefined && !isPoolLike(pool)) {
+    problems.push({ path: 'pool', message: `expected a pg.Pool, got ${describeValue(pool)}` });
+  }
+  if (connectionString !== undefined && (typeof connectionString !== 'string' || connectionString.trim() === '')) {
+    problems.push({ path: 'connectionString', message: `expected a PostgreSQL connection string such as "postgres://user@host:5432/db", got ${describeValue(connectionString)}` });
+  }
+  if (maxConnections !== undefined) {
+    if (pool !== undefined) {
+      problems.push({ path: 'maxConnections', message: 'maxConnections applies to the pool the store opens from connectionString; size your own pool with its max option' });
+    } else if (typeof maxConnections !== 'number' || !Number.isSafeInteger(maxConnections) || maxConnections < 1) {
+      problems.push({ path: 'maxConnections', message: `expected an integer >= 1, got ${describeValue(maxConnections)}` });
+    }
+  }
+  const parsed = parseTableName(table);
+  if (typeof parsed === 'string') problems.push({ path: 'table', message: parsed });
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: pool, connectionString, maxConnections, table)` });
+  }
+  if (problems.length > 0) throw new ConfigError({ problems });
+  const tableName = parsed as TableName;
+  if (pool !== undefined) return { table: tableName, pool: pool as Pool, ownsPool: false };
+  const own = new Pool({ connectionString: connectionString as string, max: (maxConnections as number | undefined) ?? 10 });
+  // An idle connection that the server closes (restart, pg_terminate_backend) makes the pool emit
+  // 'error'; unheard, that event would crash the process. The pool drops the connection and
+  // opens another on the next call, whose failure (if any) that call reports.
+  own.on('error', () => undefined);
+  return { table: tableName, pool: own, ownsPool: true };
+}

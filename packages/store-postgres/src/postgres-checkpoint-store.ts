@@ -1,0 +1,317 @@
+import {
+  CheckpointConflictError,
+  SignalyardError,
+  assertExpectedVersion,
+  describeValue,
+  serializeCheckpointData,
+  storeClosedError,
+  type Checkpoint,
+  type CheckpointStore,
+} from '@signalyard/core';
+import type { Pool, QueryArrayConfig } from 'pg';
+import { PostgresStoreError, type PostgresStoreErrorCode } from './errors/postgres-store-error.js';
+import { resolvePostgresStoreOptions, type PostgresCheckpointStoreOptions } from './postgres-checkpoint-store-options.js';
+import { migrateTable, pgCodeOf } from './postgres-schema.js';
+import type { TableName } from './postgres-table-name.js';
+import { assertPostgresKey, compareCodeUnits, prefixUpperBound, unstorableIndex } from './postgres-text.js';
+
+const STORE_NAME = 'PostgresCheckpointStore';
+
+/** `updated_at` as ISO-8601 in UTC with milliseconds, formatted by the server (no type parser involved). */
+const ISO_UPDATED_AT = `to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** How often a save re-runs its compare-and-set when the row changed back to the expected version meanwhile. */
+const MAX_CAS_ATTEMPTS = 3;
+
+/** The SQL of one table, built once. */
+interface Statements {
+  readonly load: string;
+  readonly version: string;
+  readonly insert: string;
+  readonly update: string;
+  readonly delete: string;
+  readonly listAll: string;
+  readonly listFrom: string;
+  readonly listRange: string;
+}
+
+/**
+ * A `CheckpointStore` in one PostgreSQL table (through `pg`), shared by every runner process
+ * that points at the database: sessions survive a restart and the loss of a machine, and many
+ * processes on many machines serve the same sessions. Pair it with {@link PostgresSessionLock}.
+ *
+ * Same semantics as core's `MemoryCheckpointStore` — it passes the same conformance suite:
+ * what is kept is `JSON.stringify(data)` as `text` (not `jsonb`, which refuses the `\u0000` and
+ * lone-surrogate escapes JSON.stringify writes); values JSON cannot represent are refused with
+ * `CHECKPOINT_DATA_INVALID` and nothing is written. `save` is a compare-and-set in **one
+ * statement** — `UPDATE … SET version = version + 1 … WHERE key = $1 AND version = $2`, or for
+ * version 0 `INSERT … ON CONFLICT (key) DO NOTHING` — so of any number of writers racing on one
+ * key, in one process or in many, exactly one wins and the others get `CheckpointConflictError`
+ * (with the version actually stored). `list(prefix)` is a range scan under `COLLATE "C"`: `%`,
+ * `_` and `\` are ordinary characters, never LIKE wildcards.
+ *
+ * Call {@link PostgresCheckpointStore.migrate} once before use (at deploy or at start-up; it is
+ * idempotent and safe to run from many processes at once): it creates the table
+ * `(key text COLLATE "C" PRIMARY KEY, version bigint, data text, updated_at timestamptz)`.
+ * `updated_at` is the server's clock, so it is one clock for the whole fleet.
+ *
+ * Keys are non-empty strings of well-formed Unicode without NUL: PostgreSQL text cannot hold a
+ * NUL, and a lone surrogate would reach the server as U+FFFD and merge two keys, so such keys are
+ * refused (`CHECKPOINT_KEY_INVALID`). (Session keys never contain them.)
+ *
+ * @throws ConfigError `CONFIG_INVALID` listing every bad option (the constructor never touches
+ * the network).
+ * @example
+ * ```ts
+ * import { createRunner } from 'signalyard';
+ * import { PostgresCheckpointStore, PostgresSessionLock } from '@signalyard/store-postgres';
+ *
+ * const store = new PostgresCheckpointStore({ connectionString: process.env.DATABASE_URL!, maxConnections: 5 });
+ * await store.migrate();
+ * const lock = new PostgresSessionLock({ connectionString: process.env.DATABASE_URL! });
+ * const runner = createRunner({ agents, store, lock });
+ * // ... serve; any number of processes may do the same against the same database.
+ * await runner.close();
+ * await lock.close();
+ * await store.close();   // the runner closes only stores it created
+ * ```
+ */
+export class PostgresCheckpointStore implements CheckpointStore {
+  /** The checkpoint table, as configured (`signalyard_checkpoints` by default). */
+  readonly table: string;
+  readonly #table: TableName;
+  readonly #pool: Pool;
+  readonly #ownsPool: boolean;
+  readonly #sql: Statements;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  /** Calls in flight (close() waits for them before ending the pool). */
+  #inFlight = 0;
+  #drained: (() => void) | undefined;
+
+  constructor(options: PostgresCheckpointStoreOptions) {
+    const resolved = resolvePostgresStoreOptions(options);
+    this.table = resolved.table.name;
+    this.#table = resolved.table;
+    this.#pool = resolved.pool;
+    this.#ownsPool = resolved.ownsPool;
+    const t = resolved.table.sql;
+    this.#sql = {
+      load: `SELECT version::text, data, ${ISO_UPDATED_AT} FROM ${t} WHERE key = $1`,
+      version: `SELECT version::text FROM ${t} WHERE key = $1`,
+      insert: `INSERT INTO ${t} (key, version, data, updated_at) VALUES ($1, 1, $2, now()) ON CONFLICT (key) DO NOTHING RETURNING version::text`,
+      update:
+        `UPDATE ${t} SET version = version + 1, data = $2, updated_at = greatest(clock_timestamp(), updated_at) ` +
+        `WHERE key = $1 AND version = $3 RETURNING version::text`,
+      delete: `DELETE FROM ${t} WHERE key = $1`,
+      listAll: `SELECT key FROM ${t}`,
+      listFrom: `SELECT key FROM ${t} WHERE key >= $1 COLLATE "C"`,
+      listRange: `SELECT key FROM ${t} WHERE key >= $1 COLLATE "C" AND key < $2 COLLATE "C"`,
+    };
+  }
+
+  /**
+   * Creates the checkpoint table unless it exists, and checks that an existing one has this
+   * store's shape. Idempotent; safe to call from many processes at once (they take turns on an
+   * advisory lock). Run it before the first `load`/`save`, or let your migration tooling run the
+   * same `CREATE TABLE`.
+   * @throws PostgresStoreError `POSTGRES_MIGRATE_FAILED` (server unreachable, no permission, a
+   * table of another shape under that name); SignalyardError `CHECKPOINT_STORE_CLOSED`.
+   */
+  async migrate(): Promise<void> {
+    this.#open();
+    await this.#tracked(() => migrateTable(this.#pool, this.#table));
+  }
+
+  /**
+   * The checkpoint under `key` (a fresh copy), or `undefined`.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_STORE_CLOSED`;
+   * PostgresStoreError `POSTGRES_OPERATION_FAILED`, `POSTGRES_DATA_CORRUPT`.
+   */
+  async load(key: string): Promise<Checkpoint | undefined> {
+    this.#open();
+    assertPostgresKey(key);
+    const rows = await this.#tracked(() => this.#query(this.#sql.load, [key], `Cannot load checkpoint ${JSON.stringify(key)}`));
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const [rawVersion, text, updatedAt] = row;
+    const version = toVersion(rawVersion);
+    if (version === undefined || typeof text !== 'string' || typeof updatedAt !== 'string') {
+      throw this.#corrupt(key, `a row (version ${describeValue(rawVersion)}, ${describeValue(typeof text)} data)`);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      throw this.#corrupt(key, 'data that is not JSON', error);
+    }
+    return { version, data, updatedAt };
+  }
+
+  /**
+   * Compare-and-set save, in one statement; see `CheckpointStore.save` (core). Returns
+   * `expectedVersion + 1`.
+   * @throws CheckpointConflictError `CHECKPOINT_CONFLICT` when the stored version is not
+   * `expectedVersion` (nothing written; `actual` is the version stored); SignalyardError
+   * `CHECKPOINT_DATA_INVALID`, `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`,
+   * `CHECKPOINT_STORE_CLOSED`; PostgresStoreError `POSTGRES_OPERATION_FAILED` (nothing written),
+   * `POSTGRES_DATA_CORRUPT`.
+   */
+  async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
+    this.#open();
+    assertPostgresKey(key);
+    assertExpectedVersion(expectedVersion);
+    const text = serializeCheckpointData(data, key);
+    return this.#tracked(() => this.#save(key, text, expectedVersion));
+  }
+
+  async #save(key: string, text: string, expectedVersion: number): Promise<number> {
+    const what = `Cannot save checkpoint ${JSON.stringify(key)}`;
+    let actual = expectedVersion;
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS && actual === expectedVersion; attempt++) {
+      const rows =
+        expectedVersion === 0
+          ? await this.#query(this.#sql.insert, [key, text], what)
+          : await this.#query(this.#sql.update, [key, text, expectedVersion], what);
+      if (rows.length === 1) return expectedVersion + 1;
+      // Lost: read what won (a new statement, so it sees the winner's commit). Should the row
+      // have changed back to the expected version meanwhile (deleted and re-created), the
+      // compare-and-set is simply tried again.
+      const stored = (await this.#query(this.#sql.version, [key], what))[0];
+      if (stored === undefined) {
+        actual = 0;
+      } else {
+        const version = toVersion(stored[0]);
+        if (version === undefined) throw this.#corrupt(key, `version ${describeValue(stored[0])}`);
+        actual = version;
+      }
+    }
+    throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
+  }
+
+  /**
+   * Removes `key`; a missing key is not an error.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_STORE_CLOSED`;
+   * PostgresStoreError `POSTGRES_OPERATION_FAILED`.
+   */
+  async delete(key: string): Promise<void> {
+    this.#open();
+    assertPostgresKey(key);
+    await this.#tracked(() => this.#query(this.#sql.delete, [key], `Cannot delete checkpoint ${JSON.stringify(key)}`));
+  }
+
+  /**
+   * Keys starting with `prefix` (literally: `%`, `_` and `\` are ordinary characters), in
+   * ascending code-unit order like `MemoryCheckpointStore`, as they were when iteration began.
+   * One range scan of the primary-key index under `COLLATE "C"`, never `LIKE`.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID` for a non-string prefix,
+   * `CHECKPOINT_STORE_CLOSED`; PostgresStoreError `POSTGRES_OPERATION_FAILED`.
+   */
+  async *list(prefix = ''): AsyncIterable<string> {
+    this.#open();
+    if (typeof prefix !== 'string') {
+      throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describeValue(prefix)}: expected a string` });
+    }
+    // Under COLLATE "C" PostgreSQL compares UTF-8 bytes, i.e. code points: every key starting
+    // with a (storable) prefix lies in [prefix, prefixUpperBound(prefix)). A prefix with a NUL or
+    // a lone surrogate is cut there for the scan and checked in full below.
+    const cut = unstorableIndex(prefix);
+    const from = cut === -1 ? prefix : prefix.slice(0, cut);
+    const to = prefixUpperBound(from);
+    const what = `Cannot list checkpoints with prefix ${JSON.stringify(prefix)}`;
+    const rows = await this.#tracked(() =>
+      from === ''
+        ? this.#query(this.#sql.listAll, [], what)
+        : to === undefined
+          ? this.#query(this.#sql.listFrom, [from], what)
+          : this.#query(this.#sql.listRange, [from, to], what),
+    );
+    const keys: string[] = [];
+    for (const row of rows) {
+      const key = row[0];
+      if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
+    }
+    // Sorted here, not by the server: its order is code points, the memory store's code units.
+    keys.sort(compareCodeUnits);
+    for (const key of keys) yield key;
+  }
+
+  /**
+   * Closes the store. Ends the pool if the store opened it (from `connectionString`), after the
+   * calls in flight finish; a pool you passed stays open. Idempotent; later calls reject with
+   * `CHECKPOINT_STORE_CLOSED`. Checkpoints stay in the table.
+   * @throws PostgresStoreError `POSTGRES_OPERATION_FAILED` if ending the pool fails (the store
+   * is closed all the same).
+   */
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    if (this.#inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        this.#drained = resolve;
+      });
+    }
+    if (!this.#ownsPool) return;
+    try {
+      await this.#pool.end();
+    } catch (error) {
+      throw this.#failure('POSTGRES_OPERATION_FAILED', `Cannot close the connection pool of ${STORE_NAME}`, error);
+    }
+  }
+
+  /** Runs one call, counted so that close() ends the pool only after it. */
+  async #tracked<T>(fn: () => Promise<T>): Promise<T> {
+    this.#inFlight++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.#inFlight === 0) this.#drained?.();
+    }
+  }
+
+  #open(): void {
+    if (this.#closed) throw storeClosedError(STORE_NAME);
+  }
+
+  /** Runs one statement on a pooled connection; rows as arrays (no per-row objects). */
+  async #query(text: string, values: unknown[], what: string): Promise<unknown[][]> {
+    const config: QueryArrayConfig = { text, values, rowMode: 'array' };
+    try {
+      return (await this.#pool.query(config)).rows as unknown[][];
+    } catch (error) {
+      throw this.#failure('POSTGRES_OPERATION_FAILED', what, error);
+    }
+  }
+
+  #failure(code: PostgresStoreErrorCode, what: string, error: unknown): PostgresStoreError {
+    const pgCode = pgCodeOf(error);
+    const hint = pgCode === '42P01' ? ` (run migrate() to create table ${this.table})` : '';
+    return new PostgresStoreError({
+      code,
+      table: this.table,
+      message: `${what}: ${error instanceof Error ? error.message : describeValue(error)}${hint}`,
+      ...(pgCode !== undefined && { pgCode }),
+      cause: error,
+    });
+  }
+
+  #corrupt(key: string, what: string, cause?: unknown): PostgresStoreError {
+    return new PostgresStoreError({
+      code: 'POSTGRES_DATA_CORRUPT',
+      table: this.table,
+      message: `Checkpoint ${JSON.stringify(key)} in table ${this.table} holds ${what}, expected a positive integer version and JSON text: the table was changed by something other than this store`,
+      ...(cause !== undefined && { cause }),
+    });
+  }
+}
+
+/** A stored version (bigint, read as text) as a number, or `undefined` when it is not a positive safe integer. */
+function toVersion(value: unknown): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}

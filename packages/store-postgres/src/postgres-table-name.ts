@@ -1,0 +1,38 @@
+import { describeValue } from '@signalyard/core';
+
+/** The table a {@link PostgresCheckpointStore} uses when given no `table` option. */
+export const DEFAULT_CHECKPOINT_TABLE = 'signalyard_checkpoints';
+
+const PART = /^[a-z_][a-z0-9_]*$/;
+/** PostgreSQL truncates identifiers longer than this (NAMEDATALEN - 1): refuse them instead. */
+const MAX_PART_LENGTH = 63;
+
+/** A validated table name: as given, and as SQL (each part double-quoted). @internal */
+export interface TableName {
+  /** As configured: `name` or `schema.name`. */
+  readonly name: string;
+  /** Quoted for SQL: `"name"` or `"schema"."name"`. */
+  readonly sql: string;
+}
+
+/**
+ * Parses a table name: `name` or `schema.name`, each part lower-case ASCII letters, digits and
+ * `_`, not starting with a digit, at most 63 characters — so the quoted and unquoted forms name
+ * the same table and nothing is ever spliced into SQL unchecked. Returns the reason (a string)
+ * when the name is not one.
+ * @internal
+ */
+export function parseTableName(value: unknown): TableName | string {
+  if (typeof value !== 'string') return `expected a table name such as "signalyard_checkpoints" or "app.sessions", got ${describeValue(value)}`;
+  const parts = value.split('.');
+  const ok =
+    parts.length <= 2 &&
+    parts.every((part) => PART.test(part) && part.length <= MAX_PART_LENGTH);
+  if (!ok) {
+    return (
+      `expected a table name such as "signalyard_checkpoints" or "app.sessions" (lower-case letters, digits and "_", ` +
+      `not starting with a digit, at most ${MAX_PART_LENGTH} characters per part, an optional schema before one "."), got ${describeValue(value)}`
+    );
+  }
+  return { name: value, sql: parts.map((part) => `"${part}"`).join('.') };
+}
