@@ -1,0 +1,45 @@
+import { SignalyardError, describeValue, hasErrorMarker } from '@signalyard/core';
+
+const marker = Symbol.for('signalyard.error.ModelCallError');
+
+/**
+ * A language model call failed at the provider or in the AI SDK (code `MODEL_CALL_FAILED`):
+ * a network or HTTP error, a rejected API key, a rate limit that outlasted the AI SDK's
+ * retries, a response the SDK could not read. The original error is the `cause`.
+ *
+ * Aborts are not model failures: a call stopped by its request's `abortSignal` rejects with
+ * core's `AbortedError` (`ABORTED`) instead.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await model.generate({ messages });
+ * } catch (error) {
+ *   if (ModelCallError.isInstance(error) && error.statusCode === 429) await backOff();
+ *   else throw error;
+ * }
+ * ```
+ */
+export class ModelCallError extends SignalyardError {
+  private readonly [marker] = true;
+  declare readonly code: 'MODEL_CALL_FAILED';
+  /** The model that failed, as the adapter knows it: `provider/modelId`, or the model id string. */
+  readonly model: string;
+  /**
+   * The HTTP status the provider answered with, when the failure was an HTTP error (the AI SDK's
+   * `APICallError`, also when it is the last error of a `RetryError`).
+   */
+  declare readonly statusCode?: number;
+
+  constructor(options: { model: string; cause: unknown; statusCode?: number }) {
+    const why = options.cause instanceof Error ? options.cause.message : describeValue(options.cause);
+    super({ code: 'MODEL_CALL_FAILED', message: `Model call to ${options.model} failed: ${why}`, cause: options.cause });
+    this.model = options.model;
+    if (options.statusCode !== undefined) (this as { statusCode?: number }).statusCode = options.statusCode;
+  }
+
+  /** True when `error` is a `ModelCallError` (or a subclass), from any installed copy of the package. */
+  static override isInstance(error: unknown): error is ModelCallError {
+    return hasErrorMarker(error, marker);
+  }
+}
