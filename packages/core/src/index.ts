@@ -28,6 +28,12 @@ export {
   serializeCheckpointData,
   storeClosedError,
 } from './checkpoint-data.js';
+export {
+  assertTextCheckpointKey,
+  compareCodeUnits,
+  keyPrefixUpperBound,
+  unstorableTextIndex,
+} from './checkpoint-text.js';
 export { MemoryCheckpointStore } from './memory-checkpoint-store.js';
 export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Tool, ToolCall, ToolContext, ToolSpec } from './model.js';
 export { defineTool } from './define-tool.js';

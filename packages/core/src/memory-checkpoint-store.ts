@@ -5,6 +5,7 @@ import {
   storeClosedError,
 } from './checkpoint-data.js';
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
+import { compareCodeUnits } from './checkpoint-text.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { SignalyardError } from './errors/signalyard-error.js';
 import { describeValue } from './signal.js';
@@ -68,7 +69,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     }
     const keys: string[] = [];
     for (const key of this.#entries.keys()) if (key.startsWith(prefix)) keys.push(key);
-    keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    keys.sort(compareCodeUnits);
     for (const key of keys) yield await Promise.resolve(key);
   }
 

@@ -39,6 +39,8 @@ export {
   actionProblem,
   assertCheckpointKey,
   assertExpectedVersion,
+  assertTextCheckpointKey,
+  compareCodeUnits,
   defineTool,
   describeValue,
   formatAction,
@@ -46,9 +48,11 @@ export {
   isAction,
   isSignalKind,
   isSignalyardError,
+  keyPrefixUpperBound,
   serializeCheckpointData,
   signal,
   storeClosedError,
+  unstorableTextIndex,
 } from '@signalyard/core';
 export type {
   ActionType,

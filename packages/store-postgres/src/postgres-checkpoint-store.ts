@@ -2,9 +2,13 @@ import {
   CheckpointConflictError,
   SignalyardError,
   assertExpectedVersion,
+  assertTextCheckpointKey,
+  compareCodeUnits,
   describeValue,
+  keyPrefixUpperBound,
   serializeCheckpointData,
   storeClosedError,
+  unstorableTextIndex,
   type Checkpoint,
   type CheckpointStore,
 } from '@signalyard/core';
@@ -13,7 +17,7 @@ import { PostgresStoreError, type PostgresStoreErrorCode } from './errors/postgr
 import { resolvePostgresStoreOptions, type PostgresCheckpointStoreOptions } from './postgres-checkpoint-store-options.js';
 import { migrateTable, pgCodeOf } from './postgres-schema.js';
 import type { TableName } from './postgres-table-name.js';
-import { assertPostgresKey, compareCodeUnits, prefixUpperBound, unstorableIndex } from './postgres-text.js';
+
 
 const STORE_NAME = 'PostgresCheckpointStore';
 
@@ -130,7 +134,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
    */
   async load(key: string): Promise<Checkpoint | undefined> {
     this.#open();
-    assertPostgresKey(key);
+    assertTextCheckpointKey(key, 'PostgreSQL');
     const rows = await this.#tracked(() => this.#query(this.#sql.load, [key], `Cannot load checkpoint ${JSON.stringify(key)}`));
     const row = rows[0];
     if (row === undefined) return undefined;
@@ -159,7 +163,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
    */
   async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
     this.#open();
-    assertPostgresKey(key);
+    assertTextCheckpointKey(key, 'PostgreSQL');
     assertExpectedVersion(expectedVersion);
     const text = serializeCheckpointData(data, key);
     return this.#tracked(() => this.#save(key, text, expectedVersion));
@@ -196,7 +200,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
    */
   async delete(key: string): Promise<void> {
     this.#open();
-    assertPostgresKey(key);
+    assertTextCheckpointKey(key, 'PostgreSQL');
     await this.#tracked(() => this.#query(this.#sql.delete, [key], `Cannot delete checkpoint ${JSON.stringify(key)}`));
   }
 
@@ -213,11 +217,11 @@ export class PostgresCheckpointStore implements CheckpointStore {
       throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describeValue(prefix)}: expected a string` });
     }
     // Under COLLATE "C" PostgreSQL compares UTF-8 bytes, i.e. code points: every key starting
-    // with a (storable) prefix lies in [prefix, prefixUpperBound(prefix)). A prefix with a NUL or
+    // with a (storable) prefix lies in [prefix, keyPrefixUpperBound(prefix)). A prefix with a NUL or
     // a lone surrogate is cut there for the scan and checked in full below.
-    const cut = unstorableIndex(prefix);
+    const cut = unstorableTextIndex(prefix);
     const from = cut === -1 ? prefix : prefix.slice(0, cut);
-    const to = prefixUpperBound(from);
+    const to = keyPrefixUpperBound(from);
     const what = `Cannot list checkpoints with prefix ${JSON.stringify(prefix)}`;
     const rows = await this.#tracked(() =>
       from === ''

@@ -1,9 +1,9 @@
-import { AbortedError, describeValue, type SessionLock } from '@signalyard/core';
+import { AbortedError, describeValue, unstorableTextIndex, type SessionLock } from '@signalyard/core';
 import { Client } from 'pg';
 import { PostgresLockError } from './errors/postgres-lock-error.js';
 import { pgCodeOf } from './postgres-schema.js';
 import { resolvePostgresLockOptions, type PostgresSessionLockOptions, type ResolvedPostgresLockOptions } from './postgres-session-lock-options.js';
-import { unstorableIndex, unstorableWhat } from './postgres-text.js';
+
 
 const TRY_LOCK = 'SELECT pg_try_advisory_lock(hashtextextended($1, 0))';
 const UNLOCK = 'SELECT pg_advisory_unlock(hashtextextended($1, 0))';
@@ -365,9 +365,9 @@ function checkInput(key: unknown, fn: unknown, opts: unknown): void {
   let problem: string | undefined;
   if (typeof key !== 'string' || key === '') {
     problem = `Invalid session lock key ${describeValue(key)}: expected a non-empty string`;
-  } else if (unstorableIndex(key) !== -1) {
-    const at = unstorableIndex(key);
-    problem = `Invalid session lock key ${describeValue(key)}: it contains ${unstorableWhat(key, at)} at index ${at}; expected well-formed Unicode without NUL`;
+  } else if (unstorableTextIndex(key) !== -1) {
+    const at = unstorableTextIndex(key);
+    problem = `Invalid session lock key ${describeValue(key)}: it contains ${(key.charCodeAt(at) === 0 ? 'a NUL character' : 'a lone surrogate')} at index ${at}; expected well-formed Unicode without NUL`;
   } else if (typeof fn !== 'function') {
     problem = `Invalid function for withLock(${JSON.stringify(key)}): expected a function returning a promise, got ${describeValue(fn)}`;
   } else if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {

@@ -2,9 +2,13 @@ import {
   CheckpointConflictError,
   SignalyardError,
   assertExpectedVersion,
+  assertTextCheckpointKey,
+  compareCodeUnits,
   describeValue,
+  keyPrefixUpperBound,
   serializeCheckpointData,
   storeClosedError,
+  unstorableTextIndex,
   type Checkpoint,
   type CheckpointStore,
 } from '@signalyard/core';
@@ -12,7 +16,7 @@ import Database from 'libsql';
 import { SqliteStoreError, type SqliteStoreErrorCode } from './errors/sqlite-store-error.js';
 import { resolveSqliteOptions, type SqliteCheckpointStoreOptions } from './sqlite-checkpoint-store-options.js';
 import { TABLE, prepareSchema } from './sqlite-schema.js';
-import { assertSqliteKey, compareCodeUnits, prefixUpperBound, unstorableIndex } from './sqlite-text.js';
+
 
 type Statement = Database.Statement;
 
@@ -120,7 +124,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
    */
   async load(key: string): Promise<Checkpoint | undefined> {
     this.#open();
-    assertSqliteKey(key);
+    assertTextCheckpointKey(key, 'SQLite');
     let row: unknown;
     try {
       row = this.#s.load.get(key);
@@ -150,7 +154,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
    */
   async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
     this.#open();
-    assertSqliteKey(key);
+    assertTextCheckpointKey(key, 'SQLite');
     assertExpectedVersion(expectedVersion);
     const text = serializeCheckpointData(data, key);
     const s = this.#s;
@@ -189,7 +193,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
    */
   async delete(key: string): Promise<void> {
     this.#open();
-    assertSqliteKey(key);
+    assertTextCheckpointKey(key, 'SQLite');
     try {
       this.#s.delete.run(key);
     } catch (error) {
@@ -210,11 +214,11 @@ export class SqliteCheckpointStore implements CheckpointStore {
       throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describeValue(prefix)}: expected a string` });
     }
     // SQLite compares UTF-8 bytes, i.e. code points: every key starting with a (storable) prefix
-    // lies in [prefix, prefixUpperBound(prefix)). A prefix with a NUL or a lone surrogate is cut
+    // lies in [prefix, keyPrefixUpperBound(prefix)). A prefix with a NUL or a lone surrogate is cut
     // there for the scan and checked in full below.
-    const cut = unstorableIndex(prefix);
+    const cut = unstorableTextIndex(prefix);
     const from = cut === -1 ? prefix : prefix.slice(0, cut);
-    const to = prefixUpperBound(from);
+    const to = keyPrefixUpperBound(from);
     let rows: unknown[];
     try {
       rows = to === undefined ? this.#s.listFrom.all(from) : this.#s.listRange.all(from, to);

@@ -1,0 +1,74 @@
+import { assertTextCheckpointKey, compareCodeUnits, isSignalyardError, keyPrefixUpperBound, unstorableTextIndex } from '@signalyard/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+describe('unstorableTextIndex', () => {
+  it('finds NUL and lone surrogates, and accepts well-formed text', () => {
+    expect(unstorableTextIndex('agent:main:main')).toBe(-1);
+    expect(unstorableTextIndex('emoji 😀 ok')).toBe(-1);
+    expect(unstorableTextIndex('a\u0000b')).toBe(1);
+    expect(unstorableTextIndex('x\ud800y')).toBe(1);
+    expect(unstorableTextIndex('\udc00')).toBe(0);
+    expect(unstorableTextIndex('end\ud83d')).toBe(3);
+    expect(unstorableTextIndex('')).toBe(-1);
+  });
+
+  it('agrees with a UTF-8 round trip on arbitrary strings (NUL aside)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        const roundTrips = Buffer.from(s, 'utf8').toString('utf8') === s && !s.includes('\u0000');
+        expect(unstorableTextIndex(s) === -1).toBe(roundTrips);
+      }),
+    );
+  });
+});
+
+describe('assertTextCheckpointKey', () => {
+  it('accepts storable keys and refuses NUL, lone surrogates and what assertCheckpointKey refuses', () => {
+    expect(() => assertTextCheckpointKey('agent:a:dm:1', 'SQLite')).not.toThrow();
+    for (const bad of ['a\u0000', '\ud800', '', 42]) {
+      try {
+        assertTextCheckpointKey(bad, 'SQLite');
+        expect.unreachable();
+      } catch (error) {
+        expect(isSignalyardError(error, 'CHECKPOINT_KEY_INVALID')).toBe(true);
+      }
+    }
+    expect(() => assertTextCheckpointKey('a\u0000', 'PostgreSQL')).toThrow(/PostgreSQL text cannot store it/);
+  });
+});
+
+describe('keyPrefixUpperBound', () => {
+  it('is the smallest string above every string with the prefix', () => {
+    expect(keyPrefixUpperBound('agent:a')).toBe('agent:b');
+    expect(keyPrefixUpperBound('a\u{10ffff}')).toBe('b');
+    expect(keyPrefixUpperBound('\ud7ff')).toBe('\ue000');
+    expect(keyPrefixUpperBound('😀')).toBe('😁');
+    expect(keyPrefixUpperBound('')).toBeUndefined();
+    expect(keyPrefixUpperBound('\u{10ffff}\u{10ffff}')).toBeUndefined();
+  });
+
+  it('bounds every extension of the prefix in code point order', () => {
+    const cp = (s: string): number[] => [...s].map((c) => c.codePointAt(0) as number);
+    const less = (a: string, b: string): boolean => {
+      const x = cp(a);
+      const y = cp(b);
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] as number) < (y[i] as number);
+      return x.length < y.length;
+    };
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', minLength: 1 }), fc.string({ unit: 'grapheme' }), (prefix, rest) => {
+        const bound = keyPrefixUpperBound(prefix);
+        if (bound === undefined) return;
+        expect(less(prefix + rest, bound)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('compareCodeUnits', () => {
+  it('orders by UTF-16 code units and never says two different strings are equal', () => {
+    expect(['b', 'a', 'B', 'ab'].sort(compareCodeUnits)).toEqual(['B', 'a', 'ab', 'b']);
+    expect(compareCodeUnits('x', 'x')).toBe(0);
+  });
+});
