@@ -2,7 +2,6 @@ import type { Envelope, StageErrorRecord } from './envelope.js';
 import type { Interrupt, InterruptResponse } from './interrupt.js';
 import { isoNow } from './iso-now.js';
 import type { CompiledPipeline, CompiledStage } from './pipeline.js';
-import { PipelineStageError } from './pipeline-stage-error.js';
 import { PipelineUsageError } from './pipeline-usage-error.js';
 import { dagPlanOf } from './dag-plan.js';
 import {
@@ -14,6 +13,7 @@ import {
   outputFailure,
   safeDescribe,
   settle,
+  startStageDeadline,
   type Failure,
   type Settled,
 } from './run-engine.js';
@@ -291,29 +291,11 @@ export async function runDag(scope: RunScope, start: DagStart): Promise<void> {
     if (emit !== undefined) emit({ type: 'stage_start', stage: stage.name });
     const startedAt = isoNow();
 
-    let stageSignal = signal;
-    let stageController: AbortController | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let unlink: (() => void) | undefined;
-    if (stage.timeoutMs !== undefined) {
-      const controller = (stageController = new AbortController());
-      stageSignal = controller.signal;
-      const onRunAbort = (): void => {
-        controller.abort(signal.reason);
-      };
-      signal.addEventListener('abort', onRunAbort, { once: true });
-      unlink = () => {
-        signal.removeEventListener('abort', onRunAbort);
-      };
-      const name = stage.name;
-      const ms = stage.timeoutMs;
-      timer = setTimeout(() => {
-        controller.abort(new PipelineStageError({ code: 'PIPELINE_STAGE_TIMEOUT', stage: name, message: `Stage ${JSON.stringify(name)} timed out after ${ms} ms` }));
-      }, ms);
-    }
+    const deadline = stage.timeoutMs === undefined ? undefined : startStageDeadline(stage.name, stage.timeoutMs, signal);
+    const stageSignal = deadline?.controller.signal ?? signal;
+    const stageController = deadline?.controller;
     const cleanup = (): void => {
-      if (timer !== undefined) clearTimeout(timer);
-      if (unlink !== undefined) unlink();
+      deadline?.clear();
     };
     let stageResponse: InterruptResponse | undefined;
     if (i === resumedIndex && response !== undefined) {

@@ -82,26 +82,9 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
     const startedAt = isoNow();
 
     // ---- run the stage
-    let stageSignal = signal;
-    let stageController: AbortController | undefined;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let unlink: (() => void) | undefined;
-    if (stage.timeoutMs !== undefined) {
-      const controller = (stageController = new AbortController());
-      stageSignal = controller.signal;
-      const onRunAbort = (): void => {
-        controller.abort(signal.reason);
-      };
-      signal.addEventListener('abort', onRunAbort, { once: true });
-      unlink = () => {
-        signal.removeEventListener('abort', onRunAbort);
-      };
-      const name = stage.name;
-      const ms = stage.timeoutMs;
-      timer = setTimeout(() => {
-        controller.abort(new PipelineStageError({ code: 'PIPELINE_STAGE_TIMEOUT', stage: name, message: `Stage ${JSON.stringify(name)} timed out after ${ms} ms` }));
-      }, ms);
-    }
+    const deadline = stage.timeoutMs === undefined ? undefined : startStageDeadline(stage.name, stage.timeoutMs, signal);
+    const stageSignal = deadline?.controller.signal ?? signal;
+    const stageController = deadline?.controller;
     const ctx = new RunStageContext(scope, stage.name, stageSignal, response);
     response = undefined;
     // outcome: 'value' (in `value`), 'error' (in `value`) or 'aborted'; locals, so a synchronous
@@ -120,8 +103,7 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
       outcome = 'error';
       value = error;
     }
-    if (timer !== undefined) clearTimeout(timer);
-    if (unlink !== undefined) unlink();
+    deadline?.clear();
     const endedAt = isoNow();
 
     // ---- cancelled while it ran, and the stage did not finish first
@@ -373,4 +355,34 @@ export function safeDescribe(value: unknown): string {
   } catch {
     return typeof value;
   }
+}
+
+/** A stage's own deadline: a controller linked to the run's signal, aborted after `timeoutMs`. */
+export interface StageDeadline {
+  /** Aborted when the run is, or with `PIPELINE_STAGE_TIMEOUT` once the stage's time is up. */
+  readonly controller: AbortController;
+  /** Stops the timer and unlinks from the run's signal. */
+  clear(): void;
+}
+
+/**
+ * Starts a stage's `timeoutMs` deadline (setTimeout + AbortController, so fake timers work).
+ * Shared by the sequential and DAG loops.
+ */
+export function startStageDeadline(stage: string, timeoutMs: number, runSignal: AbortSignal): StageDeadline {
+  const controller = new AbortController();
+  const onRunAbort = (): void => {
+    controller.abort(runSignal.reason);
+  };
+  runSignal.addEventListener('abort', onRunAbort, { once: true });
+  const timer = setTimeout(() => {
+    controller.abort(new PipelineStageError({ code: 'PIPELINE_STAGE_TIMEOUT', stage, message: `Stage ${JSON.stringify(stage)} timed out after ${timeoutMs} ms` }));
+  }, timeoutMs);
+  return {
+    controller,
+    clear() {
+      clearTimeout(timer);
+      runSignal.removeEventListener('abort', onRunAbort);
+    },
+  };
 }
