@@ -49,7 +49,7 @@ describe('keyPrefixUpperBound', () => {
   });
 
   it('bounds every extension of the prefix in code point order', () => {
-    const cp = (s: string): number[] => [...s].map((c) => c.codePointAt(0) as number);
+    const cp = (s: string): number[] => Array.from(s, (c) => c.codePointAt(0) as number);
     const less = (a: string, b: string): boolean => {
       const x = cp(a);
       const y = cp(b);
