@@ -34,10 +34,9 @@ function definitionError(message: string, cause?: unknown): SignalyardError {
 }
 
 /**
- * Makes a {@link Tool} from a zod schema: `parameters` is the schema's JSON Schema (from
- * `z.toJSONSchema`, describing the *input* side: what the model must send, so fields with a
- * `.default()` are optional and `.transform()`s are allowed), and arguments are validated with
- * the schema before `execute` runs.
+ * Makes a {@link Tool} from a zod schema: `parameters` is `z.toJSONSchema(input)` (for a schema
+ * with `.transform()`s, which that cannot express, its input side), and arguments are validated
+ * with the schema before `execute` runs.
  *
  * A call whose arguments fail validation is not thrown at the engine: the tool's `execute`
  * rejects with {@link ToolArgumentsError} (`TOOL_ARGUMENTS_INVALID`) naming every problem, and
@@ -78,7 +77,13 @@ export function defineTool<S extends $ZodType>(def: ToolDefinition<S>): Tool {
   }
   let parameters: Record<string, unknown>;
   try {
-    parameters = toJSONSchema(input as S, { io: 'input' });
+    // What z.toJSONSchema(schema) gives; schemas it cannot express as output (transforms) are
+    // described by their input side, which is what the model sends anyway.
+    try {
+      parameters = toJSONSchema(input as S);
+    } catch {
+      parameters = toJSONSchema(input as S, { io: 'input' });
+    }
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw definitionError(`The input schema of tool ${JSON.stringify(name)} has no JSON Schema form: ${why}`, error);

@@ -3,15 +3,23 @@ import { describeValue, type ChatMessage, type ToolCall } from '@signalyard/core
 /**
  * The messages of one model request: the agent's `system` message (when it has one), then the
  * last `max` messages of `history`, moved forward past any leading `tool` messages so that a
- * tool result is never sent without the assistant message that asked for it. (An assistant
- * message with tool calls is always followed by its results, so keeping the window's start
- * off a `tool` message is enough.) One array allocated: the one returned.
+ * tool result is never sent without the assistant message that asked for it — or, when that
+ * would leave no message at all, moved back to keep the last tool-call group whole. (An
+ * assistant message with tool calls is always followed by its results, so keeping the window's
+ * start off a `tool` message is enough.) One array allocated: the one returned.
  * @internal
  */
 export function requestMessages(history: readonly ChatMessage[], max: number, system: ChatMessage | undefined): ChatMessage[] {
   const length = history.length;
-  let start = length > max ? length - max : 0;
+  const cut = length > max ? length - max : 0;
+  let start = cut;
   if (start > 0) while (start < length && (history[start] as ChatMessage).role === 'tool') start++;
+  if (start === length && cut > 0) {
+    // Only tool results would be left: keep the whole last tool-call group instead (a little
+    // over `max`), so the model sees the results it asked for with the call that asked.
+    start = cut;
+    while (start > 0 && (history[start] as ChatMessage).role === 'tool') start--;
+  }
   const offset = system === undefined ? 0 : 1;
   const out = new Array<ChatMessage>(length - start + offset);
   if (system !== undefined) out[0] = system;

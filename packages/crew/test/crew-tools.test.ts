@@ -158,8 +158,10 @@ describe('CrewExecutor: tools', () => {
       clerk: [{ content: 'two calls', toolCalls: [{ id: '1', name: 'lookup', arguments: { word: 'a' } }, { id: '2', name: 'lookup', arguments: { word: 'b' } }] }, 'x [DONE]'],
     });
     await new CrewExecutor({ crew: crew({ maxHistoryMessages: 2 }), model, tools: [lookup, raw] }).execute('go');
-    // The last two messages are both tool results: their assistant message falls outside the window, so neither is sent.
-    expect(model.calls[1]!.messages).toEqual([]);
+    // The last two messages are both tool results, whose assistant message falls outside the
+    // window: rather than send nothing, the whole tool-call group is kept (one over the limit).
+    expect(model.calls[1]!.messages.map((m) => m.role)).toEqual(['assistant', 'tool', 'tool']);
+    expect(model.calls[1]!.messages[0]?.toolCalls?.map((c) => c.id)).toEqual(['1', '2']);
     const wider = scriptedModel({ clerk: [call('1', 'lookup', { word: 'a' }), 'x [DONE]'] });
     await new CrewExecutor({ crew: crew({ maxHistoryMessages: 2 }), model: wider, tools: [lookup, raw] }).execute('go');
     expect(wider.calls[1]!.messages.map((m) => m.role)).toEqual(['assistant', 'tool']);

@@ -28,6 +28,7 @@ export class RunStageContext implements StageContext {
   /** Set by `interrupt()`; the engine pauses the run when it is set, even if the stage caught the throw. */
   raised: RaisedInterrupt | undefined = undefined;
   readonly #scope: RunScope;
+  #outputs: Readonly<Record<string, unknown>> | undefined;
   #model: ChatModel | undefined = undefined;
   #envelope: Envelope | undefined = undefined;
 
@@ -40,7 +41,9 @@ export class RunStageContext implements StageContext {
   }
 
   get outputs(): Readonly<Record<string, unknown>> {
-    return this.#scope.state.outputs;
+    // A frozen copy, made on first read: a stage must not write into the run's state.
+    this.#outputs ??= Object.freeze({ ...this.#scope.state.outputs });
+    return this.#outputs;
   }
 
   get envelope(): Envelope {

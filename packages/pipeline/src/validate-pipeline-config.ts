@@ -99,7 +99,6 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
           }
           unknownKeys(rule, RULE_KEYS, `${rp}.`, add);
           if (!isName(rule.condition)) add(`${rp}.condition`, `expected a non-empty string (an output key), got ${describeValue(rule.condition)}`);
-          if (rule.value === undefined) add(`${rp}.value`, 'expected a value: undefined never matches (an undefined output value counts as absent)');
           checkTarget(rule.target, `${rp}.target`);
         }
       }
@@ -130,8 +129,8 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
 
   for (const key of ['maxIterations', 'maxLlmCalls', 'maxAgentHops'] as const) {
     const v = config[key];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) {
-      add(key, `expected a positive integer, got ${describeValue(v)}`);
+    if (v !== undefined && (typeof v !== 'number' || Number.isNaN(v) || v <= 0)) {
+      add(key, `expected a positive number (Infinity for no bound), got ${describeValue(v)}`);
     }
   }
 
@@ -152,8 +151,8 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
         checkStageRef(limit.from, `${ep}.from`);
         checkStageRef(limit.to, `${ep}.to`);
         const max = limit.maxCount;
-        if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) {
-          add(`${ep}.maxCount`, `expected an integer >= 1, got ${describeValue(max)}`);
+        if (typeof max !== 'number' || Number.isNaN(max) || max < 1) {
+          add(`${ep}.maxCount`, `expected a number >= 1, got ${describeValue(max)}`);
         }
         if (typeof limit.from === 'string' && typeof limit.to === 'string') {
           const key = `${limit.from}->${limit.to}`;

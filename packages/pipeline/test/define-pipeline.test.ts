@@ -187,12 +187,11 @@ describe('definePipeline validation', () => {
     expect(paths({ name: 'p', stages: [stage('a', {}, { errorNext: 3 as unknown as string })] })).toEqual(['stages[0].errorNext']);
   });
 
-  it('rejects malformed routing rules, including a rule whose value is undefined', () => {
+  it('rejects malformed routing rules, but accepts one whose value is undefined (it never matches)', () => {
     expect(paths({ name: 'p', stages: [stage('a', {}, { routingRules: 'x' as never })] })).toEqual(['stages[0].routingRules']);
     expect(paths({ name: 'p', stages: [stage('a', {}, { routingRules: [null as never] })] })).toEqual(['stages[0].routingRules[0]']);
-    expect(paths({ name: 'p', stages: [stage('a', {}, { routingRules: [{ condition: 'x', target: 'end' } as never] })] })).toEqual([
-      'stages[0].routingRules[0].value',
-    ]);
+    expect(() => definePipeline({ name: 'p', stages: [stage('a', {}, { routingRules: [{ condition: 'x', target: 'end' } as never] })] })).not.toThrow();
+    expect(() => definePipeline({ name: 'p', stages: [stage('a', {}, { routingRules: [{ condition: 'x', value: undefined, target: 'end' }] })] })).not.toThrow();
     expect(
       paths({ name: 'p', stages: [stage('a', {}, { routingRules: [{ condition: 'x', value: 1, target: 'end', when: 1 } as never] })] }),
     ).toEqual(['stages[0].routingRules[0].when']);
@@ -245,8 +244,11 @@ describe('definePipeline validation', () => {
     expect(paths({ name: 'p', stages: [stage('a', {}, { outputKey: '__proto__' })] })).toEqual(['stages[0].outputKey']);
   });
 
-  it('rejects non-positive and non-integer bounds', () => {
-    for (const v of [0, -3, 1.5, Number.NaN, Infinity, '3']) {
+  it('rejects bounds that are not positive numbers, and accepts any positive one (Infinity: no bound)', () => {
+    for (const v of [1, 2.5, 1e9, Infinity]) {
+      expect(definePipeline({ name: 'p', stages: [stage('a')], maxIterations: v, maxLlmCalls: v, maxAgentHops: v }).maxIterations).toBe(v);
+    }
+    for (const v of [0, -3, Number.NaN, -Infinity, '3']) {
       expect(paths({ name: 'p', stages: [stage('a')], maxIterations: v, maxLlmCalls: v, maxAgentHops: v })).toEqual([
         'maxIterations',
         'maxLlmCalls',
@@ -264,7 +266,7 @@ describe('definePipeline validation', () => {
           { from: 'a', to: 'zz', maxCount: 1 },
           { from: 'end', to: 'a', maxCount: 1 },
           { from: 'a', to: 'b', maxCount: 0 },
-          { from: 'b', to: 'a', maxCount: 1.5 },
+          { from: 'b', to: 'a', maxCount: 0.5 },
           { from: 'b', to: 'a', maxCount: 2 },
           7,
         ],

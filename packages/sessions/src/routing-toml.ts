@@ -185,11 +185,10 @@ function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
   for (const key of Object.keys(doc)) {
     if (key !== 'routing') problems.push({ path: [key], message: `unknown key ${describeValue(key)} (a routing file has only a [routing] table)` });
   }
-  const routing = own(doc, 'routing');
+  // Every key is optional: a file without a [routing] table is the default configuration.
+  const routing = own(doc, 'routing') ?? {};
   let data: unknown;
-  if (routing === undefined) {
-    problems.push({ path: ['routing'], message: 'missing the [routing] table' });
-  } else {
+  {
     const code = translate(routing, ROUTING, ['routing'], problems);
     const result = routingConfigSchema.safeParse(code, { reportInput: true });
     if (result.success) data = result.data;

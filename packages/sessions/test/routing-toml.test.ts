@@ -96,8 +96,13 @@ routing.bindings = [
     expect(problem?.line).toBe(3);
   });
 
-  it('rejects a document without a [routing] table, and other top-level keys', () => {
-    expect(problemAt(configProblems(() => parseRoutingConfig('')), 'routing').message).toContain('missing');
+  it('reads a document without a [routing] table as the default configuration, and rejects other top-level keys', () => {
+    expect(parseRoutingConfig('')).toEqual({
+      defaultAgentId: 'main',
+      session: { dmScope: 'per-peer', identityLinks: {}, caseSensitiveChannels: [] },
+      bindings: [],
+    });
+    expect(parseRoutingConfig('# only a comment\n').bindings).toEqual([]);
     const problems = configProblems(() => parseRoutingConfig('title = "x"\n[routing]\n[server]\nport = 1\n'));
     expect(problemAt(problems, 'title').line).toBe(1);
     expect(problemAt(problems, 'server').line).toBe(3);

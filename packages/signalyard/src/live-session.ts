@@ -63,6 +63,11 @@ export class LiveSession {
     return undefined;
   }
 
+  /** The unsettled jobs waiting now (a copy; the queue is unchanged). */
+  waiting(): Job[] {
+    return this.#queue.slice(this.#head).filter((j) => !j.settled);
+  }
+
   /** Whether an unsettled job is waiting (without taking it). */
   hasNext(): boolean {
     for (let i = this.#head; i < this.#queue.length; i++) if (!(this.#queue[i] as Job).settled) return true;

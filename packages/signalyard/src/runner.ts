@@ -349,11 +349,13 @@ class RunnerImpl implements Runner {
       callerAbort.addEventListener('abort', onAbort, { once: true });
       job.detach = () => { callerAbort.removeEventListener('abort', onAbort); };
     }
-    // A stop is routed on arrival when there is work to stop (a turn in flight or signals
-    // waiting) and the session's router is loaded; otherwise it simply takes its turn.
-    if (signal.kind === 'stop' && (session.running !== undefined || session.queued > 0)) {
-      if (session.router !== undefined) this.#stopOnArrival(session, job);
-      else void this.#loadThenStop(session, job);
+    // A stop is routed on arrival, never waiting in the queue. It can only stop the work that
+    // existed when it arrived: the turn in flight and the signals waiting then.
+    if (signal.kind === 'stop') {
+      const victims = session.waiting();
+      const inFlight = session.running;
+      if (session.router !== undefined) this.#stopOnArrival(session, job, victims, inFlight);
+      else void this.#loadThenStop(session, job, victims, inFlight);
       return promise;
     }
     session.push(job);
@@ -411,14 +413,14 @@ class RunnerImpl implements Runner {
   }
 
   /** A stop for a session not loaded yet: load it (sharing the worker's load), then route the stop. */
-  async #loadThenStop(session: LiveSession, job: Job): Promise<void> {
+  async #loadThenStop(session: LiveSession, job: Job, victims: readonly Job[], inFlight: Job | undefined): Promise<void> {
     try {
       await this.#loadShared(session);
     } catch (error) {
       this.#settle(job, this.#failedOutcome(session.key, session.agent.id, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'), undefined, undefined));
       return;
     }
-    if (!job.settled) this.#stopOnArrival(session, job);
+    if (!job.settled) this.#stopOnArrival(session, job, victims, inFlight);
   }
 
   /** Loads the session unless loaded, joining a load already in flight. */
@@ -441,7 +443,7 @@ class RunnerImpl implements Runner {
   }
 
   /** A stop signal is routed on arrival, without waiting behind the turn in flight. */
-  #stopOnArrival(session: LiveSession, job: Job): void {
+  #stopOnArrival(session: LiveSession, job: Job, victims: readonly Job[], inFlight: Job | undefined): void {
     job.announced = true;
     this.#hub.emit({ type: 'signal_received', sessionKey: session.key, agentId: session.agent.id, signal: job.signal });
     let match: RouteMatch | undefined;
@@ -459,8 +461,16 @@ class RunnerImpl implements Runner {
       session.loop ??= this.#process(session);
       return;
     }
-    this.#stopQueued(session);
-    if (action.type === 'force_stop') session.running?.stop.abort(new AbortedError({ message: 'force_stop' }));
+    const force = action.type === 'force_stop';
+    for (const victim of [inFlight, ...victims]) {
+      if (victim === undefined || victim.settled) continue;
+      // A victim that has started since the stop arrived is the turn in flight now.
+      if (session.running === victim) {
+        if (force) victim.stop.abort(new AbortedError({ message: 'force_stop' }));
+      } else {
+        this.#settle(victim, this.#stoppedOutcome(session));
+      }
+    }
     this.#settle(job, this.#outcome(session, action, match, 'completed'));
   }
 
@@ -472,7 +482,13 @@ class RunnerImpl implements Runner {
     if (job.settled) return;
     job.settled = true;
     job.detach?.();
-    if (this.#hub.hasListeners) this.#hub.emit({ type: 'outcome', outcome, signal: job.signal });
+    if (this.#hub.hasListeners) {
+      // The event's shape is the contract's { type, outcome }; the signal rides along
+      // non-enumerably for plugins that need it (the audit log, tracing).
+      const event = { type: 'outcome' as const, outcome };
+      Object.defineProperty(event, 'signal', { value: job.signal, enumerable: false });
+      this.#hub.emit(event);
+    }
     job.resolve(outcome);
   }
 
