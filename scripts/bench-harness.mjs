@@ -58,7 +58,9 @@ export function printTable(title, results) {
   const w = Math.max(28, ...results.map((r) => r.name.length + 2));
   console.log(`${pad('task', w)}${lpad('ns/op', 12)}${lpad('ops/s', 16)}`);
   for (const r of results) {
-    console.log(`${pad(r.name, w)}${lpad(fmt(r.nsPerOp), 12)}${lpad(Math.round(r.opsPerSec).toLocaleString('en-US'), 16)}`);
+    console.log(
+      `${pad(r.name, w)}${lpad(fmt(r.nsPerOp), 12)}${lpad(Math.round(r.opsPerSec).toLocaleString('en-US'), 16)}`,
+    );
   }
 }
 

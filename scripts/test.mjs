@@ -30,6 +30,8 @@ if (existsSync(out)) {
 const status = run.status ?? 1;
 console.log(`\n${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
 if (status !== 0 && failed === 0) {
-  console.log(`vitest exited with status ${status} although no test failed (coverage thresholds, or an error outside tests): see above`);
+  console.log(
+    `vitest exited with status ${status} although no test failed (coverage thresholds, or an error outside tests): see above`,
+  );
 }
 process.exit(status !== 0 ? status : failed > 0 ? 1 : 0);

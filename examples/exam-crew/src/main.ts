@@ -72,7 +72,7 @@ for await (const event of executor.executeStream('Please start the exam.')) {
 
 console.log('\nThe shared history every agent saw (members only saw it up to the question):\n');
 for (const [i, m] of history.entries()) {
-  const who = m.role === 'assistant' ? m.name ?? 'assistant' : m.role;
+  const who = m.role === 'assistant' ? (m.name ?? 'assistant') : m.role;
   const [first = '', ...rest] = m.content.split('\n');
   console.log([`[${i}] ${who}: ${first}`, ...rest.map((line) => (line === '' ? '' : `      ${line}`))].join('\n'));
 }

@@ -44,10 +44,16 @@ export function luhnValid(text: string): boolean {
 export const cardNumber: Detector = regexDetector('card_number', /\b\d(?:[ -]?\d){12,18}\b/, luhnValid);
 
 /** API keys and tokens that announce themselves (sk-…, ghp_…, AKIA…). */
-export const secretToken: Detector = regexDetector('secret_token', /\b(?:sk-[A-Za-z0-9]{20,}|ghp_[A-Za-z0-9]{36}|AKIA[0-9A-Z]{16})\b/);
+export const secretToken: Detector = regexDetector(
+  'secret_token',
+  /\b(?:sk-[A-Za-z0-9]{20,}|ghp_[A-Za-z0-9]{36}|AKIA[0-9A-Z]{16})\b/,
+);
 
 /** E-mail addresses. */
-export const email: Detector = regexDetector('email', /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/);
+export const email: Detector = regexDetector(
+  'email',
+  /\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b/,
+);
 
 /** International phone numbers written with a leading +. */
 export const phone: Detector = regexDetector('phone', /\+\d(?:[ -]?\d){7,14}\b/);

@@ -18,7 +18,8 @@ export interface RedactedMessage {
 const textOf = (signal: Signal): string | undefined => {
   const p = signal.payload;
   if (typeof p === 'string') return p;
-  if (typeof p === 'object' && p !== null && typeof (p as { text?: unknown }).text === 'string') return (p as { text: string }).text;
+  if (typeof p === 'object' && p !== null && typeof (p as { text?: unknown }).text === 'string')
+    return (p as { text: string }).text;
   return undefined;
 };
 
@@ -45,9 +46,15 @@ const findAll = (detectors: readonly Detector[], text: string): Finding[] => det
 export function piiGatePlugin(options: PiiGateOptions = {}): Plugin {
   const rejectWith = options.reject ?? [cardNumber, secretToken];
   const redactWith = options.redact ?? [email, phone];
-  for (const [path, list] of [['reject', rejectWith], ['redact', redactWith]] as const) {
+  for (const [path, list] of [
+    ['reject', rejectWith],
+    ['redact', redactWith],
+  ] as const) {
     const valid = (d: unknown): boolean =>
-      typeof d === 'object' && d !== null && typeof (d as Detector).find === 'function' && typeof (d as Detector).name === 'string';
+      typeof d === 'object' &&
+      d !== null &&
+      typeof (d as Detector).find === 'function' &&
+      typeof (d as Detector).name === 'string';
     if (!Array.isArray(list) || !(list as unknown[]).every(valid)) {
       throw new ConfigError({ problems: [{ path, message: 'expected a list of detectors { name, find(text) }' }] });
     }

@@ -1,7 +1,16 @@
 import { Action, ConfigError, SignalKind } from '@signalyard/core';
 import { createRunner } from 'signalyard';
 import { describe, expect, it } from 'vitest';
-import { cardNumber, email, luhnValid, phone, piiGatePlugin, redact, secretToken, type RedactedMessage } from 'signalyard-plugin-pii-gate';
+import {
+  cardNumber,
+  email,
+  luhnValid,
+  phone,
+  piiGatePlugin,
+  redact,
+  secretToken,
+  type RedactedMessage,
+} from 'signalyard-plugin-pii-gate';
 
 const engine = async () => ({ messages: [{ role: 'assistant' as const, content: 'ok' }], output: 'engine ran' });
 
@@ -25,7 +34,12 @@ describe('detectors', () => {
   it('redacts findings, merging overlaps', () => {
     const text = 'a@b.io and +1 555 010 9999';
     expect(redact(text, [...email.find(text), ...phone.find(text)])).toBe('[REDACTED:email] and [REDACTED:phone]');
-    expect(redact('abcdef', [{ detector: 'x', start: 1, end: 4 }, { detector: 'y', start: 2, end: 3 }])).toBe('a[REDACTED:x]ef');
+    expect(
+      redact('abcdef', [
+        { detector: 'x', start: 1, end: 4 },
+        { detector: 'y', start: 2, end: 3 },
+      ]),
+    ).toBe('a[REDACTED:x]ef');
     expect(redact('nothing here', [])).toBe('nothing here');
   });
 });
@@ -68,7 +82,10 @@ describe('piiGatePlugin in a Runner', () => {
   });
 
   it('takes custom detector lists and refuses malformed ones', async () => {
-    const runner = createRunner({ agents: [{ id: 'support', engine }], plugins: [piiGatePlugin({ reject: [email], redact: [] })] });
+    const runner = createRunner({
+      agents: [{ id: 'support', engine }],
+      plugins: [piiGatePlugin({ reject: [email], redact: [] })],
+    });
     expect((await runner.handle({ channel: 'cli', text: 'x@y.io' })).status).toBe('rejected');
     await runner.close();
     expect(() => piiGatePlugin({ reject: [{ name: 'bad' } as never] })).toThrow(ConfigError);

@@ -102,7 +102,9 @@ async function show(events: AsyncIterable<PipelineEvent>): Promise<Envelope> {
 }
 
 function summary(env: Envelope): string {
-  const how = env.terminated ? `${env.terminalReason ?? '?'}${env.terminationReason === undefined ? '' : ` (${env.terminationReason})`}` : 'paused';
+  const how = env.terminated
+    ? `${env.terminalReason ?? '?'}${env.terminationReason === undefined ? '' : ` (${env.terminationReason})`}`
+    : 'paused';
   return `${how}: ${env.agentHops} stages, ${env.iteration} loop-back(s), edges ${JSON.stringify(env.edgeTraversals)}`;
 }
 
@@ -122,7 +124,9 @@ console.log('Resume:');
 const done = await show(runtime.resumeStream(Envelope.fromJSON(JSON.parse(stored)), { text: answer }));
 console.log(`  ${summary(done)}`);
 console.log(`  published: ${JSON.stringify((done.outputs.publish as { published: string }).published)}`);
-console.log(`  answered interrupts: ${done.resolvedInterrupts.map((r) => `${r.kind} -> ${JSON.stringify(r.response.text)}`).join(', ')}`);
+console.log(
+  `  answered interrupts: ${done.resolvedInterrupts.map((r) => `${r.kind} -> ${JSON.stringify(r.response.text)}`).join(', ')}`,
+);
 
 // ---- Run 2: a reviewer that is never satisfied; the edge limit review -> plan (2) ends the loop.
 console.log('\nRun 2: a reviewer that is never satisfied (edge limit review -> plan: 2)');

@@ -51,9 +51,28 @@ export const deskWorkflow = FsmStrategy.builder()
   .transition('awaiting_confirmation', 'decline', 'triaging')
   .transition('resolving', 'resolve', 'closed')
   .transition('closed', 'reopen', 'triaging')
-  .route({ kind: SignalKind.UserMessage, name: 'confirm-yes', predicate: (s) => YES.test(textOf(s)), action: Action.transition('confirm') }, { inStates: ['awaiting_confirmation'] })
-  .route({ kind: SignalKind.UserMessage, name: 'confirm-no', predicate: (s) => NO.test(textOf(s)), action: Action.transition('decline') }, { inStates: ['awaiting_confirmation'] })
-  .route({ kind: SignalKind.UserMessage, name: 'busy-resolving', action: Action.reject('resolving') }, { inStates: ['resolving'] })
+  .route(
+    {
+      kind: SignalKind.UserMessage,
+      name: 'confirm-yes',
+      predicate: (s) => YES.test(textOf(s)),
+      action: Action.transition('confirm'),
+    },
+    { inStates: ['awaiting_confirmation'] },
+  )
+  .route(
+    {
+      kind: SignalKind.UserMessage,
+      name: 'confirm-no',
+      predicate: (s) => NO.test(textOf(s)),
+      action: Action.transition('decline'),
+    },
+    { inStates: ['awaiting_confirmation'] },
+  )
+  .route(
+    { kind: SignalKind.UserMessage, name: 'busy-resolving', action: Action.reject('resolving') },
+    { inStates: ['resolving'] },
+  )
   .define();
 
 /** The refund review: a high-risk refund waits for a human's confirmation. */
@@ -71,7 +90,10 @@ export const refundReview = definePipeline({
       routingRules: [{ condition: 'risk', value: 'high', target: 'confirmation' }],
       defaultNext: 'execute',
     },
-    { name: 'execute', run: (ctx) => ({ refunded: (ctx.outputs.assess as { amount: number }).amount, reference: 'RF-1017' }) },
+    {
+      name: 'execute',
+      run: (ctx) => ({ refunded: (ctx.outputs.assess as { amount: number }).amount, reference: 'RF-1017' }),
+    },
   ],
   confirmationResumeStage: 'execute',
 });
@@ -79,10 +101,13 @@ export const refundReview = definePipeline({
 /** The review pipeline's assistant message. */
 export const renderReview = (env: Envelope): string => {
   const assess = env.outputs.assess as { refund: string; amount: number } | undefined;
-  if (env.interrupt !== undefined && !env.terminated) return `Refund ${assess?.refund ?? '?'} of $${assess?.amount ?? 0} is high risk: approve? (yes/no)`;
+  if (env.interrupt !== undefined && !env.terminated)
+    return `Refund ${assess?.refund ?? '?'} of $${assess?.amount ?? 0} is high risk: approve? (yes/no)`;
   if (env.terminalReason === 'user_denied') return `Refund ${assess?.refund ?? '?'} declined.`;
   const done = env.outputs.execute as { refunded: number; reference: string } | undefined;
-  return done === undefined ? `Review ended: ${env.terminalReason ?? '?'}` : `Refund ${assess?.refund ?? '?'}: $${done.refunded} refunded (${done.reference}).`;
+  return done === undefined
+    ? `Review ended: ${env.terminalReason ?? '?'}`
+    : `Refund ${assess?.refund ?? '?'}: $${done.refunded} refunded (${done.reference}).`;
 };
 
 /** A scripted model: answers by agent and by what the customer said, so any order of events works. */

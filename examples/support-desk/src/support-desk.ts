@@ -1,7 +1,16 @@
 // The story the flagship example tells, printed as a readable transcript. `main.ts` runs it;
 // the example's test runs it too and checks the transcript's key lines.
 import { MemoryCheckpointStore, formatAction, signal, type CheckpointStore, type RunnerEvent } from '@signalyard/core';
-import { RouteResolver, formatSessionKey, type AuditEntry, type CrewResponse, type Envelope, type InboundMessage, type Outcome, type Runner } from 'signalyard';
+import {
+  RouteResolver,
+  formatSessionKey,
+  type AuditEntry,
+  type CrewResponse,
+  type Envelope,
+  type InboundMessage,
+  type Outcome,
+  type Runner,
+} from 'signalyard';
 import { createDesk, deskModel, renderReview, routing } from './desk.js';
 
 export interface SupportDeskOptions {
@@ -41,16 +50,27 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
         write(`   fsm     ${e.result.from} → ${e.result.to} (${e.result.action})`);
       } else if (e.type === 'engine_event') {
         const ev = e.event as Record<string, unknown> & { type: string };
-        if (ev.type === 'handoff') write(`   crew    ${String(ev.from)} → ${String(ev.to)} (${ev.via === 'signal' ? `signal ${String(ev.signal)}` : String(ev.via)})`);
-        if (ev.type === 'parallel_start') write(`   crew    parallel group ${String(ev.group)}: ${(ev.agents as string[]).join(' + ')}`);
-        if (ev.type === 'agent_response' && typeof ev.group === 'string') write(`   crew      ${String(ev.agentId)}: "${String(ev.content)}"`);
-        if (ev.type === 'interrupt') write(`   pipeline interrupt: ${(ev.interrupt as { kind: string }).kind} (paused)`);
+        if (ev.type === 'handoff')
+          write(
+            `   crew    ${String(ev.from)} → ${String(ev.to)} (${ev.via === 'signal' ? `signal ${String(ev.signal)}` : String(ev.via)})`,
+          );
+        if (ev.type === 'parallel_start')
+          write(`   crew    parallel group ${String(ev.group)}: ${(ev.agents as string[]).join(' + ')}`);
+        if (ev.type === 'agent_response' && typeof ev.group === 'string')
+          write(`   crew      ${String(ev.agentId)}: "${String(ev.content)}"`);
+        if (ev.type === 'interrupt')
+          write(`   pipeline interrupt: ${(ev.interrupt as { kind: string }).kind} (paused)`);
         if (ev.type === 'stage_end') write(`   pipeline stage ${String(ev.stage)} → ${String(ev.next)}`);
       }
     }
     events = [];
     const output = outcome.output as CrewResponse | Envelope | undefined;
-    if (output !== undefined && typeof output === 'object' && 'content' in output && typeof output.content === 'string') {
+    if (
+      output !== undefined &&
+      typeof output === 'object' &&
+      'content' in output &&
+      typeof output.content === 'string'
+    ) {
       write(`   reply   ${output.agentId}: "${output.content}"`);
     } else if (output !== undefined && typeof output === 'object' && 'trace' in output) {
       write(`   reply   ${outcome.agentId}: "${renderReview(output)}"`);
@@ -63,7 +83,9 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     const resolved = resolver.resolve(message);
     write('');
     write(`── ${who(message)}: "${message.text}"${note === undefined ? '' : `   (${note})`}`);
-    write(`   agent   ${resolved.agentId} · session ${formatSessionKey(resolved.sessionKey)} · matched by ${resolved.matchedBy}`);
+    write(
+      `   agent   ${resolved.agentId} · session ${formatSessionKey(resolved.sessionKey)} · matched by ${resolved.matchedBy}`,
+    );
     const outcome = await runner.handle(message);
     report(outcome);
     return outcome;
@@ -75,14 +97,18 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   const reviewer = { channel: 'slack', teamId: 'T-FINANCE', peer: { kind: 'channel' as const, id: 'C-REFUNDS' } };
   const cli = { channel: 'cli' };
 
-  write('Signalyard support desk: telegram, slack and a CLI; routing TOML; an FSM, a crew, a pipeline; rate limit and audit log.');
+  write(
+    'Signalyard support desk: telegram, slack and a CLI; routing TOML; an FSM, a crew, a pipeline; rate limit and audit log.',
+  );
   const earlier: string[] = [];
   for await (const key of store.list('agent:')) earlier.push(key);
   if (earlier.length > 0) {
     write(`The store already holds ${earlier.length} sessions from an earlier run; they continue where they stopped:`);
     for (const key of earlier) {
       const v = await runner.session(key);
-      write(`   ${key}: ${v?.history.length ?? 0} messages, checkpoint v${v?.version ?? 0}, ${v?.strategy.type === 'fsm' ? `FSM ${String(v.strategy.current_state)}` : v?.strategy.type ?? '?'}`);
+      write(
+        `   ${key}: ${v?.history.length ?? 0} messages, checkpoint v${v?.version ?? 0}, ${v?.strategy.type === 'fsm' ? `FSM ${String(v.strategy.current_state)}` : (v?.strategy.type ?? '?')}`,
+      );
     }
   }
   const first = await say({ ...alice, text: 'Hi, my invoice charged me twice' }, 'alice, on telegram');
@@ -97,7 +123,9 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   runner = createDesk(store, model, (e) => audit.push(e));
   listen(runner);
   const view = await runner.session(first.sessionKey);
-  write(`   ${first.sessionKey} continues: FSM ${String(view?.strategy.current_state)}, ${view?.history.length ?? 0} messages, checkpoint v${view?.version ?? 0}`);
+  write(
+    `   ${first.sessionKey} continues: FSM ${String(view?.strategy.current_state)}, ${view?.history.length ?? 0} messages, checkpoint v${view?.version ?? 0}`,
+  );
 
   write('');
   write(`── timer for ${first.sessionKey}   (the refund job finished)`);

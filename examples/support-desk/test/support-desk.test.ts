@@ -34,10 +34,17 @@ describe('the support desk example', () => {
     expect(slack).toContain('   route   strategy tier, route "confirm-yes" → transition(confirm)');
 
     // A gated message is rejected while the FSM is resolving.
-    expect(after(lines, '"any news?"')).toEqual(expect.arrayContaining(['   route   strategy tier, route "busy-resolving" → reject(resolving)', '   = rejected (resolving)']));
+    expect(after(lines, '"any news?"')).toEqual(
+      expect.arrayContaining([
+        '   route   strategy tier, route "busy-resolving" → reject(resolving)',
+        '   = rejected (resolving)',
+      ]),
+    );
 
     // The VIP is routed to their own agent by the peer binding.
-    expect(after(lines, '"I need help with my account"')).toContain('   agent   vip · session agent:vip:telegram:dm:4242 · matched by peer');
+    expect(after(lines, '"I need help with my account"')).toContain(
+      '   agent   vip · session agent:vip:telegram:dm:4242 · matched by peer',
+    );
 
     // The review pipeline pauses for confirmation, survives the restart, and resumes on "yes".
     const review = after(lines, '"Review refund R-17 for $420"');
@@ -58,10 +65,22 @@ describe('the support desk example', () => {
     expect(after(lines, '"HELLO???"')).toContain('   route   plugin tier, route "rate-limit" → reject(rate_limited)');
 
     // One audit entry per signal.
-    expect(statuses).toEqual(['completed', 'completed', 'rejected', 'completed', 'paused', 'completed', 'completed', 'completed', 'completed', 'completed', 'rejected']);
+    expect(statuses).toEqual([
+      'completed',
+      'completed',
+      'rejected',
+      'completed',
+      'paused',
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+      'completed',
+      'rejected',
+    ]);
   });
 
-  it('with a SQLite store, a second run continues the first run\'s sessions', async () => {
+  it("with a SQLite store, a second run continues the first run's sessions", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'support-desk-'));
     const path = join(dir, 'desk.db');
     try {
@@ -71,7 +90,9 @@ describe('the support desk example', () => {
       const two = new SqliteCheckpointStore({ path });
       const { lines } = await transcript(two);
       await two.close();
-      expect(lines).toContain('The store already holds 4 sessions from an earlier run; they continue where they stopped:');
+      expect(lines).toContain(
+        'The store already holds 4 sessions from an earlier run; they continue where they stopped:',
+      );
       expect(lines.find((l) => l.startsWith('   agent:desk:dm:alice:'))).toMatch(/FSM closed/);
       // The second run's first message reopens alice's closed case.
       expect(after(lines, '"Hi, my invoice charged me twice"')).toContain('   fsm     closed → triaging (reopen)');

@@ -25,7 +25,8 @@ export interface AiSdkModelOptions {
 
 const KNOWN: readonly (keyof AiSdkModelOptions)[] = ['providerOptions', 'maxOutputTokens', 'temperature', 'maxRetries'];
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Validated settings, ready to spread into `generateText`'s arguments. @internal */
 export interface CallSettings {
@@ -46,7 +47,8 @@ export function resolveAiSdkModelOptions(model: unknown, opts: unknown): { setti
   const problems: ConfigProblem[] = [];
   let label = '';
   if (typeof model === 'string') {
-    if (model === '') problems.push({ path: 'model', message: 'expected a language model or a non-empty model id, got ""' });
+    if (model === '')
+      problems.push({ path: 'model', message: 'expected a language model or a non-empty model id, got ""' });
     label = JSON.stringify(model);
   } else if (isRecord(model) && typeof model.doGenerate === 'function') {
     const { provider, modelId, specificationVersion } = model;
@@ -72,34 +74,59 @@ export function resolveAiSdkModelOptions(model: unknown, opts: unknown): { setti
     } else {
       for (const key of Object.keys(opts)) {
         if (!(KNOWN as readonly string[]).includes(key)) {
-          problems.push({ path: key, message: `unknown option ${JSON.stringify(key)}: expected one of ${KNOWN.map((k) => JSON.stringify(k)).join(', ')}` });
+          problems.push({
+            path: key,
+            message: `unknown option ${JSON.stringify(key)}: expected one of ${KNOWN.map((k) => JSON.stringify(k)).join(', ')}`,
+          });
         }
       }
       const { providerOptions, maxOutputTokens, temperature, maxRetries } = opts;
       if (providerOptions !== undefined) {
         if (!isRecord(providerOptions)) {
-          problems.push({ path: 'providerOptions', message: `expected an object of options by provider name, got ${describeValue(providerOptions)}` });
+          problems.push({
+            path: 'providerOptions',
+            message: `expected an object of options by provider name, got ${describeValue(providerOptions)}`,
+          });
         } else {
           const entries: [string, Record<string, JSONValue | undefined>][] = [];
           for (const [provider, value] of Object.entries(providerOptions)) {
             if (isRecord(value)) entries.push([provider, { ...(value as Record<string, JSONValue | undefined>) }]);
-            else problems.push({ path: `providerOptions.${provider}`, message: `expected an object of options, got ${describeValue(value)}` });
+            else
+              problems.push({
+                path: `providerOptions.${provider}`,
+                message: `expected an object of options, got ${describeValue(value)}`,
+              });
           }
           // fromEntries defines own properties: a "__proto__" key stays a key.
           settings.providerOptions = Object.fromEntries(entries);
         }
       }
       if (maxOutputTokens !== undefined) {
-        if (typeof maxOutputTokens === 'number' && Number.isInteger(maxOutputTokens) && maxOutputTokens > 0) settings.maxOutputTokens = maxOutputTokens;
-        else problems.push({ path: 'maxOutputTokens', message: `expected a positive integer, got ${describeValue(maxOutputTokens)}` });
+        if (typeof maxOutputTokens === 'number' && Number.isInteger(maxOutputTokens) && maxOutputTokens > 0)
+          settings.maxOutputTokens = maxOutputTokens;
+        else
+          problems.push({
+            path: 'maxOutputTokens',
+            message: `expected a positive integer, got ${describeValue(maxOutputTokens)}`,
+          });
       }
       if (temperature !== undefined) {
-        if (typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0) settings.temperature = temperature;
-        else problems.push({ path: 'temperature', message: `expected a finite number ≥ 0, got ${describeValue(temperature)}` });
+        if (typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0)
+          settings.temperature = temperature;
+        else
+          problems.push({
+            path: 'temperature',
+            message: `expected a finite number ≥ 0, got ${describeValue(temperature)}`,
+          });
       }
       if (maxRetries !== undefined) {
-        if (typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0) settings.maxRetries = maxRetries;
-        else problems.push({ path: 'maxRetries', message: `expected a non-negative integer, got ${describeValue(maxRetries)}` });
+        if (typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0)
+          settings.maxRetries = maxRetries;
+        else
+          problems.push({
+            path: 'maxRetries',
+            message: `expected a non-negative integer, got ${describeValue(maxRetries)}`,
+          });
       }
     }
   }

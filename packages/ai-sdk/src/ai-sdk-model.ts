@@ -1,4 +1,11 @@
-import { AbortedError, describeValue, type ChatModel, type ChatRequest, type ChatResponse, type ToolCall } from '@signalyard/core';
+import {
+  AbortedError,
+  describeValue,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type ToolCall,
+} from '@signalyard/core';
 import { generateText, type LanguageModel } from 'ai';
 import { resolveAiSdkModelOptions, type AiSdkModelOptions } from './ai-sdk-model-options.js';
 import { ModelCallError } from './errors/model-call-error.js';
@@ -62,11 +69,17 @@ export function aiSdkModel(model: LanguageModel, opts?: AiSdkModelOptions): Chat
   async function generate(request: ChatRequest): Promise<ChatResponse> {
     const r: unknown = request;
     if (typeof r !== 'object' || r === null) {
-      throw new ModelRequestError({ path: '', problem: `expected a ChatRequest ({ messages, tools?, abortSignal? }), got ${describeValue(r)}` });
+      throw new ModelRequestError({
+        path: '',
+        problem: `expected a ChatRequest ({ messages, tools?, abortSignal? }), got ${describeValue(r)}`,
+      });
     }
     const abortSignal: unknown = (r as { abortSignal?: unknown }).abortSignal;
     if (abortSignal !== undefined && !isAbortSignal(abortSignal)) {
-      throw new ModelRequestError({ path: 'abortSignal', problem: `expected an AbortSignal, got ${describeValue(abortSignal)}` });
+      throw new ModelRequestError({
+        path: 'abortSignal',
+        problem: `expected an AbortSignal, got ${describeValue(abortSignal)}`,
+      });
     }
     if (abortSignal?.aborted === true) throw new AbortedError({ cause: abortSignal.reason });
     const messages = toModelMessages((r as { messages?: unknown }).messages);
@@ -91,7 +104,9 @@ export function aiSdkModel(model: LanguageModel, opts?: AiSdkModelOptions): Chat
         throw AbortedError.isInstance(error) ? error : new AbortedError({ cause: abortSignal.reason });
       }
       const statusCode = statusCodeOf(error);
-      throw new ModelCallError(statusCode === undefined ? { model: label, cause: error } : { model: label, cause: error, statusCode });
+      throw new ModelCallError(
+        statusCode === undefined ? { model: label, cause: error } : { model: label, cause: error, statusCode },
+      );
     }
 
     const response: ChatResponse = { content: result.text };

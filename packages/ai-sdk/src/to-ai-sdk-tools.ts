@@ -23,10 +23,16 @@ export function toAiSdkTools(tools: unknown): ToolSet | undefined {
   for (let i = 0; i < tools.length; i++) {
     const path = `tools[${i}]`;
     const spec: unknown = tools[i];
-    if (typeof spec !== 'object' || spec === null) throw fail(path, `expected a ToolSpec ({ name, description?, parameters }), got ${describeValue(spec)}`);
+    if (typeof spec !== 'object' || spec === null)
+      throw fail(path, `expected a ToolSpec ({ name, description?, parameters }), got ${describeValue(spec)}`);
     const { name, description, parameters } = spec as Record<string, unknown>;
-    if (typeof name !== 'string' || name === '') throw fail(`${path}.name`, `expected a non-empty string, got ${describeValue(name)}`);
-    if (Object.hasOwn(set, name)) throw fail(`${path}.name`, `duplicate tool name ${JSON.stringify(name)}: each tool offered to a model needs its own name`);
+    if (typeof name !== 'string' || name === '')
+      throw fail(`${path}.name`, `expected a non-empty string, got ${describeValue(name)}`);
+    if (Object.hasOwn(set, name))
+      throw fail(
+        `${path}.name`,
+        `duplicate tool name ${JSON.stringify(name)}: each tool offered to a model needs its own name`,
+      );
     if (description !== undefined && typeof description !== 'string') {
       throw fail(`${path}.description`, `expected a string, got ${describeValue(description)}`);
     }

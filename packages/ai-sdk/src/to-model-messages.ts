@@ -4,7 +4,8 @@ import { ModelRequestError } from './errors/model-request-error.js';
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const fail = (path: string, problem: string): ModelRequestError => new ModelRequestError({ path, problem });
 
@@ -27,7 +28,8 @@ const idList = (ids: Iterable<string>): string => [...ids].map((id) => JSON.stri
  * @internal
  */
 export function toModelMessages(messages: unknown): ModelMessage[] {
-  if (!Array.isArray(messages)) throw fail('messages', `expected a list of ChatMessages, got ${describeValue(messages)}`);
+  if (!Array.isArray(messages))
+    throw fail('messages', `expected a list of ChatMessages, got ${describeValue(messages)}`);
   if (messages.length === 0) throw fail('messages', 'expected at least one message, got an empty list');
   const out: ModelMessage[] = new Array<ModelMessage>(messages.length);
   // Calls made by assistant messages so far: call id → tool name, for the tool messages answering them.
@@ -44,10 +46,16 @@ export function toModelMessages(messages: unknown): ModelMessage[] {
     }
     if (typeof content !== 'string') throw fail(`${path}.content`, `expected a string, got ${describeValue(content)}`);
     if (toolCalls !== undefined && role !== 'assistant') {
-      throw fail(`${path}.toolCalls`, `only assistant messages carry tool calls, but this message's role is ${JSON.stringify(role)}`);
+      throw fail(
+        `${path}.toolCalls`,
+        `only assistant messages carry tool calls, but this message's role is ${JSON.stringify(role)}`,
+      );
     }
     if (toolCallId !== undefined && role !== 'tool') {
-      throw fail(`${path}.toolCallId`, `only tool messages carry a toolCallId, but this message's role is ${JSON.stringify(role)}`);
+      throw fail(
+        `${path}.toolCallId`,
+        `only tool messages carry a toolCallId, but this message's role is ${JSON.stringify(role)}`,
+      );
     }
     if ((role === 'user' || role === 'system') && pending.size > 0) throw unanswered(pending, path);
     switch (role) {
@@ -62,15 +70,24 @@ export function toModelMessages(messages: unknown): ModelMessage[] {
         break;
       default: {
         if (typeof toolCallId !== 'string' || toolCallId === '') {
-          throw fail(`${path}.toolCallId`, `a tool message must name the call it answers: expected a non-empty string, got ${describeValue(toolCallId)}`);
+          throw fail(
+            `${path}.toolCallId`,
+            `a tool message must name the call it answers: expected a non-empty string, got ${describeValue(toolCallId)}`,
+          );
         }
         const toolName = calls.get(toolCallId);
         if (toolName === undefined) {
-          const known = calls.size === 0 ? 'no earlier assistant message made a tool call' : `the calls made so far are ${idList(calls.keys())}`;
+          const known =
+            calls.size === 0
+              ? 'no earlier assistant message made a tool call'
+              : `the calls made so far are ${idList(calls.keys())}`;
           throw fail(`${path}.toolCallId`, `answers unknown tool call ${JSON.stringify(toolCallId)}: ${known}`);
         }
         pending.delete(toolCallId);
-        out[i] = { role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'text', value: content } }] };
+        out[i] = {
+          role: 'tool',
+          content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'text', value: content } }],
+        };
       }
     }
   }
@@ -86,17 +103,21 @@ function assistantMessage(
   pending: Map<string, string>,
 ): ModelMessage {
   if (toolCalls === undefined) return { role: 'assistant', content };
-  if (!Array.isArray(toolCalls)) throw fail(`${path}.toolCalls`, `expected a list of ToolCalls, got ${describeValue(toolCalls)}`);
+  if (!Array.isArray(toolCalls))
+    throw fail(`${path}.toolCalls`, `expected a list of ToolCalls, got ${describeValue(toolCalls)}`);
   if (toolCalls.length === 0) return { role: 'assistant', content };
   const parts: (ToolCallPart | { type: 'text'; text: string })[] = [];
   if (content !== '') parts.push({ type: 'text', text: content });
   for (let j = 0; j < toolCalls.length; j++) {
     const callPath = `${path}.toolCalls[${j}]`;
     const call: unknown = toolCalls[j];
-    if (!isObject(call)) throw fail(callPath, `expected a ToolCall ({ id, name, arguments }), got ${describeValue(call)}`);
+    if (!isObject(call))
+      throw fail(callPath, `expected a ToolCall ({ id, name, arguments }), got ${describeValue(call)}`);
     const { id, name } = call;
-    if (typeof id !== 'string' || id === '') throw fail(`${callPath}.id`, `expected a non-empty string, got ${describeValue(id)}`);
-    if (typeof name !== 'string' || name === '') throw fail(`${callPath}.name`, `expected a non-empty string, got ${describeValue(name)}`);
+    if (typeof id !== 'string' || id === '')
+      throw fail(`${callPath}.id`, `expected a non-empty string, got ${describeValue(id)}`);
+    if (typeof name !== 'string' || name === '')
+      throw fail(`${callPath}.name`, `expected a non-empty string, got ${describeValue(name)}`);
     calls.set(id, name);
     pending.set(id, callPath);
     parts.push({ type: 'tool-call', toolCallId: id, toolName: name, input: call.arguments });

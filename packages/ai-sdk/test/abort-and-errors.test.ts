@@ -6,10 +6,18 @@ import { ModelCallError, ModelRequestError, aiSdkModel } from '@signalyard/ai-sd
 import { deferred, mockModel, rejectionOf, reply, type GenerateResult } from './support.js';
 
 const ask = (abortSignal?: AbortSignal): ChatRequest =>
-  abortSignal === undefined ? { messages: [{ role: 'user', content: 'Hi' }] } : { messages: [{ role: 'user', content: 'Hi' }], abortSignal };
+  abortSignal === undefined
+    ? { messages: [{ role: 'user', content: 'Hi' }] }
+    : { messages: [{ role: 'user', content: 'Hi' }], abortSignal };
 
 const apiError = (statusCode: number, isRetryable: boolean): APICallError =>
-  new APICallError({ message: `HTTP ${statusCode}`, url: 'https://api.example.test/v1/chat', requestBodyValues: {}, statusCode, isRetryable });
+  new APICallError({
+    message: `HTTP ${statusCode}`,
+    url: 'https://api.example.test/v1/chat',
+    requestBodyValues: {},
+    statusCode,
+    isRetryable,
+  });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -72,7 +80,9 @@ describe('abort', () => {
 
   it('resolves normally when the signal never fires', async () => {
     const controller = new AbortController();
-    await expect(aiSdkModel(mockModel(reply('fine'))).generate(ask(controller.signal))).resolves.toMatchObject({ content: 'fine' });
+    await expect(aiSdkModel(mockModel(reply('fine'))).generate(ask(controller.signal))).resolves.toMatchObject({
+      content: 'fine',
+    });
   });
 
   it('keeps the reply of a call that finished before the signal fired', async () => {
@@ -93,7 +103,12 @@ describe('provider errors', () => {
     });
     const error = await rejectionOf(aiSdkModel(mock).generate(ask()));
     expect(ModelCallError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'MODEL_CALL_FAILED', cause: failure, statusCode: 401, model: '"gpt-4o-mini" (openai.chat)' });
+    expect(error).toMatchObject({
+      code: 'MODEL_CALL_FAILED',
+      cause: failure,
+      statusCode: 401,
+      model: '"gpt-4o-mini" (openai.chat)',
+    });
     expect((error as Error).message).toBe('Model call to "gpt-4o-mini" (openai.chat) failed: HTTP 401');
   });
 
@@ -149,7 +164,11 @@ describe('provider errors', () => {
     try {
       await expect(aiSdkModel('good').generate(ask())).resolves.toMatchObject({ content: 'via the global provider' });
       const error = await rejectionOf(aiSdkModel('bad').generate(ask()));
-      expect(error).toMatchObject({ code: 'MODEL_CALL_FAILED', model: '"bad"', message: 'Model call to "bad" failed: boom' });
+      expect(error).toMatchObject({
+        code: 'MODEL_CALL_FAILED',
+        model: '"bad"',
+        message: 'Model call to "bad" failed: boom',
+      });
     } finally {
       globalThis.AI_SDK_DEFAULT_PROVIDER = previous;
     }
@@ -176,7 +195,9 @@ describe('error classes', () => {
     expect(ModelRequestError.isInstance(requestError)).toBe(true);
     expect(ModelRequestError.isInstance(new AppModelRequestError({ path: '', problem: 'p' }))).toBe(true);
     expect(ModelRequestError.isInstance(callError)).toBe(false);
-    expect(ModelRequestError.isInstance(new SignalyardError({ code: 'MODEL_REQUEST_INVALID', message: 'm' }))).toBe(false);
+    expect(ModelRequestError.isInstance(new SignalyardError({ code: 'MODEL_REQUEST_INVALID', message: 'm' }))).toBe(
+      false,
+    );
     expect(ModelRequestError.isInstance(undefined)).toBe(false);
   });
 

@@ -26,7 +26,10 @@ describe('aiSdkModel: replies', () => {
         toolCallPart('call-2', 'lookup', { word: 'crew' }),
       ]),
     );
-    const response = await aiSdkModel(mock).generate({ ...ask, tools: [{ name: 'lookup', parameters: { type: 'object' } }] });
+    const response = await aiSdkModel(mock).generate({
+      ...ask,
+      tools: [{ name: 'lookup', parameters: { type: 'object' } }],
+    });
     expect(response.content).toBe('Let me check.');
     expect(response.toolCalls).toEqual([
       { id: 'call-1', name: 'lookup', arguments: { word: 'signal' } },
@@ -43,7 +46,9 @@ describe('aiSdkModel: replies', () => {
   });
 
   it('hands back a call to a tool that was not offered, for Signalyard to answer with a tool error', async () => {
-    const response = await aiSdkModel(mockModel(reply([toolCallPart('c', 'delete_everything', { all: true })]))).generate({
+    const response = await aiSdkModel(
+      mockModel(reply([toolCallPart('c', 'delete_everything', { all: true })])),
+    ).generate({
       ...ask,
       tools: [{ name: 'lookup', parameters: { type: 'object' } }],
     });
@@ -51,8 +56,12 @@ describe('aiSdkModel: replies', () => {
   });
 
   it('hands back arguments that are not JSON as the raw text, and does not validate them against the schema', async () => {
-    const tools = [{ name: 'lookup', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] } }];
-    const response = await aiSdkModel(mockModel(reply([toolCallPart('c1', 'lookup', '{"word": '), toolCallPart('c2', 'lookup', { word: 7 })]))).generate({
+    const tools = [
+      { name: 'lookup', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] } },
+    ];
+    const response = await aiSdkModel(
+      mockModel(reply([toolCallPart('c1', 'lookup', '{"word": '), toolCallPart('c2', 'lookup', { word: 7 })])),
+    ).generate({
       ...ask,
       tools,
     });
@@ -65,7 +74,14 @@ describe('aiSdkModel: replies', () => {
   it('leaves out tool calls the provider executed itself', async () => {
     const mock = mockModel(
       reply([
-        { type: 'tool-call', toolCallId: 'p', toolName: 'web_search', input: '{}', providerExecuted: true, dynamic: true },
+        {
+          type: 'tool-call',
+          toolCallId: 'p',
+          toolName: 'web_search',
+          input: '{}',
+          providerExecuted: true,
+          dynamic: true,
+        },
         { type: 'tool-result', toolCallId: 'p', toolName: 'web_search', result: { hits: 0 }, dynamic: true },
         { type: 'text', text: 'Nothing found.' },
       ]),
@@ -97,7 +113,12 @@ describe('aiSdkModel: replies', () => {
 describe('aiSdkModel: tools offered to the model', () => {
   it('sends each ToolSpec as a function tool with its name, description and JSON Schema', async () => {
     const mock = mockModel(reply('ok'));
-    const parameters = { type: 'object', properties: { word: { type: 'string', description: 'the word' } }, required: ['word'], additionalProperties: false };
+    const parameters = {
+      type: 'object',
+      properties: { word: { type: 'string', description: 'the word' } },
+      required: ['word'],
+      additionalProperties: false,
+    };
     await aiSdkModel(mock).generate({
       ...ask,
       tools: [
@@ -123,7 +144,10 @@ describe('aiSdkModel: tools offered to the model', () => {
 
   it('accepts a tool named like an Object.prototype member', async () => {
     const mock = mockModel(reply([toolCallPart('c', 'constructor', {})]));
-    const response = await aiSdkModel(mock).generate({ ...ask, tools: [{ name: 'constructor', parameters: { type: 'object' } }] });
+    const response = await aiSdkModel(mock).generate({
+      ...ask,
+      tools: [{ name: 'constructor', parameters: { type: 'object' } }],
+    });
     expect(mock.doGenerateCalls[0]!.tools).toMatchObject([{ name: 'constructor' }]);
     expect(response.toolCalls).toEqual([{ id: 'c', name: 'constructor', arguments: {} }]);
   });
@@ -132,14 +156,26 @@ describe('aiSdkModel: tools offered to the model', () => {
 describe('aiSdkModel: options', () => {
   it('passes maxOutputTokens, temperature and providerOptions to every call', async () => {
     const mock = mockModel(reply('ok'));
-    await aiSdkModel(mock, { maxOutputTokens: 256, temperature: 0, providerOptions: { openai: { reasoningEffort: 'low' } } }).generate(ask);
-    expect(mock.doGenerateCalls[0]).toMatchObject({ maxOutputTokens: 256, temperature: 0, providerOptions: { openai: { reasoningEffort: 'low' } } });
+    await aiSdkModel(mock, {
+      maxOutputTokens: 256,
+      temperature: 0,
+      providerOptions: { openai: { reasoningEffort: 'low' } },
+    }).generate(ask);
+    expect(mock.doGenerateCalls[0]).toMatchObject({
+      maxOutputTokens: 256,
+      temperature: 0,
+      providerOptions: { openai: { reasoningEffort: 'low' } },
+    });
   });
 
   it('sends no settings it was not given', async () => {
     const mock = mockModel(reply('ok'));
     await aiSdkModel(mock).generate(ask);
-    expect(mock.doGenerateCalls[0]).toMatchObject({ maxOutputTokens: undefined, temperature: undefined, providerOptions: undefined });
+    expect(mock.doGenerateCalls[0]).toMatchObject({
+      maxOutputTokens: undefined,
+      temperature: undefined,
+      providerOptions: undefined,
+    });
   });
 
   it('copies the options: changing them afterwards does not change later calls', async () => {
@@ -154,7 +190,9 @@ describe('aiSdkModel: options', () => {
 
   it('keeps a "__proto__" provider key as a key', async () => {
     const mock = mockModel(reply('ok'));
-    await aiSdkModel(mock, { providerOptions: JSON.parse('{"__proto__":{"a":1},"openai":{"b":2}}') as never }).generate(ask);
+    await aiSdkModel(mock, { providerOptions: JSON.parse('{"__proto__":{"a":1},"openai":{"b":2}}') as never }).generate(
+      ask,
+    );
     const sent = mock.doGenerateCalls[0]!.providerOptions!;
     expect(Object.keys(sent)).toEqual(['__proto__', 'openai']);
     expect(Object.getPrototypeOf(sent)).toBe(Object.prototype);
@@ -167,13 +205,29 @@ describe('aiSdkModel: options', () => {
   it('rejects a bad model and bad options with one ConfigError listing every problem', () => {
     let error: unknown;
     try {
-      aiSdkModel({ modelId: 'x' } as never, { temperature: -1, maxOutputTokens: 1.5, maxRetries: -1, providerOptions: { openai: 3 }, temprature: 1 } as never);
+      aiSdkModel(
+        { modelId: 'x' } as never,
+        {
+          temperature: -1,
+          maxOutputTokens: 1.5,
+          maxRetries: -1,
+          providerOptions: { openai: 3 },
+          temprature: 1,
+        } as never,
+      );
     } catch (e) {
       error = e;
     }
     expect(ConfigError.isInstance(error)).toBe(true);
     const problems = (error as ConfigError).problems;
-    expect(problems.map((p) => p.path)).toEqual(['model', 'temprature', 'providerOptions.openai', 'maxOutputTokens', 'temperature', 'maxRetries']);
+    expect(problems.map((p) => p.path)).toEqual([
+      'model',
+      'temprature',
+      'providerOptions.openai',
+      'maxOutputTokens',
+      'temperature',
+      'maxRetries',
+    ]);
     expect(problems[0]!.message).toContain('{"modelId":"x"}');
     expect(problems[1]!.message).toContain('unknown option "temprature"');
     expect(problems[3]!.message).toContain('1.5');
@@ -184,7 +238,12 @@ describe('aiSdkModel: options', () => {
   it.each([
     ['an empty model id', '', undefined, 'model'],
     ['no model', undefined, undefined, 'model'],
-    ['an AI SDK 4 (v1) model', { specificationVersion: 'v1', provider: 'old', modelId: 'm', doGenerate: () => undefined }, undefined, 'model'],
+    [
+      'an AI SDK 4 (v1) model',
+      { specificationVersion: 'v1', provider: 'old', modelId: 'm', doGenerate: () => undefined },
+      undefined,
+      'model',
+    ],
     ['options that are not an object', new MockLanguageModelV3(), 'fast', 'opts'],
     ['providerOptions that are not an object', new MockLanguageModelV3(), { providerOptions: [] }, 'providerOptions'],
     ['a temperature that is not a number', new MockLanguageModelV3(), { temperature: '0.5' }, 'temperature'],
@@ -192,7 +251,9 @@ describe('aiSdkModel: options', () => {
     ['maxOutputTokens of 0', new MockLanguageModelV3(), { maxOutputTokens: 0 }, 'maxOutputTokens'],
     ['a fractional maxRetries', new MockLanguageModelV3(), { maxRetries: 0.5 }, 'maxRetries'],
   ])('rejects %s with CONFIG_INVALID at %s', (_name, model, opts, path) => {
-    expect(() => aiSdkModel(model as never, opts as never)).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID', problems: [expect.objectContaining({ path })] }));
+    expect(() => aiSdkModel(model as never, opts as never)).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID', problems: [expect.objectContaining({ path })] }),
+    );
   });
 });
 

@@ -47,7 +47,13 @@ describe('a crew run on the adapter', () => {
     const end = events.at(-1);
     expect(end?.type).toBe('end');
     if (end?.type !== 'end') return;
-    expect(end.response).toMatchObject({ reason: 'terminated_by_signal', isTerminal: true, handoffs: 1, agentId: 'editor', content: 'Approved. [DONE]' });
+    expect(end.response).toMatchObject({
+      reason: 'terminated_by_signal',
+      isTerminal: true,
+      handoffs: 1,
+      agentId: 'editor',
+      content: 'Approved. [DONE]',
+    });
     expect(events.filter((e) => e.type === 'handoff')).toEqual([
       { type: 'handoff', from: 'clerk', to: 'editor', via: 'signal', signal: '[ROUTE_EDITOR]', handoffs: 1 },
     ]);
@@ -70,26 +76,53 @@ describe('a crew run on the adapter', () => {
         type: 'function',
         name: 'lookup',
         description: 'Look a word up in the glossary',
-        inputSchema: expect.objectContaining({ type: 'object', properties: { word: { type: 'string' } }, required: ['word'] }),
+        inputSchema: expect.objectContaining({
+          type: 'object',
+          properties: { word: { type: 'string' } },
+          required: ['word'],
+        }),
       },
     ]);
     expect(second!.prompt.slice(2)).toEqual([
-      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'lookup', input: { word: 'signal' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'lookup', input: { word: 'signal' } }],
+      },
       {
         role: 'tool',
-        content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'lookup', output: { type: 'text', value: '{"word":"signal","meaning":"a text marker"}' } }],
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'call-1',
+            toolName: 'lookup',
+            output: { type: 'text', value: '{"word":"signal","meaning":"a text marker"}' },
+          },
+        ],
       },
     ]);
     expect(third!.prompt[0]).toEqual({ role: 'system', content: 'You are the editor.' });
-    expect(third!.prompt.at(-1)).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'A signal is a text marker. [ROUTE_EDITOR]' }] });
+    expect(third!.prompt.at(-1)).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'A signal is a text marker. [ROUTE_EDITOR]' }],
+    });
     expect(third!.tools).toBeUndefined();
-    expect(end.response.state.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'assistant']);
+    expect(end.response.state.history.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'assistant',
+    ]);
   });
 
   it('works with one adapter per agent', async () => {
     const clerk = mockModel(reply('Nothing to look up. [ROUTE_EDITOR]'));
     const editor = mockModel(reply('Fine. [DONE]'));
-    const executor = new CrewExecutor({ crew, model: { clerk: aiSdkModel(clerk), editor: aiSdkModel(editor, { temperature: 0 }) }, tools: [lookup] });
+    const executor = new CrewExecutor({
+      crew,
+      model: { clerk: aiSdkModel(clerk), editor: aiSdkModel(editor, { temperature: 0 }) },
+      tools: [lookup],
+    });
     const response = await executor.execute('Anything?');
     expect(response).toMatchObject({ reason: 'terminated_by_signal', handoffs: 1 });
     expect([clerk.doGenerateCalls.length, editor.doGenerateCalls.length]).toEqual([1, 1]);
@@ -103,16 +136,23 @@ describe('a crew run on the adapter', () => {
       reply('Got it. [ROUTE_EDITOR]'),
       reply('[DONE]'),
     );
-    const response = await new CrewExecutor({ crew, model: aiSdkModel(mock), tools: [lookup] }).execute('Define signal');
+    const response = await new CrewExecutor({ crew, model: aiSdkModel(mock), tools: [lookup] }).execute(
+      'Define signal',
+    );
     expect(response.reason).toBe('terminated_by_signal');
     const toolResult = mock.doGenerateCalls[1]!.prompt.at(-1);
-    expect(toolResult).toMatchObject({ role: 'tool', content: [{ toolCallId: 'bad', toolName: 'lookup', output: { type: 'text' } }] });
+    expect(toolResult).toMatchObject({
+      role: 'tool',
+      content: [{ toolCallId: 'bad', toolName: 'lookup', output: { type: 'text' } }],
+    });
     expect(JSON.stringify(toolResult)).toContain('Invalid arguments for tool \\"lookup\\"');
   });
 
   it('fails the run with CREW_AGENT_FAILED whose cause is the ModelCallError, keeping the history', async () => {
     const mock = new MockLanguageModelV3({ doGenerate: () => Promise.reject(new Error('503 Service Unavailable')) });
-    const error = await rejectionOf(new CrewExecutor({ crew, model: aiSdkModel(mock, { maxRetries: 0 }), tools: [lookup] }).execute('hi'));
+    const error = await rejectionOf(
+      new CrewExecutor({ crew, model: aiSdkModel(mock, { maxRetries: 0 }), tools: [lookup] }).execute('hi'),
+    );
     expect(CrewRunError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: 'CREW_AGENT_FAILED', agentId: 'clerk' });
     expect(ModelCallError.isInstance((error as CrewRunError).cause)).toBe(true);
@@ -128,7 +168,9 @@ describe('a crew run on the adapter', () => {
       },
     });
     const controller = new AbortController();
-    const run = new CrewExecutor({ crew, model: aiSdkModel(mock), tools: [lookup] }).execute('hi', { abortSignal: controller.signal });
+    const run = new CrewExecutor({ crew, model: aiSdkModel(mock), tools: [lookup] }).execute('hi', {
+      abortSignal: controller.signal,
+    });
     const providerSignal = await started.promise;
     controller.abort();
     const error = await rejectionOf(run);

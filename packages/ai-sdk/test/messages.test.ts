@@ -78,8 +78,18 @@ describe('messages sent to the AI SDK', () => {
     expect(mock.doGenerateCalls[0]!.prompt[2]).toEqual({
       role: 'tool',
       content: [
-        { type: 'tool-result', toolCallId: 'call-1', toolName: 'lookup', output: { type: 'text', value: 'a text marker' } },
-        { type: 'tool-result', toolCallId: 'call-2', toolName: 'search', output: { type: 'text', value: '{"meaning":"agents"}' } },
+        {
+          type: 'tool-result',
+          toolCallId: 'call-1',
+          toolName: 'lookup',
+          output: { type: 'text', value: 'a text marker' },
+        },
+        {
+          type: 'tool-result',
+          toolCallId: 'call-2',
+          toolName: 'search',
+          output: { type: 'text', value: '{"meaning":"agents"}' },
+        },
       ],
     });
   });
@@ -101,8 +111,16 @@ describe('messages sent to the AI SDK', () => {
 
   it('treats an empty toolCalls list like no tool calls', async () => {
     const mock = mockModel(reply('ok'));
-    await aiSdkModel(mock).generate({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello.', toolCalls: [] }] });
-    expect(mock.doGenerateCalls[0]!.prompt[1]).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] });
+    await aiSdkModel(mock).generate({
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello.', toolCalls: [] },
+      ],
+    });
+    expect(mock.doGenerateCalls[0]!.prompt[1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hello.' }],
+    });
   });
 
   it('takes the tool name from the most recent call with that id', async () => {
@@ -123,7 +141,12 @@ describe('messages sent to the AI SDK', () => {
 
   it('does not send ChatMessage.name, which has no AI SDK counterpart', async () => {
     const mock = mockModel(reply('ok'));
-    await aiSdkModel(mock).generate({ messages: [{ role: 'user', content: 'Hi', name: 'alice' }, { role: 'assistant', content: 'Yo', name: 'teacher' }] });
+    await aiSdkModel(mock).generate({
+      messages: [
+        { role: 'user', content: 'Hi', name: 'alice' },
+        { role: 'assistant', content: 'Yo', name: 'teacher' },
+      ],
+    });
     expect(JSON.stringify(mock.doGenerateCalls[0]!.prompt)).not.toMatch(/alice|teacher/);
   });
 
@@ -150,7 +173,10 @@ describe('messages sent to the AI SDK', () => {
         const prompt = mock.doGenerateCalls[0]!.prompt;
         expect(prompt.map((m) => m.role)).toEqual(messages.map((m) => m.role));
         prompt.forEach((m, i) => {
-          const text = m.role === 'system' ? m.content : (m.content as readonly { text?: string }[]).map((p) => p.text ?? '').join('');
+          const text =
+            m.role === 'system'
+              ? m.content
+              : (m.content as readonly { text?: string }[]).map((p) => p.text ?? '').join('');
           expect(text).toBe(messages[i]!.content);
         });
       }),
@@ -169,8 +195,18 @@ describe('malformed requests', () => {
     { name: 'no messages at all', request: {}, path: 'messages', mentions: 'undefined' },
     { name: 'an empty message list', request: { messages: [] }, path: 'messages', mentions: 'empty' },
     { name: 'a message that is not an object', request: { messages: [null] }, path: 'messages[0]', mentions: 'null' },
-    { name: 'an unknown role', request: { messages: [{ role: 'developer', content: 'x' }] }, path: 'messages[0].role', mentions: '"developer"' },
-    { name: 'content that is not a string', request: { messages: [{ role: 'user', content: 42 }] }, path: 'messages[0].content', mentions: '42' },
+    {
+      name: 'an unknown role',
+      request: { messages: [{ role: 'developer', content: 'x' }] },
+      path: 'messages[0].role',
+      mentions: '"developer"',
+    },
+    {
+      name: 'content that is not a string',
+      request: { messages: [{ role: 'user', content: 42 }] },
+      path: 'messages[0].content',
+      mentions: '42',
+    },
     {
       name: 'toolCalls on a user message',
       request: { messages: [{ role: 'user', content: 'x', toolCalls: [lookupCall] }] },
@@ -209,13 +245,23 @@ describe('malformed requests', () => {
     },
     {
       name: 'a tool message without a toolCallId',
-      request: { messages: [{ role: 'user', content: 'x' }, { role: 'tool', content: 'r' }] },
+      request: {
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'tool', content: 'r' },
+        ],
+      },
       path: 'messages[1].toolCallId',
       mentions: 'undefined',
     },
     {
       name: 'a tool message answering a call id no assistant message made',
-      request: { messages: [{ role: 'user', content: 'x' }, { role: 'tool', content: 'r', toolCallId: 'ghost' }] },
+      request: {
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'tool', content: 'r', toolCallId: 'ghost' },
+        ],
+      },
       path: 'messages[1].toolCallId',
       mentions: '"ghost"',
     },
@@ -235,7 +281,12 @@ describe('malformed requests', () => {
     },
     {
       name: 'a tool call left unanswered at the end',
-      request: { messages: [{ role: 'user', content: 'x' }, { role: 'assistant', content: '', toolCalls: [lookupCall] }] },
+      request: {
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'assistant', content: '', toolCalls: [lookupCall] },
+        ],
+      },
       path: 'messages[1].toolCalls[0]',
       mentions: '"call-1"',
     },
@@ -252,8 +303,18 @@ describe('malformed requests', () => {
       path: 'messages[1].toolCalls[1]',
       mentions: 'before messages[3]',
     },
-    { name: 'tools that are not a list', request: { messages: [{ role: 'user', content: 'x' }], tools: {} }, path: 'tools', mentions: '{}' },
-    { name: 'a tool spec that is not an object', request: { messages: [{ role: 'user', content: 'x' }], tools: [null] }, path: 'tools[0]', mentions: 'null' },
+    {
+      name: 'tools that are not a list',
+      request: { messages: [{ role: 'user', content: 'x' }], tools: {} },
+      path: 'tools',
+      mentions: '{}',
+    },
+    {
+      name: 'a tool spec that is not an object',
+      request: { messages: [{ role: 'user', content: 'x' }], tools: [null] },
+      path: 'tools[0]',
+      mentions: 'null',
+    },
     {
       name: 'a tool spec without a name',
       request: { messages: [{ role: 'user', content: 'x' }], tools: [{ parameters: {} }] },
@@ -274,7 +335,13 @@ describe('malformed requests', () => {
     },
     {
       name: 'two tool specs with the same name',
-      request: { messages: [{ role: 'user', content: 'x' }], tools: [{ name: 't', parameters: {} }, { name: 't', parameters: {} }] },
+      request: {
+        messages: [{ role: 'user', content: 'x' }],
+        tools: [
+          { name: 't', parameters: {} },
+          { name: 't', parameters: {} },
+        ],
+      },
       path: 'tools[1].name',
       mentions: '"t"',
     },

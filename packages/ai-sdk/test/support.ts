@@ -11,7 +11,10 @@ const usage = (input: number | undefined, output: number | undefined): GenerateR
 });
 
 /** A provider reply holding `content` (a text, or parts), with token usage. */
-export function reply(content: string | readonly ContentPart[], tokens: { input?: number; output?: number } = { input: 10, output: 5 }): GenerateResult {
+export function reply(
+  content: string | readonly ContentPart[],
+  tokens: { input?: number; output?: number } = { input: 10, output: 5 },
+): GenerateResult {
   return {
     content: typeof content === 'string' ? [{ type: 'text', text: content }] : [...content],
     finishReason: { unified: typeof content === 'string' ? 'stop' : 'tool-calls', raw: undefined },

@@ -59,7 +59,14 @@ const sgr =
   (text: string): string =>
     `\u001b[${open}m${text}\u001b[${close}m`;
 
-const NO_STYLE: Style = Object.freeze({ enabled: false, bold: plain, dim: plain, red: plain, green: plain, cyan: plain });
+const NO_STYLE: Style = Object.freeze({
+  enabled: false,
+  bold: plain,
+  dim: plain,
+  red: plain,
+  green: plain,
+  cyan: plain,
+});
 const ANSI_STYLE: Style = Object.freeze({
   enabled: true,
   bold: sgr(1, 22),

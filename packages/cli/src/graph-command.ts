@@ -15,7 +15,9 @@ export type GraphFormat = 'mermaid' | 'json';
  */
 export async function graphCommand(ctx: CommandContext, file: string, format: GraphFormat): Promise<void> {
   if (extname(file).toLowerCase() === '.toml') {
-    throw new CliUsageError({ message: `${describeValue(file)} looks like a routing file: graph draws a crew (crew.yaml)` });
+    throw new CliUsageError({
+      message: `${describeValue(file)} looks like a routing file: graph draws a crew (crew.yaml)`,
+    });
   }
   const graph = buildCrewGraph(await loadCrew(file, ctx.cwd));
   ctx.stdout.write(format === 'json' ? `${JSON.stringify(graph, null, 2)}\n` : graphToMermaid(graph));

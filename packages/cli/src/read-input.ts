@@ -33,6 +33,10 @@ export async function readTextFile(file: string, cwd: string): Promise<string> {
   try {
     return utf8.decode(bytes);
   } catch (error) {
-    throw new CliInputError({ file, message: `cannot read ${describeValue(file)}: it is not UTF-8 text`, cause: error });
+    throw new CliInputError({
+      file,
+      message: `cannot read ${describeValue(file)}: it is not UTF-8 text`,
+      cause: error,
+    });
   }
 }

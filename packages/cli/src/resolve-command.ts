@@ -57,7 +57,9 @@ export function parsePeer(text: string): { kind: InboundPeerKind; id: string } {
 export async function resolveCommand(ctx: CommandContext, options: ResolveOptions): Promise<void> {
   const peer = options.peer === undefined ? undefined : parsePeer(options.peer);
   if (options.thread !== undefined && (peer === undefined || peer.kind === 'dm')) {
-    throw new CliUsageError({ message: '--thread needs a group, channel or thread --peer (a thread lives inside one)' });
+    throw new CliUsageError({
+      message: '--thread needs a group, channel or thread --peer (a thread lives inside one)',
+    });
   }
   const input: InboundRoute = {
     channel: options.channel,
@@ -74,7 +76,10 @@ export async function resolveCommand(ctx: CommandContext, options: ResolveOption
   } catch (error) {
     if (SessionKeyError.isInstance(error)) {
       const flag = FLAGS[error.problem];
-      throw new CliUsageError({ message: flag === undefined ? error.message : `${flag}: ${error.message}`, cause: error });
+      throw new CliUsageError({
+        message: flag === undefined ? error.message : `${flag}: ${error.message}`,
+        cause: error,
+      });
     }
     /* v8 ignore next -- resolve throws nothing else */
     throw error;
@@ -88,7 +93,8 @@ export async function resolveCommand(ctx: CommandContext, options: ResolveOption
       matchedBy: route.matchedBy,
       channel: route.channel,
       accountId: route.accountId,
-      binding: route.binding === undefined ? null : { index, agentId: route.binding.agentId, match: route.binding.match },
+      binding:
+        route.binding === undefined ? null : { index, agentId: route.binding.agentId, match: route.binding.match },
     };
     ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
     return;

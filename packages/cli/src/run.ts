@@ -72,7 +72,9 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
   };
   try {
     if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) {
-      throw new CliUsageError({ message: 'run(argv): expected argv as an array of strings (the arguments after the program name)' });
+      throw new CliUsageError({
+        message: 'run(argv): expected argv as an array of strings (the arguments after the program name)',
+      });
     }
     if (argv.length === 0) {
       throw new CliUsageError({ message: "missing command: validate, graph or resolve (see 'signalyard --help')" });
@@ -80,7 +82,9 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
     const [first, second] = argv;
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !COMMANDS.has(second)) {
       // Commander would print the whole help on stderr; one line says it better.
-      throw new CliUsageError({ message: `unknown command ${describeValue(second)}: expected validate, graph or resolve (see 'signalyard --help')` });
+      throw new CliUsageError({
+        message: `unknown command ${describeValue(second)}: expected validate, graph or resolve (see 'signalyard --help')`,
+      });
     }
     await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
     return ExitCode.Ok;
@@ -121,7 +125,10 @@ turns it off.`,
     .description('check a crew.yaml or routing TOML and print every problem')
     .argument('<file>', 'the file to check')
     .addOption(
-      new Option('--kind <kind>', 'what the file is (default: by extension, .yaml/.yml crew, .toml routing)').choices(['crew', 'routing']),
+      new Option('--kind <kind>', 'what the file is (default: by extension, .yaml/.yml crew, .toml routing)').choices([
+        'crew',
+        'routing',
+      ]),
     )
     .addHelpText(
       'after',
@@ -196,7 +203,9 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return ExitCode.Ok; // --help, --version: already printed
     if (error.code === 'commander.help') return ExitCode.Usage; // help printed on stderr
-    const command = Array.isArray(argv) ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a)) : undefined;
+    const command = Array.isArray(argv)
+      ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a))
+      : undefined;
     const hint = command === undefined || command === 'help' ? 'signalyard --help' : `signalyard ${command} --help`;
     // Commander's message, one line: "unknown option '--knd'" + "(Did you mean --kind?)".
     const [first = '', ...rest] = error.message.replace(/^error: /, '').split(/\r?\n/);
@@ -208,7 +217,9 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     // The problem list is what `validate` produces (as eslint and tsc do): stdout. For `graph`
     // and `resolve` it is an error on the way to their real output: stderr, so pipes stay clean.
     const file = error.file ?? '(config)';
-    const command = Array.isArray(argv) ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a)) : undefined;
+    const command = Array.isArray(argv)
+      ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a))
+      : undefined;
     const [stream, style] = command === 'validate' ? [ctx.stdout, ctx.out] : [stderr, err];
     for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
     return ExitCode.Problems;
@@ -218,6 +229,8 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     return ExitCode.Usage;
   }
   /* v8 ignore next 3 -- a bug, not an input: still one line and a non-zero exit */
-  line(`unexpected ${SignalyardError.isInstance(error) ? error.code : 'failure'}: ${error instanceof Error ? error.message : String(error)}`);
+  line(
+    `unexpected ${SignalyardError.isInstance(error) ? error.code : 'failure'}: ${error instanceof Error ? error.message : String(error)}`,
+  );
   return ExitCode.Usage;
 }

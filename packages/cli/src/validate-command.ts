@@ -7,7 +7,11 @@ import { configKindOf, loadCrew, loadRouting, type ConfigKind } from './load-con
  * `signalyard validate <file> [--kind crew|routing]`: parses the file and prints a one-line
  * summary on stdout . Problems and unreadable files are thrown for `run` to report.
  */
-export async function validateCommand(ctx: CommandContext, file: string, kindOption: ConfigKind | undefined): Promise<void> {
+export async function validateCommand(
+  ctx: CommandContext,
+  file: string,
+  kindOption: ConfigKind | undefined,
+): Promise<void> {
   const kind = configKindOf(file, kindOption);
   const valid = ctx.out.green('valid');
   if (kind === 'crew') {

@@ -67,7 +67,8 @@ describe.concurrent('signalyard validate', () => {
   it('a valid routing TOML: a one-line summary on stdout, exit 0', async () => {
     expect(await cli(['validate', 'routing.toml'])).toEqual({
       code: 0,
-      stdout: 'routing.toml: valid routing config: 2 bindings, 1 identity link, default agent "main", dm_scope "per-peer"\n',
+      stdout:
+        'routing.toml: valid routing config: 2 bindings, 1 identity link, default agent "main", dm_scope "per-peer"\n',
       stderr: '',
     });
   });
@@ -97,10 +98,14 @@ describe.concurrent('signalyard validate', () => {
   it('YAML and TOML syntax errors are problems with their line, exit 1', async () => {
     const yaml = await cli(['validate', 'broken-syntax.yaml']);
     expect(yaml.code).toBe(1);
-    expect(lines(yaml.stdout)).toEqual([expect.stringMatching(/^broken-syntax\.yaml:\d+: \(root\): YAML syntax error: /)]);
+    expect(lines(yaml.stdout)).toEqual([
+      expect.stringMatching(/^broken-syntax\.yaml:\d+: \(root\): YAML syntax error: /),
+    ]);
     const toml = await cli(['validate', 'broken-syntax.toml']);
     expect(toml.code).toBe(1);
-    expect(lines(toml.stdout)).toEqual([expect.stringMatching(/^broken-syntax\.toml:1: \(root\): TOML syntax error: /)]);
+    expect(lines(toml.stdout)).toEqual([
+      expect.stringMatching(/^broken-syntax\.toml:1: \(root\): TOML syntax error: /),
+    ]);
   });
 
   it('--kind overrides the extension', async () => {
@@ -115,7 +120,10 @@ describe.concurrent('signalyard validate', () => {
   });
 
   it('an unknown --kind: one line, exit 2', async () => {
-    expectUsageError(await cli(['validate', 'routing.toml', '--kind', 'pipeline']), /argument 'pipeline' is invalid\. Allowed choices are crew, routing/);
+    expectUsageError(
+      await cli(['validate', 'routing.toml', '--kind', 'pipeline']),
+      /argument 'pipeline' is invalid\. Allowed choices are crew, routing/,
+    );
   });
 
   it('a missing file: one line naming it, exit 2', async () => {
@@ -128,7 +136,10 @@ describe.concurrent('signalyard validate', () => {
   });
 
   it('an unknown flag: one line with a suggestion, exit 2', async () => {
-    expectUsageError(await cli(['validate', 'exam-crew.yaml', '--knd', 'crew']), /unknown option '--knd' \(did you mean --kind\?\); see 'signalyard validate --help'/);
+    expectUsageError(
+      await cli(['validate', 'exam-crew.yaml', '--knd', 'crew']),
+      /unknown option '--knd' \(did you mean --kind\?\); see 'signalyard validate --help'/,
+    );
   });
 
   it('a missing or extra argument: one line, exit 2', async () => {
@@ -151,7 +162,9 @@ describe.concurrent('signalyard graph', () => {
   });
 
   it('prints the same bytes on every run', async () => {
-    expect((await cli(['graph', 'exam-crew.yaml', '--format', 'json'])).stdout).toBe((await cli(['graph', 'exam-crew.yaml', '--format', 'json'])).stdout);
+    expect((await cli(['graph', 'exam-crew.yaml', '--format', 'json'])).stdout).toBe(
+      (await cli(['graph', 'exam-crew.yaml', '--format', 'json'])).stdout,
+    );
   });
 
   it('an invalid crew: every problem on stderr, nothing on stdout, exit 1', async () => {
@@ -163,7 +176,10 @@ describe.concurrent('signalyard graph', () => {
 
   it('an unknown format, an unknown flag, a missing or unreadable file: one line, exit 2', async () => {
     expectUsageError(await cli(['graph', 'exam-crew.yaml', '--format', 'dot']), /argument 'dot' is invalid/);
-    expectUsageError(await cli(['graph', 'exam-crew.yaml', '--kind', 'crew']), /unknown option '--kind'; see 'signalyard graph --help'/);
+    expectUsageError(
+      await cli(['graph', 'exam-crew.yaml', '--kind', 'crew']),
+      /unknown option '--kind'; see 'signalyard graph --help'/,
+    );
     expectUsageError(await cli(['graph', 'nowhere.yaml']), /cannot read "nowhere\.yaml": no such file/);
     expectUsageError(await cli(['graph', 'not-utf8.yaml']), /not UTF-8 text/);
     expectUsageError(await cli(['graph', 'routing.toml']), /"routing\.toml" looks like a routing file/);
@@ -186,7 +202,12 @@ describe.concurrent('signalyard resolve', () => {
   it.each(ACCEPTANCE_ROWS)('the sessions contract row "$input" as --json', async (row) => {
     const result = await cli(['resolve', '--config', 'routing.toml', ...row.args, '--json']);
     expect(result.code).toBe(0);
-    const out = JSON.parse(result.stdout) as { agentId: string; sessionKey: string; matchedBy: string; binding: { index: number; agentId: string } | null };
+    const out = JSON.parse(result.stdout) as {
+      agentId: string;
+      sessionKey: string;
+      matchedBy: string;
+      binding: { index: number; agentId: string } | null;
+    };
     expect(out).toMatchObject({ agentId: row.agent, sessionKey: row.key, matchedBy: row.matchedBy });
     if (row.matchedBy === 'default') expect(out.binding).toBeNull();
     else expect(out.binding).toMatchObject({ index: row.binding.includes('[0]') ? 0 : 1, agentId: row.agent });
@@ -201,10 +222,22 @@ describe.concurrent('signalyard resolve', () => {
 
   it('missing --config or --channel, a bad --peer, an unknown flag, a missing config file: one line, exit 2', async () => {
     expectUsageError(await cli(['resolve', '--channel', 'cli']), /required option '--config <file>' not specified/);
-    expectUsageError(await cli(['resolve', '--config', 'routing.toml']), /required option '--channel <channel>' not specified/);
-    expectUsageError(await cli(['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--peer', '123']), /--peer "123": expected kind:id/);
-    expectUsageError(await cli(['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--user', 'x']), /unknown option '--user'/);
-    expectUsageError(await cli(['resolve', '--config', 'nowhere.toml', '--channel', 'cli']), /cannot read "nowhere\.toml": no such file/);
+    expectUsageError(
+      await cli(['resolve', '--config', 'routing.toml']),
+      /required option '--channel <channel>' not specified/,
+    );
+    expectUsageError(
+      await cli(['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--peer', '123']),
+      /--peer "123": expected kind:id/,
+    );
+    expectUsageError(
+      await cli(['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--user', 'x']),
+      /unknown option '--user'/,
+    );
+    expectUsageError(
+      await cli(['resolve', '--config', 'nowhere.toml', '--channel', 'cli']),
+      /cannot read "nowhere\.toml": no such file/,
+    );
     expectUsageError(await cli(['resolve', '--config', 'directory.yaml', '--channel', 'cli']), /it is a directory/);
   });
 
@@ -232,14 +265,21 @@ describe.concurrent('--help', () => {
     expect((await cli(['validate', '--help'])).stdout).toContain('--kind <kind>');
     expect((await cli(['graph', '--help'])).stdout).toContain('--format <format>');
     const resolve = (await cli(['resolve', '--help'])).stdout;
-    for (const flag of ['--config', '--channel', '--peer', '--account', '--guild', '--team', '--thread', '--json']) expect(resolve).toContain(flag);
+    for (const flag of ['--config', '--channel', '--peer', '--account', '--guild', '--team', '--thread', '--json'])
+      expect(resolve).toContain(flag);
   });
 });
 
 describe.concurrent('colour', () => {
   it('is never written to pipes, whatever the environment says', async () => {
     const env = { FORCE_COLOR: '3', NO_COLOR: undefined, TERM: 'xterm-256color' };
-    for (const args of [['validate', 'exam-crew.yaml'], ['validate', 'invalid-crew.yaml'], ['resolve', '--config', 'routing.toml', '--channel', 'cli'], ['validate', '--bogus'], ['--help']]) {
+    for (const args of [
+      ['validate', 'exam-crew.yaml'],
+      ['validate', 'invalid-crew.yaml'],
+      ['resolve', '--config', 'routing.toml', '--channel', 'cli'],
+      ['validate', '--bogus'],
+      ['--help'],
+    ]) {
       const result = await cli(args, { env });
       expect(result.stdout).not.toMatch(ANSI);
       expect(result.stderr).not.toMatch(ANSI);

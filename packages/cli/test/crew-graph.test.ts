@@ -45,10 +45,18 @@ describe('buildCrewGraph', () => {
 
   it('an invalid crew: ConfigError (CONFIG_INVALID) listing every problem', () => {
     const error = configError(() =>
-      buildCrewGraph({ entryPoint: 'nobody', agents: [{ id: 'a' }], routing: { signals: { a: [{ signal: 'GO', target: 'x' }] } } }),
+      buildCrewGraph({
+        entryPoint: 'nobody',
+        agents: [{ id: 'a' }],
+        routing: { signals: { a: [{ signal: 'GO', target: 'x' }] } },
+      }),
     );
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.problems.map((p) => p.path).sort()).toEqual(['entryPoint', 'routing.signals.a[0].signal', 'routing.signals.a[0].target']);
+    expect(error.problems.map((p) => p.path).sort()).toEqual([
+      'entryPoint',
+      'routing.signals.a[0].signal',
+      'routing.signals.a[0].target',
+    ]);
     expect(configError(() => buildCrewGraph(null as unknown as CrewConfigInput)).code).toBe('CONFIG_INVALID');
   });
 
@@ -83,7 +91,13 @@ describe('buildCrewGraph', () => {
       entryPoint: 'q',
       agents,
       routing: {
-        signals: { a: [{ signal: '[TO_Z]', target: 'z' }, { signal: '[TO_G2]', target: 'g2' }], z: [{ signal: '[TO_M]', target: 'm' }] },
+        signals: {
+          a: [
+            { signal: '[TO_Z]', target: 'z' },
+            { signal: '[TO_G2]', target: 'g2' },
+          ],
+          z: [{ signal: '[TO_M]', target: 'm' }],
+        },
         parallelGroups: { g2: { agents: ['q', 'a', 'z'] }, g1: { agents: ['m'] } },
       },
     };
@@ -121,7 +135,10 @@ describe('renderCrewMermaid', () => {
       entryPoint: 'a',
       agents: [{ id: 'a', name: 'a' }, { id: 'b' }],
       settings: { parallelTimeoutSeconds: 0.5 },
-      routing: { agentBehaviors: { b: { waitForSignal: true } }, parallelGroups: { g: { agents: ['b'], waitForAll: false } } },
+      routing: {
+        agentBehaviors: { b: { waitForSignal: true } },
+        parallelGroups: { g: { agents: ['b'], waitForAll: false } },
+      },
     });
     expect(text).toBe(`flowchart LR
     start(("start"))
@@ -152,24 +169,38 @@ describe('renderCrewMermaid', () => {
 
   it('property: any agent ids and markers give well-formed, deterministic lines with generated node ids', () => {
     const id = fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme' });
-    const marker = fc.string({ minLength: 1, maxLength: 10 }).filter((s) => !/[[\]]/.test(s) && s.trim() !== '').map((s) => `[${s}]`);
+    const marker = fc
+      .string({ minLength: 1, maxLength: 10 })
+      .filter((s) => !/[[\]]/.test(s) && s.trim() !== '')
+      .map((s) => `[${s}]`);
     fc.assert(
-      fc.property(fc.uniqueArray(id, { minLength: 1, maxLength: 5 }), fc.uniqueArray(marker, { maxLength: 4, selector: sameMarker }), (ids, markers) => {
-        const [first] = ids as [string, ...string[]];
-        const crew: CrewConfigInput = {
-          entryPoint: first,
-          agents: ids.map((agentId) => ({ id: agentId, handoffTargets: ids })),
-          routing: { signals: { [first]: markers.map((signal, i) => ({ signal, target: i === 0 ? '' : (ids[i % ids.length] as string) })) } },
-        };
-        const text = renderCrewMermaid(crew);
-        expect(renderCrewMermaid(crew)).toBe(text);
-        const body = text.split('\n').slice(1, -1);
-        for (const line of body) {
-          expect(line).toMatch(
-            /^ {4}(?:(?:start|stop|pause|[ag]\d+)(?:\(\("[^"]*"\)\)|\(\(\("[^"]*"\)\)\)|\(\["[^"]*"\]\)|\["[^"\n]*"\]|\{\{"[^"]*"\}\})|(?:start|[ag]\d+) (?:-->|-\.->|==>)(?:\|"[^"|<>#`\n]*(?:#\w+;[^"|<>#`\n]*)*"\|)? (?:stop|pause|[ag]\d+))$/,
-          );
-        }
-      }),
+      fc.property(
+        fc.uniqueArray(id, { minLength: 1, maxLength: 5 }),
+        fc.uniqueArray(marker, { maxLength: 4, selector: sameMarker }),
+        (ids, markers) => {
+          const [first] = ids as [string, ...string[]];
+          const crew: CrewConfigInput = {
+            entryPoint: first,
+            agents: ids.map((agentId) => ({ id: agentId, handoffTargets: ids })),
+            routing: {
+              signals: {
+                [first]: markers.map((signal, i) => ({
+                  signal,
+                  target: i === 0 ? '' : (ids[i % ids.length] as string),
+                })),
+              },
+            },
+          };
+          const text = renderCrewMermaid(crew);
+          expect(renderCrewMermaid(crew)).toBe(text);
+          const body = text.split('\n').slice(1, -1);
+          for (const line of body) {
+            expect(line).toMatch(
+              /^ {4}(?:(?:start|stop|pause|[ag]\d+)(?:\(\("[^"]*"\)\)|\(\(\("[^"]*"\)\)\)|\(\["[^"]*"\]\)|\["[^"\n]*"\]|\{\{"[^"]*"\}\})|(?:start|[ag]\d+) (?:-->|-\.->|==>)(?:\|"[^"|<>#`\n]*(?:#\w+;[^"|<>#`\n]*)*"\|)? (?:stop|pause|[ag]\d+))$/,
+            );
+          }
+        },
+      ),
     );
   });
 });

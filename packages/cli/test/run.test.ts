@@ -55,7 +55,9 @@ describe('run', () => {
 
   it('accepts absolute paths', async () => {
     const file = `${FIXTURES}/exam-crew.yaml`;
-    expect((await cli(['validate', file], { cwd: '/' })).stdout).toBe(`${file}: valid crew: 3 agents, 3 signals, 1 parallel group, entry point "teacher"\n`);
+    expect((await cli(['validate', file], { cwd: '/' })).stdout).toBe(
+      `${file}: valid crew: 3 agents, 3 signals, 1 parallel group, entry point "teacher"\n`,
+    );
   });
 
   it('defaults to the process streams, environment and directory', async () => {
@@ -91,7 +93,9 @@ describe('validate', () => {
   it('tells crew from routing by extension, case-insensitively, .yml included', async () => {
     expect((await cli(['validate', 'exam-crew.yaml'])).stdout).toContain('valid crew');
     expect((await cli(['validate', 'routing.toml'])).stdout).toContain('valid routing config');
-    expect((await cli(['validate', 'crew.YML'])).stdout).toContain('valid crew: 1 agent, 0 signals, 0 parallel groups, entry point "solo"');
+    expect((await cli(['validate', 'crew.YML'])).stdout).toContain(
+      'valid crew: 1 agent, 0 signals, 0 parallel groups, entry point "solo"',
+    );
   });
 
   it('--kind crew reads any extension as a crew', async () => {
@@ -109,7 +113,9 @@ describe('validate', () => {
   it('an empty crew file is a problem, not a crash', async () => {
     const result = await cli(['validate', 'empty.toml', '--kind', 'crew']);
     expect(result.code).toBe(1);
-    expect(lines(result.stdout)).toEqual(['empty.toml:1: (root): the document is empty: expected a mapping with entry_point and agents']);
+    expect(lines(result.stdout)).toEqual([
+      'empty.toml:1: (root): the document is empty: expected a mapping with entry_point and agents',
+    ]);
   });
 
   it('summarises a routing config with its counts', async () => {
@@ -119,11 +125,17 @@ describe('validate', () => {
   });
 
   it('usage errors are one line', async () => {
-    await expectUsageError(['validate'], /^signalyard: error: missing required argument 'file'; see 'signalyard validate --help'$/m);
+    await expectUsageError(
+      ['validate'],
+      /^signalyard: error: missing required argument 'file'; see 'signalyard validate --help'$/m,
+    );
     await expectUsageError(['validate', 'x.json'], /cannot tell what "x\.json" is from its extension/);
     await expectUsageError(['validate', 'exam-crew.yaml', '--kind'], /option '--kind <kind>' argument missing/);
     await expectUsageError(['validate', 'directory.yaml'], /it is a directory, not a file/);
-    await expectUsageError(['validate', 'fixture-is-not-a-dir.yaml/x.yaml'], /cannot read "fixture-is-not-a-dir\.yaml\/x\.yaml": no such file/);
+    await expectUsageError(
+      ['validate', 'fixture-is-not-a-dir.yaml/x.yaml'],
+      /cannot read "fixture-is-not-a-dir\.yaml\/x\.yaml": no such file/,
+    );
     await expectUsageError(['validate', 'exam-crew.yaml/x.yaml'], /no such file \(a parent is not a directory\)/);
     await expectUsageError(['--bogus'], /unknown option '--bogus'; see 'signalyard --help'/);
   });
@@ -162,11 +174,27 @@ describe('resolve', () => {
   it.each(ACCEPTANCE_ROWS)('the sessions contract row "$input"', async (row) => {
     const result = await cli(['resolve', '--config', 'routing.toml', ...row.args]);
     expect(result.code).toBe(0);
-    expect(lines(result.stdout)).toEqual([`agent: ${row.agent}`, `session key: ${row.key}`, `matchedBy: ${row.matchedBy}`, `binding: ${row.binding}`]);
+    expect(lines(result.stdout)).toEqual([
+      `agent: ${row.agent}`,
+      `session key: ${row.key}`,
+      `matchedBy: ${row.matchedBy}`,
+      `binding: ${row.binding}`,
+    ]);
   });
 
   it('--json prints the whole resolution', async () => {
-    const result = await cli(['resolve', '--config', 'routing.toml', '--channel', 'Telegram', '--peer', 'dm:123', '--account', ' bot-1 ', '--json']);
+    const result = await cli([
+      'resolve',
+      '--config',
+      'routing.toml',
+      '--channel',
+      'Telegram',
+      '--peer',
+      'dm:123',
+      '--account',
+      ' bot-1 ',
+      '--json',
+    ]);
     expect(JSON.parse(result.stdout)).toEqual({
       agentId: 'general',
       sessionKey: 'agent:general:dm:john',
@@ -177,14 +205,23 @@ describe('resolve', () => {
       binding: { index: 1, agentId: 'general', match: { channel: 'telegram', accountId: '*' } },
     });
     const fallback = await cli(['resolve', '--config', 'routing.toml', '--channel', 'cli', '--json']);
-    expect(JSON.parse(fallback.stdout)).toMatchObject({ agentId: 'main', matchedBy: 'default', binding: null, accountId: 'default' });
+    expect(JSON.parse(fallback.stdout)).toMatchObject({
+      agentId: 'main',
+      matchedBy: 'default',
+      binding: null,
+      accountId: 'default',
+    });
   });
 
   it('passes --account, --guild, --team and --thread through to the resolver', async () => {
     const base = ['resolve', '--config', 'routing-tiers.toml'];
     const out = async (...args: string[]): Promise<string> => (await cli([...base, ...args])).stdout;
-    expect(await out('--channel', 'discord', '--guild', 'G1', '--peer', 'channel:general')).toContain('matchedBy: guild');
-    expect(await out('--channel', 'discord', '--account', 'bot-2', '--peer', 'dm:9')).toContain('binding: routing.bindings[2] (agent second-bot)');
+    expect(await out('--channel', 'discord', '--guild', 'G1', '--peer', 'channel:general')).toContain(
+      'matchedBy: guild',
+    );
+    expect(await out('--channel', 'discord', '--account', 'bot-2', '--peer', 'dm:9')).toContain(
+      'binding: routing.bindings[2] (agent second-bot)',
+    );
     expect(await out('--channel', 'discord', '--peer', 'dm:vip')).toContain('matchedBy: peer');
     expect(await out('--channel', 'discord', '--guild', 'G1', '--peer', 'group:g', '--thread', 'T-7')).toContain(
       'session key: agent:guild-agent:discord:group:g:thread:t-7',
@@ -192,19 +229,36 @@ describe('resolve', () => {
   });
 
   it('splits --peer at the first colon, so ids may contain colons', async () => {
-    const result = await cli(['resolve', '--config', 'routing.toml', '--channel', 'matrix', '--peer', 'DM:@alice:example.org']);
+    const result = await cli([
+      'resolve',
+      '--config',
+      'routing.toml',
+      '--channel',
+      'matrix',
+      '--peer',
+      'DM:@alice:example.org',
+    ]);
     expect(result.stdout).toContain('session key: agent:main:dm:@alice%3aexample.org');
   });
 
   it('bad --peer values: one line, exit 2', async () => {
     for (const peer of ['123', 'dm:', 'dm:  ', 'user:1', ':1']) {
-      await expectUsageError(['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--peer', peer], /--peer ".*": expected kind:id, such as dm:123/);
+      await expectUsageError(
+        ['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--peer', peer],
+        /--peer ".*": expected kind:id, such as dm:123/,
+      );
     }
   });
 
   it('--thread without a group-like peer: one line, exit 2', async () => {
-    await expectUsageError(['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--thread', 't'], /--thread needs a group, channel or thread --peer/);
-    await expectUsageError(['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--peer', 'dm:1', '--thread', 't'], /--thread needs/);
+    await expectUsageError(
+      ['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--thread', 't'],
+      /--thread needs a group, channel or thread --peer/,
+    );
+    await expectUsageError(
+      ['resolve', '--config', 'routing.toml', '--channel', 'telegram', '--peer', 'dm:1', '--thread', 't'],
+      /--thread needs/,
+    );
   });
 
   it('values the resolver cannot key name their option: one line, exit 2', async () => {
@@ -252,8 +306,13 @@ describe('colour', () => {
       '\u001b[1minvalid-crew.yaml:1\u001b[22m: \u001b[36mentry_point\u001b[39m: unknown agent "principal" (agents: "teacher", "student")',
     );
     expect((await cli(['validate', 'exam-crew.yaml'], { tty: true })).stdout).toContain('\u001b[32mvalid\u001b[39m');
-    expect((await cli(['validate', 'nowhere.yaml'], { tty: true })).stderr).toMatch(/^signalyard: \u001b\[31merror:\u001b\[39m /); // eslint-disable-line no-control-regex -- ANSI escapes are the point
-    expect((await cli(['resolve', '--config', 'routing.toml', '--channel', 'cli'], { tty: true })).stdout).toContain('\u001b[1mmain\u001b[22m');
+    expect((await cli(['validate', 'nowhere.yaml'], { tty: true })).stderr).toMatch(
+      // eslint-disable-next-line no-control-regex -- ANSI escapes are the point
+      /^signalyard: \u001b\[31merror:\u001b\[39m /,
+    );
+    expect((await cli(['resolve', '--config', 'routing.toml', '--channel', 'cli'], { tty: true })).stdout).toContain(
+      '\u001b[1mmain\u001b[22m',
+    );
     expect((await cli(['--help'], { tty: true })).stdout).toContain('\u001b[1mUsage:\u001b[22m');
   });
 
@@ -285,7 +344,12 @@ describe('colour', () => {
   });
 
   it('never on a stream that is not a terminal', async () => {
-    for (const args of [['validate', 'invalid-crew.yaml'], ['validate', 'exam-crew.yaml'], ['validate', '--nope'], ['--help']]) {
+    for (const args of [
+      ['validate', 'invalid-crew.yaml'],
+      ['validate', 'exam-crew.yaml'],
+      ['validate', '--nope'],
+      ['--help'],
+    ]) {
       const result = await cli(args, { env: { FORCE_COLOR: '1' } });
       expect(result.stdout).not.toMatch(ANSI);
       expect(result.stderr).not.toMatch(ANSI);

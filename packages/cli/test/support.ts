@@ -32,7 +32,11 @@ function newestMtime(path: string): number {
 function isStale(pkg: string): boolean {
   const dir = join(REPO_ROOT, 'packages', pkg);
   const outputs = [join(dir, 'dist', 'index.js'), ...(pkg === 'cli' ? [join(dir, 'dist', 'cli.js')] : [])];
-  const sources = Math.max(newestMtime(join(dir, 'src')), newestMtime(join(dir, 'package.json')), newestMtime(join(dir, 'tsup.config.ts')));
+  const sources = Math.max(
+    newestMtime(join(dir, 'src')),
+    newestMtime(join(dir, 'package.json')),
+    newestMtime(join(dir, 'tsup.config.ts')),
+  );
   return outputs.some((file) => !existsSync(file) || statSync(file).mtimeMs < sources);
 }
 
@@ -43,7 +47,11 @@ function isStale(pkg: string): boolean {
 export function ensureBuiltCli(): string {
   if (BUILT_PACKAGES.some(isStale)) {
     try {
-      execFileSync('pnpm', ['--filter', '@signalyard/cli...', 'run', 'build'], { cwd: REPO_ROOT, stdio: 'pipe', encoding: 'utf8' });
+      execFileSync('pnpm', ['--filter', '@signalyard/cli...', 'run', 'build'], {
+        cwd: REPO_ROOT,
+        stdio: 'pipe',
+        encoding: 'utf8',
+      });
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string };
       throw new Error(`building @signalyard/cli failed:\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, { cause: error });
@@ -54,10 +62,17 @@ export function ensureBuiltCli(): string {
 }
 
 /** Runs the built bin with `node` as a child process (stdout and stderr are pipes, not terminals). */
-export function runBuiltCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function runBuiltCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
   const env = Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([, v]) => v !== undefined));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUILT_CLI, ...args], { cwd: options.cwd ?? FIXTURES, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+      cwd: options.cwd ?? FIXTURES,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -123,9 +138,24 @@ export const EXAM_GRAPH = {
     { id: 'student', name: 'Student', entry: false, waitForSignal: false, isTerminal: false },
     { id: 'reporter', name: 'Reporter', entry: false, waitForSignal: false, isTerminal: true },
   ],
-  parallelGroups: [{ id: 'parallel_question', agents: ['student', 'reporter'], waitForAll: true, timeoutSeconds: 30, nextAgent: 'teacher' }],
+  parallelGroups: [
+    {
+      id: 'parallel_question',
+      agents: ['student', 'reporter'],
+      waitForAll: true,
+      timeoutSeconds: 30,
+      nextAgent: 'teacher',
+    },
+  ],
   edges: [
-    { kind: 'signal', from: 'teacher', to: 'parallel_question', toKind: 'parallel_group', signal: '[QUESTION]', description: 'ask both' },
+    {
+      kind: 'signal',
+      from: 'teacher',
+      to: 'parallel_question',
+      toKind: 'parallel_group',
+      signal: '[QUESTION]',
+      description: 'ask both',
+    },
     { kind: 'fallback', from: 'teacher', to: 'student', order: 0 },
     { kind: 'signal', from: 'student', to: 'teacher', toKind: 'agent', signal: '[ANSWER]' },
     { kind: 'fan_out', from: 'parallel_question', to: 'student' },
@@ -165,9 +195,44 @@ export const ACCEPTANCE_ROWS: readonly {
   readonly key: string;
   readonly binding: string;
 }[] = [
-  { input: 'telegram, dm 123', args: ['--channel', 'telegram', '--peer', 'dm:123'], matchedBy: 'channel', agent: 'general', key: 'agent:general:dm:john', binding: 'routing.bindings[1] (agent general)' },
-  { input: 'telegram, group grp1', args: ['--channel', 'telegram', '--peer', 'group:grp1'], matchedBy: 'channel', agent: 'general', key: 'agent:general:telegram:group:grp1', binding: 'routing.bindings[1] (agent general)' },
-  { input: 'discord, dm 456', args: ['--channel', 'discord', '--peer', 'dm:456'], matchedBy: 'default', agent: 'main', key: 'agent:main:dm:john', binding: 'none (no binding matched: the default agent)' },
-  { input: 'slack, team T12345, dm user789', args: ['--channel', 'slack', '--team', 'T12345', '--peer', 'dm:user789'], matchedBy: 'team', agent: 'work', key: 'agent:work:dm:user789', binding: 'routing.bindings[0] (agent work)' },
-  { input: 'cli (no peer)', args: ['--channel', 'cli'], matchedBy: 'default', agent: 'main', key: 'agent:main:main', binding: 'none (no binding matched: the default agent)' },
+  {
+    input: 'telegram, dm 123',
+    args: ['--channel', 'telegram', '--peer', 'dm:123'],
+    matchedBy: 'channel',
+    agent: 'general',
+    key: 'agent:general:dm:john',
+    binding: 'routing.bindings[1] (agent general)',
+  },
+  {
+    input: 'telegram, group grp1',
+    args: ['--channel', 'telegram', '--peer', 'group:grp1'],
+    matchedBy: 'channel',
+    agent: 'general',
+    key: 'agent:general:telegram:group:grp1',
+    binding: 'routing.bindings[1] (agent general)',
+  },
+  {
+    input: 'discord, dm 456',
+    args: ['--channel', 'discord', '--peer', 'dm:456'],
+    matchedBy: 'default',
+    agent: 'main',
+    key: 'agent:main:dm:john',
+    binding: 'none (no binding matched: the default agent)',
+  },
+  {
+    input: 'slack, team T12345, dm user789',
+    args: ['--channel', 'slack', '--team', 'T12345', '--peer', 'dm:user789'],
+    matchedBy: 'team',
+    agent: 'work',
+    key: 'agent:work:dm:user789',
+    binding: 'routing.bindings[0] (agent work)',
+  },
+  {
+    input: 'cli (no peer)',
+    args: ['--channel', 'cli'],
+    matchedBy: 'default',
+    agent: 'main',
+    key: 'agent:main:main',
+    binding: 'none (no binding matched: the default agent)',
+  },
 ];

@@ -64,7 +64,8 @@ export const Action: {
   Continue: Object.freeze({ type: 'continue' }),
   GracefulStop: Object.freeze({ type: 'graceful_stop' }),
   ForceStop: Object.freeze({ type: 'force_stop' }),
-  transition: (target: string): Action => Object.freeze({ type: 'transition', target: nonEmpty('transition', 'target', target) }),
+  transition: (target: string): Action =>
+    Object.freeze({ type: 'transition', target: nonEmpty('transition', 'target', target) }),
   custom: (name: string): Action => Object.freeze({ type: 'custom', name: nonEmpty('custom action', 'name', name) }),
   reject: (reason: string): Action => Object.freeze({ type: 'reject', reason: nonEmpty('reject', 'reason', reason) }),
 } as const);
@@ -94,7 +95,9 @@ export function actionProblem(value: unknown): string | undefined {
 
 function nonEmptyField(value: object, field: string): string | undefined {
   const v = (value as Record<string, unknown>)[field];
-  return typeof v === 'string' && v !== '' ? undefined : `a ${(value as { type: string }).type} action needs a non-empty string "${field}", got ${describeValue(v)}`;
+  return typeof v === 'string' && v !== ''
+    ? undefined
+    : `a ${(value as { type: string }).type} action needs a non-empty string "${field}", got ${describeValue(v)}`;
 }
 
 /** True when `value` is a well-formed {@link Action}. */

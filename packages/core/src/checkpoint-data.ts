@@ -78,7 +78,11 @@ export function serializeCheckpointData(data: unknown, key?: string): string {
     });
   }
   if (text === undefined) {
-    throw new CheckpointDataError({ path: '$', problem: `${describeValue(data)} has no JSON form`, ...(key === undefined ? {} : { key }) });
+    throw new CheckpointDataError({
+      path: '$',
+      problem: `${describeValue(data)} has no JSON form`,
+      ...(key === undefined ? {} : { key }),
+    });
   }
   return text;
 }
@@ -116,7 +120,10 @@ function findInvalid(data: unknown): { path: string; problem: string } | undefin
             }
           } else {
             for (const k of Object.keys(value)) {
-              const hit = visit((value as Record<string, unknown>)[k], /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
+              const hit = visit(
+                (value as Record<string, unknown>)[k],
+                /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`,
+              );
               if (hit !== undefined) return hit;
             }
           }

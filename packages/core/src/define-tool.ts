@@ -61,19 +61,26 @@ function definitionError(message: string, cause?: unknown): SignalyardError {
  */
 export function defineTool<S extends $ZodType>(def: ToolDefinition<S>): Tool {
   const d: unknown = def;
-  if (typeof d !== 'object' || d === null) throw definitionError(`Invalid tool definition ${describeValue(d)}: expected { name, input, execute }`);
+  if (typeof d !== 'object' || d === null)
+    throw definitionError(`Invalid tool definition ${describeValue(d)}: expected { name, input, execute }`);
   const { name, description, input, execute } = d as { readonly [K in keyof ToolDefinition<S>]?: unknown };
   if (typeof name !== 'string' || name === '') {
     throw definitionError(`Invalid tool name ${describeValue(name)}: expected a non-empty string`);
   }
   if (typeof input !== 'object' || input === null || !('_zod' in input)) {
-    throw definitionError(`Invalid input schema for tool ${JSON.stringify(name)}: expected a zod 4 schema, got ${describeValue(input)}`);
+    throw definitionError(
+      `Invalid input schema for tool ${JSON.stringify(name)}: expected a zod 4 schema, got ${describeValue(input)}`,
+    );
   }
   if (typeof execute !== 'function') {
-    throw definitionError(`Invalid execute for tool ${JSON.stringify(name)}: expected a function, got ${describeValue(execute)}`);
+    throw definitionError(
+      `Invalid execute for tool ${JSON.stringify(name)}: expected a function, got ${describeValue(execute)}`,
+    );
   }
   if (description !== undefined && typeof description !== 'string') {
-    throw definitionError(`Invalid description for tool ${JSON.stringify(name)}: expected a string, got ${describeValue(description)}`);
+    throw definitionError(
+      `Invalid description for tool ${JSON.stringify(name)}: expected a string, got ${describeValue(description)}`,
+    );
   }
   let parameters: Record<string, unknown>;
   try {
@@ -96,7 +103,10 @@ export function defineTool<S extends $ZodType>(def: ToolDefinition<S>): Tool {
     async execute(args: unknown, ctx: ToolContext): Promise<unknown> {
       const result = await safeParseAsync(input as S, args);
       if (!result.success) {
-        const issues = result.error.issues.map((issue: $ZodIssue) => ({ path: formatIssuePath(issue.path), message: issue.message }));
+        const issues = result.error.issues.map((issue: $ZodIssue) => ({
+          path: formatIssuePath(issue.path),
+          message: issue.message,
+        }));
         throw new ToolArgumentsError({ toolName: name, issues });
       }
       return run(result.data, ctx);

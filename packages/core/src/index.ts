@@ -35,7 +35,16 @@ export {
   unstorableTextIndex,
 } from './checkpoint-text.js';
 export { MemoryCheckpointStore } from './memory-checkpoint-store.js';
-export type { ChatMessage, ChatModel, ChatRequest, ChatResponse, Tool, ToolCall, ToolContext, ToolSpec } from './model.js';
+export type {
+  ChatMessage,
+  ChatModel,
+  ChatRequest,
+  ChatResponse,
+  Tool,
+  ToolCall,
+  ToolContext,
+  ToolSpec,
+} from './model.js';
 export { defineTool } from './define-tool.js';
 export type { ToolDefinition } from './define-tool.js';
 export { ToolArgumentsError } from './errors/tool-arguments-error.js';

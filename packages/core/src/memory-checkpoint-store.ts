@@ -37,7 +37,9 @@ export class MemoryCheckpointStore implements CheckpointStore {
     this.#open();
     assertCheckpointKey(key);
     const entry = this.#entries.get(key);
-    return entry === undefined ? undefined : { version: entry.version, data: JSON.parse(entry.text) as unknown, updatedAt: entry.updatedAt };
+    return entry === undefined
+      ? undefined
+      : { version: entry.version, data: JSON.parse(entry.text) as unknown, updatedAt: entry.updatedAt };
   }
 
   /** Compare-and-set save; see {@link CheckpointStore.save}. */
@@ -65,7 +67,10 @@ export class MemoryCheckpointStore implements CheckpointStore {
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
     if (typeof prefix !== 'string') {
-      throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describeValue(prefix)}: expected a string` });
+      throw new SignalyardError({
+        code: 'CHECKPOINT_KEY_INVALID',
+        message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
+      });
     }
     const keys: string[] = [];
     for (const key of this.#entries.keys()) if (key.startsWith(prefix)) keys.push(key);

@@ -42,9 +42,28 @@ export type RunnerEvent =
       readonly tier?: Tier;
       readonly routeName?: string;
     }
-  | { readonly type: 'transition_applied'; readonly sessionKey: string; readonly agentId: string; readonly result: TransitionResult }
-  | { readonly type: 'turn_start' | 'turn_end'; readonly sessionKey: string; readonly agentId: string; readonly status?: string }
-  | { readonly type: 'engine_event'; readonly sessionKey: string; readonly agentId: string; readonly event: EngineEvent }
-  | { readonly type: 'outcome'; readonly outcome: Outcome; /** The signal this outcome is for: the Runner always sets it, non-enumerably (the event's own shape stays `{ type, outcome }`). */ readonly signal?: Signal }
+  | {
+      readonly type: 'transition_applied';
+      readonly sessionKey: string;
+      readonly agentId: string;
+      readonly result: TransitionResult;
+    }
+  | {
+      readonly type: 'turn_start' | 'turn_end';
+      readonly sessionKey: string;
+      readonly agentId: string;
+      readonly status?: string;
+    }
+  | {
+      readonly type: 'engine_event';
+      readonly sessionKey: string;
+      readonly agentId: string;
+      readonly event: EngineEvent;
+    }
+  | {
+      readonly type: 'outcome';
+      readonly outcome: Outcome;
+      /** The signal this outcome is for: the Runner always sets it, non-enumerably (the event's own shape stays `{ type, outcome }`). */ readonly signal?: Signal;
+    }
   | { readonly type: 'unrouted'; readonly sessionKey: string; readonly agentId: string; readonly signal: Signal }
   | { readonly type: 'warning'; readonly message: string; readonly cause?: unknown };

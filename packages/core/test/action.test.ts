@@ -70,11 +70,14 @@ describe('Action factories', () => {
   ] as const;
 
   for (const [factory, field, make] of factories) {
-    it.each(bad)(`${factory}() rejects %s with ACTION_INVALID naming the ${field} and the value`, (_title, value, shown) => {
-      const error = throwsCode(() => make(value), 'ACTION_INVALID');
-      expect(error.message).toContain(field);
-      expect(error.message).toContain(shown);
-    });
+    it.each(bad)(
+      `${factory}() rejects %s with ACTION_INVALID naming the ${field} and the value`,
+      (_title, value, shown) => {
+        const error = throwsCode(() => make(value), 'ACTION_INVALID');
+        expect(error.message).toContain(field);
+        expect(error.message).toContain(shown);
+      },
+    );
   }
 });
 

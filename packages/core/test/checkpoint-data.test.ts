@@ -14,7 +14,8 @@ import { throwsCode } from './helpers.js';
 /** serializeCheckpointData(data) throws a CheckpointDataError; returns it. */
 function dataError(data: unknown, key?: string): CheckpointDataError {
   const error = throwsCode(() => serializeCheckpointData(data, key), 'CHECKPOINT_DATA_INVALID');
-  if (!CheckpointDataError.isInstance(error)) return expect.unreachable(`expected a CheckpointDataError, got ${error.name}`);
+  if (!CheckpointDataError.isInstance(error))
+    return expect.unreachable(`expected a CheckpointDataError, got ${error.name}`);
   return error;
 }
 
@@ -70,7 +71,10 @@ describe('serializeCheckpointData: JSON-safe data', () => {
     const leaf = { v: 1 };
     const mid = { left: leaf, right: leaf };
     const data = { top: mid, again: { mid, leaf } };
-    expect(JSON.parse(serializeCheckpointData(data))).toEqual({ top: { left: { v: 1 }, right: { v: 1 } }, again: { mid: { left: { v: 1 }, right: { v: 1 } }, leaf: { v: 1 } } });
+    expect(JSON.parse(serializeCheckpointData(data))).toEqual({
+      top: { left: { v: 1 }, right: { v: 1 } },
+      again: { mid: { left: { v: 1 }, right: { v: 1 } }, leaf: { v: 1 } },
+    });
   });
 
   it('toJSON is honoured, at the top level and nested', () => {
@@ -152,7 +156,13 @@ describe('serializeCheckpointData: values JSON cannot represent', () => {
   });
 
   it('a throwing toJSON yields CHECKPOINT_DATA_INVALID, not the raw error', () => {
-    const data = { a: { toJSON: (): never => { throw new Error('boom in toJSON'); } } };
+    const data = {
+      a: {
+        toJSON: (): never => {
+          throw new Error('boom in toJSON');
+        },
+      },
+    };
     const error = dataError(data);
     expect(error.message).toContain('boom in toJSON');
   });

@@ -1,4 +1,10 @@
-import { assertTextCheckpointKey, compareCodeUnits, isSignalyardError, keyPrefixUpperBound, unstorableTextIndex } from '@signalyard/core';
+import {
+  assertTextCheckpointKey,
+  compareCodeUnits,
+  isSignalyardError,
+  keyPrefixUpperBound,
+  unstorableTextIndex,
+} from '@signalyard/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -53,7 +59,8 @@ describe('keyPrefixUpperBound', () => {
     const less = (a: string, b: string): boolean => {
       const x = cp(a);
       const y = cp(b);
-      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return (x[i] as number) < (y[i] as number);
+      for (let i = 0; i < Math.min(x.length, y.length); i++)
+        if (x[i] !== y[i]) return (x[i] as number) < (y[i] as number);
       return x.length < y.length;
     };
     fc.assert(

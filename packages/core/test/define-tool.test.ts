@@ -60,7 +60,11 @@ describe('defineTool: the tool it makes', () => {
 
   it('runs execute on validated, defaulted and transformed arguments, passing the context', async () => {
     const execute = vi.fn(async (args: { q: string; n: number }) => `${args.q}:${args.n}`);
-    const tool = defineTool({ name: 'search', input: z.object({ q: z.string().transform((s) => s.trim()), n: z.number().default(1) }), execute });
+    const tool = defineTool({
+      name: 'search',
+      input: z.object({ q: z.string().transform((s) => s.trim()), n: z.number().default(1) }),
+      execute,
+    });
     await expect(tool.execute({ q: '  cats ' }, ctx)).resolves.toBe('cats:1');
     expect(execute).toHaveBeenCalledWith({ q: 'cats', n: 1 }, ctx);
     // transforms are fine: `parameters` describes the input side
@@ -85,11 +89,17 @@ describe('defineTool: the tool it makes', () => {
     const e = error as ToolArgumentsError;
     expect(e.toolName).toBe('lookup');
     expect(e.issues.map((i) => i.path)).toEqual(['word', 'limit', 'items[1].id']);
-    expect(e.message).toMatch(/^Invalid arguments for tool "lookup": word: .*expected string.*; limit: .*10.*; items\[1\]\.id: .*expected number/);
+    expect(e.message).toMatch(
+      /^Invalid arguments for tool "lookup": word: .*expected string.*; limit: .*10.*; items\[1\]\.id: .*expected number/,
+    );
   });
 
   it('quotes argument keys that are not plain names', async () => {
-    const tool = defineTool({ name: 'scores', input: z.object({ byName: z.record(z.string(), z.number()) }), execute: async () => null });
+    const tool = defineTool({
+      name: 'scores',
+      input: z.object({ byName: z.record(z.string(), z.number()) }),
+      execute: async () => null,
+    });
     const error = (await rejectionOf(tool.execute({ byName: { 'Ada L.': 'high' } }, ctx))) as ToolArgumentsError;
     expect(error.issues.map((i) => i.path)).toEqual(['byName["Ada L."]']);
   });
@@ -108,7 +118,10 @@ describe('defineTool: the tool it makes', () => {
       execute: async ({ id }) => id,
     });
     await expect(tool.execute({ id: 'u_1' }, ctx)).resolves.toBe('u_1');
-    await expect(tool.execute({ id: 'x' }, ctx)).rejects.toMatchObject({ code: 'TOOL_ARGUMENTS_INVALID', issues: [{ path: 'id', message: 'unknown user id' }] });
+    await expect(tool.execute({ id: 'x' }, ctx)).rejects.toMatchObject({
+      code: 'TOOL_ARGUMENTS_INVALID',
+      issues: [{ path: 'id', message: 'unknown user id' }],
+    });
   });
 
   it('lets an error thrown by execute through unchanged (the engine reports it to the model)', async () => {
@@ -165,9 +178,15 @@ describe('defineTool: bad definitions', () => {
   it('rejects a missing or empty name, a non-schema input, a non-function execute', () => {
     expect(code(() => defineTool({ name: '', input, execute }))).toBe('TOOL_DEFINITION_INVALID');
     expect(code(() => defineTool({ name: 7 as unknown as string, input, execute }))).toBe('TOOL_DEFINITION_INVALID');
-    expect(code(() => defineTool({ name: 'x', input: { type: 'object' } as unknown as typeof input, execute }))).toBe('TOOL_DEFINITION_INVALID');
-    expect(code(() => defineTool({ name: 'x', input, execute: 'run' as unknown as typeof execute }))).toBe('TOOL_DEFINITION_INVALID');
-    expect(code(() => defineTool({ name: 'x', description: 5 as unknown as string, input, execute }))).toBe('TOOL_DEFINITION_INVALID');
+    expect(code(() => defineTool({ name: 'x', input: { type: 'object' } as unknown as typeof input, execute }))).toBe(
+      'TOOL_DEFINITION_INVALID',
+    );
+    expect(code(() => defineTool({ name: 'x', input, execute: 'run' as unknown as typeof execute }))).toBe(
+      'TOOL_DEFINITION_INVALID',
+    );
+    expect(code(() => defineTool({ name: 'x', description: 5 as unknown as string, input, execute }))).toBe(
+      'TOOL_DEFINITION_INVALID',
+    );
     expect(code(() => defineTool(null as unknown as Parameters<typeof defineTool>[0]))).toBe('TOOL_DEFINITION_INVALID');
   });
 
@@ -187,7 +206,9 @@ describe('ToolArgumentsError', () => {
     expect(ToolArgumentsError.isInstance(own)).toBe(true);
     expect(ToolArgumentsError.isInstance(new AppToolArgumentsError({ toolName: 't', issues: [] }))).toBe(true);
     expect(SignalyardError.isInstance(own)).toBe(true);
-    expect(ToolArgumentsError.isInstance(new SignalyardError({ code: 'TOOL_ARGUMENTS_INVALID', message: 'm' }))).toBe(false);
+    expect(ToolArgumentsError.isInstance(new SignalyardError({ code: 'TOOL_ARGUMENTS_INVALID', message: 'm' }))).toBe(
+      false,
+    );
     expect(ToolArgumentsError.isInstance(new Error('x'))).toBe(false);
     expect(ToolArgumentsError.isInstance(null)).toBe(false);
     expect(own.name).toBe('ToolArgumentsError');

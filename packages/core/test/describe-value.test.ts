@@ -37,17 +37,23 @@ describe('describeValue', () => {
   });
 
   it.each<[string, unknown]>([
-    ['a cyclic object', (() => {
-      const o: Record<string, unknown> = {};
-      o.self = o;
-      return o;
-    })()],
+    [
+      'a cyclic object',
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+    ],
     ['an object whose toJSON gives undefined', { toJSON: () => undefined }],
-    ['an object with a throwing getter', {
-      get a(): never {
-        throw new Error('getter');
+    [
+      'an object with a throwing getter',
+      {
+        get a(): never {
+          throw new Error('getter');
+        },
       },
-    }],
+    ],
     ['an object holding a BigInt', { n: 1n }],
   ])('renders %s as "an object" instead of throwing', (_title, value) => {
     expect(describeValue(value)).toBe('an object');

@@ -7,7 +7,11 @@ describe('DirectStrategy', () => {
   it('execute returns { from: "direct", action, to: "direct" }', () => {
     const strategy = new DirectStrategy();
     expect(strategy.execute('check')).toEqual({ from: 'direct', action: 'check', to: 'direct' });
-    expect(strategy.execute('check out ✓', { any: 'input' })).toEqual({ from: 'direct', action: 'check out ✓', to: 'direct' });
+    expect(strategy.execute('check out ✓', { any: 'input' })).toEqual({
+      from: 'direct',
+      action: 'check out ✓',
+      to: 'direct',
+    });
   });
 
   it('execute reports no guard', () => {
@@ -24,7 +28,8 @@ describe('DirectStrategy', () => {
 
   it('canExecute is true for every non-empty string, whatever the input', () => {
     const strategy = new DirectStrategy();
-    for (const action of ['a', ' ', 'transition', 'custom:stop']) expect(strategy.canExecute(action, { x: 1 })).toBe(true);
+    for (const action of ['a', ' ', 'transition', 'custom:stop'])
+      expect(strategy.canExecute(action, { x: 1 })).toBe(true);
   });
 
   it.each([

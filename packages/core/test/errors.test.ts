@@ -78,7 +78,10 @@ const base = rows[0]!;
 const notErrors: readonly [string, unknown][] = [
   ['a plain Error', new Error('x')],
   ['a TypeError', new TypeError('x')],
-  ['an Error with a matching code field', Object.assign(new Error('x'), { code: 'CONFIG_INVALID', name: 'ConfigError' })],
+  [
+    'an Error with a matching code field',
+    Object.assign(new Error('x'), { code: 'CONFIG_INVALID', name: 'ConfigError' }),
+  ],
   ['a plain object', { code: 'ABORTED', message: 'x' }],
   ['null', null],
   ['undefined', undefined],
@@ -128,7 +131,9 @@ describe('static isInstance of every exported error class', () => {
 describe('errors across duplicate installs', () => {
   for (const row of rows.filter((r) => r !== base)) {
     it(`${row.name}.isInstance recognises an object carrying Symbol.for('signalyard.error.${row.name}') = true`, () => {
-      const foreign = Object.assign(new Error('from another copy'), { [Symbol.for(`signalyard.error.${row.name}`)]: true });
+      const foreign = Object.assign(new Error('from another copy'), {
+        [Symbol.for(`signalyard.error.${row.name}`)]: true,
+      });
       expect(row.isInstance(foreign)).toBe(true);
       for (const other of rows.filter((r) => r !== row && r !== base)) expect(other.isInstance(foreign)).toBe(false);
     });
@@ -136,7 +141,10 @@ describe('errors across duplicate installs', () => {
 
   // STYLE.md ("Errors"): each class's isInstance checks Symbol.for('signalyard.error.<Name>').
   it("SignalyardError.isInstance recognises an object carrying Symbol.for('signalyard.error.SignalyardError') = true", () => {
-    const foreign = Object.assign(new Error('from another copy'), { [Symbol.for('signalyard.error.SignalyardError')]: true, code: 'X' });
+    const foreign = Object.assign(new Error('from another copy'), {
+      [Symbol.for('signalyard.error.SignalyardError')]: true,
+      code: 'X',
+    });
     expect(SignalyardError.isInstance(foreign)).toBe(true);
     expect(isSignalyardError(foreign, 'X')).toBe(true);
   });
@@ -232,7 +240,10 @@ describe('code, name and cause', () => {
   });
 
   it('SignalyardError keeps the code and message it is given', () => {
-    const error = new SignalyardError({ code: 'FSM_INVALID_TRANSITION', message: 'Invalid transition from "idle" via "finish"' });
+    const error = new SignalyardError({
+      code: 'FSM_INVALID_TRANSITION',
+      message: 'Invalid transition from "idle" via "finish"',
+    });
     expect(error.code).toBe('FSM_INVALID_TRANSITION');
     expect(error.message).toBe('Invalid transition from "idle" via "finish"');
   });
@@ -327,7 +338,9 @@ describe('ConfigError', () => {
   });
 
   it('message names the root for a problem with an empty path', () => {
-    expect(new ConfigError({ problems: [{ path: '', message: 'expected a mapping' }] }).message).toContain('(root): expected a mapping');
+    expect(new ConfigError({ problems: [{ path: '', message: 'expected a mapping' }] }).message).toContain(
+      '(root): expected a mapping',
+    );
   });
 
   it('an explicit message replaces the generated one, the problems stay', () => {

@@ -138,10 +138,22 @@ describe('MemoryCheckpointStore', () => {
       const store = new MemoryCheckpointStore();
       let pending: Promise<unknown>[] = [];
       expect(() => {
-        pending = [store.save('', 1, 0), store.save('k', 1, -1), store.save('k', Number.NaN, 0), store.load(''), store.delete('')];
+        pending = [
+          store.save('', 1, 0),
+          store.save('k', 1, -1),
+          store.save('k', Number.NaN, 0),
+          store.load(''),
+          store.delete(''),
+        ];
       }).not.toThrow();
       const codes = await Promise.all(pending.map(async (p) => ((await rejection(p)) as { code: string }).code));
-      expect(codes).toEqual(['CHECKPOINT_KEY_INVALID', 'CHECKPOINT_VERSION_INVALID', 'CHECKPOINT_DATA_INVALID', 'CHECKPOINT_KEY_INVALID', 'CHECKPOINT_KEY_INVALID']);
+      expect(codes).toEqual([
+        'CHECKPOINT_KEY_INVALID',
+        'CHECKPOINT_VERSION_INVALID',
+        'CHECKPOINT_DATA_INVALID',
+        'CHECKPOINT_KEY_INVALID',
+        'CHECKPOINT_KEY_INVALID',
+      ]);
     });
   });
 

@@ -38,7 +38,11 @@ describe('scriptedModel: a list', () => {
   });
 
   it('plays ChatResponse steps as they are, tool calls and usage included', async () => {
-    const withTools: ChatResponse = { content: '', toolCalls: [{ id: 'c1', name: 'lookup', arguments: { word: 'x' } }], usage: { inputTokens: 3 } };
+    const withTools: ChatResponse = {
+      content: '',
+      toolCalls: [{ id: 'c1', name: 'lookup', arguments: { word: 'x' } }],
+      usage: { inputTokens: 3 },
+    };
     const model = scriptedModel([withTools, 'done']);
     await expect(model.generate(req())).resolves.toEqual(withTools);
     await expect(model.generate(req())).resolves.toEqual({ content: 'done' });
@@ -250,7 +254,9 @@ describe('scriptedModel: bad scripts', () => {
   it('rejects malformed scripts and options with SCRIPT_INVALID at once', () => {
     expect(code(() => scriptedModel([42 as unknown as string]))).toBe('SCRIPT_INVALID');
     expect(code(() => scriptedModel([{ text: 'x' } as unknown as string]))).toBe('SCRIPT_INVALID');
-    expect(code(() => scriptedModel([{ content: 'x', toolCalls: 'no' } as unknown as ChatResponse]))).toBe('SCRIPT_INVALID');
+    expect(code(() => scriptedModel([{ content: 'x', toolCalls: 'no' } as unknown as ChatResponse]))).toBe(
+      'SCRIPT_INVALID',
+    );
     expect(code(() => scriptedModel({ a: 'x' } as unknown as Record<string, string[]>))).toBe('SCRIPT_INVALID');
     expect(code(() => scriptedModel({ a: [null as unknown as string] }))).toBe('SCRIPT_INVALID');
     expect(code(() => scriptedModel(null as unknown as string[]))).toBe('SCRIPT_INVALID');

@@ -139,11 +139,15 @@ describe('signal()', () => {
     ['a number', 3, '3'],
     ['null', null, 'null'],
     ['undefined', undefined, 'undefined'],
-    ['an object that cannot be shown as JSON', (() => {
-      const o: Record<string, unknown> = {};
-      o.self = o;
-      return o;
-    })(), 'an object'],
+    [
+      'an object that cannot be shown as JSON',
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+      'an object',
+    ],
     ['a long object', { text: 'x'.repeat(200) }, '...'],
   ])('rejects %s with SIGNAL_KIND_INVALID naming the value', (_title, kind, shown) => {
     const error = throwsCode(() => signal(kind as never), 'SIGNAL_KIND_INVALID');

@@ -89,7 +89,9 @@ describe('Action (type)', () => {
       case 'continue':
       case 'graceful_stop':
       case 'force_stop':
-        expectTypeOf(action).toEqualTypeOf<{ readonly type: 'continue' } | { readonly type: 'graceful_stop' } | { readonly type: 'force_stop' }>();
+        expectTypeOf(action).toEqualTypeOf<
+          { readonly type: 'continue' } | { readonly type: 'graceful_stop' } | { readonly type: 'force_stop' }
+        >();
         return action.type;
       case 'transition':
         expectTypeOf(action).toEqualTypeOf<{ readonly type: 'transition'; readonly target: string }>();
@@ -107,16 +109,15 @@ describe('Action (type)', () => {
   }
 
   it('is a union discriminated by type that narrows in a switch', () => {
-    expect([Action.Continue, Action.transition('check'), Action.custom('sum'), Action.reject('busy')].map(describeAction)).toEqual([
-      'continue',
-      'go check',
-      'run sum',
-      'refuse busy',
-    ]);
+    expect(
+      [Action.Continue, Action.transition('check'), Action.custom('sum'), Action.reject('busy')].map(describeAction),
+    ).toEqual(['continue', 'go check', 'run sum', 'refuse busy']);
   });
 
   it('ActionType lists the six action types', () => {
-    expectTypeOf<ActionType>().toEqualTypeOf<'continue' | 'graceful_stop' | 'force_stop' | 'transition' | 'custom' | 'reject'>();
+    expectTypeOf<ActionType>().toEqualTypeOf<
+      'continue' | 'graceful_stop' | 'force_stop' | 'transition' | 'custom' | 'reject'
+    >();
   });
 
   it('constants and factories are typed as Action', () => {
@@ -141,7 +142,9 @@ describe('Action (type)', () => {
 
 describe('SignalRoute (type)', () => {
   it('a predicate is (signal: Signal, ctx: RouteContext) => boolean, optional', () => {
-    expectTypeOf<SignalRoute['predicate']>().toEqualTypeOf<((signal: Signal, ctx: RouteContext) => boolean) | undefined>();
+    expectTypeOf<SignalRoute['predicate']>().toEqualTypeOf<
+      ((signal: Signal, ctx: RouteContext) => boolean) | undefined
+    >();
     expectTypeOf<NonNullable<SignalRoute['predicate']>>().parameters.toEqualTypeOf<[Signal, RouteContext]>();
     expectTypeOf<NonNullable<SignalRoute['predicate']>>().returns.toEqualTypeOf<boolean>();
   });
@@ -254,7 +257,15 @@ describe('RunnerEvent (type)', () => {
 
   it('is discriminated by type', () => {
     expectTypeOf<RunnerEvent['type']>().toEqualTypeOf<
-      'signal_received' | 'route_decided' | 'transition_applied' | 'turn_start' | 'turn_end' | 'engine_event' | 'outcome' | 'unrouted' | 'warning'
+      | 'signal_received'
+      | 'route_decided'
+      | 'transition_applied'
+      | 'turn_start'
+      | 'turn_end'
+      | 'engine_event'
+      | 'outcome'
+      | 'unrouted'
+      | 'warning'
     >();
     const s = signal(SignalKind.Stop);
     const events: RunnerEvent[] = [
@@ -263,7 +274,10 @@ describe('RunnerEvent (type)', () => {
       { type: 'transition_applied', sessionKey: 'k', agentId: 'a', result: new DirectStrategy().execute('go') },
       { type: 'turn_end', sessionKey: 'k', agentId: 'a', status: 'completed' },
       { type: 'engine_event', sessionKey: 'k', agentId: 'a', event: { type: 'handoff', to: 'b' } },
-      { type: 'outcome', outcome: { sessionKey: 'k', agentId: 'a', action: undefined, decidedBy: undefined, status: 'unrouted' } },
+      {
+        type: 'outcome',
+        outcome: { sessionKey: 'k', agentId: 'a', action: undefined, decidedBy: undefined, status: 'unrouted' },
+      },
       { type: 'warning', message: 'listener threw', cause: new Error('x') },
     ];
     expect(events.map(summarize)).toEqual([
@@ -287,14 +301,20 @@ describe('RunnerEvent (type)', () => {
 describe('CheckpointStore (type)', () => {
   it('has the contract’s method signatures, with close optional', () => {
     expectTypeOf<CheckpointStore['load']>().toEqualTypeOf<(key: string) => Promise<Checkpoint | undefined>>();
-    expectTypeOf<CheckpointStore['save']>().toEqualTypeOf<(key: string, data: unknown, expectedVersion: number) => Promise<number>>();
+    expectTypeOf<CheckpointStore['save']>().toEqualTypeOf<
+      (key: string, data: unknown, expectedVersion: number) => Promise<number>
+    >();
     expectTypeOf<CheckpointStore['delete']>().toEqualTypeOf<(key: string) => Promise<void>>();
     expectTypeOf<CheckpointStore['list']>().toEqualTypeOf<(prefix?: string) => AsyncIterable<string>>();
     expectTypeOf<CheckpointStore['close']>().toEqualTypeOf<(() => Promise<void>) | undefined>();
   });
 
   it('Checkpoint is { version, data, updatedAt }', () => {
-    expectTypeOf<Checkpoint>().toEqualTypeOf<{ readonly version: number; readonly data: unknown; readonly updatedAt: string }>();
+    expectTypeOf<Checkpoint>().toEqualTypeOf<{
+      readonly version: number;
+      readonly data: unknown;
+      readonly updatedAt: string;
+    }>();
   });
 
   it('MemoryCheckpointStore is a CheckpointStore, and a store without close is one too', async () => {
@@ -321,7 +341,12 @@ describe('ExecutionStrategy (type)', () => {
   });
 
   it('TransitionResult and StrategySnapshot have the contract’s shapes', () => {
-    expectTypeOf<TransitionResult>().toEqualTypeOf<{ readonly from: string; readonly action: string; readonly to: string; readonly guard?: string }>();
+    expectTypeOf<TransitionResult>().toEqualTypeOf<{
+      readonly from: string;
+      readonly action: string;
+      readonly to: string;
+      readonly guard?: string;
+    }>();
     expectTypeOf<StrategySnapshot['type']>().toEqualTypeOf<string>();
     expectTypeOf<{ type: 'fsm'; state: string }>().toExtend<StrategySnapshot>();
     expectTypeOf<{ state: string }>().not.toExtend<StrategySnapshot>();
@@ -339,7 +364,9 @@ describe('errors (type)', () => {
     const error: unknown = new ConfigError({ problems: [{ path: 'a', message: 'bad' }] });
     if (isSignalyardError(error)) expectTypeOf(error.code).toEqualTypeOf<string>();
     if (ConfigError.isInstance(error)) {
-      expectTypeOf(error.problems[0]).toExtend<{ readonly path: string; readonly message: string; readonly line?: number } | undefined>();
+      expectTypeOf(error.problems[0]).toExtend<
+        { readonly path: string; readonly message: string; readonly line?: number } | undefined
+      >();
       expectTypeOf(error.file).toEqualTypeOf<string | undefined>();
     }
     expect(isSignalyardError(error, 'CONFIG_INVALID')).toBe(true);

@@ -40,8 +40,14 @@ const run = async (): Promise<number> => {
 {
   const executor = new CrewExecutor({ crew, model: scriptedModel(reply) });
   const response = await executor.execute('start');
-  if (response.handoffs !== HANDOFFS || response.reason !== 'max_handoffs' || response.state.history.length !== CALLS + 1) {
-    throw new Error(`unexpected run: ${JSON.stringify({ handoffs: response.handoffs, reason: response.reason, history: response.state.history.length })}`);
+  if (
+    response.handoffs !== HANDOFFS ||
+    response.reason !== 'max_handoffs' ||
+    response.state.history.length !== CALLS + 1
+  ) {
+    throw new Error(
+      `unexpected run: ${JSON.stringify({ handoffs: response.handoffs, reason: response.reason, history: response.state.history.length })}`,
+    );
   }
   let events = 0;
   for await (const _ of executor.executeStream('start')) events++;
@@ -63,8 +69,20 @@ const floor = async (): Promise<number> => {
 
 let sink = 0;
 const results = await measure([
-  { name: `floor: ${CALLS} scriptedModel calls`, batch: HANDOFFS, fn: async () => { sink += await floor(); } },
-  { name: `execute(): ${HANDOFFS}-handoff ping-pong`, batch: HANDOFFS, fn: async () => { sink += await run(); } },
+  {
+    name: `floor: ${CALLS} scriptedModel calls`,
+    batch: HANDOFFS,
+    fn: async () => {
+      sink += await floor();
+    },
+  },
+  {
+    name: `execute(): ${HANDOFFS}-handoff ping-pong`,
+    batch: HANDOFFS,
+    fn: async () => {
+      sink += await run();
+    },
+  },
   {
     name: `executeStream(): ${HANDOFFS}-handoff ping-pong`,
     batch: HANDOFFS,
@@ -79,11 +97,15 @@ const [floorR, exec, stream] = results;
 console.log('');
 const line = (label: string, us: number): void => {
   const ok = us <= TARGET_US;
-  console.log(`${label.padEnd(52)}${`${us.toFixed(2)} µs`.padStart(10)}   target <= ${TARGET_US} µs   ${ok ? 'MET' : 'NOT MET'}`);
+  console.log(
+    `${label.padEnd(52)}${`${us.toFixed(2)} µs`.padStart(10)}   target <= ${TARGET_US} µs   ${ok ? 'MET' : 'NOT MET'}`,
+  );
 };
 line('execute() overhead per handoff (minus model calls)', (exec!.nsPerOp - floorR!.nsPerOp) / 1000);
 line('executeStream() overhead per handoff', (stream!.nsPerOp - floorR!.nsPerOp) / 1000);
-console.log(`${'execute() total per handoff, model included'.padEnd(52)}${`${(exec!.nsPerOp / 1000).toFixed(2)} µs`.padStart(10)}`);
+console.log(
+  `${'execute() total per handoff, model included'.padEnd(52)}${`${(exec!.nsPerOp / 1000).toFixed(2)} µs`.padStart(10)}`,
+);
 console.log(
   `OpenAI Agents SDK, fake model (contract figure, not measured here: not installed): ≈ ${OPENAI_AGENTS_US} µs per handoff` +
     ` → executor overhead ≈ ${(OPENAI_AGENTS_US / Math.max((exec!.nsPerOp - floorR!.nsPerOp) / 1000, 0.001)).toFixed(0)}× less`,

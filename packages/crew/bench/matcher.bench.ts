@@ -17,9 +17,11 @@ const matcher = new SignalMatcher(MARKERS);
 for (const [name, text] of Object.entries(TEXTS)) {
   const got = matcher.matchAll(text).map((i) => MARKERS[i]);
   const want = floor(text, MARKERS) ?? [];
-  if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`${name}: matcher found ${JSON.stringify(got)}, floor ${JSON.stringify(want)}`);
+  if (JSON.stringify(got) !== JSON.stringify(want))
+    throw new Error(`${name}: matcher found ${JSON.stringify(got)}, floor ${JSON.stringify(want)}`);
 }
-if (matcher.matchAll(TEXTS.late).length !== 1 || matcher.first(TEXTS.miss) !== undefined) throw new Error('unexpected workload');
+if (matcher.matchAll(TEXTS.late).length !== 1 || matcher.first(TEXTS.miss) !== undefined)
+  throw new Error('unexpected workload');
 
 const BATCH = 1000;
 let sink = 0;
@@ -63,7 +65,8 @@ const results = await measure([
     name: '20 × signalMatches (uncompiled), miss',
     batch: BATCH,
     fn: () => {
-      for (let i = 0; i < BATCH; i++) for (let j = 0; j < MARKERS.length; j++) if (signalMatches(MARKERS[j]!, TEXTS.miss)) sink++;
+      for (let i = 0; i < BATCH; i++)
+        for (let j = 0; j < MARKERS.length; j++) if (signalMatches(MARKERS[j]!, TEXTS.miss)) sink++;
     },
   },
 ]);
@@ -74,6 +77,8 @@ printRatio('matchAll vs 20 × includes floor, no-hit text', matchMiss!.nsPerOp /
 printRatio('matchAll vs 20 × includes floor, late-hit text', matchLate!.nsPerOp / floorLate!.nsPerOp, 3, 'max');
 for (const r of [matchMiss!, matchLate!]) {
   const ok = r.opsPerSec >= 100_000;
-  console.log(`${r.name}: ${Math.round(r.opsPerSec).toLocaleString('en-US')} replies/s   target >= 100,000   ${ok ? 'MET' : 'NOT MET'}`);
+  console.log(
+    `${r.name}: ${Math.round(r.opsPerSec).toLocaleString('en-US')} replies/s   target >= 100,000   ${ok ? 'MET' : 'NOT MET'}`,
+  );
 }
 if (sink < 0) console.log(sink);

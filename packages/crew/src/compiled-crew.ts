@@ -1,4 +1,12 @@
-import { ConfigError, describeValue, type ChatMessage, type ChatModel, type ConfigProblem, type Tool, type ToolSpec } from '@signalyard/core';
+import {
+  ConfigError,
+  describeValue,
+  type ChatMessage,
+  type ChatModel,
+  type ConfigProblem,
+  type Tool,
+  type ToolSpec,
+} from '@signalyard/core';
 import type { CrewConfig, CrewSettings } from './crew-config.js';
 import { SignalMatcher } from './signal-matcher.js';
 
@@ -78,16 +86,28 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
     for (const id of ids) modelOf.set(id, model);
   } else if (isObject(model) && !Array.isArray(model)) {
     for (const key of Object.keys(model)) {
-      if (!ids.includes(key)) problems.push({ path: `model.${key}`, message: `${JSON.stringify(key)} is not an agent (agents: ${idList})` });
+      if (!ids.includes(key))
+        problems.push({ path: `model.${key}`, message: `${JSON.stringify(key)} is not an agent (agents: ${idList})` });
     }
     for (const id of ids) {
       const m = Object.prototype.hasOwnProperty.call(model, id) ? model[id] : undefined;
-      if (m === undefined) problems.push({ path: `model.${id}`, message: `no model for agent ${JSON.stringify(id)}: give one ChatModel for every agent, or one for all` });
-      else if (!isModel(m)) problems.push({ path: `model.${id}`, message: `expected a ChatModel { generate(request) }, got ${describeValue(m)}` });
+      if (m === undefined)
+        problems.push({
+          path: `model.${id}`,
+          message: `no model for agent ${JSON.stringify(id)}: give one ChatModel for every agent, or one for all`,
+        });
+      else if (!isModel(m))
+        problems.push({
+          path: `model.${id}`,
+          message: `expected a ChatModel { generate(request) }, got ${describeValue(m)}`,
+        });
       else modelOf.set(id, m);
     }
   } else {
-    problems.push({ path: 'model', message: `expected a ChatModel { generate(request) } or a record of them by agent id, got ${describeValue(model)}` });
+    problems.push({
+      path: 'model',
+      message: `expected a ChatModel { generate(request) } or a record of them by agent id, got ${describeValue(model)}`,
+    });
   }
 
   // Tools, by name.
@@ -97,7 +117,10 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
   } else if (tools !== undefined) {
     (tools as readonly unknown[]).forEach((tool, i) => {
       if (!isObject(tool)) {
-        problems.push({ path: `tools[${i}]`, message: `expected a Tool { name, parameters, execute }, got ${describeValue(tool)}` });
+        problems.push({
+          path: `tools[${i}]`,
+          message: `expected a Tool { name, parameters, execute }, got ${describeValue(tool)}`,
+        });
         return;
       }
       const name = tool.name;
@@ -107,16 +130,23 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
         ok = false;
       }
       if (typeof tool.execute !== 'function') {
-        problems.push({ path: `tools[${i}].execute`, message: `expected a function, got ${describeValue(tool.execute)}` });
+        problems.push({
+          path: `tools[${i}].execute`,
+          message: `expected a function, got ${describeValue(tool.execute)}`,
+        });
         ok = false;
       }
       if (!isObject(tool.parameters)) {
-        problems.push({ path: `tools[${i}].parameters`, message: `expected a JSON Schema object, got ${describeValue(tool.parameters)}` });
+        problems.push({
+          path: `tools[${i}].parameters`,
+          message: `expected a JSON Schema object, got ${describeValue(tool.parameters)}`,
+        });
         ok = false;
       }
       if (!ok) return;
       const n = name as string;
-      if (toolByName.has(n)) problems.push({ path: `tools[${i}].name`, message: `duplicate tool name ${JSON.stringify(n)}` });
+      if (toolByName.has(n))
+        problems.push({ path: `tools[${i}].name`, message: `duplicate tool name ${JSON.stringify(n)}` });
       else toolByName.set(n, tool as unknown as Tool);
     });
   }
@@ -143,7 +173,13 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
       const tool = toolByName.get(name) as Tool;
       if (agentTools.has(name)) continue;
       agentTools.set(name, tool);
-      specs.push(Object.freeze({ name: tool.name, ...(tool.description === undefined ? {} : { description: tool.description }), parameters: tool.parameters }));
+      specs.push(
+        Object.freeze({
+          name: tool.name,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          parameters: tool.parameters,
+        }),
+      );
     }
     const signals = config.routing.signals[a.id] ?? [];
     const terminations = signals.filter((s) => s.target === '').map((s) => s.signal);
@@ -184,7 +220,9 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
     const routes = routesOf.get(a.id) as CompiledRoute[];
     for (const s of config.routing.signals[a.id] ?? []) {
       if (s.target === '') continue;
-      routes.push(Object.freeze({ signal: s.signal, target: s.target, agent: agents.get(s.target), group: groups.get(s.target) }));
+      routes.push(
+        Object.freeze({ signal: s.signal, target: s.target, agent: agents.get(s.target), group: groups.get(s.target) }),
+      );
     }
     Object.freeze(routes);
     if (routes.length > 0) compiled.routeMatcher = new SignalMatcher(routes.map((r) => r.signal));

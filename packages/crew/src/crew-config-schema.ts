@@ -75,7 +75,9 @@ export const CAMEL_KEYS: CrewKeys = Object.freeze({
 
 const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 export const SNAKE_KEYS: CrewKeys = Object.freeze(
-  Object.fromEntries((Object.entries(CAMEL_KEYS) as [string, string][]).map(([k, v]) => [k, snake(v)])) as unknown as CrewKeys,
+  Object.fromEntries(
+    (Object.entries(CAMEL_KEYS) as [string, string][]).map(([k, v]) => [k, snake(v)]),
+  ) as unknown as CrewKeys,
 );
 
 /** Marks an issue whose line is that of the offending key (not its value). */
@@ -153,7 +155,8 @@ function allowedKeys(path: readonly PropertyKey[], k: CrewKeys): readonly string
   const [a, b, , d] = path;
   if (path.length === 0) return [k.entryPoint, k.agents, k.settings, k.routing];
   if (a === k.agents && path.length === 2) return [k.id, k.name, k.systemPrompt, k.handoffTargets, k.tools];
-  if (a === k.settings) return [k.maxHandoffs, k.maxRounds, k.maxToolRounds, k.maxHistoryMessages, k.parallelTimeoutSeconds];
+  if (a === k.settings)
+    return [k.maxHandoffs, k.maxRounds, k.maxToolRounds, k.maxHistoryMessages, k.parallelTimeoutSeconds];
   if (path.length === 1) return [k.signals, k.agentBehaviors, k.parallelGroups];
   if (b === k.signals && d !== undefined) return [k.signal, k.target, k.description];
   if (b === k.agentBehaviors) return [k.waitForSignal, k.isTerminal];
@@ -212,7 +215,11 @@ function crossReferences(data: unknown, k: CrewKeys): CrossProblem[] {
     const key = String(id); // a mistyped id is the schema's problem; don't cascade it into references
     const first = ids.get(key);
     if (first === undefined) ids.set(key, i);
-    else problems.push({ path: [k.agents, i, k.id], message: `duplicate agent id ${JSON.stringify(key)} (already used by ${formatPath([k.agents, first])})` });
+    else
+      problems.push({
+        path: [k.agents, i, k.id],
+        message: `duplicate agent id ${JSON.stringify(key)} (already used by ${formatPath([k.agents, first])})`,
+      });
   });
   // With no usable agent, every reference would be "unknown": the missing agents are the problem.
   if (ids.size === 0) return problems;
@@ -227,7 +234,10 @@ function crossReferences(data: unknown, k: CrewKeys): CrossProblem[] {
   agents.forEach((agent: unknown, i) => {
     if (!isObj(agent)) return;
     const targets = own(agent, k.handoffTargets);
-    if (Array.isArray(targets)) targets.forEach((t: unknown, j) => { checkAgent(t, [k.agents, i, k.handoffTargets, j]); });
+    if (Array.isArray(targets))
+      targets.forEach((t: unknown, j) => {
+        checkAgent(t, [k.agents, i, k.handoffTargets, j]);
+      });
   });
 
   const routing = own(data, k.routing);
@@ -240,7 +250,11 @@ function crossReferences(data: unknown, k: CrewKeys): CrossProblem[] {
     for (const agentId of Object.keys(signals)) {
       const base = [k.routing, k.signals, agentId];
       if (!ids.has(agentId)) {
-        problems.push({ path: base, message: `${JSON.stringify(agentId)} is not an agent (${agentList})`, atKey: true });
+        problems.push({
+          path: base,
+          message: `${JSON.stringify(agentId)} is not an agent (${agentList})`,
+          atKey: true,
+        });
       }
       const entries = signals[agentId];
       if (!Array.isArray(entries)) continue;
@@ -305,7 +319,11 @@ function crossReferences(data: unknown, k: CrewKeys): CrossProblem[] {
         members.forEach((m: unknown, j) => {
           checkAgent(m, [...base, k.agents, j]);
           if (typeof m !== 'string') return;
-          if (seen.has(m)) problems.push({ path: [...base, k.agents, j], message: `agent ${JSON.stringify(m)} is listed twice in this group` });
+          if (seen.has(m))
+            problems.push({
+              path: [...base, k.agents, j],
+              message: `agent ${JSON.stringify(m)} is listed twice in this group`,
+            });
           seen.add(m);
         });
       }
@@ -325,7 +343,8 @@ export function isResolvedCrewConfig(config: unknown): config is CrewConfig {
   return typeof config === 'object' && config !== null && resolvedConfigs.has(config);
 }
 
-const frozenList = (value: unknown): readonly string[] => Object.freeze(Array.isArray(value) ? (value as string[]).slice() : []);
+const frozenList = (value: unknown): readonly string[] =>
+  Object.freeze(Array.isArray(value) ? (value as string[]).slice() : []);
 function dict<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
 }
@@ -344,7 +363,8 @@ function resolve(data: Obj, k: CrewKeys): CrewConfig {
     });
   });
   const s = (own(data, k.settings) ?? {}) as Obj;
-  const setting = (key: keyof CrewSettings): number => (own(s, k[key]) as number | undefined) ?? DEFAULT_CREW_SETTINGS[key];
+  const setting = (key: keyof CrewSettings): number =>
+    (own(s, k[key]) as number | undefined) ?? DEFAULT_CREW_SETTINGS[key];
   const settings: CrewSettings = Object.freeze({
     maxHandoffs: setting('maxHandoffs'),
     maxRounds: setting('maxRounds'),
@@ -424,7 +444,12 @@ export function buildCrewSchema(k: CrewKeys): z.ZodType<CrewConfig> {
         }
       }
       for (const p of crossReferences(data, k)) {
-        ctx.addIssue({ code: 'custom', path: [...p.path], message: p.message, ...(p.atKey === true ? { params: { at: AT_KEY } } : {}) });
+        ctx.addIssue({
+          code: 'custom',
+          path: [...p.path],
+          message: p.message,
+          ...(p.atKey === true ? { params: { at: AT_KEY } } : {}),
+        });
       }
     })
     .transform((data) => resolve(data as Obj, k));
@@ -468,7 +493,12 @@ export function crewConfigKeyPaths(): readonly string[] {
   const out: string[] = [];
   const walk = (node: unknown, path: string): void => {
     if (typeof node !== 'object' || node === null) return;
-    const n = node as { properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown; anyOf?: unknown[] };
+    const n = node as {
+      properties?: Record<string, unknown>;
+      items?: unknown;
+      additionalProperties?: unknown;
+      anyOf?: unknown[];
+    };
     for (const option of n.anyOf ?? []) walk(option, path);
     if (n.properties !== undefined) {
       for (const [key, child] of Object.entries(n.properties)) {

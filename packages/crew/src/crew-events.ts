@@ -18,7 +18,8 @@ import type { CrewRunError } from './errors/crew-run-error.js';
  * if (reason === 'max_handoffs' || reason === 'max_rounds') console.warn('the crew hit a limit');
  * ```
  */
-export type CrewEndReason = 'terminated_by_signal' | 'terminal_agent' | 'paused' | 'max_handoffs' | 'max_rounds' | 'no_next_agent';
+export type CrewEndReason =
+  'terminated_by_signal' | 'terminal_agent' | 'paused' | 'max_handoffs' | 'max_rounds' | 'no_next_agent';
 
 /**
  * What a crew remembers between runs: the shared history and, after a `paused` run, the agent
@@ -102,7 +103,14 @@ export type CrewEvent =
   | { type: 'agent_response'; agentId: string; content: string; toolCalls?: readonly ToolCall[]; group?: string }
   | { type: 'tool_start'; agentId: string; call: ToolCall; group?: string }
   | { type: 'tool_result'; agentId: string; call: ToolCall; result: unknown; isError: boolean; group?: string }
-  | { type: 'handoff'; from: string; to: string; via: 'signal' | 'parallel' | 'fallback'; signal?: string; handoffs: number }
+  | {
+      type: 'handoff';
+      from: string;
+      to: string;
+      via: 'signal' | 'parallel' | 'fallback';
+      signal?: string;
+      handoffs: number;
+    }
   | { type: 'parallel_start'; group: string; agents: readonly string[] }
   | {
       type: 'parallel_member_end';

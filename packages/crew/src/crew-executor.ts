@@ -64,11 +64,20 @@ export class CrewExecutor {
    */
   constructor(options: CrewExecutorOptions) {
     if (typeof options !== 'object' || (options as unknown) === null) {
-      throw new ConfigError({ problems: [{ path: '', message: `expected executor options { crew, model, tools? }, got ${describeValue(options)}` }] });
+      throw new ConfigError({
+        problems: [
+          { path: '', message: `expected executor options { crew, model, tools? }, got ${describeValue(options)}` },
+        ],
+      });
     }
     const unknown = Object.keys(options).filter((k) => k !== 'crew' && k !== 'model' && k !== 'tools');
     if (unknown.length > 0) {
-      throw new ConfigError({ problems: unknown.map((k) => ({ path: k, message: `unknown option ${JSON.stringify(k)} (expected crew, model, tools)` })) });
+      throw new ConfigError({
+        problems: unknown.map((k) => ({
+          path: k,
+          message: `unknown option ${JSON.stringify(k)} (expected crew, model, tools)`,
+        })),
+      });
     }
     this.crew = resolveCrewConfig(options.crew);
     this.#compiled = compileCrew(this.crew, options.model, options.tools);

@@ -9,7 +9,11 @@ import { describeValue, type ChatMessage, type ToolCall } from '@signalyard/core
  * start off a `tool` message is enough.) One array allocated: the one returned.
  * @internal
  */
-export function requestMessages(history: readonly ChatMessage[], max: number, system: ChatMessage | undefined): ChatMessage[] {
+export function requestMessages(
+  history: readonly ChatMessage[],
+  max: number,
+  system: ChatMessage | undefined,
+): ChatMessage[] {
   const length = history.length;
   const cut = length > max ? length - max : 0;
   let start = cut;
@@ -75,23 +79,30 @@ const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool
 export function messageProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null) return `expected a ChatMessage object, got ${describeValue(value)}`;
   const m = value as Readonly<Record<string, unknown>>;
-  if (typeof m.role !== 'string' || !ROLES.has(m.role)) return `invalid role ${describeValue(m.role)}: expected "system", "user", "assistant" or "tool"`;
+  if (typeof m.role !== 'string' || !ROLES.has(m.role))
+    return `invalid role ${describeValue(m.role)}: expected "system", "user", "assistant" or "tool"`;
   if (typeof m.content !== 'string') return `invalid content ${describeValue(m.content)}: expected a string`;
-  if (m.name !== undefined && typeof m.name !== 'string') return `invalid name ${describeValue(m.name)}: expected a string`;
-  if (m.toolCallId !== undefined && typeof m.toolCallId !== 'string') return `invalid toolCallId ${describeValue(m.toolCallId)}: expected a string`;
+  if (m.name !== undefined && typeof m.name !== 'string')
+    return `invalid name ${describeValue(m.name)}: expected a string`;
+  if (m.toolCallId !== undefined && typeof m.toolCallId !== 'string')
+    return `invalid toolCallId ${describeValue(m.toolCallId)}: expected a string`;
   if (m.toolCalls !== undefined) return toolCallsProblem(m.toolCalls);
   return undefined;
 }
 
 /** Why `value` is not a list of tool calls (`undefined` when it is). @internal */
 export function toolCallsProblem(value: unknown): string | undefined {
-  if (!Array.isArray(value)) return `invalid toolCalls ${describeValue(value)}: expected a list of { id, name, arguments }`;
+  if (!Array.isArray(value))
+    return `invalid toolCalls ${describeValue(value)}: expected a list of { id, name, arguments }`;
   for (let i = 0; i < value.length; i++) {
     const call: unknown = value[i];
-    if (typeof call !== 'object' || call === null) return `invalid tool call ${describeValue(call)} at toolCalls[${i}]: expected { id, name, arguments }`;
+    if (typeof call !== 'object' || call === null)
+      return `invalid tool call ${describeValue(call)} at toolCalls[${i}]: expected { id, name, arguments }`;
     const c = call as Readonly<Record<string, unknown>>;
-    if (typeof c.id !== 'string' || c.id === '') return `invalid tool call id ${describeValue(c.id)} at toolCalls[${i}]: expected a non-empty string`;
-    if (typeof c.name !== 'string') return `invalid tool name ${describeValue(c.name)} at toolCalls[${i}]: expected a string`;
+    if (typeof c.id !== 'string' || c.id === '')
+      return `invalid tool call id ${describeValue(c.id)} at toolCalls[${i}]: expected a non-empty string`;
+    if (typeof c.name !== 'string')
+      return `invalid tool name ${describeValue(c.name)} at toolCalls[${i}]: expected a string`;
   }
   return undefined;
 }

@@ -9,7 +9,14 @@ import {
   type ToolCall,
 } from '@signalyard/core';
 import type { CompiledAgent, CompiledCrew, CompiledGroup } from './compiled-crew.js';
-import type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, CrewState, ParallelMemberStatus } from './crew-events.js';
+import type {
+  CrewEndReason,
+  CrewEvent,
+  CrewResponse,
+  CrewRunOptions,
+  CrewState,
+  ParallelMemberStatus,
+} from './crew-events.js';
 import {
   aggregateResults,
   messageProblem,
@@ -25,7 +32,8 @@ import { CrewRunError, type CrewRunErrorCode } from './errors/crew-run-error.js'
 export type Emit = ((event: CrewEvent) => void) | undefined;
 
 /** How a run ended: the final event's payload. @internal */
-export type RunResult = { readonly ok: true; readonly response: CrewResponse } | { readonly ok: false; readonly error: CrewRunError };
+export type RunResult =
+  { readonly ok: true; readonly response: CrewResponse } | { readonly ok: false; readonly error: CrewRunError };
 
 /** A turn that could not make the model call it needed: `max_rounds` is reached. */
 const OUT_OF_ROUNDS: unique symbol = Symbol('out of rounds');
@@ -50,7 +58,13 @@ interface Run {
  * (when `emit` is set) the last event emitted is exactly one `end` or `error`.
  * @internal
  */
-export async function runCrew(crew: CompiledCrew, input: unknown, opts: unknown, emit: Emit, consumerSignal?: AbortSignal): Promise<RunResult> {
+export async function runCrew(
+  crew: CompiledCrew,
+  input: unknown,
+  opts: unknown,
+  emit: Emit,
+  consumerSignal?: AbortSignal,
+): Promise<RunResult> {
   const prepared = prepare(crew, input, opts);
   if (prepared instanceof CrewRunError) return failed(emit, prepared);
   const { history, start, userSignal } = prepared;
@@ -99,7 +113,8 @@ export async function runCrew(crew: CompiledCrew, input: unknown, opts: unknown,
         if (route.group !== undefined) {
           const group = route.group;
           // 7. A parallel group, if every member can make its first call.
-          if (crew.settings.maxRounds - run.modelCalls < group.members.length) return finish(run, 'max_rounds', agent.id, undefined);
+          if (crew.settings.maxRounds - run.modelCalls < group.members.length)
+            return finish(run, 'max_rounds', agent.id, undefined);
           const outcome = await runGroup(run, agent, group);
           if (outcome === OUT_OF_ROUNDS) return finish(run, 'max_rounds', agent.id, undefined);
           const target = group.next ?? agent.fallback;
@@ -139,7 +154,13 @@ export async function runCrew(crew: CompiledCrew, input: unknown, opts: unknown,
  * Step 9: a handoff that would bring the count to `max_handoffs` is not made (`undefined`);
  * otherwise the count goes up, a `handoff` event is emitted, and `to` is returned.
  */
-function handoff(run: Run, from: CompiledAgent, to: CompiledAgent, via: 'signal' | 'parallel' | 'fallback', signal: string | undefined): CompiledAgent | undefined {
+function handoff(
+  run: Run,
+  from: CompiledAgent,
+  to: CompiledAgent,
+  via: 'signal' | 'parallel' | 'fallback',
+  signal: string | undefined,
+): CompiledAgent | undefined {
   if (run.handoffs + 1 >= run.crew.settings.maxHandoffs) return undefined;
   run.handoffs++;
   run.emit?.(
@@ -166,7 +187,10 @@ function finish(run: Run, reason: CrewEndReason, agentId: string, signal: string
   const emit = run.emit;
   if (emit !== undefined) {
     if (paused) emit({ type: 'pause', agentId });
-    else emit(signal === undefined ? { type: 'terminate', agentId, reason } : { type: 'terminate', agentId, reason, signal });
+    else
+      emit(
+        signal === undefined ? { type: 'terminate', agentId, reason } : { type: 'terminate', agentId, reason, signal },
+      );
     emit({ type: 'end', response });
   }
   return { ok: true, response };
@@ -185,12 +209,19 @@ function runError(error: unknown, agentId: string, run: Run): CrewRunError {
   if (CrewRunError.isInstance(error)) return error;
   if (isSignalyardError(error) && RUN_CODES.has(error.code)) {
     const code = error.code as CrewRunErrorCode;
-    const message = code === 'ABORTED' ? `Crew run aborted while agent ${JSON.stringify(agentId)} was running` : error.message;
+    const message =
+      code === 'ABORTED' ? `Crew run aborted while agent ${JSON.stringify(agentId)} was running` : error.message;
     return new CrewRunError({ code, message, state, agentId, cause: code === 'ABORTED' ? error : error.cause });
   }
   /* v8 ignore next 2 -- a defect of the executor itself, kept as a run error rather than a crash */
   const why = error instanceof Error ? error.message : describeValue(error);
-  return new CrewRunError({ code: 'CREW_AGENT_FAILED', message: `Agent ${JSON.stringify(agentId)} failed: ${why}`, state, agentId, cause: error });
+  return new CrewRunError({
+    code: 'CREW_AGENT_FAILED',
+    message: `Agent ${JSON.stringify(agentId)} failed: ${why}`,
+    state,
+    agentId,
+    cause: error,
+  });
 }
 
 // ------------------------------------------------------------------------------------- a turn
@@ -214,7 +245,12 @@ async function runTurn(
   let toolRounds = 0;
   for (;;) {
     if (run.modelCalls >= settings.maxRounds) return OUT_OF_ROUNDS;
-    if (toolRounds === 0) emit?.(group === undefined ? { type: 'agent_start', agentId: agent.id } : { type: 'agent_start', agentId: agent.id, group });
+    if (toolRounds === 0)
+      emit?.(
+        group === undefined
+          ? { type: 'agent_start', agentId: agent.id }
+          : { type: 'agent_start', agentId: agent.id, group },
+      );
     run.modelCalls++;
     const request: ChatRequest = {
       messages: requestMessages(history, settings.maxHistoryMessages, agent.system),
@@ -228,15 +264,26 @@ async function runTurn(
     } catch (error) {
       if (abortSignal.aborted) throw abortedError(abortSignal);
       const why = error instanceof Error ? error.message : describeValue(error);
-      throw new SignalyardError({ code: 'CREW_AGENT_FAILED', message: `Agent ${JSON.stringify(agent.id)} failed: its model threw: ${why}`, cause: error });
+      throw new SignalyardError({
+        code: 'CREW_AGENT_FAILED',
+        message: `Agent ${JSON.stringify(agent.id)} failed: its model threw: ${why}`,
+        cause: error,
+      });
     }
     const problem = responseProblem(response);
     if (problem !== undefined) {
-      throw new SignalyardError({ code: 'CREW_AGENT_FAILED', message: `Agent ${JSON.stringify(agent.id)} failed: its model returned ${problem}` });
+      throw new SignalyardError({
+        code: 'CREW_AGENT_FAILED',
+        message: `Agent ${JSON.stringify(agent.id)} failed: its model returned ${problem}`,
+      });
     }
     const { content, toolCalls } = response as ChatResponse;
     const calls = toolCalls === undefined || toolCalls.length === 0 ? undefined : toolCalls.slice();
-    history.push(calls === undefined ? { role: 'assistant', content, name: agent.id } : { role: 'assistant', content, name: agent.id, toolCalls: calls });
+    history.push(
+      calls === undefined
+        ? { role: 'assistant', content, name: agent.id }
+        : { role: 'assistant', content, name: agent.id, toolCalls: calls },
+    );
     if (group === undefined) {
       run.lastAgentId = agent.id;
       run.lastContent = content;
@@ -262,7 +309,14 @@ async function runTurn(
 }
 
 /** Runs one round of tool calls in order, answering each with a `tool` message (errors included). */
-async function runTools(run: Run, agent: CompiledAgent, calls: readonly ToolCall[], history: ChatMessage[], abortSignal: AbortSignal, group: string | undefined): Promise<void> {
+async function runTools(
+  run: Run,
+  agent: CompiledAgent,
+  calls: readonly ToolCall[],
+  history: ChatMessage[],
+  abortSignal: AbortSignal,
+  group: string | undefined,
+): Promise<void> {
   const emit = run.emit;
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
@@ -270,7 +324,11 @@ async function runTools(run: Run, agent: CompiledAgent, calls: readonly ToolCall
       closeCalls(history, calls, i, 'not run: the run was aborted');
       throw abortedError(abortSignal);
     }
-    emit?.(group === undefined ? { type: 'tool_start', agentId: agent.id, call } : { type: 'tool_start', agentId: agent.id, call, group });
+    emit?.(
+      group === undefined
+        ? { type: 'tool_start', agentId: agent.id, call }
+        : { type: 'tool_start', agentId: agent.id, call, group },
+    );
     const tool = agent.tools.get(call.name);
     let result: unknown;
     let isError = false;
@@ -283,7 +341,10 @@ async function runTools(run: Run, agent: CompiledAgent, calls: readonly ToolCall
       isError = true;
     } else {
       try {
-        result = await untilAborted(tool.execute(call.arguments, { abortSignal, toolCallId: call.id, agentId: agent.id }), abortSignal);
+        result = await untilAborted(
+          tool.execute(call.arguments, { abortSignal, toolCallId: call.id, agentId: agent.id }),
+          abortSignal,
+        );
       } catch (error) {
         if (isAborted(abortSignal)) {
           closeCalls(history, calls, i, 'aborted: the run was aborted');
@@ -308,7 +369,8 @@ function closeCalls(history: ChatMessage[], calls: readonly ToolCall[], from: nu
 }
 
 function responseProblem(response: unknown): string | undefined {
-  if (typeof response !== 'object' || response === null) return `${describeValue(response)}: expected a ChatResponse { content, toolCalls? }`;
+  if (typeof response !== 'object' || response === null)
+    return `${describeValue(response)}: expected a ChatResponse { content, toolCalls? }`;
   const r = response as Readonly<Record<string, unknown>>;
   if (typeof r.content !== 'string') return `content ${describeValue(r.content)}: expected a string`;
   if (r.toolCalls !== undefined) return toolCallsProblem(r.toolCalls);
@@ -332,7 +394,11 @@ interface MemberOutcome {
  * @throws SignalyardError `ABORTED` when the run is aborted, `CREW_PARALLEL_FAILED` (a
  * `CrewRunError`) when no member succeeded.
  */
-async function runGroup(run: Run, from: CompiledAgent, group: CompiledGroup): Promise<undefined | typeof OUT_OF_ROUNDS> {
+async function runGroup(
+  run: Run,
+  from: CompiledAgent,
+  group: CompiledGroup,
+): Promise<undefined | typeof OUT_OF_ROUNDS> {
   const emit = run.emit;
   const runSignal = run.abortSignal;
   const members = group.members;
@@ -374,7 +440,9 @@ async function runGroup(run: Run, from: CompiledAgent, group: CompiledGroup): Pr
         if (outcomes[j] === undefined && cancelled[j] === 0) {
           cancelled[j] = 1;
           (controllers[j] as AbortController).abort(
-            new AbortedError({ message: `Cancelled: ${JSON.stringify(agentId)} already completed parallel group ${JSON.stringify(group.name)}` }),
+            new AbortedError({
+              message: `Cancelled: ${JSON.stringify(agentId)} already completed parallel group ${JSON.stringify(group.name)}`,
+            }),
           );
         }
       }
@@ -405,7 +473,17 @@ async function runGroup(run: Run, from: CompiledAgent, group: CompiledGroup): Pr
             });
           },
           (error: unknown) => {
-            settle(i, memberFailure(agent, group, error, runSignal.aborted, cancelled[i] === 1, flags.timedOut && (controllers[i] as AbortController).signal.aborted));
+            settle(
+              i,
+              memberFailure(
+                agent,
+                group,
+                error,
+                runSignal.aborted,
+                cancelled[i] === 1,
+                flags.timedOut && (controllers[i] as AbortController).signal.aborted,
+              ),
+            );
           },
         ),
       ),
@@ -420,14 +498,18 @@ async function runGroup(run: Run, from: CompiledAgent, group: CompiledGroup): Pr
   let outOfRounds = false;
   for (let i = 0; i < n; i++) {
     const o = outcomes[i] as MemberOutcome;
-    if (o.status === 'succeeded') succeeded.push({ agentId: (members[i] as CompiledAgent).id, content: o.content as string });
+    if (o.status === 'succeeded')
+      succeeded.push({ agentId: (members[i] as CompiledAgent).id, content: o.content as string });
     if (o.outOfRounds === true) outOfRounds = true;
   }
   emit?.({ type: 'parallel_end', group: group.name, succeeded: succeeded.map((s) => s.agentId) });
   if (succeeded.length === 0) {
     if (outOfRounds) return OUT_OF_ROUNDS;
     const errors = outcomes.map((o) => (o as MemberOutcome).error ?? new AbortedError());
-    const summary = outcomes.map((o, i) => `${(members[i] as CompiledAgent).id} ${(o as MemberOutcome).status === 'timed_out' ? 'timed out' : ((o as MemberOutcome).error?.message ?? (o as MemberOutcome).status)}`);
+    const summary = outcomes.map(
+      (o, i) =>
+        `${(members[i] as CompiledAgent).id} ${(o as MemberOutcome).status === 'timed_out' ? 'timed out' : ((o as MemberOutcome).error?.message ?? (o as MemberOutcome).status)}`,
+    );
     throw new CrewRunError({
       code: 'CREW_PARALLEL_FAILED',
       message: `No member of parallel group ${JSON.stringify(group.name)} succeeded: ${summary.join('; ')}`,
@@ -445,7 +527,14 @@ async function runGroup(run: Run, from: CompiledAgent, group: CompiledGroup): Pr
 }
 
 /** How a member whose turn threw ended. */
-function memberFailure(agent: CompiledAgent, group: CompiledGroup, error: unknown, runAborted: boolean, cancelled: boolean, timedOut: boolean): MemberOutcome {
+function memberFailure(
+  agent: CompiledAgent,
+  group: CompiledGroup,
+  error: unknown,
+  runAborted: boolean,
+  cancelled: boolean,
+  timedOut: boolean,
+): MemberOutcome {
   if (runAborted) return { status: 'aborted' };
   if (cancelled) return { status: 'cancelled' };
   if (timedOut) {
@@ -510,20 +599,24 @@ interface Prepared {
 
 /** Validates the input and options; the start agent is `resumeAgentId`, else `state.pausedAgentId`, else the entry point. */
 function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | CrewRunError {
-  const invalid = (message: string, state: CrewState = { history: [] }): CrewRunError => new CrewRunError({ code: 'CREW_ARGUMENT_INVALID', message, state });
+  const invalid = (message: string, state: CrewState = { history: [] }): CrewRunError =>
+    new CrewRunError({ code: 'CREW_ARGUMENT_INVALID', message, state });
   if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts))) {
     return invalid(`Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal? }`);
   }
   const o = (opts ?? {}) as Readonly<Record<string, unknown>> & CrewRunOptions;
   for (const key of Object.keys(o)) {
-    if (!RUN_KEYS.has(key)) return invalid(`Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId or abortSignal`);
+    if (!RUN_KEYS.has(key))
+      return invalid(`Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId or abortSignal`);
   }
   const given: unknown = o.state;
   let state: CrewState = { history: [] };
   if (given !== undefined) {
-    if (typeof given !== 'object' || given === null) return invalid(`Invalid state ${describeValue(given)}: expected { history: ChatMessage[], pausedAgentId? }`);
+    if (typeof given !== 'object' || given === null)
+      return invalid(`Invalid state ${describeValue(given)}: expected { history: ChatMessage[], pausedAgentId? }`);
     const s = given as Readonly<Record<string, unknown>>;
-    if (!Array.isArray(s.history)) return invalid(`Invalid state.history ${describeValue(s.history)}: expected a list of ChatMessages`);
+    if (!Array.isArray(s.history))
+      return invalid(`Invalid state.history ${describeValue(s.history)}: expected a list of ChatMessages`);
     const history = s.history as unknown[];
     for (let i = 0; i < history.length; i++) {
       const problem = messageProblem(history[i]);
@@ -532,13 +625,19 @@ function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | 
     if (s.pausedAgentId !== undefined && typeof s.pausedAgentId !== 'string') {
       return invalid(`Invalid state.pausedAgentId ${describeValue(s.pausedAgentId)}: expected an agent id`);
     }
-    state = s.pausedAgentId === undefined ? { history: (history as ChatMessage[]).slice() } : { history: (history as ChatMessage[]).slice(), pausedAgentId: s.pausedAgentId };
+    state =
+      s.pausedAgentId === undefined
+        ? { history: (history as ChatMessage[]).slice() }
+        : { history: (history as ChatMessage[]).slice(), pausedAgentId: s.pausedAgentId };
   }
-  if (typeof input !== 'string') return invalid(`Invalid input ${describeValue(input)}: expected the user's message as a string`, state);
+  if (typeof input !== 'string')
+    return invalid(`Invalid input ${describeValue(input)}: expected the user's message as a string`, state);
   const userSignal: unknown = o.abortSignal;
-  if (userSignal !== undefined && !isAbortSignal(userSignal)) return invalid(`Invalid abortSignal ${describeValue(userSignal)}: expected an AbortSignal`, state);
+  if (userSignal !== undefined && !isAbortSignal(userSignal))
+    return invalid(`Invalid abortSignal ${describeValue(userSignal)}: expected an AbortSignal`, state);
   const resume: unknown = o.resumeAgentId;
-  if (resume !== undefined && typeof resume !== 'string') return invalid(`Invalid resumeAgentId ${describeValue(resume)}: expected an agent id`, state);
+  if (resume !== undefined && typeof resume !== 'string')
+    return invalid(`Invalid resumeAgentId ${describeValue(resume)}: expected an agent id`, state);
   const startId = resume ?? state.pausedAgentId;
   let start = crew.entry;
   if (startId !== undefined) {
@@ -560,5 +659,9 @@ function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | 
 function isAbortSignal(value: unknown): value is AbortSignal {
   if (typeof value !== 'object' || value === null) return false;
   const s = value as Readonly<Record<string, unknown>>;
-  return typeof s.aborted === 'boolean' && typeof s.addEventListener === 'function' && typeof s.removeEventListener === 'function';
+  return (
+    typeof s.aborted === 'boolean' &&
+    typeof s.addEventListener === 'function' &&
+    typeof s.removeEventListener === 'function'
+  );
 }

@@ -39,7 +39,11 @@ export interface ParseCrewConfigOptions {
 export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = {}): CrewConfig {
   const file = options.file;
   const fail = (problems: ConfigProblem[], cause?: unknown): never => {
-    throw new ConfigError({ problems, ...(file === undefined ? {} : { file }), ...(cause === undefined ? {} : { cause }) });
+    throw new ConfigError({
+      problems,
+      ...(file === undefined ? {} : { file }),
+      ...(cause === undefined ? {} : { cause }),
+    });
   };
   if (typeof yaml !== 'string') return fail([{ path: '', message: `expected YAML text, got ${describeValue(yaml)}` }]);
 
@@ -53,9 +57,20 @@ export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = 
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
     // e.g. an alias bomb: too many alias expansions
-    return fail([{ path: '', message: `cannot read the YAML: ${error instanceof Error ? error.message : String(error)}` }], error);
+    return fail(
+      [{ path: '', message: `cannot read the YAML: ${error instanceof Error ? error.message : String(error)}` }],
+      error,
+    );
   }
-  if (doc.contents === null) return fail([{ path: '', message: 'the document is empty: expected a mapping with entry_point and agents', line: 1, column: 1 }]);
+  if (doc.contents === null)
+    return fail([
+      {
+        path: '',
+        message: 'the document is empty: expected a mapping with entry_point and agents',
+        line: 1,
+        column: 1,
+      },
+    ]);
 
   const result = crewConfigSchema.safeParse(data);
   if (result.success) return result.data;
@@ -97,7 +112,12 @@ export async function loadCrewConfig(path: string | URL): Promise<CrewConfig> {
 
 function yamlProblem(error: YAMLError, lineCounter: LineCounter): ConfigProblem {
   const { line, col } = lineCounter.linePos(error.pos[0]);
-  return { path: '', message: `YAML ${error.name === 'YAMLWarning' ? 'warning' : 'syntax error'}: ${error.message}`, line, column: col };
+  return {
+    path: '',
+    message: `YAML ${error.name === 'YAMLWarning' ? 'warning' : 'syntax error'}: ${error.message}`,
+    line,
+    column: col,
+  };
 }
 
 /**

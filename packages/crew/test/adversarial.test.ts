@@ -28,7 +28,9 @@ function runFixture(): Promise<Record<string, CaseResult>> {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const guard = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`matching adversarial input did not finish within ${DEADLINE_MS} ms: the matcher is not linear`));
+      reject(
+        new Error(`matching adversarial input did not finish within ${DEADLINE_MS} ms: the matcher is not linear`),
+      );
     }, DEADLINE_MS);
     child.on('error', (error) => {
       clearTimeout(guard);
@@ -43,19 +45,40 @@ function runFixture(): Promise<Record<string, CaseResult>> {
 }
 
 describe('adversarial replies (child process with a hang guard)', () => {
-  it('matches 1 MB adversarial replies without hanging, with the right results', async () => {
-    const r = await runFixture();
-    const MB = 1 << 20;
-    // signals: [DONE], [ROUTE_EXECUTOR], [DO NE], [READY TO GO], [], plain text, [[handoff:coder]]
-    expect(r.openBrackets).toEqual({ length: MB, matchAll: [], first: null, levels: [null, null, null, null, null, null, null] });
-    // the innermost span is "[]", which is the signal "[]" itself
-    expect(r.openBracketsClosedOnce).toEqual({ length: MB, matchAll: [4], first: 4, levels: [null, null, null, null, 'exact', null, null] });
-    expect(r.randomText!.length).toBe(MB);
-    expect(r.randomText!.first).toBe(r.randomText!.matchAll[0] ?? null);
-    expect(r.randomText!.matchAll).toEqual(r.randomText!.levels.flatMap((l, i) => (l === null ? [] : [i])));
-    // longer than the 200-unit window: only plain substring matches could hit, and none does
-    expect(r.whitespaceRunsInOneBracket).toMatchObject({ matchAll: [], levels: [null, null, null, null, null, null, null] });
-    // every small span normalises to "[do ne]"
-    expect(r.whitespaceRunsInManyBrackets).toMatchObject({ matchAll: [2], first: 2, levels: [null, null, 'normalized', null, null, null, null] });
-  }, DEADLINE_MS + 5_000);
+  it(
+    'matches 1 MB adversarial replies without hanging, with the right results',
+    async () => {
+      const r = await runFixture();
+      const MB = 1 << 20;
+      // signals: [DONE], [ROUTE_EXECUTOR], [DO NE], [READY TO GO], [], plain text, [[handoff:coder]]
+      expect(r.openBrackets).toEqual({
+        length: MB,
+        matchAll: [],
+        first: null,
+        levels: [null, null, null, null, null, null, null],
+      });
+      // the innermost span is "[]", which is the signal "[]" itself
+      expect(r.openBracketsClosedOnce).toEqual({
+        length: MB,
+        matchAll: [4],
+        first: 4,
+        levels: [null, null, null, null, 'exact', null, null],
+      });
+      expect(r.randomText!.length).toBe(MB);
+      expect(r.randomText!.first).toBe(r.randomText!.matchAll[0] ?? null);
+      expect(r.randomText!.matchAll).toEqual(r.randomText!.levels.flatMap((l, i) => (l === null ? [] : [i])));
+      // longer than the 200-unit window: only plain substring matches could hit, and none does
+      expect(r.whitespaceRunsInOneBracket).toMatchObject({
+        matchAll: [],
+        levels: [null, null, null, null, null, null, null],
+      });
+      // every small span normalises to "[do ne]"
+      expect(r.whitespaceRunsInManyBrackets).toMatchObject({
+        matchAll: [2],
+        first: 2,
+        levels: [null, null, 'normalized', null, null, null, null],
+      });
+    },
+    DEADLINE_MS + 5_000,
+  );
 });

@@ -48,7 +48,7 @@ const EXAMPLE = yaml(
   '    name: Teacher                 # optional',
   '    system_prompt: "..."          # optional',
   '    handoff_targets: [student]    # optional, fallback order',
-  '    tools: [lookup]               # optional, names resolved against the executor\'s tools',
+  "    tools: [lookup]               # optional, names resolved against the executor's tools",
   '  - id: student',
   '  - id: reporter',
   'settings:',
@@ -90,7 +90,13 @@ describe('parseCrewConfig: valid files', () => {
         { id: 'student', handoffTargets: [], tools: [] },
         { id: 'reporter', handoffTargets: [], tools: [] },
       ],
-      settings: { maxHandoffs: 5, maxRounds: 10, maxToolRounds: 5, maxHistoryMessages: 200, parallelTimeoutSeconds: 60 },
+      settings: {
+        maxHandoffs: 5,
+        maxRounds: 10,
+        maxToolRounds: 5,
+        maxHistoryMessages: 200,
+        parallelTimeoutSeconds: 60,
+      },
       routing: {
         signals: {
           teacher: [
@@ -101,7 +107,12 @@ describe('parseCrewConfig: valid files', () => {
         },
         agentBehaviors: { reporter: { waitForSignal: false, isTerminal: true } },
         parallelGroups: {
-          parallel_question: { agents: ['student', 'reporter'], timeoutSeconds: 30, waitForAll: true, nextAgent: 'teacher' },
+          parallel_question: {
+            agents: ['student', 'reporter'],
+            timeoutSeconds: 30,
+            waitForAll: true,
+            nextAgent: 'teacher',
+          },
         },
       },
     });
@@ -109,7 +120,13 @@ describe('parseCrewConfig: valid files', () => {
 
   it('fills in the contract defaults when settings and routing are left out', () => {
     const crew = parseCrewConfig(yaml('entry_point: solo', 'agents:', '  - id: solo'));
-    expect(crew.settings).toEqual({ maxHandoffs: 5, maxRounds: 10, maxToolRounds: 5, maxHistoryMessages: 200, parallelTimeoutSeconds: 60 });
+    expect(crew.settings).toEqual({
+      maxHandoffs: 5,
+      maxRounds: 10,
+      maxToolRounds: 5,
+      maxHistoryMessages: 200,
+      parallelTimeoutSeconds: 60,
+    });
     expect(crew.settings).toEqual(DEFAULT_CREW_SETTINGS);
     expect(crew.routing).toEqual({ signals: {}, agentBehaviors: {}, parallelGroups: {} });
     expect(crew.agents).toEqual([{ id: 'solo', handoffTargets: [], tools: [] }]);
@@ -137,7 +154,9 @@ describe('parseCrewConfig: valid files', () => {
       reporter: { waitForSignal: false, isTerminal: false },
     });
     // a group without timeout_seconds gets parallel_timeout_seconds; wait_for_all defaults to true
-    expect(crew.routing.parallelGroups).toEqual({ both: { agents: ['student', 'reporter'], timeoutSeconds: 60, waitForAll: true } });
+    expect(crew.routing.parallelGroups).toEqual({
+      both: { agents: ['student', 'reporter'], timeoutSeconds: 60, waitForAll: true },
+    });
   });
 
   it('allows fractional timeouts and takes a group default from settings', () => {
@@ -158,7 +177,11 @@ describe('parseCrewConfig: valid files', () => {
 
   it('accepts empty routing maps and empty agent lists of targets and tools', () => {
     const crew = parseCrewConfig(
-      yaml('entry_point: a', 'agents: [{ id: a, handoff_targets: [], tools: [] }]', 'routing: { signals: {}, agent_behaviors: {}, parallel_groups: {} }'),
+      yaml(
+        'entry_point: a',
+        'agents: [{ id: a, handoff_targets: [], tools: [] }]',
+        'routing: { signals: {}, agent_behaviors: {}, parallel_groups: {} }',
+      ),
     );
     expect(crew.routing).toEqual({ signals: {}, agentBehaviors: {}, parallelGroups: {} });
   });
@@ -204,13 +227,20 @@ describe('parseCrewConfig: valid files', () => {
   });
 
   it('accepts a byte order mark, comments, anchors and CRLF line ends', () => {
-    const text = '\ufeff# crew\r\nentry_point: a\r\nagents:\r\n  - &a { id: a }\r\n  - id: b\r\n    handoff_targets: [a]\r\n';
+    const text =
+      '\ufeff# crew\r\nentry_point: a\r\nagents:\r\n  - &a { id: a }\r\n  - id: b\r\n    handoff_targets: [a]\r\n';
     expect(parseCrewConfig(text).agents.map((a) => a.id)).toEqual(['a', 'b']);
   });
 
   it('the same signal in two agents is fine', () => {
     const crew = parseCrewConfig(
-      yaml(...BASE, 'routing:', '  signals:', '    teacher: [{ signal: "[DONE]", target: "" }]', '    student: [{ signal: "[DONE]", target: "" }]'),
+      yaml(
+        ...BASE,
+        'routing:',
+        '  signals:',
+        '    teacher: [{ signal: "[DONE]", target: "" }]',
+        '    student: [{ signal: "[DONE]", target: "" }]',
+      ),
     );
     expect(Object.keys(crew.routing.signals)).toEqual(['teacher', 'student']);
   });
@@ -218,12 +248,35 @@ describe('parseCrewConfig: valid files', () => {
 
 describe('parseCrewConfig: every validation rule, with the line of the offending key or value', () => {
   it('unknown keys at every level, pointing at the key itself', () => {
-    expectOneProblem(yaml(...BASE, 'entrypoint: x'), 'entrypoint', 7, 'unknown key "entrypoint" (expected entry_point, agents, settings, routing)');
-    expectOneProblem(yaml(...BASE, '    nmae: Reporter'), 'agents[2].nmae', 7, 'unknown key "nmae"');
-    expectOneProblem(yaml(...BASE, 'settings:', '  max_handofs: 3'), 'settings.max_handofs', 8, 'expected max_handoffs, max_rounds');
-    expectOneProblem(yaml(...BASE, 'routing:', '  signal: {}'), 'routing.signal', 8, 'expected signals, agent_behaviors, parallel_groups');
     expectOneProblem(
-      yaml(...BASE, 'routing:', '  signals:', '    teacher:', '      - signal: "[DONE]"', '        target: ""', '        desc: x'),
+      yaml(...BASE, 'entrypoint: x'),
+      'entrypoint',
+      7,
+      'unknown key "entrypoint" (expected entry_point, agents, settings, routing)',
+    );
+    expectOneProblem(yaml(...BASE, '    nmae: Reporter'), 'agents[2].nmae', 7, 'unknown key "nmae"');
+    expectOneProblem(
+      yaml(...BASE, 'settings:', '  max_handofs: 3'),
+      'settings.max_handofs',
+      8,
+      'expected max_handoffs, max_rounds',
+    );
+    expectOneProblem(
+      yaml(...BASE, 'routing:', '  signal: {}'),
+      'routing.signal',
+      8,
+      'expected signals, agent_behaviors, parallel_groups',
+    );
+    expectOneProblem(
+      yaml(
+        ...BASE,
+        'routing:',
+        '  signals:',
+        '    teacher:',
+        '      - signal: "[DONE]"',
+        '        target: ""',
+        '        desc: x',
+      ),
       'routing.signals.teacher[0].desc',
       12,
       'expected signal, target, description',
@@ -249,11 +302,21 @@ describe('parseCrewConfig: every validation rule, with the line of the offending
   });
 
   it('duplicate agent ids, at the second id', () => {
-    expectOneProblem(yaml(...BASE, '  - id: student'), 'agents[3].id', 7, 'duplicate agent id "student" (already used by agents[1])');
+    expectOneProblem(
+      yaml(...BASE, '  - id: student'),
+      'agents[3].id',
+      7,
+      'duplicate agent id "student" (already used by agents[1])',
+    );
   });
 
   it('an entry_point that is not an agent', () => {
-    expectOneProblem(yaml('entry_point: techer', ...BASE.slice(1)), 'entry_point', 1, 'unknown agent "techer" (agents: "teacher", "student", "reporter")');
+    expectOneProblem(
+      yaml('entry_point: techer', ...BASE.slice(1)),
+      'entry_point',
+      1,
+      'unknown agent "techer" (agents: "teacher", "student", "reporter")',
+    );
   });
 
   it('invalid signal formats', () => {
@@ -300,7 +363,12 @@ describe('parseCrewConfig: every validation rule, with the line of the offending
       '  parallel_groups:',
       '    both: { agents: [student, reporter] }',
     );
-    expectOneProblem(text, 'routing.signals.teacher[3].target', 13, 'unknown target "studnet": expected an agent ("teacher", "student", "reporter"), a parallel group ("both"), or "" to end the run');
+    expectOneProblem(
+      text,
+      'routing.signals.teacher[3].target',
+      13,
+      'unknown target "studnet": expected an agent ("teacher", "student", "reporter"), a parallel group ("both"), or "" to end the run',
+    );
   });
 
   it('routing.signals and agent_behaviors keyed by unknown agents, pointing at the key', () => {
@@ -310,11 +378,21 @@ describe('parseCrewConfig: every validation rule, with the line of the offending
       9,
       '"ghost" is not an agent',
     );
-    expectOneProblem(yaml(...BASE, 'routing:', '  agent_behaviors:', '    ghost: { is_terminal: true }'), 'routing.agent_behaviors.ghost', 9, '"ghost" is not an agent');
+    expectOneProblem(
+      yaml(...BASE, 'routing:', '  agent_behaviors:', '    ghost: { is_terminal: true }'),
+      'routing.agent_behaviors.ghost',
+      9,
+      '"ghost" is not an agent',
+    );
   });
 
   it('handoff targets, group members and next_agent naming unknown agents', () => {
-    expectOneProblem(yaml(...BASE, '    handoff_targets: [teacher, ghost]'), 'agents[2].handoff_targets[1]', 7, 'unknown agent "ghost"');
+    expectOneProblem(
+      yaml(...BASE, '    handoff_targets: [teacher, ghost]'),
+      'agents[2].handoff_targets[1]',
+      7,
+      'unknown agent "ghost"',
+    );
     const text = yaml(
       ...BASE,
       'routing:',
@@ -333,9 +411,24 @@ describe('parseCrewConfig: every validation rule, with the line of the offending
   });
 
   it('empty groups, a member listed twice, a group named like an agent', () => {
-    expectOneProblem(yaml(...BASE, 'routing:', '  parallel_groups:', '    g: { agents: [] }'), 'routing.parallel_groups.g.agents', 9, 'at least one agent');
-    expectOneProblem(yaml(...BASE, 'routing:', '  parallel_groups:', '    g: { agents: [student, student] }'), 'routing.parallel_groups.g.agents[1]', 9, 'listed twice');
-    expectOneProblem(yaml(...BASE, 'routing:', '  parallel_groups:', '    student: { agents: [reporter] }'), 'routing.parallel_groups.student', 9, 'has the name of an agent');
+    expectOneProblem(
+      yaml(...BASE, 'routing:', '  parallel_groups:', '    g: { agents: [] }'),
+      'routing.parallel_groups.g.agents',
+      9,
+      'at least one agent',
+    );
+    expectOneProblem(
+      yaml(...BASE, 'routing:', '  parallel_groups:', '    g: { agents: [student, student] }'),
+      'routing.parallel_groups.g.agents[1]',
+      9,
+      'listed twice',
+    );
+    expectOneProblem(
+      yaml(...BASE, 'routing:', '  parallel_groups:', '    student: { agents: [reporter] }'),
+      'routing.parallel_groups.student',
+      9,
+      'has the name of an agent',
+    );
   });
 
   it('non-positive limits and timeouts', () => {
@@ -361,9 +454,24 @@ describe('parseCrewConfig: every validation rule, with the line of the offending
   it('wrong types, with the value they got', () => {
     expectOneProblem(yaml(...BASE, '  - id: 42'), 'agents[3].id', 7, 'expected a non-empty agent id, got 42');
     expectOneProblem(yaml(...BASE, '  - name: nameless'), 'agents[3].id', 7, 'required');
-    expectOneProblem(yaml(...BASE, 'routing:', '  agent_behaviors:', '    reporter: { is_terminal: yes }'), 'routing.agent_behaviors.reporter.is_terminal', 9, 'expected true or false, got "yes"');
-    expectOneProblem(yaml(...BASE, 'routing:', '  signals:', '    teacher: "[DONE]"'), 'routing.signals.teacher', 9, 'expected a list, got "[DONE]"');
-    expectOneProblem(yaml(...BASE, 'routing:', '  signals:', '    teacher:', '      - { signal: "[DONE]" }'), 'routing.signals.teacher[0].target', 10, 'required');
+    expectOneProblem(
+      yaml(...BASE, 'routing:', '  agent_behaviors:', '    reporter: { is_terminal: yes }'),
+      'routing.agent_behaviors.reporter.is_terminal',
+      9,
+      'expected true or false, got "yes"',
+    );
+    expectOneProblem(
+      yaml(...BASE, 'routing:', '  signals:', '    teacher: "[DONE]"'),
+      'routing.signals.teacher',
+      9,
+      'expected a list, got "[DONE]"',
+    );
+    expectOneProblem(
+      yaml(...BASE, 'routing:', '  signals:', '    teacher:', '      - { signal: "[DONE]" }'),
+      'routing.signals.teacher[0].target',
+      10,
+      'required',
+    );
     expectOneProblem(yaml(...BASE, 'settings:'), 'settings', 7, 'expected a mapping, got null');
     expectOneProblem(yaml('- just a list'), '', 1, 'expected a mapping');
   });
@@ -464,13 +572,16 @@ describe('parseCrewConfig: YAML errors', () => {
 
   it('an alias bomb is refused', () => {
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i < 10; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i < 10; i++)
+      lines.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
     const error = configError(() => parseCrewConfig(yaml(...lines)));
     expect(error.problems[0]!.message).toContain('cannot read the YAML');
   });
 
   it('text that is not a string is a ConfigError', () => {
-    expect(configError(() => parseCrewConfig(undefined as unknown as string)).problems[0]!.message).toBe('expected YAML text, got undefined');
+    expect(configError(() => parseCrewConfig(undefined as unknown as string)).problems[0]!.message).toBe(
+      'expected YAML text, got undefined',
+    );
   });
 
   it('names the file when given one', () => {
@@ -505,7 +616,9 @@ describe('loadCrewConfig', () => {
     );
     expect(ConfigError.isInstance(error)).toBe(true);
     expect((error as ConfigError).file).toBe(file);
-    expect((error as ConfigError).problems).toEqual([{ path: 'agents', message: 'a crew needs at least one agent', line: 2, column: 9 }]);
+    expect((error as ConfigError).problems).toEqual([
+      { path: 'agents', message: 'a crew needs at least one agent', line: 2, column: 9 },
+    ]);
   });
 
   it('a missing file is a ConfigError with the read error as cause', async () => {
@@ -599,7 +712,11 @@ describe('crewConfigSchema', () => {
   });
 
   it('reports all problems as zod issues, marking key problems', () => {
-    const result = crewConfigSchema.safeParse({ entry_point: 'b', agents: [{ id: 'a', extra: 1 }], routing: { signals: { z: [] } } });
+    const result = crewConfigSchema.safeParse({
+      entry_point: 'b',
+      agents: [{ id: 'a', extra: 1 }],
+      routing: { signals: { z: [] } },
+    });
     expect(result.success).toBe(false);
     const issues = result.error!.issues.map((i) => ({ path: i.path, params: (i as { params?: unknown }).params }));
     expect(issues).toEqual([

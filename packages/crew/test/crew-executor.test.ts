@@ -39,7 +39,8 @@ routing:
     parallel_question: { agents: [student, reporter], timeout_seconds: 30, wait_for_all: true, next_agent: teacher }
 `;
 
-const messagesOf = (history: readonly ChatMessage[]): string[] => history.map((m) => `${m.role}${m.name === undefined ? '' : `(${m.name})`}: ${m.content}`);
+const messagesOf = (history: readonly ChatMessage[]): string[] =>
+  history.map((m) => `${m.role}${m.name === undefined ? '' : `(${m.name})`}: ${m.content}`);
 
 /** Five agents, each routing to any other by `[TO_<ID>]`. */
 function chainCrew(maxHandoffs: number, extra: Partial<CrewConfigInput> = {}): CrewConfigInput {
@@ -49,7 +50,12 @@ function chainCrew(maxHandoffs: number, extra: Partial<CrewConfigInput> = {}): C
     agents: ids.map((id) => ({ id })),
     settings: { maxHandoffs, maxRounds: 50 },
     routing: {
-      signals: Object.fromEntries(ids.map((id) => [id, ids.filter((t) => t !== id).map((t) => ({ signal: `[TO_${t.toUpperCase()}]`, target: t }))])),
+      signals: Object.fromEntries(
+        ids.map((id) => [
+          id,
+          ids.filter((t) => t !== id).map((t) => ({ signal: `[TO_${t.toUpperCase()}]`, target: t })),
+        ]),
+      ),
     },
     ...extra,
   };
@@ -66,7 +72,13 @@ describe('CrewExecutor: the exam crew of the source design', () => {
     const events = await collect(executor, 'Start the exam');
     const response = endOf(events);
 
-    expect(response).toMatchObject({ agentId: 'teacher', content: 'Well done. [END_EXAM]', reason: 'terminated_by_signal', isTerminal: true, handoffs: 2 });
+    expect(response).toMatchObject({
+      agentId: 'teacher',
+      content: 'Well done. [END_EXAM]',
+      reason: 'terminated_by_signal',
+      isTerminal: true,
+      handoffs: 2,
+    });
     expect(messagesOf(response.state.history)).toEqual([
       'user: Start the exam',
       'assistant(teacher): Q1: 2 + 2? [QUESTION]',
@@ -80,9 +92,16 @@ describe('CrewExecutor: the exam crew of the source design', () => {
     expect(messagesOf(studentCalls[1]!.messages)).toEqual(messagesOf(response.state.history.slice(0, 4)));
     // The teacher sees the aggregated results; its system prompt comes first on every call.
     const teacherCalls = model.calls.filter((c) => c.agentId === 'teacher');
-    expect(teacherCalls.map((c) => c.messages[0])).toEqual(Array(3).fill({ role: 'system', content: 'You are the teacher.' }));
-    expect(teacherCalls[1]!.messages.at(-1)).toEqual({ role: 'user', content: 'student: 4 [ANSWER]\n\nreporter: noted Q1' });
-    expect(model.calls.filter((c) => c.agentId !== 'teacher').every((c) => c.messages[0]!.role !== 'system')).toBe(true);
+    expect(teacherCalls.map((c) => c.messages[0])).toEqual(
+      Array(3).fill({ role: 'system', content: 'You are the teacher.' }),
+    );
+    expect(teacherCalls[1]!.messages.at(-1)).toEqual({
+      role: 'user',
+      content: 'student: 4 [ANSWER]\n\nreporter: noted Q1',
+    });
+    expect(model.calls.filter((c) => c.agentId !== 'teacher').every((c) => c.messages[0]!.role !== 'system')).toBe(
+      true,
+    );
 
     expect(trace(events)).toEqual([
       'agent_start:teacher',
@@ -133,8 +152,15 @@ describe('CrewExecutor: the exam crew of the source design', () => {
     const members = events.filter((e) => e.type === 'parallel_member_end').map((e) => e.agentId);
     expect(members).toEqual(['reporter', 'student']); // completion order
     const parallelEnd = events.find((e) => e.type === 'parallel_end');
-    expect(parallelEnd).toEqual({ type: 'parallel_end', group: 'parallel_question', succeeded: ['student', 'reporter'] });
-    expect(endOf(events).state.history[2]).toEqual({ role: 'user', content: 'student: answered last\n\nreporter: noted first' });
+    expect(parallelEnd).toEqual({
+      type: 'parallel_end',
+      group: 'parallel_question',
+      succeeded: ['student', 'reporter'],
+    });
+    expect(endOf(events).state.history[2]).toEqual({
+      role: 'user',
+      content: 'student: answered last\n\nreporter: noted first',
+    });
   });
 });
 
@@ -151,8 +177,14 @@ describe('CrewExecutor: requests', () => {
     });
     await executor.execute('hello');
     expect(model.calls.map((c) => c.agentId)).toEqual(['a', 'b']);
-    expect(model.calls[0]!.messages).toEqual([{ role: 'system', content: 'You are A.' }, { role: 'user', content: 'hello' }]);
-    expect(model.calls[1]!.messages).toEqual([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'to b [B]', name: 'a' }]);
+    expect(model.calls[0]!.messages).toEqual([
+      { role: 'system', content: 'You are A.' },
+      { role: 'user', content: 'hello' },
+    ]);
+    expect(model.calls[1]!.messages).toEqual([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'to b [B]', name: 'a' },
+    ]);
     for (const call of model.calls) expect(call.abortSignal).toBeInstanceOf(AbortSignal);
     expect(model.calls.every((c) => c.tools === undefined)).toBe(true);
   });
@@ -185,7 +217,15 @@ describe('CrewExecutor: requests', () => {
         entryPoint: 'a',
         agents: [{ id: 'a', systemPrompt: 'sys' }, { id: 'b' }],
         settings: { maxHistoryMessages: 2, maxHandoffs: 10 },
-        routing: { signals: { a: [{ signal: '[B]', target: 'b' }], b: [{ signal: '[A]', target: 'a' }, { signal: '[END]', target: '' }] } },
+        routing: {
+          signals: {
+            a: [{ signal: '[B]', target: 'b' }],
+            b: [
+              { signal: '[A]', target: 'a' },
+              { signal: '[END]', target: '' },
+            ],
+          },
+        },
       },
       model,
     });
@@ -221,8 +261,19 @@ describe('CrewExecutor: termination and routing', () => {
   it('termination beats routing: a reply with both [NEXT] and [DONE] ends the run, whatever their order', async () => {
     const model = scriptedModel({ a: ['[NEXT] and [DONE]'] });
     const events = await collect(new CrewExecutor({ crew, model }), 'go');
-    expect(endOf(events)).toMatchObject({ reason: 'terminated_by_signal', isTerminal: true, agentId: 'a', content: '[NEXT] and [DONE]', handoffs: 0 });
-    expect(events.at(-2)).toEqual({ type: 'terminate', agentId: 'a', reason: 'terminated_by_signal', signal: '[DONE]' });
+    expect(endOf(events)).toMatchObject({
+      reason: 'terminated_by_signal',
+      isTerminal: true,
+      agentId: 'a',
+      content: '[NEXT] and [DONE]',
+      handoffs: 0,
+    });
+    expect(events.at(-2)).toEqual({
+      type: 'terminate',
+      agentId: 'a',
+      reason: 'terminated_by_signal',
+      signal: '[DONE]',
+    });
     expect(model.calls).toHaveLength(1);
   });
 
@@ -245,7 +296,14 @@ describe('CrewExecutor: termination and routing', () => {
   it('routes by the first matching signal in config order, not by position in the reply', async () => {
     const model = scriptedModel({ a: ['[OTHER] first, then [NEXT]'], b: ['[DONE]'] });
     const events = await collect(new CrewExecutor({ crew, model }), 'go');
-    expect(events.find((e) => e.type === 'handoff')).toEqual({ type: 'handoff', from: 'a', to: 'b', via: 'signal', signal: '[NEXT]', handoffs: 1 });
+    expect(events.find((e) => e.type === 'handoff')).toEqual({
+      type: 'handoff',
+      from: 'a',
+      to: 'b',
+      via: 'signal',
+      signal: '[NEXT]',
+      handoffs: 1,
+    });
     expect(endOf(events).agentId).toBe('b');
   });
 
@@ -262,8 +320,14 @@ describe('CrewExecutor: termination and routing', () => {
   });
 
   it('a signal target that names nothing known never reaches a run: the constructor rejects it (validation cannot be bypassed)', () => {
-    const bad = { entryPoint: 'a', agents: [{ id: 'a' }], routing: { signals: { a: [{ signal: '[X]', target: 'ghost' }] } } };
-    expect(() => new CrewExecutor({ crew: bad, model: scriptedModel([]) })).toThrow(expect.objectContaining({ code: 'CONFIG_INVALID' }));
+    const bad = {
+      entryPoint: 'a',
+      agents: [{ id: 'a' }],
+      routing: { signals: { a: [{ signal: '[X]', target: 'ghost' }] } },
+    };
+    expect(() => new CrewExecutor({ crew: bad, model: scriptedModel([]) })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }),
+    );
   });
 });
 
@@ -276,7 +340,13 @@ describe('CrewExecutor: behaviours and fallback', () => {
       routing: { signals: { c: [{ signal: '[DONE]', target: '' }] } },
     };
     const events = await collect(new CrewExecutor({ crew, model }), 'go');
-    expect(events.find((e) => e.type === 'handoff')).toEqual({ type: 'handoff', from: 'a', to: 'c', via: 'fallback', handoffs: 1 });
+    expect(events.find((e) => e.type === 'handoff')).toEqual({
+      type: 'handoff',
+      from: 'a',
+      to: 'c',
+      via: 'fallback',
+      handoffs: 1,
+    });
   });
 
   it('fallback without handoff targets: the first other agent in crew order', async () => {
@@ -292,8 +362,16 @@ describe('CrewExecutor: behaviours and fallback', () => {
 
   it('fallback with nobody else: ends with no_next_agent and the last reply', async () => {
     const model = scriptedModel(['all alone']);
-    const response = await new CrewExecutor({ crew: { entryPoint: 'solo', agents: [{ id: 'solo' }] }, model }).execute('go');
-    expect(response).toMatchObject({ agentId: 'solo', content: 'all alone', reason: 'no_next_agent', isTerminal: false, handoffs: 0 });
+    const response = await new CrewExecutor({ crew: { entryPoint: 'solo', agents: [{ id: 'solo' }] }, model }).execute(
+      'go',
+    );
+    expect(response).toMatchObject({
+      agentId: 'solo',
+      content: 'all alone',
+      reason: 'no_next_agent',
+      isTerminal: false,
+      handoffs: 0,
+    });
     expect(response).not.toHaveProperty('pausedAgentId');
   });
 
@@ -301,10 +379,22 @@ describe('CrewExecutor: behaviours and fallback', () => {
     const crew: CrewConfigInput = {
       entryPoint: 'a',
       agents: [{ id: 'a' }, { id: 'b' }],
-      routing: { signals: { a: [{ signal: '[B]', target: 'b' }] }, agentBehaviors: { a: { isTerminal: true }, b: { isTerminal: true } } },
+      routing: {
+        signals: { a: [{ signal: '[B]', target: 'b' }] },
+        agentBehaviors: { a: { isTerminal: true }, b: { isTerminal: true } },
+      },
     };
-    const routed = await new CrewExecutor({ crew, model: scriptedModel({ a: ['go on [B]'], b: ['final word'] }) }).execute('go');
-    expect(routed).toMatchObject({ agentId: 'b', content: 'final word', reason: 'terminal_agent', isTerminal: true, handoffs: 1 });
+    const routed = await new CrewExecutor({
+      crew,
+      model: scriptedModel({ a: ['go on [B]'], b: ['final word'] }),
+    }).execute('go');
+    expect(routed).toMatchObject({
+      agentId: 'b',
+      content: 'final word',
+      reason: 'terminal_agent',
+      isTerminal: true,
+      handoffs: 1,
+    });
     const events = await collect(new CrewExecutor({ crew, model: scriptedModel({ a: ['just this'] }) }), 'go');
     expect(events.slice(-2)).toEqual([
       { type: 'terminate', agentId: 'a', reason: 'terminal_agent' },
@@ -313,7 +403,11 @@ describe('CrewExecutor: behaviours and fallback', () => {
   });
 
   it('wait_for_signal is checked before is_terminal', async () => {
-    const crew: CrewConfigInput = { entryPoint: 'a', agents: [{ id: 'a' }], routing: { agentBehaviors: { a: { isTerminal: true, waitForSignal: true } } } };
+    const crew: CrewConfigInput = {
+      entryPoint: 'a',
+      agents: [{ id: 'a' }],
+      routing: { agentBehaviors: { a: { isTerminal: true, waitForSignal: true } } },
+    };
     const response = await new CrewExecutor({ crew, model: scriptedModel(['hm']) }).execute('go');
     expect(response.reason).toBe('paused');
   });
@@ -328,13 +422,16 @@ describe('CrewExecutor: limits', () => {
       executor: ['executed [TO_STUDENT]'],
     });
     const events = await collect(new CrewExecutor({ crew: chainCrew(5), model }), 'go');
-    expect(endOf(events)).toMatchObject({ agentId: 'executor', content: 'executed [TO_STUDENT]', reason: 'max_handoffs', isTerminal: false, handoffs: 4 });
-    expect(events.filter((e) => e.type === 'handoff').map((e) => (e.type === 'handoff' ? `${e.to}:${e.handoffs}` : ''))).toEqual([
-      'student:1',
-      'teacher:2',
-      'reporter:3',
-      'executor:4',
-    ]);
+    expect(endOf(events)).toMatchObject({
+      agentId: 'executor',
+      content: 'executed [TO_STUDENT]',
+      reason: 'max_handoffs',
+      isTerminal: false,
+      handoffs: 4,
+    });
+    expect(
+      events.filter((e) => e.type === 'handoff').map((e) => (e.type === 'handoff' ? `${e.to}:${e.handoffs}` : '')),
+    ).toEqual(['student:1', 'teacher:2', 'reporter:3', 'executor:4']);
     expect(events.at(-2)).toEqual({ type: 'terminate', agentId: 'executor', reason: 'max_handoffs' });
     expect(model.calls).toHaveLength(5);
   });
@@ -344,7 +441,9 @@ describe('CrewExecutor: limits', () => {
       entryPoint: 'ping',
       agents: [{ id: 'ping' }, { id: 'pong' }],
       settings: { maxRounds: 1000, maxHandoffs: 7 },
-      routing: { signals: { ping: [{ signal: '[PONG]', target: 'pong' }], pong: [{ signal: '[PING]', target: 'ping' }] } },
+      routing: {
+        signals: { ping: [{ signal: '[PONG]', target: 'pong' }], pong: [{ signal: '[PING]', target: 'ping' }] },
+      },
     };
     const model = scriptedModel((r) => (r.agentId === 'ping' ? '[PONG]' : '[PING]'));
     const response = await new CrewExecutor({ crew, model }).execute('go');
@@ -353,13 +452,19 @@ describe('CrewExecutor: limits', () => {
   });
 
   it('max_handoffs applies to fallback handoffs too (two agents without signals)', async () => {
-    const crew: CrewConfigInput = { entryPoint: 'a', agents: [{ id: 'a' }, { id: 'b' }], settings: { maxHandoffs: 3, maxRounds: 100 } };
+    const crew: CrewConfigInput = {
+      entryPoint: 'a',
+      agents: [{ id: 'a' }, { id: 'b' }],
+      settings: { maxHandoffs: 3, maxRounds: 100 },
+    };
     const response = await new CrewExecutor({ crew, model: scriptedModel(() => 'nothing to say') }).execute('go');
     expect(response).toMatchObject({ reason: 'max_handoffs', handoffs: 2 });
   });
 
   it('max_handoffs 1 allows no handoff at all', async () => {
-    const response = await new CrewExecutor({ crew: chainCrew(1), model: scriptedModel(['[TO_STUDENT]']) }).execute('go');
+    const response = await new CrewExecutor({ crew: chainCrew(1), model: scriptedModel(['[TO_STUDENT]']) }).execute(
+      'go',
+    );
     expect(response).toMatchObject({ reason: 'max_handoffs', handoffs: 0, agentId: 'teacher' });
   });
 
@@ -368,16 +473,32 @@ describe('CrewExecutor: limits', () => {
     const model = scriptedModel({ teacher: ['[TO_STUDENT]', '[TO_STUDENT]'], student: ['[TO_TEACHER]'] });
     const events = await collect(new CrewExecutor({ crew, model }), 'go');
     expect(model.calls).toHaveLength(3);
-    expect(endOf(events)).toMatchObject({ reason: 'max_rounds', agentId: 'teacher', content: '[TO_STUDENT]', handoffs: 3, isTerminal: false });
+    expect(endOf(events)).toMatchObject({
+      reason: 'max_rounds',
+      agentId: 'teacher',
+      content: '[TO_STUDENT]',
+      handoffs: 3,
+      isTerminal: false,
+    });
     // The student never starts a turn it could not make a call for.
-    expect(trace(events).slice(-4)).toEqual(['agent_response:teacher', 'handoff:teacher>student:signal', 'terminate:max_rounds', 'end']);
+    expect(trace(events).slice(-4)).toEqual([
+      'agent_response:teacher',
+      'handoff:teacher>student:signal',
+      'terminate:max_rounds',
+      'end',
+    ]);
   });
 
   it('max_rounds before a parallel group that does not fit: the run ends before starting any member', async () => {
     const crew = parseCrewConfig(EXAM_YAML.replace('max_rounds: 10', 'max_rounds: 2'));
     const model = scriptedModel({ teacher: ['Q [QUESTION]'], student: [], reporter: [] });
     const events = await collect(new CrewExecutor({ crew, model }), 'go');
-    expect(endOf(events)).toMatchObject({ reason: 'max_rounds', agentId: 'teacher', content: 'Q [QUESTION]', handoffs: 0 });
+    expect(endOf(events)).toMatchObject({
+      reason: 'max_rounds',
+      agentId: 'teacher',
+      content: 'Q [QUESTION]',
+      handoffs: 0,
+    });
     expect(events.some((e) => e.type === 'parallel_start')).toBe(false);
     expect(model.calls).toHaveLength(1);
   });
@@ -387,14 +508,21 @@ describe('CrewExecutor: limits', () => {
     const model = scriptedModel({ teacher: ['Q [QUESTION]'], student: ['4'], reporter: ['ok'] });
     const response = await new CrewExecutor({ crew, model }).execute('go');
     expect(model.calls).toHaveLength(3);
-    expect(response).toMatchObject({ reason: 'max_rounds', handoffs: 1, content: 'student: 4\n\nreporter: ok', agentId: 'teacher' });
+    expect(response).toMatchObject({
+      reason: 'max_rounds',
+      handoffs: 1,
+      content: 'student: 4\n\nreporter: ok',
+      agentId: 'teacher',
+    });
   });
 });
 
 describe('CrewExecutor: types', () => {
   it('exposes the contract’s shapes', () => {
     expectTypeOf<CrewResponse['reason']>().toEqualTypeOf<CrewEndReason>();
-    expectTypeOf<CrewEndReason>().toEqualTypeOf<'terminated_by_signal' | 'terminal_agent' | 'paused' | 'max_handoffs' | 'max_rounds' | 'no_next_agent'>();
+    expectTypeOf<CrewEndReason>().toEqualTypeOf<
+      'terminated_by_signal' | 'terminal_agent' | 'paused' | 'max_handoffs' | 'max_rounds' | 'no_next_agent'
+    >();
     expectTypeOf<CrewState>().toEqualTypeOf<{ history: ChatMessage[]; pausedAgentId?: string }>();
     expectTypeOf<Extract<CrewEvent, { type: 'handoff' }>['via']>().toEqualTypeOf<'signal' | 'parallel' | 'fallback'>();
     expectTypeOf<CrewExecutor['execute']>().returns.resolves.toEqualTypeOf<CrewResponse>();

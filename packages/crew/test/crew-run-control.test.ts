@@ -1,8 +1,22 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { AbortedError, ConfigError, SignalyardError, type ChatModel, type ChatRequest, type Tool } from '@signalyard/core';
+import {
+  AbortedError,
+  ConfigError,
+  SignalyardError,
+  type ChatModel,
+  type ChatRequest,
+  type Tool,
+} from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
-import { CrewExecutor, CrewRunError, resolveCrewConfig, type CrewConfigInput, type CrewEvent, type CrewState } from '@signalyard/crew';
+import {
+  CrewExecutor,
+  CrewRunError,
+  resolveCrewConfig,
+  type CrewConfigInput,
+  type CrewEvent,
+  type CrewState,
+} from '@signalyard/crew';
 import { collect, deafModel, deferred, endOf, hangingModel, runError, trace } from './crew-support.js';
 
 afterEach(() => {
@@ -15,7 +29,10 @@ const deskCrew: CrewConfigInput = {
   agents: [{ id: 'desk' }, { id: 'expert' }, { id: 'archivist' }],
   routing: {
     signals: {
-      desk: [{ signal: '[EXPERT]', target: 'expert' }, { signal: '[BYE]', target: '' }],
+      desk: [
+        { signal: '[EXPERT]', target: 'expert' },
+        { signal: '[BYE]', target: '' },
+      ],
       expert: [{ signal: '[DESK]', target: 'desk' }],
     },
     agentBehaviors: { desk: { waitForSignal: true }, archivist: { isTerminal: true } },
@@ -24,12 +41,21 @@ const deskCrew: CrewConfigInput = {
 
 describe('CrewExecutor: pause and resume', () => {
   it('pauses at a wait_for_signal agent and resumes there on the next run with the returned state', async () => {
-    const model = scriptedModel({ desk: ['Hello! What do you need?', 'Let me ask. [EXPERT]', 'Anything else?'], expert: ['It is 42. [DESK]'] });
+    const model = scriptedModel({
+      desk: ['Hello! What do you need?', 'Let me ask. [EXPERT]', 'Anything else?'],
+      expert: ['It is 42. [DESK]'],
+    });
     const executor = new CrewExecutor({ crew: deskCrew, model });
 
     const first = await collect(executor, 'hi');
     const paused = endOf(first);
-    expect(paused).toMatchObject({ reason: 'paused', agentId: 'desk', pausedAgentId: 'desk', isTerminal: false, handoffs: 0 });
+    expect(paused).toMatchObject({
+      reason: 'paused',
+      agentId: 'desk',
+      pausedAgentId: 'desk',
+      isTerminal: false,
+      handoffs: 0,
+    });
     expect(paused.state.pausedAgentId).toBe('desk');
     expect(first.slice(-2)).toEqual([{ type: 'pause', agentId: 'desk' }, expect.objectContaining({ type: 'end' })]);
     expect(JSON.parse(JSON.stringify(paused.state))).toEqual(paused.state); // plain JSON
@@ -61,16 +87,28 @@ describe('CrewExecutor: pause and resume', () => {
   it('resumeAgentId wins over state.pausedAgentId', async () => {
     const model = scriptedModel({ archivist: ['filed'] });
     const state: CrewState = { history: [], pausedAgentId: 'desk' };
-    const response = await new CrewExecutor({ crew: deskCrew, model }).execute('file it', { state, resumeAgentId: 'archivist' });
+    const response = await new CrewExecutor({ crew: deskCrew, model }).execute('file it', {
+      state,
+      resumeAgentId: 'archivist',
+    });
     expect(response).toMatchObject({ agentId: 'archivist', reason: 'terminal_agent', isTerminal: true });
-    expect(response.state).toEqual({ history: [{ role: 'user', content: 'file it' }, { role: 'assistant', content: 'filed', name: 'archivist' }] });
+    expect(response.state).toEqual({
+      history: [
+        { role: 'user', content: 'file it' },
+        { role: 'assistant', content: 'filed', name: 'archivist' },
+      ],
+    });
   });
 
   it('an unknown resumeAgentId fails with CREW_UNKNOWN_AGENT, carrying the given state unchanged', async () => {
     const state: CrewState = { history: [{ role: 'user', content: 'kept' }] };
     const executor = new CrewExecutor({ crew: deskCrew, model: scriptedModel([]) });
     const error = await runError(executor.execute('x', { state, resumeAgentId: 'ghost' }));
-    expect(error).toMatchObject({ code: 'CREW_UNKNOWN_AGENT', agentId: 'ghost', state: { history: [{ role: 'user', content: 'kept' }] } });
+    expect(error).toMatchObject({
+      code: 'CREW_UNKNOWN_AGENT',
+      agentId: 'ghost',
+      state: { history: [{ role: 'user', content: 'kept' }] },
+    });
     expect(error.message).toContain('"ghost"');
     expect(error.message).toContain('"desk", "expert", "archivist"');
     const events = await collect(executor, 'x', { state: { history: [], pausedAgentId: 'gone' } });
@@ -88,7 +126,10 @@ describe('CrewExecutor: failures and abort', () => {
 
   it('a throwing model fails the run with CREW_AGENT_FAILED naming the agent, with the error as cause and the history so far', async () => {
     const cause = new Error('503 from the provider');
-    const model: Record<string, ChatModel> = { a: scriptedModel(['to b [B]']), b: { generate: () => Promise.reject(cause) } };
+    const model: Record<string, ChatModel> = {
+      a: scriptedModel(['to b [B]']),
+      b: { generate: () => Promise.reject(cause) },
+    };
     const events = await collect(new CrewExecutor({ crew: pair, model }), 'go');
     const last = events.at(-1);
     if (last?.type !== 'error') throw new Error('expected an error event');
@@ -107,8 +148,19 @@ describe('CrewExecutor: failures and abort', () => {
         throw new Error('sync boom');
       },
     };
-    expect(await runError(new CrewExecutor({ crew: pair, model: sync }).execute('go'))).toMatchObject({ code: 'CREW_AGENT_FAILED', agentId: 'a' });
-    for (const bad of [null, 'text', { content: 5 }, { content: 'x', toolCalls: 'no' }, { content: 'x', toolCalls: [{ name: 't' }] }, { content: 'x', toolCalls: [null] }, { content: 'x', toolCalls: [{ id: '1', name: 2 }] }]) {
+    expect(await runError(new CrewExecutor({ crew: pair, model: sync }).execute('go'))).toMatchObject({
+      code: 'CREW_AGENT_FAILED',
+      agentId: 'a',
+    });
+    for (const bad of [
+      null,
+      'text',
+      { content: 5 },
+      { content: 'x', toolCalls: 'no' },
+      { content: 'x', toolCalls: [{ name: 't' }] },
+      { content: 'x', toolCalls: [null] },
+      { content: 'x', toolCalls: [{ id: '1', name: 2 }] },
+    ]) {
       const model = { generate: () => Promise.resolve(bad) } as unknown as ChatModel;
       const error = await runError(new CrewExecutor({ crew: pair, model }).execute('go'));
       expect(error.code).toBe('CREW_AGENT_FAILED');
@@ -136,7 +188,9 @@ describe('CrewExecutor: failures and abort', () => {
   it('aborting stops a model that ignores its abortSignal, and a tool in flight', async () => {
     const controller = new AbortController();
     const deaf = deafModel();
-    const settled = runError(new CrewExecutor({ crew: pair, model: deaf }).execute('go', { abortSignal: controller.signal }));
+    const settled = runError(
+      new CrewExecutor({ crew: pair, model: deaf }).execute('go', { abortSignal: controller.signal }),
+    );
     await Promise.resolve();
     controller.abort();
     expect((await settled).code).toBe('ABORTED');
@@ -151,9 +205,19 @@ describe('CrewExecutor: failures and abort', () => {
       },
     };
     const crew: CrewConfigInput = { entryPoint: 'a', agents: [{ id: 'a', tools: ['slow'] }] };
-    const model = scriptedModel([{ content: '', toolCalls: [{ id: '1', name: 'slow', arguments: {} }, { id: '2', name: 'slow', arguments: {} }] }]);
+    const model = scriptedModel([
+      {
+        content: '',
+        toolCalls: [
+          { id: '1', name: 'slow', arguments: {} },
+          { id: '2', name: 'slow', arguments: {} },
+        ],
+      },
+    ]);
     const c2 = new AbortController();
-    const run = runError(new CrewExecutor({ crew, model, tools: [slowTool] }).execute('go', { abortSignal: c2.signal }));
+    const run = runError(
+      new CrewExecutor({ crew, model, tools: [slowTool] }).execute('go', { abortSignal: c2.signal }),
+    );
     const toolSignal = await started.promise;
     c2.abort();
     const error = await run;
@@ -173,21 +237,40 @@ describe('CrewExecutor: failures and abort', () => {
         runs++;
         const p = Promise.resolve('ok');
         // Abort only after the result has been taken: two microtask hops later.
-        void p.then(() => Promise.resolve().then(() => { controller.abort(); }));
+        void p.then(() =>
+          Promise.resolve().then(() => {
+            controller.abort();
+          }),
+        );
         return p;
       },
     };
     const crew: CrewConfigInput = { entryPoint: 'a', agents: [{ id: 'a', tools: ['t'] }] };
-    const model = scriptedModel([{ content: '', toolCalls: [{ id: '1', name: 't', arguments: {} }, { id: '2', name: 't', arguments: {} }] }]);
-    const error = await runError(new CrewExecutor({ crew, model, tools: [tool] }).execute('go', { abortSignal: controller.signal }));
+    const model = scriptedModel([
+      {
+        content: '',
+        toolCalls: [
+          { id: '1', name: 't', arguments: {} },
+          { id: '2', name: 't', arguments: {} },
+        ],
+      },
+    ]);
+    const error = await runError(
+      new CrewExecutor({ crew, model, tools: [tool] }).execute('go', { abortSignal: controller.signal }),
+    );
     expect(error.code).toBe('ABORTED');
     expect(runs).toBe(1);
-    expect(error.state.history.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['ok', 'Error: not run: the run was aborted']);
+    expect(error.state.history.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      'ok',
+      'Error: not run: the run was aborted',
+    ]);
   });
 
   it('a signal aborted before the run starts fails at once, without calling the model', async () => {
     const model = scriptedModel(['x']);
-    const error = await runError(new CrewExecutor({ crew: pair, model }).execute('go', { abortSignal: AbortSignal.abort('early') }));
+    const error = await runError(
+      new CrewExecutor({ crew: pair, model }).execute('go', { abortSignal: AbortSignal.abort('early') }),
+    );
     expect(error.code).toBe('ABORTED');
     expect(model.calls).toHaveLength(0);
     expect(error.cause).toSatisfy((c: unknown) => AbortedError.isInstance(c) && c.cause === 'early');
@@ -225,8 +308,16 @@ describe('CrewExecutor: runs are independent', () => {
     const second = await two;
     gates.one.resolve(undefined);
     const first = await one;
-    expect(first.state.history.map((m) => m.content)).toEqual(['one', 'a answers one after 1 messages', 'b answers one after 2 messages']);
-    expect(second.state.history.map((m) => m.content)).toEqual(['two', 'a answers two after 1 messages', 'b answers two after 2 messages']);
+    expect(first.state.history.map((m) => m.content)).toEqual([
+      'one',
+      'a answers one after 1 messages',
+      'b answers one after 2 messages',
+    ]);
+    expect(second.state.history.map((m) => m.content)).toEqual([
+      'two',
+      'a answers two after 1 messages',
+      'b answers two after 2 messages',
+    ]);
   });
 
   it('one model per agent: each agent’s calls go to its own model', async () => {
@@ -249,7 +340,14 @@ describe('CrewExecutor: the event stream', () => {
     agents: agents.map((id) => ({ id })),
     settings: { maxHandoffs: 4, maxRounds: 8, maxToolRounds: 1 },
     routing: {
-      signals: { a: [{ signal: '[B]', target: 'b' }, { signal: '[G]', target: 'g' }, { signal: '[END]', target: '' }], b: [{ signal: '[C]', target: 'c' }] },
+      signals: {
+        a: [
+          { signal: '[B]', target: 'b' },
+          { signal: '[G]', target: 'g' },
+          { signal: '[END]', target: '' },
+        ],
+        b: [{ signal: '[C]', target: 'c' }],
+      },
       agentBehaviors: { c: { waitForSignal: true } },
       parallelGroups: { g: { agents: ['b', 'c'], nextAgent: 'a' } },
     },
@@ -303,9 +401,21 @@ describe('CrewExecutor: bad input', () => {
     ['a state that is not an object', 'go', { state: 'nope' }],
     ['a history holding a non-message', 'go', { state: { history: [{ role: 'robot', content: 'x' }] } }],
     ['a history message without string content', 'go', { state: { history: [{ role: 'user', content: 1 }] } }],
-    ['a history message with malformed tool calls', 'go', { state: { history: [{ role: 'assistant', content: '', toolCalls: [{}] }] } }],
-    ['a history message with a non-string name', 'go', { state: { history: [{ role: 'user', content: '', name: 3 }] } }],
-    ['a history message with a non-string toolCallId', 'go', { state: { history: [{ role: 'tool', content: '', toolCallId: 3 }] } }],
+    [
+      'a history message with malformed tool calls',
+      'go',
+      { state: { history: [{ role: 'assistant', content: '', toolCalls: [{}] }] } },
+    ],
+    [
+      'a history message with a non-string name',
+      'go',
+      { state: { history: [{ role: 'user', content: '', name: 3 }] } },
+    ],
+    [
+      'a history message with a non-string toolCallId',
+      'go',
+      { state: { history: [{ role: 'tool', content: '', toolCallId: 3 }] } },
+    ],
     ['a history entry that is not an object', 'go', { state: { history: [null] } }],
     ['a non-string pausedAgentId', 'go', { state: { history: [], pausedAgentId: 1 } }],
     ['a non-string resumeAgentId', 'go', { resumeAgentId: 7 }],
@@ -315,7 +425,9 @@ describe('CrewExecutor: bad input', () => {
     expect(error.code).toBe('CREW_ARGUMENT_INVALID');
     expect(error).toBeInstanceOf(SignalyardError);
     const events = await collect(executor, input as string, opts as never);
-    expect(events).toEqual([{ type: 'error', error: expect.objectContaining({ code: 'CREW_ARGUMENT_INVALID' }), state: expect.anything() }]);
+    expect(events).toEqual([
+      { type: 'error', error: expect.objectContaining({ code: 'CREW_ARGUMENT_INVALID' }), state: expect.anything() },
+    ]);
   });
 
   it('accepts tool-call histories written by hand (toolCalls and toolCallId)', async () => {
@@ -331,36 +443,63 @@ describe('CrewExecutor: bad input', () => {
   it('the constructor validates a crew written in code with the same schema (ConfigError)', () => {
     const error = (() => {
       try {
-        new CrewExecutor({ crew: { entryPoint: 'nobody', agents: [{ id: 'a' }], settings: { maxHandoffs: 0 } }, model: scriptedModel([]) });
+        new CrewExecutor({
+          crew: { entryPoint: 'nobody', agents: [{ id: 'a' }], settings: { maxHandoffs: 0 } },
+          model: scriptedModel([]),
+        });
       } catch (e) {
         return e;
       }
       return undefined;
     })();
     expect(ConfigError.isInstance(error)).toBe(true);
-    expect((error as ConfigError).problems.map((p) => p.path)).toEqual(expect.arrayContaining(['entryPoint', 'settings.maxHandoffs']));
+    expect((error as ConfigError).problems.map((p) => p.path)).toEqual(
+      expect.arrayContaining(['entryPoint', 'settings.maxHandoffs']),
+    );
   });
 
   it.each<[string, () => unknown, string[]]>([
     ['options that are not an object', () => new CrewExecutor(null as never), ['']],
     ['an unknown option', () => new CrewExecutor({ crew, model: scriptedModel([]), modle: 1 } as never), ['modle']],
     ['a model that is not a ChatModel', () => new CrewExecutor({ crew, model: 5 as never }), ['model']],
-    ['a model record missing an agent and naming a stranger', () => new CrewExecutor({ crew, model: { a: scriptedModel([]), z: scriptedModel([]) } }), ['model.z', 'model.b']],
-    ['a model record entry that is not a ChatModel', () => new CrewExecutor({ crew, model: { a: scriptedModel([]), b: {} as never } }), ['model.b']],
-    ['tools that are not a list', () => new CrewExecutor({ crew, model: scriptedModel([]), tools: {} as never }), ['tools']],
+    [
+      'a model record missing an agent and naming a stranger',
+      () => new CrewExecutor({ crew, model: { a: scriptedModel([]), z: scriptedModel([]) } }),
+      ['model.z', 'model.b'],
+    ],
+    [
+      'a model record entry that is not a ChatModel',
+      () => new CrewExecutor({ crew, model: { a: scriptedModel([]), b: {} as never } }),
+      ['model.b'],
+    ],
+    [
+      'tools that are not a list',
+      () => new CrewExecutor({ crew, model: scriptedModel([]), tools: {} as never }),
+      ['tools'],
+    ],
     [
       'malformed and duplicate tools',
       () =>
         new CrewExecutor({
           crew,
           model: scriptedModel([]),
-          tools: [null, { name: '', parameters: {}, execute: () => Promise.resolve() }, { name: 't', execute: 1 }, { name: 'd', parameters: {}, execute: () => Promise.resolve() }, { name: 'd', parameters: {}, execute: () => Promise.resolve() }] as never,
+          tools: [
+            null,
+            { name: '', parameters: {}, execute: () => Promise.resolve() },
+            { name: 't', execute: 1 },
+            { name: 'd', parameters: {}, execute: () => Promise.resolve() },
+            { name: 'd', parameters: {}, execute: () => Promise.resolve() },
+          ] as never,
         }),
       ['tools[0]', 'tools[1].name', 'tools[2].execute', 'tools[2].parameters', 'tools[4].name'],
     ],
     [
       'an agent naming a tool the executor was not given',
-      () => new CrewExecutor({ crew: { entryPoint: 'a', agents: [{ id: 'a', tools: ['ghost'] }] }, model: scriptedModel([]) }),
+      () =>
+        new CrewExecutor({
+          crew: { entryPoint: 'a', agents: [{ id: 'a', tools: ['ghost'] }] },
+          model: scriptedModel([]),
+        }),
       ['crew.agents[0].tools[0]'],
     ],
   ])('the constructor rejects %s with a ConfigError listing every problem', (_what, make, paths) => {
@@ -400,14 +539,32 @@ describe('CrewRunError', () => {
 
   it('carries code, state, agentId, group and cause; only ABORTED errors are also AbortedErrors', () => {
     const cause = new Error('c');
-    const error = new CrewRunError({ code: 'CREW_PARALLEL_FAILED', message: 'no member', state, agentId: 'a', group: 'g', cause });
-    expect(error).toMatchObject({ name: 'CrewRunError', code: 'CREW_PARALLEL_FAILED', message: 'no member', state, agentId: 'a', group: 'g', cause });
+    const error = new CrewRunError({
+      code: 'CREW_PARALLEL_FAILED',
+      message: 'no member',
+      state,
+      agentId: 'a',
+      group: 'g',
+      cause,
+    });
+    expect(error).toMatchObject({
+      name: 'CrewRunError',
+      code: 'CREW_PARALLEL_FAILED',
+      message: 'no member',
+      state,
+      agentId: 'a',
+      group: 'g',
+      cause,
+    });
     expect(new CrewRunError({ code: 'CREW_UNKNOWN_AGENT', message: 'm', state })).not.toHaveProperty('group');
     expect(AbortedError.isInstance(new CrewRunError({ code: 'ABORTED', message: 'm', state }))).toBe(true);
   });
 
   it('is what every failed run rejects with and ends its stream with', async () => {
-    const events: CrewEvent[] = await collect(new CrewExecutor({ crew: { entryPoint: 'a', agents: [{ id: 'a' }] }, model: scriptedModel([]) }), 'go');
+    const events: CrewEvent[] = await collect(
+      new CrewExecutor({ crew: { entryPoint: 'a', agents: [{ id: 'a' }] }, model: scriptedModel([]) }),
+      'go',
+    );
     expect(events.at(-1)).toMatchObject({ type: 'error' });
     const last = events.at(-1);
     expect(last?.type === 'error' && CrewRunError.isInstance(last.error)).toBe(true);

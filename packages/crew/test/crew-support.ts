@@ -1,6 +1,12 @@
 // Helpers shared by the executor tests (not a test file itself).
 import { AbortedError, type ChatModel, type ChatRequest, type ChatResponse } from '@signalyard/core';
-import { CrewRunError, type CrewEvent, type CrewExecutor, type CrewResponse, type CrewRunOptions } from '@signalyard/crew';
+import {
+  CrewRunError,
+  type CrewEvent,
+  type CrewExecutor,
+  type CrewResponse,
+  type CrewRunOptions,
+} from '@signalyard/crew';
 
 /** Every event of one streamed run. */
 export async function collect(executor: CrewExecutor, input: string, opts?: CrewRunOptions): Promise<CrewEvent[]> {

@@ -10,7 +10,12 @@ const crew = (settings: CrewConfigInput['settings'] = {}): CrewConfigInput => ({
   agents: [{ id: 'clerk', tools: ['lookup', 'raw'] }, { id: 'boss' }],
   settings,
   routing: {
-    signals: { clerk: [{ signal: '[DONE]', target: '' }, { signal: '[BOSS]', target: 'boss' }] },
+    signals: {
+      clerk: [
+        { signal: '[DONE]', target: '' },
+        { signal: '[BOSS]', target: 'boss' },
+      ],
+    },
     agentBehaviors: { boss: { isTerminal: true } },
   },
 });
@@ -31,23 +36,50 @@ const raw: Tool = {
   },
 };
 
-const call = (id: string, name: string, args: unknown): ChatResponse => ({ content: `calling ${name}`, toolCalls: [{ id, name, arguments: args }] });
+const call = (id: string, name: string, args: unknown): ChatResponse => ({
+  content: `calling ${name}`,
+  toolCalls: [{ id, name, arguments: args }],
+});
 
 describe('CrewExecutor: tools', () => {
   it('runs a defineTool tool, appends its result as a tool message and calls the same agent again', async () => {
-    const model = scriptedModel({ clerk: [call('c1', 'lookup', { word: 'signal' }), 'A signal is a text marker. [DONE]'] });
+    const model = scriptedModel({
+      clerk: [call('c1', 'lookup', { word: 'signal' }), 'A signal is a text marker. [DONE]'],
+    });
     const events = await collect(new CrewExecutor({ crew: crew(), model, tools: [lookup, raw] }), 'what is a signal?');
     const response = endOf(events);
-    expect(response).toMatchObject({ reason: 'terminated_by_signal', handoffs: 0, content: 'A signal is a text marker. [DONE]' });
+    expect(response).toMatchObject({
+      reason: 'terminated_by_signal',
+      handoffs: 0,
+      content: 'A signal is a text marker. [DONE]',
+    });
     expect(response.state.history).toEqual([
       { role: 'user', content: 'what is a signal?' },
-      { role: 'assistant', content: 'calling lookup', name: 'clerk', toolCalls: [{ id: 'c1', name: 'lookup', arguments: { word: 'signal' } }] },
+      {
+        role: 'assistant',
+        content: 'calling lookup',
+        name: 'clerk',
+        toolCalls: [{ id: 'c1', name: 'lookup', arguments: { word: 'signal' } }],
+      },
       { role: 'tool', content: '{"word":"signal","meaning":"a text marker"}', toolCallId: 'c1' },
       { role: 'assistant', content: 'A signal is a text marker. [DONE]', name: 'clerk' },
     ]);
-    expect(trace(events)).toEqual(['agent_start:clerk', 'agent_response:clerk', 'tool_start:lookup', 'tool_result:lookup', 'agent_response:clerk', 'terminate:terminated_by_signal', 'end']);
-    expect(events.find((e) => e.type === 'tool_result')).toMatchObject({ result: { word: 'signal', meaning: 'a text marker' }, isError: false });
-    expect(events.find((e) => e.type === 'agent_response')).toMatchObject({ toolCalls: [{ id: 'c1', name: 'lookup' }] });
+    expect(trace(events)).toEqual([
+      'agent_start:clerk',
+      'agent_response:clerk',
+      'tool_start:lookup',
+      'tool_result:lookup',
+      'agent_response:clerk',
+      'terminate:terminated_by_signal',
+      'end',
+    ]);
+    expect(events.find((e) => e.type === 'tool_result')).toMatchObject({
+      result: { word: 'signal', meaning: 'a text marker' },
+      isError: false,
+    });
+    expect(events.find((e) => e.type === 'agent_response')).toMatchObject({
+      toolCalls: [{ id: 'c1', name: 'lookup' }],
+    });
     // The agent's tools are offered on each of its requests, as specs.
     expect(model.calls[0]!.tools).toEqual([
       { name: 'lookup', description: 'Look a word up', parameters: lookup.parameters },
@@ -57,7 +89,9 @@ describe('CrewExecutor: tools', () => {
   });
 
   it('answers invalid arguments (ToolArgumentsError) with a tool error message, and the model decides what to do next', async () => {
-    const model = scriptedModel({ clerk: [call('c1', 'lookup', { word: 42 }), call('c2', 'lookup', { word: 'crew' }), 'ok [DONE]'] });
+    const model = scriptedModel({
+      clerk: [call('c1', 'lookup', { word: 42 }), call('c2', 'lookup', { word: 'crew' }), 'ok [DONE]'],
+    });
     const events = await collect(new CrewExecutor({ crew: crew(), model, tools: [lookup, raw] }), 'go');
     const results = events.filter((e) => e.type === 'tool_result');
     expect(results[0]).toMatchObject({ isError: true, call: { id: 'c1' } });
@@ -70,7 +104,16 @@ describe('CrewExecutor: tools', () => {
 
   it('answers a tool that rejects, or throws synchronously, with a tool error message', async () => {
     const model = scriptedModel({
-      clerk: [{ content: '', toolCalls: [{ id: 'a', name: 'raw', arguments: 'async' }, { id: 'b', name: 'raw', arguments: 'sync' }] }, '[DONE]'],
+      clerk: [
+        {
+          content: '',
+          toolCalls: [
+            { id: 'a', name: 'raw', arguments: 'async' },
+            { id: 'b', name: 'raw', arguments: 'sync' },
+          ],
+        },
+        '[DONE]',
+      ],
     });
     const response = await new CrewExecutor({ crew: crew(), model, tools: [lookup, raw] }).execute('go');
     expect(response.state.history.filter((m) => m.role === 'tool')).toEqual([
@@ -80,13 +123,24 @@ describe('CrewExecutor: tools', () => {
   });
 
   it('answers a call to a tool the agent does not have with a tool error message naming its tools', async () => {
-    const model = scriptedModel({ clerk: [call('x', 'launch', {}), '[BOSS]'], boss: [call('y', 'lookup', { word: 'crew' }), 'fine'] });
+    const model = scriptedModel({
+      clerk: [call('x', 'launch', {}), '[BOSS]'],
+      boss: [call('y', 'lookup', { word: 'crew' }), 'fine'],
+    });
     const events = await collect(new CrewExecutor({ crew: crew(), model, tools: [lookup, raw] }), 'go');
     const history = endOf(events).state.history;
-    expect(history[2]).toEqual({ role: 'tool', content: 'Error: Unknown tool "launch": agent "clerk" has the tools "lookup", "raw"', toolCallId: 'x' });
+    expect(history[2]).toEqual({
+      role: 'tool',
+      content: 'Error: Unknown tool "launch": agent "clerk" has the tools "lookup", "raw"',
+      toolCallId: 'x',
+    });
     // The boss has no tools: the executor's lookup is not its to call.
-    expect(history.find((m) => m.toolCallId === 'y')?.content).toBe('Error: Unknown tool "lookup": agent "boss" has no tools');
-    expect(events.filter((e) => e.type === 'tool_result').every((e) => e.type === 'tool_result' && e.isError)).toBe(true);
+    expect(history.find((m) => m.toolCallId === 'y')?.content).toBe(
+      'Error: Unknown tool "lookup": agent "boss" has no tools',
+    );
+    expect(events.filter((e) => e.type === 'tool_result').every((e) => e.type === 'tool_result' && e.isError)).toBe(
+      true,
+    );
   });
 
   it('describes a rejection that is not an Error, and offers a tool listed twice once', async () => {
@@ -104,8 +158,17 @@ describe('CrewExecutor: tools', () => {
     const model = scriptedModel({
       a: [{ content: '', toolCalls: values.map((_, i) => ({ id: `t${i}`, name: 'v', arguments: i })) }, 'done'],
     });
-    const response = await new CrewExecutor({ crew: { entryPoint: 'a', agents: [{ id: 'a', tools: ['v'] }] }, model, tools: [tool] }).execute('go');
-    expect(response.state.history.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(['plain text', '7', 'undefined', '10']);
+    const response = await new CrewExecutor({
+      crew: { entryPoint: 'a', agents: [{ id: 'a', tools: ['v'] }] },
+      model,
+      tools: [tool],
+    }).execute('go');
+    expect(response.state.history.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+      'plain text',
+      '7',
+      'undefined',
+      '10',
+    ]);
   });
 
   it('passes the tool the call id, the agent id and the run’s abortSignal', async () => {
@@ -119,12 +182,18 @@ describe('CrewExecutor: tools', () => {
       },
     };
     const model = scriptedModel({ a: [call('k', 'spy', {}), 'done'] });
-    await new CrewExecutor({ crew: { entryPoint: 'a', agents: [{ id: 'a', tools: ['spy'] }] }, model, tools: [tool] }).execute('go');
+    await new CrewExecutor({
+      crew: { entryPoint: 'a', agents: [{ id: 'a', tools: ['spy'] }] },
+      model,
+      tools: [tool],
+    }).execute('go');
     expect(seen).toEqual([{ id: 'k', agent: 'a', signal: true }]);
   });
 
   it('tool rounds are not handoffs, and an empty toolCalls list is a plain reply', async () => {
-    const model = scriptedModel({ clerk: [call('1', 'lookup', { word: 'a' }), { content: 'no calls [DONE]', toolCalls: [] }] });
+    const model = scriptedModel({
+      clerk: [call('1', 'lookup', { word: 'a' }), { content: 'no calls [DONE]', toolCalls: [] }],
+    });
     const response = await new CrewExecutor({ crew: crew(), model, tools: [lookup, raw] }).execute('go');
     expect(response).toMatchObject({ handoffs: 0, reason: 'terminated_by_signal' });
     expect(response.state.history.at(-1)).toEqual({ role: 'assistant', content: 'no calls [DONE]', name: 'clerk' });
@@ -139,23 +208,46 @@ describe('CrewExecutor: tools', () => {
     expect(model.calls).toHaveLength(3);
     // The refused calls are answered in the state, so it stays valid for the next run.
     const history = last?.type === 'error' ? last.state.history : [];
-    expect(history.at(-1)).toEqual({ role: 'tool', content: 'Error: not run: agent "clerk" reached max_tool_rounds (2)', toolCallId: 'again' });
+    expect(history.at(-1)).toEqual({
+      role: 'tool',
+      content: 'Error: not run: agent "clerk" reached max_tool_rounds (2)',
+      toolCallId: 'again',
+    });
     expect(history.filter((m) => m.role === 'tool')).toHaveLength(3);
-    const error = await runError(new CrewExecutor({ crew: crew({ maxToolRounds: 2 }), model: scriptedModel(() => call('z', 'raw', 1)), tools: [lookup, raw] }).execute('go'));
+    const error = await runError(
+      new CrewExecutor({
+        crew: crew({ maxToolRounds: 2 }),
+        model: scriptedModel(() => call('z', 'raw', 1)),
+        tools: [lookup, raw],
+      }).execute('go'),
+    );
     expect(error.code).toBe('CREW_TOOL_LOOP');
     expect(error.message).toContain('max_tool_rounds is 2');
   });
 
   it('tool rounds count toward max_rounds', async () => {
     const model = scriptedModel(() => call('again', 'lookup', { word: 'signal' }));
-    const response = await new CrewExecutor({ crew: crew({ maxRounds: 3, maxToolRounds: 10 }), model, tools: [lookup, raw] }).execute('go');
+    const response = await new CrewExecutor({
+      crew: crew({ maxRounds: 3, maxToolRounds: 10 }),
+      model,
+      tools: [lookup, raw],
+    }).execute('go');
     expect(response).toMatchObject({ reason: 'max_rounds', agentId: 'clerk', content: 'calling lookup' });
     expect(model.calls).toHaveLength(3);
   });
 
   it('never sends a tool result without the assistant message that asked for it when trimming the history', async () => {
     const model = scriptedModel({
-      clerk: [{ content: 'two calls', toolCalls: [{ id: '1', name: 'lookup', arguments: { word: 'a' } }, { id: '2', name: 'lookup', arguments: { word: 'b' } }] }, 'x [DONE]'],
+      clerk: [
+        {
+          content: 'two calls',
+          toolCalls: [
+            { id: '1', name: 'lookup', arguments: { word: 'a' } },
+            { id: '2', name: 'lookup', arguments: { word: 'b' } },
+          ],
+        },
+        'x [DONE]',
+      ],
     });
     await new CrewExecutor({ crew: crew({ maxHistoryMessages: 2 }), model, tools: [lookup, raw] }).execute('go');
     // The last two messages are both tool results, whose assistant message falls outside the

@@ -12,7 +12,13 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 describe('SignalMatcher', () => {
-  const matcher = new SignalMatcher(['[DONE]', '[ASK_STUDENT]', '[ROUTE EXECUTOR]', 'plain marker', '[[handoff:coder]]']);
+  const matcher = new SignalMatcher([
+    '[DONE]',
+    '[ASK_STUDENT]',
+    '[ROUTE EXECUTOR]',
+    'plain marker',
+    '[[handoff:coder]]',
+  ]);
 
   it('returns the index of every matching signal, in list order, whatever the level', () => {
     expect(matcher.matchAll('[ route executor ] first, then [ASK_STUDENT], then PLAIN MARKER')).toEqual([1, 2, 3]);

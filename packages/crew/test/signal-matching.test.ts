@@ -88,8 +88,27 @@ describe('matchLevel: levels', () => {
   });
 
   it('normalises every kind of JavaScript whitespace, and only those', () => {
-    for (const ws of ['\t', '\n', '\v', '\f', '\r', ' ', '\u00a0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff']) {
-      expect(matchLevel('[READY TO GO]', `[${ws}ready${ws}${ws}to${ws}go${ws}]`), JSON.stringify(ws)).toBe('normalized');
+    for (const ws of [
+      '\t',
+      '\n',
+      '\v',
+      '\f',
+      '\r',
+      ' ',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+    ]) {
+      expect(matchLevel('[READY TO GO]', `[${ws}ready${ws}${ws}to${ws}go${ws}]`), JSON.stringify(ws)).toBe(
+        'normalized',
+      );
     }
     for (const notWs of ['\u200b', '\u180e', '_', '-', '\u0085']) {
       expect(matchLevel('[READY TO GO]', `[ready${notWs}to go]`), JSON.stringify(notWs)).toBeUndefined();
@@ -171,22 +190,77 @@ describe('the 200-unit bracket window', () => {
 });
 
 describe('isValidSignal', () => {
-  it.each(['[END]', '[A]', '[END_EXAM]', '[READY TO GO]', '[KẾT THÚC]', '[BÁO_CÁO_XONG]', '[ padded ]'])('accepts %j', (s) => {
-    expect(isValidSignal(s)).toBe(true);
-  });
-  it.each(['END]', '[END', 'END', '[]', '[ ]', '[', ']', '', '[\t\n]', '[a[b]', '[a]b]', '[[END]]', ' [END]', '[END] '])('rejects %j', (s) => {
+  it.each(['[END]', '[A]', '[END_EXAM]', '[READY TO GO]', '[KẾT THÚC]', '[BÁO_CÁO_XONG]', '[ padded ]'])(
+    'accepts %j',
+    (s) => {
+      expect(isValidSignal(s)).toBe(true);
+    },
+  );
+  it.each([
+    'END]',
+    '[END',
+    'END',
+    '[]',
+    '[ ]',
+    '[',
+    ']',
+    '',
+    '[\t\n]',
+    '[a[b]',
+    '[a]b]',
+    '[[END]]',
+    ' [END]',
+    '[END] ',
+  ])('rejects %j', (s) => {
     expect(isValidSignal(s)).toBe(false);
   });
   it('rejects anything that is not a string, without throwing', () => {
-    for (const v of [undefined, null, 42, ['[A]'], { signal: '[A]' }]) expect(isValidSignal(v as unknown as string)).toBe(false);
+    for (const v of [undefined, null, 42, ['[A]'], { signal: '[A]' }])
+      expect(isValidSignal(v as unknown as string)).toBe(false);
   });
 });
 
 // ------------------------------------------------------------------------------- properties
 
 const UNITS = [
-  '[', ']', '[', ']', ' ', '  ', '\t', '\n', '\u00a0', '\u3000', '\ufeff', '\u2028', '_', 'a', 'A', 'b', 'B', 'é', 'É',
-  'e\u0301', 'E\u0301', '\u0301', 'İ', 'ı', 'K', '\u212a', 'ß', 'ẞ', 'Σ', 'σ', 'ς', 'ế', 'Ế', 'Å', '\u212b', '\ud800', '\udc00', '😀',
+  '[',
+  ']',
+  '[',
+  ']',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\u00a0',
+  '\u3000',
+  '\ufeff',
+  '\u2028',
+  '_',
+  'a',
+  'A',
+  'b',
+  'B',
+  'é',
+  'É',
+  'e\u0301',
+  'E\u0301',
+  '\u0301',
+  'İ',
+  'ı',
+  'K',
+  '\u212a',
+  'ß',
+  'ẞ',
+  'Σ',
+  'σ',
+  'ς',
+  'ế',
+  'Ế',
+  'Å',
+  '\u212b',
+  '\ud800',
+  '\udc00',
+  '😀',
 ];
 const unit = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...UNITS) },
@@ -194,7 +268,10 @@ const unit = fc.oneof(
 );
 const text = (maxLength: number) => fc.array(unit, { maxLength }).map((parts) => parts.join(''));
 const bracketed = text(8).map((inner) => `[${inner.replace(/[[\]]/g, '')}]`);
-const anySignal = fc.oneof(bracketed, text(6).filter((s) => s !== ''));
+const anySignal = fc.oneof(
+  bracketed,
+  text(6).filter((s) => s !== ''),
+);
 
 /** Rewrites words with random case, NFC/NFD and whitespace runs: content that ought to hit level 3. */
 const WORDS = ['route', 'EXECUTOR', 'Kết', 'THÚC', 'a_b', 'İstanbul', 'straße', 'ΣΟΦΊΑ', 'x'];
@@ -239,12 +316,19 @@ describe('matching properties', () => {
 
   it('signalMatches and SignalMatcher agree on every signal of a list, and never throw', () => {
     fc.assert(
-      fc.property(fc.array(anySignal, { maxLength: 6 }), fc.oneof(text(40), nearMiss.map((n) => n.content)), (signals, content) => {
-        const matcher = new SignalMatcher(signals);
-        const expected = signals.flatMap((s, i) => (signalMatches(s, content) ? [i] : []));
-        expect(matcher.matchAll(content)).toEqual(expected);
-        expect(matcher.first(content)).toBe(expected[0]);
-      }),
+      fc.property(
+        fc.array(anySignal, { maxLength: 6 }),
+        fc.oneof(
+          text(40),
+          nearMiss.map((n) => n.content),
+        ),
+        (signals, content) => {
+          const matcher = new SignalMatcher(signals);
+          const expected = signals.flatMap((s, i) => (signalMatches(s, content) ? [i] : []));
+          expect(matcher.matchAll(content)).toEqual(expected);
+          expect(matcher.first(content)).toBe(expected[0]);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

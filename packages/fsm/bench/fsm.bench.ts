@@ -10,7 +10,13 @@ interface Ev {
   type: string;
   quality?: number;
 }
-interface Spec { states: string[]; initial: string; transitions: [string, string, string | null, string][]; cycle: Ev[]; cycleStates: string[] }
+interface Spec {
+  states: string[];
+  initial: string;
+  transitions: [string, string, string | null, string][];
+  cycle: Ev[];
+  cycleStates: string[];
+}
 
 const W = await loadShared('workloads.mjs');
 const F = await loadShared('floor.mjs');
@@ -32,7 +38,8 @@ const next = F.makeTableFsm(FSM) as (state: string, ev: Ev) => string;
 // XState v5, the same machine
 const on: Record<string, Record<string, unknown>> = Object.fromEntries(FSM.states.map((s) => [s, {}]));
 for (const [from, event, guard, to] of FSM.transitions) {
-  const branch = guard === null ? { target: to } : { target: to, guard: ({ event: e }: { event: Ev }) => (e.quality ?? 0) > 0.5 };
+  const branch =
+    guard === null ? { target: to } : { target: to, guard: ({ event: e }: { event: Ev }) => (e.quality ?? 0) > 0.5 };
   const existing = on[from]![event];
   on[from]![event] = existing === undefined ? [branch] : [...(existing as unknown[]), branch];
 }
@@ -54,7 +61,9 @@ for (let i = 0; i < FSM.cycle.length; i++) {
   const want = FSM.cycleStates[i];
   const xs = actor.getSnapshot().value as unknown;
   if (fsm.currentState !== want || floorState !== want || xs !== want) {
-    throw new Error(`step ${i}: fsm ${fsm.currentState}, floor ${floorState}, xstate ${JSON.stringify(xs)}, expected ${want}`);
+    throw new Error(
+      `step ${i}: fsm ${fsm.currentState}, floor ${floorState}, xstate ${JSON.stringify(xs)}, expected ${want}`,
+    );
   }
 }
 

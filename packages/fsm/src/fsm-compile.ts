@@ -1,4 +1,11 @@
-import { actionProblem, describeValue, isSignalKind, type SignalRoute, type StrategySnapshot, type TransitionResult } from '@signalyard/core';
+import {
+  actionProblem,
+  describeValue,
+  isSignalKind,
+  type SignalRoute,
+  type StrategySnapshot,
+  type TransitionResult,
+} from '@signalyard/core';
 import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import type { GuardCondition } from './guard.js';
 import type { CandidateList, CompiledFsm, CompiledTransition, FsmSpec } from './internal.js';
@@ -50,7 +57,8 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
     }
     if (declaredNames.includes(s.name)) problems.push(`state "${s.name}" is declared more than once`);
     else declaredNames.push(s.name);
-    if (s.final !== undefined && typeof s.final !== 'boolean') problems.push(`state "${s.name}": final must be a boolean, got ${describeValue(s.final)}`);
+    if (s.final !== undefined && typeof s.final !== 'boolean')
+      problems.push(`state "${s.name}": final must be a boolean, got ${describeValue(s.final)}`);
     if (s.description !== undefined && typeof s.description !== 'string') {
       problems.push(`state "${s.name}": description must be a string, got ${describeValue(s.description)}`);
     }
@@ -60,7 +68,8 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
   // The initial state.
   let initial: string | undefined;
   if (spec.initial === undefined) problems.push('no initial state: call initial(state)');
-  else if (!isName(spec.initial)) problems.push(`initial state ${describeValue(spec.initial)} must be a non-empty string`);
+  else if (!isName(spec.initial))
+    problems.push(`initial state ${describeValue(spec.initial)} must be a non-empty string`);
   else initial = spec.initial;
 
   // Transitions.
@@ -68,7 +77,11 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
   for (const [index, t] of spec.transitions.entries()) {
     const label = `transition #${index} (${String(t.from)} --${String(t.action)}--> ${String(t.to)})`;
     let ok = true;
-    for (const [field, value] of [['from', t.from], ['action', t.action], ['to', t.to]] as const) {
+    for (const [field, value] of [
+      ['from', t.from],
+      ['action', t.action],
+      ['to', t.to],
+    ] as const) {
       if (!isName(value)) {
         problems.push(`${label}: ${field} ${describeValue(value)} must be a non-empty string`);
         ok = false;
@@ -88,7 +101,15 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
     }
     if (!ok || typeof guard === 'string') continue;
     const guardName = guard === undefined ? undefined : guard.name === '' ? `guard#${index}` : guard.name;
-    transitions.push({ index, from: t.from as string, action: t.action as string, to: t.to as string, guard, guardName, priority });
+    transitions.push({
+      index,
+      from: t.from as string,
+      action: t.action as string,
+      to: t.to as string,
+      guard,
+      guardName,
+      priority,
+    });
   }
 
   // The state set: as declared, or every name used by initial() and transition().
@@ -103,17 +124,20 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
       use(t.to);
     }
   } else {
-    if (initial !== undefined && !states.includes(initial)) problems.push(`initial state "${initial}" is not a declared state`);
+    if (initial !== undefined && !states.includes(initial))
+      problems.push(`initial state "${initial}" is not a declared state`);
     for (const t of transitions) {
       for (const s of new Set([t.from, t.to])) {
-        if (!states.includes(s)) problems.push(`transition #${t.index} (${t.from} --${t.action}--> ${t.to}): unknown state "${s}"`);
+        if (!states.includes(s))
+          problems.push(`transition #${t.index} (${t.from} --${t.action}--> ${t.to}): unknown state "${s}"`);
       }
     }
   }
   const known = new Set(states);
 
   for (const t of transitions) {
-    if (finals.includes(t.from)) problems.push(`transition #${t.index} (${t.from} --${t.action}--> ${t.to}) leaves final state "${t.from}"`);
+    if (finals.includes(t.from))
+      problems.push(`transition #${t.index} (${t.from} --${t.action}--> ${t.to}) leaves final state "${t.from}"`);
   }
 
   // Two unguarded transitions for one (from, action) at one priority: which one applies is ambiguous.
@@ -168,7 +192,9 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
       const ordered = [...list].sort((a, b) => b.priority - a.priority || a.index - b.index);
       const candidates: CompiledTransition[] = ordered.map((t) => {
         const result: TransitionResult = Object.freeze(
-          t.guardName === undefined ? { from: t.from, action: t.action, to: t.to } : { from: t.from, action: t.action, to: t.to, guard: t.guardName },
+          t.guardName === undefined
+            ? { from: t.from, action: t.action, to: t.to }
+            : { from: t.from, action: t.action, to: t.to, guard: t.guardName },
         );
         return { to: stateIndex.get(t.to) as number, guard: t.guard, guardName: t.guardName, result };
       });
@@ -204,7 +230,8 @@ function routeProblem(route: unknown): string | undefined {
   if (typeof route !== 'object' || route === null) return `expected a SignalRoute object, got ${describeValue(route)}`;
   const r = route as Record<string, unknown>;
   if (!isSignalKind(r.kind)) return `kind ${describeValue(r.kind)} is not a signal kind`;
-  if (r.predicate !== undefined && typeof r.predicate !== 'function') return `predicate must be a function, got ${describeValue(r.predicate)}`;
+  if (r.predicate !== undefined && typeof r.predicate !== 'function')
+    return `predicate must be a function, got ${describeValue(r.predicate)}`;
   const action = actionProblem(r.action);
   if (action !== undefined) return `action: ${action}`;
   if (r.priority !== undefined && (typeof r.priority !== 'number' || !Number.isInteger(r.priority))) {

@@ -21,7 +21,9 @@ export function renderMermaid(spec: {
   for (const t of spec.transitions) {
     const from = ref(t.from);
     const to = ref(t.to);
-    body.push(`    ${from} --> ${to} : ${oneLine(t.action)}${t.guardName === undefined ? '' : ` [${oneLine(t.guardName)}]`}`);
+    body.push(
+      `    ${from} --> ${to} : ${oneLine(t.action)}${t.guardName === undefined ? '' : ` [${oneLine(t.guardName)}]`}`,
+    );
   }
   for (const state of spec.finals) body.push(`    ${ref(state)} --> [*]`);
   return ['stateDiagram-v2', ...declarations, ...body].join('\n');

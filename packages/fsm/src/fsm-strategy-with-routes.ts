@@ -1,4 +1,11 @@
-import type { ExecutionStrategy, RouteContext, Signal, SignalRoute, StrategySnapshot, TransitionResult } from '@signalyard/core';
+import type {
+  ExecutionStrategy,
+  RouteContext,
+  Signal,
+  SignalRoute,
+  StrategySnapshot,
+  TransitionResult,
+} from '@signalyard/core';
 import type { FsmDefinition } from './fsm-definition.js';
 import { FsmStrategy } from './fsm-strategy.js';
 import { compiledDefinitions } from './internal.js';

@@ -52,7 +52,10 @@ export class FsmStrategy {
    */
   constructor(definition: FsmDefinition) {
     const fsm = compiledDefinitions.get(definition);
-    if (fsm === undefined) throw new FsmDefinitionError({ problems: [`new FsmStrategy() needs an FsmDefinition, got ${describeValue(definition)}`] });
+    if (fsm === undefined)
+      throw new FsmDefinitionError({
+        problems: [`new FsmStrategy() needs an FsmDefinition, got ${describeValue(definition)}`],
+      });
     this.#fsm = fsm;
     this.#current = fsm.initial;
   }
@@ -126,10 +129,14 @@ export class FsmStrategy {
    */
   restore(snapshot: StrategySnapshot): void {
     if (typeof snapshot !== 'object' || (snapshot as unknown) === null) {
-      throw new FsmSnapshotError({ message: `Cannot restore FSM snapshot ${describeValue(snapshot)}: expected { "type": "fsm", "current_state": "<state>" }` });
+      throw new FsmSnapshotError({
+        message: `Cannot restore FSM snapshot ${describeValue(snapshot)}: expected { "type": "fsm", "current_state": "<state>" }`,
+      });
     }
     if (snapshot.type !== 'fsm') {
-      throw new FsmSnapshotError({ message: `Cannot restore a snapshot of type ${describeValue(snapshot.type)} into an FSM: expected type "fsm"` });
+      throw new FsmSnapshotError({
+        message: `Cannot restore a snapshot of type ${describeValue(snapshot.type)} into an FSM: expected type "fsm"`,
+      });
     }
     const state = snapshot.current_state;
     const index = typeof state === 'string' ? this.#fsm.stateIndex.get(state) : undefined;

@@ -26,8 +26,10 @@ export class ClosureGuard implements GuardCondition {
   /** @throws FsmDefinitionError `FSM_DEFINITION_INVALID` when `name` is empty or `fn` is not a function. */
   constructor(name: string, fn: (input: unknown) => boolean) {
     const problems: string[] = [];
-    if (typeof name !== 'string' || name === '') problems.push(`ClosureGuard name ${describeValue(name)} must be a non-empty string`);
-    if (typeof fn !== 'function') problems.push(`ClosureGuard ${describeValue(name)} needs a function, got ${describeValue(fn)}`);
+    if (typeof name !== 'string' || name === '')
+      problems.push(`ClosureGuard name ${describeValue(name)} must be a non-empty string`);
+    if (typeof fn !== 'function')
+      problems.push(`ClosureGuard ${describeValue(name)} needs a function, got ${describeValue(fn)}`);
     if (problems.length > 0) throw new FsmDefinitionError({ problems });
     this.name = name;
     this.#fn = fn;

@@ -79,7 +79,10 @@ const rows: readonly Row[] = [
 const notErrors: readonly (readonly [string, unknown])[] = [
   ['a plain Error', new Error('x')],
   ['a base SignalyardError with an FSM code', new SignalyardError({ code: 'FSM_INVALID_TRANSITION', message: 'x' })],
-  ['an Error posing as an FSM error', Object.assign(new Error('x'), { code: 'FSM_GUARD_FAILED', name: 'GuardFailedError' })],
+  [
+    'an Error posing as an FSM error',
+    Object.assign(new Error('x'), { code: 'FSM_GUARD_FAILED', name: 'GuardFailedError' }),
+  ],
   ['a plain object', { code: 'FSM_SNAPSHOT_INVALID', message: 'x' }],
   ['null', null],
   ['undefined', undefined],
@@ -125,11 +128,18 @@ describe('errors thrown by the FSM', () => {
       .initial('idle')
       .transition('idle', 'start', 'running')
       .transition('idle', 'go', 'x', { guard: new ClosureGuard('nope', () => false) })
-      .transition('idle', 'boom', 'x', { guard: new ClosureGuard('bomb', () => { throw new RangeError('kaput'); }) })
+      .transition('idle', 'boom', 'x', {
+        guard: new ClosureGuard('bomb', () => {
+          throw new RangeError('kaput');
+        }),
+      })
       .build();
 
   it('InvalidTransitionError says the state, the action and the valid actions', () => {
-    const error = catchError(() => fsm().execute('finish'), (e) => InvalidTransitionError.isInstance(e));
+    const error = catchError(
+      () => fsm().execute('finish'),
+      (e) => InvalidTransitionError.isInstance(e),
+    );
     expect(error).toMatchObject({ currentState: 'idle', action: 'finish', validActions: ['boom', 'go', 'start'] });
     expect(error.message).toContain('"idle"');
     expect(error.message).toContain('"finish"');
@@ -137,14 +147,20 @@ describe('errors thrown by the FSM', () => {
   });
 
   it('GuardRejectedError says the state, the action and the guards tried', () => {
-    const error = catchError(() => fsm().execute('go'), (e) => GuardRejectedError.isInstance(e));
+    const error = catchError(
+      () => fsm().execute('go'),
+      (e) => GuardRejectedError.isInstance(e),
+    );
     expect(error).toMatchObject({ currentState: 'idle', action: 'go', guards: ['nope'] });
     expect(error.message).toContain('"go"');
     expect(error.message).toContain('nope');
   });
 
   it('GuardFailedError says the state, the action and the guard, and keeps the thrown error as cause', () => {
-    const error = catchError(() => fsm().execute('boom'), (e) => GuardFailedError.isInstance(e));
+    const error = catchError(
+      () => fsm().execute('boom'),
+      (e) => GuardFailedError.isInstance(e),
+    );
     expect(error).toMatchObject({ currentState: 'idle', action: 'boom', guard: 'bomb' });
     expect(error.cause).toBeInstanceOf(RangeError);
     expect(error.message).toContain('bomb');
@@ -175,24 +191,36 @@ describe('ClosureGuard', () => {
   });
 
   it('an empty name is an FsmDefinitionError', () => {
-    const error = catchError(() => new ClosureGuard('', () => true), (e) => FsmDefinitionError.isInstance(e));
+    const error = catchError(
+      () => new ClosureGuard('', () => true),
+      (e) => FsmDefinitionError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_DEFINITION_INVALID');
     expect(error.problems).toHaveLength(1);
   });
 
   it('a non-string name is an FsmDefinitionError', () => {
-    const error = catchError(() => new ClosureGuard(7 as never, () => true), (e) => FsmDefinitionError.isInstance(e));
+    const error = catchError(
+      () => new ClosureGuard(7 as never, () => true),
+      (e) => FsmDefinitionError.isInstance(e),
+    );
     expect(error.problems).toHaveLength(1);
   });
 
   it('a non-function is an FsmDefinitionError naming the guard', () => {
-    const error = catchError(() => new ClosureGuard('g', true as never), (e) => FsmDefinitionError.isInstance(e));
+    const error = catchError(
+      () => new ClosureGuard('g', true as never),
+      (e) => FsmDefinitionError.isInstance(e),
+    );
     expect(error.problems).toHaveLength(1);
     expect(error.problems[0]).toContain('"g"');
   });
 
   it('an empty name and a non-function are reported together', () => {
-    const error = catchError(() => new ClosureGuard('', undefined as never), (e) => FsmDefinitionError.isInstance(e));
+    const error = catchError(
+      () => new ClosureGuard('', undefined as never),
+      (e) => FsmDefinitionError.isInstance(e),
+    );
     expect(error.problems).toHaveLength(2);
   });
 

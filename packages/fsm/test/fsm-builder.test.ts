@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Action, SignalKind, type SignalRoute } from '@signalyard/core';
-import {
-  ClosureGuard,
-  FsmDefinition,
-  FsmDefinitionError,
-  FsmStrategy,
-  FsmStrategyBuilder,
-} from '@signalyard/fsm';
+import { ClosureGuard, FsmDefinition, FsmDefinitionError, FsmStrategy, FsmStrategyBuilder } from '@signalyard/fsm';
 import { catchError, definitionProblems } from './support.js';
 
 const busy: SignalRoute = { kind: SignalKind.UserMessage, action: Action.reject('busy') };
@@ -17,11 +11,7 @@ describe('validation: each problem on its own', () => {
     ['no initial state', () => FsmStrategy.builder().transition('a', 'go', 'b'), /initial/],
     ['an empty initial state', () => FsmStrategy.builder().initial(''), /initial/],
     ['a non-string initial state', () => FsmStrategy.builder().initial(7 as never), /initial/],
-    [
-      'an initial state that is not declared',
-      () => FsmStrategy.builder().state('a').initial('ghost'),
-      /ghost/,
-    ],
+    ['an initial state that is not declared', () => FsmStrategy.builder().state('a').initial('ghost'), /ghost/],
     [
       'a transition from an undeclared state',
       () => FsmStrategy.builder().state('a').state('b').initial('a').transition('ghost', 'go', 'b'),
@@ -44,64 +34,224 @@ describe('validation: each problem on its own', () => {
     ],
     [
       'two unguarded transitions for one (from, action) at priority 7, to the same state',
-      () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: 7 }).transition('a', 'go', 'b', { priority: 7 }),
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b', { priority: 7 })
+          .transition('a', 'go', 'b', { priority: 7 }),
       /ambiguous/,
     ],
     [
       'a transition out of a final state',
-      () => FsmStrategy.builder().state('a').state('done', { final: true }).initial('a').transition('a', 'end', 'done').transition('done', 'again', 'a'),
+      () =>
+        FsmStrategy.builder()
+          .state('a')
+          .state('done', { final: true })
+          .initial('a')
+          .transition('a', 'end', 'done')
+          .transition('done', 'again', 'a'),
       /final/,
     ],
     [
       'a route whose inStates names an unknown state (states declared)',
-      () => FsmStrategy.builder().state('a').initial('a').route(busy, { inStates: ['a', 'ghost'] }),
+      () =>
+        FsmStrategy.builder()
+          .state('a')
+          .initial('a')
+          .route(busy, { inStates: ['a', 'ghost'] }),
       /ghost/,
     ],
     [
       'a route whose inStates names an unknown state (states inferred)',
-      () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b').route(busy, { inStates: ['ghost'] }),
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b')
+          .route(busy, { inStates: ['ghost'] }),
       /ghost/,
     ],
-    ['a route with an empty inStates', () => FsmStrategy.builder().initial('a').route(busy, { inStates: [] }), /inStates/],
-    ['a non-string name in inStates', () => FsmStrategy.builder().initial('a').route(busy, { inStates: [3] as never }), /3/],
-    ['a fractional priority', () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: 1.5 }), /priority/],
-    ['a NaN priority', () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: Number.NaN }), /priority/],
-    ['an infinite priority', () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: Infinity }), /priority/],
-    ['a string priority', () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: '1' as never }), /priority/],
+    [
+      'a route with an empty inStates',
+      () => FsmStrategy.builder().initial('a').route(busy, { inStates: [] }),
+      /inStates/,
+    ],
+    [
+      'a non-string name in inStates',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .route(busy, { inStates: [3] as never }),
+      /3/,
+    ],
+    [
+      'a fractional priority',
+      () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: 1.5 }),
+      /priority/,
+    ],
+    [
+      'a NaN priority',
+      () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: Number.NaN }),
+      /priority/,
+    ],
+    [
+      'an infinite priority',
+      () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: Infinity }),
+      /priority/,
+    ],
+    [
+      'a string priority',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b', { priority: '1' as never }),
+      /priority/,
+    ],
     ['an empty from', () => FsmStrategy.builder().initial('a').transition('', 'go', 'a'), /\bfrom\b/],
     ['an empty action', () => FsmStrategy.builder().initial('a').transition('a', '', 'a'), /\baction\b/],
     ['an empty to', () => FsmStrategy.builder().initial('a').transition('a', 'go', ''), /\bto\b/],
-    ['a non-string action', () => FsmStrategy.builder().initial('a').transition('a', null as never, 'a'), /\baction\b/],
+    [
+      'a non-string action',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', null as never, 'a'),
+      /\baction\b/,
+    ],
     ['an empty state name', () => FsmStrategy.builder().state('').state('a').initial('a'), /state/],
-    ['a non-string state name', () => FsmStrategy.builder().state({} as never).state('a').initial('a'), /state/],
-    ['a state declared twice', () => FsmStrategy.builder().state('a').state('a').initial('a'), /more than once|duplicate/],
-    ['a non-boolean final', () => FsmStrategy.builder().state('a', { final: 'yes' as never }).initial('a'), /final/],
-    ['a non-string description', () => FsmStrategy.builder().state('a', { description: 5 as never }).initial('a'), /description/],
+    [
+      'a non-string state name',
+      () =>
+        FsmStrategy.builder()
+          .state({} as never)
+          .state('a')
+          .initial('a'),
+      /state/,
+    ],
+    [
+      'a state declared twice',
+      () => FsmStrategy.builder().state('a').state('a').initial('a'),
+      /more than once|duplicate/,
+    ],
+    [
+      'a non-boolean final',
+      () =>
+        FsmStrategy.builder()
+          .state('a', { final: 'yes' as never })
+          .initial('a'),
+      /final/,
+    ],
+    [
+      'a non-string description',
+      () =>
+        FsmStrategy.builder()
+          .state('a', { description: 5 as never })
+          .initial('a'),
+      /description/,
+    ],
     [
       'a guard object with an empty name',
-      () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: { name: '', evaluate: yes } }),
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b', { guard: { name: '', evaluate: yes } }),
       /guard/,
     ],
     [
       'a guard object without evaluate',
-      () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: { name: 'g' } as never }),
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b', { guard: { name: 'g' } as never }),
       /guard/,
     ],
     [
       'a guard object whose evaluate is not a function',
-      () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: { name: 'g', evaluate: true } as never }),
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b', { guard: { name: 'g', evaluate: true } as never }),
       /guard/,
     ],
-    ['a guard that is a number', () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: 42 as never }), /guard/],
-    ['a guard that is null', () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: null as never }), /guard/],
-    ['a guard that is a string', () => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: 'g' as never }), /guard/],
-    ['a route that is null', () => FsmStrategy.builder().initial('a').route(null as never), /route/],
-    ['a route with an unknown kind', () => FsmStrategy.builder().initial('a').route({ kind: 'shout', action: Action.Continue } as never), /kind/],
-    ['a route with a malformed action', () => FsmStrategy.builder().initial('a').route({ kind: SignalKind.Stop, action: { type: 'explode' } } as never), /action/],
-    ['a route with an empty reject reason', () => FsmStrategy.builder().initial('a').route({ kind: SignalKind.Stop, action: { type: 'reject', reason: '' } } as never), /action/],
-    ['a route with a non-function predicate', () => FsmStrategy.builder().initial('a').route({ ...busy, predicate: true } as never), /predicate/],
-    ['a route with a fractional priority', () => FsmStrategy.builder().initial('a').route({ ...busy, priority: 0.5 }), /priority/],
-    ['a route with a non-string name', () => FsmStrategy.builder().initial('a').route({ ...busy, name: 5 } as never), /name/],
+    [
+      'a guard that is a number',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b', { guard: 42 as never }),
+      /guard/,
+    ],
+    [
+      'a guard that is null',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b', { guard: null as never }),
+      /guard/,
+    ],
+    [
+      'a guard that is a string',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .transition('a', 'go', 'b', { guard: 'g' as never }),
+      /guard/,
+    ],
+    [
+      'a route that is null',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .route(null as never),
+      /route/,
+    ],
+    [
+      'a route with an unknown kind',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .route({ kind: 'shout', action: Action.Continue } as never),
+      /kind/,
+    ],
+    [
+      'a route with a malformed action',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .route({ kind: SignalKind.Stop, action: { type: 'explode' } } as never),
+      /action/,
+    ],
+    [
+      'a route with an empty reject reason',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .route({ kind: SignalKind.Stop, action: { type: 'reject', reason: '' } } as never),
+      /action/,
+    ],
+    [
+      'a route with a non-function predicate',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .route({ ...busy, predicate: true } as never),
+      /predicate/,
+    ],
+    [
+      'a route with a fractional priority',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .route({ ...busy, priority: 0.5 }),
+      /priority/,
+    ],
+    [
+      'a route with a non-string name',
+      () =>
+        FsmStrategy.builder()
+          .initial('a')
+          .route({ ...busy, name: 5 } as never),
+      /name/,
+    ],
   ];
 
   it.each(cases)('%s is exactly one problem', (_label, make, pattern) => {
@@ -112,14 +262,21 @@ describe('validation: each problem on its own', () => {
 
   it.each(cases)('build() reports %s the same way as define()', (_label, make) => {
     const fromDefine = definitionProblems(make());
-    const error = catchError(() => make().build(), (e) => FsmDefinitionError.isInstance(e));
+    const error = catchError(
+      () => make().build(),
+      (e) => FsmDefinitionError.isInstance(e),
+    );
     expect(error.problems).toEqual(fromDefine);
   });
 
   // Fails until fixed: fsm-builder.ts route() spreads `opts.inStates` ([...opts.inStates]) at call
   // time, so a non-iterable inStates throws a TypeError instead of becoming a definition problem.
   it('a route whose inStates is not an array is a definition problem, not a TypeError', () => {
-    const problems = definitionProblems(FsmStrategy.builder().initial('a').route(busy, { inStates: 5 as never }));
+    const problems = definitionProblems(
+      FsmStrategy.builder()
+        .initial('a')
+        .route(busy, { inStates: 5 as never }),
+    );
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/inStates/);
   });
@@ -127,24 +284,41 @@ describe('validation: each problem on its own', () => {
 
 describe('validation: what is not a problem', () => {
   it('two unguarded transitions for one (from, action) at different priorities are not ambiguous', () => {
-    const fsm = FsmStrategy.builder().initial('a').transition('a', 'go', 'low').transition('a', 'go', 'high', { priority: 1 }).build();
+    const fsm = FsmStrategy.builder()
+      .initial('a')
+      .transition('a', 'go', 'low')
+      .transition('a', 'go', 'high', { priority: 1 })
+      .build();
     expect(fsm.execute('go').to).toBe('high');
   });
 
   it('a guarded and an unguarded transition for one (from, action) at one priority are not ambiguous', () => {
-    const fsm = FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: () => false }).transition('a', 'go', 'c').build();
+    const fsm = FsmStrategy.builder()
+      .initial('a')
+      .transition('a', 'go', 'b', { guard: () => false })
+      .transition('a', 'go', 'c')
+      .build();
     expect(fsm.execute('go').to).toBe('c');
   });
 
   it('two guarded transitions for one (from, action) at one priority are not ambiguous', () => {
     expect(() =>
-      FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: yes }).transition('a', 'go', 'c', { guard: yes }).define(),
+      FsmStrategy.builder()
+        .initial('a')
+        .transition('a', 'go', 'b', { guard: yes })
+        .transition('a', 'go', 'c', { guard: yes })
+        .define(),
     ).not.toThrow();
   });
 
   it('unguarded transitions with the same action from different states, or different actions from one state, are not ambiguous', () => {
     expect(() =>
-      FsmStrategy.builder().initial('a').transition('a', 'go', 'b').transition('b', 'go', 'a').transition('a', 'stop', 'b').define(),
+      FsmStrategy.builder()
+        .initial('a')
+        .transition('a', 'go', 'b')
+        .transition('b', 'go', 'a')
+        .transition('a', 'stop', 'b')
+        .define(),
     ).not.toThrow();
   });
 
@@ -156,12 +330,19 @@ describe('validation: what is not a problem', () => {
     expect(definition.states).toEqual(['only']);
     expect(definition.create().validActions()).toEqual([]);
     expect(() =>
-      FsmStrategy.builder().state('a').state('done', { final: true }).initial('a').transition('a', 'end', 'done').define(),
+      FsmStrategy.builder()
+        .state('a')
+        .state('done', { final: true })
+        .initial('a')
+        .transition('a', 'end', 'done')
+        .define(),
     ).not.toThrow();
   });
 
   it('a negative integer priority is allowed', () => {
-    expect(() => FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: -3 }).define()).not.toThrow();
+    expect(() =>
+      FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: -3 }).define(),
+    ).not.toThrow();
   });
 
   it('state names, actions and guard names may be any non-empty strings', () => {
@@ -169,7 +350,12 @@ describe('validation: what is not a problem', () => {
       .initial('état initial')
       .transition('état initial', 'go → on', 'the "end"', { guard: new ClosureGuard('guard with spaces', yes) })
       .build();
-    expect(fsm.execute('go → on')).toEqual({ from: 'état initial', action: 'go → on', to: 'the "end"', guard: 'guard with spaces' });
+    expect(fsm.execute('go → on')).toEqual({
+      from: 'état initial',
+      action: 'go → on',
+      to: 'the "end"',
+      guard: 'guard with spaces',
+    });
   });
 
   it('a route without options matches in every state and is no problem', () => {
@@ -194,7 +380,10 @@ describe('validation: every problem at once', () => {
       .route(busy, { inStates: ['nowhere'] }) // unknown inStates
       .route(busy, { inStates: [] }) // empty inStates
       .route({ kind: 'nope', action: Action.Continue } as never); // malformed route
-    const error = catchError(() => builder.build(), (e) => FsmDefinitionError.isInstance(e));
+    const error = catchError(
+      () => builder.build(),
+      (e) => FsmDefinitionError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_DEFINITION_INVALID');
     const expected = [
       /initial/,
@@ -216,7 +405,10 @@ describe('validation: every problem at once', () => {
 
   it('problems of several transitions are each reported, naming the transition', () => {
     const problems = definitionProblems(
-      FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { priority: 0.1 }).transition('a', 'stop', 'b', { priority: 0.2 }),
+      FsmStrategy.builder()
+        .initial('a')
+        .transition('a', 'go', 'b', { priority: 0.1 })
+        .transition('a', 'stop', 'b', { priority: 0.2 }),
     );
     expect(problems).toHaveLength(2);
     expect(problems[0]).toContain('go');
@@ -293,7 +485,12 @@ describe('the builder', () => {
 
   it('nothing is validated before build() or define()', () => {
     const builder = FsmStrategy.builder();
-    expect(() => builder.transition('', '', '', { priority: 0.5, guard: 1 as never }).state('').route(null as never)).not.toThrow();
+    expect(() =>
+      builder
+        .transition('', '', '', { priority: 0.5, guard: 1 as never })
+        .state('')
+        .route(null as never),
+    ).not.toThrow();
   });
 
   it('a builder can be fixed after a failed define() and then defines successfully', () => {
@@ -335,7 +532,11 @@ describe('definitions', () => {
   });
 
   it('create() instances of one definition never share state', () => {
-    const definition = FsmStrategy.builder().initial('a').transition('a', 'go', 'b').transition('b', 'go', 'c').define();
+    const definition = FsmStrategy.builder()
+      .initial('a')
+      .transition('a', 'go', 'b')
+      .transition('b', 'go', 'c')
+      .define();
     const one = definition.create();
     const two = definition.create();
     one.execute('go');
@@ -357,14 +558,21 @@ describe('definitions', () => {
   });
 
   it('new FsmDefinition() needs a builder', () => {
-    const error = catchError(() => new FsmDefinition({} as never), (e) => FsmDefinitionError.isInstance(e));
+    const error = catchError(
+      () => new FsmDefinition({} as never),
+      (e) => FsmDefinitionError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_DEFINITION_INVALID');
     expect(new FsmDefinition(FsmStrategy.builder().initial('a')).states).toEqual(['a']);
   });
 
   it('one guard object may be shared between transitions and definitions', () => {
     const shared = new ClosureGuard('shared', (input) => input === 1);
-    const one = FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: shared }).transition('b', 'go', 'a', { guard: shared }).build();
+    const one = FsmStrategy.builder()
+      .initial('a')
+      .transition('a', 'go', 'b', { guard: shared })
+      .transition('b', 'go', 'a', { guard: shared })
+      .build();
     const two = FsmStrategy.builder().initial('x').transition('x', 'go', 'y', { guard: shared }).build();
     expect(one.execute('go', 1).guard).toBe('shared');
     expect(one.execute('go', 1).to).toBe('a');

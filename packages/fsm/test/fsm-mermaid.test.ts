@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ClosureGuard, FsmStrategy, type FsmDefinition } from '@signalyard/fsm';
 
-const quality = (input: unknown): boolean => (input as { quality?: number } | undefined)?.quality !== undefined && (input as { quality: number }).quality > 0.5;
+const quality = (input: unknown): boolean =>
+  (input as { quality?: number } | undefined)?.quality !== undefined && (input as { quality: number }).quality > 0.5;
 
 /** The source design's example: idle/running/done/revising, review guarded by quality_guard, done final. */
 function sourceExample(): FsmDefinition {
@@ -39,7 +40,12 @@ describe('toMermaid()', () => {
     const def = sourceExample();
     const good = def.create();
     good.execute('start');
-    expect(good.execute('review', { quality: 0.9 })).toEqual({ from: 'running', action: 'review', to: 'done', guard: 'quality_guard' });
+    expect(good.execute('review', { quality: 0.9 })).toEqual({
+      from: 'running',
+      action: 'review',
+      to: 'done',
+      guard: 'quality_guard',
+    });
     const poor = def.create();
     poor.execute('start');
     expect(poor.execute('review', { quality: 0.1 })).toEqual({ from: 'running', action: 'review', to: 'revising' });
@@ -56,7 +62,9 @@ describe('toMermaid()', () => {
       .transition('a', 'x', 'a')
       .transition('a', 'go', 'b', { guard: () => true, priority: 2 })
       .define();
-    expect(def.toMermaid()).toBe(['stateDiagram-v2', '    [*] --> a', '    a --> a : x', '    a --> b : go [guard#1]'].join('\n'));
+    expect(def.toMermaid()).toBe(
+      ['stateDiagram-v2', '    [*] --> a', '    a --> a : x', '    a --> b : go [guard#1]'].join('\n'),
+    );
   });
 
   it('lists transitions in registration order, whatever their priority', () => {

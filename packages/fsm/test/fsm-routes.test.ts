@@ -7,7 +7,9 @@ const { UserMessage, Stop, Timer } = SignalKind;
 const hello = signal(UserMessage, 'hello');
 
 /** The agent tier every test composes under the FSM: user messages run the engine. */
-const agentRoutes: readonly SignalRoute[] = [{ kind: UserMessage, action: Action.Continue, priority: 100, name: 'agent-chat' }];
+const agentRoutes: readonly SignalRoute[] = [
+  { kind: UserMessage, action: Action.Continue, priority: 100, name: 'agent-chat' },
+];
 
 /** idle --start--> processing --finish--> idle, gating user messages while processing. */
 function gatedDefinition(): FsmDefinition {
@@ -39,7 +41,10 @@ describe('strategy-tier routes through a real ComposedRouter', () => {
 
   it('the gate beats an agent route of higher priority while it matches', () => {
     const fsm = gatedDefinition().create();
-    const router = ComposedRouter.compose({ strategy: fsm, agent: [{ kind: UserMessage, action: Action.ForceStop, priority: 1000 }] });
+    const router = ComposedRouter.compose({
+      strategy: fsm,
+      agent: [{ kind: UserMessage, action: Action.ForceStop, priority: 1000 }],
+    });
     fsm.execute('start');
     expect(router.route(hello)).toEqual(Action.reject('busy'));
   });
@@ -98,7 +103,10 @@ describe('strategy-tier routes through a real ComposedRouter', () => {
       .initial('idle')
       .transition('idle', 'start', 'processing')
       .transition('processing', 'finish', 'idle')
-      .route({ kind: UserMessage, action: Action.ForceStop, predicate: urgent, name: 'urgent-stop' }, { inStates: ['processing'] })
+      .route(
+        { kind: UserMessage, action: Action.ForceStop, predicate: urgent, name: 'urgent-stop' },
+        { inStates: ['processing'] },
+      )
       .build();
     const router = ComposedRouter.compose({ strategy: fsm, agent: agentRoutes });
     const urgentMessage = signal(UserMessage, 'urgent');
@@ -147,7 +155,10 @@ describe('strategy-tier routes through a real ComposedRouter', () => {
   it('a gated route whose own predicate returns a truthy non-true value does not match', () => {
     const fsm = FsmStrategy.builder()
       .initial('a')
-      .route({ kind: UserMessage, action: Action.reject('no'), predicate: () => 1 as unknown as boolean }, { inStates: ['a'] })
+      .route(
+        { kind: UserMessage, action: Action.reject('no'), predicate: () => 1 as unknown as boolean },
+        { inStates: ['a'] },
+      )
       .build();
     expect(ComposedRouter.compose({ strategy: fsm, agent: agentRoutes }).route(hello)).toEqual(Action.Continue);
   });
@@ -195,7 +206,11 @@ describe('strategy-tier routes through a real ComposedRouter', () => {
     const routes = fsm.signalRoutes();
     expect(routes.map((r) => r.name)).toEqual(['gate', 'stopper', undefined]);
     expect(routes.map((r) => r.kind)).toEqual([UserMessage, Stop, Timer]);
-    expect(routes.map((r) => r.action)).toEqual([Action.reject('busy'), Action.GracefulStop, Action.transition('tick')]);
+    expect(routes.map((r) => r.action)).toEqual([
+      Action.reject('busy'),
+      Action.GracefulStop,
+      Action.transition('tick'),
+    ]);
     expect(routes[0]?.priority).toBe(3);
     const router = ComposedRouter.compose({ strategy: fsm });
     expect(router.routes('strategy').map((r) => r.name)).toEqual(['gate', 'stopper', undefined]);

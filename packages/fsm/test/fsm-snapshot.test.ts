@@ -101,7 +101,10 @@ describe('restore()', () => {
   it.each(bad)('rejects %s with FsmSnapshotError and leaves the state unchanged', (_label, snapshot) => {
     const fsm = definition().create();
     fsm.execute('start');
-    const error = catchError(() => fsm.restore(snapshot as never), (e) => FsmSnapshotError.isInstance(e));
+    const error = catchError(
+      () => fsm.restore(snapshot as never),
+      (e) => FsmSnapshotError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_SNAPSHOT_INVALID');
     expect(fsm.currentState).toBe('running');
     expect(fsm.snapshot()).toStrictEqual({ type: 'fsm', current_state: 'running' });
@@ -113,7 +116,10 @@ describe('restore()', () => {
       expect(definition().create(snapshot as never).currentState).toBe('idle');
       return;
     }
-    const error = catchError(() => definition().create(snapshot as never), (e) => FsmSnapshotError.isInstance(e));
+    const error = catchError(
+      () => definition().create(snapshot as never),
+      (e) => FsmSnapshotError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_SNAPSHOT_INVALID');
   });
 
@@ -126,7 +132,10 @@ describe('restore()', () => {
   });
 
   it('the error message names the foreign type', () => {
-    const error = catchError(() => definition().create({ type: 'direct' }), (e) => FsmSnapshotError.isInstance(e));
+    const error = catchError(
+      () => definition().create({ type: 'direct' }),
+      (e) => FsmSnapshotError.isInstance(e),
+    );
     expect(error.message).toContain('direct');
   });
 });

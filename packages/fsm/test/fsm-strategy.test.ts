@@ -18,7 +18,10 @@ const always = (): boolean => true;
 
 /** idle --start--> running --finish--> done */
 function lifecycle(): FsmStrategyBuilder {
-  return FsmStrategy.builder().initial('idle').transition('idle', 'start', 'running').transition('running', 'finish', 'done');
+  return FsmStrategy.builder()
+    .initial('idle')
+    .transition('idle', 'start', 'running')
+    .transition('running', 'finish', 'done');
 }
 
 describe("the original system's cases", () => {
@@ -34,7 +37,10 @@ describe("the original system's cases", () => {
 
   it('finish from idle is an InvalidTransitionError naming "idle" and "finish", and the state stays idle', () => {
     const fsm = lifecycle().build();
-    const error = catchError(() => fsm.execute('finish'), (e) => InvalidTransitionError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('finish'),
+      (e) => InvalidTransitionError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_INVALID_TRANSITION');
     expect(error.currentState).toBe('idle');
     expect(error.action).toBe('finish');
@@ -56,7 +62,10 @@ describe("the original system's cases", () => {
       .transition('idle', 'abort', 'b', { priority: 1 })
       .build();
     const expected = ['Zed', 'abort', 'b', 'start', 'émigré'];
-    const error = catchError(() => fsm.execute('finish'), (e) => InvalidTransitionError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('finish'),
+      (e) => InvalidTransitionError.isInstance(e),
+    );
     expect(error.validActions).toEqual(expected);
     expect(fsm.validActions()).toEqual(expected);
     expect(fsm.strategy.validActions()).toEqual(expected);
@@ -67,7 +76,10 @@ describe("the original system's cases", () => {
       .initial('idle')
       .transition('idle', 'go', 'running', { guard: new ClosureGuard('never', never) })
       .build();
-    const error = catchError(() => fsm.execute('go', { any: 'input' }), (e) => GuardRejectedError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('go', { any: 'input' }),
+      (e) => GuardRejectedError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_GUARD_REJECTED');
     expect(error.currentState).toBe('idle');
     expect(error.action).toBe('go');
@@ -86,7 +98,10 @@ describe("the original system's cases", () => {
       .transition('idle', 'go', 'neg', { guard: { name: 'object_neg', evaluate: never }, priority: -2 }) // #4
       .transition('idle', 'go', 'top', { guard: never, priority: 9 }) // #5
       .build();
-    const error = catchError(() => fsm.execute('go'), (e) => GuardRejectedError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('go'),
+      (e) => GuardRejectedError.isInstance(e),
+    );
     expect(error.guards).toEqual(['guard#5', 'named_p5', 'guard#3', 'guard#1', 'object_neg']);
     expect(fsm.currentState).toBe('idle');
   });
@@ -102,22 +117,36 @@ describe("the original system's cases", () => {
   });
 
   it('a task guard rejects {} and accepts { task }', () => {
-    const hasTask = new ClosureGuard('has_task', (input) => typeof input === 'object' && input !== null && 'task' in input);
+    const hasTask = new ClosureGuard(
+      'has_task',
+      (input) => typeof input === 'object' && input !== null && 'task' in input,
+    );
     const build = () =>
       FsmStrategy.builder().initial('idle').transition('idle', 'assign', 'working', { guard: hasTask }).build();
 
     const rejected = build();
-    const error = catchError(() => rejected.execute('assign', {}), (e) => GuardRejectedError.isInstance(e));
+    const error = catchError(
+      () => rejected.execute('assign', {}),
+      (e) => GuardRejectedError.isInstance(e),
+    );
     expect(error.guards).toEqual(['has_task']);
     expect(rejected.currentState).toBe('idle');
 
     const accepted = build();
-    expect(accepted.execute('assign', { task: 'write tests' })).toEqual({ from: 'idle', action: 'assign', to: 'working', guard: 'has_task' });
+    expect(accepted.execute('assign', { task: 'write tests' })).toEqual({
+      from: 'idle',
+      action: 'assign',
+      to: 'working',
+      guard: 'has_task',
+    });
     expect(accepted.currentState).toBe('working');
   });
 
   it('premium input routes to the priority-10 premium transition, anything else to the priority-0 always transition', () => {
-    const premium = new ClosureGuard('premium', (input) => (input as { tier?: string } | undefined)?.tier === 'premium');
+    const premium = new ClosureGuard(
+      'premium',
+      (input) => (input as { tier?: string } | undefined)?.tier === 'premium',
+    );
     const alwaysGuard = new ClosureGuard('always', always);
     // The always transition is registered first: priority, not registration order, must decide.
     const builder = FsmStrategy.builder()
@@ -126,9 +155,19 @@ describe("the original system's cases", () => {
       .transition('incoming', 'route', 'premium_queue', { guard: premium, priority: 10 });
 
     const a = builder.build();
-    expect(a.execute('route', { tier: 'premium' })).toEqual({ from: 'incoming', action: 'route', to: 'premium_queue', guard: 'premium' });
+    expect(a.execute('route', { tier: 'premium' })).toEqual({
+      from: 'incoming',
+      action: 'route',
+      to: 'premium_queue',
+      guard: 'premium',
+    });
     const b = builder.build();
-    expect(b.execute('route', { tier: 'free' })).toEqual({ from: 'incoming', action: 'route', to: 'standard_queue', guard: 'always' });
+    expect(b.execute('route', { tier: 'free' })).toEqual({
+      from: 'incoming',
+      action: 'route',
+      to: 'standard_queue',
+      guard: 'always',
+    });
     const c = builder.build();
     expect(c.execute('route')).toEqual({ from: 'incoming', action: 'route', to: 'standard_queue', guard: 'always' });
   });
@@ -141,7 +180,10 @@ describe("the original system's cases", () => {
 
   it('a definition without an initial state is an FsmDefinitionError', () => {
     const builder = FsmStrategy.builder().transition('idle', 'start', 'running');
-    const error = catchError(() => builder.build(), (e) => FsmDefinitionError.isInstance(e));
+    const error = catchError(
+      () => builder.build(),
+      (e) => FsmDefinitionError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_DEFINITION_INVALID');
     expect(error.problems).toHaveLength(1);
     expect(error.problems[0]).toMatch(/initial/);
@@ -164,14 +206,20 @@ describe('guards', () => {
       .initial('a')
       .transition('a', 'go', 'b', { guard: new ClosureGuard('loose', () => value as boolean) })
       .build();
-    const error = catchError(() => fsm.execute('go'), (e) => GuardRejectedError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('go'),
+      (e) => GuardRejectedError.isInstance(e),
+    );
     expect(error.guards).toEqual(['loose']);
     expect(fsm.currentState).toBe('a');
     expect(fsm.canExecute('go')).toBe(false);
   });
 
   it('a guard returning exactly true passes', () => {
-    const fsm = FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: new ClosureGuard('strict', always) }).build();
+    const fsm = FsmStrategy.builder()
+      .initial('a')
+      .transition('a', 'go', 'b', { guard: new ClosureGuard('strict', always) })
+      .build();
     expect(fsm.execute('go')).toEqual({ from: 'a', action: 'go', to: 'b', guard: 'strict' });
   });
 
@@ -179,9 +227,16 @@ describe('guards', () => {
     const boom = new Error('boom');
     const fsm = FsmStrategy.builder()
       .initial('a')
-      .transition('a', 'go', 'b', { guard: new ClosureGuard('explosive', () => { throw boom; }) })
+      .transition('a', 'go', 'b', {
+        guard: new ClosureGuard('explosive', () => {
+          throw boom;
+        }),
+      })
       .build();
-    const error = catchError(() => fsm.execute('go', 1), (e) => GuardFailedError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('go', 1),
+      (e) => GuardFailedError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_GUARD_FAILED');
     expect(error.guard).toBe('explosive');
     expect(error.currentState).toBe('a');
@@ -194,9 +249,16 @@ describe('guards', () => {
   it('a guard throwing a non-Error is wrapped too, with the thrown value as cause', () => {
     const fsm = FsmStrategy.builder()
       .initial('a')
-      .transition('a', 'go', 'b', { guard: () => { throw 'not an error'; } })
+      .transition('a', 'go', 'b', {
+        guard: () => {
+          throw 'not an error';
+        },
+      })
       .build();
-    const error = catchError(() => fsm.execute('go'), (e) => GuardFailedError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('go'),
+      (e) => GuardFailedError.isInstance(e),
+    );
     expect(error.guard).toBe('guard#0');
     expect(error.cause).toBe('not an error');
     expect(fsm.currentState).toBe('a');
@@ -207,10 +269,18 @@ describe('guards', () => {
     const fsm = FsmStrategy.builder()
       .initial('a')
       .transition('a', 'go', 'fallback')
-      .transition('a', 'go', 'b', { guard: new ClosureGuard('thrower', () => { throw new Error('x'); }), priority: 1 })
+      .transition('a', 'go', 'b', {
+        guard: new ClosureGuard('thrower', () => {
+          throw new Error('x');
+        }),
+        priority: 1,
+      })
       .transition('a', 'go', 'c', { guard: fallback, priority: 0 })
       .build();
-    const error = catchError(() => fsm.execute('go'), (e) => GuardFailedError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('go'),
+      (e) => GuardFailedError.isInstance(e),
+    );
     expect(error.guard).toBe('thrower');
     expect(fallback).not.toHaveBeenCalled();
     expect(fsm.currentState).toBe('a');
@@ -226,7 +296,10 @@ describe('guards', () => {
       .transition('a', 'go', 'b', { guard: new ClosureGuard('async_guard', fn as unknown as () => boolean) })
       .transition('a', 'go', 'fallback', { priority: -1 })
       .build();
-    const error = catchError(() => fsm.execute('go'), (e) => GuardFailedError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('go'),
+      (e) => GuardFailedError.isInstance(e),
+    );
     expect(error.code).toBe('FSM_GUARD_FAILED');
     expect(error.guard).toBe('async_guard');
     expect(fsm.currentState).toBe('a');
@@ -264,7 +337,10 @@ describe('guards', () => {
       .transition('a', 'go', 'b', { guard: never, priority: 3 })
       .transition('a', 'go', 'c', { guard: never })
       .build();
-    const error = catchError(() => fsm.execute('go'), (e) => GuardRejectedError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('go'),
+      (e) => GuardRejectedError.isInstance(e),
+    );
     expect(error.guards).toEqual(['guard#1', 'guard#2']);
   });
 
@@ -327,7 +403,12 @@ describe('guards', () => {
     const seen: unknown[] = [];
     const fsm = FsmStrategy.builder()
       .initial('a')
-      .transition('a', 'go', 'a', { guard: (input) => { seen.push(input); return true; } })
+      .transition('a', 'go', 'a', {
+        guard: (input) => {
+          seen.push(input);
+          return true;
+        },
+      })
       .build();
     const input = { quality: 0.9 };
     fsm.execute('go', input);
@@ -345,7 +426,9 @@ describe('guards', () => {
         return typeof input === 'number' && input >= this.min;
       }
     }
-    const builder = FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: new Threshold(5) });
+    const builder = FsmStrategy.builder()
+      .initial('a')
+      .transition('a', 'go', 'b', { guard: new Threshold(5) });
     expect(builder.build().execute('go', 7)).toEqual({ from: 'a', action: 'go', to: 'b', guard: 'threshold' });
     expect(builder.build().canExecute('go', 3)).toBe(false);
   });
@@ -365,10 +448,18 @@ describe('guards', () => {
     it('a guard that executes a guarded transition of its own FSM is a GuardFailedError, and the state is unchanged', () => {
       const fsm: FsmStrategyWithRoutes = FsmStrategy.builder()
         .initial('a')
-        .transition('a', 'go', 'b', { guard: new ClosureGuard('reentrant', () => { fsm.execute('other'); return true; }) })
+        .transition('a', 'go', 'b', {
+          guard: new ClosureGuard('reentrant', () => {
+            fsm.execute('other');
+            return true;
+          }),
+        })
         .transition('a', 'other', 'c', { guard: new ClosureGuard('inner', always) })
         .build();
-      const error = catchError(() => fsm.execute('go'), (e) => GuardFailedError.isInstance(e));
+      const error = catchError(
+        () => fsm.execute('go'),
+        (e) => GuardFailedError.isInstance(e),
+      );
       expect(error.code).toBe('FSM_GUARD_FAILED');
       expect(fsm.currentState).toBe('a');
     });
@@ -378,10 +469,18 @@ describe('guards', () => {
     it('a guard that executes an unguarded transition of its own FSM is a GuardFailedError, and the state is unchanged', () => {
       const fsm: FsmStrategyWithRoutes = FsmStrategy.builder()
         .initial('a')
-        .transition('a', 'go', 'b', { guard: new ClosureGuard('reentrant', () => { fsm.execute('other'); return false; }) })
+        .transition('a', 'go', 'b', {
+          guard: new ClosureGuard('reentrant', () => {
+            fsm.execute('other');
+            return false;
+          }),
+        })
         .transition('a', 'other', 'c')
         .build();
-      const error = catchError(() => fsm.execute('go'), (e) => isSignalyardError(e));
+      const error = catchError(
+        () => fsm.execute('go'),
+        (e) => isSignalyardError(e),
+      );
       expect(error.code).toBe('FSM_GUARD_FAILED');
       expect(fsm.currentState).toBe('a');
     });
@@ -403,7 +502,10 @@ describe('guards', () => {
         })
         .transition('a', 'other', 'c', { guard: new ClosureGuard('inner', always) })
         .build();
-      const error = catchError(() => fsm.execute('go'), (e) => isSignalyardError(e));
+      const error = catchError(
+        () => fsm.execute('go'),
+        (e) => isSignalyardError(e),
+      );
       expect(error.code).toBe('FSM_GUARD_FAILED');
       expect(fsm.currentState).toBe('a');
     });
@@ -427,7 +529,12 @@ describe('guards', () => {
     it('a guard may execute another instance of the same definition', () => {
       const definition = FsmStrategy.builder()
         .initial('a')
-        .transition('a', 'go', 'b', { guard: new ClosureGuard('drives_other', () => { other.execute('go'); return true; }) })
+        .transition('a', 'go', 'b', {
+          guard: new ClosureGuard('drives_other', () => {
+            other.execute('go');
+            return true;
+          }),
+        })
         .transition('b', 'go', 'a')
         .define();
       const other = definition.create({ type: 'fsm', current_state: 'b' });
@@ -465,7 +572,14 @@ describe('canExecute', () => {
   });
 
   it('is false, without throwing, for a guard that throws', () => {
-    const fsm = FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: () => { throw new Error('x'); } }).build();
+    const fsm = FsmStrategy.builder()
+      .initial('a')
+      .transition('a', 'go', 'b', {
+        guard: () => {
+          throw new Error('x');
+        },
+      })
+      .build();
     expect(fsm.canExecute('go')).toBe(false);
     expect(fsm.currentState).toBe('a');
   });
@@ -473,7 +587,12 @@ describe('canExecute', () => {
   it('is false for a guard that throws even when a lower-priority transition would pass', () => {
     const fsm = FsmStrategy.builder()
       .initial('a')
-      .transition('a', 'go', 'b', { guard: () => { throw new Error('x'); }, priority: 1 })
+      .transition('a', 'go', 'b', {
+        guard: () => {
+          throw new Error('x');
+        },
+        priority: 1,
+      })
       .transition('a', 'go', 'c')
       .build();
     expect(fsm.canExecute('go')).toBe(false);
@@ -548,13 +667,20 @@ describe('instances', () => {
     fsm.execute('start');
     fsm.execute('finish');
     expect(fsm.validActions()).toEqual([]);
-    const error = catchError(() => fsm.execute('start'), (e) => InvalidTransitionError.isInstance(e));
+    const error = catchError(
+      () => fsm.execute('start'),
+      (e) => InvalidTransitionError.isInstance(e),
+    );
     expect(error.validActions).toEqual([]);
     expect(error.currentState).toBe('done');
   });
 
   it('validActions lists actions whose transitions are all guarded', () => {
-    const fsm = FsmStrategy.builder().initial('a').transition('a', 'go', 'b', { guard: never }).transition('a', 'stay', 'a').build();
+    const fsm = FsmStrategy.builder()
+      .initial('a')
+      .transition('a', 'go', 'b', { guard: never })
+      .transition('a', 'stay', 'a')
+      .build();
     expect(fsm.validActions()).toEqual(['go', 'stay']);
   });
 

@@ -20,7 +20,13 @@ import {
 
 type GuardSpec =
   /** `input % k === r`, throwing first when `throwMod` divides the input. */
-  | { readonly kind: 'mod'; readonly k: number; readonly r: number; readonly throwMod: number | null; readonly as: 'function' | 'closure' | 'object' }
+  | {
+      readonly kind: 'mod';
+      readonly k: number;
+      readonly r: number;
+      readonly throwMod: number | null;
+      readonly as: 'function' | 'closure' | 'object';
+    }
   /** Returns 1 when `input % k === r`, else 0: truthy is never enough. */
   | { readonly kind: 'truthy'; readonly k: number; readonly r: number; readonly as: 'function' | 'closure' | 'object' }
   /** Returns a Promise: always a guard failure. */
@@ -49,9 +55,32 @@ const STATES = ['s0', 's1', 's2', 's3', 's4'] as const;
 const ACTIONS = ['a', 'b', 'c', 'B', 'é'] as const;
 
 const guardSpec: fc.Arbitrary<GuardSpec> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('mod' as const), k: fc.integer({ min: 1, max: 4 }), r: fc.integer({ min: 0, max: 3 }), throwMod: fc.option(fc.integer({ min: 2, max: 7 }), { freq: 3 }), as: fc.constantFrom('function' as const, 'closure' as const, 'object' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truthy' as const), k: fc.integer({ min: 1, max: 3 }), r: fc.integer({ min: 0, max: 2 }), as: fc.constantFrom('function' as const, 'closure' as const, 'object' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('promise' as const), as: fc.constantFrom('function' as const, 'closure' as const, 'object' as const) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('mod' as const),
+      k: fc.integer({ min: 1, max: 4 }),
+      r: fc.integer({ min: 0, max: 3 }),
+      throwMod: fc.option(fc.integer({ min: 2, max: 7 }), { freq: 3 }),
+      as: fc.constantFrom('function' as const, 'closure' as const, 'object' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('truthy' as const),
+      k: fc.integer({ min: 1, max: 3 }),
+      r: fc.integer({ min: 0, max: 2 }),
+      as: fc.constantFrom('function' as const, 'closure' as const, 'object' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('promise' as const),
+      as: fc.constantFrom('function' as const, 'closure' as const, 'object' as const),
+    }),
+  },
 );
 
 function transitionSpec(stateCount: number): fc.Arbitrary<TransitionSpec> {
@@ -320,7 +349,9 @@ describe('random machines and action sequences', () => {
         } catch (e) {
           error = e;
         }
-        expect(error === undefined ? 'valid' : FsmDefinitionError.isInstance(error) ? 'invalid' : 'other').toBe(ambiguous ? 'invalid' : 'valid');
+        expect(error === undefined ? 'valid' : FsmDefinitionError.isInstance(error) ? 'invalid' : 'other').toBe(
+          ambiguous ? 'invalid' : 'valid',
+        );
         if (FsmDefinitionError.isInstance(error)) {
           for (const problem of error.problems) expect(problem).toMatch(/ambiguous/);
         }
@@ -335,7 +366,9 @@ describe('random machines and action sequences', () => {
         const expected = [
           'stateDiagram-v2',
           '    [*] --> s0',
-          ...m.transitions.map((t, i) => `    ${t.from} --> ${t.to} : ${t.action}${t.guard === null ? '' : ` [${guardName(t.guard, i)}]`}`),
+          ...m.transitions.map(
+            (t, i) => `    ${t.from} --> ${t.to} : ${t.action}${t.guard === null ? '' : ` [${guardName(t.guard, i)}]`}`,
+          ),
         ];
         expect(lines).toEqual(expected);
       }),

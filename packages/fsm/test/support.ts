@@ -18,7 +18,10 @@ export function catchError<E>(fn: () => unknown, is: (error: unknown) => error i
 
 /** The `problems` of the FsmDefinitionError that `define()` throws for `builder`. */
 export function definitionProblems(builder: FsmStrategyBuilder): readonly string[] {
-  const error = catchError(() => builder.define(), (e) => FsmDefinitionError.isInstance(e));
+  const error = catchError(
+    () => builder.define(),
+    (e) => FsmDefinitionError.isInstance(e),
+  );
   expect(error.code).toBe('FSM_DEFINITION_INVALID');
   return error.problems;
 }

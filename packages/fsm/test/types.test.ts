@@ -43,8 +43,12 @@ describe('public types', () => {
     expectTypeOf(builder).toEqualTypeOf<FsmStrategyBuilder>();
     expectTypeOf(builder.initial('a')).toEqualTypeOf<FsmStrategyBuilder>();
     expectTypeOf(builder.state('a', { final: true, description: 'd' })).toEqualTypeOf<FsmStrategyBuilder>();
-    expectTypeOf(builder.transition('a', 'go', 'b', { guard: () => true, priority: 1 })).toEqualTypeOf<FsmStrategyBuilder>();
-    expectTypeOf(builder.route({ kind: 'stop', action: { type: 'continue' } }, { inStates: ['a'] })).toEqualTypeOf<FsmStrategyBuilder>();
+    expectTypeOf(
+      builder.transition('a', 'go', 'b', { guard: () => true, priority: 1 }),
+    ).toEqualTypeOf<FsmStrategyBuilder>();
+    expectTypeOf(
+      builder.route({ kind: 'stop', action: { type: 'continue' } }, { inStates: ['a'] }),
+    ).toEqualTypeOf<FsmStrategyBuilder>();
     expectTypeOf<ReturnType<FsmStrategyBuilder['build']>>().toEqualTypeOf<FsmStrategyWithRoutes>();
     expectTypeOf<ReturnType<FsmStrategyBuilder['define']>>().toEqualTypeOf<FsmDefinition>();
 
@@ -60,7 +64,9 @@ describe('public types', () => {
   it('the strategy API has the documented signatures', () => {
     const fsm = FsmStrategy.builder().initial('a').build();
     expectTypeOf(fsm.strategy).toEqualTypeOf<FsmStrategy>();
-    expectTypeOf<FsmStrategyWithRoutes['execute']>().toEqualTypeOf<(action: string, input?: unknown) => TransitionResult>();
+    expectTypeOf<FsmStrategyWithRoutes['execute']>().toEqualTypeOf<
+      (action: string, input?: unknown) => TransitionResult
+    >();
     expectTypeOf<FsmStrategy['execute']>().toEqualTypeOf<(action: string, input?: unknown) => TransitionResult>();
     expectTypeOf<FsmStrategyWithRoutes['canExecute']>().toEqualTypeOf<(action: string, input?: unknown) => boolean>();
     expectTypeOf<FsmStrategy['canExecute']>().toEqualTypeOf<(action: string, input?: unknown) => boolean>();
@@ -82,7 +88,9 @@ describe('public types', () => {
   it('guards: a GuardCondition, a ClosureGuard or a boolean function; nothing else', () => {
     expectTypeOf<ClosureGuard>().toExtend<GuardCondition>();
     expectTypeOf<GuardCondition>().toHaveProperty('name').toEqualTypeOf<string>();
-    expectTypeOf<TransitionOptions['guard']>().toEqualTypeOf<GuardCondition | ((input: unknown) => boolean) | undefined>();
+    expectTypeOf<TransitionOptions['guard']>().toEqualTypeOf<
+      GuardCondition | ((input: unknown) => boolean) | undefined
+    >();
     expectTypeOf<TransitionOptions['priority']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<StateOptions>().toEqualTypeOf<{ readonly final?: boolean; readonly description?: string }>();
     expectTypeOf<RouteOptions>().toEqualTypeOf<{ readonly inStates?: readonly string[] }>();

@@ -16,7 +16,15 @@ const definition = FsmStrategy.builder()
   .initial('idle')
   .transition('idle', 'start', 'working')
   .transition('working', 'finish', 'idle')
-  .route({ kind: SignalKind.UserMessage, name: 'gate', action: Action.reject('busy'), predicate: (s) => s.payload === 'blocked' }, { inStates: ['working'] })
+  .route(
+    {
+      kind: SignalKind.UserMessage,
+      name: 'gate',
+      action: Action.reject('busy'),
+      predicate: (s) => s.payload === 'blocked',
+    },
+    { inStates: ['working'] },
+  )
   .route({ kind: SignalKind.Stop, name: 'stop', action: Action.ForceStop })
   .define();
 
@@ -55,7 +63,13 @@ function makeRunner(plugins: readonly Plugin[]): Runner {
         id: 'main',
         strategy: () => definition.create(),
         routes: [
-          { kind: SignalKind.UserMessage, name: 'command', priority: 10, predicate: (s) => typeof s.payload === 'string' && s.payload.startsWith('/'), action: Action.transition('start') },
+          {
+            kind: SignalKind.UserMessage,
+            name: 'command',
+            priority: 10,
+            predicate: (s) => typeof s.payload === 'string' && s.payload.startsWith('/'),
+            action: Action.transition('start'),
+          },
           { kind: SignalKind.UserMessage, name: 'chat', action: Action.Continue },
         ],
         engine,
@@ -80,7 +94,8 @@ const message: Signal = signal(SignalKind.UserMessage, 'hello');
 for (const runner of [off, on]) {
   for (const key of keys) {
     const outcome = await runner.dispatch(key, message);
-    if (outcome.status !== 'completed' || outcome.decidedBy?.route.name !== 'chat') throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
+    if (outcome.status !== 'completed' || outcome.decidedBy?.route.name !== 'chat')
+      throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
   }
 }
 // Each signal with the plugin on is a signalyard.signal span and its signalyard.turn span.
@@ -99,7 +114,10 @@ const results = await measure(
   ],
   { rounds: 3, time: 1000, warmupTime: 300 },
 );
-printTable('@signalyard/otel: Runner dispatch over 1,000 sessions, FSM + 3-tier router + trivial engine, memory store (per signal)', results);
+printTable(
+  '@signalyard/otel: Runner dispatch over 1,000 sessions, FSM + 3-tier router + trivial engine, memory store (per signal)',
+  results,
+);
 const [withoutPlugin, withPlugin] = results;
 console.log('');
 console.log(`signals per second, plugin off: ${Math.round(withoutPlugin!.opsPerSec).toLocaleString('en-US')}`);

@@ -133,11 +133,22 @@ export class EngineSpans {
       const members = (this.#members ??= new Map<string, Span>());
       const key = group + KEY_SEPARATOR + agentId;
       members.get(key)?.end();
-      members.set(key, this.#tracer.startSpan(SPAN_CREW_AGENT, { attributes: { [ATTR_CREW_AGENT_ID]: agentId, [ATTR_CREW_GROUP]: group } }, this.#parent));
+      members.set(
+        key,
+        this.#tracer.startSpan(
+          SPAN_CREW_AGENT,
+          { attributes: { [ATTR_CREW_AGENT_ID]: agentId, [ATTR_CREW_GROUP]: group } },
+          this.#parent,
+        ),
+      );
       return;
     }
     this.#endMain();
-    this.#main = this.#tracer.startSpan(SPAN_CREW_AGENT, { attributes: { [ATTR_CREW_AGENT_ID]: agentId } }, this.#parent);
+    this.#main = this.#tracer.startSpan(
+      SPAN_CREW_AGENT,
+      { attributes: { [ATTR_CREW_AGENT_ID]: agentId } },
+      this.#parent,
+    );
     this.#mainId = agentId;
   }
 
@@ -245,7 +256,11 @@ export class EngineSpans {
     if (typeof status === 'string') span.setAttribute(ATTR_CREW_MEMBER_STATUS, status);
     const error = event.error;
     if (status === 'failed' || status === 'timed_out') {
-      span.setStatus(error instanceof Error ? { code: SpanStatusCode.ERROR, message: error.message } : { code: SpanStatusCode.ERROR });
+      span.setStatus(
+        error instanceof Error
+          ? { code: SpanStatusCode.ERROR, message: error.message }
+          : { code: SpanStatusCode.ERROR },
+      );
       if (error instanceof Error) span.recordException(error);
     }
     span.end();
@@ -276,7 +291,10 @@ export class EngineSpans {
     if (typeof stage !== 'string') return;
     const stages = (this.#stages ??= new Map<string, Span>());
     stages.get(stage)?.end();
-    stages.set(stage, this.#tracer.startSpan(SPAN_PIPELINE_STAGE, { attributes: { [ATTR_PIPELINE_STAGE]: stage } }, this.#parent));
+    stages.set(
+      stage,
+      this.#tracer.startSpan(SPAN_PIPELINE_STAGE, { attributes: { [ATTR_PIPELINE_STAGE]: stage } }, this.#parent),
+    );
   }
 
   #stageEnd(event: EngineEvent): void {

@@ -79,15 +79,31 @@ export function otelPlugin(opts?: OtelPluginOptions): Plugin {
 function validateOptions(opts: unknown): { tracer: Tracer | undefined; recordContent: boolean } {
   if (opts === undefined) return { tracer: undefined, recordContent: false };
   if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
-    throw new ConfigError({ problems: [{ path: '', message: `expected otelPlugin options { tracer?, recordContent? }, got ${describeValue(opts)}` }] });
+    throw new ConfigError({
+      problems: [
+        { path: '', message: `expected otelPlugin options { tracer?, recordContent? }, got ${describeValue(opts)}` },
+      ],
+    });
   }
   const problems: ConfigProblem[] = [];
   for (const key of Object.keys(opts)) {
-    if (!KNOWN_OPTIONS.has(key)) problems.push({ path: key, message: `unknown option ${JSON.stringify(key)}: expected "tracer" or "recordContent"` });
+    if (!KNOWN_OPTIONS.has(key))
+      problems.push({
+        path: key,
+        message: `unknown option ${JSON.stringify(key)}: expected "tracer" or "recordContent"`,
+      });
   }
   const { tracer, recordContent } = opts as { tracer?: unknown; recordContent?: unknown };
-  if (tracer !== undefined && (typeof tracer !== 'object' || tracer === null || typeof (tracer as { startSpan?: unknown }).startSpan !== 'function')) {
-    problems.push({ path: 'tracer', message: `expected an OpenTelemetry Tracer (an object with startSpan), got ${describeValue(tracer)}` });
+  if (
+    tracer !== undefined &&
+    (typeof tracer !== 'object' ||
+      tracer === null ||
+      typeof (tracer as { startSpan?: unknown }).startSpan !== 'function')
+  ) {
+    problems.push({
+      path: 'tracer',
+      message: `expected an OpenTelemetry Tracer (an object with startSpan), got ${describeValue(tracer)}`,
+    });
   }
   if (recordContent !== undefined && typeof recordContent !== 'boolean') {
     problems.push({ path: 'recordContent', message: `expected true or false, got ${describeValue(recordContent)}` });

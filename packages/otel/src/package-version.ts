@@ -10,7 +10,10 @@ let cached: string | undefined | null = null;
 export function packageVersion(): string | undefined {
   if (cached === null) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
       cached = pkg.name === '@signalyard/otel' && typeof pkg.version === 'string' ? pkg.version : undefined;
     } catch {
       cached = undefined;

@@ -1,5 +1,20 @@
-import { formatAction, type EngineEvent, type Outcome, type RunnerEvent, type Signal, type TransitionResult } from '@signalyard/core';
-import { SpanStatusCode, context, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  formatAction,
+  type EngineEvent,
+  type Outcome,
+  type RunnerEvent,
+  type Signal,
+  type TransitionResult,
+} from '@signalyard/core';
+import {
+  SpanStatusCode,
+  context,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { userTextOf } from './content.js';
 import { EngineSpans } from './engine-spans.js';
 import {
@@ -205,7 +220,11 @@ export class SpanRecorder {
     const track = this.#currentOf(sessionKey);
     if (track === undefined) return;
     const host = track.turn ?? track.span;
-    track.engine ??= new EngineSpans(this.#tracer, host === track.span ? this.#contextOf(track) : trace.setSpan(context.active(), host), this.#content);
+    track.engine ??= new EngineSpans(
+      this.#tracer,
+      host === track.span ? this.#contextOf(track) : trace.setSpan(context.active(), host),
+      this.#content,
+    );
     track.engine.handle(event, host);
   }
 
@@ -239,7 +258,11 @@ export class SpanRecorder {
       if (outcome.status === 'stopped' && action === undefined) {
         // Stopped before it was applied: never the current signal (which may be the same object, dispatched twice).
         track = other;
-      } else if (other?.arrival === true && action !== undefined && (action.type === 'graceful_stop' || action.type === 'force_stop')) {
+      } else if (
+        other?.arrival === true &&
+        action !== undefined &&
+        (action.type === 'graceful_stop' || action.type === 'force_stop')
+      ) {
         track = other;
       } else {
         track = current ?? other;

@@ -38,7 +38,9 @@ describe('otelPlugin options', () => {
   });
 
   it('lists every problem at once: a tracer without startSpan, a non-boolean recordContent, an unknown key', () => {
-    const error = configErrorOf(() => otelPlugin({ tracer: { getTracer: () => undefined }, recordContent: 'yes', recordContents: true } as never));
+    const error = configErrorOf(() =>
+      otelPlugin({ tracer: { getTracer: () => undefined }, recordContent: 'yes', recordContents: true } as never),
+    );
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.problems.map((p) => p.path)).toEqual(['recordContents', 'tracer', 'recordContent']);
     expect(error.problems[0]?.message).toContain('unknown option "recordContents"');
@@ -47,7 +49,9 @@ describe('otelPlugin options', () => {
   });
 
   it.each([null, 7, 'tracer'])('refuses a tracer %j', (tracer) => {
-    expect(configErrorOf(() => otelPlugin({ tracer: tracer as never })).problems.map((p) => p.path)).toEqual(['tracer']);
+    expect(configErrorOf(() => otelPlugin({ tracer: tracer as never })).problems.map((p) => p.path)).toEqual([
+      'tracer',
+    ]);
   });
 });
 
@@ -66,7 +70,10 @@ describe('the default tracer', () => {
   });
 
   it('without a registered provider records nothing and never gets in the way', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine: () => Promise.resolve({}) }], plugins: [otelPlugin()] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: () => Promise.resolve({}) }],
+      plugins: [otelPlugin()],
+    });
     const warnings: string[] = [];
     runner.on((e) => {
       if (e.type === 'warning') warnings.push(e.message);

@@ -1,6 +1,15 @@
 // The plugin driven by hand-made RunnerEvents: missing events, odd orders and every engine event
 // it knows, without a runner in between.
-import { Action, SignalyardError, SignalKind, signal, type EngineEvent, type Outcome, type RunnerEvent, type Signal } from '@signalyard/core';
+import {
+  Action,
+  SignalyardError,
+  SignalKind,
+  signal,
+  type EngineEvent,
+  type Outcome,
+  type RunnerEvent,
+  type Signal,
+} from '@signalyard/core';
 import { otelPlugin } from '@signalyard/otel';
 import { SpanStatusCode } from '@opentelemetry/api';
 import fc from 'fast-check';
@@ -44,7 +53,15 @@ describe('missing and out-of-order events', () => {
     const spans = t.spans();
     expect(treeOf(spans, childrenOf(spans, undefined)[0]!)).toEqual([
       'signalyard.signal',
-      [['signalyard.turn', [['signalyard.crew.agent', []], ['signalyard.pipeline.stage', []]]]],
+      [
+        [
+          'signalyard.turn',
+          [
+            ['signalyard.crew.agent', []],
+            ['signalyard.pipeline.stage', []],
+          ],
+        ],
+      ],
     ]);
   });
 
@@ -53,7 +70,12 @@ describe('missing and out-of-order events', () => {
     begin();
     engine({ type: 'agent_start', agentId: 'a', group: 'g' });
     engine({ type: 'stage_start', stage: 'plan' });
-    emit({ type: 'signal_received', sessionKey: 'agent:main:other', agentId: 'main', signal: signal(SignalKind.Timer, null) });
+    emit({
+      type: 'signal_received',
+      sessionKey: 'agent:main:other',
+      agentId: 'main',
+      signal: signal(SignalKind.Timer, null),
+    });
     expect(t.openCount()).toBe(5);
     await plugin.dispose?.();
     expect(t.openCount()).toBe(0);
@@ -65,10 +87,26 @@ describe('missing and out-of-order events', () => {
   it('an outcome with no signal span before it (stopped in the queue) is a signal span of its own', async () => {
     const { t, emit } = await driven();
     emit({ type: 'outcome', outcome: outcome('stopped', undefined), signal: signal(SignalKind.UserMessage, 'queued') });
-    emit({ type: 'outcome', outcome: { ...outcome('failed', undefined), error: new SignalyardError({ code: 'CHECKPOINT_LOAD_FAILED', message: 'store down' }) } });
+    emit({
+      type: 'outcome',
+      outcome: {
+        ...outcome('failed', undefined),
+        error: new SignalyardError({ code: 'CHECKPOINT_LOAD_FAILED', message: 'store down' }),
+      },
+    });
     const [stopped, failed] = named(t.spans(), 'signalyard.signal');
-    expect(stopped?.attributes).toEqual({ 'signalyard.session_key': KEY, 'signalyard.agent_id': 'main', 'signalyard.signal_kind': 'user_message', 'signalyard.status': 'stopped' });
-    expect(failed?.attributes).toEqual({ 'signalyard.session_key': KEY, 'signalyard.agent_id': 'main', 'signalyard.status': 'failed', 'signalyard.error_code': 'CHECKPOINT_LOAD_FAILED' });
+    expect(stopped?.attributes).toEqual({
+      'signalyard.session_key': KEY,
+      'signalyard.agent_id': 'main',
+      'signalyard.signal_kind': 'user_message',
+      'signalyard.status': 'stopped',
+    });
+    expect(failed?.attributes).toEqual({
+      'signalyard.session_key': KEY,
+      'signalyard.agent_id': 'main',
+      'signalyard.status': 'failed',
+      'signalyard.error_code': 'CHECKPOINT_LOAD_FAILED',
+    });
     expect(failed?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'store down' });
   });
 
@@ -118,7 +156,13 @@ describe('missing and out-of-order events', () => {
     emit({ type: 'turn_start', ...base });
     end(s);
     const spans = t.spans();
-    expect(treeOf(spans, childrenOf(spans, undefined)[0]!)).toEqual(['signalyard.signal', [['signalyard.turn', []], ['signalyard.turn', []]]]);
+    expect(treeOf(spans, childrenOf(spans, undefined)[0]!)).toEqual([
+      'signalyard.signal',
+      [
+        ['signalyard.turn', []],
+        ['signalyard.turn', []],
+      ],
+    ]);
   });
 
   it('a turn_start while a turn is open ends the dangling one first', async () => {
@@ -206,7 +250,9 @@ describe('many sessions', () => {
     const spans = t.spans();
     expect(named(spans, 'signalyard.signal')).toHaveLength(9002);
     const byId = new Map(spans.map((x) => [idOf(x), x]));
-    const turnParents = named(spans, 'signalyard.turn').map((turn) => byId.get(parentIdOf(turn) ?? '')?.attributes['signalyard.session_key']);
+    const turnParents = named(spans, 'signalyard.turn').map(
+      (turn) => byId.get(parentIdOf(turn) ?? '')?.attributes['signalyard.session_key'],
+    );
     expect(turnParents).toEqual(['agent:main:busy', 'agent:main:s1']);
   });
 });
@@ -217,7 +263,10 @@ describe('signal attributes', () => {
     const s = begin(signal(SignalKind.custom('webhook'), {}), false);
     emit({
       type: 'outcome',
-      outcome: { ...outcome('completed', Action.custom('sync')), decidedBy: { tier: 'plugin', route: { kind: SignalKind.custom('webhook'), action: Action.custom('sync') } } },
+      outcome: {
+        ...outcome('completed', Action.custom('sync')),
+        decidedBy: { tier: 'plugin', route: { kind: SignalKind.custom('webhook'), action: Action.custom('sync') } },
+      },
       signal: s,
     });
     expect(named(t.spans(), 'signalyard.signal')[0]?.attributes).toEqual({
@@ -245,11 +294,19 @@ describe('signal attributes', () => {
 
   it('with recordContent, records the text of a user message given as { text }, and none for other kinds', async () => {
     const { t, emit, begin } = await driven({ recordContent: true });
-    for (const s of [signal(SignalKind.UserMessage, { text: 'from payload.text' }), signal(SignalKind.UserMessage, { other: 1 }), signal(SignalKind.Timer, 'tick')]) {
+    for (const s of [
+      signal(SignalKind.UserMessage, { text: 'from payload.text' }),
+      signal(SignalKind.UserMessage, { other: 1 }),
+      signal(SignalKind.Timer, 'tick'),
+    ]) {
       begin(s, false);
       emit({ type: 'outcome', outcome: outcome('completed', Action.Continue), signal: s });
     }
-    expect(named(t.spans(), 'signalyard.signal').map((s) => s.attributes['signalyard.content'])).toEqual(['from payload.text', undefined, undefined]);
+    expect(named(t.spans(), 'signalyard.signal').map((s) => s.attributes['signalyard.content'])).toEqual([
+      'from payload.text',
+      undefined,
+      undefined,
+    ]);
   });
 });
 
@@ -265,7 +322,13 @@ describe('crew events', () => {
     engine({ type: 'agent_start', agentId: 'x', group: 'g2' });
     engine({ type: 'agent_response', agentId: 'y', content: 'y says', group: 'g1' });
     engine({ type: 'parallel_member_end', group: 'g1', agentId: 'y', status: 'succeeded', content: 'y says' });
-    engine({ type: 'parallel_member_end', group: 'g1', agentId: 'x', status: 'failed', error: new SignalyardError({ code: 'CREW_AGENT_FAILED', message: 'x broke' }) });
+    engine({
+      type: 'parallel_member_end',
+      group: 'g1',
+      agentId: 'x',
+      status: 'failed',
+      error: new SignalyardError({ code: 'CREW_AGENT_FAILED', message: 'x broke' }),
+    });
     engine({ type: 'parallel_member_end', group: 'g2', agentId: 'x', status: 'timed_out' });
     engine({ type: 'parallel_end', group: 'g1', succeeded: ['y'] });
     engine({ type: 'handoff', from: 'lead', to: 'next', via: 'parallel', handoffs: 1 });
@@ -276,7 +339,14 @@ describe('crew events', () => {
 
     const spans = t.spans();
     const agents = named(spans, 'signalyard.crew.agent');
-    expect(agents.map((a) => [a.attributes['signalyard.crew.agent_id'], a.attributes['signalyard.crew.group'], a.attributes['signalyard.crew.member_status'], a.status.code])).toEqual([
+    expect(
+      agents.map((a) => [
+        a.attributes['signalyard.crew.agent_id'],
+        a.attributes['signalyard.crew.group'],
+        a.attributes['signalyard.crew.member_status'],
+        a.status.code,
+      ]),
+    ).toEqual([
       ['lead', undefined, undefined, SpanStatusCode.UNSET],
       ['x', 'g1', 'failed', SpanStatusCode.ERROR],
       ['y', 'g1', 'succeeded', SpanStatusCode.UNSET],
@@ -293,7 +363,15 @@ describe('crew events', () => {
     expect(turn?.events.map((e) => [e.name, e.attributes])).toEqual([
       ['signalyard.crew.parallel_start', { 'signalyard.crew.group': 'g1', 'signalyard.crew.agents': ['x', 'y'] }],
       ['signalyard.crew.parallel_end', { 'signalyard.crew.group': 'g1', 'signalyard.crew.succeeded': ['y'] }],
-      ['signalyard.crew.handoff', { 'signalyard.crew.from': 'lead', 'signalyard.crew.to': 'next', 'signalyard.crew.via': 'parallel', 'signalyard.crew.handoffs': 1 }],
+      [
+        'signalyard.crew.handoff',
+        {
+          'signalyard.crew.from': 'lead',
+          'signalyard.crew.to': 'next',
+          'signalyard.crew.via': 'parallel',
+          'signalyard.crew.handoffs': 1,
+        },
+      ],
     ]);
     expect(t.openCount()).toBe(0);
   });
@@ -305,7 +383,9 @@ describe('crew events', () => {
     engine({ type: 'agent_start', agentId: 'y', group: 'other' });
     engine({ type: 'parallel_end', group: 'g', succeeded: [] });
     const agents = named(t.spans(), 'signalyard.crew.agent');
-    expect(agents.map((a) => [a.attributes['signalyard.crew.agent_id'], a.attributes['signalyard.crew.member_status']])).toEqual([['x', 'aborted']]);
+    expect(
+      agents.map((a) => [a.attributes['signalyard.crew.agent_id'], a.attributes['signalyard.crew.member_status']]),
+    ).toEqual([['x', 'aborted']]);
   });
 
   it('records tool rounds as events of the agent span, with arguments and results only under recordContent', async () => {
@@ -318,7 +398,13 @@ describe('crew events', () => {
       engine({ type: 'tool_start', agentId: 'a', call });
       engine({ type: 'tool_result', agentId: 'a', call, result: { found: 'secret-result' }, isError: false });
       engine({ type: 'tool_start', agentId: 'a', call: { id: 'c2', name: 'fail', arguments: {} } });
-      engine({ type: 'tool_result', agentId: 'a', call: { id: 'c2', name: 'fail' }, result: new Error('secret-error'), isError: true });
+      engine({
+        type: 'tool_result',
+        agentId: 'a',
+        call: { id: 'c2', name: 'fail' },
+        result: new Error('secret-error'),
+        isError: true,
+      });
       engine({ type: 'agent_response', agentId: 'a', content: 'found it' });
       engine({ type: 'terminate', agentId: 'a', reason: 'no_next_agent' });
       end(s);
@@ -332,10 +418,18 @@ describe('crew events', () => {
         'signalyard.crew.terminate',
       ]);
       expect(agent?.events[0]?.attributes?.['signalyard.crew.tools']).toEqual(['lookup']);
-      expect(agent?.events[2]?.attributes).toMatchObject({ 'signalyard.crew.tool': 'lookup', 'signalyard.crew.tool_call_id': 'c1', 'signalyard.crew.tool_error': false });
-      expect(agent?.events[4]?.attributes).toMatchObject({ 'signalyard.crew.tool': 'fail', 'signalyard.crew.tool_error': true });
+      expect(agent?.events[2]?.attributes).toMatchObject({
+        'signalyard.crew.tool': 'lookup',
+        'signalyard.crew.tool_call_id': 'c1',
+        'signalyard.crew.tool_error': false,
+      });
+      expect(agent?.events[4]?.attributes).toMatchObject({
+        'signalyard.crew.tool': 'fail',
+        'signalyard.crew.tool_error': true,
+      });
       const texts = textsOf(agent!).join('\n');
-      for (const secret of ['let me look', 'secret-4711', 'secret-result', 'secret-error', 'found it']) expect(texts.includes(secret)).toBe(recordContent);
+      for (const secret of ['let me look', 'secret-4711', 'secret-result', 'secret-error', 'found it'])
+        expect(texts.includes(secret)).toBe(recordContent);
     }
   });
 
@@ -349,7 +443,10 @@ describe('crew events', () => {
     end(s);
     const spans = t.spans();
     expect(named(spans, 'signalyard.crew.agent').map((a) => a.events.length)).toEqual([0, 0]);
-    expect(named(spans, 'signalyard.turn')[0]?.events.map((e) => e.name)).toEqual(['signalyard.crew.handoff', 'signalyard.crew.terminate']);
+    expect(named(spans, 'signalyard.turn')[0]?.events.map((e) => e.name)).toEqual([
+      'signalyard.crew.handoff',
+      'signalyard.crew.terminate',
+    ]);
   });
 
   it('ignores engine events it does not know or whose fields are malformed', async () => {
@@ -372,7 +469,12 @@ describe('crew events', () => {
       engine(event);
     }
     end(s);
-    expect(t.spans().map((x) => x.name).sort()).toEqual(['signalyard.signal', 'signalyard.turn']);
+    expect(
+      t
+        .spans()
+        .map((x) => x.name)
+        .sort(),
+    ).toEqual(['signalyard.signal', 'signalyard.turn']);
   });
 
   it('with recordContent, content without a JSON form is recorded as text, never thrown', async () => {
@@ -386,7 +488,11 @@ describe('crew events', () => {
     engine({ type: 'tool_result', agentId: 'a', call: { id: 'c', name: 't' }, result: undefined, isError: false });
     end(s);
     const [agent] = named(t.spans(), 'signalyard.crew.agent');
-    expect(agent?.events.map((e) => e.attributes?.['signalyard.content'])).toEqual(['[object Object]', '10', 'undefined']);
+    expect(agent?.events.map((e) => e.attributes?.['signalyard.content'])).toEqual([
+      '[object Object]',
+      '10',
+      'undefined',
+    ]);
   });
 });
 
@@ -402,12 +508,20 @@ describe('pipeline events', () => {
     engine({ type: 'interrupt', interrupt: null });
     end(s);
     const stages = named(t.spans(), 'signalyard.pipeline.stage');
-    expect(stages.map((x) => [x.attributes['signalyard.pipeline.stage'], x.attributes['signalyard.pipeline.failed'], x.status.code])).toEqual([
+    expect(
+      stages.map((x) => [
+        x.attributes['signalyard.pipeline.stage'],
+        x.attributes['signalyard.pipeline.failed'],
+        x.status.code,
+      ]),
+    ).toEqual([
       ['a', undefined, SpanStatusCode.UNSET],
       ['b', false, SpanStatusCode.UNSET],
       ['a', true, SpanStatusCode.ERROR],
     ]);
-    expect(named(t.spans(), 'signalyard.turn')[0]?.events.map((e) => [e.name, e.attributes])).toEqual([['signalyard.pipeline.interrupt', {}]]);
+    expect(named(t.spans(), 'signalyard.turn')[0]?.events.map((e) => [e.name, e.attributes])).toEqual([
+      ['signalyard.pipeline.interrupt', {}],
+    ]);
   });
 
   it('engine events outside a turn hang under the signal span', async () => {
@@ -417,13 +531,20 @@ describe('pipeline events', () => {
     engine({ type: 'stage_end', stage: 'a', output: {}, failed: false, next: 'end' });
     emit({ type: 'outcome', outcome: outcome('completed', Action.Continue), signal: s });
     const spans = t.spans();
-    expect(treeOf(spans, childrenOf(spans, undefined)[0]!)).toEqual(['signalyard.signal', [['signalyard.pipeline.stage', []]]]);
+    expect(treeOf(spans, childrenOf(spans, undefined)[0]!)).toEqual([
+      'signalyard.signal',
+      [['signalyard.pipeline.stage', []]],
+    ]);
   });
 });
 
 describe('invariants', () => {
   /** One signal's events, in the order a Runner emits them. */
-  const signalEvents = (sessionKey: string, index: number, shape: { turn: boolean; stages: number; transition: boolean; status: Outcome['status'] }): RunnerEvent[] => {
+  const signalEvents = (
+    sessionKey: string,
+    index: number,
+    shape: { turn: boolean; stages: number; transition: boolean; status: Outcome['status'] },
+  ): RunnerEvent[] => {
     const b = { sessionKey, agentId: 'main' };
     const s = signal(SignalKind.UserMessage, `${sessionKey}#${index}`);
     const out: RunnerEvent[] = [
@@ -434,11 +555,16 @@ describe('invariants', () => {
       out.push({ type: 'turn_start', ...b });
       for (let i = 0; i < shape.stages; i++) {
         out.push({ type: 'engine_event', ...b, event: { type: 'stage_start', stage: `${sessionKey}/${i}` } });
-        out.push({ type: 'engine_event', ...b, event: { type: 'stage_end', stage: `${sessionKey}/${i}`, output: {}, failed: false, next: 'end' } });
+        out.push({
+          type: 'engine_event',
+          ...b,
+          event: { type: 'stage_end', stage: `${sessionKey}/${i}`, output: {}, failed: false, next: 'end' },
+        });
       }
       out.push({ type: 'turn_end', ...b, status: shape.status });
     }
-    if (shape.transition) out.push({ type: 'transition_applied', ...b, result: { from: 'x', action: sessionKey, to: 'y' } });
+    if (shape.transition)
+      out.push({ type: 'transition_applied', ...b, result: { from: 'x', action: sessionKey, to: 'y' } });
     out.push({ type: 'outcome', outcome: outcome(shape.status, Action.Continue, sessionKey), signal: s });
     return out;
   };
@@ -452,7 +578,9 @@ describe('invariants', () => {
   const runArb = fc
     .array(fc.array(shapeArb, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 4 })
     .chain((sessions) => {
-      const queues = sessions.map((shapes, i) => shapes.flatMap((shape, j) => signalEvents(`agent:main:s${i}`, j, shape)));
+      const queues = sessions.map((shapes, i) =>
+        shapes.flatMap((shape, j) => signalEvents(`agent:main:s${i}`, j, shape)),
+      );
       const total = queues.reduce((n, q) => n + q.length, 0);
       return fc.array(fc.nat({ max: sessions.length - 1 }), { minLength: total, maxLength: total }).map((picks) => {
         const cursors = queues.map(() => 0);
@@ -482,7 +610,7 @@ describe('invariants', () => {
         const roots = childrenOf(spans, undefined);
         expect(roots).toHaveLength(signals);
         expect(roots.every((r) => r.name === 'signalyard.signal')).toBe(true);
-        const rootOf = (id: string | undefined): typeof roots[number] | undefined => {
+        const rootOf = (id: string | undefined): (typeof roots)[number] | undefined => {
           let span = spans.find((x) => idOf(x) === id);
           while (span !== undefined) {
             const parent = parentIdOf(span);
@@ -496,7 +624,10 @@ describe('invariants', () => {
             expect(parentIdOf(span)).toBe(idOf(rootOf(idOf(span))!));
             continue;
           }
-          const key = span.attributes['signalyard.session_key'] ?? span.attributes['signalyard.transition.action'] ?? String(span.attributes['signalyard.pipeline.stage']).split('/')[0];
+          const key =
+            span.attributes['signalyard.session_key'] ??
+            span.attributes['signalyard.transition.action'] ??
+            String(span.attributes['signalyard.pipeline.stage']).split('/')[0];
           expect(rootOf(idOf(span))?.attributes['signalyard.session_key']).toBe(key);
         }
       }),
@@ -506,7 +637,11 @@ describe('invariants', () => {
 
   it('never throws and ends every span after dispose, whatever the events', async () => {
     const sessions = ['agent:main:a', 'agent:main:b'];
-    const signals = [signal(SignalKind.UserMessage, 'u'), signal(SignalKind.Stop, null), signal(SignalKind.Timer, null)];
+    const signals = [
+      signal(SignalKind.UserMessage, 'u'),
+      signal(SignalKind.Stop, null),
+      signal(SignalKind.Timer, null),
+    ];
     const engineEvents: EngineEvent[] = [
       { type: 'agent_start', agentId: 'a' },
       { type: 'agent_start', agentId: 'a', group: 'g' },
@@ -519,14 +654,25 @@ describe('invariants', () => {
       { type: 'stage_end', stage: 's', output: {}, failed: false, next: 'end' },
     ];
     const eventArb: fc.Arbitrary<RunnerEvent> = fc
-      .tuple(fc.constantFrom(...sessions), fc.constantFrom(...signals), fc.nat({ max: 8 }), fc.constantFrom(...engineEvents), fc.boolean())
+      .tuple(
+        fc.constantFrom(...sessions),
+        fc.constantFrom(...signals),
+        fc.nat({ max: 8 }),
+        fc.constantFrom(...engineEvents),
+        fc.boolean(),
+      )
       .map(([sessionKey, s, which, event, withSignal]): RunnerEvent => {
         const b = { sessionKey, agentId: 'main' };
         switch (which) {
           case 0:
             return { type: 'signal_received', ...b, signal: s };
           case 1:
-            return { type: 'route_decided', ...b, signal: s, action: s.kind === 'stop' ? Action.ForceStop : Action.Continue };
+            return {
+              type: 'route_decided',
+              ...b,
+              signal: s,
+              action: s.kind === 'stop' ? Action.ForceStop : Action.Continue,
+            };
           case 2:
             return { type: 'turn_start', ...b };
           case 3:
@@ -538,7 +684,15 @@ describe('invariants', () => {
             return { type: 'transition_applied', ...b, result: { from: 'a', action: 'b', to: 'c' } };
           default:
             return withSignal
-              ? { type: 'outcome', outcome: outcome(s.kind === 'timer' ? 'stopped' : 'completed', s.kind === 'stop' ? Action.ForceStop : undefined, sessionKey), signal: s }
+              ? {
+                  type: 'outcome',
+                  outcome: outcome(
+                    s.kind === 'timer' ? 'stopped' : 'completed',
+                    s.kind === 'stop' ? Action.ForceStop : undefined,
+                    sessionKey,
+                  ),
+                  signal: s,
+                }
               : { type: 'outcome', outcome: outcome('completed', Action.Continue, sessionKey) };
         }
       });

@@ -26,11 +26,17 @@ const USER_TEXT = 'I was charged twice for order 4711';
 const TRIAGE_REPLY = 'Let me route you to billing. [ROUTE_BILLING]';
 const BILLING_REPLY = 'Refund issued for order 4711. [DONE]';
 
-const desk = FsmStrategy.builder().initial('new').transition('new', 'triage', 'triaged').transition('triaged', 'triage', 'triaged').define();
+const desk = FsmStrategy.builder()
+  .initial('new')
+  .transition('new', 'triage', 'triaged')
+  .transition('triaged', 'triage', 'triaged')
+  .define();
 
 /** The flagship shape: an FSM agent whose crew engine hands off, then asks for an FSM transition. */
 function flagship(t: Tracing, opts: { recordContent?: boolean; model?: ChatModel } = {}) {
-  const crew = crewEngine(parseCrewConfig(crewYaml), { model: opts.model ?? scriptedModel({ triage: [TRIAGE_REPLY], billing: [BILLING_REPLY] }) });
+  const crew = crewEngine(parseCrewConfig(crewYaml), {
+    model: opts.model ?? scriptedModel({ triage: [TRIAGE_REPLY], billing: [BILLING_REPLY] }),
+  });
   const engine: Engine = {
     async turn(ctx: TurnContext) {
       const result = await crew.turn(ctx);
@@ -38,8 +44,17 @@ function flagship(t: Tracing, opts: { recordContent?: boolean; model?: ChatModel
     },
   };
   return createRunner({
-    agents: [{ id: 'support', strategy: () => desk.create(), routes: [{ kind: SignalKind.UserMessage, name: 'chat', action: Action.Continue }], engine }],
-    plugins: [otelPlugin({ tracer: t.tracer, ...(opts.recordContent !== undefined && { recordContent: opts.recordContent }) })],
+    agents: [
+      {
+        id: 'support',
+        strategy: () => desk.create(),
+        routes: [{ kind: SignalKind.UserMessage, name: 'chat', action: Action.Continue }],
+        engine,
+      },
+    ],
+    plugins: [
+      otelPlugin({ tracer: t.tracer, ...(opts.recordContent !== undefined && { recordContent: opts.recordContent }) }),
+    ],
   });
 }
 
@@ -60,7 +75,13 @@ describe('the span tree of a flagship run', () => {
     expect(treeOf(spans, root!)).toEqual([
       'signalyard.signal',
       [
-        ['signalyard.turn', [['signalyard.crew.agent', []], ['signalyard.crew.agent', []]]],
+        [
+          'signalyard.turn',
+          [
+            ['signalyard.crew.agent', []],
+            ['signalyard.crew.agent', []],
+          ],
+        ],
         ['signalyard.transition', []],
       ],
     ]);
@@ -84,15 +105,32 @@ describe('the span tree of a flagship run', () => {
     expect(triage?.events.map((e) => [e.name, e.attributes])).toEqual([
       [
         'signalyard.crew.handoff',
-        { 'signalyard.crew.from': 'triage', 'signalyard.crew.to': 'billing', 'signalyard.crew.via': 'signal', 'signalyard.crew.signal': '[ROUTE_BILLING]', 'signalyard.crew.handoffs': 1 },
+        {
+          'signalyard.crew.from': 'triage',
+          'signalyard.crew.to': 'billing',
+          'signalyard.crew.via': 'signal',
+          'signalyard.crew.signal': '[ROUTE_BILLING]',
+          'signalyard.crew.handoffs': 1,
+        },
       ],
     ]);
     expect(billing?.events.map((e) => [e.name, e.attributes])).toEqual([
-      ['signalyard.crew.terminate', { 'signalyard.crew.agent_id': 'billing', 'signalyard.crew.reason': 'terminated_by_signal', 'signalyard.crew.signal': '[DONE]' }],
+      [
+        'signalyard.crew.terminate',
+        {
+          'signalyard.crew.agent_id': 'billing',
+          'signalyard.crew.reason': 'terminated_by_signal',
+          'signalyard.crew.signal': '[DONE]',
+        },
+      ],
     ]);
 
     const [transition] = named(spans, 'signalyard.transition');
-    expect(transition?.attributes).toEqual({ 'signalyard.transition.from': 'new', 'signalyard.transition.action': 'triage', 'signalyard.transition.to': 'triaged' });
+    expect(transition?.attributes).toEqual({
+      'signalyard.transition.from': 'new',
+      'signalyard.transition.action': 'triage',
+      'signalyard.transition.to': 'triaged',
+    });
     // Every span of the signal is in its trace, and all of them ended.
     expect(new Set(spans.map((s) => s.spanContext().traceId)).size).toBe(1);
     expect(t.openCount()).toBe(0);
@@ -107,7 +145,10 @@ describe('the span tree of a flagship run', () => {
         { name: 'check', run: () => ({ ok: true }) },
       ],
     });
-    const runner = createRunner({ agents: [{ id: 'reviewer', engine: pipelineEngine(review) }], plugins: [otelPlugin({ tracer: t.tracer })] });
+    const runner = createRunner({
+      agents: [{ id: 'reviewer', engine: pipelineEngine(review) }],
+      plugins: [otelPlugin({ tracer: t.tracer })],
+    });
     const outcome = await runner.handle(dm('review my change'));
     expect(outcome.status).toBe('completed');
     await runner.close();
@@ -116,7 +157,15 @@ describe('the span tree of a flagship run', () => {
     const [root] = childrenOf(spans, undefined);
     expect(treeOf(spans, root!)).toEqual([
       'signalyard.signal',
-      [['signalyard.turn', [['signalyard.pipeline.stage', []], ['signalyard.pipeline.stage', []]]]],
+      [
+        [
+          'signalyard.turn',
+          [
+            ['signalyard.pipeline.stage', []],
+            ['signalyard.pipeline.stage', []],
+          ],
+        ],
+      ],
     ]);
     // A runner default (unrouted user_message → continue) has no tier or route.
     expect(root?.attributes).toEqual({
@@ -137,22 +186,37 @@ describe('the span tree of a flagship run', () => {
     const pipeline = definePipeline({
       name: 'ask',
       stages: [
-        { name: 'flaky', run: () => { throw new Error('stage broke'); }, errorNext: 'ask' },
+        {
+          name: 'flaky',
+          run: () => {
+            throw new Error('stage broke');
+          },
+          errorNext: 'ask',
+        },
         { name: 'ask', run: (ctx) => ctx.interrupt('clarification', { question: 'Which order?' }) },
       ],
     });
-    const runner = createRunner({ agents: [{ id: 'asker', engine: pipelineEngine(pipeline) }], plugins: [otelPlugin({ tracer: t.tracer })] });
+    const runner = createRunner({
+      agents: [{ id: 'asker', engine: pipelineEngine(pipeline) }],
+      plugins: [otelPlugin({ tracer: t.tracer })],
+    });
     const outcome = await runner.handle(dm('help'));
     expect(outcome.status).toBe('paused');
     await runner.close();
     const spans = t.spans();
     const [flaky] = named(spans, 'signalyard.pipeline.stage');
-    expect(flaky?.attributes).toMatchObject({ 'signalyard.pipeline.stage': 'flaky', 'signalyard.pipeline.failed': true });
+    expect(flaky?.attributes).toMatchObject({
+      'signalyard.pipeline.stage': 'flaky',
+      'signalyard.pipeline.failed': true,
+    });
     expect(flaky?.status.code).toBe(SpanStatusCode.ERROR);
     const [turn] = named(spans, 'signalyard.turn');
     expect(turn?.attributes['signalyard.status']).toBe('paused');
     expect(turn?.events.map((e) => [e.name, e.attributes])).toEqual([
-      ['signalyard.pipeline.interrupt', { 'signalyard.pipeline.interrupt_kind': 'clarification', 'signalyard.pipeline.stage': 'ask' }],
+      [
+        'signalyard.pipeline.interrupt',
+        { 'signalyard.pipeline.interrupt_kind': 'clarification', 'signalyard.pipeline.stage': 'ask' },
+      ],
     ]);
     expect(named(spans, 'signalyard.signal')[0]?.attributes['signalyard.status']).toBe('paused');
   });
@@ -160,7 +224,14 @@ describe('the span tree of a flagship run', () => {
   it('records a signal routed to a transition: a transition span and no turn', async () => {
     const t = tracing();
     const runner = createRunner({
-      agents: [{ id: 'desk', strategy: () => desk.create(), routes: [{ kind: SignalKind.Timer, name: 'tick', action: Action.transition('triage') }], engine: () => Promise.resolve({}) }],
+      agents: [
+        {
+          id: 'desk',
+          strategy: () => desk.create(),
+          routes: [{ kind: SignalKind.Timer, name: 'tick', action: Action.transition('triage') }],
+          engine: () => Promise.resolve({}),
+        },
+      ],
       plugins: [otelPlugin({ tracer: t.tracer })],
     });
     const outcome = await runner.dispatch('agent:desk:main', signal(SignalKind.Timer, null));
@@ -169,14 +240,25 @@ describe('the span tree of a flagship run', () => {
     const spans = t.spans();
     const [root] = childrenOf(spans, undefined);
     expect(treeOf(spans, root!)).toEqual(['signalyard.signal', [['signalyard.transition', []]]]);
-    expect(root?.attributes).toMatchObject({ 'signalyard.signal_kind': 'timer', 'signalyard.action': 'transition(triage)', 'signalyard.tier': 'agent', 'signalyard.route': 'tick' });
+    expect(root?.attributes).toMatchObject({
+      'signalyard.signal_kind': 'timer',
+      'signalyard.action': 'transition(triage)',
+      'signalyard.tier': 'agent',
+      'signalyard.route': 'tick',
+    });
   });
 });
 
 describe('failures', () => {
   it('records a failed outcome as an error span with the exception', async () => {
     const t = tracing();
-    const model = scriptedModel({ triage: [() => { throw new Error('provider down'); }] });
+    const model = scriptedModel({
+      triage: [
+        () => {
+          throw new Error('provider down');
+        },
+      ],
+    });
     const runner = flagship(t, { model });
     const outcome = await runner.handle(dm(USER_TEXT));
     expect(outcome.status).toBe('failed');
@@ -185,28 +267,44 @@ describe('failures', () => {
     const spans = t.spans();
     const [root] = named(spans, 'signalyard.signal');
     expect(root?.status).toEqual({ code: SpanStatusCode.ERROR, message: outcome.error?.message });
-    expect(root?.attributes).toMatchObject({ 'signalyard.status': 'failed', 'signalyard.error_code': 'CREW_AGENT_FAILED' });
+    expect(root?.attributes).toMatchObject({
+      'signalyard.status': 'failed',
+      'signalyard.error_code': 'CREW_AGENT_FAILED',
+    });
     const exception = root?.events.find((e) => e.name === 'exception');
-    expect(exception?.attributes).toMatchObject({ 'exception.type': 'CREW_AGENT_FAILED', 'exception.message': outcome.error?.message });
+    expect(exception?.attributes).toMatchObject({
+      'exception.type': 'CREW_AGENT_FAILED',
+      'exception.message': outcome.error?.message,
+    });
     const [turn] = named(spans, 'signalyard.turn');
     expect(turn?.status.code).toBe(SpanStatusCode.ERROR);
     expect(turn?.attributes['signalyard.status']).toBe('failed');
     // The agent whose model threw still has its span, ended.
-    expect(named(spans, 'signalyard.crew.agent').map((s) => s.attributes['signalyard.crew.agent_id'])).toEqual(['triage']);
+    expect(named(spans, 'signalyard.crew.agent').map((s) => s.attributes['signalyard.crew.agent_id'])).toEqual([
+      'triage',
+    ]);
     expect(t.openCount()).toBe(0);
   });
 
   it('a rejected or unrouted signal is not an error span', async () => {
     const t = tracing();
     const runner = createRunner({
-      agents: [{ id: 'main', routes: [{ kind: SignalKind.UserMessage, name: 'gate', action: Action.reject('closed') }], engine: () => Promise.resolve({}) }],
+      agents: [
+        {
+          id: 'main',
+          routes: [{ kind: SignalKind.UserMessage, name: 'gate', action: Action.reject('closed') }],
+          engine: () => Promise.resolve({}),
+        },
+      ],
       plugins: [otelPlugin({ tracer: t.tracer })],
     });
     expect((await runner.dispatch('agent:main:main', signal(SignalKind.UserMessage, 'hi'))).status).toBe('rejected');
     expect((await runner.dispatch('agent:main:main', signal(SignalKind.ToolResult, {}))).status).toBe('unrouted');
     await runner.close();
     const spans = named(t.spans(), 'signalyard.signal');
-    expect(spans.map((s) => [s.attributes['signalyard.status'], s.attributes['signalyard.action'], s.status.code])).toEqual([
+    expect(
+      spans.map((s) => [s.attributes['signalyard.status'], s.attributes['signalyard.action'], s.status.code]),
+    ).toEqual([
       ['rejected', 'reject(closed)', SpanStatusCode.UNSET],
       ['unrouted', undefined, SpanStatusCode.UNSET],
     ]);
@@ -235,7 +333,10 @@ describe('message text', () => {
     await runner.close();
     const spans = t.spans();
     expect(named(spans, 'signalyard.signal')[0]?.attributes['signalyard.content']).toBe(USER_TEXT);
-    expect(named(spans, 'signalyard.crew.agent').map((s) => s.attributes['signalyard.content'])).toEqual([TRIAGE_REPLY, BILLING_REPLY]);
+    expect(named(spans, 'signalyard.crew.agent').map((s) => s.attributes['signalyard.content'])).toEqual([
+      TRIAGE_REPLY,
+      BILLING_REPLY,
+    ]);
   });
 
   it('records pipeline stage outputs and interrupt payloads only with recordContent', async () => {
@@ -248,7 +349,10 @@ describe('message text', () => {
     });
     for (const recordContent of [false, true]) {
       const t = tracing();
-      const runner = createRunner({ agents: [{ id: 'asker', engine: pipelineEngine(pipeline) }], plugins: [otelPlugin({ tracer: t.tracer, recordContent })] });
+      const runner = createRunner({
+        agents: [{ id: 'asker', engine: pipelineEngine(pipeline) }],
+        plugins: [otelPlugin({ tracer: t.tracer, recordContent })],
+      });
       await runner.handle(dm('secret-input-xyz'));
       await runner.close();
       const texts = t.spans().flatMap(textsOf).join('\n');
@@ -283,7 +387,10 @@ describe('interleaved sessions', () => {
       ],
     });
     // recordContent shows which session each stage ran for.
-    const runner = createRunner({ agents: [{ id: 'slow', engine: pipelineEngine(pipeline) }], plugins: [otelPlugin({ tracer: t.tracer, recordContent: true })] });
+    const runner = createRunner({
+      agents: [{ id: 'slow', engine: pipelineEngine(pipeline) }],
+      plugins: [otelPlugin({ tracer: t.tracer, recordContent: true })],
+    });
     const a = runner.handle(dm('a', '1'));
     const b = runner.handle(dm('b', '2'));
     await started.get('a')?.promise;
@@ -299,10 +406,16 @@ describe('interleaved sessions', () => {
     const roots = childrenOf(spans, undefined);
     expect(roots).toHaveLength(2);
     const rootOf = (key: string) => roots.find((r) => r.attributes['signalyard.session_key'] === key)!;
-    for (const [id, key] of [['a', oa.sessionKey], ['b', ob.sessionKey]] as const) {
+    for (const [id, key] of [
+      ['a', oa.sessionKey],
+      ['b', ob.sessionKey],
+    ] as const) {
       const root = rootOf(key);
       expect(root.attributes['signalyard.content']).toBe(id);
-      expect(treeOf(spans, root)).toEqual(['signalyard.signal', [['signalyard.turn', [['signalyard.pipeline.stage', []]]]]]);
+      expect(treeOf(spans, root)).toEqual([
+        'signalyard.signal',
+        [['signalyard.turn', [['signalyard.pipeline.stage', []]]]],
+      ]);
       const stage = childrenOf(spans, childrenOf(spans, root)[0])[0]!;
       expect(stage.attributes['signalyard.content']).toBe(JSON.stringify({ id }));
       // Each tree is its own trace.
@@ -314,11 +427,21 @@ describe('interleaved sessions', () => {
   it('many sessions at once: one signal span per signal, each with its own turn', async () => {
     const t = tracing();
     const runner = createRunner({
-      agents: [{ id: 'main', engine: async () => { await Promise.resolve(); return { messages: [{ role: 'assistant', content: 'ok' }] }; } }],
+      agents: [
+        {
+          id: 'main',
+          engine: async () => {
+            await Promise.resolve();
+            return { messages: [{ role: 'assistant', content: 'ok' }] };
+          },
+        },
+      ],
       plugins: [otelPlugin({ tracer: t.tracer })],
       store: new MemoryCheckpointStore(),
     });
-    const outcomes = await Promise.all(Array.from({ length: 50 }, (_, i) => runner.handle(dm(`m${i}`, String(i % 10)))));
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => runner.handle(dm(`m${i}`, String(i % 10)))),
+    );
     expect(outcomes.every((o) => o.status === 'completed')).toBe(true);
     await runner.close();
     const spans = t.spans();

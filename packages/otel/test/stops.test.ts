@@ -15,7 +15,9 @@ function heldEngine() {
     const done = deferred<TurnResult>();
     turns.push({ ctx, done });
     waiting.shift()?.resolve();
-    ctx.abortSignal.addEventListener('abort', () => done.resolve(Promise.reject(new Error('aborted')) as never), { once: true });
+    ctx.abortSignal.addEventListener('abort', () => done.resolve(Promise.reject(new Error('aborted')) as never), {
+      once: true,
+    });
     return done.promise;
   };
   return {
@@ -37,7 +39,14 @@ function setup(stopAction: Action) {
   const t = tracing();
   const held = heldEngine();
   const runner = createRunner({
-    agents: [{ id: 'main', strategy: () => desk.create(), routes: [{ kind: SignalKind.Stop, name: 'stop', action: stopAction }], engine: held.engine }],
+    agents: [
+      {
+        id: 'main',
+        strategy: () => desk.create(),
+        routes: [{ kind: SignalKind.Stop, name: 'stop', action: stopAction }],
+        engine: held.engine,
+      },
+    ],
     plugins: [otelPlugin({ tracer: t.tracer })],
   });
   return { t, held, runner };
@@ -59,7 +68,13 @@ describe('stops', () => {
 
     const spans = t.spans();
     const roots = childrenOf(spans, undefined);
-    expect(roots.map((r) => [r.attributes['signalyard.signal_kind'], r.attributes['signalyard.status'], r.attributes['signalyard.action']])).toEqual([
+    expect(
+      roots.map((r) => [
+        r.attributes['signalyard.signal_kind'],
+        r.attributes['signalyard.status'],
+        r.attributes['signalyard.action'],
+      ]),
+    ).toEqual([
       ['user_message', 'stopped', 'continue'], // a: in flight, aborted
       ['stop', 'completed', 'force_stop'], // the stop itself, routed on arrival
       ['user_message', 'stopped', undefined], // b: stopped in the queue, never applied
@@ -68,7 +83,11 @@ describe('stops', () => {
     expect(treeOf(spans, aSpan!)).toEqual(['signalyard.signal', [['signalyard.turn', []]]]);
     expect(childrenOf(spans, aSpan)[0]?.attributes['signalyard.status']).toBe('stopped');
     expect(treeOf(spans, stopSpan!)).toEqual(['signalyard.signal', []]);
-    expect(stopSpan?.attributes).toMatchObject({ 'signalyard.tier': 'agent', 'signalyard.route': 'stop', 'signalyard.session_key': KEY });
+    expect(stopSpan?.attributes).toMatchObject({
+      'signalyard.tier': 'agent',
+      'signalyard.route': 'stop',
+      'signalyard.session_key': KEY,
+    });
     expect(treeOf(spans, bSpan!)).toEqual(['signalyard.signal', []]);
     expect(t.openCount()).toBe(0);
   });
@@ -85,7 +104,10 @@ describe('stops', () => {
     const [aSpan, stopSpan] = childrenOf(spans, undefined);
     expect(aSpan?.attributes['signalyard.status']).toBe('completed');
     expect(treeOf(spans, aSpan!)).toEqual(['signalyard.signal', [['signalyard.turn', []]]]);
-    expect(stopSpan?.attributes).toMatchObject({ 'signalyard.signal_kind': 'stop', 'signalyard.action': 'graceful_stop' });
+    expect(stopSpan?.attributes).toMatchObject({
+      'signalyard.signal_kind': 'stop',
+      'signalyard.action': 'graceful_stop',
+    });
     expect(treeOf(spans, stopSpan!)).toEqual(['signalyard.signal', []]);
   });
 
@@ -104,16 +126,29 @@ describe('stops', () => {
 
     const spans = t.spans();
     const [aSpan, stopSpan] = childrenOf(spans, undefined);
-    expect(treeOf(spans, aSpan!)).toEqual(['signalyard.signal', [['signalyard.turn', [['signalyard.pipeline.stage', []]]]]]);
+    expect(treeOf(spans, aSpan!)).toEqual([
+      'signalyard.signal',
+      [['signalyard.turn', [['signalyard.pipeline.stage', []]]]],
+    ]);
     expect(treeOf(spans, stopSpan!)).toEqual(['signalyard.signal', [['signalyard.transition', []]]]);
-    expect(stopSpan?.attributes).toMatchObject({ 'signalyard.signal_kind': 'stop', 'signalyard.action': 'transition(close)', 'signalyard.status': 'completed' });
+    expect(stopSpan?.attributes).toMatchObject({
+      'signalyard.signal_kind': 'stop',
+      'signalyard.action': 'transition(close)',
+      'signalyard.status': 'completed',
+    });
   });
 
   it('a stop for a session whose signal waits for a slot (nothing in flight) is a span of its own; the queued one ends stopped', async () => {
     const t = tracing();
     const held = heldEngine();
     const runner = createRunner({
-      agents: [{ id: 'main', routes: [{ kind: SignalKind.Stop, name: 'stop', action: Action.GracefulStop }], engine: held.engine }],
+      agents: [
+        {
+          id: 'main',
+          routes: [{ kind: SignalKind.Stop, name: 'stop', action: Action.GracefulStop }],
+          engine: held.engine,
+        },
+      ],
       plugins: [otelPlugin({ tracer: t.tracer })],
       maxConcurrentSessions: 1,
     });
@@ -126,7 +161,11 @@ describe('stops', () => {
     expect((await a).status).toBe('completed');
     await runner.close();
     const spans = t.spans();
-    const rows = childrenOf(spans, undefined).map((r) => [r.attributes['signalyard.session_key'], r.attributes['signalyard.signal_kind'], r.attributes['signalyard.status']]);
+    const rows = childrenOf(spans, undefined).map((r) => [
+      r.attributes['signalyard.session_key'],
+      r.attributes['signalyard.signal_kind'],
+      r.attributes['signalyard.status'],
+    ]);
     expect(rows).toEqual([
       ['agent:main:a', 'user_message', 'completed'],
       ['agent:main:b', 'stop', 'completed'],
@@ -161,7 +200,10 @@ describe('stops', () => {
     await closing;
     expect((await a).status).toBe('completed');
     expect((await b).status).toBe('stopped');
-    expect(named(t.spans(), 'signalyard.signal').map((s) => s.attributes['signalyard.status'])).toEqual(['completed', 'stopped']);
+    expect(named(t.spans(), 'signalyard.signal').map((s) => s.attributes['signalyard.status'])).toEqual([
+      'completed',
+      'stopped',
+    ]);
     expect(t.openCount()).toBe(0);
   });
 });

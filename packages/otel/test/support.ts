@@ -1,6 +1,13 @@
 // Shared helpers for the otel tests (not a test file: vitest only runs `*.test.ts`).
 import type { Plugin, PluginContext, RunnerEvent } from '@signalyard/core';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type Span, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type Span,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import type { Tracer } from '@opentelemetry/api';
 
 /** The order spans were started in, by span id (start times can tie at clock resolution). */

@@ -43,7 +43,8 @@ async function dagLoop(): Promise<number> {
   let stages = 0;
   for (;;) {
     const env = await runtime.run(count, DAG);
-    if (env.terminalReason !== 'completed') throw new Error(`pipeline: ${env.terminalReason ?? 'not terminated'} (${env.terminationReason ?? ''})`);
+    if (env.terminalReason !== 'completed')
+      throw new Error(`pipeline: ${env.terminalReason ?? 'not terminated'} (${env.terminationReason ?? ''})`);
     stages += env.agentHops;
     count = (env.outputs.a as CountOutput).count;
     if (!(env.outputs.c as { loop: boolean }).loop) return stages;
@@ -116,10 +117,20 @@ printTable(
   `@signalyard/pipeline DAG mode: A -> {B1, B2, B3} -> C, looping ${N.toLocaleString('en-US')} times (${STEPS.toLocaleString('en-US')} stages per run; ns per stage)`,
   results,
 );
-const [floor, ours, langgraph] = results as [(typeof results)[number], (typeof results)[number], (typeof results)[number]];
+const [floor, ours, langgraph] = results as [
+  (typeof results)[number],
+  (typeof results)[number],
+  (typeof results)[number],
+];
 console.log('');
-console.log(`per stage: floor ${(floor.nsPerOp / 1000).toFixed(3)} us, PipelineRuntime (DAG) ${(ours.nsPerOp / 1000).toFixed(3)} us, LangGraph.js ${(langgraph.nsPerOp / 1000).toFixed(1)} us`);
-console.log(`per DAG pass (5 stages): PipelineRuntime ${((ours.nsPerOp * STAGES_PER_LOOP) / 1000).toFixed(2)} us, LangGraph.js ${((langgraph.nsPerOp * STAGES_PER_LOOP) / 1000).toFixed(1)} us`);
+console.log(
+  `per stage: floor ${(floor.nsPerOp / 1000).toFixed(3)} us, PipelineRuntime (DAG) ${(ours.nsPerOp / 1000).toFixed(3)} us, LangGraph.js ${(langgraph.nsPerOp / 1000).toFixed(1)} us`,
+);
+console.log(
+  `per DAG pass (5 stages): PipelineRuntime ${((ours.nsPerOp * STAGES_PER_LOOP) / 1000).toFixed(2)} us, LangGraph.js ${((langgraph.nsPerOp * STAGES_PER_LOOP) / 1000).toFixed(1)} us`,
+);
 printRatio('LangGraph.js per stage / PipelineRuntime (DAG) per stage', langgraph.nsPerOp / ours.nsPerOp, 20, 'min');
-console.log(`PipelineRuntime (DAG) per stage / bare-await floor: ${(ours.nsPerOp / floor.nsPerOp).toFixed(1)}x (for scale; no target)`);
+console.log(
+  `PipelineRuntime (DAG) per stage / bare-await floor: ${(ours.nsPerOp / floor.nsPerOp).toFixed(1)}x (for scale; no target)`,
+);
 if (sink < 0) console.log(sink);

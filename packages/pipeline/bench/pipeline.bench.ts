@@ -22,7 +22,11 @@ const pipeline = definePipeline({
   maxIterations: N,
   maxAgentHops: STEPS,
   stages: [
-    { name: 'a', run: (ctx) => ({ count: ((ctx.outputs.a as CountOutput | undefined)?.count ?? 0) + 1 }), defaultNext: 'b' },
+    {
+      name: 'a',
+      run: (ctx) => ({ count: ((ctx.outputs.a as CountOutput | undefined)?.count ?? 0) + 1 }),
+      defaultNext: 'b',
+    },
     { name: 'b', run: () => ({ b: 1 }), defaultNext: 'c' },
     {
       name: 'c',
@@ -53,7 +57,9 @@ const recursionLimit = STEPS + 10;
 // Same work, or the figures mean nothing.
 const env = await runtime.run(null);
 if (env.terminalReason !== 'completed' || env.agentHops !== STEPS || (env.outputs.a as CountOutput).count !== N) {
-  throw new Error(`pipeline: ${env.terminalReason ?? 'not terminated'} after ${env.agentHops} stages (${env.terminationReason ?? ''})`);
+  throw new Error(
+    `pipeline: ${env.terminalReason ?? 'not terminated'} after ${env.agentHops} stages (${env.terminationReason ?? ''})`,
+  );
 }
 const lg = await graph.invoke({ count: 0, fieldB: 0, fieldC: 0 }, { recursionLimit });
 if (lg.count !== N) throw new Error(`langgraph: count ${lg.count}, expected ${N}`);
@@ -91,11 +97,24 @@ samples.sort((x, y) => x - y);
 const lgNs = ((samples[2] as number) * 1e6) / STEPS;
 results.push({ name: 'LangGraph.js StateGraph.invoke', nsPerOp: lgNs, opsPerSec: 1e9 / lgNs });
 
-printTable(`@signalyard/pipeline: A -> B -> C -> A loop, ${N.toLocaleString('en-US')} loops (${STEPS.toLocaleString('en-US')} stages per run; ns per stage)`, results);
-const [floor, ours, langgraph] = results as [(typeof results)[number], (typeof results)[number], (typeof results)[number]];
+printTable(
+  `@signalyard/pipeline: A -> B -> C -> A loop, ${N.toLocaleString('en-US')} loops (${STEPS.toLocaleString('en-US')} stages per run; ns per stage)`,
+  results,
+);
+const [floor, ours, langgraph] = results as [
+  (typeof results)[number],
+  (typeof results)[number],
+  (typeof results)[number],
+];
 console.log('');
-console.log(`per stage: floor ${(floor.nsPerOp / 1000).toFixed(3)} us, PipelineRuntime ${(ours.nsPerOp / 1000).toFixed(3)} us, LangGraph.js ${(langgraph.nsPerOp / 1000).toFixed(1)} us`);
+console.log(
+  `per stage: floor ${(floor.nsPerOp / 1000).toFixed(3)} us, PipelineRuntime ${(ours.nsPerOp / 1000).toFixed(3)} us, LangGraph.js ${(langgraph.nsPerOp / 1000).toFixed(1)} us`,
+);
 printRatio('LangGraph.js per stage / PipelineRuntime per stage', langgraph.nsPerOp / ours.nsPerOp, 20, 'min');
-console.log(`PipelineRuntime per stage: ${(ours.nsPerOp / 1000).toFixed(3)} us (aim <= 2 us): ${ours.nsPerOp <= 2000 ? 'MET' : 'NOT MET'}`);
-console.log(`PipelineRuntime per stage / bare-await floor: ${(ours.nsPerOp / floor.nsPerOp).toFixed(1)}x (for scale; no target)`);
+console.log(
+  `PipelineRuntime per stage: ${(ours.nsPerOp / 1000).toFixed(3)} us (aim <= 2 us): ${ours.nsPerOp <= 2000 ? 'MET' : 'NOT MET'}`,
+);
+console.log(
+  `PipelineRuntime per stage / bare-await floor: ${(ours.nsPerOp / floor.nsPerOp).toFixed(1)}x (for scale; no target)`,
+);
 if (sink < 0) console.log(sink);

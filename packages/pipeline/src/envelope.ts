@@ -1,5 +1,11 @@
 import { describeValue } from '@signalyard/core';
-import { INTERRUPT_KINDS, isInterruptKind, type Interrupt, type InterruptResponse, type ResolvedInterrupt } from './interrupt.js';
+import {
+  INTERRUPT_KINDS,
+  isInterruptKind,
+  type Interrupt,
+  type InterruptResponse,
+  type ResolvedInterrupt,
+} from './interrupt.js';
 import { PipelineUsageError } from './pipeline-usage-error.js';
 import { TERMINAL_REASONS, type TerminalReason } from './terminal-reason.js';
 
@@ -52,9 +58,24 @@ export interface EnvelopeJSON {
 
 const brand = Symbol.for('signalyard.pipeline.Envelope');
 const KEYS: ReadonlySet<string> = new Set([
-  'id', 'input', 'outputs', 'currentStage', 'iteration', 'llmCalls', 'agentHops', 'edgeTraversals', 'terminated',
-  'terminalReason', 'terminationReason', 'interrupt', 'resolvedInterrupts', 'errors', 'trace', 'mode',
-  'completedStages', 'skippedStages',
+  'id',
+  'input',
+  'outputs',
+  'currentStage',
+  'iteration',
+  'llmCalls',
+  'agentHops',
+  'edgeTraversals',
+  'terminated',
+  'terminalReason',
+  'terminationReason',
+  'interrupt',
+  'resolvedInterrupts',
+  'errors',
+  'trace',
+  'mode',
+  'completedStages',
+  'skippedStages',
 ]);
 const REASONS: ReadonlySet<string> = new Set(TERMINAL_REASONS);
 
@@ -151,7 +172,6 @@ export class Envelope {
     Object.defineProperty(Envelope.prototype, brand, { value: true });
   }
 
-
   /**
    * True when `value` is an `Envelope`, from any installed copy of the pipeline package.
    *
@@ -230,7 +250,8 @@ export function copyRecord<V>(record: Readonly<Record<string, V>>): Record<strin
   const out: Record<string, V> = {};
   for (const key of Object.keys(record)) {
     const value = record[key] as V;
-    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
     else out[key] = value;
   }
   return out;
@@ -260,18 +281,21 @@ function asRecord(value: unknown, path: string, expected = 'an object'): Record<
 
 function str(o: Record<string, unknown>, key: string, path: string, nonEmpty = false): string {
   const v = o[key];
-  if (typeof v !== 'string' || (nonEmpty && v === '')) throw invalid(path + key, v, nonEmpty ? 'a non-empty string' : 'a string');
+  if (typeof v !== 'string' || (nonEmpty && v === ''))
+    throw invalid(path + key, v, nonEmpty ? 'a non-empty string' : 'a string');
   return v;
 }
 
 function isoTime(o: Record<string, unknown>, key: string, path: string): string {
   const v = o[key];
-  if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw invalid(path + key, v, 'an ISO 8601 timestamp string');
+  if (typeof v !== 'string' || Number.isNaN(Date.parse(v)))
+    throw invalid(path + key, v, 'an ISO 8601 timestamp string');
   return v;
 }
 
 function count(value: unknown, path: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw invalid(path, value, 'a non-negative integer');
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw invalid(path, value, 'a non-negative integer');
   return value;
 }
 
@@ -307,18 +331,28 @@ function parseInterrupt(value: unknown, path: string, resolved: boolean): Interr
 }
 
 /** Validates an interrupt response (also used by `resume`). */
-export function parseResponse(value: unknown, path: string, code: 'PIPELINE_ENVELOPE_INVALID' | 'PIPELINE_ARGUMENT_INVALID' = 'PIPELINE_ENVELOPE_INVALID'): InterruptResponse {
+export function parseResponse(
+  value: unknown,
+  path: string,
+  code: 'PIPELINE_ENVELOPE_INVALID' | 'PIPELINE_ARGUMENT_INVALID' = 'PIPELINE_ENVELOPE_INVALID',
+): InterruptResponse {
   const fail = (at: string, v: unknown, expected: string): PipelineUsageError =>
     code === 'PIPELINE_ENVELOPE_INVALID'
       ? invalid(at, v, expected)
-      : new PipelineUsageError({ code, argument: at, message: `Invalid ${at} ${describeValue(v)}: expected ${expected}` });
+      : new PipelineUsageError({
+          code,
+          argument: at,
+          message: `Invalid ${at} ${describeValue(v)}: expected ${expected}`,
+        });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw fail(path, value, 'an object { text?, approved?, decision?, data? }');
   }
   const o = value as Record<string, unknown>;
   if (o.text !== undefined && typeof o.text !== 'string') throw fail(`${path}.text`, o.text, 'a string');
-  if (o.approved !== undefined && typeof o.approved !== 'boolean') throw fail(`${path}.approved`, o.approved, 'a boolean');
-  if (o.decision !== undefined && typeof o.decision !== 'string') throw fail(`${path}.decision`, o.decision, 'a string');
+  if (o.approved !== undefined && typeof o.approved !== 'boolean')
+    throw fail(`${path}.approved`, o.approved, 'a boolean');
+  if (o.decision !== undefined && typeof o.decision !== 'string')
+    throw fail(`${path}.decision`, o.decision, 'a string');
   return o;
 }
 
@@ -341,7 +375,11 @@ function parseEnvelopeJSON(json: unknown): EnvelopeJSON {
     agentHops: count(o.agentHops, 'agentHops'),
     edgeTraversals: edges as Record<string, number>,
     terminated,
-    resolvedInterrupts: list(o.resolvedInterrupts, 'resolvedInterrupts', (v, p) => parseInterrupt(v, p, true) as ResolvedInterrupt),
+    resolvedInterrupts: list(
+      o.resolvedInterrupts,
+      'resolvedInterrupts',
+      (v, p) => parseInterrupt(v, p, true) as ResolvedInterrupt,
+    ),
     errors: list(o.errors, 'errors', (v, p) => {
       const e = asRecord(v, p);
       onlyKeys(e, ['stage', 'error', 'code', 'at'], `${p}.`);
@@ -366,7 +404,11 @@ function parseEnvelopeJSON(json: unknown): EnvelopeJSON {
   };
   if (terminated) {
     if (typeof o.terminalReason !== 'string' || !REASONS.has(o.terminalReason)) {
-      throw invalid('terminalReason', o.terminalReason, `a terminal reason (${TERMINAL_REASONS.join(', ')}) since terminated is true`);
+      throw invalid(
+        'terminalReason',
+        o.terminalReason,
+        `a terminal reason (${TERMINAL_REASONS.join(', ')}) since terminated is true`,
+      );
     }
     out.terminalReason = o.terminalReason as TerminalReason;
     if (o.interrupt !== undefined) throw invalid('interrupt', o.interrupt, 'no interrupt on a terminated envelope');

@@ -7,7 +7,9 @@ import { AbortedError } from '@signalyard/core';
  * `AbortSignal` given to `start` fires so the producer stops too.
  * @internal
  */
-export async function* eventStream<T>(start: (emit: (event: T) => void, abortSignal: AbortSignal) => Promise<unknown>): AsyncGenerator<T, void, undefined> {
+export async function* eventStream<T>(
+  start: (emit: (event: T) => void, abortSignal: AbortSignal) => Promise<unknown>,
+): AsyncGenerator<T, void, undefined> {
   let queue: (T | undefined)[] = [];
   let head = 0;
   // Fields of one object, not `let`s: they change in callbacks, which control-flow narrowing cannot see.

@@ -4,13 +4,7 @@
  * `ctx.interrupt(kind, payload)`.
  */
 export type InterruptKind =
-  | 'clarification'
-  | 'confirmation'
-  | 'agent_review'
-  | 'checkpoint'
-  | 'resource_exhausted'
-  | 'timeout'
-  | 'system_error';
+  'clarification' | 'confirmation' | 'agent_review' | 'checkpoint' | 'resource_exhausted' | 'timeout' | 'system_error';
 
 /** Every {@link InterruptKind}, in declaration order. */
 export const INTERRUPT_KINDS: readonly InterruptKind[] = Object.freeze([

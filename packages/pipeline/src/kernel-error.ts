@@ -43,7 +43,14 @@ export class KernelError extends SignalyardError {
   /** The argument that was wrong (for `KERNEL_ARGUMENT_INVALID`), e.g. `opts.priority`. */
   readonly argument?: string;
 
-  constructor(options: { code: KernelErrorCode; message: string; pid?: string; state?: ProcessState; argument?: string; cause?: unknown }) {
+  constructor(options: {
+    code: KernelErrorCode;
+    message: string;
+    pid?: string;
+    state?: ProcessState;
+    argument?: string;
+    cause?: unknown;
+  }) {
     super({ code: options.code, message: options.message, cause: options.cause });
     if (options.pid !== undefined) this.pid = options.pid;
     if (options.state !== undefined) this.state = options.state;

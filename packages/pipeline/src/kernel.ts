@@ -177,7 +177,13 @@ export class Kernel {
     const o = checkRecord<KernelOptions>(options, 'options', ['maxRunning', 'retainTerminatedMs']);
     this.maxRunning = checkLimit(o.maxRunning, 'options.maxRunning') ?? DEFAULT_MAX_RUNNING;
     const retain = o.retainTerminatedMs;
-    if (retain !== undefined && (typeof retain !== 'number' || Number.isNaN(retain) || retain < 0 || (retain > MAX_TIMEOUT_MS && retain !== Infinity))) {
+    if (
+      retain !== undefined &&
+      (typeof retain !== 'number' ||
+        Number.isNaN(retain) ||
+        retain < 0 ||
+        (retain > MAX_TIMEOUT_MS && retain !== Infinity))
+    ) {
       throw argumentError(
         'options.retainTerminatedMs',
         `Invalid retainTerminatedMs ${describeValue(retain)}: expected a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, or Infinity`,
@@ -199,14 +205,21 @@ export class Kernel {
    * ```
    */
   registerService(name: string, runtime: PipelineRuntime, opts: ServiceOptions = {}): void {
-    if (typeof name !== 'string' || name === '') throw argumentError('name', `Invalid service name ${describeValue(name)}: expected a non-empty string`);
+    if (typeof name !== 'string' || name === '')
+      throw argumentError('name', `Invalid service name ${describeValue(name)}: expected a non-empty string`);
     if (!((runtime as unknown) instanceof PipelineRuntime)) {
-      throw argumentError('runtime', `Invalid runtime ${describeValue(runtime)} for service ${JSON.stringify(name)}: expected a PipelineRuntime of this copy of @signalyard/pipeline`);
+      throw argumentError(
+        'runtime',
+        `Invalid runtime ${describeValue(runtime)} for service ${JSON.stringify(name)}: expected a PipelineRuntime of this copy of @signalyard/pipeline`,
+      );
     }
     const o = checkRecord<ServiceOptions>(opts, 'opts', ['maxConcurrent']);
     const maxConcurrent = checkLimit(o.maxConcurrent, 'opts.maxConcurrent') ?? Infinity;
     if (this.#services.has(name)) {
-      throw new KernelError({ code: 'KERNEL_DUPLICATE_SERVICE', message: `Service ${JSON.stringify(name)} is already registered: expected a new name` });
+      throw new KernelError({
+        code: 'KERNEL_DUPLICATE_SERVICE',
+        message: `Service ${JSON.stringify(name)} is already registered: expected a new name`,
+      });
     }
     this.#services.set(name, {
       name,
@@ -240,7 +253,11 @@ export class Kernel {
         message: `Unknown service ${describeValue(name)}: expected one of ${this.#serviceList()}`,
       });
     }
-    if (typeof healthy !== 'boolean') throw argumentError('healthy', `Invalid health ${describeValue(healthy)} for service ${JSON.stringify(name)}: expected a boolean`);
+    if (typeof healthy !== 'boolean')
+      throw argumentError(
+        'healthy',
+        `Invalid health ${describeValue(healthy)} for service ${JSON.stringify(name)}: expected a boolean`,
+      );
     service.healthy = healthy;
   }
 
@@ -264,17 +281,28 @@ export class Kernel {
   submit(input: unknown, opts: SubmitOptions = {}): ProcessHandle {
     const o = checkRecord<SubmitOptions>(opts, 'opts', ['service', 'priority', 'quota', 'abortSignal', 'mode']);
     if (o.service !== undefined && (typeof o.service !== 'string' || o.service === '')) {
-      throw argumentError('opts.service', `Invalid service ${describeValue(o.service)}: expected a non-empty service name`);
+      throw argumentError(
+        'opts.service',
+        `Invalid service ${describeValue(o.service)}: expected a non-empty service name`,
+      );
     }
     const priority = o.priority ?? 'normal';
-    if (!isPriority(priority)) throw argumentError('opts.priority', `Invalid priority ${describeValue(priority)}: expected one of ${PRIORITIES.join(', ')}`);
+    if (!isPriority(priority))
+      throw argumentError(
+        'opts.priority',
+        `Invalid priority ${describeValue(priority)}: expected one of ${PRIORITIES.join(', ')}`,
+      );
     const quota = checkQuota(o.quota);
     const abortSignal = o.abortSignal;
     if (abortSignal !== undefined && !isAbortSignal(abortSignal)) {
-      throw argumentError('opts.abortSignal', `Invalid abortSignal ${describeValue(abortSignal)}: expected an AbortSignal`);
+      throw argumentError(
+        'opts.abortSignal',
+        `Invalid abortSignal ${describeValue(abortSignal)}: expected an AbortSignal`,
+      );
     }
     const mode: unknown = o.mode ?? 'sequential';
-    if (mode !== 'sequential' && mode !== 'parallel') throw argumentError('opts.mode', `Invalid mode ${describeValue(mode)}: expected "sequential" or "parallel"`);
+    if (mode !== 'sequential' && mode !== 'parallel')
+      throw argumentError('opts.mode', `Invalid mode ${describeValue(mode)}: expected "sequential" or "parallel"`);
 
     const serviceName = o.service ?? this.#services.keys().next().value ?? '';
     const service = this.#services.get(serviceName);
@@ -315,7 +343,8 @@ export class Kernel {
     this.#batch(() => {
       this.#emit({ type: 'process_created', pid, priority, service: serviceName });
       if (service === undefined) {
-        const known = this.#services.size === 0 ? 'no service is registered' : `registered services: ${this.#serviceList()}`;
+        const known =
+          this.#services.size === 0 ? 'no service is registered' : `registered services: ${this.#serviceList()}`;
         this.#end(p, 'unknown_service', `unknown service ${JSON.stringify(serviceName)} (${known})`);
       } else if (!service.healthy) {
         this.#end(p, 'service_unhealthy', `service ${JSON.stringify(serviceName)} is unhealthy`);
@@ -383,7 +412,13 @@ export class Kernel {
     try {
       answer = parseResponse(response, 'response', 'PIPELINE_ARGUMENT_INVALID');
     } catch (error) {
-      throw new KernelError({ code: 'KERNEL_ARGUMENT_INVALID', argument: 'response', pid, message: messageOf(error), cause: error });
+      throw new KernelError({
+        code: 'KERNEL_ARGUMENT_INVALID',
+        argument: 'response',
+        pid,
+        message: messageOf(error),
+        cause: error,
+      });
     }
     if (interrupt.expiresAt !== undefined && Date.now() >= Date.parse(interrupt.expiresAt)) {
       throw new PipelineStateError({
@@ -422,7 +457,8 @@ export class Kernel {
    */
   cancel(pid: string, reason?: string): void {
     const p = this.#lookup(pid);
-    if (reason !== undefined && typeof reason !== 'string') throw argumentError('reason', `Invalid cancel reason ${describeValue(reason)}: expected a string`);
+    if (reason !== undefined && typeof reason !== 'string')
+      throw argumentError('reason', `Invalid cancel reason ${describeValue(reason)}: expected a string`);
     const why = reason ?? DEFAULT_CANCEL_REASON;
     switch (p.state) {
       case 'terminated':
@@ -515,7 +551,8 @@ export class Kernel {
    * ```
    */
   on(listener: (event: KernelEvent) => void): () => void {
-    if (typeof listener !== 'function') throw argumentError('listener', `Invalid listener ${describeValue(listener)}: expected a function`);
+    if (typeof listener !== 'function')
+      throw argumentError('listener', `Invalid listener ${describeValue(listener)}: expected a function`);
     this.#listeners = [...this.#listeners, listener];
     let active = true;
     return () => {
@@ -540,7 +577,10 @@ export class Kernel {
     const o = checkRecord<KernelEventsOptions>(opts, 'opts', ['abortSignal']);
     const abortSignal = o.abortSignal;
     if (abortSignal !== undefined && !isAbortSignal(abortSignal)) {
-      throw argumentError('opts.abortSignal', `Invalid abortSignal ${describeValue(abortSignal)}: expected an AbortSignal`);
+      throw argumentError(
+        'opts.abortSignal',
+        `Invalid abortSignal ${describeValue(abortSignal)}: expected an AbortSignal`,
+      );
     }
     let buffer: KernelEvent[] = [];
     let head = 0;
@@ -650,7 +690,9 @@ export class Kernel {
   }
 
   #serviceList(): string {
-    return this.#services.size === 0 ? '(none registered)' : [...this.#services.keys()].map((n) => JSON.stringify(n)).join(', ');
+    return this.#services.size === 0
+      ? '(none registered)'
+      : [...this.#services.keys()].map((n) => JSON.stringify(n)).join(', ');
   }
 
   /** Moves `p` to `to` (per the lifecycle table), keeping the drain count and emitting the change. */
@@ -682,7 +724,8 @@ export class Kernel {
     // The service's ready processes are the most urgent of its queued ones: `p` displaces the
     // least urgent of them if it is more urgent.
     let worst: Process | undefined;
-    for (const r of service.ready) if (worst === undefined || r.rank > worst.rank || (r.rank === worst.rank && r.seq > worst.seq)) worst = r;
+    for (const r of service.ready)
+      if (worst === undefined || r.rank > worst.rank || (r.rank === worst.rank && r.seq > worst.seq)) worst = r;
     if (worst !== undefined && (p.rank < worst.rank || (p.rank === worst.rank && p.seq < worst.seq))) {
       service.ready.delete(worst);
       this.#block(worst, service);
@@ -746,7 +789,13 @@ export class Kernel {
       timeoutMs = q.timeoutMs - p.elapsedMs;
       if (timeoutMs <= 0) {
         // the running time of earlier segments already used it all (clock granularity)
-        this.#emit({ type: 'resource_exhausted', pid: p.pid, resource: 'timeoutMs', used: p.elapsedMs, limit: q.timeoutMs });
+        this.#emit({
+          type: 'resource_exhausted',
+          pid: p.pid,
+          resource: 'timeoutMs',
+          used: p.elapsedMs,
+          limit: q.timeoutMs,
+        });
         this.#end(p, 'timeout_exceeded', `the process used its timeoutMs quota of ${q.timeoutMs} ms`);
         this.#unblock(service);
         return;
@@ -765,7 +814,10 @@ export class Kernel {
         p.live = state;
       },
     };
-    const options: RunOptions & { [RUN_CONTROL]: RunControl } = { abortSignal: controller.signal, [RUN_CONTROL]: control };
+    const options: RunOptions & { [RUN_CONTROL]: RunControl } = {
+      abortSignal: controller.signal,
+      [RUN_CONTROL]: control,
+    };
     if (p.bounds !== undefined) options.bounds = p.bounds;
     if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
     const stored = p.envelope;
@@ -817,14 +869,26 @@ export class Kernel {
   #exhausted(p: Process, service: Service, env: Envelope): KernelEvent | undefined {
     const q = p.quota;
     const pipeline = service.runtime.pipeline;
-    const event = (resource: keyof ResourceQuota, used: number, limit: number): KernelEvent => ({ type: 'resource_exhausted', pid: p.pid, resource, used, limit });
+    const event = (resource: keyof ResourceQuota, used: number, limit: number): KernelEvent => ({
+      type: 'resource_exhausted',
+      pid: p.pid,
+      resource,
+      used,
+      limit,
+    });
     switch (env.terminalReason) {
       case 'max_llm_calls_exceeded':
-        return q.maxLlmCalls !== undefined && q.maxLlmCalls <= pipeline.maxLlmCalls ? event('maxLlmCalls', env.llmCalls, q.maxLlmCalls) : undefined;
+        return q.maxLlmCalls !== undefined && q.maxLlmCalls <= pipeline.maxLlmCalls
+          ? event('maxLlmCalls', env.llmCalls, q.maxLlmCalls)
+          : undefined;
       case 'max_agent_hops_exceeded':
-        return q.maxAgentHops !== undefined && q.maxAgentHops <= pipeline.maxAgentHops ? event('maxAgentHops', env.agentHops, q.maxAgentHops) : undefined;
+        return q.maxAgentHops !== undefined && q.maxAgentHops <= pipeline.maxAgentHops
+          ? event('maxAgentHops', env.agentHops, q.maxAgentHops)
+          : undefined;
       case 'max_iterations_exceeded':
-        return q.maxIterations !== undefined && q.maxIterations <= pipeline.maxIterations ? event('maxIterations', env.iteration, q.maxIterations) : undefined;
+        return q.maxIterations !== undefined && q.maxIterations <= pipeline.maxIterations
+          ? event('maxIterations', env.iteration, q.maxIterations)
+          : undefined;
       case 'max_tool_calls_exceeded':
         return q.maxToolCalls === undefined ? undefined : event('maxToolCalls', p.toolCalls.used, q.maxToolCalls);
       case 'timeout_exceeded':
@@ -837,7 +901,11 @@ export class Kernel {
   /** The envelope of a run whose runtime call rejected (an interrupt that expired while queued, or a runtime bug). */
   #rejectedEnvelope(p: Process, error: unknown): Envelope {
     if (PipelineStateError.isInstance(error) && error.code === 'INTERRUPT_EXPIRED') {
-      return this.#stoppedEnvelope(p, 'timeout_exceeded', `the interrupt expired before the process was resumed: ${error.message}`);
+      return this.#stoppedEnvelope(
+        p,
+        'timeout_exceeded',
+        `the interrupt expired before the process was resumed: ${error.message}`,
+      );
     }
     return this.#stoppedEnvelope(p, 'stage_failed', `the pipeline runtime failed: ${messageOf(error)}`);
   }
@@ -848,7 +916,10 @@ export class Kernel {
   }
 
   #stoppedEnvelope(p: Process, reason: TerminalReason, message: string): Envelope {
-    const state = p.envelope === undefined ? newRunState(p.pid, p.input, p.mode, p.service?.firstStage ?? 'end') : runStateFrom(p.envelope);
+    const state =
+      p.envelope === undefined
+        ? newRunState(p.pid, p.input, p.mode, p.service?.firstStage ?? 'end')
+        : runStateFrom(p.envelope);
     state.interrupt = undefined;
     terminate(state, reason, message, state.currentStage);
     return envelopeFromState(state);
@@ -952,7 +1023,11 @@ function checkRecord<T extends object>(value: T, path: string, allowed: readonly
     throw argumentError(path, `Invalid ${path} ${describeValue(value)}: expected an object { ${allowed.join(', ')} }`);
   }
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw argumentError(`${path}.${key}`, `Unknown option ${JSON.stringify(key)} in ${path}: expected one of ${allowed.join(', ')}`);
+    if (!allowed.includes(key))
+      throw argumentError(
+        `${path}.${key}`,
+        `Unknown option ${JSON.stringify(key)} in ${path}: expected one of ${allowed.join(', ')}`,
+      );
   }
   return value;
 }
@@ -974,7 +1049,10 @@ function checkQuota(value: unknown): Readonly<ResourceQuota> {
     if (v === undefined) continue;
     if (key === 'timeoutMs') {
       if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > MAX_TIMEOUT_MS) {
-        throw argumentError(`opts.quota.${key}`, `Invalid quota timeoutMs ${describeValue(v)}: expected a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`);
+        throw argumentError(
+          `opts.quota.${key}`,
+          `Invalid quota timeoutMs ${describeValue(v)}: expected a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`,
+        );
       }
     } else if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) {
       throw argumentError(`opts.quota.${key}`, `Invalid quota ${key} ${describeValue(v)}: expected a positive integer`);

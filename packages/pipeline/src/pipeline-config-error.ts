@@ -30,7 +30,10 @@ export class PipelineConfigError extends ConfigError {
     super({ problems: options.problems });
     if (options.pipeline !== undefined) {
       this.pipeline = options.pipeline;
-      this.message = this.message.replace(/^Invalid configuration/, `Invalid pipeline ${JSON.stringify(options.pipeline)}`);
+      this.message = this.message.replace(
+        /^Invalid configuration/,
+        `Invalid pipeline ${JSON.stringify(options.pipeline)}`,
+      );
     }
   }
 

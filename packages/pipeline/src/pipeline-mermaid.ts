@@ -25,16 +25,20 @@ export function pipelineToMermaid(p: CompiledPipeline): string {
   const limitText = (t: CompiledTarget): string => (t.edgeLimit === Infinity ? '' : ` (max ${t.edgeLimit})`);
   for (const s of p.stages) {
     const from = `s${s.index}`;
-    for (const r of s.rules) lines.push(`  ${from} -->|${label(ruleLabel(r.condition, r.value) + limitText(r.target))}| ${id(r.target)}`);
+    for (const r of s.rules)
+      lines.push(`  ${from} -->|${label(ruleLabel(r.condition, r.value) + limitText(r.target))}| ${id(r.target)}`);
     const d = s.defaultTarget;
     const defaultText = (s.rules.length > 0 ? 'default' : '') + limitText(d);
     lines.push(defaultText === '' ? `  ${from} --> ${id(d)}` : `  ${from} -->|${label(defaultText.trim())}| ${id(d)}`);
-    if (s.errorTarget !== undefined) lines.push(`  ${from} -.->|${label(`error${limitText(s.errorTarget)}`)}| ${id(s.errorTarget)}`);
+    if (s.errorTarget !== undefined)
+      lines.push(`  ${from} -.->|${label(`error${limitText(s.errorTarget)}`)}| ${id(s.errorTarget)}`);
   }
   for (const s of p.stages) {
     // validated: every dependency names a stage
-    for (const dep of s.config.requires ?? []) lines.push(`  s${(p.byName.get(dep) as CompiledStage).index} ==>|requires| s${s.index}`);
-    for (const dep of s.config.after ?? []) lines.push(`  s${(p.byName.get(dep) as CompiledStage).index} -.->|after| s${s.index}`);
+    for (const dep of s.config.requires ?? [])
+      lines.push(`  s${(p.byName.get(dep) as CompiledStage).index} ==>|requires| s${s.index}`);
+    for (const dep of s.config.after ?? [])
+      lines.push(`  s${(p.byName.get(dep) as CompiledStage).index} -.->|after| s${s.index}`);
   }
   if (used.has('end')) lines.push('  end_([end])');
   if (used.has('clarification')) lines.push('  clarification_{{clarification}}');

@@ -102,14 +102,26 @@ export class PipelineRuntime {
    */
   constructor(pipeline: Pipeline, options: PipelineRuntimeOptions = {}) {
     if (!Pipeline.isInstance(pipeline)) {
-      throw argumentError('pipeline', `Invalid pipeline ${describeValue(pipeline)}: expected what definePipeline(config) returns`);
+      throw argumentError(
+        'pipeline',
+        `Invalid pipeline ${describeValue(pipeline)}: expected what definePipeline(config) returns`,
+      );
     }
     if (typeof options !== 'object' || (options as unknown) === null) {
-      throw argumentError('options', `Invalid runtime options ${describeValue(options)}: expected an object { model? }`);
+      throw argumentError(
+        'options',
+        `Invalid runtime options ${describeValue(options)}: expected an object { model? }`,
+      );
     }
     const model = options.model;
-    if (model !== undefined && (typeof model !== 'object' || (model as unknown) === null || typeof model.generate !== 'function')) {
-      throw argumentError('options.model', `Invalid model ${describeValue(model)}: expected a ChatModel { generate(request) }`);
+    if (
+      model !== undefined &&
+      (typeof model !== 'object' || (model as unknown) === null || typeof model.generate !== 'function')
+    ) {
+      throw argumentError(
+        'options.model',
+        `Invalid model ${describeValue(model)}: expected a ChatModel { generate(request) }`,
+      );
     }
     this.pipeline = pipeline;
     this.#compiled = compiledPipeline(pipeline);
@@ -152,7 +164,9 @@ export class PipelineRuntime {
    * ```
    */
   stream(input: unknown, opts?: RunOptions): AsyncIterable<PipelineEvent> {
-    return eventStream<PipelineEvent>((emit, abortSignal) => this.#execute(this.#prepareRun(input, opts), emit, abortSignal));
+    return eventStream<PipelineEvent>((emit, abortSignal) =>
+      this.#execute(this.#prepareRun(input, opts), emit, abortSignal),
+    );
   }
 
   /**
@@ -198,7 +212,9 @@ export class PipelineRuntime {
    * ```
    */
   resumeStream(envelope: Envelope, response: InterruptResponse, opts?: ResumeOptions): AsyncIterable<PipelineEvent> {
-    return eventStream<PipelineEvent>((emit, abortSignal) => this.#execute(this.#prepareResume(envelope, response, opts), emit, abortSignal));
+    return eventStream<PipelineEvent>((emit, abortSignal) =>
+      this.#execute(this.#prepareResume(envelope, response, opts), emit, abortSignal),
+    );
   }
 
   #prepareRun(input: unknown, opts: RunOptions | undefined): PreparedRun {
@@ -208,7 +224,10 @@ export class PipelineRuntime {
       throw argumentError('opts.mode', `Invalid run mode ${describeValue(mode)}: expected "sequential" or "parallel"`);
     }
     if (o.envelopeId !== undefined && (typeof o.envelopeId !== 'string' || o.envelopeId === '')) {
-      throw argumentError('opts.envelopeId', `Invalid envelopeId ${describeValue(o.envelopeId)}: expected a non-empty string`);
+      throw argumentError(
+        'opts.envelopeId',
+        `Invalid envelopeId ${describeValue(o.envelopeId)}: expected a non-empty string`,
+      );
     }
     const first = this.#compiled.stages[0] as CompiledStage;
     const state = newRunState(o.envelopeId ?? crypto.randomUUID(), input, mode, first.name);
@@ -227,7 +246,9 @@ export class PipelineRuntime {
     const o = checkOptions(opts, RESUME_KEYS);
     const interrupt = envelope.interrupt;
     if (interrupt === undefined) {
-      const why = envelope.terminated ? `it is terminated (${envelope.terminalReason ?? 'unknown'})` : 'it is not paused on an interrupt';
+      const why = envelope.terminated
+        ? `it is terminated (${envelope.terminalReason ?? 'unknown'})`
+        : 'it is not paused on an interrupt';
       throw new PipelineStateError({
         code: 'NO_PENDING_INTERRUPT',
         envelopeId: envelope.id,
@@ -270,16 +291,26 @@ export class PipelineRuntime {
           ? compiled.confirmationResumeStage
           : undefined;
     if (envelope.mode === 'parallel') {
-      const dag: DagStart = { mode: 'parallel', resumed: { stage: raising, response: answer }, ignoredResumeStage: configured === raising ? undefined : configured?.name };
+      const dag: DagStart = {
+        mode: 'parallel',
+        resumed: { stage: raising, response: answer },
+        ignoredResumeStage: configured === raising ? undefined : configured?.name,
+      };
       return { state, start: dag, opts: o, control };
     }
     const stage = configured ?? raising;
     const start: StartPoint =
-      stage === raising ? { stage, response: answer } : { stage, response: answer, via: compiled.targetBetween(raising, stage.name) };
+      stage === raising
+        ? { stage, response: answer }
+        : { stage, response: answer, via: compiled.targetBetween(raising, stage.name) };
     return { state, start, opts: o, control };
   }
 
-  async #execute(prepared: PreparedRun, emit: ((event: PipelineEvent) => void) | undefined, streamSignal: AbortSignal | undefined): Promise<Envelope> {
+  async #execute(
+    prepared: PreparedRun,
+    emit: ((event: PipelineEvent) => void) | undefined,
+    streamSignal: AbortSignal | undefined,
+  ): Promise<Envelope> {
     const { state, start, opts, control } = prepared;
     control?.onState?.(state);
     const onEvent = control?.onEvent;
@@ -371,24 +402,40 @@ function checkOptions(opts: RunOptions | undefined, allowed: readonly string[]):
     throw argumentError('opts', `Invalid options ${describeValue(opts)}: expected an object { ${allowed.join(', ')} }`);
   }
   for (const key of Object.keys(opts)) {
-    if (!allowed.includes(key)) throw argumentError(`opts.${key}`, `Unknown option ${JSON.stringify(key)}: expected one of ${allowed.join(', ')}`);
+    if (!allowed.includes(key))
+      throw argumentError(
+        `opts.${key}`,
+        `Unknown option ${JSON.stringify(key)}: expected one of ${allowed.join(', ')}`,
+      );
   }
   if (opts.abortSignal !== undefined && !isAbortSignal(opts.abortSignal)) {
-    throw argumentError('opts.abortSignal', `Invalid abortSignal ${describeValue(opts.abortSignal)}: expected an AbortSignal`);
+    throw argumentError(
+      'opts.abortSignal',
+      `Invalid abortSignal ${describeValue(opts.abortSignal)}: expected an AbortSignal`,
+    );
   }
   const t = opts.timeoutMs;
   if (t !== undefined && (typeof t !== 'number' || !Number.isFinite(t) || t <= 0 || t > MAX_TIMEOUT_MS)) {
-    throw argumentError('opts.timeoutMs', `Invalid timeoutMs ${describeValue(t)}: expected a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`);
+    throw argumentError(
+      'opts.timeoutMs',
+      `Invalid timeoutMs ${describeValue(t)}: expected a positive number of milliseconds up to ${MAX_TIMEOUT_MS}`,
+    );
   }
   const b = opts.bounds;
   if (b !== undefined) {
     if (typeof b !== 'object' || (b as unknown) === null) {
-      throw argumentError('opts.bounds', `Invalid bounds ${describeValue(b)}: expected an object { maxIterations?, maxLlmCalls?, maxAgentHops? }`);
+      throw argumentError(
+        'opts.bounds',
+        `Invalid bounds ${describeValue(b)}: expected an object { maxIterations?, maxLlmCalls?, maxAgentHops? }`,
+      );
     }
     for (const key of Object.keys(b)) {
       const v = (b as Record<string, unknown>)[key];
       if (key !== 'maxIterations' && key !== 'maxLlmCalls' && key !== 'maxAgentHops') {
-        throw argumentError(`opts.bounds.${key}`, `Unknown bound ${JSON.stringify(key)}: expected maxIterations, maxLlmCalls or maxAgentHops`);
+        throw argumentError(
+          `opts.bounds.${key}`,
+          `Unknown bound ${JSON.stringify(key)}: expected maxIterations, maxLlmCalls or maxAgentHops`,
+        );
       }
       if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) {
         throw argumentError(`opts.bounds.${key}`, `Invalid ${key} ${describeValue(v)}: expected a positive integer`);

@@ -4,10 +4,7 @@ const marker = Symbol.for('signalyard.error.PipelineStageError');
 
 /** The codes a {@link PipelineStageError} carries. */
 export type PipelineStageErrorCode =
-  | 'PIPELINE_STAGE_OUTPUT_INVALID'
-  | 'PIPELINE_STAGE_TIMEOUT'
-  | 'PIPELINE_ROUTING_FAILED'
-  | 'PIPELINE_INTERRUPTED';
+  'PIPELINE_STAGE_OUTPUT_INVALID' | 'PIPELINE_STAGE_TIMEOUT' | 'PIPELINE_ROUTING_FAILED' | 'PIPELINE_INTERRUPTED';
 
 /**
  * Why a stage failed, when the runtime (not the stage's own code) detected it. These errors are

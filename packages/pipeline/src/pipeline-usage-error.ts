@@ -3,7 +3,8 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 const marker = Symbol.for('signalyard.error.PipelineUsageError');
 
 /** The codes a {@link PipelineUsageError} carries. */
-export type PipelineUsageErrorCode = 'PIPELINE_ARGUMENT_INVALID' | 'PIPELINE_MODE_UNSUPPORTED' | 'PIPELINE_ENVELOPE_INVALID';
+export type PipelineUsageErrorCode =
+  'PIPELINE_ARGUMENT_INVALID' | 'PIPELINE_MODE_UNSUPPORTED' | 'PIPELINE_ENVELOPE_INVALID';
 
 /**
  * A pipeline API was called with a bad argument.

@@ -54,7 +54,11 @@ export interface CompiledPipeline {
 }
 
 let compiledOf: (pipeline: Pipeline) => CompiledPipeline;
-let construct: (compiled: CompiledPipeline, stages: readonly StageConfig[], edgeLimits: readonly EdgeLimit[]) => Pipeline;
+let construct: (
+  compiled: CompiledPipeline,
+  stages: readonly StageConfig[],
+  edgeLimits: readonly EdgeLimit[],
+) => Pipeline;
 
 /**
  * A validated, immutable pipeline: what {@link definePipeline} returns and `PipelineRuntime`
@@ -102,8 +106,10 @@ export class Pipeline {
     self.maxAgentHops = compiled.bounds.maxAgentHops;
     self.bounds = compiled.bounds;
     self.edgeLimits = edgeLimits;
-    if (compiled.clarificationResumeStage !== undefined) self.clarificationResumeStage = compiled.clarificationResumeStage.name;
-    if (compiled.confirmationResumeStage !== undefined) self.confirmationResumeStage = compiled.confirmationResumeStage.name;
+    if (compiled.clarificationResumeStage !== undefined)
+      self.clarificationResumeStage = compiled.clarificationResumeStage.name;
+    if (compiled.confirmationResumeStage !== undefined)
+      self.confirmationResumeStage = compiled.confirmationResumeStage.name;
     self.interruptTtlMs = compiled.interruptTtlMs;
     Object.freeze(this);
   }
@@ -179,7 +185,13 @@ export function compiledPipeline(pipeline: Pipeline): CompiledPipeline {
 export function definePipeline(config: PipelineConfig): Pipeline {
   const problems = validatePipelineConfig(config);
   if (problems.length > 0) {
-    const name = typeof config === 'object' && (config as unknown) !== null && typeof config.name === 'string' && config.name !== '' ? config.name : undefined;
+    const name =
+      typeof config === 'object' &&
+      (config as unknown) !== null &&
+      typeof config.name === 'string' &&
+      config.name !== ''
+        ? config.name
+        : undefined;
     throw new PipelineConfigError(name === undefined ? { problems } : { problems, pipeline: name });
   }
   return compile(config);
@@ -187,7 +199,9 @@ export function definePipeline(config: PipelineConfig): Pipeline {
 
 function compile(config: PipelineConfig): Pipeline {
   const stages: readonly StageConfig[] = Object.freeze(config.stages.map(freezeStage));
-  const edgeLimits: readonly EdgeLimit[] = Object.freeze((config.edgeLimits ?? []).map((e) => Object.freeze({ from: e.from, to: e.to, maxCount: e.maxCount })));
+  const edgeLimits: readonly EdgeLimit[] = Object.freeze(
+    (config.edgeLimits ?? []).map((e) => Object.freeze({ from: e.from, to: e.to, maxCount: e.maxCount })),
+  );
   const limits = new Map<string, number>();
   for (const e of edgeLimits) limits.set(`${e.from}->${e.to}`, e.maxCount);
 
@@ -204,19 +218,34 @@ function compile(config: PipelineConfig): Pipeline {
   const byName = new Map(compiledStages.map((s) => [s.name, s]));
   const specials = new Map<string, CompiledTarget>([
     ['end', { kind: 'end', name: 'end', stage: undefined, edgeKey: '', edgeLimit: Infinity, loopBack: false }],
-    ['clarification', { kind: 'interrupt', name: 'clarification', stage: undefined, edgeKey: '', edgeLimit: Infinity, loopBack: false }],
-    ['confirmation', { kind: 'interrupt', name: 'confirmation', stage: undefined, edgeKey: '', edgeLimit: Infinity, loopBack: false }],
+    [
+      'clarification',
+      { kind: 'interrupt', name: 'clarification', stage: undefined, edgeKey: '', edgeLimit: Infinity, loopBack: false },
+    ],
+    [
+      'confirmation',
+      { kind: 'interrupt', name: 'confirmation', stage: undefined, edgeKey: '', edgeLimit: Infinity, loopBack: false },
+    ],
   ]);
   const targetBetween = (from: CompiledStage, to: string): CompiledTarget => {
     const special = specials.get(to);
     if (special !== undefined) return special;
     const stage = byName.get(to) as CompiledStage;
     const edgeKey = `${from.name}->${to}`;
-    return Object.freeze({ kind: 'stage', name: to, stage, edgeKey, edgeLimit: limits.get(edgeKey) ?? Infinity, loopBack: stage.index < from.index });
+    return Object.freeze({
+      kind: 'stage',
+      name: to,
+      stage,
+      edgeKey,
+      edgeLimit: limits.get(edgeKey) ?? Infinity,
+      loopBack: stage.index < from.index,
+    });
   };
   for (const s of compiledStages) {
     s.rules = Object.freeze(
-      (s.config.routingRules ?? []).map((r: RoutingRule) => Object.freeze({ condition: r.condition, value: r.value, target: targetBetween(s, r.target) })),
+      (s.config.routingRules ?? []).map((r: RoutingRule) =>
+        Object.freeze({ condition: r.condition, value: r.value, target: targetBetween(s, r.target) }),
+      ),
     );
     s.defaultTarget = targetBetween(s, s.config.defaultNext ?? 'end');
     s.errorTarget = s.config.errorNext === undefined ? undefined : targetBetween(s, s.config.errorNext);
@@ -237,8 +266,10 @@ function compile(config: PipelineConfig): Pipeline {
     byName,
     bounds,
     edgeLimits: limits,
-    clarificationResumeStage: config.clarificationResumeStage === undefined ? undefined : byName.get(config.clarificationResumeStage),
-    confirmationResumeStage: config.confirmationResumeStage === undefined ? undefined : byName.get(config.confirmationResumeStage),
+    clarificationResumeStage:
+      config.clarificationResumeStage === undefined ? undefined : byName.get(config.clarificationResumeStage),
+    confirmationResumeStage:
+      config.confirmationResumeStage === undefined ? undefined : byName.get(config.confirmationResumeStage),
     interruptTtlMs: Object.freeze(ttl),
     targetBetween,
   };
@@ -252,7 +283,9 @@ function freezeStage(s: StageConfig): StageConfig {
   // eslint-disable-next-line @typescript-eslint/unbound-method -- `run` is copied onto the frozen config and always called as its method
   for (const key of STAGE_FIELDS) if (s[key] !== undefined) copy[key] = s[key];
   if (s.routingRules !== undefined) {
-    copy.routingRules = Object.freeze(s.routingRules.map((r) => Object.freeze({ condition: r.condition, value: r.value, target: r.target })));
+    copy.routingRules = Object.freeze(
+      s.routingRules.map((r) => Object.freeze({ condition: r.condition, value: r.value, target: r.target })),
+    );
   }
   if (s.requires !== undefined) copy.requires = Object.freeze([...s.requires]);
   if (s.after !== undefined) copy.after = Object.freeze([...s.after]);

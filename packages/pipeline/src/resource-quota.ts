@@ -28,4 +28,10 @@ export interface ResourceQuota {
 }
 
 /** Every key of {@link ResourceQuota}. @internal */
-export const QUOTA_KEYS: readonly (keyof ResourceQuota)[] = Object.freeze(['maxLlmCalls', 'maxToolCalls', 'maxAgentHops', 'maxIterations', 'timeoutMs']);
+export const QUOTA_KEYS: readonly (keyof ResourceQuota)[] = Object.freeze([
+  'maxLlmCalls',
+  'maxToolCalls',
+  'maxAgentHops',
+  'maxIterations',
+  'timeoutMs',
+]);

@@ -138,7 +138,8 @@ export async function runDag(scope: RunScope, start: DagStart): Promise<void> {
     }
   }
 
-  const stopping = (): boolean => signal.aborted || run.hopsRefused || run.raised !== undefined || scope.llmRefused || scope.toolRefused;
+  const stopping = (): boolean =>
+    signal.aborted || run.hopsRefused || run.raised !== undefined || scope.llmRefused || scope.toolRefused;
 
   /** The stage's requirements have succeeded (all, or one for `any`). */
   const requirementsMet = (i: number): boolean => {
@@ -197,16 +198,28 @@ export async function runDag(scope: RunScope, start: DagStart): Promise<void> {
   };
 
   /** Records how stage `i` ended. */
-  const finish = (i: number, ctx: RunStageContext, stageController: AbortController | undefined, startedAt: string, outcome: Settled): void => {
+  const finish = (
+    i: number,
+    ctx: RunStageContext,
+    stageController: AbortController | undefined,
+    startedAt: string,
+    outcome: Settled,
+  ): void => {
     const stage = stages[i] as CompiledStage;
     const endedAt = isoNow();
 
     // ---- cancelled while it ran, and the stage did not finish first
     if (outcome.ok === 'aborted' && signal.aborted) {
       status[i] = FAILED;
-      st.errors.push({ stage: stage.name, error: `aborted: ${messageOf(signal.reason)}`, code: 'ABORTED', at: endedAt });
+      st.errors.push({
+        stage: stage.name,
+        error: `aborted: ${messageOf(signal.reason)}`,
+        code: 'ABORTED',
+        at: endedAt,
+      });
       st.trace.push({ stage: stage.name, startedAt, endedAt, next: 'end' });
-      if (emit !== undefined) emit({ type: 'stage_end', stage: stage.name, output: EMPTY_OUTPUT, failed: true, next: 'end' });
+      if (emit !== undefined)
+        emit({ type: 'stage_end', stage: stage.name, output: EMPTY_OUTPUT, failed: true, next: 'end' });
       return;
     }
 
@@ -248,7 +261,13 @@ export async function runDag(scope: RunScope, start: DagStart): Promise<void> {
         const interrupt: Interrupt =
           raised.payload === undefined
             ? { id: crypto.randomUUID(), kind: raised.kind, stage: stage.name, createdAt: endedAt }
-            : { id: crypto.randomUUID(), kind: raised.kind, stage: stage.name, payload: raised.payload, createdAt: endedAt };
+            : {
+                id: crypto.randomUUID(),
+                kind: raised.kind,
+                stage: stage.name,
+                payload: raised.payload,
+                createdAt: endedAt,
+              };
         const ttl = scope.pipeline.interruptTtlMs[raised.kind];
         if (ttl !== undefined) interrupt.expiresAt = new Date(Date.parse(endedAt) + ttl).toISOString();
         run.raised = interrupt;
@@ -291,7 +310,8 @@ export async function runDag(scope: RunScope, start: DagStart): Promise<void> {
     if (emit !== undefined) emit({ type: 'stage_start', stage: stage.name });
     const startedAt = isoNow();
 
-    const deadline = stage.timeoutMs === undefined ? undefined : startStageDeadline(stage.name, stage.timeoutMs, signal);
+    const deadline =
+      stage.timeoutMs === undefined ? undefined : startStageDeadline(stage.name, stage.timeoutMs, signal);
     const stageSignal = deadline?.controller.signal ?? signal;
     const stageController = deadline?.controller;
     const cleanup = (): void => {

@@ -31,7 +31,10 @@ interface Refusal {
 }
 
 /** @internal */
-export type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown } | { readonly ok: 'aborted' };
+export type Settled =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown }
+  | { readonly ok: 'aborted' };
 
 const ABORTED: Settled = Object.freeze({ ok: 'aborted' });
 const EMPTY_OUTPUT: Record<string, unknown> = Object.freeze({});
@@ -82,7 +85,8 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
     const startedAt = isoNow();
 
     // ---- run the stage
-    const deadline = stage.timeoutMs === undefined ? undefined : startStageDeadline(stage.name, stage.timeoutMs, signal);
+    const deadline =
+      stage.timeoutMs === undefined ? undefined : startStageDeadline(stage.name, stage.timeoutMs, signal);
     const stageSignal = deadline?.controller.signal ?? signal;
     const stageController = deadline?.controller;
     const ctx = new RunStageContext(scope, stage.name, stageSignal, response);
@@ -111,7 +115,8 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
       const reason: unknown = signal.reason;
       st.errors.push({ stage: stage.name, error: `aborted: ${messageOf(reason)}`, code: 'ABORTED', at: endedAt });
       st.trace.push({ stage: stage.name, startedAt, endedAt, next: 'end' });
-      if (emit !== undefined) emit({ type: 'stage_end', stage: stage.name, output: EMPTY_OUTPUT, failed: true, next: 'end' });
+      if (emit !== undefined)
+        emit({ type: 'stage_end', stage: stage.name, output: EMPTY_OUTPUT, failed: true, next: 'end' });
       cancel(scope, stage.name);
       return;
     }
@@ -174,7 +179,8 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
       nextName = next === undefined ? 'end' : next.name;
     }
     st.trace.push({ stage: stage.name, startedAt, endedAt, next: nextName });
-    if (emit !== undefined) emit({ type: 'stage_end', stage: stage.name, output, failed: failure !== undefined, next: nextName });
+    if (emit !== undefined)
+      emit({ type: 'stage_end', stage: stage.name, output, failed: failure !== undefined, next: nextName });
 
     // ---- what ends the step, in precedence order: cancellation first
     if (isAborted(signal)) {
@@ -201,7 +207,12 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
       return;
     }
     if (next === undefined) {
-      terminate(st, 'stage_failed', `stage ${JSON.stringify(stage.name)} failed: ${(failure as Failure).message}`, stage.name);
+      terminate(
+        st,
+        'stage_failed',
+        `stage ${JSON.stringify(stage.name)} failed: ${(failure as Failure).message}`,
+        stage.name,
+      );
       return;
     }
     if (next.stage === undefined) {
@@ -222,7 +233,8 @@ function route(stage: CompiledStage, output: Record<string, unknown>): CompiledT
   const rules = stage.rules;
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i] as (typeof rules)[number];
-    if (Object.hasOwn(output, rule.condition) && ruleValuesEqual(output[rule.condition], rule.value)) return rule.target;
+    if (Object.hasOwn(output, rule.condition) && ruleValuesEqual(output[rule.condition], rule.value))
+      return rule.target;
   }
   return stage.defaultTarget;
 }
@@ -234,10 +246,16 @@ export function refuse(scope: RunScope, t: CompiledTarget): Refusal | undefined 
     return { reason: 'max_loop_exceeded', message: `edge limit exceeded: ${t.edgeKey}` };
   }
   if (t.loopBack && st.iteration + 1 > scope.maxIterations) {
-    return { reason: 'max_iterations_exceeded', message: `max iterations exceeded: ${scope.maxIterations} (at ${t.edgeKey})` };
+    return {
+      reason: 'max_iterations_exceeded',
+      message: `max iterations exceeded: ${scope.maxIterations} (at ${t.edgeKey})`,
+    };
   }
   if (st.agentHops + 1 > scope.maxAgentHops) {
-    return { reason: 'max_agent_hops_exceeded', message: `max agent hops exceeded: ${scope.maxAgentHops} (at ${t.edgeKey})` };
+    return {
+      reason: 'max_agent_hops_exceeded',
+      message: `max agent hops exceeded: ${scope.maxAgentHops} (at ${t.edgeKey})`,
+    };
   }
   return undefined;
 }
@@ -252,7 +270,8 @@ function traverse(scope: RunScope, t: CompiledTarget): void {
 function pause(scope: RunScope, stage: string, kind: InterruptKind, payload: unknown, at: string): void {
   const st = scope.state;
   const id = crypto.randomUUID();
-  const interrupt: Interrupt = payload === undefined ? { id, kind, stage, createdAt: at } : { id, kind, stage, payload, createdAt: at };
+  const interrupt: Interrupt =
+    payload === undefined ? { id, kind, stage, createdAt: at } : { id, kind, stage, payload, createdAt: at };
   const ttl = scope.pipeline.interruptTtlMs[kind];
   if (ttl !== undefined) interrupt.expiresAt = new Date(Date.parse(at) + ttl).toISOString();
   st.interrupt = interrupt;
@@ -314,7 +333,8 @@ export function normalizeOutput(value: unknown): Record<string, unknown> | undef
     if (!Object.hasOwn(source, key)) continue;
     const v = source[key];
     if (v === undefined) continue;
-    if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
     else out[key] = v;
   }
   return Object.freeze(out);
@@ -376,7 +396,13 @@ export function startStageDeadline(stage: string, timeoutMs: number, runSignal: 
   };
   runSignal.addEventListener('abort', onRunAbort, { once: true });
   const timer = setTimeout(() => {
-    controller.abort(new PipelineStageError({ code: 'PIPELINE_STAGE_TIMEOUT', stage, message: `Stage ${JSON.stringify(stage)} timed out after ${timeoutMs} ms` }));
+    controller.abort(
+      new PipelineStageError({
+        code: 'PIPELINE_STAGE_TIMEOUT',
+        stage,
+        message: `Stage ${JSON.stringify(stage)} timed out after ${timeoutMs} ms`,
+      }),
+    );
   }, timeoutMs);
   return {
     controller,

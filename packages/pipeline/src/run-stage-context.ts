@@ -100,7 +100,11 @@ function countingModel(scope: RunScope, inner: ChatModel, stage: string, abortSi
       }
       st.llmCalls++;
       let req = request;
-      if (typeof request === 'object' && (request as unknown) !== null && (request.abortSignal === undefined || request.agentId === undefined)) {
+      if (
+        typeof request === 'object' &&
+        (request as unknown) !== null &&
+        (request.abortSignal === undefined || request.agentId === undefined)
+      ) {
         req = { ...request, abortSignal: request.abortSignal ?? abortSignal, agentId: request.agentId ?? stage };
       }
       return inner.generate(req);

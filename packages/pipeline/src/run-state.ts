@@ -1,4 +1,11 @@
-import { copyRecord, createEnvelope, type Envelope, type PipelineMode, type StageErrorRecord, type TraceEntry } from './envelope.js';
+import {
+  copyRecord,
+  createEnvelope,
+  type Envelope,
+  type PipelineMode,
+  type StageErrorRecord,
+  type TraceEntry,
+} from './envelope.js';
 import type { Interrupt, ResolvedInterrupt } from './interrupt.js';
 import type { TerminalReason } from './terminal-reason.js';
 
@@ -120,7 +127,12 @@ export function snapshotEnvelope(st: RunState): Envelope {
 }
 
 /** Ends the run. @internal */
-export function terminate(st: RunState, reason: TerminalReason, message: string | undefined, currentStage: string): void {
+export function terminate(
+  st: RunState,
+  reason: TerminalReason,
+  message: string | undefined,
+  currentStage: string,
+): void {
   st.terminated = true;
   st.terminalReason = reason;
   st.terminationReason = message;

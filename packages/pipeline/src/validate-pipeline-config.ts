@@ -5,11 +5,27 @@ import { INTERRUPT_KINDS, isInterruptKind } from './interrupt.js';
 export const SPECIAL_TARGETS: readonly string[] = Object.freeze(['end', 'clarification', 'confirmation']);
 
 const PIPELINE_KEYS = [
-  'name', 'stages', 'maxIterations', 'maxLlmCalls', 'maxAgentHops', 'edgeLimits',
-  'clarificationResumeStage', 'confirmationResumeStage', 'interruptTtlMs',
+  'name',
+  'stages',
+  'maxIterations',
+  'maxLlmCalls',
+  'maxAgentHops',
+  'edgeLimits',
+  'clarificationResumeStage',
+  'confirmationResumeStage',
+  'interruptTtlMs',
 ];
 const STAGE_KEYS = [
-  'name', 'run', 'outputKey', 'routingRules', 'defaultNext', 'errorNext', 'requires', 'after', 'joinStrategy', 'timeoutMs',
+  'name',
+  'run',
+  'outputKey',
+  'routingRules',
+  'defaultNext',
+  'errorNext',
+  'requires',
+  'after',
+  'joinStrategy',
+  'timeoutMs',
 ];
 const RULE_KEYS = ['condition', 'value', 'target'];
 const EDGE_KEYS = ['from', 'to', 'maxCount'];
@@ -56,9 +72,11 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
     }
     const name = stage.name;
     if (!isName(name)) add(`${path}.name`, `expected a non-empty string, got ${describeValue(name)}`);
-    else if (SPECIAL_TARGETS.includes(name)) add(`${path}.name`, `${describeValue(name)} is reserved (a routing target), choose another stage name`);
+    else if (SPECIAL_TARGETS.includes(name))
+      add(`${path}.name`, `${describeValue(name)} is reserved (a routing target), choose another stage name`);
     else if (name === '__proto__') add(`${path}.name`, `"__proto__" cannot name a stage`);
-    else if (names.has(name)) add(`${path}.name`, `duplicate stage name ${describeValue(name)} (also stages[${names.get(name) ?? 0}])`);
+    else if (names.has(name))
+      add(`${path}.name`, `duplicate stage name ${describeValue(name)} (also stages[${names.get(name) ?? 0}])`);
     else names.set(name, i);
   }
   const stageList = [...names.keys()];
@@ -70,7 +88,10 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
   };
   const checkStageRef = (value: unknown, path: string, self?: unknown): void => {
     if (typeof value !== 'string' || !names.has(value)) {
-      add(path, `unknown stage ${describeValue(value)}: expected one of ${stageList.map((n) => JSON.stringify(n)).join(', ')}`);
+      add(
+        path,
+        `unknown stage ${describeValue(value)}: expected one of ${stageList.map((n) => JSON.stringify(n)).join(', ')}`,
+      );
     } else if (value === self) add(path, `a stage cannot depend on itself (${describeValue(value)})`);
   };
 
@@ -80,14 +101,19 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
     if (!isRecord(stage)) continue;
     const path = `stages[${i}]`;
     unknownKeys(stage, STAGE_KEYS, `${path}.`, add);
-    if (typeof stage.run !== 'function') add(`${path}.run`, `expected a function (ctx) => output, got ${describeValue(stage.run)}`);
+    if (typeof stage.run !== 'function')
+      add(`${path}.run`, `expected a function (ctx) => output, got ${describeValue(stage.run)}`);
     if (stage.outputKey !== undefined) {
-      if (!isName(stage.outputKey)) add(`${path}.outputKey`, `expected a non-empty string, got ${describeValue(stage.outputKey)}`);
+      if (!isName(stage.outputKey))
+        add(`${path}.outputKey`, `expected a non-empty string, got ${describeValue(stage.outputKey)}`);
       else if (stage.outputKey === '__proto__') add(`${path}.outputKey`, `"__proto__" cannot be an output key`);
     }
     if (stage.routingRules !== undefined) {
       if (!Array.isArray(stage.routingRules)) {
-        add(`${path}.routingRules`, `expected an array of rules { condition, value, target }, got ${describeValue(stage.routingRules)}`);
+        add(
+          `${path}.routingRules`,
+          `expected an array of rules { condition, value, target }, got ${describeValue(stage.routingRules)}`,
+        );
       } else {
         const rules: unknown[] = stage.routingRules;
         for (let r = 0; r < rules.length; r++) {
@@ -98,7 +124,8 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
             continue;
           }
           unknownKeys(rule, RULE_KEYS, `${rp}.`, add);
-          if (!isName(rule.condition)) add(`${rp}.condition`, `expected a non-empty string (an output key), got ${describeValue(rule.condition)}`);
+          if (!isName(rule.condition))
+            add(`${rp}.condition`, `expected a non-empty string (an output key), got ${describeValue(rule.condition)}`);
           checkTarget(rule.target, `${rp}.target`);
         }
       }
@@ -121,7 +148,10 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
     if (stage.timeoutMs !== undefined) {
       const t = stage.timeoutMs;
       if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0 || t > MAX_TIMEOUT_MS) {
-        add(`${path}.timeoutMs`, `expected a positive number of milliseconds up to ${MAX_TIMEOUT_MS}, got ${describeValue(t)}`);
+        add(
+          `${path}.timeoutMs`,
+          `expected a positive number of milliseconds up to ${MAX_TIMEOUT_MS}, got ${describeValue(t)}`,
+        );
       }
     }
   }
@@ -170,12 +200,19 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
 
   if (config.interruptTtlMs !== undefined) {
     if (!isRecord(config.interruptTtlMs)) {
-      add('interruptTtlMs', `expected an object of milliseconds per interrupt kind, got ${describeValue(config.interruptTtlMs)}`);
+      add(
+        'interruptTtlMs',
+        `expected an object of milliseconds per interrupt kind, got ${describeValue(config.interruptTtlMs)}`,
+      );
     } else {
       const ttl = config.interruptTtlMs;
       for (const kind of Object.keys(ttl)) {
         const v = ttl[kind];
-        if (!isInterruptKind(kind)) add(`interruptTtlMs.${kind}`, `unknown interrupt kind ${describeValue(kind)}: expected one of ${INTERRUPT_KINDS.join(', ')}`);
+        if (!isInterruptKind(kind))
+          add(
+            `interruptTtlMs.${kind}`,
+            `unknown interrupt kind ${describeValue(kind)}: expected one of ${INTERRUPT_KINDS.join(', ')}`,
+          );
         else if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)) {
           add(`interruptTtlMs.${kind}`, `expected a positive number of milliseconds, got ${describeValue(v)}`);
         }
@@ -185,14 +222,24 @@ export function validatePipelineConfig(config: unknown): ConfigProblem[] {
   return problems;
 }
 
-function unknownKeys(o: Rec, allowed: readonly string[], prefix: string, add: (path: string, message: string) => void): void {
+function unknownKeys(
+  o: Rec,
+  allowed: readonly string[],
+  prefix: string,
+  add: (path: string, message: string) => void,
+): void {
   for (const key of Object.keys(o)) {
-    if (!allowed.includes(key)) add(`${prefix}${key}`, `unknown key ${JSON.stringify(key)}: expected one of ${allowed.join(', ')}`);
+    if (!allowed.includes(key))
+      add(`${prefix}${key}`, `unknown key ${JSON.stringify(key)}: expected one of ${allowed.join(', ')}`);
   }
 }
 
 /** Reports each dependency cycle in `requires` once, at the stage where it was closed. */
-function requiresCycles(stages: readonly unknown[], names: ReadonlyMap<string, number>, add: (path: string, message: string) => void): void {
+function requiresCycles(
+  stages: readonly unknown[],
+  names: ReadonlyMap<string, number>,
+  add: (path: string, message: string) => void,
+): void {
   const deps = (i: number): number[] => {
     const stage = stages[i];
     if (!isRecord(stage) || !Array.isArray(stage.requires)) return [];

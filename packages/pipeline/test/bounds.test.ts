@@ -19,7 +19,8 @@ function cyclic(verdict: () => string): StageConfig[] {
   ];
 }
 
-const runsOf = (trace: readonly { stage: string }[], name: string): number => trace.filter((t) => t.stage === name).length;
+const runsOf = (trace: readonly { stage: string }[], name: string): number =>
+  trace.filter((t) => t.stage === name).length;
 
 describe('edge limits', () => {
   it('the cyclic stage_c -> stage_a graph with an edge limit of 2 runs stage_a 3 times and ends max_loop_exceeded', async () => {
@@ -73,7 +74,14 @@ describe('edge limits', () => {
       maxIterations: 10,
       stages: [
         stage('a', {}, { defaultNext: 'b' }),
-        { name: 'b', run: () => ({ go: ++n % 2 === 0 ? 'a' : 'b' }), routingRules: [{ condition: 'go', value: 'a', target: 'a' }, { condition: 'go', value: 'b', target: 'b' }] },
+        {
+          name: 'b',
+          run: () => ({ go: ++n % 2 === 0 ? 'a' : 'b' }),
+          routingRules: [
+            { condition: 'go', value: 'a', target: 'a' },
+            { condition: 'go', value: 'b', target: 'b' },
+          ],
+        },
       ],
       edgeLimits: [{ from: 'b', to: 'a', maxCount: 1 }],
     });
@@ -119,7 +127,11 @@ describe('iterations', () => {
   });
 
   it('does not count a self-loop as an iteration', async () => {
-    const env = await runtimeOf({ stages: [stage('a', {}, { defaultNext: 'a' })], maxIterations: 1, maxAgentHops: 4 }).run(null);
+    const env = await runtimeOf({
+      stages: [stage('a', {}, { defaultNext: 'a' })],
+      maxIterations: 1,
+      maxAgentHops: 4,
+    }).run(null);
     expect(env.iteration).toBe(0);
     expect(env.terminalReason).toBe('max_agent_hops_exceeded');
   });
@@ -134,7 +146,7 @@ describe('iterations', () => {
 describe('agent hops', () => {
   it('a stage looping on itself with maxAgentHops: 5 runs exactly 5 times', async () => {
     let runs = 0;
-    const runtime = runtimeOf({ maxAgentHops: 5, stages: [{ name: 'a', run: () => ((runs++), {}), defaultNext: 'a' }] });
+    const runtime = runtimeOf({ maxAgentHops: 5, stages: [{ name: 'a', run: () => (runs++, {}), defaultNext: 'a' }] });
     const env = await runtime.run(null);
     expect(runs).toBe(5);
     expect(env).toMatchObject({ agentHops: 5, terminated: true, terminalReason: 'max_agent_hops_exceeded' });
@@ -149,12 +161,16 @@ describe('agent hops', () => {
   });
 
   it('a run-level maxAgentHops tightens the pipeline bound', async () => {
-    const env = await runtimeOf({ stages: [stage('a', {}, { defaultNext: 'a' })] }).run(null, { bounds: { maxAgentHops: 2 } });
+    const env = await runtimeOf({ stages: [stage('a', {}, { defaultNext: 'a' })] }).run(null, {
+      bounds: { maxAgentHops: 2 },
+    });
     expect(env.agentHops).toBe(2);
   });
 
   it('a pipeline of exactly maxAgentHops stages completes', async () => {
-    const env = await runtimeOf({ maxAgentHops: 2, stages: [stage('a', {}, { defaultNext: 'b' }), stage('b')] }).run(null);
+    const env = await runtimeOf({ maxAgentHops: 2, stages: [stage('a', {}, { defaultNext: 'b' }), stage('b')] }).run(
+      null,
+    );
     expect(env.terminalReason).toBe('completed');
   });
 });
@@ -181,12 +197,20 @@ describe('model calls', () => {
     const runtime = runtimeOf({ maxLlmCalls: 2, stages: [caller(3, true), stage('next')] }, echoModel());
     const env = await runtime.run(null);
     expect(env.outputs.writer).toEqual({ texts: ['ok', 'ok', 'refused'] });
-    expect(env).toMatchObject({ terminated: true, terminalReason: 'max_llm_calls_exceeded', llmCalls: 2, currentStage: 'writer' });
+    expect(env).toMatchObject({
+      terminated: true,
+      terminalReason: 'max_llm_calls_exceeded',
+      llmCalls: 2,
+      currentStage: 'writer',
+    });
     expect(env.trace.map((t) => t.stage)).toEqual(['writer']);
   });
 
   it('an uncaught refusal is recorded as the stage failure, and the run still ends max_llm_calls_exceeded', async () => {
-    const runtime = runtimeOf({ maxLlmCalls: 1, stages: [{ ...caller(2, false), errorNext: 'next' }, stage('next')] }, echoModel());
+    const runtime = runtimeOf(
+      { maxLlmCalls: 1, stages: [{ ...caller(2, false), errorNext: 'next' }, stage('next')] },
+      echoModel(),
+    );
     const env = await runtime.run(null);
     expect(env.terminalReason).toBe('max_llm_calls_exceeded');
     expect(env.errors).toMatchObject([{ stage: 'writer', code: 'PIPELINE_BOUND_EXCEEDED' }]);
@@ -222,7 +246,16 @@ describe('model calls', () => {
   });
 
   it('counts calls across stages and a run-level maxLlmCalls tightens the bound', async () => {
-    const runtime = runtimeOf({ maxLlmCalls: 10, stages: [{ ...caller(2, true), defaultNext: 'second' }, { ...caller(2, true), name: 'second', defaultNext: 'end' }] }, echoModel());
+    const runtime = runtimeOf(
+      {
+        maxLlmCalls: 10,
+        stages: [
+          { ...caller(2, true), defaultNext: 'second' },
+          { ...caller(2, true), name: 'second', defaultNext: 'end' },
+        ],
+      },
+      echoModel(),
+    );
     expect((await runtime.run(null)).llmCalls).toBe(4);
     const tight = await runtime.run(null, { bounds: { maxLlmCalls: 3 } });
     expect(tight).toMatchObject({ llmCalls: 3, terminalReason: 'max_llm_calls_exceeded', currentStage: 'second' });
@@ -243,7 +276,11 @@ describe('bound precedence', () => {
   });
 
   it('two bounds firing on one step: iterations name the reason before hops', async () => {
-    const env = await runtimeOf({ maxIterations: 1, maxAgentHops: 4, stages: [stage('a', {}, { defaultNext: 'b' }), stage('b', {}, { defaultNext: 'a' })] }).run(null);
+    const env = await runtimeOf({
+      maxIterations: 1,
+      maxAgentHops: 4,
+      stages: [stage('a', {}, { defaultNext: 'b' }), stage('b', {}, { defaultNext: 'a' })],
+    }).run(null);
     // a, b, (b->a: iteration 1), a, b, then b->a would be iteration 2 > 1 and hop 5 > 4
     expect(env).toMatchObject({ agentHops: 4, iteration: 1, terminalReason: 'max_iterations_exceeded' });
   });
@@ -286,7 +323,13 @@ describe('bound precedence', () => {
     const cases: [string, Promise<{ terminated: boolean; terminalReason?: string }>][] = [
       ['hops', runtimeOf({ maxAgentHops: 2, stages: [stage('a', {}, { defaultNext: 'a' })] }).run(null)],
       ['iterations', runtimeOf({ maxIterations: 1, stages: cyclic(() => 'loop_back') }).run(null)],
-      ['edge', runtimeOf({ stages: cyclic(() => 'loop_back'), edgeLimits: [{ from: 'stage_c', to: 'stage_a', maxCount: 1 }] }).run(null)],
+      [
+        'edge',
+        runtimeOf({
+          stages: cyclic(() => 'loop_back'),
+          edgeLimits: [{ from: 'stage_c', to: 'stage_a', maxCount: 1 }],
+        }).run(null),
+      ],
       ['llm', runtimeOf({ maxLlmCalls: 1, stages: [overBudgetTwice('end')] }, echoModel()).run(null)],
     ];
     const reasons: Record<string, string> = {
@@ -303,7 +346,9 @@ describe('bound precedence', () => {
   });
 
   it('the stream of a bound-terminated run still ends with end', async () => {
-    const events = await collect(runtimeOf({ maxAgentHops: 2, stages: [stage('a', {}, { defaultNext: 'a' })] }).stream(null));
+    const events = await collect(
+      runtimeOf({ maxAgentHops: 2, stages: [stage('a', {}, { defaultNext: 'a' })] }).stream(null),
+    );
     expect(types(events)).toEqual(['stage_start:a', 'stage_end:a', 'stage_start:a', 'stage_end:a', 'end']);
     const end = events.at(-1);
     expect(end?.type === 'end' && end.envelope.terminalReason).toBe('max_agent_hops_exceeded');

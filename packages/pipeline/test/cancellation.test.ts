@@ -21,7 +21,9 @@ describe('cancellation', () => {
     let ran = false;
     const controller = new AbortController();
     controller.abort(new Error('user left'));
-    const env = await runtimeOf({ stages: [{ name: 'a', run: () => ((ran = true), {}) }] }).run(null, { abortSignal: controller.signal });
+    const env = await runtimeOf({ stages: [{ name: 'a', run: () => ((ran = true), {}) }] }).run(null, {
+      abortSignal: controller.signal,
+    });
     expect(ran).toBe(false);
     expect(env).toMatchObject({ terminated: true, terminalReason: 'user_cancelled', currentStage: 'a', agentHops: 0 });
     expect(env.terminationReason).toContain('user left');
@@ -35,7 +37,9 @@ describe('cancellation', () => {
     const events: string[] = [];
     const done = (async () => {
       for await (const event of runtime.stream(null, { abortSignal: controller.signal })) {
-        events.push(event.type === 'stage_start' || event.type === 'stage_end' ? `${event.type}:${event.stage}` : event.type);
+        events.push(
+          event.type === 'stage_start' || event.type === 'stage_end' ? `${event.type}:${event.stage}` : event.type,
+        );
         if (event.type === 'stage_start' && event.stage === 'b') started.resolve();
         if (event.type === 'end') return event.envelope;
       }
@@ -53,7 +57,9 @@ describe('cancellation', () => {
 
   it('aborting between stages stops before the next one', async () => {
     const controller = new AbortController();
-    const runtime = runtimeOf({ stages: [{ name: 'a', run: () => (controller.abort(), {}), defaultNext: 'b' }, stage('b')] });
+    const runtime = runtimeOf({
+      stages: [{ name: 'a', run: () => (controller.abort(), {}), defaultNext: 'b' }, stage('b')],
+    });
     const env = await runtime.run(null, { abortSignal: controller.signal });
     expect(env.terminalReason).toBe('user_cancelled');
     expect(env.currentStage).toBe('b');
@@ -98,7 +104,12 @@ describe('timeouts (fake timers)', () => {
 
   it('a stage over its timeoutMs is aborted and fails with PIPELINE_STAGE_TIMEOUT, going to errorNext', async () => {
     const log: { aborted?: unknown } = {};
-    const runtime = runtimeOf({ stages: [{ ...waiting('slow', log), timeoutMs: 1000, errorNext: 'fallback' }, stage('fallback', { used: 'fallback' })] });
+    const runtime = runtimeOf({
+      stages: [
+        { ...waiting('slow', log), timeoutMs: 1000, errorNext: 'fallback' },
+        stage('fallback', { used: 'fallback' }),
+      ],
+    });
     const promise = runtime.run(null);
     await vi.advanceTimersByTimeAsync(999);
     expect(log.aborted).toBeUndefined();
@@ -144,7 +155,9 @@ describe('timeouts (fake timers)', () => {
   it('a user abort during a stage with timeoutMs is a cancellation, not a stage failure', async () => {
     const log: { aborted?: unknown } = {};
     const controller = new AbortController();
-    const runtime = runtimeOf({ stages: [{ ...waiting('slow', log), timeoutMs: 1000, errorNext: 'fallback' }, stage('fallback')] });
+    const runtime = runtimeOf({
+      stages: [{ ...waiting('slow', log), timeoutMs: 1000, errorNext: 'fallback' }, stage('fallback')],
+    });
     const promise = runtime.run(null, { abortSignal: controller.signal });
     await vi.advanceTimersByTimeAsync(10);
     controller.abort('bye');

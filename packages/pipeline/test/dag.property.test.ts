@@ -78,9 +78,11 @@ describe('DAG mode: properties over random acyclic requires graphs with failing 
               runs[i] = (runs[i] as number) + 1;
               const reqs = g.requires[i] as readonly number[];
               const oks = reqs.filter((r) => ended[r] === 'ok').length;
-              if (reqs.length > 0 && (g.joinAny[i] === true ? oks === 0 : oks < reqs.length)) violations.push(`s${i} started before its requirements`);
+              if (reqs.length > 0 && (g.joinAny[i] === true ? oks === 0 : oks < reqs.length))
+                violations.push(`s${i} started before its requirements`);
               for (const a of g.after[i] as readonly number[]) {
-                if ((runs[a] as number) > 0 && ended[a] === undefined) violations.push(`s${i} started while its after stage s${a} ran`);
+                if ((runs[a] as number) > 0 && ended[a] === undefined)
+                  violations.push(`s${i} started while its after stage s${a} ran`);
               }
               const delay = g.delay[i] as number;
               if (delay < 0) return finish();

@@ -78,7 +78,11 @@ describe('DAG mode: the ready sets of the source design', () => {
   it('perception; intent requires perception; plan requires perception + intent: [perception], then [intent], then [plan]', async () => {
     const g = gates();
     const runtime = runtimeOf({
-      stages: [g.stage('perception'), g.stage('intent', { requires: ['perception'] }), g.stage('plan', { requires: ['perception', 'intent'] })],
+      stages: [
+        g.stage('perception'),
+        g.stage('intent', { requires: ['perception'] }),
+        g.stage('plan', { requires: ['perception', 'intent'] }),
+      ],
     });
     const events = collect(runtime.stream('hi', DAG));
     await g.started('perception');
@@ -93,14 +97,31 @@ describe('DAG mode: the ready sets of the source design', () => {
     const all = await events;
     expect(readySets(all)).toEqual([['perception'], ['intent'], ['plan']]);
     const env = (all.at(-1) as Extract<PipelineEvent, { type: 'end' }>).envelope;
-    expect(env).toMatchObject({ terminated: true, terminalReason: 'completed', mode: 'parallel', completedStages: ['perception', 'intent', 'plan'], skippedStages: [] });
-    expect(g.log).toEqual(['start:perception', 'end:perception', 'start:intent', 'end:intent', 'start:plan', 'end:plan']);
+    expect(env).toMatchObject({
+      terminated: true,
+      terminalReason: 'completed',
+      mode: 'parallel',
+      completedStages: ['perception', 'intent', 'plan'],
+      skippedStages: [],
+    });
+    expect(g.log).toEqual([
+      'start:perception',
+      'end:perception',
+      'start:intent',
+      'end:intent',
+      'start:plan',
+      'end:plan',
+    ]);
   });
 
   it("source_a, source_b, merger requires both with 'any': initially [source_a, source_b]; once source_a is done merger is ready", async () => {
     const g = gates();
     const runtime = runtimeOf({
-      stages: [g.stage('source_a'), g.stage('source_b'), g.stage('merger', { requires: ['source_a', 'source_b'], joinStrategy: 'any' })],
+      stages: [
+        g.stage('source_a'),
+        g.stage('source_b'),
+        g.stage('merger', { requires: ['source_a', 'source_b'], joinStrategy: 'any' }),
+      ],
     });
     const events = collect(runtime.stream(null, DAG));
     await g.started('source_a');
@@ -131,7 +152,11 @@ describe('DAG mode: the ready sets of the source design', () => {
     expect(env.completedStages).toEqual(['source_a', 'merger']);
     expect(env.skippedStages).toEqual([]);
     expect(env.errors).toEqual([expect.objectContaining({ stage: 'source_b', error: 'feed down' })]);
-    expect(env).toMatchObject({ terminated: true, terminalReason: 'stage_failed', terminationReason: 'stage "source_b" failed: feed down' });
+    expect(env).toMatchObject({
+      terminated: true,
+      terminalReason: 'stage_failed',
+      terminationReason: 'stage "source_b" failed: feed down',
+    });
   });
 
   it("with 'any', a stage whose requirements all failed or were skipped is skipped", async () => {
@@ -187,7 +212,12 @@ describe('DAG mode: concurrency', () => {
   it('a diamond A -> {B, C} -> D runs B and C together and D once, after both', async () => {
     const g = gates();
     const runtime = runtimeOf({
-      stages: [g.stage('A'), g.stage('B', { requires: ['A'] }), g.stage('C', { requires: ['A'] }), g.stage('D', { requires: ['B', 'C'] })],
+      stages: [
+        g.stage('A'),
+        g.stage('B', { requires: ['A'] }),
+        g.stage('C', { requires: ['A'] }),
+        g.stage('D', { requires: ['B', 'C'] }),
+      ],
     });
     const events = collect(runtime.stream(null, DAG));
     await g.started('A');
@@ -220,7 +250,11 @@ describe('DAG mode: concurrency', () => {
     const env = await runtimeOf({
       stages: [
         stage('a', { x: 1 }),
-        { name: 'b', requires: ['a'], run: (ctx: StageContext) => (seen.push({ ...ctx.outputs }, ctx.envelope.completedStages), { y: 2 }) },
+        {
+          name: 'b',
+          requires: ['a'],
+          run: (ctx: StageContext) => (seen.push({ ...ctx.outputs }, ctx.envelope.completedStages), { y: 2 }),
+        },
       ],
     }).run(null, DAG);
     expect(seen).toEqual([{ a: { x: 1 } }, ['a']]);
@@ -239,7 +273,14 @@ describe('DAG mode: outputs and counters (regressions of the source system)', ()
       stages: [
         stage('fetch_weather', { temp: 21 }, { outputKey: 'weather' }),
         { name: 'fetch_news', outputKey: 'news', run: async () => ({ items: 3 }) },
-        { name: 'brief', outputKey: 'summary', requires: ['fetch_weather', 'fetch_news'], run: (ctx) => ({ text: `${String((ctx.outputs.weather as { temp: number }).temp)}/${String((ctx.outputs.news as { items: number }).items)}` }) },
+        {
+          name: 'brief',
+          outputKey: 'summary',
+          requires: ['fetch_weather', 'fetch_news'],
+          run: (ctx) => ({
+            text: `${String((ctx.outputs.weather as { temp: number }).temp)}/${String((ctx.outputs.news as { items: number }).items)}`,
+          }),
+        },
       ],
     }).run(null, DAG);
     expect(env.outputs).toEqual({ weather: { temp: 21 }, news: { items: 3 }, summary: { text: '21/3' } });
@@ -263,30 +304,56 @@ describe('DAG mode: outputs and counters (regressions of the source system)', ()
         return {};
       },
     });
-    const env = await runtimeOf({ maxLlmCalls: 4, stages: [stage('start'), caller('b1'), caller('b2'), caller('b3')] }, model).run(null, DAG);
+    const env = await runtimeOf(
+      { maxLlmCalls: 4, stages: [stage('start'), caller('b1'), caller('b2'), caller('b3')] },
+      model,
+    ).run(null, DAG);
     expect(model.calls).toHaveLength(4);
     expect(env.llmCalls).toBe(4);
     expect(refused).toHaveLength(2);
     expect(refused.every((e) => PipelineBoundError.isInstance(e))).toBe(true);
-    expect(env).toMatchObject({ terminated: true, terminalReason: 'max_llm_calls_exceeded', terminationReason: 'max llm calls exceeded: 4' });
+    expect(env).toMatchObject({
+      terminated: true,
+      terminalReason: 'max_llm_calls_exceeded',
+      terminationReason: 'max llm calls exceeded: 4',
+    });
     // the stages caught the refusal: they ran to the end and their outputs are kept
     expect([...env.completedStages].sort()).toEqual(['b1', 'b2', 'b3', 'start']);
   });
 
   it('regression: maxAgentHops holds across concurrent stages: the ready stages past the bound never start', async () => {
     const started: string[] = [];
-    const s = (name: string, rest: Partial<StageConfig> = {}): StageConfig => ({ name, run: async () => (started.push(name), {}), ...rest });
+    const s = (name: string, rest: Partial<StageConfig> = {}): StageConfig => ({
+      name,
+      run: async () => (started.push(name), {}),
+      ...rest,
+    });
     const env = await runtimeOf({
       maxAgentHops: 3,
-      stages: [s('A'), s('B1', { requires: ['A'] }), s('B2', { requires: ['A'] }), s('B3', { requires: ['A'] }), s('C', { requires: ['B1', 'B2', 'B3'] })],
+      stages: [
+        s('A'),
+        s('B1', { requires: ['A'] }),
+        s('B2', { requires: ['A'] }),
+        s('B3', { requires: ['A'] }),
+        s('C', { requires: ['B1', 'B2', 'B3'] }),
+      ],
     }).run(null, DAG);
     expect(started).toEqual(['A', 'B1', 'B2']);
-    expect(env).toMatchObject({ agentHops: 3, terminated: true, terminalReason: 'max_agent_hops_exceeded', terminationReason: 'max agent hops exceeded: 3', currentStage: 'B2' });
+    expect(env).toMatchObject({
+      agentHops: 3,
+      terminated: true,
+      terminalReason: 'max_agent_hops_exceeded',
+      terminationReason: 'max agent hops exceeded: 3',
+      currentStage: 'B2',
+    });
     expect(env.completedStages).toEqual(['A', 'B1', 'B2']);
   });
 
   it('a run can tighten the bounds (bounds option) in DAG mode too', async () => {
-    const env = await runtimeOf({ stages: [stage('a'), stage('b'), stage('c')] }).run(null, { mode: 'parallel', bounds: { maxAgentHops: 2 } });
+    const env = await runtimeOf({ stages: [stage('a'), stage('b'), stage('c')] }).run(null, {
+      mode: 'parallel',
+      bounds: { maxAgentHops: 2 },
+    });
     expect(env).toMatchObject({ agentHops: 2, terminalReason: 'max_agent_hops_exceeded' });
   });
 
@@ -320,7 +387,11 @@ describe('DAG mode: failures', () => {
     expect(env.skippedStages).toEqual(['parse', 'index']);
     expect(env.completedStages).toEqual(['other', 'report']);
     expect(env.errors).toEqual([{ stage: 'fetch', error: 'HTTP 503', code: 'E_HTTP', at: expect.any(String) }]);
-    expect(env).toMatchObject({ terminated: true, terminalReason: 'stage_failed', terminationReason: 'stage "fetch" failed: HTTP 503' });
+    expect(env).toMatchObject({
+      terminated: true,
+      terminalReason: 'stage_failed',
+      terminationReason: 'stage "fetch" failed: HTTP 503',
+    });
     expect(g.log).not.toContain('start:parse');
   });
 
@@ -337,7 +408,14 @@ describe('DAG mode: failures', () => {
           },
           stage('reporter', { error: 'bad input', partial: 1 }),
           { name: 'invalid', run: () => 42 as unknown as StageOutput },
-          { name: 'slow', timeoutMs: 50, run: (ctx) => new Promise<StageOutput>((_, reject) => ctx.abortSignal.addEventListener('abort', () => reject(new Error('stopped')))) },
+          {
+            name: 'slow',
+            timeoutMs: 50,
+            run: (ctx) =>
+              new Promise<StageOutput>((_, reject) =>
+                ctx.abortSignal.addEventListener('abort', () => reject(new Error('stopped'))),
+              ),
+          },
           stage('fine', { ok: true }),
         ],
       });
@@ -381,7 +459,11 @@ describe('DAG mode: after (soft ordering)', () => {
 
   it('an after stage that will not run (skipped) is not waited for', async () => {
     const env = await runtimeOf({
-      stages: [stage('broken', { error: 'down' }), stage('optional', {}, { requires: ['broken'] }), stage('tail', { done: true }, { after: ['optional'] })],
+      stages: [
+        stage('broken', { error: 'down' }),
+        stage('optional', {}, { requires: ['broken'] }),
+        stage('tail', { done: true }, { after: ['optional'] }),
+      ],
     }).run(null, DAG);
     expect(env.skippedStages).toEqual(['optional']);
     expect(env.completedStages).toEqual(['tail']);
@@ -399,21 +481,43 @@ describe('DAG mode: after (soft ordering)', () => {
 
   it('stages waiting on each other only through after (an ordering cycle) do not wait forever: the first starts, with a warning', async () => {
     const events = await collect(
-      runtimeOf({ stages: [stage('x', {}, { after: ['y'] }), stage('y', {}, { after: ['x'] }), stage('z', {}, { requires: ['x'], after: ['y'] })] }).stream(null, DAG),
+      runtimeOf({
+        stages: [
+          stage('x', {}, { after: ['y'] }),
+          stage('y', {}, { after: ['x'] }),
+          stage('z', {}, { requires: ['x'], after: ['y'] }),
+        ],
+      }).stream(null, DAG),
     );
-    expect(types(events)).toEqual(['warning', 'stage_start:x', 'stage_end:x', 'stage_start:y', 'stage_end:y', 'stage_start:z', 'stage_end:z', 'end']);
+    expect(types(events)).toEqual([
+      'warning',
+      'stage_start:x',
+      'stage_end:x',
+      'stage_start:y',
+      'stage_end:y',
+      'stage_start:z',
+      'stage_end:z',
+      'end',
+    ]);
     const warning = events[0] as Extract<PipelineEvent, { type: 'warning' }>;
-    expect(warning.message).toBe('Stages "x", "y", "z" wait on each other through "after" (an ordering cycle): starting "x" without waiting');
+    expect(warning.message).toBe(
+      'Stages "x", "y", "z" wait on each other through "after" (an ordering cycle): starting "x" without waiting',
+    );
     expect((events.at(-1) as Extract<PipelineEvent, { type: 'end' }>).envelope.terminalReason).toBe('completed');
   });
 
   it('breaking an ordering cycle still respects maxAgentHops', async () => {
-    const env = await runtimeOf({ maxAgentHops: 1, stages: [stage('a'), stage('x', {}, { after: ['y'] }), stage('y', {}, { after: ['x'] })] }).run(null, DAG);
+    const env = await runtimeOf({
+      maxAgentHops: 1,
+      stages: [stage('a'), stage('x', {}, { after: ['y'] }), stage('y', {}, { after: ['x'] })],
+    }).run(null, DAG);
     expect(env).toMatchObject({ agentHops: 1, terminalReason: 'max_agent_hops_exceeded', completedStages: ['a'] });
   });
 
   it('a requires / after cycle is broken the same way', async () => {
-    const env = await runtimeOf({ stages: [stage('a', {}, { requires: ['b'] }), stage('b', {}, { after: ['a'] })] }).run(null, DAG);
+    const env = await runtimeOf({
+      stages: [stage('a', {}, { requires: ['b'] }), stage('b', {}, { after: ['a'] })],
+    }).run(null, DAG);
     expect(env.completedStages).toEqual(['b', 'a']);
   });
 });
@@ -421,7 +525,11 @@ describe('DAG mode: after (soft ordering)', () => {
 describe('DAG mode: routing settings', () => {
   it('routing rules, defaultNext and errorNext are not used, with one warning naming every stage that has them', async () => {
     const ran: string[] = [];
-    const s = (name: string, output: Record<string, unknown>, rest: Partial<StageConfig> = {}): StageConfig => ({ name, run: () => (ran.push(name), output), ...rest });
+    const s = (name: string, output: Record<string, unknown>, rest: Partial<StageConfig> = {}): StageConfig => ({
+      name,
+      run: () => (ran.push(name), output),
+      ...rest,
+    });
     const events = await collect(
       runtimeOf({
         stages: [
@@ -435,7 +543,8 @@ describe('DAG mode: routing settings', () => {
     expect(warnings).toEqual([
       {
         type: 'warning',
-        message: 'DAG mode does not route: it ignores the routing settings of stages "a" (routingRules, defaultNext), "b" (errorNext); stages run by requires / after',
+        message:
+          'DAG mode does not route: it ignores the routing settings of stages "a" (routingRules, defaultNext), "b" (errorNext); stages run by requires / after',
       },
     ]);
     expect(events[0]).toBe(warnings[0]);
@@ -446,7 +555,9 @@ describe('DAG mode: routing settings', () => {
   });
 
   it('no warning when no stage has routing settings', async () => {
-    const events = await collect(runtimeOf({ stages: [stage('a'), stage('b', {}, { requires: ['a'] })] }).stream(null, DAG));
+    const events = await collect(
+      runtimeOf({ stages: [stage('a'), stage('b', {}, { requires: ['a'] })] }).stream(null, DAG),
+    );
     expect(types(events)).toEqual(['stage_start:a', 'stage_end:a', 'stage_start:b', 'stage_end:b', 'end']);
   });
 
@@ -459,7 +570,9 @@ describe('DAG mode: routing settings', () => {
 
 describe('DAG mode: the envelope', () => {
   it('records mode parallel, completedStages, skippedStages and currentStage as the last stage started', async () => {
-    const env = await runtimeOf({ stages: [stage('a'), stage('b', { error: 'e' }), stage('c', {}, { requires: ['b'] })] }).run('in', { mode: 'parallel', envelopeId: 'run-1' });
+    const env = await runtimeOf({
+      stages: [stage('a'), stage('b', { error: 'e' }), stage('c', {}, { requires: ['b'] })],
+    }).run('in', { mode: 'parallel', envelopeId: 'run-1' });
     expect(env).toMatchObject({
       id: 'run-1',
       input: 'in',
@@ -481,7 +594,10 @@ describe('DAG mode: the envelope', () => {
   });
 
   it('rejects an unknown mode with PIPELINE_ARGUMENT_INVALID', async () => {
-    const e = await rejectsCode(runtimeOf({ stages: [stage('a')] }).run(null, { mode: 'dag' as never }), 'PIPELINE_ARGUMENT_INVALID');
+    const e = await rejectsCode(
+      runtimeOf({ stages: [stage('a')] }).run(null, { mode: 'dag' as never }),
+      'PIPELINE_ARGUMENT_INVALID',
+    );
     expect(e.message).toContain('"dag"');
   });
 });
@@ -506,7 +622,11 @@ describe('DAG mode: interrupts and resume', () => {
           },
         },
         g.stage('C', { requires: ['A'] }),
-        { name: 'D', requires: ['B', 'C'], run: (ctx) => (runs.push('D'), { both: [ctx.outputs.B, ctx.outputs.C], response: ctx.response }) },
+        {
+          name: 'D',
+          requires: ['B', 'C'],
+          run: (ctx) => (runs.push('D'), { both: [ctx.outputs.B, ctx.outputs.C], response: ctx.response }),
+        },
         { name: 'E', requires: ['C'], run: () => (runs.push('E'), { e: 1 }) },
       ],
     });
@@ -519,9 +639,24 @@ describe('DAG mode: interrupts and resume', () => {
     await g.started('C');
     g.open('C', { c: 1 });
     const events = await result;
-    expect(types(events)).toEqual(['stage_start:A', 'stage_end:A', 'stage_start:B', 'stage_end:B', 'stage_start:C', 'stage_end:C', 'interrupt', 'end']);
+    expect(types(events)).toEqual([
+      'stage_start:A',
+      'stage_end:A',
+      'stage_start:B',
+      'stage_end:B',
+      'stage_start:C',
+      'stage_end:C',
+      'interrupt',
+      'end',
+    ]);
     const env = (events.at(-1) as Extract<PipelineEvent, { type: 'end' }>).envelope;
-    expect(env).toMatchObject({ terminated: false, mode: 'parallel', completedStages: ['A', 'C'], skippedStages: [], outputs: { A: { a: 1 }, C: { c: 1 } } });
+    expect(env).toMatchObject({
+      terminated: false,
+      mode: 'parallel',
+      completedStages: ['A', 'C'],
+      skippedStages: [],
+      outputs: { A: { a: 1 }, C: { c: 1 } },
+    });
     expect(env.terminalReason).toBeUndefined();
     expect(env.interrupt).toMatchObject({ kind: 'clarification', stage: 'B', payload: { question: 'Which city?' } });
     expect(events.at(-2)).toEqual({ type: 'interrupt', interrupt: env.interrupt });
@@ -538,7 +673,15 @@ describe('DAG mode: interrupts and resume', () => {
     const paused = await result;
     const events = await collect(runtime.resumeStream(paused, { text: 'Oslo' }));
     // B and E were both ready when the run paused (E held back): they form the first ready set
-    expect(types(events)).toEqual(['stage_start:B', 'stage_end:B', 'stage_start:E', 'stage_end:E', 'stage_start:D', 'stage_end:D', 'end']);
+    expect(types(events)).toEqual([
+      'stage_start:B',
+      'stage_end:B',
+      'stage_start:E',
+      'stage_end:E',
+      'stage_start:D',
+      'stage_end:D',
+      'end',
+    ]);
     const env = (events.at(-1) as Extract<PipelineEvent, { type: 'end' }>).envelope;
     expect(responses).toEqual([undefined, { text: 'Oslo' }]);
     expect(runs).toEqual(['B', 'B', 'E', 'D']);
@@ -552,7 +695,9 @@ describe('DAG mode: interrupts and resume', () => {
     // only the raising stage sees the answer
     expect((env.outputs.D as { response?: unknown }).response).toBeUndefined();
     expect(env.interrupt).toBeUndefined();
-    expect(env.resolvedInterrupts).toEqual([{ ...paused.interrupt, response: { text: 'Oslo' }, resolvedAt: expect.any(String) }]);
+    expect(env.resolvedInterrupts).toEqual([
+      { ...paused.interrupt, response: { text: 'Oslo' }, resolvedAt: expect.any(String) },
+    ]);
     expect(g.log.filter((l) => l === 'start:C')).toHaveLength(1);
     // the paused envelope is not changed
     expect(paused.terminated).toBe(false);
@@ -585,7 +730,11 @@ describe('DAG mode: interrupts and resume', () => {
     expect(paused.interrupt?.kind).toBe('checkpoint');
     expect(paused.skippedStages).toEqual(['needsBad']);
     const env = await runtime.resume(Envelope.fromJSON(paused.toJSON()), { decision: 'go' });
-    expect(env).toMatchObject({ terminalReason: 'stage_failed', completedStages: ['ask'], skippedStages: ['needsBad'] });
+    expect(env).toMatchObject({
+      terminalReason: 'stage_failed',
+      completedStages: ['ask'],
+      skippedStages: ['needsBad'],
+    });
     expect(env.errors).toHaveLength(1);
   });
 
@@ -600,7 +749,15 @@ describe('DAG mode: interrupts and resume', () => {
     });
     const runtime = runtimeOf({ stages: [asker('q1'), asker('q2')] });
     const events = await collect(runtime.stream(null, DAG));
-    expect(types(events)).toEqual(['stage_start:q1', 'stage_end:q1', 'stage_start:q2', 'stage_end:q2', 'warning', 'interrupt', 'end']);
+    expect(types(events)).toEqual([
+      'stage_start:q1',
+      'stage_end:q1',
+      'stage_start:q2',
+      'stage_end:q2',
+      'warning',
+      'interrupt',
+      'end',
+    ]);
     expect((events[4] as Extract<PipelineEvent, { type: 'warning' }>).message).toBe(
       'Stage "q2" raised a clarification interrupt while the run was already pausing on the clarification interrupt of stage "q1": it runs again after resume',
     );
@@ -610,12 +767,20 @@ describe('DAG mode: interrupts and resume', () => {
     expect(second.interrupt?.stage).toBe('q2');
     expect(second.completedStages).toEqual(['q1']);
     const done = await runtime.resume(second, { text: 'two' });
-    expect(done).toMatchObject({ terminalReason: 'completed', outputs: { q1: { answer: 'one' }, q2: { answer: 'two' } } });
+    expect(done).toMatchObject({
+      terminalReason: 'completed',
+      outputs: { q1: { answer: 'one' }, q2: { answer: 'two' } },
+    });
     expect(asked).toEqual(['q1:-', 'q2:-', 'q1:one', 'q2:-', 'q2:two']);
   });
 
   it('a denied confirmation ends the DAG run user_denied', async () => {
-    const runtime = runtimeOf({ stages: [{ name: 'c', run: (ctx) => (ctx.response === undefined ? ctx.interrupt('confirmation', 'sure?') : {}) }, stage('after', {}, { requires: ['c'] })] });
+    const runtime = runtimeOf({
+      stages: [
+        { name: 'c', run: (ctx) => (ctx.response === undefined ? ctx.interrupt('confirmation', 'sure?') : {}) },
+        stage('after', {}, { requires: ['c'] }),
+      ],
+    });
     const paused = await runtime.run(null, DAG);
     const env = await runtime.resume(paused, { approved: false });
     expect(env).toMatchObject({ terminated: true, terminalReason: 'user_denied', completedStages: [] });
@@ -627,23 +792,38 @@ describe('DAG mode: interrupts and resume', () => {
       clarificationResumeStage: 'first',
       stages: [
         { name: 'first', run: (ctx) => (seen.push(['first', ctx.response]), {}) },
-        { name: 'ask', requires: ['first'], run: (ctx) => (seen.push(['ask', ctx.response]), ctx.response === undefined ? ctx.interrupt('clarification') : {}) },
+        {
+          name: 'ask',
+          requires: ['first'],
+          run: (ctx) => (
+            seen.push(['ask', ctx.response]),
+            ctx.response === undefined ? ctx.interrupt('clarification') : {}
+          ),
+        },
       ],
     });
     const paused = await runtime.run(null, DAG);
     const events = await collect(runtime.resumeStream(paused, { text: 'yes' }));
     expect(events[0]).toEqual({
       type: 'warning',
-      message: 'DAG mode resumes at the stage that raised the interrupt ("ask"), not at the configured resume stage "first"',
+      message:
+        'DAG mode resumes at the stage that raised the interrupt ("ask"), not at the configured resume stage "first"',
     });
-    expect(seen).toEqual([['first', undefined], ['ask', undefined], ['ask', { text: 'yes' }]]);
+    expect(seen).toEqual([
+      ['first', undefined],
+      ['ask', undefined],
+      ['ask', { text: 'yes' }],
+    ]);
     expect((events.at(-1) as Extract<PipelineEvent, { type: 'end' }>).envelope.terminalReason).toBe('completed');
   });
 
   it('interrupt TTLs apply in DAG mode', async () => {
     vi.useFakeTimers();
     try {
-      const runtime = runtimeOf({ interruptTtlMs: { agent_review: 1000 }, stages: [{ name: 'r', run: (ctx) => ctx.interrupt('agent_review') }] });
+      const runtime = runtimeOf({
+        interruptTtlMs: { agent_review: 1000 },
+        stages: [{ name: 'r', run: (ctx) => ctx.interrupt('agent_review') }],
+      });
       const paused = await runtime.run(null, DAG);
       expect(Date.parse(paused.interrupt!.expiresAt!) - Date.parse(paused.interrupt!.createdAt)).toBe(1000);
       vi.advanceTimersByTime(1000);
@@ -654,21 +834,32 @@ describe('DAG mode: interrupts and resume', () => {
   });
 
   it('resume refuses the raising stage when maxAgentHops is used up', async () => {
-    const runtime = runtimeOf({ maxAgentHops: 1, stages: [{ name: 'r', run: (ctx) => (ctx.response === undefined ? ctx.interrupt('checkpoint') : {}) }] });
+    const runtime = runtimeOf({
+      maxAgentHops: 1,
+      stages: [{ name: 'r', run: (ctx) => (ctx.response === undefined ? ctx.interrupt('checkpoint') : {}) }],
+    });
     const paused = await runtime.run(null, DAG);
     expect(paused.agentHops).toBe(1);
     expect(await runtime.resume(paused, {})).toMatchObject({ terminalReason: 'max_agent_hops_exceeded', agentHops: 1 });
   });
 
   it('rejects resuming a DAG envelope whose progress names stages this pipeline lacks (PIPELINE_ENVELOPE_INVALID)', async () => {
-    const runtime = runtimeOf({ stages: [stage('a'), { name: 'r', run: (ctx) => (ctx.response === undefined ? ctx.interrupt('checkpoint') : {}) }] });
+    const runtime = runtimeOf({
+      stages: [
+        stage('a'),
+        { name: 'r', run: (ctx) => (ctx.response === undefined ? ctx.interrupt('checkpoint') : {}) },
+      ],
+    });
     const paused = (await runtime.run(null, DAG)).toJSON();
     for (const [patch, path] of [
       [{ completedStages: ['ghost'] }, 'envelope.completedStages[0]'],
       [{ skippedStages: ['ghost'] }, 'envelope.skippedStages[0]'],
       [{ errors: [{ stage: 'ghost', error: 'x', at: new Date().toISOString() }] }, 'envelope.errors[0].stage'],
     ] as const) {
-      const e = await rejectsCode(runtime.resume(Envelope.fromJSON({ ...paused, ...patch }), {}), 'PIPELINE_ENVELOPE_INVALID');
+      const e = await rejectsCode(
+        runtime.resume(Envelope.fromJSON({ ...paused, ...patch }), {}),
+        'PIPELINE_ENVELOPE_INVALID',
+      );
       expect(e).toMatchObject({ argument: path });
       expect(e.message).toContain('"ghost"');
     }
@@ -701,13 +892,21 @@ describe('DAG mode: cancellation and timeouts', () => {
   it('cancellation aborts every running stage, starts nothing new and ends user_cancelled', async () => {
     const aborted: string[] = [];
     const controller = new AbortController();
-    const runtime = runtimeOf({ stages: [waiter('a', aborted), waiter('b', aborted, { timeoutMs: 10_000 }), stage('c', {}, { requires: ['a'] })] });
+    const runtime = runtimeOf({
+      stages: [waiter('a', aborted), waiter('b', aborted, { timeoutMs: 10_000 }), stage('c', {}, { requires: ['a'] })],
+    });
     const result = runtime.run(null, { mode: 'parallel', abortSignal: controller.signal });
     await Promise.resolve();
     controller.abort(new Error('user left'));
     const env = await result;
     expect(aborted).toEqual(['a', 'b']);
-    expect(env).toMatchObject({ terminated: true, terminalReason: 'user_cancelled', terminationReason: 'cancelled: user left', completedStages: [], agentHops: 2 });
+    expect(env).toMatchObject({
+      terminated: true,
+      terminalReason: 'user_cancelled',
+      terminationReason: 'cancelled: user left',
+      completedStages: [],
+      agentHops: 2,
+    });
     expect(env.errors.map((e) => [e.stage, e.code, e.error])).toEqual([
       ['a', 'ABORTED', 'aborted: user left'],
       ['b', 'ABORTED', 'aborted: user left'],
@@ -717,13 +916,19 @@ describe('DAG mode: cancellation and timeouts', () => {
   it('an already aborted signal runs no stage', async () => {
     const controller = new AbortController();
     controller.abort();
-    const env = await runtimeOf({ stages: [stage('a')] }).run(null, { mode: 'parallel', abortSignal: controller.signal });
+    const env = await runtimeOf({ stages: [stage('a')] }).run(null, {
+      mode: 'parallel',
+      abortSignal: controller.signal,
+    });
     expect(env).toMatchObject({ terminalReason: 'user_cancelled', agentHops: 0 });
   });
 
   it("the run's timeoutMs ends it timeout_exceeded", async () => {
     const aborted: string[] = [];
-    const result = runtimeOf({ stages: [waiter('a', aborted), waiter('b', aborted)] }).run(null, { mode: 'parallel', timeoutMs: 100 });
+    const result = runtimeOf({ stages: [waiter('a', aborted), waiter('b', aborted)] }).run(null, {
+      mode: 'parallel',
+      timeoutMs: 100,
+    });
     await vi.advanceTimersByTimeAsync(100);
     const env = await result;
     expect(env).toMatchObject({ terminated: true, terminalReason: 'timeout_exceeded' });

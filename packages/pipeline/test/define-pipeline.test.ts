@@ -104,7 +104,12 @@ describe('definePipeline validation', () => {
         { name: 'a', run, defaultNext: 'nowhere' },
         { name: 'a', run },
         { name: 'end', run },
-        { name: 'c', run: 'not a function', errorNext: 'missing', routingRules: [{ condition: '', value: 1, target: 'zzz' }] },
+        {
+          name: 'c',
+          run: 'not a function',
+          errorNext: 'missing',
+          routingRules: [{ condition: '', value: 1, target: 'zzz' }],
+        },
       ],
       maxIterations: 0,
     });
@@ -123,7 +128,9 @@ describe('definePipeline validation', () => {
   });
 
   it('names the pipeline and every problem in the message', () => {
-    const error = thrown(() => definePipeline({ name: 'review', stages: [stage('a', {}, { defaultNext: 'nowhere' })] }));
+    const error = thrown(() =>
+      definePipeline({ name: 'review', stages: [stage('a', {}, { defaultNext: 'nowhere' })] }),
+    );
     expect(PipelineConfigError.isInstance(error)).toBe(true);
     const e = error as PipelineConfigError;
     expect(e.pipeline).toBe('review');
@@ -169,31 +176,54 @@ describe('definePipeline validation', () => {
     const ok = definePipeline({
       name: 'p',
       stages: [
-        stage('a', {}, {
-          routingRules: [
-            { condition: 'x', value: 1, target: 'b' },
-            { condition: 'x', value: 2, target: 'clarification' },
-            { condition: 'x', value: 3, target: 'confirmation' },
-            { condition: 'x', value: 4, target: 'end' },
-          ],
-          defaultNext: 'a',
-          errorNext: 'b',
-        }),
+        stage(
+          'a',
+          {},
+          {
+            routingRules: [
+              { condition: 'x', value: 1, target: 'b' },
+              { condition: 'x', value: 2, target: 'clarification' },
+              { condition: 'x', value: 3, target: 'confirmation' },
+              { condition: 'x', value: 4, target: 'end' },
+            ],
+            defaultNext: 'a',
+            errorNext: 'b',
+          },
+        ),
         stage('b'),
       ],
     });
     expect(ok.stages).toHaveLength(2);
     expect(paths({ name: 'p', stages: [stage('a', {}, { defaultNext: 'A' })] })).toEqual(['stages[0].defaultNext']);
-    expect(paths({ name: 'p', stages: [stage('a', {}, { errorNext: 3 as unknown as string })] })).toEqual(['stages[0].errorNext']);
+    expect(paths({ name: 'p', stages: [stage('a', {}, { errorNext: 3 as unknown as string })] })).toEqual([
+      'stages[0].errorNext',
+    ]);
   });
 
   it('rejects malformed routing rules, but accepts one whose value is undefined (it never matches)', () => {
-    expect(paths({ name: 'p', stages: [stage('a', {}, { routingRules: 'x' as never })] })).toEqual(['stages[0].routingRules']);
-    expect(paths({ name: 'p', stages: [stage('a', {}, { routingRules: [null as never] })] })).toEqual(['stages[0].routingRules[0]']);
-    expect(() => definePipeline({ name: 'p', stages: [stage('a', {}, { routingRules: [{ condition: 'x', target: 'end' } as never] })] })).not.toThrow();
-    expect(() => definePipeline({ name: 'p', stages: [stage('a', {}, { routingRules: [{ condition: 'x', value: undefined, target: 'end' }] })] })).not.toThrow();
+    expect(paths({ name: 'p', stages: [stage('a', {}, { routingRules: 'x' as never })] })).toEqual([
+      'stages[0].routingRules',
+    ]);
+    expect(paths({ name: 'p', stages: [stage('a', {}, { routingRules: [null as never] })] })).toEqual([
+      'stages[0].routingRules[0]',
+    ]);
+    expect(() =>
+      definePipeline({
+        name: 'p',
+        stages: [stage('a', {}, { routingRules: [{ condition: 'x', target: 'end' } as never] })],
+      }),
+    ).not.toThrow();
+    expect(() =>
+      definePipeline({
+        name: 'p',
+        stages: [stage('a', {}, { routingRules: [{ condition: 'x', value: undefined, target: 'end' }] })],
+      }),
+    ).not.toThrow();
     expect(
-      paths({ name: 'p', stages: [stage('a', {}, { routingRules: [{ condition: 'x', value: 1, target: 'end', when: 1 } as never] })] }),
+      paths({
+        name: 'p',
+        stages: [stage('a', {}, { routingRules: [{ condition: 'x', value: 1, target: 'end', when: 1 } as never] })],
+      }),
     ).toEqual(['stages[0].routingRules[0].when']);
   });
 
@@ -201,7 +231,11 @@ describe('definePipeline validation', () => {
     expect(
       paths({
         name: 'p',
-        stages: [stage('a', {}, { requires: ['zz'] }), stage('b', {}, { after: ['b'], requires: ['a'] }), stage('c', {}, { requires: 'a' as never })],
+        stages: [
+          stage('a', {}, { requires: ['zz'] }),
+          stage('b', {}, { after: ['b'], requires: ['a'] }),
+          stage('c', {}, { requires: 'a' as never }),
+        ],
       }),
     ).toEqual(['stages[0].requires[0]', 'stages[1].after[0]', 'stages[2].requires']);
   });
@@ -209,7 +243,12 @@ describe('definePipeline validation', () => {
   it('reports a requires cycle, naming the stages on it', () => {
     const problems = problemsOf({
       name: 'p',
-      stages: [stage('a', {}, { requires: ['c'] }), stage('b', {}, { requires: ['a'] }), stage('c', {}, { requires: ['b'] }), stage('d', {}, { requires: ['a'] })],
+      stages: [
+        stage('a', {}, { requires: ['c'] }),
+        stage('b', {}, { requires: ['a'] }),
+        stage('c', {}, { requires: ['b'] }),
+        stage('d', {}, { requires: ['a'] }),
+      ],
     });
     expect(problems).toHaveLength(1);
     expect(problems[0]!.path).toMatch(/^stages\[\d\]\.requires$/);
@@ -219,7 +258,12 @@ describe('definePipeline validation', () => {
   it('reports each of two independent requires cycles once', () => {
     const problems = problemsOf({
       name: 'p',
-      stages: [stage('a', {}, { requires: ['b'] }), stage('b', {}, { requires: ['a'] }), stage('c', {}, { requires: ['d'] }), stage('d', {}, { requires: ['c'] })],
+      stages: [
+        stage('a', {}, { requires: ['b'] }),
+        stage('b', {}, { requires: ['a'] }),
+        stage('c', {}, { requires: ['d'] }),
+        stage('d', {}, { requires: ['c'] }),
+      ],
     });
     expect(problems.filter((p) => p.message.includes('cycle'))).toHaveLength(2);
   });
@@ -227,15 +271,23 @@ describe('definePipeline validation', () => {
   it('accepts a DAG of requires without cycles', () => {
     const p = definePipeline({
       name: 'p',
-      stages: [stage('perception'), stage('intent', {}, { requires: ['perception'] }), stage('plan', {}, { requires: ['perception', 'intent'], joinStrategy: 'any' })],
+      stages: [
+        stage('perception'),
+        stage('intent', {}, { requires: ['perception'] }),
+        stage('plan', {}, { requires: ['perception', 'intent'], joinStrategy: 'any' }),
+      ],
     });
     expect(p.stages[2]!.requires).toEqual(['perception', 'intent']);
   });
 
   it('rejects a bad join strategy and bad stage timeouts', () => {
-    expect(paths({ name: 'p', stages: [stage('a', {}, { joinStrategy: 'some' as never })] })).toEqual(['stages[0].joinStrategy']);
+    expect(paths({ name: 'p', stages: [stage('a', {}, { joinStrategy: 'some' as never })] })).toEqual([
+      'stages[0].joinStrategy',
+    ]);
     for (const t of [0, -1, Number.NaN, Infinity, 2 ** 31, '5']) {
-      expect(paths({ name: 'p', stages: [stage('a', {}, { timeoutMs: t as number })] })).toEqual(['stages[0].timeoutMs']);
+      expect(paths({ name: 'p', stages: [stage('a', {}, { timeoutMs: t as number })] })).toEqual([
+        'stages[0].timeoutMs',
+      ]);
     }
   });
 
@@ -246,7 +298,10 @@ describe('definePipeline validation', () => {
 
   it('rejects bounds that are not positive numbers, and accepts any positive one (Infinity: no bound)', () => {
     for (const v of [1, 2.5, 1e9, Infinity]) {
-      expect(definePipeline({ name: 'p', stages: [stage('a')], maxIterations: v, maxLlmCalls: v, maxAgentHops: v }).maxIterations).toBe(v);
+      expect(
+        definePipeline({ name: 'p', stages: [stage('a')], maxIterations: v, maxLlmCalls: v, maxAgentHops: v })
+          .maxIterations,
+      ).toBe(v);
     }
     for (const v of [0, -3, Number.NaN, -Infinity, '3']) {
       expect(paths({ name: 'p', stages: [stage('a')], maxIterations: v, maxLlmCalls: v, maxAgentHops: v })).toEqual([
@@ -271,7 +326,14 @@ describe('definePipeline validation', () => {
           7,
         ],
       }),
-    ).toEqual(['edgeLimits[0].to', 'edgeLimits[1].from', 'edgeLimits[2].maxCount', 'edgeLimits[3].maxCount', 'edgeLimits[4]', 'edgeLimits[5]']);
+    ).toEqual([
+      'edgeLimits[0].to',
+      'edgeLimits[1].from',
+      'edgeLimits[2].maxCount',
+      'edgeLimits[3].maxCount',
+      'edgeLimits[4]',
+      'edgeLimits[5]',
+    ]);
     expect(paths({ name: 'p', stages: [stage('a')], edgeLimits: {} })).toEqual(['edgeLimits']);
   });
 
@@ -284,14 +346,22 @@ describe('definePipeline validation', () => {
         confirmationResumeStage: 'end',
         interruptTtlMs: { clarification: 0, bogus: 5, confirmation: 'x' },
       }),
-    ).toEqual(['clarificationResumeStage', 'confirmationResumeStage', 'interruptTtlMs.clarification', 'interruptTtlMs.bogus', 'interruptTtlMs.confirmation']);
+    ).toEqual([
+      'clarificationResumeStage',
+      'confirmationResumeStage',
+      'interruptTtlMs.clarification',
+      'interruptTtlMs.bogus',
+      'interruptTtlMs.confirmation',
+    ]);
     expect(paths({ name: 'p', stages: [stage('a')], interruptTtlMs: 5 })).toEqual(['interruptTtlMs']);
   });
 
   it('rejects unknown keys (typos must not pass silently)', () => {
     expect(paths({ name: 'p', stages: [stage('a')], maxIteration: 4 })).toEqual(['maxIteration']);
     expect(paths({ name: 'p', stages: [{ name: 'a', run, default_next: 'end' }] })).toEqual(['stages[0].default_next']);
-    expect(paths({ name: 'p', stages: [stage('a')], edgeLimits: [{ from: 'a', to: 'a', maxCount: 1, max: 2 }] })).toEqual(['edgeLimits[0].max']);
+    expect(
+      paths({ name: 'p', stages: [stage('a')], edgeLimits: [{ from: 'a', to: 'a', maxCount: 1, max: 2 }] }),
+    ).toEqual(['edgeLimits[0].max']);
   });
 });
 
@@ -301,13 +371,17 @@ describe('Pipeline.toMermaid', () => {
     stages: [
       stage('stage_a', {}, { defaultNext: 'stage_b', errorNext: 'fixer' }),
       stage('stage_b', {}, { defaultNext: 'stage_c' }),
-      stage('stage_c', {}, {
-        routingRules: [
-          { condition: 'verdict', value: 'proceed', target: 'end' },
-          { condition: 'verdict', value: 'loop_back', target: 'stage_a' },
-          { condition: 'verdict', value: 'ask', target: 'clarification' },
-        ],
-      }),
+      stage(
+        'stage_c',
+        {},
+        {
+          routingRules: [
+            { condition: 'verdict', value: 'proceed', target: 'end' },
+            { condition: 'verdict', value: 'loop_back', target: 'stage_a' },
+            { condition: 'verdict', value: 'ask', target: 'clarification' },
+          ],
+        },
+      ),
       stage('fixer', {}, { requires: ['stage_a'], after: ['stage_b'], defaultNext: 'confirmation' }),
     ],
     edgeLimits: [{ from: 'stage_c', to: 'stage_a', maxCount: 2 }],
@@ -343,18 +417,22 @@ describe('Pipeline.toMermaid', () => {
     const p = definePipeline({
       name: 'odd',
       stages: [
-        stage('say "hi" <b>', {}, {
-          routingRules: [
-            { condition: 'n', value: -0, target: 'end' },
-            { condition: 'o', value: { a: [1, 2] }, target: 'end' },
-            { condition: 's', value: 'two words', target: 'end' },
-            { condition: 'big', value: 10n, target: 'end' },
-            { condition: 'nil', value: null, target: 'end' },
-            { condition: 'f', value: run, target: 'end' },
-            { condition: 'long', value: { text: 'x'.repeat(100) }, target: 'end' },
-            { condition: 'bad', value: { n: 1n }, target: 'end' },
-          ],
-        }),
+        stage(
+          'say "hi" <b>',
+          {},
+          {
+            routingRules: [
+              { condition: 'n', value: -0, target: 'end' },
+              { condition: 'o', value: { a: [1, 2] }, target: 'end' },
+              { condition: 's', value: 'two words', target: 'end' },
+              { condition: 'big', value: 10n, target: 'end' },
+              { condition: 'nil', value: null, target: 'end' },
+              { condition: 'f', value: run, target: 'end' },
+              { condition: 'long', value: { text: 'x'.repeat(100) }, target: 'end' },
+              { condition: 'bad', value: { n: 1n }, target: 'end' },
+            ],
+          },
+        ),
       ],
     });
     const text = p.toMermaid();

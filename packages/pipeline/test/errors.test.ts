@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, SignalyardError, isSignalyardError } from '@signalyard/core';
-import { PipelineBoundError, PipelineConfigError, PipelineStageError, PipelineStateError, PipelineUsageError } from '@signalyard/pipeline';
+import {
+  PipelineBoundError,
+  PipelineConfigError,
+  PipelineStageError,
+  PipelineStateError,
+  PipelineUsageError,
+} from '@signalyard/pipeline';
 
 class AppConfigError extends PipelineConfigError {}
 class AppStateError extends PipelineStateError {}
@@ -103,12 +109,20 @@ describe('error details', () => {
   });
 
   it('PipelineStateError keeps its details', () => {
-    const e = new PipelineStateError({ code: 'INTERRUPT_EXPIRED', message: 'm', envelopeId: 'e', interruptId: 'i', expiresAt: 't' });
+    const e = new PipelineStateError({
+      code: 'INTERRUPT_EXPIRED',
+      message: 'm',
+      envelopeId: 'e',
+      interruptId: 'i',
+      expiresAt: 't',
+    });
     expect(e).toMatchObject({ code: 'INTERRUPT_EXPIRED', envelopeId: 'e', interruptId: 'i', expiresAt: 't' });
   });
 
   it('PipelineStageError keeps its cause', () => {
     const cause = new Error('root');
-    expect(new PipelineStageError({ code: 'PIPELINE_ROUTING_FAILED', stage: 's', message: 'm', cause }).cause).toBe(cause);
+    expect(new PipelineStageError({ code: 'PIPELINE_ROUTING_FAILED', stage: 's', message: 'm', cause }).cause).toBe(
+      cause,
+    );
   });
 });

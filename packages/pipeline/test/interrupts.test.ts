@@ -15,7 +15,8 @@ import { collect, rejectsCode, runtimeOf, stage, types } from './support.js';
 function asker(name: string, rest: Partial<StageConfig> = {}): StageConfig {
   return {
     name,
-    run: (ctx: StageContext) => (ctx.response?.text === undefined ? { question: 'Which one?' } : { answer: ctx.response.text }),
+    run: (ctx: StageContext) =>
+      ctx.response?.text === undefined ? { question: 'Which one?' } : { answer: ctx.response.text },
     routingRules: [{ condition: 'question', value: 'Which one?', target: 'clarification' }],
     ...rest,
   };
@@ -23,7 +24,13 @@ function asker(name: string, rest: Partial<StageConfig> = {}): StageConfig {
 
 describe('interrupts from routing targets', () => {
   it('routing to clarification pauses the run with the output as payload', async () => {
-    const runtime = runtimeOf({ stages: [stage('intake', { got: 1 }, { defaultNext: 'ask' }), asker('ask', { defaultNext: 'done' }), stage('done')] });
+    const runtime = runtimeOf({
+      stages: [
+        stage('intake', { got: 1 }, { defaultNext: 'ask' }),
+        asker('ask', { defaultNext: 'done' }),
+        stage('done'),
+      ],
+    });
     const env = await runtime.run('x');
     expect(env).toMatchObject({ terminated: false, currentStage: 'ask', agentHops: 2 });
     expect(env.terminalReason).toBeUndefined();
@@ -36,7 +43,9 @@ describe('interrupts from routing targets', () => {
   });
 
   it('routing to confirmation pauses the run', async () => {
-    const env = await runtimeOf({ stages: [stage('plan', { action: 'delete' }, { defaultNext: 'confirmation' })] }).run(null);
+    const env = await runtimeOf({ stages: [stage('plan', { action: 'delete' }, { defaultNext: 'confirmation' })] }).run(
+      null,
+    );
     expect(env.interrupt).toMatchObject({ kind: 'confirmation', stage: 'plan', payload: { action: 'delete' } });
     expect(env.terminated).toBe(false);
   });
@@ -46,7 +55,9 @@ describe('interrupts from routing targets', () => {
     expect(types(events)).toEqual(['stage_start:ask', 'stage_end:ask', 'interrupt', 'end']);
     const [, , interrupt, end] = events;
     expect(interrupt?.type === 'interrupt' && interrupt.interrupt.kind).toBe('clarification');
-    expect(end?.type === 'end' && end.envelope.interrupt).toEqual(interrupt?.type === 'interrupt' ? interrupt.interrupt : undefined);
+    expect(end?.type === 'end' && end.envelope.interrupt).toEqual(
+      interrupt?.type === 'interrupt' ? interrupt.interrupt : undefined,
+    );
   });
 });
 
@@ -134,7 +145,11 @@ describe('resume', () => {
       ...extra,
       stages: [
         stage('intake', { topic: 'trains' }, { defaultNext: 'draft' }),
-        { name: 'draft', run: (ctx) => ({ text: `about ${(ctx.outputs.intake as { topic: string }).topic}` }), defaultNext: 'ask' },
+        {
+          name: 'draft',
+          run: (ctx) => ({ text: `about ${(ctx.outputs.intake as { topic: string }).topic}` }),
+          defaultNext: 'ask',
+        },
         asker('ask', { defaultNext: 'publish' }),
         { name: 'publish', run: (ctx) => ({ published: (ctx.outputs.ask as { answer?: string }).answer }) },
       ],
@@ -147,7 +162,12 @@ describe('resume', () => {
     const done = await runtime.resume(paused, { text: 'steam trains' });
     expect(done.id).toBe(paused.id);
     expect(done.trace.map((t) => t.stage)).toEqual(['intake', 'draft', 'ask', 'ask', 'publish']);
-    expect(done.outputs).toEqual({ intake: { topic: 'trains' }, draft: { text: 'about trains' }, ask: { answer: 'steam trains' }, publish: { published: 'steam trains' } });
+    expect(done.outputs).toEqual({
+      intake: { topic: 'trains' },
+      draft: { text: 'about trains' },
+      ask: { answer: 'steam trains' },
+      publish: { published: 'steam trains' },
+    });
     expect(done).toMatchObject({ terminated: true, terminalReason: 'completed', agentHops: 5, iteration: 0 });
     expect(done.edgeTraversals).toEqual({ 'intake->draft': 1, 'draft->ask': 1, 'ask->publish': 1 });
     expect(done.trace.slice(0, 3)).toEqual(paused.trace);
@@ -171,10 +191,18 @@ describe('resume', () => {
 
   it('the resumed stage sees the response as ctx.response; later stages do not', async () => {
     const seen: [string, InterruptResponse | undefined][] = [];
-    const record = (name: string, rest: Partial<StageConfig>): StageConfig => ({ name, run: (ctx) => (seen.push([name, ctx.response]), {}), ...rest });
+    const record = (name: string, rest: Partial<StageConfig>): StageConfig => ({
+      name,
+      run: (ctx) => (seen.push([name, ctx.response]), {}),
+      ...rest,
+    });
     const runtime = runtimeOf({
       clarificationResumeStage: 'b',
-      stages: [stage('a', { q: 1 }, { defaultNext: 'clarification' }), record('b', { defaultNext: 'c' }), record('c', {})],
+      stages: [
+        stage('a', { q: 1 }, { defaultNext: 'clarification' }),
+        record('b', { defaultNext: 'c' }),
+        record('c', {}),
+      ],
     });
     const done = await runtime.resume(await runtime.run(null), { text: 'answer', data: { n: 1 } });
     expect(seen).toEqual([
@@ -211,7 +239,12 @@ describe('resume', () => {
     let asks = 0;
     const runtime = runtimeOf({
       maxAgentHops: 50,
-      stages: [{ name: 'a', run: (ctx) => (++asks <= 2 ? ctx.interrupt('clarification', { n: asks }) : { final: ctx.response?.text }) }],
+      stages: [
+        {
+          name: 'a',
+          run: (ctx) => (++asks <= 2 ? ctx.interrupt('clarification', { n: asks }) : { final: ctx.response?.text }),
+        },
+      ],
     });
     let env = await runtime.run(null);
     env = await runtime.resume(env, { text: 'one' });
@@ -233,7 +266,11 @@ describe('resume', () => {
     env = await runtime.resume(env, { text: '1' });
     expect(env.interrupt).toBeDefined();
     env = await runtime.resume(env, { text: '2' });
-    expect(env).toMatchObject({ terminated: true, terminalReason: 'max_loop_exceeded', terminationReason: 'edge limit exceeded: b->a' });
+    expect(env).toMatchObject({
+      terminated: true,
+      terminalReason: 'max_loop_exceeded',
+      terminationReason: 'edge limit exceeded: b->a',
+    });
     expect(env.resolvedInterrupts).toHaveLength(2);
   });
 
@@ -260,7 +297,10 @@ describe('resume', () => {
     const runtime = runtimeOf({
       clarificationResumeStage: 'a',
       confirmationResumeStage: 'a',
-      stages: [stage('a', {}, { defaultNext: 'b' }), { name: 'b', run: (ctx) => (ctx.response === undefined ? ctx.interrupt('checkpoint') : { resumed: true }) }],
+      stages: [
+        stage('a', {}, { defaultNext: 'b' }),
+        { name: 'b', run: (ctx) => (ctx.response === undefined ? ctx.interrupt('checkpoint') : { resumed: true }) },
+      ],
     });
     const env = await runtime.resume(await runtime.run(null), { decision: 'go' });
     expect(env.trace.map((t) => t.stage)).toEqual(['a', 'b', 'b']);
@@ -270,7 +310,13 @@ describe('resume', () => {
   it('the resume stream yields the remaining stages and end', async () => {
     const runtime = reviewLoop();
     const events = await collect(runtime.resumeStream(await runtime.run(null), { text: 'x' }));
-    expect(types(events)).toEqual(['stage_start:ask', 'stage_end:ask', 'stage_start:publish', 'stage_end:publish', 'end']);
+    expect(types(events)).toEqual([
+      'stage_start:ask',
+      'stage_end:ask',
+      'stage_start:publish',
+      'stage_end:publish',
+      'end',
+    ]);
   });
 });
 
@@ -280,7 +326,12 @@ describe('confirmation', () => {
       ...(resumeAt === undefined ? {} : { confirmationResumeStage: resumeAt }),
       stages: [
         stage('plan', { action: 'delete everything' }, { defaultNext: 'gate' }),
-        { name: 'gate', run: (ctx) => (ctx.response?.approved === true ? { approved: true } : { confirm: true }), routingRules: [{ condition: 'confirm', value: true, target: 'confirmation' }], defaultNext: 'execute' },
+        {
+          name: 'gate',
+          run: (ctx) => (ctx.response?.approved === true ? { approved: true } : { confirm: true }),
+          routingRules: [{ condition: 'confirm', value: true, target: 'confirmation' }],
+          defaultNext: 'execute',
+        },
         stage('execute', { done: true }),
       ],
     });
@@ -366,7 +417,10 @@ describe('resume errors', () => {
 
   it('PIPELINE_ENVELOPE_INVALID for an envelope whose interrupt names a stage this pipeline lacks', async () => {
     const paused = await runtimeOf({ stages: [asker('ask')] }).run(null);
-    const e = await rejectsCode(runtimeOf({ name: 'other', stages: [stage('a')] }).resume(paused, { text: 'x' }), 'PIPELINE_ENVELOPE_INVALID');
+    const e = await rejectsCode(
+      runtimeOf({ name: 'other', stages: [stage('a')] }).resume(paused, { text: 'x' }),
+      'PIPELINE_ENVELOPE_INVALID',
+    );
     expect(e.message).toContain('"ask"');
   });
 

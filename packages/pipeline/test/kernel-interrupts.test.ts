@@ -11,7 +11,12 @@ afterEach(() => {
 function approvalRuntime(seen: unknown[] = []) {
   const stages: StageConfig[] = [
     { name: 'gather', run: (ctx) => ({ facts: `facts about ${String(ctx.input)}` }), defaultNext: 'confirm' },
-    { name: 'confirm', run: (ctx) => (ctx.response?.approved === true ? { approved: true } : { ask: 'go?' }), routingRules: [{ condition: 'ask', value: 'go?', target: 'confirmation' }], defaultNext: 'act' },
+    {
+      name: 'confirm',
+      run: (ctx) => (ctx.response?.approved === true ? { approved: true } : { ask: 'go?' }),
+      routingRules: [{ condition: 'ask', value: 'go?', target: 'confirmation' }],
+      defaultNext: 'act',
+    },
     { name: 'act', run: (ctx) => (seen.push({ input: ctx.input, outputs: { ...ctx.outputs } }), { acted: true }) },
   ];
   return runtimeOf({ stages });
@@ -23,7 +28,12 @@ describe('waiting and resume', () => {
     const kernel = kernelWith(approvalRuntime(seen));
     const { pid, result } = kernel.submit({ order: 42 });
     const paused = await result;
-    expect(paused).toMatchObject({ id: pid, terminated: false, currentStage: 'confirm', interrupt: { kind: 'confirmation', stage: 'confirm' } });
+    expect(paused).toMatchObject({
+      id: pid,
+      terminated: false,
+      currentStage: 'confirm',
+      interrupt: { kind: 'confirmation', stage: 'confirm' },
+    });
     const status = kernel.status(pid);
     expect(status?.state).toBe('waiting');
     expect(status?.interrupt).toEqual(paused.interrupt);
@@ -34,8 +44,17 @@ describe('waiting and resume', () => {
     expect(kernel.status(pid)?.state).toBe('ready');
     const done = await resumed.result;
     expect(done).toMatchObject({ id: pid, terminated: true, terminalReason: 'completed', input: { order: 42 } });
-    expect(done.outputs).toEqual({ gather: { facts: 'facts about [object Object]' }, confirm: { approved: true }, act: { acted: true } });
-    expect(seen).toEqual([{ input: { order: 42 }, outputs: { gather: { facts: 'facts about [object Object]' }, confirm: { approved: true } } }]);
+    expect(done.outputs).toEqual({
+      gather: { facts: 'facts about [object Object]' },
+      confirm: { approved: true },
+      act: { acted: true },
+    });
+    expect(seen).toEqual([
+      {
+        input: { order: 42 },
+        outputs: { gather: { facts: 'facts about [object Object]' }, confirm: { approved: true } },
+      },
+    ]);
     expect(done.trace.map((t) => t.stage)).toEqual(['gather', 'confirm', 'confirm', 'act']);
     expect(done.resolvedInterrupts).toMatchObject([{ id: paused.interrupt?.id, response: { approved: true } }]);
     expect(done.agentHops).toBe(4);
@@ -45,7 +64,9 @@ describe('waiting and resume', () => {
     const kernel = kernelWith(approvalRuntime());
     const { pid, result } = kernel.submit('x');
     const paused = await result;
-    expect(await kernel.resume(pid, paused.interrupt?.id as string, { approved: false }).result).toMatchObject({ terminalReason: 'user_denied' });
+    expect(await kernel.resume(pid, paused.interrupt?.id as string, { approved: false }).result).toMatchObject({
+      terminalReason: 'user_denied',
+    });
     expect(kernel.status(pid)?.state).toBe('zombie');
   });
 
@@ -61,7 +82,16 @@ describe('waiting and resume', () => {
 
   it('a process can pause and resume several times', async () => {
     const runtime = runtimeOf({
-      stages: [{ name: 'ask', run: (ctx) => ({ n: ctx.envelope.resolvedInterrupts.length }), routingRules: [{ condition: 'n', value: 0, target: 'clarification' }, { condition: 'n', value: 1, target: 'clarification' }] }],
+      stages: [
+        {
+          name: 'ask',
+          run: (ctx) => ({ n: ctx.envelope.resolvedInterrupts.length }),
+          routingRules: [
+            { condition: 'n', value: 0, target: 'clarification' },
+            { condition: 'n', value: 1, target: 'clarification' },
+          ],
+        },
+      ],
     });
     const kernel = kernelWith(runtime);
     let handle = kernel.submit('x');
@@ -78,7 +108,10 @@ describe('waiting and resume', () => {
 describe('resume misuse, checked in order', () => {
   it('an unknown pid is KERNEL_UNKNOWN_PROCESS, before anything else', () => {
     const kernel = kernelWith(approvalRuntime());
-    const error = throwsCode(() => kernel.resume('nope', 'also-nope', 'not a response' as never), 'KERNEL_UNKNOWN_PROCESS');
+    const error = throwsCode(
+      () => kernel.resume('nope', 'also-nope', 'not a response' as never),
+      'KERNEL_UNKNOWN_PROCESS',
+    );
     expect(error.message).toContain('"nope"');
     throwsCode(() => kernel.resume(42 as never, 'x', {}), 'KERNEL_UNKNOWN_PROCESS');
   });
@@ -87,9 +120,14 @@ describe('resume misuse, checked in order', () => {
     const g = gated();
     const kernel = kernelWith(g.runtime);
     const { pid, result } = kernel.submit('x');
-    expect(throwsCode(() => kernel.resume(pid, 'wrong', {}), 'KERNEL_INVALID_STATE')).toMatchObject({ pid, state: 'ready' });
+    expect(throwsCode(() => kernel.resume(pid, 'wrong', {}), 'KERNEL_INVALID_STATE')).toMatchObject({
+      pid,
+      state: 'ready',
+    });
     await g.startedFor('x');
-    expect(throwsCode(() => kernel.resume(pid, 'wrong', {}), 'KERNEL_INVALID_STATE')).toMatchObject({ state: 'running' });
+    expect(throwsCode(() => kernel.resume(pid, 'wrong', {}), 'KERNEL_INVALID_STATE')).toMatchObject({
+      state: 'running',
+    });
     g.release('x');
     await result;
     const error = throwsCode(() => kernel.resume(pid, 'wrong', {}), 'KERNEL_INVALID_STATE');
@@ -125,7 +163,10 @@ describe('resume misuse, checked in order', () => {
 
   it('an expired interrupt is PipelineStateError INTERRUPT_EXPIRED and leaves the process waiting', async () => {
     vi.useFakeTimers();
-    const runtime = runtimeOf({ interruptTtlMs: { clarification: 1000 }, stages: [{ name: 'ask', run: () => ({}), defaultNext: 'clarification' }] });
+    const runtime = runtimeOf({
+      interruptTtlMs: { clarification: 1000 },
+      stages: [{ name: 'ask', run: () => ({}), defaultNext: 'clarification' }],
+    });
     const kernel = kernelWith(runtime);
     const { pid, result } = kernel.submit('x');
     await vi.advanceTimersByTimeAsync(0);
@@ -142,7 +183,19 @@ describe('resume misuse, checked in order', () => {
     vi.useFakeTimers();
     const g = gated();
     const kernel = kernelWith(g.runtime, { maxRunning: 1 });
-    kernel.registerService('asks', runtimeOf({ interruptTtlMs: { clarification: 1000 }, stages: [{ name: 'ask', run: (ctx) => (ctx.response === undefined ? { q: 1 } : {}), routingRules: [{ condition: 'q', value: 1, target: 'clarification' }] }] }));
+    kernel.registerService(
+      'asks',
+      runtimeOf({
+        interruptTtlMs: { clarification: 1000 },
+        stages: [
+          {
+            name: 'ask',
+            run: (ctx) => (ctx.response === undefined ? { q: 1 } : {}),
+            routingRules: [{ condition: 'q', value: 1, target: 'clarification' }],
+          },
+        ],
+      }),
+    );
     const { pid, result } = kernel.submit('x', { service: 'asks' });
     await vi.advanceTimersByTimeAsync(0);
     const id = (await result).interrupt?.id as string;
@@ -169,8 +222,20 @@ describe('cancel', () => {
     expect(kernel.status(second.pid)?.state).toBe('ready');
     kernel.cancel(second.pid, 'no longer needed');
     const env = await second.result;
-    expect(env).toMatchObject({ id: second.pid, terminated: true, terminalReason: 'user_cancelled', terminationReason: 'cancelled: no longer needed', agentHops: 0, input: 'second' });
-    expect(lifeOf(events, second.pid)).toEqual(['process_created', 'new->ready', 'ready->terminated', 'terminated->zombie']);
+    expect(env).toMatchObject({
+      id: second.pid,
+      terminated: true,
+      terminalReason: 'user_cancelled',
+      terminationReason: 'cancelled: no longer needed',
+      agentHops: 0,
+      input: 'second',
+    });
+    expect(lifeOf(events, second.pid)).toEqual([
+      'process_created',
+      'new->ready',
+      'ready->terminated',
+      'terminated->zombie',
+    ]);
     g.release('first');
     await kernel.drain();
     expect(g.started).toEqual(['first']);
@@ -183,7 +248,10 @@ describe('cancel', () => {
     const blocked = kernel.submit('blocked');
     expect(kernel.status(blocked.pid)?.state).toBe('blocked');
     kernel.cancel(blocked.pid);
-    expect(await blocked.result).toMatchObject({ terminalReason: 'user_cancelled', terminationReason: 'cancelled: Kernel.cancel' });
+    expect(await blocked.result).toMatchObject({
+      terminalReason: 'user_cancelled',
+      terminationReason: 'cancelled: Kernel.cancel',
+    });
     g.release('first');
     await kernel.drain();
     expect(g.started).toEqual(['first']);
@@ -198,9 +266,19 @@ describe('cancel', () => {
     kernel.cancel(pid, 'stop');
     kernel.cancel(pid, 'twice is harmless');
     const env = await result;
-    expect(env).toMatchObject({ terminated: true, terminalReason: 'user_cancelled', terminationReason: 'cancelled: stop' });
+    expect(env).toMatchObject({
+      terminated: true,
+      terminalReason: 'user_cancelled',
+      terminationReason: 'cancelled: stop',
+    });
     expect(g.aborted).toEqual(['x']);
-    expect(lifeOf(events, pid)).toEqual(['process_created', 'new->ready', 'ready->running', 'running->terminated', 'terminated->zombie']);
+    expect(lifeOf(events, pid)).toEqual([
+      'process_created',
+      'new->ready',
+      'ready->running',
+      'running->terminated',
+      'terminated->zombie',
+    ]);
   });
 
   it('cancels a waiting process: it ends at once, keeping its outputs', async () => {
@@ -211,7 +289,12 @@ describe('cancel', () => {
     kernel.cancel(pid, 'user left');
     expect(kernel.status(pid)?.state).toBe('zombie');
     const final = kernel.envelope(pid) as Envelope;
-    expect(final).toMatchObject({ terminated: true, terminalReason: 'user_cancelled', terminationReason: 'cancelled: user left', currentStage: 'confirm' });
+    expect(final).toMatchObject({
+      terminated: true,
+      terminalReason: 'user_cancelled',
+      terminationReason: 'cancelled: user left',
+      currentStage: 'confirm',
+    });
     expect(final.interrupt).toBeUndefined();
     expect(final.outputs).toEqual(paused.outputs);
     expect(lifeOf(events, pid).slice(-2)).toEqual(['waiting->terminated', 'terminated->zombie']);
@@ -248,7 +331,10 @@ describe('cancel', () => {
     const kernel = kernelWith(g.runtime);
     const before = new AbortController();
     before.abort(new Error('gone'));
-    expect(await kernel.submit('never', { abortSignal: before.signal }).result).toMatchObject({ terminalReason: 'user_cancelled', terminationReason: 'cancelled: gone' });
+    expect(await kernel.submit('never', { abortSignal: before.signal }).result).toMatchObject({
+      terminalReason: 'user_cancelled',
+      terminationReason: 'cancelled: gone',
+    });
 
     const running = new AbortController();
     const r = kernel.submit('running', { abortSignal: running.signal });
@@ -261,7 +347,10 @@ describe('cancel', () => {
     const w = kernel.submit('w', { service: 'asks', abortSignal: waiting.signal });
     await w.result;
     waiting.abort('bye');
-    expect(kernel.envelope(w.pid)).toMatchObject({ terminalReason: 'user_cancelled', terminationReason: 'cancelled: bye' });
+    expect(kernel.envelope(w.pid)).toMatchObject({
+      terminalReason: 'user_cancelled',
+      terminationReason: 'cancelled: bye',
+    });
 
     // after the process ended, the signal is no longer watched
     const done = new AbortController();

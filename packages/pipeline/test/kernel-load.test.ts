@@ -79,16 +79,23 @@ describe('kernel under load', () => {
         try {
           for (let i = 0; i < job.turns; i++) await Promise.resolve();
           const hop = ctx.envelope.agentHops;
-          if (hop === 1 && job.modelCalls > 0) for (let i = 0; i < job.modelCalls; i++) await ctx.model?.generate({ messages: [] });
+          if (hop === 1 && job.modelCalls > 0)
+            for (let i = 0; i < job.modelCalls; i++) await ctx.model?.generate({ messages: [] });
           if (hop === 1 && job.toolCalls > 0) ctx.countToolCall(job.toolCalls);
-          if (job.asks && ctx.envelope.resolvedInterrupts.length === 0 && ctx.response === undefined) ctx.interrupt('clarification', { id: job.id });
+          if (job.asks && ctx.envelope.resolvedInterrupts.length === 0 && ctx.response === undefined)
+            ctx.interrupt('clarification', { id: job.id });
           return { again: hop < job.loops };
         } finally {
           leave();
         }
       };
       const runtime = runtimeOf(
-        { name, maxLlmCalls: 100, maxAgentHops: 100, stages: [{ name: 'work', run: work, routingRules: [{ condition: 'again', value: true, target: 'work' }] }] },
+        {
+          name,
+          maxLlmCalls: 100,
+          maxAgentHops: 100,
+          stages: [{ name: 'work', run: work, routingRules: [{ condition: 'again', value: true, target: 'work' }] }],
+        },
         echoModel(),
       );
       kernel.registerService(name, runtime, { maxConcurrent: service.maxConcurrent });
@@ -111,7 +118,8 @@ describe('kernel under load', () => {
         // most are answered at once (from the listener), some later, some cancelled while waiting
         const roll = random();
         if (roll < 0.8) handles.push(kernel.resume(event.pid, event.interrupt.id, { text: 'answer' }));
-        else if (roll < 0.9) queueMicrotask(() => handles.push(kernel.resume(event.pid, event.interrupt.id, { text: 'later' })));
+        else if (roll < 0.9)
+          queueMicrotask(() => handles.push(kernel.resume(event.pid, event.interrupt.id, { text: 'later' })));
         else kernel.cancel(event.pid, 'gave up while waiting');
       }
       if (event.type !== 'process_state_changed') return;
@@ -131,7 +139,14 @@ describe('kernel under load', () => {
 
     const pids: string[] = [];
     for (let id = 0; id < PROCESSES; id++) {
-      const job: Job = { id, turns: int(0, 6), loops: int(1, 4), modelCalls: int(0, 3), toolCalls: int(0, 3), asks: random() < 0.15 };
+      const job: Job = {
+        id,
+        turns: int(0, 6),
+        loops: int(1, 4),
+        modelCalls: int(0, 3),
+        toolCalls: int(0, 3),
+        asks: random() < 0.15,
+      };
       const quota: ResourceQuota = {};
       if (random() < 0.5) quota.maxLlmCalls = int(1, 4);
       if (random() < 0.5) quota.maxToolCalls = int(1, 4);
@@ -172,7 +187,16 @@ describe('kernel under load', () => {
       }
       await kernel.drain();
       for (let i = 0; i < 20; i++) await Promise.resolve();
-      if (handles.length === watched.size && pids.every((pid) => kernel.status(pid)?.state !== 'ready' && kernel.status(pid)?.state !== 'running' && kernel.status(pid)?.state !== 'blocked')) break;
+      if (
+        handles.length === watched.size &&
+        pids.every(
+          (pid) =>
+            kernel.status(pid)?.state !== 'ready' &&
+            kernel.status(pid)?.state !== 'running' &&
+            kernel.status(pid)?.state !== 'blocked',
+        )
+      )
+        break;
     }
 
     // everything drained: every process terminated (none left waiting, since every interrupt was answered or cancelled)
@@ -202,7 +226,13 @@ describe('kernel under load', () => {
 
     // the mix really was mixed
     const reasons = new Set(finals.map((env) => env.terminalReason));
-    for (const reason of ['completed', 'user_cancelled', 'max_llm_calls_exceeded', 'max_tool_calls_exceeded', 'max_agent_hops_exceeded'] as const) {
+    for (const reason of [
+      'completed',
+      'user_cancelled',
+      'max_llm_calls_exceeded',
+      'max_tool_calls_exceeded',
+      'max_agent_hops_exceeded',
+    ] as const) {
       expect(reasons.has(reason), reason).toBe(true);
     }
     expect(exhausted.get('maxLlmCalls')).toBeGreaterThan(0);

@@ -37,7 +37,9 @@ describe('quotas enforced while the process runs', () => {
     expect(model.calls).toHaveLength(3);
     expect(after).toEqual([]);
     expect(env).toMatchObject({ terminated: true, terminalReason: 'max_llm_calls_exceeded', llmCalls: 3 });
-    expect(exhausted(events)).toEqual([{ type: 'resource_exhausted', pid, resource: 'maxLlmCalls', used: 3, limit: 3 }]);
+    expect(exhausted(events)).toEqual([
+      { type: 'resource_exhausted', pid, resource: 'maxLlmCalls', used: 3, limit: 3 },
+    ]);
     expect(lifeOf(events, pid).slice(-3)).toEqual(['resource_exhausted', 'running->terminated', 'terminated->zombie']);
     expect(kernel.status(pid)?.remaining).toEqual({ maxLlmCalls: 0 });
   });
@@ -45,7 +47,17 @@ describe('quotas enforced while the process runs', () => {
   it('the smaller of the quota and the pipeline bound wins; a pipeline bound is not a quota exhaustion', async () => {
     const looping = (maxLlmCalls: number) =>
       runtimeOf(
-        { maxLlmCalls, stages: [{ name: 'call', run: async (ctx) => (await ctx.model?.generate({ messages: [] }), {}), defaultNext: 'call' }], maxAgentHops: 1000 },
+        {
+          maxLlmCalls,
+          stages: [
+            {
+              name: 'call',
+              run: async (ctx) => (await ctx.model?.generate({ messages: [] }), {}),
+              defaultNext: 'call',
+            },
+          ],
+          maxAgentHops: 1000,
+        },
         echoModel(),
       );
     const tight = kernelWith(looping(2));
@@ -63,17 +75,27 @@ describe('quotas enforced while the process runs', () => {
 
   it('an agent-hop quota ends a self-loop before the hop that would exceed it', async () => {
     let runs = 0;
-    const kernel = kernelWith(runtimeOf({ stages: [{ name: 'again', run: () => (runs++, {}), defaultNext: 'again' }] }));
+    const kernel = kernelWith(
+      runtimeOf({ stages: [{ name: 'again', run: () => (runs++, {}), defaultNext: 'again' }] }),
+    );
     const events = record(kernel);
     const { pid, result } = kernel.submit('x', { quota: { maxAgentHops: 5 } });
     expect(await result).toMatchObject({ terminalReason: 'max_agent_hops_exceeded', agentHops: 5 });
     expect(runs).toBe(5);
-    expect(exhausted(events)).toEqual([{ type: 'resource_exhausted', pid, resource: 'maxAgentHops', used: 5, limit: 5 }]);
+    expect(exhausted(events)).toEqual([
+      { type: 'resource_exhausted', pid, resource: 'maxAgentHops', used: 5, limit: 5 },
+    ]);
   });
 
   it('an iteration quota ends a loop-back cycle', async () => {
     const kernel = kernelWith(
-      runtimeOf({ maxIterations: 10, stages: [{ name: 'a', run: () => ({}), defaultNext: 'b' }, { name: 'b', run: () => ({}), defaultNext: 'a' }] }),
+      runtimeOf({
+        maxIterations: 10,
+        stages: [
+          { name: 'a', run: () => ({}), defaultNext: 'b' },
+          { name: 'b', run: () => ({}), defaultNext: 'a' },
+        ],
+      }),
     );
     const events = record(kernel);
     const env = await kernel.submit('x', { quota: { maxIterations: 2 } }).result;
@@ -109,8 +131,15 @@ describe('quotas enforced while the process runs', () => {
     expect(hops).toBe(3);
     expect(refused).toHaveLength(1);
     expect(PipelineBoundError.isInstance(refused[0])).toBe(true);
-    expect(refused[0]).toMatchObject({ code: 'PIPELINE_BOUND_EXCEEDED', bound: 'maxToolCalls', limit: 5, stage: 'tools' });
-    expect(exhausted(events)).toEqual([{ type: 'resource_exhausted', pid, resource: 'maxToolCalls', used: 4, limit: 5 }]);
+    expect(refused[0]).toMatchObject({
+      code: 'PIPELINE_BOUND_EXCEEDED',
+      bound: 'maxToolCalls',
+      limit: 5,
+      stage: 'tools',
+    });
+    expect(exhausted(events)).toEqual([
+      { type: 'resource_exhausted', pid, resource: 'maxToolCalls', used: 4, limit: 5 },
+    ]);
     expect(kernel.status(pid)?.usage.toolCalls).toBe(4);
   });
 
@@ -161,7 +190,9 @@ describe('quotas enforced while the process runs', () => {
     const env = await result;
     expect(env).toMatchObject({ terminated: true, terminalReason: 'timeout_exceeded' });
     expect(aborted).toHaveLength(1);
-    expect(exhausted(events)).toEqual([{ type: 'resource_exhausted', pid, resource: 'timeoutMs', used: 1000, limit: 1000 }]);
+    expect(exhausted(events)).toEqual([
+      { type: 'resource_exhausted', pid, resource: 'timeoutMs', used: 1000, limit: 1000 },
+    ]);
   });
 
   it('timeoutMs counts running time only: time waiting on an interrupt does not use it', async () => {
@@ -197,7 +228,9 @@ describe('quotas enforced while the process runs', () => {
   it('a run that ends within its quotas emits no resource_exhausted', async () => {
     const kernel = kernelWith(runtimeOf({ stages: [{ name: 'a', run: () => ({}) }] }));
     const events = record(kernel);
-    const env = await kernel.submit('x', { quota: { maxLlmCalls: 1, maxToolCalls: 1, maxAgentHops: 1, maxIterations: 1, timeoutMs: 10 } }).result;
+    const env = await kernel.submit('x', {
+      quota: { maxLlmCalls: 1, maxToolCalls: 1, maxAgentHops: 1, maxIterations: 1, timeoutMs: 10 },
+    }).result;
     expect(env.terminalReason).toBe('completed');
     expect(exhausted(events)).toEqual([]);
   });

@@ -27,7 +27,18 @@ describe('priority scheduling', () => {
     ];
     for (const [input, priority] of submissions) kernel.submit(input, { priority });
     await kernel.drain();
-    expect(started).toEqual(['realtime-1', 'realtime-2', 'high-1', 'high-2', 'normal-1', 'normal-2', 'normal-3', 'low-1', 'low-2', 'idle-1']);
+    expect(started).toEqual([
+      'realtime-1',
+      'realtime-2',
+      'high-1',
+      'high-2',
+      'normal-1',
+      'normal-2',
+      'normal-3',
+      'low-1',
+      'low-2',
+      'idle-1',
+    ]);
   });
 
   it('never preempts: a realtime process waits for the running idle one, then goes before the queued ones', async () => {
@@ -73,7 +84,10 @@ describe('priority scheduling', () => {
         const kernel = kernelWith(recording(started), { maxRunning: 1 });
         priorities.forEach((priority, i) => kernel.submit(i, { priority }));
         await kernel.drain();
-        const expected = priorities.map((p, i) => ({ rank: PRIORITIES.indexOf(p), i })).sort((a, b) => a.rank - b.rank || a.i - b.i).map((x) => x.i);
+        const expected = priorities
+          .map((p, i) => ({ rank: PRIORITIES.indexOf(p), i }))
+          .sort((a, b) => a.rank - b.rank || a.i - b.i)
+          .map((x) => x.i);
         expect(started).toEqual(expected);
       }),
       { numRuns: 50 },
@@ -89,7 +103,12 @@ describe('maxConcurrent per service', () => {
     kernel.registerService('narrow', g.runtime, { maxConcurrent: 2 });
     kernel.registerService('other', other.runtime);
     const events = record(kernel);
-    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((x) => kernel.submit(x, { service: 'narrow' })) as [ReturnType<Kernel['submit']>, ReturnType<Kernel['submit']>, ReturnType<Kernel['submit']>, ReturnType<Kernel['submit']>];
+    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((x) => kernel.submit(x, { service: 'narrow' })) as [
+      ReturnType<Kernel['submit']>,
+      ReturnType<Kernel['submit']>,
+      ReturnType<Kernel['submit']>,
+      ReturnType<Kernel['submit']>,
+    ];
     // blocked at once: the service's slots are spoken for
     expect([a, b, c, d].map((h) => kernel.status(h.pid)?.state)).toEqual(['ready', 'ready', 'blocked', 'blocked']);
     await g.startedFor('b');

@@ -1,5 +1,11 @@
 // Helpers for the kernel tests (not a test file: vitest only runs `*.test.ts`).
-import { Kernel, type KernelEvent, type KernelOptions, type PipelineRuntime, type StageContext } from '@signalyard/pipeline';
+import {
+  Kernel,
+  type KernelEvent,
+  type KernelOptions,
+  type PipelineRuntime,
+  type StageContext,
+} from '@signalyard/pipeline';
 import { deferred, runtimeOf, type Deferred } from './support.js';
 
 /** Lets pending microtasks (the kernel's dispatch, resolved stage promises) run. */

@@ -32,7 +32,10 @@ describe('Kernel construction and services', () => {
     const kernel = new Kernel();
     expect(kernel.maxRunning).toBe(4);
     expect(kernel.retainTerminatedMs).toBe(300_000);
-    expect(new Kernel({ maxRunning: Infinity, retainTerminatedMs: 0 })).toMatchObject({ maxRunning: Infinity, retainTerminatedMs: 0 });
+    expect(new Kernel({ maxRunning: Infinity, retainTerminatedMs: 0 })).toMatchObject({
+      maxRunning: Infinity,
+      retainTerminatedMs: 0,
+    });
   });
 
   it.each<[string, unknown]>([
@@ -56,7 +59,10 @@ describe('Kernel construction and services', () => {
     expect(throwsCode(() => kernel.registerService('a', quick()), 'KERNEL_DUPLICATE_SERVICE').message).toContain('"a"');
     throwsCode(() => kernel.registerService('', quick()), 'KERNEL_ARGUMENT_INVALID');
     throwsCode(() => kernel.registerService(7 as never, quick()), 'KERNEL_ARGUMENT_INVALID');
-    const notRuntime = throwsCode(() => kernel.registerService('c', { run: () => undefined } as never), 'KERNEL_ARGUMENT_INVALID');
+    const notRuntime = throwsCode(
+      () => kernel.registerService('c', { run: () => undefined } as never),
+      'KERNEL_ARGUMENT_INVALID',
+    );
     expect(notRuntime.message).toContain('expected a PipelineRuntime');
     throwsCode(() => kernel.registerService('c', quick(), { maxConcurrent: 0 }), 'KERNEL_ARGUMENT_INVALID');
     throwsCode(() => kernel.registerService('c', quick(), { concurrency: 1 } as never), 'KERNEL_ARGUMENT_INVALID');
@@ -81,7 +87,12 @@ describe('Kernel.submit', () => {
     const { pid, result } = kernel.submit({ q: 1 });
     const env = await result;
     expect(Envelope.isInstance(env)).toBe(true);
-    expect(env).toMatchObject({ id: pid, terminated: true, terminalReason: 'completed', outputs: { echo: { got: { q: 1 } } } });
+    expect(env).toMatchObject({
+      id: pid,
+      terminated: true,
+      terminalReason: 'completed',
+      outputs: { echo: { got: { q: 1 } } },
+    });
     expect(kernel.status(pid)).toMatchObject({ pid, state: 'zombie', priority: 'normal', service: 'first' });
   });
 
@@ -120,7 +131,12 @@ describe('Kernel.submit', () => {
 
   it('accepts every priority and a full quota', async () => {
     const kernel = kernelWith(quick());
-    const handles = PRIORITIES.map((priority) => kernel.submit(priority, { priority, quota: { maxLlmCalls: 1, maxToolCalls: 1, maxAgentHops: 1, maxIterations: 1, timeoutMs: 1000 } }));
+    const handles = PRIORITIES.map((priority) =>
+      kernel.submit(priority, {
+        priority,
+        quota: { maxLlmCalls: 1, maxToolCalls: 1, maxAgentHops: 1, maxIterations: 1, timeoutMs: 1000 },
+      }),
+    );
     const envs = await Promise.all(handles.map((h) => h.result));
     expect(envs.map((e) => e.terminalReason)).toEqual(PRIORITIES.map(() => 'completed'));
   });
@@ -157,7 +173,9 @@ describe('re-entrancy', () => {
 
 describe('run mode', () => {
   it("mode 'parallel' runs the service's pipeline as a DAG, with the quota as its bounds", async () => {
-    const runtime = runtimeOf({ stages: [stage('a', { a: 1 }), stage('b', { b: 1 }), { ...stage('c', { c: 1 }), requires: ['a', 'b'] }] });
+    const runtime = runtimeOf({
+      stages: [stage('a', { a: 1 }), stage('b', { b: 1 }), { ...stage('c', { c: 1 }), requires: ['a', 'b'] }],
+    });
     const kernel = kernelWith(runtime);
     const env = await kernel.submit('x', { mode: 'parallel' }).result;
     expect(env).toMatchObject({ mode: 'parallel', terminalReason: 'completed', completedStages: ['a', 'b', 'c'] });
@@ -173,7 +191,13 @@ describe('dispatch to unknown and unhealthy services', () => {
     const events = record(kernel);
     const { pid, result } = kernel.submit('x', { service: 'billing' });
     const env = await result;
-    expect(env).toMatchObject({ id: pid, terminated: true, terminalReason: 'unknown_service', agentHops: 0, input: 'x' });
+    expect(env).toMatchObject({
+      id: pid,
+      terminated: true,
+      terminalReason: 'unknown_service',
+      agentHops: 0,
+      input: 'x',
+    });
     expect(env.terminationReason).toContain('"billing"');
     expect(env.terminationReason).toContain('"s"');
     expect(events[0]).toEqual({ type: 'process_created', pid, priority: 'normal', service: 'billing' });
@@ -276,11 +300,19 @@ describe('status, usage and remaining quota', () => {
     const kernel = kernelWith(runtime);
     const { pid, result } = kernel.submit('x', { quota: { timeoutMs: 1000 } });
     await vi.advanceTimersByTimeAsync(100);
-    expect(kernel.status(pid)).toMatchObject({ state: 'running', usage: { elapsedMs: 100 }, remaining: { timeoutMs: 900 } });
+    expect(kernel.status(pid)).toMatchObject({
+      state: 'running',
+      usage: { elapsedMs: 100 },
+      remaining: { timeoutMs: 900 },
+    });
     await vi.advanceTimersByTimeAsync(200);
     await result;
     await vi.advanceTimersByTimeAsync(5000);
-    expect(kernel.status(pid)).toMatchObject({ state: 'zombie', usage: { elapsedMs: 300 }, remaining: { timeoutMs: 700 } });
+    expect(kernel.status(pid)).toMatchObject({
+      state: 'zombie',
+      usage: { elapsedMs: 300 },
+      remaining: { timeoutMs: 700 },
+    });
   });
 });
 
@@ -303,7 +335,13 @@ describe('lifecycle', () => {
 
   it('a whole life emits events in order: created, ready, running, waiting + interrupt, ready, running, terminated, zombie', async () => {
     const runtime = runtimeOf({
-      stages: [{ name: 'ask', run: (ctx) => (ctx.response === undefined ? { need: 'clarification' } : { answer: ctx.response.text }), routingRules: [{ condition: 'need', value: 'clarification', target: 'clarification' }] }],
+      stages: [
+        {
+          name: 'ask',
+          run: (ctx) => (ctx.response === undefined ? { need: 'clarification' } : { answer: ctx.response.text }),
+          routingRules: [{ condition: 'need', value: 'clarification', target: 'clarification' }],
+        },
+      ],
     });
     const kernel = kernelWith(runtime);
     const events = record(kernel);
@@ -405,7 +443,13 @@ describe('events', () => {
     off();
     off();
     await kernel.submit('y').result;
-    expect(seen).toEqual(['process_created', 'process_state_changed', 'process_state_changed', 'process_state_changed', 'process_state_changed']);
+    expect(seen).toEqual([
+      'process_created',
+      'process_state_changed',
+      'process_state_changed',
+      'process_state_changed',
+      'process_state_changed',
+    ]);
     throwsCode(() => kernel.on('log' as never), 'KERNEL_ARGUMENT_INVALID');
   });
 
@@ -420,7 +464,10 @@ describe('events', () => {
     });
     const { result } = kernel.submit('x');
     expect(states).toEqual(['ready']);
-    expect(await result).toMatchObject({ terminalReason: 'user_cancelled', terminationReason: 'cancelled: from a listener' });
+    expect(await result).toMatchObject({
+      terminalReason: 'user_cancelled',
+      terminationReason: 'cancelled: from a listener',
+    });
   });
 
   it('a throwing listener neither breaks the kernel nor the other listeners; its error is rethrown on a microtask', async () => {
@@ -503,20 +550,40 @@ describe('KernelError', () => {
     ]) {
       expect(KernelError.isInstance(other)).toBe(false);
     }
-    expect(PipelineStateError.isInstance(new KernelError({ code: 'KERNEL_UNKNOWN_PROCESS', message: 'm' }))).toBe(false);
+    expect(PipelineStateError.isInstance(new KernelError({ code: 'KERNEL_UNKNOWN_PROCESS', message: 'm' }))).toBe(
+      false,
+    );
   });
 });
 
 describe('public types', () => {
   it('match the contract', () => {
     expectTypeOf<Priority>().toEqualTypeOf<'realtime' | 'high' | 'normal' | 'low' | 'idle'>();
-    expectTypeOf<ProcessState>().toEqualTypeOf<'new' | 'ready' | 'running' | 'waiting' | 'blocked' | 'terminated' | 'zombie'>();
-    expectTypeOf<ResourceQuota>().toEqualTypeOf<{ maxLlmCalls?: number; maxToolCalls?: number; maxAgentHops?: number; maxIterations?: number; timeoutMs?: number }>();
+    expectTypeOf<ProcessState>().toEqualTypeOf<
+      'new' | 'ready' | 'running' | 'waiting' | 'blocked' | 'terminated' | 'zombie'
+    >();
+    expectTypeOf<ResourceQuota>().toEqualTypeOf<{
+      maxLlmCalls?: number;
+      maxToolCalls?: number;
+      maxAgentHops?: number;
+      maxIterations?: number;
+      timeoutMs?: number;
+    }>();
     expectTypeOf<ProcessHandle>().toEqualTypeOf<{ readonly pid: string; readonly result: Promise<Envelope> }>();
-    expectTypeOf<ProcessStatus['usage']>().toEqualTypeOf<{ llmCalls: number; toolCalls: number; agentHops: number; iterations: number; elapsedMs: number }>();
+    expectTypeOf<ProcessStatus['usage']>().toEqualTypeOf<{
+      llmCalls: number;
+      toolCalls: number;
+      agentHops: number;
+      iterations: number;
+      elapsedMs: number;
+    }>();
     expectTypeOf<ProcessStatus['remaining']>().toEqualTypeOf<Partial<ResourceQuota>>();
-    expectTypeOf<Extract<KernelEvent, { type: 'resource_exhausted' }>['resource']>().toEqualTypeOf<keyof ResourceQuota>();
-    expectTypeOf<KernelEvent['type']>().toEqualTypeOf<'process_created' | 'process_state_changed' | 'interrupt_raised' | 'resource_exhausted'>();
+    expectTypeOf<Extract<KernelEvent, { type: 'resource_exhausted' }>['resource']>().toEqualTypeOf<
+      keyof ResourceQuota
+    >();
+    expectTypeOf<KernelEvent['type']>().toEqualTypeOf<
+      'process_created' | 'process_state_changed' | 'interrupt_raised' | 'resource_exhausted'
+    >();
     expectTypeOf<Kernel['submit']>().returns.toEqualTypeOf<ProcessHandle>();
     expectTypeOf<Kernel['resume']>().returns.toEqualTypeOf<ProcessHandle>();
     expectTypeOf<Kernel['on']>().returns.toEqualTypeOf<() => void>();

@@ -82,7 +82,13 @@ describe('PipelineRuntime.run: stages and outputs', () => {
     });
     const env = await runtime.run('in', { envelopeId: 'run-1' });
     expect(snapshot).toBeInstanceOf(Envelope);
-    expect(snapshot).toMatchObject({ id: 'run-1', currentStage: 'b', terminated: false, agentHops: 2, outputs: { a: { n: 1 } } });
+    expect(snapshot).toMatchObject({
+      id: 'run-1',
+      currentStage: 'b',
+      terminated: false,
+      agentHops: 2,
+      outputs: { a: { n: 1 } },
+    });
     expect(snapshot!.trace).toHaveLength(1);
     expect(env.outputs).toEqual({ a: { n: 1 }, b: { m: 2 } });
   });
@@ -90,7 +96,14 @@ describe('PipelineRuntime.run: stages and outputs', () => {
   it('stores outputs under outputKey, the latest execution winning', async () => {
     let n = 0;
     const runtime = runtimeOf({
-      stages: [{ name: 'a', outputKey: 'shared', run: () => ({ n: ++n }), routingRules: [{ condition: 'n', value: 1, target: 'a' }] }],
+      stages: [
+        {
+          name: 'a',
+          outputKey: 'shared',
+          run: () => ({ n: ++n }),
+          routingRules: [{ condition: 'n', value: 1, target: 'a' }],
+        },
+      ],
     });
     const env = await runtime.run(null);
     expect(env.outputs).toEqual({ shared: { n: 2 } });
@@ -172,7 +185,14 @@ describe('PipelineRuntime.run: routing rules', () => {
   it('never matches an absent key, even against a rule value of null', async () => {
     const runtime = runtimeOf({
       stages: [
-        { name: 'a', run: () => ({ other: 1, undef: undefined }), routingRules: [{ condition: 'missing', value: null, target: 'b' }, { condition: 'undef', value: null, target: 'b' }] },
+        {
+          name: 'a',
+          run: () => ({ other: 1, undef: undefined }),
+          routingRules: [
+            { condition: 'missing', value: null, target: 'b' },
+            { condition: 'undef', value: null, target: 'b' },
+          ],
+        },
         stage('b'),
       ],
     });
@@ -182,7 +202,10 @@ describe('PipelineRuntime.run: routing rules', () => {
 
   it('matches a present null against a rule value of null', async () => {
     const runtime = runtimeOf({
-      stages: [{ name: 'a', run: () => ({ v: null }), routingRules: [{ condition: 'v', value: null, target: 'b' }] }, stage('b')],
+      stages: [
+        { name: 'a', run: () => ({ v: null }), routingRules: [{ condition: 'v', value: null, target: 'b' }] },
+        stage('b'),
+      ],
     });
     expect((await runtime.run(null)).trace.map((t) => t.stage)).toEqual(['a', 'b']);
   });
@@ -207,7 +230,14 @@ describe('PipelineRuntime.run: routing rules', () => {
 
   it('never matches NaN, not even against NaN', async () => {
     const runtime = runtimeOf({
-      stages: [{ name: 'a', run: () => ({ v: Number.NaN }), routingRules: [{ condition: 'v', value: Number.NaN, target: 'b' }] }, stage('b')],
+      stages: [
+        {
+          name: 'a',
+          run: () => ({ v: Number.NaN }),
+          routingRules: [{ condition: 'v', value: Number.NaN, target: 'b' }],
+        },
+        stage('b'),
+      ],
     });
     expect((await runtime.run(null)).trace.map((t) => t.next)).toEqual(['end']);
   });
@@ -315,7 +345,9 @@ describe('PipelineRuntime.run: failures', () => {
     ['a Map', new Map()],
     ['a class instance', new Result()],
   ])('an output that is %s fails the stage with PIPELINE_STAGE_OUTPUT_INVALID', async (_what, value) => {
-    const runtime = runtimeOf({ stages: [{ name: 'a', run: () => value as Record<string, unknown>, defaultNext: 'b' }, stage('b')] });
+    const runtime = runtimeOf({
+      stages: [{ name: 'a', run: () => value as Record<string, unknown>, defaultNext: 'b' }, stage('b')],
+    });
     const env = await runtime.run(null);
     expect(env.terminalReason).toBe('stage_failed');
     expect(env.errors[0]).toMatchObject({ stage: 'a', code: 'PIPELINE_STAGE_OUTPUT_INVALID' });
@@ -341,7 +373,15 @@ describe('PipelineRuntime.run: failures', () => {
       },
     };
     const runtime = runtimeOf({
-      stages: [{ name: 'a', run: () => ({ v: nested }), routingRules: [{ condition: 'v', value: { deep: 1 }, target: 'end' }], errorNext: 'b' }, stage('b')],
+      stages: [
+        {
+          name: 'a',
+          run: () => ({ v: nested }),
+          routingRules: [{ condition: 'v', value: { deep: 1 }, target: 'end' }],
+          errorNext: 'b',
+        },
+        stage('b'),
+      ],
     });
     const env = await runtime.run(null);
     expect(env.errors[0]).toMatchObject({ stage: 'a', code: 'PIPELINE_ROUTING_FAILED' });
@@ -446,7 +486,7 @@ describe('PipelineRuntime.stream', () => {
 
   it('does not start the run until iterated', async () => {
     let ran = 0;
-    const runtime = runtimeOf({ stages: [{ name: 'a', run: () => ((ran++), {}) }] });
+    const runtime = runtimeOf({ stages: [{ name: 'a', run: () => (ran++, {}) }] });
     const stream = runtime.stream(null);
     await Promise.resolve();
     expect(ran).toBe(0);
@@ -517,7 +557,12 @@ describe('PipelineRuntime: models', () => {
         throw new Error('provider down');
       },
     };
-    const runtime = runtimeOf({ stages: [{ name: 'a', run: async (ctx) => ({ text: (await ctx.model!.generate({ messages: [] })).content }) }] }, model);
+    const runtime = runtimeOf(
+      {
+        stages: [{ name: 'a', run: async (ctx) => ({ text: (await ctx.model!.generate({ messages: [] })).content }) }],
+      },
+      model,
+    );
     const env = await runtime.run(null);
     expect(env.llmCalls).toBe(1);
     expect(env.errors[0]!.error).toBe('provider down');
@@ -543,27 +588,30 @@ describe('PipelineRuntime: tool calls', () => {
     expect(env.terminalReason).toBe('completed');
   });
 
-  it.each([-1, 1.5, Number.NaN, '2'])('ctx.countToolCall(%s) throws PIPELINE_ARGUMENT_INVALID inside the stage', async (n) => {
-    let error: unknown;
-    const runtime = runtimeOf({
-      stages: [
-        {
-          name: 'search',
-          run: (ctx) => {
-            try {
-              ctx.countToolCall(n as number);
-            } catch (e) {
-              error = e;
-            }
-            return {};
+  it.each([-1, 1.5, Number.NaN, '2'])(
+    'ctx.countToolCall(%s) throws PIPELINE_ARGUMENT_INVALID inside the stage',
+    async (n) => {
+      let error: unknown;
+      const runtime = runtimeOf({
+        stages: [
+          {
+            name: 'search',
+            run: (ctx) => {
+              try {
+                ctx.countToolCall(n as number);
+              } catch (e) {
+                error = e;
+              }
+              return {};
+            },
           },
-        },
-      ],
-    });
-    await runtime.run(null);
-    expect(PipelineUsageError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'PIPELINE_ARGUMENT_INVALID', argument: 'n' });
-  });
+        ],
+      });
+      await runtime.run(null);
+      expect(PipelineUsageError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'PIPELINE_ARGUMENT_INVALID', argument: 'n' });
+    },
+  );
 });
 
 describe('PipelineRuntime: bad input', () => {
@@ -580,7 +628,9 @@ describe('PipelineRuntime: bad input', () => {
   });
 
   it("runs run(input, { mode: 'parallel' }) as a DAG (see dag.test.ts), not sequentially", async () => {
-    const runtime = runtimeOf({ stages: [stage('a', {}, { defaultNext: 'b' }), stage('b', {}, { requires: ['a'] }), stage('c')] });
+    const runtime = runtimeOf({
+      stages: [stage('a', {}, { defaultNext: 'b' }), stage('b', {}, { requires: ['a'] }), stage('c')],
+    });
     const env = await runtime.run(null, { mode: 'parallel' });
     expect(env).toMatchObject({ mode: 'parallel', terminalReason: 'completed', completedStages: ['a', 'c', 'b'] });
   });
@@ -621,6 +671,13 @@ describe('public types', () => {
     expectTypeOf<'done'>().not.toExtend<TerminalReason>();
     expectTypeOf<Envelope['terminalReason']>().toEqualTypeOf<TerminalReason | undefined>();
     // stages may return nothing, synchronously or not
-    definePipeline({ name: 'types', stages: [{ name: 'a', run: () => undefined }, { name: 'b', run: async () => {} }, { name: 'c', run: () => ({ k: 1 }) }] });
+    definePipeline({
+      name: 'types',
+      stages: [
+        { name: 'a', run: () => undefined },
+        { name: 'b', run: async () => {} },
+        { name: 'c', run: () => ({ k: 1 }) },
+      ],
+    });
   });
 });

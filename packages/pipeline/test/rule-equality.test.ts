@@ -80,7 +80,24 @@ describe('ruleValuesEqual', () => {
   });
 
   it('regression: comparing values of different types never throws and never matches (the source crashed or mis-compared)', () => {
-    const values: unknown[] = [1, '1', true, 1n, null, undefined, Symbol('s'), () => 1, [1], { 0: 1 }, new Date(0), new Map([[1, 1]]), Number.NaN, '', 0, false];
+    const values: unknown[] = [
+      1,
+      '1',
+      true,
+      1n,
+      null,
+      undefined,
+      Symbol('s'),
+      () => 1,
+      [1],
+      { 0: 1 },
+      new Date(0),
+      new Map([[1, 1]]),
+      Number.NaN,
+      '',
+      0,
+      false,
+    ];
     for (let i = 0; i < values.length; i++) {
       for (let j = 0; j < values.length; j++) {
         if (i === j) continue;
@@ -155,7 +172,10 @@ describe('ruleValuesEqual', () => {
       fc.asyncProperty(valueArb, valueArb, async (output, value) => {
         fc.pre(value !== undefined);
         const runtime = runtimeOf({
-          stages: [{ name: 'a', run: () => ({ v: output }), routingRules: [{ condition: 'v', value, target: 'b' }] }, stage('b')],
+          stages: [
+            { name: 'a', run: () => ({ v: output }), routingRules: [{ condition: 'v', value, target: 'b' }] },
+            stage('b'),
+          ],
         });
         const env = await runtime.run(null);
         const matched = env.trace[0]!.next === 'b';

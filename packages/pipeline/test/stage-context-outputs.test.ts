@@ -48,7 +48,12 @@ describe('routing rules with an undefined value', () => {
     const pipeline = definePipeline({
       name: 'p',
       stages: [
-        { name: 'a', run: () => ({ k: undefined }), routingRules: [{ condition: 'k', value: undefined, target: 'b' }], defaultNext: 'end' },
+        {
+          name: 'a',
+          run: () => ({ k: undefined }),
+          routingRules: [{ condition: 'k', value: undefined, target: 'b' }],
+          defaultNext: 'end',
+        },
         { name: 'b', run: () => ({}) },
       ],
     });
@@ -65,7 +70,13 @@ describe('bounds', () => {
       name: 'p',
       maxAgentHops: Infinity,
       maxIterations: Infinity,
-      stages: [{ name: 'a', run: () => ({ again: ++n < 50 }), routingRules: [{ condition: 'again', value: true, target: 'a' }] }],
+      stages: [
+        {
+          name: 'a',
+          run: () => ({ again: ++n < 50 }),
+          routingRules: [{ condition: 'again', value: true, target: 'a' }],
+        },
+      ],
     });
     const env = await new PipelineRuntime(pipeline).run(null);
     expect(env.agentHops).toBe(50);

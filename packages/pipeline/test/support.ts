@@ -1,7 +1,19 @@
 // Shared helpers for the pipeline tests (not a test file: vitest only runs `*.test.ts`).
 import { expect } from 'vitest';
-import { isSignalyardError, type ChatModel, type ChatRequest, type ChatResponse, type SignalyardError } from '@signalyard/core';
-import { definePipeline, PipelineRuntime, type PipelineConfig, type PipelineEvent, type StageConfig } from '@signalyard/pipeline';
+import {
+  isSignalyardError,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResponse,
+  type SignalyardError,
+} from '@signalyard/core';
+import {
+  definePipeline,
+  PipelineRuntime,
+  type PipelineConfig,
+  type PipelineEvent,
+  type StageConfig,
+} from '@signalyard/pipeline';
 
 /** Calls `fn` and returns what it threw; fails the test when it returns normally. */
 export function thrown(fn: () => unknown): unknown {
@@ -25,7 +37,8 @@ export async function rejection(promise: PromiseLike<unknown>): Promise<unknown>
 
 /** Asserts that `error` is a SignalyardError with `code` and returns it. */
 export function expectCode(error: unknown, code: string): SignalyardError {
-  if (!isSignalyardError(error)) return expect.unreachable(`expected a SignalyardError with code ${code}, got ${String(error)}`);
+  if (!isSignalyardError(error))
+    return expect.unreachable(`expected a SignalyardError with code ${code}, got ${String(error)}`);
   expect(error.code).toBe(code);
   return error;
 }
@@ -74,12 +87,19 @@ export function echoModel(reply = 'ok'): ChatModel & { readonly calls: ChatReque
 }
 
 /** A stage that returns `output` and routes by `rest`. */
-export function stage(name: string, output: Record<string, unknown> | undefined = {}, rest: Partial<StageConfig> = {}): StageConfig {
+export function stage(
+  name: string,
+  output: Record<string, unknown> | undefined = {},
+  rest: Partial<StageConfig> = {},
+): StageConfig {
   return { name, run: () => output, ...rest };
 }
 
 /** A runtime over a pipeline built from `config` (name defaults to "test"). */
-export function runtimeOf(config: Omit<PipelineConfig, 'name'> & { name?: string }, model?: ChatModel): PipelineRuntime {
+export function runtimeOf(
+  config: Omit<PipelineConfig, 'name'> & { name?: string },
+  model?: ChatModel,
+): PipelineRuntime {
   return new PipelineRuntime(definePipeline({ name: 'test', ...config }), model === undefined ? {} : { model });
 }
 

@@ -41,7 +41,8 @@ for (let i = 0; i < SIGNALS.length; i++) {
   const action = router.route(SIGNALS[i]!);
   const got = action?.type === 'custom' ? action.name : null;
   const want = W.routeReference(RAW[i]) as string | null;
-  if (got !== want || floorRoute(RAW[i]!) !== want) throw new Error(`signal ${i}: router gave ${got}, reference ${want}`);
+  if (got !== want || floorRoute(RAW[i]!) !== want)
+    throw new Error(`signal ${i}: router gave ${got}, reference ${want}`);
 }
 
 let sink = 0;

@@ -128,7 +128,11 @@ export class ComposedRouter {
         continue;
       }
       if (!Array.isArray(list)) {
-        problems.push({ tier, index: -1, message: `the ${tier} tier must be an array of routes, got ${describeValue(list)}` });
+        problems.push({
+          tier,
+          index: -1,
+          message: `the ${tier} tier must be an array of routes, got ${describeValue(list)}`,
+        });
         continue;
       }
       registered.set(tier, Object.freeze([...(list as SignalRoute[])]));
@@ -167,7 +171,9 @@ export class ComposedRouter {
     for (const bucket of byKind.values()) {
       bucket.sort(
         (a, b) =>
-          a.rank - b.rank || (b.route.priority ?? 0) - (a.route.priority ?? 0) || (order.get(a) ?? 0) - (order.get(b) ?? 0),
+          a.rank - b.rank ||
+          (b.route.priority ?? 0) - (a.route.priority ?? 0) ||
+          (order.get(a) ?? 0) - (order.get(b) ?? 0),
       );
       Object.freeze(bucket);
     }
@@ -194,7 +200,13 @@ export class ComposedRouter {
       const routes: readonly SignalRoute[] = p.signalRoutes === undefined ? NO_ROUTES : p.signalRoutes();
       if (!Array.isArray(routes)) {
         throw new RouteConfigError({
-          problems: [{ tier: 'plugin', index: plugin.length, message: `plugin "${p.name}" signalRoutes() returned ${typeof routes}, expected an array` }],
+          problems: [
+            {
+              tier: 'plugin',
+              index: plugin.length,
+              message: `plugin "${p.name}" signalRoutes() returned ${typeof routes}, expected an array`,
+            },
+          ],
         });
       }
       for (const r of routes as readonly SignalRoute[]) {
@@ -269,7 +281,8 @@ export class ComposedRouter {
       try {
         matched = c.predicate === undefined ? true : c.predicate(signal, context);
       } catch (error) {
-        if (winner === undefined) throw new RoutePredicateError({ tier: c.tier, route: c.route, routeName: c.label, cause: error });
+        if (winner === undefined)
+          throw new RoutePredicateError({ tier: c.tier, route: c.route, routeName: c.label, cause: error });
         considered.push({ tier: c.tier, route: c.route, outcome: 'outranked', error });
         continue;
       }
@@ -304,7 +317,8 @@ export class ComposedRouter {
 }
 
 function routeProblem(route: unknown): string | undefined {
-  if (typeof route !== 'object' || route === null) return `expected a route object, got ${route === null ? 'null' : typeof route}`;
+  if (typeof route !== 'object' || route === null)
+    return `expected a route object, got ${route === null ? 'null' : typeof route}`;
   const r = route as Record<string, unknown>;
   if (!isSignalKind(r.kind)) {
     return `kind ${describeValue(r.kind)} is not a signal kind: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`;

@@ -26,7 +26,12 @@ class GateStrategy implements ExecutionStrategy {
 
   constructor(extra: readonly SignalRoute[] = []) {
     this.#routes = [
-      { kind: UserMessage, name: 'mid-transaction', action: Action.reject('mid_transaction'), predicate: () => this.busy },
+      {
+        kind: UserMessage,
+        name: 'mid-transaction',
+        action: Action.reject('mid_transaction'),
+        predicate: () => this.busy,
+      },
       ...extra,
     ];
   }
@@ -95,7 +100,9 @@ describe('ComposedRouter.compose', () => {
     const router = ComposedRouter.compose({
       strategy,
       agent: [{ kind: UserMessage, action: Action.Continue, priority: 100 }],
-      plugins: [{ name: 'fallback', signalRoutes: () => [{ kind: UserMessage, action: Action.GracefulStop, priority: 1000 }] }],
+      plugins: [
+        { name: 'fallback', signalRoutes: () => [{ kind: UserMessage, action: Action.GracefulStop, priority: 1000 }] },
+      ],
     });
 
     expect(router.route(signal(UserMessage, 'hi'))).toBe(Action.Continue);
@@ -123,7 +130,10 @@ describe('ComposedRouter.compose', () => {
     const a2: SignalRoute = { kind: Stop, action: Action.custom('a2') };
     const b1: SignalRoute = { kind: UserMessage, action: Action.custom('b1') };
     const router = ComposedRouter.compose({
-      plugins: [{ name: 'a', signalRoutes: () => [a1, a2] }, { name: 'b', signalRoutes: () => [b1] }],
+      plugins: [
+        { name: 'a', signalRoutes: () => [a1, a2] },
+        { name: 'b', signalRoutes: () => [b1] },
+      ],
     });
 
     const plugin = router.routes('plugin');
@@ -185,14 +195,19 @@ describe('ComposedRouter.compose', () => {
   it("the agent's routes override a plugin's defaults", () => {
     const router = ComposedRouter.compose({
       agent: [{ kind: UserMessage, action: Action.Continue }],
-      plugins: [{ name: 'rate-limit', signalRoutes: () => [{ kind: UserMessage, action: Action.GracefulStop, priority: 99 }] }],
+      plugins: [
+        { name: 'rate-limit', signalRoutes: () => [{ kind: UserMessage, action: Action.GracefulStop, priority: 99 }] },
+      ],
     });
 
     expect(router.route(signal(UserMessage))).toBe(Action.Continue);
   });
 
   it('a DirectStrategy contributes no routes', () => {
-    const router = ComposedRouter.compose({ strategy: new DirectStrategy(), agent: [{ kind: UserMessage, action: Action.Continue }] });
+    const router = ComposedRouter.compose({
+      strategy: new DirectStrategy(),
+      agent: [{ kind: UserMessage, action: Action.Continue }],
+    });
 
     expect(router.routes('strategy')).toEqual([]);
     expect(router.route(signal(UserMessage))).toBe(Action.Continue);
@@ -240,7 +255,9 @@ describe('ComposedRouter.compose', () => {
       expect(error.index).toBe(1);
       expect(error.message).toContain('plugin "rate-limit"');
       expect(error.message).toContain('"message"');
-      expect(error.problems).toEqual([{ tier: 'plugin', index: 1, message: expect.stringContaining('plugin "rate-limit"') }]);
+      expect(error.problems).toEqual([
+        { tier: 'plugin', index: 1, message: expect.stringContaining('plugin "rate-limit"') },
+      ]);
     });
 
     it('malformed routes of several plugins are all reported, each naming its own plugin', () => {
@@ -248,8 +265,14 @@ describe('ComposedRouter.compose', () => {
         () =>
           ComposedRouter.compose({
             plugins: [
-              { name: 'alpha', signalRoutes: () => [malformed({ kind: UserMessage, action: Action.Continue, priority: 0.5 })] },
-              { name: 'beta', signalRoutes: () => [{ kind: Stop, action: Action.ForceStop }, malformed({ kind: Stop })] },
+              {
+                name: 'alpha',
+                signalRoutes: () => [malformed({ kind: UserMessage, action: Action.Continue, priority: 0.5 })],
+              },
+              {
+                name: 'beta',
+                signalRoutes: () => [{ kind: Stop, action: Action.ForceStop }, malformed({ kind: Stop })],
+              },
             ],
           }),
         RouteConfigError,
@@ -268,7 +291,9 @@ describe('ComposedRouter.compose', () => {
       const error = catchError(
         () =>
           ComposedRouter.compose({
-            plugins: [{ name: 'broken', signalRoutes: () => ({ kind: UserMessage }) as unknown as readonly SignalRoute[] }],
+            plugins: [
+              { name: 'broken', signalRoutes: () => ({ kind: UserMessage }) as unknown as readonly SignalRoute[] },
+            ],
           }),
         RouteConfigError,
       );

@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Action, SignalKind, SignalyardError, signal, type RouteContext, type Signal, type SignalRoute } from '@signalyard/core';
+import {
+  Action,
+  SignalKind,
+  SignalyardError,
+  signal,
+  type RouteContext,
+  type Signal,
+  type SignalRoute,
+} from '@signalyard/core';
 import { ComposedRouter } from '@signalyard/router';
 import { TIERS, catchError } from './support.js';
 
@@ -75,7 +83,12 @@ describe('tier authority', () => {
   it('with empty strategy and plugin tiers the router behaves as a flat list of agent routes', () => {
     const agent: SignalRoute[] = [
       { kind: UserMessage, action: Action.Continue },
-      { kind: UserMessage, action: Action.transition('command-mode'), priority: 5, predicate: (s) => s.payload === '/cmd' },
+      {
+        kind: UserMessage,
+        action: Action.transition('command-mode'),
+        priority: 5,
+        predicate: (s) => s.payload === '/cmd',
+      },
       { kind: Stop, action: Action.GracefulStop },
     ];
     const flat = new ComposedRouter({ agent });
@@ -175,7 +188,13 @@ describe('predicates', () => {
     const router = new ComposedRouter({
       agent: [
         { kind: UserMessage, name: 'catch-all', action: Action.GracefulStop, priority: 0 },
-        { kind: UserMessage, name: 'has-text', action: Action.Continue, priority: 10, predicate: (s) => s.payload !== '' },
+        {
+          kind: UserMessage,
+          name: 'has-text',
+          action: Action.Continue,
+          priority: 10,
+          predicate: (s) => s.payload !== '',
+        },
       ],
     });
 
@@ -186,7 +205,12 @@ describe('predicates', () => {
   it('a command predicate transitions to command mode while the catch-all continues everything else', () => {
     const router = new ComposedRouter({
       agent: [
-        { kind: UserMessage, action: Action.transition('command-mode'), priority: 1, predicate: (s) => String(s.payload).startsWith('/') },
+        {
+          kind: UserMessage,
+          action: Action.transition('command-mode'),
+          priority: 1,
+          predicate: (s) => String(s.payload).startsWith('/'),
+        },
         { kind: UserMessage, action: Action.Continue },
       ],
     });
@@ -252,12 +276,19 @@ describe('predicates', () => {
   it('a predicate can route on the session and agent in the RouteContext', () => {
     const router = new ComposedRouter({
       plugin: [
-        { kind: UserMessage, action: Action.reject('rate_limited'), priority: 1, predicate: (_s, ctx) => ctx.sessionKey === 'noisy' },
+        {
+          kind: UserMessage,
+          action: Action.reject('rate_limited'),
+          priority: 1,
+          predicate: (_s, ctx) => ctx.sessionKey === 'noisy',
+        },
         { kind: UserMessage, action: Action.custom('triage'), predicate: (_s, ctx) => ctx.agentId === 'triage' },
       ],
     });
 
-    expect(router.route(message('hi'), { sessionKey: 'noisy', agentId: 'triage' })).toEqual(Action.reject('rate_limited'));
+    expect(router.route(message('hi'), { sessionKey: 'noisy', agentId: 'triage' })).toEqual(
+      Action.reject('rate_limited'),
+    );
     expect(router.route(message('hi'), { sessionKey: 'quiet', agentId: 'triage' })).toEqual(Action.custom('triage'));
     expect(router.route(message('hi'), { sessionKey: 'quiet' })).toBeUndefined();
   });
@@ -388,7 +419,9 @@ describe('an invalid signal', () => {
   it('an empty router rejects an invalid signal too', () => {
     const router = new ComposedRouter();
 
-    expect(catchError(() => router.route(null as unknown as Signal), SignalyardError).code).toBe('ROUTE_SIGNAL_INVALID');
+    expect(catchError(() => router.route(null as unknown as Signal), SignalyardError).code).toBe(
+      'ROUTE_SIGNAL_INVALID',
+    );
   });
 });
 
@@ -489,11 +522,14 @@ describe('routes(tier)', () => {
   // (line 107) and routes() looks the tier up with `this.#registered[tier]` (line 275), so a
   // name inherited from Object.prototype returns that inherited value (a function, or
   // Object.prototype itself) instead of throwing ROUTE_TIER_INVALID.
-  it.each(['toString', '__proto__'])('routes(%j), a name inherited from Object.prototype, throws ROUTE_TIER_INVALID', (tier) => {
-    const router = new ComposedRouter({ agent: [{ kind: UserMessage, action: Action.Continue }] });
+  it.each(['toString', '__proto__'])(
+    'routes(%j), a name inherited from Object.prototype, throws ROUTE_TIER_INVALID',
+    (tier) => {
+      const router = new ComposedRouter({ agent: [{ kind: UserMessage, action: Action.Continue }] });
 
-    const error = catchError(() => router.routes(tier as never), SignalyardError);
+      const error = catchError(() => router.routes(tier as never), SignalyardError);
 
-    expect(error.code).toBe('ROUTE_TIER_INVALID');
-  });
+      expect(error.code).toBe('ROUTE_TIER_INVALID');
+    },
+  );
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { AbortedError, Action, ConfigError, SignalKind, SignalyardError, signal, type SignalRoute } from '@signalyard/core';
+import {
+  AbortedError,
+  Action,
+  ConfigError,
+  SignalKind,
+  SignalyardError,
+  signal,
+  type SignalRoute,
+} from '@signalyard/core';
 import { ComposedRouter, RouteConfigError, RoutePredicateError } from '@signalyard/router';
 import { TIERS, catchError, malformed } from './support.js';
 
@@ -14,7 +22,12 @@ function throwing(error: unknown): () => boolean {
 describe('a predicate that throws', () => {
   it('in the strategy tier makes route() throw RoutePredicateError with tier, routeName and cause', () => {
     const cause = new Error('fsm state unreadable');
-    const gate: SignalRoute = { kind: UserMessage, name: 'mid-transaction', action: Action.reject('busy'), predicate: throwing(cause) };
+    const gate: SignalRoute = {
+      kind: UserMessage,
+      name: 'mid-transaction',
+      action: Action.reject('busy'),
+      predicate: throwing(cause),
+    };
     const router = new ComposedRouter({ strategy: [gate], agent: [{ kind: UserMessage, action: Action.Continue }] });
 
     const error = catchError(() => router.route(signal(UserMessage, 'hi')), RoutePredicateError);
@@ -42,7 +55,9 @@ describe('a predicate that throws', () => {
 
   it.each(TIERS)('in the %s tier names that tier', (tier) => {
     const router = new ComposedRouter({
-      [tier]: [{ kind: UserMessage, name: `${tier}-route`, action: Action.GracefulStop, predicate: throwing(new Error('x')) }],
+      [tier]: [
+        { kind: UserMessage, name: `${tier}-route`, action: Action.GracefulStop, predicate: throwing(new Error('x')) },
+      ],
     });
 
     const error = catchError(() => router.route(signal(UserMessage)), RoutePredicateError);
@@ -80,7 +95,9 @@ describe('a predicate that throws', () => {
 
   it('on a route named "" is named kind#index', () => {
     const router = new ComposedRouter({
-      strategy: [{ kind: SignalKind.custom('probe'), name: '', action: Action.Continue, predicate: throwing(new Error('x')) }],
+      strategy: [
+        { kind: SignalKind.custom('probe'), name: '', action: Action.Continue, predicate: throwing(new Error('x')) },
+      ],
     });
 
     expect(catchError(() => router.route(signal(SignalKind.custom('probe'))), RoutePredicateError).routeName).toBe(
@@ -90,7 +107,14 @@ describe('a predicate that throws', () => {
 
   it("has a message naming the tier, the route and the thrown error's message", () => {
     const router = new ComposedRouter({
-      strategy: [{ kind: UserMessage, name: 'quota', action: Action.reject('quota'), predicate: throwing(new TypeError('counter is undefined')) }],
+      strategy: [
+        {
+          kind: UserMessage,
+          name: 'quota',
+          action: Action.reject('quota'),
+          predicate: throwing(new TypeError('counter is undefined')),
+        },
+      ],
     });
 
     const error = catchError(() => router.route(signal(UserMessage)), RoutePredicateError);
@@ -132,7 +156,14 @@ describe('a predicate that throws', () => {
   // TypeError instead of RoutePredicateError, losing the tier, the route name and the cause.
   it.each([
     ['an object without a prototype', () => Object.create(null) as object],
-    ['an object whose toString throws', () => ({ toString: () => { throw new Error('no'); } })],
+    [
+      'an object whose toString throws',
+      () => ({
+        toString: () => {
+          throw new Error('no');
+        },
+      }),
+    ],
   ])('that throws %s still gives RoutePredicateError carrying the value as cause', (_label, make) => {
     const thrown = make();
     const router = new ComposedRouter({
@@ -171,7 +202,10 @@ describe('a predicate that throws', () => {
 describe('isInstance', () => {
   const routeConfigError = catchError(() => new ComposedRouter({ agent: [malformed(null)] }), RouteConfigError);
   const routePredicateError = catchError(
-    () => new ComposedRouter({ agent: [{ kind: UserMessage, action: Action.Continue, predicate: throwing(new Error('x')) }] }).route(signal(UserMessage)),
+    () =>
+      new ComposedRouter({
+        agent: [{ kind: UserMessage, action: Action.Continue, predicate: throwing(new Error('x')) }],
+      }).route(signal(UserMessage)),
     RoutePredicateError,
   );
   const others: readonly (readonly [string, unknown])[] = [
@@ -207,7 +241,9 @@ describe('isInstance', () => {
 
   it('recognises an error from another installed copy of the router by its Symbol.for marker', () => {
     const foreignConfig = Object.assign(new Error('x'), { [Symbol.for('signalyard.error.RouteConfigError')]: true });
-    const foreignPredicate = Object.assign(new Error('x'), { [Symbol.for('signalyard.error.RoutePredicateError')]: true });
+    const foreignPredicate = Object.assign(new Error('x'), {
+      [Symbol.for('signalyard.error.RoutePredicateError')]: true,
+    });
 
     expect(RouteConfigError.isInstance(foreignConfig)).toBe(true);
     expect(RoutePredicateError.isInstance(foreignConfig)).toBe(false);

@@ -1,5 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Action, SignalKind, SignalyardError, signal, type RouteContext, type Signal, type SignalRoute } from '@signalyard/core';
+import {
+  Action,
+  SignalKind,
+  SignalyardError,
+  signal,
+  type RouteContext,
+  type Signal,
+  type SignalRoute,
+} from '@signalyard/core';
 import { ComposedRouter, RoutePredicateError, type RouteDecision } from '@signalyard/router';
 import { catchError } from './support.js';
 
@@ -34,7 +42,13 @@ describe('ComposedRouter.explain', () => {
       agent: [
         { kind: UserMessage, name: 'a-catch-all', action: Action.Continue, priority: 1 },
         { kind: Stop, name: 'a-stop', action: Action.ForceStop },
-        { kind: UserMessage, name: 'a-winner', action: Action.transition('command-mode'), priority: 10, predicate: () => true },
+        {
+          kind: UserMessage,
+          name: 'a-winner',
+          action: Action.transition('command-mode'),
+          priority: 10,
+          predicate: () => true,
+        },
         { kind: UserMessage, name: 'a-false', action: Action.custom('x'), priority: 5, predicate: () => false },
         { kind: UserMessage, name: 'a-tie', action: Action.custom('y'), priority: 10 },
       ],
@@ -86,7 +100,7 @@ describe('ComposedRouter.explain', () => {
     ]);
   });
 
-  it("does not evaluate the predicates of a lower tier than the deciding one", () => {
+  it('does not evaluate the predicates of a lower tier than the deciding one', () => {
     const shadowed = vi.fn(() => true);
     const router = new ComposedRouter({
       strategy: [{ kind: UserMessage, action: Action.reject('busy') }],
@@ -97,7 +111,11 @@ describe('ComposedRouter.explain', () => {
     const decision = router.explain(signal(UserMessage));
 
     expect(shadowed).not.toHaveBeenCalled();
-    expect(decision.considered.map((c) => c.outcome)).toEqual(['matched', 'shadowed_by_higher_tier', 'shadowed_by_higher_tier']);
+    expect(decision.considered.map((c) => c.outcome)).toEqual([
+      'matched',
+      'shadowed_by_higher_tier',
+      'shadowed_by_higher_tier',
+    ]);
   });
 
   it('a signal of a kind with no routes is unrouted with nothing considered', () => {
@@ -125,7 +143,13 @@ describe('ComposedRouter.explain', () => {
       strategy: [{ kind: UserMessage, name: 's', action: Action.reject('busy'), predicate: () => false }],
       agent: [
         { kind: UserMessage, name: 'a1', action: Action.Continue, predicate: (s) => s.payload === 'a' },
-        { kind: UserMessage, name: 'a2', action: Action.Continue, priority: 3, predicate: () => 1 as unknown as boolean },
+        {
+          kind: UserMessage,
+          name: 'a2',
+          action: Action.Continue,
+          priority: 3,
+          predicate: () => 1 as unknown as boolean,
+        },
       ],
       plugin: [{ kind: UserMessage, name: 'p', action: Action.GracefulStop, predicate: () => false }],
     });
@@ -153,7 +177,13 @@ describe('ComposedRouter.explain', () => {
       plugin: [{ kind: Timer, action: Action.transition('check') }],
     });
 
-    for (const s of [signal(UserMessage, 'busy'), signal(UserMessage, ''), signal(UserMessage, 'hi'), signal(Timer), signal(Stop)]) {
+    for (const s of [
+      signal(UserMessage, 'busy'),
+      signal(UserMessage, ''),
+      signal(UserMessage, 'hi'),
+      signal(Timer),
+      signal(Stop),
+    ]) {
       expect(router.explain(s).action).toBe(router.route(s));
     }
   });
@@ -193,7 +223,16 @@ describe('ComposedRouter.explain', () => {
     it('throws RoutePredicateError when a predicate evaluated before any match throws, and never reports a lower tier', () => {
       const cause = new Error('state unavailable');
       const router = new ComposedRouter({
-        strategy: [{ kind: UserMessage, name: 'fsm-gate', action: Action.reject('busy'), predicate: () => { throw cause; } }],
+        strategy: [
+          {
+            kind: UserMessage,
+            name: 'fsm-gate',
+            action: Action.reject('busy'),
+            predicate: () => {
+              throw cause;
+            },
+          },
+        ],
         agent: [{ kind: UserMessage, action: Action.Continue }],
       });
 
@@ -209,7 +248,15 @@ describe('ComposedRouter.explain', () => {
       const router = new ComposedRouter({
         agent: [
           { kind: UserMessage, action: Action.Continue },
-          { kind: UserMessage, name: 'boom', action: Action.GracefulStop, priority: 1, predicate: () => { throw new Error('boom'); } },
+          {
+            kind: UserMessage,
+            name: 'boom',
+            action: Action.GracefulStop,
+            priority: 1,
+            predicate: () => {
+              throw new Error('boom');
+            },
+          },
         ],
       });
 

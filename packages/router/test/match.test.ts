@@ -3,7 +3,12 @@ import { ComposedRouter, RoutePredicateError } from '@signalyard/router';
 import { describe, expect, it } from 'vitest';
 
 describe('ComposedRouter.match', () => {
-  const gate: SignalRoute = { kind: SignalKind.UserMessage, name: 'gate', predicate: (s) => s.payload === 'blocked', action: Action.reject('blocked') };
+  const gate: SignalRoute = {
+    kind: SignalKind.UserMessage,
+    name: 'gate',
+    predicate: (s) => s.payload === 'blocked',
+    action: Action.reject('blocked'),
+  };
   const chat: SignalRoute = { kind: SignalKind.UserMessage, name: 'chat', action: Action.Continue };
   const tick: SignalRoute = { kind: SignalKind.Timer, name: 'tick', action: Action.custom('tick') };
   const router = new ComposedRouter({ strategy: [gate], agent: [chat], plugin: [tick] });
@@ -39,7 +44,17 @@ describe('ComposedRouter.match', () => {
   it('passes the context to predicates and throws RoutePredicateError for a throwing predicate', () => {
     const seen: unknown[] = [];
     const r = new ComposedRouter({
-      agent: [{ kind: SignalKind.Timer, name: 'boom', predicate: (_s, ctx) => { seen.push(ctx); throw new Error('boom'); }, action: Action.Continue }],
+      agent: [
+        {
+          kind: SignalKind.Timer,
+          name: 'boom',
+          predicate: (_s, ctx) => {
+            seen.push(ctx);
+            throw new Error('boom');
+          },
+          action: Action.Continue,
+        },
+      ],
     });
     expect(() => r.match(signal(SignalKind.Timer), { sessionKey: 'k', agentId: 'a' })).toThrow(RoutePredicateError);
     expect(seen).toEqual([{ sessionKey: 'k', agentId: 'a' }]);

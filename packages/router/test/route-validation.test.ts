@@ -60,7 +60,10 @@ describe('route validation at construction', () => {
   });
 
   it('a RouteConfigError is a SignalyardError', () => {
-    const error = catchError(() => new ComposedRouter({ agent: [malformed({ kind: 'message', action: Action.Continue })] }), SignalyardError);
+    const error = catchError(
+      () => new ComposedRouter({ agent: [malformed({ kind: 'message', action: Action.Continue })] }),
+      SignalyardError,
+    );
 
     expect(error.code).toBe('ROUTE_INVALID');
     expect(error).toBeInstanceOf(RouteConfigError);

@@ -30,7 +30,9 @@ interface RouteSpec {
 
 type TierSpecs = Readonly<Record<Tier, readonly RouteSpec[]>>;
 
-const modArb = fc.integer({ min: 1, max: 4 }).chain((m) => fc.record({ m: fc.constant(m), r: fc.integer({ min: 0, max: m - 1 }) }));
+const modArb = fc
+  .integer({ min: 1, max: 4 })
+  .chain((m) => fc.record({ m: fc.constant(m), r: fc.integer({ min: 0, max: m - 1 }) }));
 
 const predicateArb = (withThrows: boolean): fc.Arbitrary<PredicateSpec> =>
   fc.oneof(
@@ -44,7 +46,11 @@ const routeSpecArb = (withThrows: boolean): fc.Arbitrary<RouteSpec> =>
   fc.record({
     kind: fc.constantFrom(...ROUTE_KINDS),
     // Small ranges make ties frequent; the wide range and `undefined` (= 0) cover the rest.
-    priority: fc.oneof(fc.integer({ min: -2, max: 2 }), fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.constant(undefined)),
+    priority: fc.oneof(
+      fc.integer({ min: -2, max: 2 }),
+      fc.integer({ min: -1_000_000, max: 1_000_000 }),
+      fc.constant(undefined),
+    ),
     predicate: predicateArb(withThrows),
   });
 
@@ -56,7 +62,9 @@ const tiersArb = (withThrows: boolean, maxLength = 6): fc.Arbitrary<TierSpecs> =
   });
 
 const signalsArb: fc.Arbitrary<Signal<Payload>[]> = fc.array(
-  fc.record({ kind: fc.constantFrom(...SIGNAL_KINDS), n: fc.integer({ min: -12, max: 12 }) }).map(({ kind, n }) => signal(kind, { n })),
+  fc
+    .record({ kind: fc.constantFrom(...SIGNAL_KINDS), n: fc.integer({ min: -12, max: 12 }) })
+    .map(({ kind, n }) => signal(kind, { n })),
   { minLength: 1, maxLength: 8 },
 );
 
@@ -70,7 +78,12 @@ function build(specs: TierSpecs, tag = ''): Record<Tier, SignalRoute[]> {
   const make = (tier: Tier) =>
     specs[tier].map((spec, i): SignalRoute => {
       const name = `${tag}${tier}#${i}`;
-      const base = { kind: spec.kind, name, action: Action.custom(name), ...(spec.priority === undefined ? {} : { priority: spec.priority }) };
+      const base = {
+        kind: spec.kind,
+        name,
+        action: Action.custom(name),
+        ...(spec.priority === undefined ? {} : { priority: spec.priority }),
+      };
       const p = spec.predicate;
       switch (p.type) {
         case 'none':
@@ -78,7 +91,10 @@ function build(specs: TierSpecs, tag = ''): Record<Tier, SignalRoute[]> {
         case 'mod':
           return { ...base, predicate: (s) => mod((s.payload as Payload).n, p.m) === p.r };
         case 'truthy':
-          return { ...base, predicate: (s) => (mod((s.payload as Payload).n, p.m) === p.r ? (1 as unknown as boolean) : false) };
+          return {
+            ...base,
+            predicate: (s) => (mod((s.payload as Payload).n, p.m) === p.r ? (1 as unknown as boolean) : false),
+          };
         case 'throws':
           return {
             ...base,
@@ -139,7 +155,11 @@ function reference(routes: Record<Tier, readonly SignalRoute[]>, s: Signal): Exp
 }
 
 /** The contract's `considered`, brute force, for a signal that does not throw. */
-function referenceConsidered(routes: Record<Tier, readonly SignalRoute[]>, s: Signal, decided: Tier | undefined): string[] {
+function referenceConsidered(
+  routes: Record<Tier, readonly SignalRoute[]>,
+  s: Signal,
+  decided: Tier | undefined,
+): string[] {
   const out: string[] = [];
   let winnerFound = false;
   for (const tier of TIERS) {
@@ -160,7 +180,8 @@ function referenceConsidered(routes: Record<Tier, readonly SignalRoute[]>, s: Si
             crashed = true;
           }
         }
-        if (crashed) outcome = 'outranked'; // only reachable below the winner
+        if (crashed)
+          outcome = 'outranked'; // only reachable below the winner
         else if (matched !== true) outcome = 'predicate_false';
         else if (!winnerFound) {
           outcome = 'matched';
@@ -241,7 +262,9 @@ describe('router properties', () => {
           expect(explained.ok).toBe(routed.ok);
           if (!routed.ok || !explained.ok) {
             // Both throw, naming the same route.
-            expect((explained as { error: RoutePredicateError }).error.route).toBe((routed as { error: RoutePredicateError }).error.route);
+            expect((explained as { error: RoutePredicateError }).error.route).toBe(
+              (routed as { error: RoutePredicateError }).error.route,
+            );
             continue;
           }
           const decision = explained.value;
@@ -269,22 +292,28 @@ describe('router properties', () => {
 
   it('tier authority: adding any routes to lower tiers never changes a decision made by a higher tier', () => {
     fc.assert(
-      fc.property(tiersArb(true), tiersArb(true, 4), signalsArb, fc.boolean(), (specs, extraSpecs, signals, prepend) => {
-        const routes = build(specs);
-        const extra = build(extraSpecs, 'extra-');
-        const router = new ComposedRouter(routes);
-        for (const s of signals) {
-          const before = attempt(() => router.explain(s));
-          if (!before.ok || before.value.tier === undefined) continue;
-          const decidedBy = TIERS.indexOf(before.value.tier);
-          const grown: Record<Tier, SignalRoute[]> = { ...routes };
-          for (const tier of TIERS.slice(decidedBy + 1)) {
-            grown[tier] = prepend ? [...extra[tier], ...routes[tier]] : [...routes[tier], ...extra[tier]];
+      fc.property(
+        tiersArb(true),
+        tiersArb(true, 4),
+        signalsArb,
+        fc.boolean(),
+        (specs, extraSpecs, signals, prepend) => {
+          const routes = build(specs);
+          const extra = build(extraSpecs, 'extra-');
+          const router = new ComposedRouter(routes);
+          for (const s of signals) {
+            const before = attempt(() => router.explain(s));
+            if (!before.ok || before.value.tier === undefined) continue;
+            const decidedBy = TIERS.indexOf(before.value.tier);
+            const grown: Record<Tier, SignalRoute[]> = { ...routes };
+            for (const tier of TIERS.slice(decidedBy + 1)) {
+              grown[tier] = prepend ? [...extra[tier], ...routes[tier]] : [...routes[tier], ...extra[tier]];
+            }
+            // Lower tiers are not consulted: not even their throwing predicates run.
+            expect(new ComposedRouter(grown).route(s)).toBe(before.value.action);
           }
-          // Lower tiers are not consulted: not even their throwing predicates run.
-          expect(new ComposedRouter(grown).route(s)).toBe(before.value.action);
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });

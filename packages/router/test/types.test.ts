@@ -41,11 +41,17 @@ describe('public types', () => {
     expectTypeOf<RouteDecision['route']>().toEqualTypeOf<SignalRoute | undefined>();
     expectTypeOf<RouteDecision['considered']>().toEqualTypeOf<readonly ConsideredRoute[]>();
     expectTypeOf<RouteDecision['considered']>().not.toExtend<ConsideredRoute[]>();
-    expectTypeOf<ConsideredRoute>().toExtend<{ readonly tier: Tier; readonly route: SignalRoute; readonly outcome: RouteOutcome }>();
+    expectTypeOf<ConsideredRoute>().toExtend<{
+      readonly tier: Tier;
+      readonly route: SignalRoute;
+      readonly outcome: RouteOutcome;
+    }>();
     expectTypeOf<ConsideredRoute['tier']>().toEqualTypeOf<Tier>();
     expectTypeOf<ConsideredRoute['route']>().toEqualTypeOf<SignalRoute>();
     expectTypeOf<ConsideredRoute['outcome']>().toEqualTypeOf<RouteOutcome>();
-    expectTypeOf<RouteOutcome>().toEqualTypeOf<'matched' | 'predicate_false' | 'outranked' | 'shadowed_by_higher_tier'>();
+    expectTypeOf<RouteOutcome>().toEqualTypeOf<
+      'matched' | 'predicate_false' | 'outranked' | 'shadowed_by_higher_tier'
+    >();
   });
 
   it('a RouteDecision is read-only', () => {
@@ -87,8 +93,14 @@ describe('public types', () => {
   });
 
   it('a predicate takes the signal and the RouteContext and must return boolean', () => {
-    expectTypeOf<NonNullable<SignalRoute['predicate']>>().toEqualTypeOf<(signal: Signal, ctx: CoreRouteContext) => boolean>();
-    const ok: SignalRoute = { kind: SignalKind.UserMessage, action: Action.Continue, predicate: (_s, ctx) => ctx.agentId === 'a' };
+    expectTypeOf<NonNullable<SignalRoute['predicate']>>().toEqualTypeOf<
+      (signal: Signal, ctx: CoreRouteContext) => boolean
+    >();
+    const ok: SignalRoute = {
+      kind: SignalKind.UserMessage,
+      action: Action.Continue,
+      predicate: (_s, ctx) => ctx.agentId === 'a',
+    };
     // @ts-expect-error -- a predicate returning a string is not a predicate
     const notBoolean: SignalRoute = { kind: SignalKind.UserMessage, action: Action.Continue, predicate: () => 'yes' };
     // @ts-expect-error -- 'message' is not a signal kind
@@ -100,7 +112,11 @@ describe('public types', () => {
     expectTypeOf<typeof RouteConfigError.isInstance>().guards.toEqualTypeOf<RouteConfigError>();
     expectTypeOf<typeof RoutePredicateError.isInstance>().guards.toEqualTypeOf<RoutePredicateError>();
     expectTypeOf<RouteConfigError['problems']>().toEqualTypeOf<readonly RouteProblem[]>();
-    expectTypeOf<RouteProblem>().toEqualTypeOf<{ readonly tier: Tier; readonly index: number; readonly message: string }>();
+    expectTypeOf<RouteProblem>().toEqualTypeOf<{
+      readonly tier: Tier;
+      readonly index: number;
+      readonly message: string;
+    }>();
     expectTypeOf<RoutePredicateError['tier']>().toEqualTypeOf<Tier>();
     expectTypeOf<RoutePredicateError['routeName']>().toEqualTypeOf<string>();
     expectTypeOf<RoutePredicateError['route']>().toEqualTypeOf<SignalRoute>();

@@ -25,13 +25,25 @@ interface Workload {
 function makeWorkload(n: number, seed: number): Workload {
   const rnd = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
-  const counts = { peer: Math.round(n * 0.6), team: Math.round(n * 0.1), guild: Math.round(n * 0.1), account: Math.round(n * 0.1) };
+  const counts = {
+    peer: Math.round(n * 0.6),
+    team: Math.round(n * 0.1),
+    guild: Math.round(n * 0.1),
+    account: Math.round(n * 0.1),
+  };
   const bindings: RouteBinding[] = [];
   for (let i = 0; i < n; i++) {
     const agentId = `agent-${i % 97}`;
     if (i < counts.peer) {
       const kind = rnd() < 0.7 ? 'dm' : 'group';
-      bindings.push({ agentId, match: { channel: pick(CHANNELS), accountId: '*', peer: { kind, id: `${kind === 'dm' ? 'user' : 'chat'}-${i}` } } });
+      bindings.push({
+        agentId,
+        match: {
+          channel: pick(CHANNELS),
+          accountId: '*',
+          peer: { kind, id: `${kind === 'dm' ? 'user' : 'chat'}-${i}` },
+        },
+      });
     } else if (i < counts.peer + counts.team) {
       bindings.push({ agentId, match: { channel: 'slack', accountId: '*', teamId: `T${i}` } });
     } else if (i < counts.peer + counts.team + counts.guild) {
@@ -69,9 +81,16 @@ function makeWorkload(n: number, seed: number): Workload {
     } else if (match.guildId !== undefined) {
       inputs.push({ channel: 'discord', guildId: match.guildId, peer: { kind: 'group', id: `room-${k}` } });
     } else if (match.accountId !== undefined && match.accountId !== '*') {
-      inputs.push({ channel: match.channel as string, accountId: match.accountId, peer: { kind: 'dm', id: `user-${k}` } });
+      inputs.push({
+        channel: match.channel as string,
+        accountId: match.accountId,
+        peer: { kind: 'dm', id: `user-${k}` },
+      });
     } else {
-      inputs.push({ channel: match.channel as string, ...(rnd() < 0.8 ? { peer: { kind: 'dm', id: `member-${k}` } } : {}) });
+      inputs.push({
+        channel: match.channel as string,
+        ...(rnd() < 0.8 ? { peer: { kind: 'dm', id: `member-${k}` } } : {}),
+      });
     }
   }
   return { config: { defaultAgentId: 'main', session: { dmScope: 'per-peer', identityLinks }, bindings }, inputs };
@@ -93,12 +112,17 @@ const tiers = (resolver: RouteResolver, inputs: readonly InboundRoute[]): string
   }
   return [...count].map(([k, v]) => `${k} ${v}`).join(', ');
 };
-console.log(`\n10 bindings: built in ${(t1 - t0).toFixed(1)} ms; inputs by tier: ${tiers(smallResolver, small.inputs)}`);
-console.log(`100,000 bindings: built in ${(t2 - t1).toFixed(0)} ms; inputs by tier: ${tiers(largeResolver, large.inputs)}`);
+console.log(
+  `\n10 bindings: built in ${(t1 - t0).toFixed(1)} ms; inputs by tier: ${tiers(smallResolver, small.inputs)}`,
+);
+console.log(
+  `100,000 bindings: built in ${(t2 - t1).toFixed(0)} ms; inputs by tier: ${tiers(largeResolver, large.inputs)}`,
+);
 
 let sink = 0;
 const run = (resolver: RouteResolver, inputs: readonly InboundRoute[]) => () => {
-  for (let i = 0; i < inputs.length; i++) sink += formatSessionKey(resolver.resolve(inputs[i] as InboundRoute).sessionKey).length;
+  for (let i = 0; i < inputs.length; i++)
+    sink += formatSessionKey(resolver.resolve(inputs[i] as InboundRoute).sessionKey).length;
 };
 const results = await measure([
   { name: 'resolve + formatSessionKey, 10 bindings', batch: INPUTS, fn: run(smallResolver, small.inputs) },

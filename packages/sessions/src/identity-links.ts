@@ -10,7 +10,10 @@ export type LinkIndex = ReadonlyMap<string, ReadonlyMap<string, string>>;
  * Indexes validated identity links. Names are normalised like peer ids (trimmed, lowercased);
  * entries are split at the first `:`.
  */
-export function buildLinkIndex(links: Readonly<Record<string, readonly string[]>>, caseSensitiveChannels: ReadonlySet<string>): LinkIndex {
+export function buildLinkIndex(
+  links: Readonly<Record<string, readonly string[]>>,
+  caseSensitiveChannels: ReadonlySet<string>,
+): LinkIndex {
   const index = new Map<string, Map<string, string>>();
   for (const name of Object.keys(links)) {
     const canonical = canonicalId(name, false);
@@ -65,7 +68,10 @@ export function resolveLinkedPeerId(
   );
   if (!result.success) {
     throw new ConfigError({
-      problems: issuesToProblems(result.error.issues, (p) => p.slice(1)).map((p) => ({ path: formatPath(p.path), message: p.message })),
+      problems: issuesToProblems(result.error.issues, (p) => p.slice(1)).map((p) => ({
+        path: formatPath(p.path),
+        message: p.message,
+      })),
     });
   }
   if (ch === undefined) {

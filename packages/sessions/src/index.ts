@@ -6,7 +6,14 @@
  * @packageDocumentation
  */
 export { SessionKey, agentIdOf } from './session-key.js';
-export type { DirectMessageOptions, DmScope, GroupOptions, PeerKind, SessionKeyFactories, TaskType } from './session-key.js';
+export type {
+  DirectMessageOptions,
+  DmScope,
+  GroupOptions,
+  PeerKind,
+  SessionKeyFactories,
+  TaskType,
+} from './session-key.js';
 export { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH, formatSessionKey, parseSessionKey } from './session-key-codec.js';
 export { MAX_AGENT_ID_LENGTH, normalizeAgentId } from './normalize.js';
 export { SessionKeyError } from './session-key-error.js';

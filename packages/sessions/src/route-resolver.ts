@@ -168,9 +168,19 @@ export class RouteResolver {
     const team = m.teamId === undefined ? undefined : foldId(m.teamId);
     const peerKind = m.peer?.kind;
     const peerId =
-      m.peer === undefined ? undefined : canonicalId(m.peer.id, channel !== undefined && this.#caseSensitive.has(channel));
+      m.peer === undefined
+        ? undefined
+        : canonicalId(m.peer.id, channel !== undefined && this.#caseSensitive.has(channel));
     const tier: Candidate['tier'] =
-      peerId !== undefined ? 'peer' : guild !== undefined ? 'guild' : team !== undefined ? 'team' : account !== undefined ? 'account' : 'channel';
+      peerId !== undefined
+        ? 'peer'
+        : guild !== undefined
+          ? 'guild'
+          : team !== undefined
+            ? 'team'
+            : account !== undefined
+              ? 'account'
+              : 'channel';
     const c: Candidate = { index, binding, tier, channel, account, guild, team, peerKind, peerId };
     if (!this.#mainKeys.has(binding.agentId)) this.#mainKeys.set(binding.agentId, mainKey(binding.agentId));
     switch (tier) {
@@ -213,7 +223,8 @@ export class RouteResolver {
    *   invalid channel, an unknown peer kind, an empty peer, account, guild, team or thread id.
    */
   resolve(input: InboundRoute): ResolvedRoute {
-    if (typeof input !== 'object' || (input as InboundRoute | null) === null) badInput('input', input, 'an InboundRoute object');
+    if (typeof input !== 'object' || (input as InboundRoute | null) === null)
+      badInput('input', input, 'an InboundRoute object');
     const rawChannel: unknown = input.channel;
     const channel = typeof rawChannel === 'string' ? normalizeChannel(rawChannel) : undefined;
     if (channel === undefined) badInput('channel', rawChannel, 'a channel name matching [a-z0-9][a-z0-9_.-]*');
@@ -231,7 +242,8 @@ export class RouteResolver {
     if (peer !== undefined) {
       if (typeof peer !== 'object' || peer === null) badInput('peer', peer, 'an object { kind, id }');
       const { kind, id } = peer as { kind?: unknown; id?: unknown };
-      if (typeof kind !== 'string' || !PEER_KINDS.has(kind)) badInput('peer kind', kind, '"dm", "group", "channel" or "thread"');
+      if (typeof kind !== 'string' || !PEER_KINDS.has(kind))
+        badInput('peer kind', kind, '"dm", "group", "channel" or "thread"');
       if (typeof id !== 'string') badInput('peer id', id, 'a string');
       peerKind = kind as InboundPeerKind;
       peerId = canonicalId(id, cs);
@@ -264,9 +276,24 @@ export class RouteResolver {
 
     const accountId = rawAccount.trim();
     if (winner === undefined) {
-      return Object.freeze({ agentId, channel, accountId, sessionKey, mainSessionKey: main, matchedBy: 'default' as const });
+      return Object.freeze({
+        agentId,
+        channel,
+        accountId,
+        sessionKey,
+        mainSessionKey: main,
+        matchedBy: 'default' as const,
+      });
     }
-    return Object.freeze({ agentId, channel, accountId, sessionKey, mainSessionKey: main, matchedBy: winner.tier, binding: winner.binding });
+    return Object.freeze({
+      agentId,
+      channel,
+      accountId,
+      sessionKey,
+      mainSessionKey: main,
+      matchedBy: winner.tier,
+      binding: winner.binding,
+    });
   }
 
   /** The winning candidate: the first matching one of the highest tier, found through the indexes. */
@@ -280,19 +307,38 @@ export class RouteResolver {
   ): Candidate | undefined {
     let found: Candidate | undefined;
     if (peerId !== undefined) {
-      const bucket = this.#byPeer.get(channel)?.get(peerKind as string)?.get(peerId);
-      if (bucket !== undefined && (found = first(bucket, channel, account, peerKind, peerId, guild, team)) !== undefined) return found;
+      const bucket = this.#byPeer
+        .get(channel)
+        ?.get(peerKind as string)
+        ?.get(peerId);
+      if (
+        bucket !== undefined &&
+        (found = first(bucket, channel, account, peerKind, peerId, guild, team)) !== undefined
+      )
+        return found;
     }
     if (guild !== undefined) {
       const bucket = this.#byGuild.get(guild);
-      if (bucket !== undefined && (found = first(bucket, channel, account, peerKind, peerId, guild, team)) !== undefined) return found;
+      if (
+        bucket !== undefined &&
+        (found = first(bucket, channel, account, peerKind, peerId, guild, team)) !== undefined
+      )
+        return found;
     }
     if (team !== undefined) {
       const bucket = this.#byTeam.get(team);
-      if (bucket !== undefined && (found = first(bucket, channel, account, peerKind, peerId, guild, team)) !== undefined) return found;
+      if (
+        bucket !== undefined &&
+        (found = first(bucket, channel, account, peerKind, peerId, guild, team)) !== undefined
+      )
+        return found;
     }
     const byAccount = this.#byAccount.get(account);
-    if (byAccount !== undefined && (found = first(byAccount, channel, account, peerKind, peerId, guild, team)) !== undefined) return found;
+    if (
+      byAccount !== undefined &&
+      (found = first(byAccount, channel, account, peerKind, peerId, guild, team)) !== undefined
+    )
+      return found;
     // Channel tier: every candidate matches (it declares at most a channel), so the earliest of
     // the channel's first binding and the first any-channel binding wins.
     const specific = (this.#byChannel.get(channel) ?? NO_CANDIDATES)[0];

@@ -106,7 +106,11 @@ const agentIdSchema = z.string().superRefine((value, ctx) => {
 
 const channelSchema = z.string().superRefine((value, ctx) => {
   if (normalizeChannel(value) === undefined) {
-    issue(ctx, [], `channel ${describeValue(value)} is not a channel name (letters, digits, "_", "." and "-", starting with a letter or digit)`);
+    issue(
+      ctx,
+      [],
+      `channel ${describeValue(value)} is not a channel name (letters, digits, "_", "." and "-", starting with a letter or digit)`,
+    );
   }
 });
 
@@ -198,7 +202,8 @@ const identityLinksSchema = z
 
 /** Why `entry` is not a valid `channel:id` identity-link entry, or `undefined` when it is. */
 export function linkEntryProblem(entry: unknown): string | undefined {
-  if (typeof entry !== 'string') return `an identity-link entry must be a "channel:id" string, got ${describeValue(entry)}`;
+  if (typeof entry !== 'string')
+    return `an identity-link entry must be a "channel:id" string, got ${describeValue(entry)}`;
   const colon = entry.indexOf(':');
   if (colon < 0) {
     return `identity-link entry ${describeValue(entry)} has no channel: write "channel:id" (a bare id would link that id on every channel)`;
@@ -206,13 +211,17 @@ export function linkEntryProblem(entry: unknown): string | undefined {
   if (normalizeChannel(entry.slice(0, colon)) === undefined) {
     return `identity-link entry ${describeValue(entry)} does not start with a channel name before the first ":"`;
   }
-  if (canonicalId(entry.slice(colon + 1), true) === '') return `identity-link entry ${describeValue(entry)} has an empty id after the channel`;
+  if (canonicalId(entry.slice(colon + 1), true) === '')
+    return `identity-link entry ${describeValue(entry)} has an empty id after the channel`;
   if (!isWellFormed(entry)) return `identity-link entry ${describeValue(entry)} is not well-formed Unicode`;
   return undefined;
 }
 
 /** Splits a valid entry at the first `:` into its channel and its id (folded unless the channel is case-sensitive). */
-export function splitLinkEntry(entry: string, caseSensitiveChannels: ReadonlySet<string>): { channel: string; id: string } | undefined {
+export function splitLinkEntry(
+  entry: string,
+  caseSensitiveChannels: ReadonlySet<string>,
+): { channel: string; id: string } | undefined {
   const colon = entry.indexOf(':');
   if (colon < 0) return undefined;
   const channel = normalizeChannel(entry.slice(0, colon));
@@ -264,7 +273,11 @@ function crossChecks(value: unknown, ctx: Ctx): void {
       if (canonical === '') continue;
       const earlier = names.get(canonical);
       if (earlier !== undefined) {
-        issue(ctx, ['session', 'identityLinks', name], `identity-link name ${describeValue(name)} is the same person as ${describeValue(earlier)} (both normalise to ${describeValue(canonical)}): merge them`);
+        issue(
+          ctx,
+          ['session', 'identityLinks', name],
+          `identity-link name ${describeValue(name)} is the same person as ${describeValue(earlier)} (both normalise to ${describeValue(canonical)}): merge them`,
+        );
         continue;
       }
       names.set(canonical, name);
@@ -277,7 +290,11 @@ function crossChecks(value: unknown, ctx: Ctx): void {
         const owner = owners.get(k);
         if (owner === undefined) owners.set(k, canonical);
         else if (owner !== canonical) {
-          issue(ctx, ['session', 'identityLinks', name, i], `${describeValue(entry)} is already linked to ${describeValue(owner)}: one platform identity can belong to one person only`);
+          issue(
+            ctx,
+            ['session', 'identityLinks', name, i],
+            `${describeValue(entry)} is already linked to ${describeValue(owner)}: one platform identity can belong to one person only`,
+          );
         }
       });
     }
@@ -294,7 +311,12 @@ function crossChecks(value: unknown, ctx: Ctx): void {
     if (signature === undefined) return;
     const first = seen.get(signature);
     if (first === undefined) seen.set(signature, i);
-    else issue(ctx, ['bindings', i], `this binding can never win: bindings[${first}] has the same match (so the same tier) and comes first`);
+    else
+      issue(
+        ctx,
+        ['bindings', i],
+        `this binding can never win: bindings[${first}] has the same match (so the same tier) and comes first`,
+      );
   });
 }
 
@@ -380,7 +402,8 @@ export function issuesToProblems(
   for (const iss of issues) {
     const path = iss.path.filter((p): p is PathKey => typeof p !== 'symbol');
     if (iss.code === 'unrecognized_keys') {
-      for (const key of iss.keys) out.push({ path: mapPath([...path, key]), message: `unknown key ${describeValue(key)}` });
+      for (const key of iss.keys)
+        out.push({ path: mapPath([...path, key]), message: `unknown key ${describeValue(key)}` });
     } else {
       out.push({ path: mapPath(path), message: issueMessage(iss) });
     }

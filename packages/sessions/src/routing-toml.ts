@@ -163,7 +163,10 @@ export function parseRoutingConfig(toml: string): RoutingConfig {
 
 function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
   if (typeof toml !== 'string') {
-    throw new ConfigError({ file, problems: [{ path: '', message: `expected the TOML text as a string, got ${describeValue(toml)}` }] });
+    throw new ConfigError({
+      file,
+      problems: [{ path: '', message: `expected the TOML text as a string, got ${describeValue(toml)}` }],
+    });
   }
   const text = toml.startsWith('\uFEFF') ? toml.slice(1) : toml;
   let doc: Record<string, unknown>;
@@ -178,12 +181,20 @@ function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
         problems: [{ path: '', message: `TOML syntax error: ${message}`, line: error.line, column: error.column }],
       });
     }
-    throw new ConfigError({ file, cause: error, problems: [{ path: '', message: `cannot parse the TOML: ${String(error)}` }] });
+    throw new ConfigError({
+      file,
+      cause: error,
+      problems: [{ path: '', message: `cannot parse the TOML: ${String(error)}` }],
+    });
   }
 
   const problems: { path: Seg[]; message: string }[] = [];
   for (const key of Object.keys(doc)) {
-    if (key !== 'routing') problems.push({ path: [key], message: `unknown key ${describeValue(key)} (a routing file has only a [routing] table)` });
+    if (key !== 'routing')
+      problems.push({
+        path: [key],
+        message: `unknown key ${describeValue(key)} (a routing file has only a [routing] table)`,
+      });
   }
   // Every key is optional: a file without a [routing] table is the default configuration.
   const routing = own(doc, 'routing') ?? {};
@@ -192,13 +203,18 @@ function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
     const code = translate(routing, ROUTING, ['routing'], problems);
     const result = routingConfigSchema.safeParse(code, { reportInput: true });
     if (result.success) data = result.data;
-    else problems.push(...issuesToProblems(result.error.issues, tomlPath).map((p) => ({ path: [...p.path], message: p.message })));
+    else
+      problems.push(
+        ...issuesToProblems(result.error.issues, tomlPath).map((p) => ({ path: [...p.path], message: p.message })),
+      );
   }
   if (problems.length > 0) {
     const lines = locateTomlKeys(text);
     const out: ConfigProblem[] = problems.map((p) => {
       const line = lineOf(lines, p.path);
-      return line === undefined ? { path: formatPath(p.path), message: p.message } : { path: formatPath(p.path), message: p.message, line };
+      return line === undefined
+        ? { path: formatPath(p.path), message: p.message }
+        : { path: formatPath(p.path), message: p.message, line };
     });
     // In document order (a stable sort keeps problems on one line in the order found).
     out.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
@@ -225,7 +241,12 @@ export async function loadRoutingConfig(path: string): Promise<RoutingConfig> {
     throw new ConfigError({
       file: path,
       cause: error,
-      problems: [{ path: '', message: `cannot read the routing file: ${error instanceof Error ? error.message : String(error)}` }],
+      problems: [
+        {
+          path: '',
+          message: `cannot read the routing file: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ],
     });
   }
   return parseWithFile(text, path);

@@ -169,7 +169,10 @@ function formatKey(key: unknown, depth: number): string {
 export function formatSessionKey(key: SessionKey): string {
   const text = formatKey(key, 0);
   if (text.length > MAX_SESSION_KEY_LENGTH) {
-    badKey(key, `formatted key is ${count(text.length)} characters, over the ${count(MAX_SESSION_KEY_LENGTH)}-character cap`);
+    badKey(
+      key,
+      `formatted key is ${count(text.length)} characters, over the ${count(MAX_SESSION_KEY_LENGTH)}-character cap`,
+    );
   }
   return text;
 }
@@ -211,7 +214,11 @@ function decodeSegment(text: string, raw: string, what: string, caseSensitive: b
         continue;
       }
       const b0 = byteAt(i);
-      if (b0 < 0) parseError(text, `bad escape ${describeValue(raw.slice(i, i + 3))} in the ${what} (expected % and two hex digits)`);
+      if (b0 < 0)
+        parseError(
+          text,
+          `bad escape ${describeValue(raw.slice(i, i + 3))} in the ${what} (expected % and two hex digits)`,
+        );
       let cp: number;
       let len: number;
       if (b0 < 0x80) {
@@ -227,18 +234,27 @@ function decodeSegment(text: string, raw: string, what: string, caseSensitive: b
         cp = b0 & 0x07;
         len = 4;
       } else {
-        return parseError(text, `bad escape ${describeValue(raw.slice(i, i + 3))} in the ${what} (not a UTF-8 lead byte)`);
+        return parseError(
+          text,
+          `bad escape ${describeValue(raw.slice(i, i + 3))} in the ${what} (not a UTF-8 lead byte)`,
+        );
       }
       for (let j = 1; j < len; j++) {
         const b = byteAt(i + 3 * j);
         if (b < 0x80 || b > 0xbf) {
-          parseError(text, `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (truncated UTF-8 sequence)`);
+          parseError(
+            text,
+            `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (truncated UTF-8 sequence)`,
+          );
         }
         cp = (cp << 6) | (b & 0x3f);
       }
       const minimum = len === 2 ? 0x80 : len === 3 ? 0x800 : 0x10000;
       if ((len > 1 && cp < minimum) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        parseError(text, `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (invalid UTF-8 sequence)`);
+        parseError(
+          text,
+          `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (invalid UTF-8 sequence)`,
+        );
       }
       const ch = String.fromCodePoint(cp);
       if (ch !== '%' && ch !== ':' && ch.toLowerCase() === ch) {
@@ -253,7 +269,10 @@ function decodeSegment(text: string, raw: string, what: string, caseSensitive: b
     value = out.join('');
   }
   if (canonicalId(value, caseSensitive) !== value || !isWellFormed(value)) {
-    parseError(text, `the ${what} ${describeValue(value)} is not in canonical form (trimmed, NFC${caseSensitive ? '' : ', lowercase'})`);
+    parseError(
+      text,
+      `the ${what} ${describeValue(value)} is not in canonical form (trimmed, NFC${caseSensitive ? '' : ', lowercase'})`,
+    );
   }
   return value;
 }
@@ -269,28 +288,50 @@ function isTaskType(s: string | undefined): s is TaskType {
 function parseBase(text: string, segs: readonly string[], end: number): SessionKey {
   const rawAgent = segs[1] as string;
   if (!isCanonicalAgentId(rawAgent)) {
-    parseError(text, `agent id ${describeValue(rawAgent)} is not canonical (normalizeAgentId gives ${describeValue(normalizeAgentId(rawAgent))})`);
+    parseError(
+      text,
+      `agent id ${describeValue(rawAgent)} is not canonical (normalizeAgentId gives ${describeValue(normalizeAgentId(rawAgent))})`,
+    );
   }
   const agentId = rawAgent;
   const channel = (): string => {
     const c = segs[2] as string;
-    if (!isCanonicalChannel(c)) parseError(text, `channel ${describeValue(c)} is not a valid channel name ([a-z0-9][a-z0-9_.-]*)`);
+    if (!isCanonicalChannel(c))
+      parseError(text, `channel ${describeValue(c)} is not a valid channel name ([a-z0-9][a-z0-9_.-]*)`);
     return c;
   };
   switch (end) {
     case 3:
-      return Object.freeze({ kind: 'main', agentId, mainKey: decodeSegment(text, segs[2] as string, 'main key', false) });
+      return Object.freeze({
+        kind: 'main',
+        agentId,
+        mainKey: decodeSegment(text, segs[2] as string, 'main key', false),
+      });
     case 4: {
       const type = segs[2] as string;
       const raw = segs[3] as string;
       if (type === 'dm') {
-        return Object.freeze({ kind: 'direct_message', agentId, peerId: decodeSegment(text, raw, 'peer id', true), dmScope: 'per-peer' });
+        return Object.freeze({
+          kind: 'direct_message',
+          agentId,
+          peerId: decodeSegment(text, raw, 'peer id', true),
+          dmScope: 'per-peer',
+        });
       }
       if (isTaskType(type)) {
-        return Object.freeze({ kind: 'task', agentId, taskType: type, taskId: decodeSegment(text, raw, 'task id', false) });
+        return Object.freeze({
+          kind: 'task',
+          agentId,
+          taskType: type,
+          taskId: decodeSegment(text, raw, 'task id', false),
+        });
       }
       if (type === 'ephemeral') {
-        return Object.freeze({ kind: 'ephemeral', agentId, ephemeralId: decodeSegment(text, raw, 'ephemeral id', false) });
+        return Object.freeze({
+          kind: 'ephemeral',
+          agentId,
+          ephemeralId: decodeSegment(text, raw, 'ephemeral id', false),
+        });
       }
       return parseError(
         text,
@@ -310,7 +351,10 @@ function parseBase(text: string, segs: readonly string[], end: number): SessionK
         });
       }
       if (!isPeerKind(kind)) {
-        return parseError(text, `unknown peer kind ${describeValue(kind)} in segment 4 (expected "dm", "group", "channel" or "thread")`);
+        return parseError(
+          text,
+          `unknown peer kind ${describeValue(kind)} in segment 4 (expected "dm", "group", "channel" or "thread")`,
+        );
       }
       const ch = channel();
       const peerId = decodeSegment(text, segs[4] as string, 'peer id', true);
@@ -322,7 +366,10 @@ function parseBase(text: string, segs: readonly string[], end: number): SessionK
       return Object.freeze({ kind: 'group', agentId, channel: ch, peerKind: kind, peerId, threadId });
     }
     default:
-      return parseError(text, `${end} segments do not form any key variant (expected 3, 4, 5 or 7 before any ":subagent:{id}" pairs)`);
+      return parseError(
+        text,
+        `${end} segments do not form any key variant (expected 3, 4, 5 or 7 before any ":subagent:{id}" pairs)`,
+      );
   }
 }
 
@@ -357,12 +404,18 @@ export function parseSessionKey(text: string): SessionKey {
     parseError(text, `${count(trimmed.length)} characters, over the ${count(MAX_SESSION_KEY_LENGTH)}-character cap`);
   }
   const s = trimmed.toLowerCase();
-  if (s.length > MAX_SESSION_KEY_LENGTH) parseError(text, `${count(s.length)} characters, over the ${count(MAX_SESSION_KEY_LENGTH)}-character cap`);
+  if (s.length > MAX_SESSION_KEY_LENGTH)
+    parseError(text, `${count(s.length)} characters, over the ${count(MAX_SESSION_KEY_LENGTH)}-character cap`);
   const segs = s.split(':');
   if (segs[0] !== 'agent') parseError(text, `wrong prefix ${describeValue(segs[0])} (expected "agent:")`);
   for (let i = 1; i < segs.length; i++) {
     if (segs[i] === '') {
-      parseError(text, i === segs.length - 1 && segs[i - 1] === 'subagent' ? 'dangling "subagent" with no id' : `empty segment ${i + 1}`);
+      parseError(
+        text,
+        i === segs.length - 1 && segs[i - 1] === 'subagent'
+          ? 'dangling "subagent" with no id'
+          : `empty segment ${i + 1}`,
+      );
     }
   }
   if (segs.length < 3) parseError(text, `only ${segs.length} segments (expected at least "agent:{agent}:{key}")`);
@@ -372,7 +425,8 @@ export function parseSessionKey(text: string): SessionKey {
     end -= 2;
     depth++;
   }
-  if (depth > MAX_SUBAGENT_DEPTH) parseError(text, `${depth} levels of subagent nesting (at most ${MAX_SUBAGENT_DEPTH})`);
+  if (depth > MAX_SUBAGENT_DEPTH)
+    parseError(text, `${depth} levels of subagent nesting (at most ${MAX_SUBAGENT_DEPTH})`);
   let key: SessionKey;
   try {
     key = parseBase(text, segs, end);
@@ -383,7 +437,11 @@ export function parseSessionKey(text: string): SessionKey {
     throw error;
   }
   for (let i = end; i < segs.length; i += 2) {
-    key = Object.freeze({ kind: 'subagent', parent: key, subagentId: decodeSegment(text, segs[i + 1] as string, 'subagent id', false) });
+    key = Object.freeze({
+      kind: 'subagent',
+      parent: key,
+      subagentId: decodeSegment(text, segs[i + 1] as string, 'subagent id', false),
+    });
   }
   return key;
 }

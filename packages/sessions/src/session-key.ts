@@ -201,7 +201,12 @@ function checked<K extends SessionKey>(key: K, rawLength: number): K {
 }
 
 /** Builds a direct-message key from arguments that are already canonical (the resolver's hot path). */
-export function directMessageKey(agentId: string, channel: string, peerId: string, dmScope: 'per-peer' | 'per-channel-peer'): SessionKey {
+export function directMessageKey(
+  agentId: string,
+  channel: string,
+  peerId: string,
+  dmScope: 'per-peer' | 'per-channel-peer',
+): SessionKey {
   return checked(
     { kind: 'direct_message', agentId, peerId, dmScope, channel },
     agentId.length + channel.length + peerId.length,
@@ -209,9 +214,18 @@ export function directMessageKey(agentId: string, channel: string, peerId: strin
 }
 
 /** Builds a group key from arguments that are already canonical (the resolver's hot path). */
-export function groupKey(agentId: string, channel: string, peerKind: PeerKind, peerId: string, threadId: string | undefined): SessionKey {
+export function groupKey(
+  agentId: string,
+  channel: string,
+  peerKind: PeerKind,
+  peerId: string,
+  threadId: string | undefined,
+): SessionKey {
   if (threadId === undefined) {
-    return checked({ kind: 'group', agentId, channel, peerKind, peerId }, agentId.length + channel.length + peerId.length);
+    return checked(
+      { kind: 'group', agentId, channel, peerKind, peerId },
+      agentId.length + channel.length + peerId.length,
+    );
   }
   return checked(
     { kind: 'group', agentId, channel, peerKind, peerId, threadId },
@@ -284,7 +298,11 @@ export const SessionKey: SessionKeyFactories = Object.freeze({
 
   subagent(parent: SessionKey, subagentId: string): SessionKey {
     if (subagentDepth(parent) >= MAX_SUBAGENT_DEPTH) {
-      fail('subagent nesting', subagentDepth(parent) + 1, `at most ${MAX_SUBAGENT_DEPTH} subagent levels above the root key`);
+      fail(
+        'subagent nesting',
+        subagentDepth(parent) + 1,
+        `at most ${MAX_SUBAGENT_DEPTH} subagent levels above the root key`,
+      );
     }
     const id = idArg(subagentId, 'subagent id', false);
     const key: SessionKey = { kind: 'subagent', parent, subagentId: id };

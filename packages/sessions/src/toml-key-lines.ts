@@ -178,7 +178,16 @@ class Scanner {
       if (c === '\n') throw new Error('newline in string');
       if (c === '\\') {
         const e = s[this.#pos + 1];
-        const simple: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', e: '\u001b', '"': '"', '\\': '\\' };
+        const simple: Record<string, string> = {
+          b: '\b',
+          t: '\t',
+          n: '\n',
+          f: '\f',
+          r: '\r',
+          e: '\u001b',
+          '"': '"',
+          '\\': '\\',
+        };
         if (e === 'u' || e === 'U' || e === 'x') {
           const len = e === 'u' ? 4 : e === 'U' ? 8 : 2;
           out += String.fromCodePoint(parseInt(s.slice(this.#pos + 2, this.#pos + 2 + len), 16));

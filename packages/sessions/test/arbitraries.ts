@@ -5,9 +5,49 @@ import { SessionKey, SessionKeyError, type DmScope, type PeerKind, type TaskType
 
 /** Pieces that stress escaping, case folding and normalisation. */
 const TRICKY = [
-  ':', '%', '%3a', '%3A', '%25', '%41', '::', 'A', 'a', 'Z', 'É', 'é', 'E\u0301', 'e\u0301', 'İ', 'ı', 'Σ', 'σ', 'ς', 'ß', 'ẞ',
-  'W\u030a', 'ẘ', 'Å', 'A\u030a', '\u212b', 'ﬀ', '𐐀', '𐐨', '🙂', '你好', ' ', '\t', 'dm', 'thread', 'subagent', 'cron',
-  'group', 'agent', 'main', '-', '_', '.',
+  ':',
+  '%',
+  '%3a',
+  '%3A',
+  '%25',
+  '%41',
+  '::',
+  'A',
+  'a',
+  'Z',
+  'É',
+  'é',
+  'E\u0301',
+  'e\u0301',
+  'İ',
+  'ı',
+  'Σ',
+  'σ',
+  'ς',
+  'ß',
+  'ẞ',
+  'W\u030a',
+  'ẘ',
+  'Å',
+  'A\u030a',
+  '\u212b',
+  'ﬀ',
+  '𐐀',
+  '𐐨',
+  '🙂',
+  '你好',
+  ' ',
+  '\t',
+  'dm',
+  'thread',
+  'subagent',
+  'cron',
+  'group',
+  'agent',
+  'main',
+  '-',
+  '_',
+  '.',
 ];
 
 /** Any id text: full Unicode code points, tricky pieces, mixed case, sometimes decomposed (NFD). */
@@ -60,7 +100,10 @@ function attempt(build: () => SessionKey): SessionKey | null {
 }
 
 /** A root (non-subagent) key from any factory, with ids drawn from `id`. */
-export function rootKey(id: fc.Arbitrary<string> = idText, agent: fc.Arbitrary<string> = agentText): fc.Arbitrary<SessionKey | null> {
+export function rootKey(
+  id: fc.Arbitrary<string> = idText,
+  agent: fc.Arbitrary<string> = agentText,
+): fc.Arbitrary<SessionKey | null> {
   return fc.oneof(
     fc.tuple(agent, fc.option(id, { nil: undefined })).map(([a, k]) => attempt(() => SessionKey.main(a, k))),
     fc
@@ -69,7 +112,9 @@ export function rootKey(id: fc.Arbitrary<string> = idText, agent: fc.Arbitrary<s
     fc
       .tuple(agent, channelText, peerKind, id, fc.option(id, { nil: undefined }), fc.boolean())
       .map(([a, c, k, p, t, cs]) =>
-        attempt(() => SessionKey.group(a, c, k, p, t === undefined ? { caseSensitive: cs } : { threadId: t, caseSensitive: cs })),
+        attempt(() =>
+          SessionKey.group(a, c, k, p, t === undefined ? { caseSensitive: cs } : { threadId: t, caseSensitive: cs }),
+        ),
       ),
     fc.tuple(agent, taskType, id).map(([a, t, i]) => attempt(() => SessionKey.task(a, t, i))),
     fc.tuple(agent, id).map(([a, i]) => attempt(() => SessionKey.ephemeral(a, i))),
@@ -77,8 +122,14 @@ export function rootKey(id: fc.Arbitrary<string> = idText, agent: fc.Arbitrary<s
 }
 
 /** Any key: a root key under 0–3 subagent layers. */
-export function anyKey(id: fc.Arbitrary<string> = idText, agent: fc.Arbitrary<string> = agentText): fc.Arbitrary<SessionKey | null> {
-  const layers = fc.oneof({ arbitrary: fc.constant<string[]>([]), weight: 3 }, { arbitrary: fc.array(id, { minLength: 1, maxLength: 3 }), weight: 2 });
+export function anyKey(
+  id: fc.Arbitrary<string> = idText,
+  agent: fc.Arbitrary<string> = agentText,
+): fc.Arbitrary<SessionKey | null> {
+  const layers = fc.oneof(
+    { arbitrary: fc.constant<string[]>([]), weight: 3 },
+    { arbitrary: fc.array(id, { minLength: 1, maxLength: 3 }), weight: 2 },
+  );
   return fc.tuple(rootKey(id, agent), layers).map(([root, subs]) => {
     let key = root;
     for (const s of subs) {
@@ -93,7 +144,10 @@ export function anyKey(id: fc.Arbitrary<string> = idText, agent: fc.Arbitrary<st
 /** Keys over a tiny alphabet of delimiter and keyword look-alikes, so that a broken escape would collide. */
 export const nearCollisionKey: fc.Arbitrary<SessionKey | null> = anyKey(
   fc
-    .array(fc.constantFrom(':', '%', '3a', '25', 'A', 'a', 'thread', 'subagent', 'dm', 'group', 't1'), { minLength: 1, maxLength: 4 })
+    .array(fc.constantFrom(':', '%', '3a', '25', 'A', 'a', 'thread', 'subagent', 'dm', 'group', 't1'), {
+      minLength: 1,
+      maxLength: 4,
+    })
     .map((p) => p.join('')),
   fc.constantFrom('main', 'a', 'A'),
 );

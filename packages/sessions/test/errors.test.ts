@@ -11,7 +11,12 @@ describe('SessionKeyError', () => {
   it('is a SignalyardError with code SESSION_KEY_INVALID and structured fields', () => {
     expect(SignalyardError.isInstance(error)).toBe(true);
     expect(isSignalyardError(error, 'SESSION_KEY_INVALID')).toBe(true);
-    expect(error).toMatchObject({ name: 'SessionKeyError', code: 'SESSION_KEY_INVALID', problem: 'empty peer id', input: '' });
+    expect(error).toMatchObject({
+      name: 'SessionKeyError',
+      code: 'SESSION_KEY_INVALID',
+      problem: 'empty peer id',
+      input: '',
+    });
     expect(error).toBeInstanceOf(Error);
   });
 
@@ -30,7 +35,9 @@ describe('SessionKeyError', () => {
   });
 
   it('works across duplicate installs (the marker is a Symbol.for)', () => {
-    const foreign = Object.assign(new Error('from another copy'), { [Symbol.for('signalyard.error.SessionKeyError')]: true });
+    const foreign = Object.assign(new Error('from another copy'), {
+      [Symbol.for('signalyard.error.SessionKeyError')]: true,
+    });
     expect(SessionKeyError.isInstance(foreign)).toBe(true);
   });
 

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RouteResolver, formatSessionKey, parseRoutingConfig, resolveLinkedPeerId, type InboundRoute } from '@signalyard/sessions';
+import {
+  RouteResolver,
+  formatSessionKey,
+  parseRoutingConfig,
+  resolveLinkedPeerId,
+  type InboundRoute,
+} from '@signalyard/sessions';
 import { configProblems, keyError, problemAt } from './support.js';
 
 const dm = (channel: string, id: string): InboundRoute => ({ channel, peer: { kind: 'dm', id } });
@@ -62,14 +68,20 @@ Alice = ["matrix:@Alice:example.org", "telegram:42"]
   const r = new RouteResolver(config);
 
   it('splits at the first ":" so the Matrix id keeps its own colon', () => {
-    expect(resolveLinkedPeerId(config.session.identityLinks, 'matrix', '@Alice:example.org', { caseSensitive: true })).toBe('alice');
+    expect(
+      resolveLinkedPeerId(config.session.identityLinks, 'matrix', '@Alice:example.org', { caseSensitive: true }),
+    ).toBe('alice');
     expect(formatSessionKey(r.resolve(dm('matrix', '@Alice:example.org')).sessionKey)).toBe('agent:main:dm:alice');
     expect(formatSessionKey(r.resolve(dm('telegram', '42')).sessionKey)).toBe('agent:main:dm:alice');
   });
 
   it('on a case-sensitive channel, a differently-cased Matrix user is somebody else', () => {
-    expect(formatSessionKey(r.resolve(dm('matrix', '@alice:example.org')).sessionKey)).toBe('agent:main:dm:@alice%3aexample.org');
-    expect(resolveLinkedPeerId(config.session.identityLinks, 'matrix', '@alice:example.org', { caseSensitive: true })).toBeUndefined();
+    expect(formatSessionKey(r.resolve(dm('matrix', '@alice:example.org')).sessionKey)).toBe(
+      'agent:main:dm:@alice%3aexample.org',
+    );
+    expect(
+      resolveLinkedPeerId(config.session.identityLinks, 'matrix', '@alice:example.org', { caseSensitive: true }),
+    ).toBeUndefined();
   });
 });
 
@@ -94,11 +106,16 @@ describe('resolveLinkedPeerId', () => {
   });
 
   it('throws ConfigError for invalid links: bare entries, duplicates, reserved names', () => {
-    expect(problemAt(configProblems(() => resolveLinkedPeerId({ john: ['123456'] }, 'telegram', '123456')), 'identityLinks.john[0]').message).toContain(
-      'no channel',
-    );
+    expect(
+      problemAt(
+        configProblems(() => resolveLinkedPeerId({ john: ['123456'] }, 'telegram', '123456')),
+        'identityLinks.john[0]',
+      ).message,
+    ).toContain('no channel');
     configProblems(() => resolveLinkedPeerId({ a: ['telegram:1'], b: ['telegram:1'] }, 'telegram', '1'));
-    configProblems(() => resolveLinkedPeerId(JSON.parse('{"__proto__": ["telegram:1"]}') as Record<string, string[]>, 'telegram', '1'));
+    configProblems(() =>
+      resolveLinkedPeerId(JSON.parse('{"__proto__": ["telegram:1"]}') as Record<string, string[]>, 'telegram', '1'),
+    );
     configProblems(() => resolveLinkedPeerId({ a: 'telegram:1' } as never, 'telegram', '1'));
   });
 
@@ -122,7 +139,10 @@ describe('identity-link validation', () => {
 
   it('rejects one channel:id linked to two names (compared after normalisation)', () => {
     const problems = configProblems(
-      () => new RouteResolver({ session: { identityLinks: { john: ['telegram:ABC'], jane: ['discord:1', ' Telegram:abc'] } } }),
+      () =>
+        new RouteResolver({
+          session: { identityLinks: { john: ['telegram:ABC'], jane: ['discord:1', ' Telegram:abc'] } },
+        }),
     );
     expect(problemAt(problems, 'session.identityLinks.jane[1]').message).toContain('already linked to "john"');
   });
@@ -136,15 +156,21 @@ describe('identity-link validation', () => {
   });
 
   it('rejects two names that normalise to one person', () => {
-    const problems = configProblems(() => new RouteResolver({ session: { identityLinks: { John: ['telegram:1'], ' john ': ['discord:2'] } } }));
+    const problems = configProblems(
+      () => new RouteResolver({ session: { identityLinks: { John: ['telegram:1'], ' john ': ['discord:2'] } } }),
+    );
     expect(problemAt(problems, 'session.identityLinks[" john "]').message).toContain('same person');
   });
 
   it('rejects blank names and non-list values', () => {
-    const problems = configProblems(() => new RouteResolver({ session: { identityLinks: { ' ': ['telegram:1'], x: 'telegram:2' as never } } }));
+    const problems = configProblems(
+      () => new RouteResolver({ session: { identityLinks: { ' ': ['telegram:1'], x: 'telegram:2' as never } } }),
+    );
     expect(problemAt(problems, 'session.identityLinks[" "]').message).toContain('empty');
     expect(problemAt(problems, 'session.identityLinks.x').message).toContain('list');
-    expect(configProblems(() => new RouteResolver({ session: { identityLinks: [] as never } }))[0]?.message).toContain('table');
+    expect(configProblems(() => new RouteResolver({ session: { identityLinks: [] as never } }))[0]?.message).toContain(
+      'table',
+    );
     expect(configProblems(() => new RouteResolver({ session: { identityLinks: { x: [7] } as never } }))[0]?.path).toBe(
       'session.identityLinks.x[0]',
     );

@@ -70,11 +70,16 @@ describe('regression: case-folding merged different users', () => {
     const resolver = new RouteResolver({ session: { dmScope: 'per-channel-peer', caseSensitiveChannels: ['Signal'] } });
     const key = (id: string, threadId?: string) =>
       formatSessionKey(
-        resolver.resolve({ channel: 'signal', peer: { kind: 'group', id }, ...(threadId === undefined ? {} : { threadId }) }).sessionKey,
+        resolver.resolve({
+          channel: 'signal',
+          peer: { kind: 'group', id },
+          ...(threadId === undefined ? {} : { threadId }),
+        }).sessionKey,
       );
     expect(key('AbC')).not.toBe(key('abc'));
     expect(key('g', 'T')).not.toBe(key('g', 't'));
-    const dm = (id: string) => formatSessionKey(resolver.resolve({ channel: 'signal', peer: { kind: 'dm', id } }).sessionKey);
+    const dm = (id: string) =>
+      formatSessionKey(resolver.resolve({ channel: 'signal', peer: { kind: 'dm', id } }).sessionKey);
     expect(dm('AbC')).not.toBe(dm('abc'));
   });
 
@@ -96,12 +101,12 @@ describe('regression: identity links matched across channels', () => {
 
   it('a link for telegram:123456 does not pull discord user 123456 into the session', () => {
     const resolver = new RouteResolver({ session: { identityLinks: { john: ['telegram:123456'] } } });
-    expect(formatSessionKey(resolver.resolve({ channel: 'discord', peer: { kind: 'dm', id: '123456' } }).sessionKey)).toBe(
-      'agent:main:dm:123456',
-    );
-    expect(formatSessionKey(resolver.resolve({ channel: 'telegram', peer: { kind: 'dm', id: '123456' } }).sessionKey)).toBe(
-      'agent:main:dm:john',
-    );
+    expect(
+      formatSessionKey(resolver.resolve({ channel: 'discord', peer: { kind: 'dm', id: '123456' } }).sessionKey),
+    ).toBe('agent:main:dm:123456');
+    expect(
+      formatSessionKey(resolver.resolve({ channel: 'telegram', peer: { kind: 'dm', id: '123456' } }).sessionKey),
+    ).toBe('agent:main:dm:john');
   });
 
   it('one channel:id linked to two people is a config error, not "whichever comes first"', () => {
@@ -133,11 +138,21 @@ ${channel}
 kind = "dm"
 id = "user-vip"
 `;
-    expect(problemAt(configProblems(() => parseRoutingConfig(toml(''))), 'routing.bindings[0].match.channel').message).toContain(
-      'every channel',
+    expect(
+      problemAt(
+        configProblems(() => parseRoutingConfig(toml(''))),
+        'routing.bindings[0].match.channel',
+      ).message,
+    ).toContain('every channel');
+    expect(
+      problemAt(
+        configProblems(() => parseRoutingConfig(toml('channel = "*"'))),
+        'routing.bindings[0].match.channel',
+      ).line,
+    ).toBe(4);
+    configProblems(
+      () => new RouteResolver({ bindings: [{ agentId: 'vip', match: { peer: { kind: 'dm', id: 'user-vip' } } }] }),
     );
-    expect(problemAt(configProblems(() => parseRoutingConfig(toml('channel = "*"'))), 'routing.bindings[0].match.channel').line).toBe(4);
-    configProblems(() => new RouteResolver({ bindings: [{ agentId: 'vip', match: { peer: { kind: 'dm', id: 'user-vip' } } }] }));
   });
 
   it('a dead duplicate binding is a config error', () => {
@@ -169,7 +184,10 @@ describe('regression: __proto__ / constructor as ids', () => {
         { agentId: 'by-account', match: { accountId: id } },
       ],
     });
-    expect(resolver.resolve({ channel, peer: { kind: 'dm', id } })).toMatchObject({ agentId: agent, matchedBy: 'peer' });
+    expect(resolver.resolve({ channel, peer: { kind: 'dm', id } })).toMatchObject({
+      agentId: agent,
+      matchedBy: 'peer',
+    });
     expect(resolver.resolve({ channel: 'x', guildId: id }).agentId).toBe('by-guild');
     expect(resolver.resolve({ channel: 'x', teamId: id }).agentId).toBe('by-team');
     expect(resolver.resolve({ channel: 'x', accountId: id }).agentId).toBe('by-account');
@@ -203,12 +221,20 @@ describe('regression: __proto__ / constructor as ids', () => {
   });
 
   it('as identity-link names and config keys they are rejected, and nothing is polluted', () => {
-    const links = JSON.parse('{"__proto__": ["telegram:1"], "constructor": ["telegram:2"]}') as Record<string, string[]>;
+    const links = JSON.parse('{"__proto__": ["telegram:1"], "constructor": ["telegram:2"]}') as Record<
+      string,
+      string[]
+    >;
     const problems = configProblems(() => new RouteResolver({ session: { identityLinks: links } }));
     expect(problemAt(problems, 'session.identityLinks.__proto__').message).toContain('reserved');
     expect(problemAt(problems, 'session.identityLinks.constructor').message).toContain('reserved');
     const topLevel = JSON.parse('{"__proto__": {"polluted": true}, "bindings": []}') as object;
-    expect(problemAt(configProblems(() => new RouteResolver(topLevel)), '__proto__').message).toContain('unknown key');
+    expect(
+      problemAt(
+        configProblems(() => new RouteResolver(topLevel)),
+        '__proto__',
+      ).message,
+    ).toContain('unknown key');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

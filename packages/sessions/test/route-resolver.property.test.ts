@@ -4,7 +4,13 @@
 // matches, near-misses and ties are frequent.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RouteResolver, type InboundRoute, type MatchRule, type MatchedBy, type RouteBinding } from '@signalyard/sessions';
+import {
+  RouteResolver,
+  type InboundRoute,
+  type MatchRule,
+  type MatchedBy,
+  type RouteBinding,
+} from '@signalyard/sessions';
 
 const CHANNELS = ['telegram', 'Discord', ' slack ', 'matrix'];
 const INPUT_CHANNELS = ['telegram', 'discord', 'SLACK', 'matrix', 'irc'];
@@ -56,7 +62,8 @@ function tierOf(m: MatchRule): Exclude<MatchedBy, 'default'> {
 }
 
 function matches(m: MatchRule, i: InboundRoute): boolean {
-  const same = (rule: string | undefined, value: string | undefined) => rule === undefined || (value !== undefined && norm(rule) === norm(value));
+  const same = (rule: string | undefined, value: string | undefined) =>
+    rule === undefined || (value !== undefined && norm(rule) === norm(value));
   return (
     (isWild(m.channel) || norm(m.channel!) === norm(i.channel)) &&
     (isWild(m.accountId) || norm(m.accountId!) === norm(i.accountId ?? 'default')) &&
@@ -97,22 +104,26 @@ function dedupe(rules: readonly MatchRule[]): RouteBinding[] {
 describe('RouteResolver (indexed) agrees with a linear scan of the rules', () => {
   it('on random bindings and messages', () => {
     fc.assert(
-      fc.property(fc.array(matchRule, { maxLength: 25 }), fc.array(input, { minLength: 1, maxLength: 20 }), (rules, inputs) => {
-        const bindings = dedupe(rules);
-        const resolver = new RouteResolver({ bindings });
-        for (const i of inputs) {
-          const want = reference(bindings, i);
-          const got = resolver.resolve(i);
-          expect(got.matchedBy).toBe(want.matchedBy);
-          if (want.index < 0) {
-            expect(got.agentId).toBe('main');
-            expect(got.binding).toBeUndefined();
-          } else {
-            expect(got.agentId).toBe(`agent-${want.index}`);
-            expect(got.binding).toBe(resolver.config.bindings[want.index]);
+      fc.property(
+        fc.array(matchRule, { maxLength: 25 }),
+        fc.array(input, { minLength: 1, maxLength: 20 }),
+        (rules, inputs) => {
+          const bindings = dedupe(rules);
+          const resolver = new RouteResolver({ bindings });
+          for (const i of inputs) {
+            const want = reference(bindings, i);
+            const got = resolver.resolve(i);
+            expect(got.matchedBy).toBe(want.matchedBy);
+            if (want.index < 0) {
+              expect(got.agentId).toBe('main');
+              expect(got.binding).toBeUndefined();
+            } else {
+              expect(got.agentId).toBe(`agent-${want.index}`);
+              expect(got.binding).toBe(resolver.config.bindings[want.index]);
+            }
           }
-        }
-      }),
+        },
+      ),
       { numRuns: 800 },
     );
   });

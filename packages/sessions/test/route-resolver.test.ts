@@ -11,7 +11,8 @@ import {
 } from '@signalyard/sessions';
 import { configProblems, keyError, problemAt } from './support.js';
 
-const keyOf = (resolver: RouteResolver, input: InboundRoute): string => formatSessionKey(resolver.resolve(input).sessionKey);
+const keyOf = (resolver: RouteResolver, input: InboundRoute): string =>
+  formatSessionKey(resolver.resolve(input).sessionKey);
 
 // The "Full Resolution Example" of the source design, with the contract's decisions.
 const FULL_EXAMPLE: RoutingConfigInput = {
@@ -44,9 +45,27 @@ account_id = "*"
 `;
 
 const FULL_TABLE: [string, InboundRoute, MatchedBy, string, string][] = [
-  ['Telegram DM from user 123', { channel: 'telegram', peer: { kind: 'dm', id: '123' } }, 'channel', 'general', 'agent:general:dm:john'],
-  ['Telegram group grp1', { channel: 'telegram', peer: { kind: 'group', id: 'grp1' } }, 'channel', 'general', 'agent:general:telegram:group:grp1'],
-  ['Discord DM from user 456', { channel: 'discord', peer: { kind: 'dm', id: '456' } }, 'default', 'main', 'agent:main:dm:john'],
+  [
+    'Telegram DM from user 123',
+    { channel: 'telegram', peer: { kind: 'dm', id: '123' } },
+    'channel',
+    'general',
+    'agent:general:dm:john',
+  ],
+  [
+    'Telegram group grp1',
+    { channel: 'telegram', peer: { kind: 'group', id: 'grp1' } },
+    'channel',
+    'general',
+    'agent:general:telegram:group:grp1',
+  ],
+  [
+    'Discord DM from user 456',
+    { channel: 'discord', peer: { kind: 'dm', id: '456' } },
+    'default',
+    'main',
+    'agent:main:dm:john',
+  ],
   [
     'Slack DM in team T12345',
     { channel: 'slack', teamId: 'T12345', peer: { kind: 'dm', id: 'user789' } },
@@ -73,7 +92,11 @@ describe('the full resolution example (five rows)', () => {
   it('resolveRoute gives the same answers', () => {
     for (const [, input, matchedBy, agentId, key] of FULL_TABLE) {
       const route = resolveRoute(FULL_EXAMPLE, input);
-      expect([route.matchedBy, route.agentId, formatSessionKey(route.sessionKey)]).toStrictEqual([matchedBy, agentId, key]);
+      expect([route.matchedBy, route.agentId, formatSessionKey(route.sessionKey)]).toStrictEqual([
+        matchedBy,
+        agentId,
+        key,
+      ]);
     }
   });
 });
@@ -103,7 +126,13 @@ describe('tiers: peer > guild > team > account > channel > default', () => {
       { agentId: 'by-peer', match: { channel: 'discord', peer: { kind: 'dm', id: 'u1' } } },
     ],
   });
-  const all: InboundRoute = { channel: 'discord', accountId: 'bot-1', guildId: 'G1', teamId: 'T1', peer: { kind: 'dm', id: 'u1' } };
+  const all: InboundRoute = {
+    channel: 'discord',
+    accountId: 'bot-1',
+    guildId: 'G1',
+    teamId: 'T1',
+    peer: { kind: 'dm', id: 'u1' },
+  };
   const cases: [string, InboundRoute, MatchedBy, string][] = [
     ['peer beats all', all, 'peer', 'by-peer'],
     ['guild beats team, account, channel', { ...all, peer: { kind: 'dm', id: 'u2' } }, 'guild', 'by-guild'],
@@ -179,7 +208,11 @@ describe('tiers: peer > guild > team > account > channel > default', () => {
 
   it('the input account id defaults to "default"', () => {
     const r = new RouteResolver({ bindings: [{ agentId: 'dflt', match: { accountId: 'Default' } }] });
-    expect(r.resolve({ channel: 'telegram' })).toMatchObject({ agentId: 'dflt', matchedBy: 'account', accountId: 'default' });
+    expect(r.resolve({ channel: 'telegram' })).toMatchObject({
+      agentId: 'dflt',
+      matchedBy: 'account',
+      accountId: 'default',
+    });
   });
 });
 
@@ -193,8 +226,12 @@ describe('bindings are conjunctive', () => {
   });
 
   it('"this peer in team T" does not match the peer in another team, or with no team', () => {
-    expect(resolver.resolve({ channel: 'slack', teamId: 'T1', peer: { kind: 'dm', id: 'U1' } }).agentId).toBe('vip-in-t1');
-    expect(resolver.resolve({ channel: 'slack', teamId: 'T2', peer: { kind: 'dm', id: 'U1' } }).matchedBy).toBe('default');
+    expect(resolver.resolve({ channel: 'slack', teamId: 'T1', peer: { kind: 'dm', id: 'U1' } }).agentId).toBe(
+      'vip-in-t1',
+    );
+    expect(resolver.resolve({ channel: 'slack', teamId: 'T2', peer: { kind: 'dm', id: 'U1' } }).matchedBy).toBe(
+      'default',
+    );
     expect(resolver.resolve({ channel: 'slack', peer: { kind: 'dm', id: 'U1' } }).matchedBy).toBe('default');
   });
 
@@ -204,13 +241,17 @@ describe('bindings are conjunctive', () => {
   });
 
   it('a guild binding checks its account and channel too', () => {
-    expect(resolver.resolve({ channel: 'discord', guildId: 'G1', accountId: 'bot-x' }).agentId).toBe('guild-on-discord');
+    expect(resolver.resolve({ channel: 'discord', guildId: 'G1', accountId: 'bot-x' }).agentId).toBe(
+      'guild-on-discord',
+    );
     expect(resolver.resolve({ channel: 'discord', guildId: 'G1', accountId: 'bot-y' }).matchedBy).toBe('default');
     expect(resolver.resolve({ channel: 'matrix', guildId: 'G1', accountId: 'bot-x' }).matchedBy).toBe('default');
   });
 
   it('a peer binding needs the same peer kind', () => {
-    const r = new RouteResolver({ bindings: [{ agentId: 'room', match: { channel: 'telegram', peer: { kind: 'group', id: 'x' } } }] });
+    const r = new RouteResolver({
+      bindings: [{ agentId: 'room', match: { channel: 'telegram', peer: { kind: 'group', id: 'x' } } }],
+    });
     expect(r.resolve({ channel: 'telegram', peer: { kind: 'group', id: 'x' } }).agentId).toBe('room');
     expect(r.resolve({ channel: 'telegram', peer: { kind: 'dm', id: 'x' } }).matchedBy).toBe('default');
     expect(r.resolve({ channel: 'telegram', peer: { kind: 'channel', id: 'x' } }).matchedBy).toBe('default');
@@ -228,7 +269,11 @@ describe('comparisons', () => {
     });
     expect(r.resolve({ channel: 'DISCORD', guildId: 'guild-a' }).agentId).toBe('g');
     expect(r.resolve({ channel: ' slack', teamId: ' TEAM ' }).agentId).toBe('t');
-    expect(r.resolve({ channel: 'x', accountId: ' BOT-1 ' })).toMatchObject({ agentId: 'a', accountId: 'BOT-1', channel: 'x' });
+    expect(r.resolve({ channel: 'x', accountId: ' BOT-1 ' })).toMatchObject({
+      agentId: 'a',
+      accountId: 'BOT-1',
+      channel: 'x',
+    });
   });
 
   it('peer ids are case-insensitive, except on case-sensitive channels', () => {
@@ -245,7 +290,9 @@ describe('comparisons', () => {
   });
 
   it('peer ids compare in NFC', () => {
-    const r = new RouteResolver({ bindings: [{ agentId: 'jose', match: { channel: 'telegram', peer: { kind: 'dm', id: 'Jos\u00e9' } } }] });
+    const r = new RouteResolver({
+      bindings: [{ agentId: 'jose', match: { channel: 'telegram', peer: { kind: 'dm', id: 'Jos\u00e9' } } }],
+    });
     expect(r.resolve({ channel: 'telegram', peer: { kind: 'dm', id: 'jose\u0301' } }).agentId).toBe('jose');
   });
 });
@@ -270,7 +317,10 @@ kind = "dm"
 id = "user-vip"
 `),
     );
-    expect(r.resolve({ channel: 'telegram', peer: { kind: 'dm', id: 'user-vip' } })).toMatchObject({ agentId: 'vip-agent', matchedBy: 'peer' });
+    expect(r.resolve({ channel: 'telegram', peer: { kind: 'dm', id: 'user-vip' } })).toMatchObject({
+      agentId: 'vip-agent',
+      matchedBy: 'peer',
+    });
     expect(r.resolve({ channel: 'telegram', peer: { kind: 'dm', id: 'someone' } })).toMatchObject({
       agentId: 'telegram-agent',
       matchedBy: 'channel',
@@ -291,23 +341,31 @@ id = "user-vip"
   });
 
   it('a group binding covers the threads of that group, each thread its own session', () => {
-    const r = new RouteResolver({ bindings: [{ agentId: 'room', match: { channel: 'telegram', peer: { kind: 'group', id: 'chat789' } } }] });
+    const r = new RouteResolver({
+      bindings: [{ agentId: 'room', match: { channel: 'telegram', peer: { kind: 'group', id: 'chat789' } } }],
+    });
     const route = r.resolve({ channel: 'telegram', peer: { kind: 'group', id: 'chat789' }, threadId: 't1' });
     expect(route.agentId).toBe('room');
     expect(route.matchedBy).toBe('peer');
     expect(formatSessionKey(route.sessionKey)).toBe('agent:room:telegram:group:chat789:thread:t1');
-    expect(keyOf(r, { channel: 'telegram', peer: { kind: 'group', id: 'chat789' } })).toBe('agent:room:telegram:group:chat789');
+    expect(keyOf(r, { channel: 'telegram', peer: { kind: 'group', id: 'chat789' } })).toBe(
+      'agent:room:telegram:group:chat789',
+    );
   });
 
   it('a channel-kind peer binding covers its threads too', () => {
-    const r = new RouteResolver({ bindings: [{ agentId: 'news', match: { channel: 'slack', peer: { kind: 'channel', id: 'C1' } } }] });
-    expect(r.resolve({ channel: 'slack', peer: { kind: 'channel', id: 'C1' }, threadId: '1700000000.0001' }).agentId).toBe('news');
+    const r = new RouteResolver({
+      bindings: [{ agentId: 'news', match: { channel: 'slack', peer: { kind: 'channel', id: 'C1' } } }],
+    });
+    expect(
+      r.resolve({ channel: 'slack', peer: { kind: 'channel', id: 'C1' }, threadId: '1700000000.0001' }).agentId,
+    ).toBe('news');
   });
 
   it('a thread peer keys as a thread session', () => {
-    expect(formatSessionKey(resolveRoute({}, { channel: 'discord', peer: { kind: 'thread', id: 'T9' } }).sessionKey)).toBe(
-      'agent:main:discord:thread:t9',
-    );
+    expect(
+      formatSessionKey(resolveRoute({}, { channel: 'discord', peer: { kind: 'thread', id: 'T9' } }).sessionKey),
+    ).toBe('agent:main:discord:thread:t9');
   });
 });
 
@@ -327,7 +385,9 @@ team_id = "T12345"
       agentId: 'work',
       matchedBy: 'team',
     });
-    expect(r.resolve({ channel: 'slack', teamId: 'T99999', peer: { kind: 'channel', id: 'C1' } }).matchedBy).toBe('default');
+    expect(r.resolve({ channel: 'slack', teamId: 'T99999', peer: { kind: 'channel', id: 'C1' } }).matchedBy).toBe(
+      'default',
+    );
   });
 });
 
@@ -402,7 +462,11 @@ describe('RouteResolver validates its config like the loader', () => {
       () =>
         new RouteResolver({
           defaultAgentId: 'Main Agent',
-          session: { dmScope: 'everyone' as 'main', identityLinks: { john: ['123456'] }, caseSensitiveChannels: ['not a channel'] },
+          session: {
+            dmScope: 'everyone' as 'main',
+            identityLinks: { john: ['123456'] },
+            caseSensitiveChannels: ['not a channel'],
+          },
           bindings: [
             { agentId: 'ok', match: { peer: { kind: 'dm', id: 'x' } } },
             { agentId: 'ok', match: { channel: 'tg', peer: { id: 'x' } } },

@@ -49,7 +49,13 @@ describe('parseRoutingConfig', () => {
       bindings: [
         {
           agentId: 'vip-agent',
-          match: { channel: 'telegram', accountId: '*', guildId: 'G1', teamId: 'T12345', peer: { kind: 'dm', id: 'user-vip' } },
+          match: {
+            channel: 'telegram',
+            accountId: '*',
+            guildId: 'G1',
+            teamId: 'T12345',
+            peer: { kind: 'dm', id: 'user-vip' },
+          },
         },
       ],
     });
@@ -317,7 +323,12 @@ john = ["telegram:3"]
   });
 
   it('as a top-level table they are unknown keys', () => {
-    expect(problemAt(configProblems(() => parseRoutingConfig('[routing]\n[__proto__]\nx = 1\n')), '__proto__').line).toBe(2);
+    expect(
+      problemAt(
+        configProblems(() => parseRoutingConfig('[routing]\n[__proto__]\nx = 1\n')),
+        '__proto__',
+      ).line,
+    ).toBe(2);
   });
 
   it('as values (ids) they are ordinary ids', () => {
@@ -333,7 +344,9 @@ id = "constructor"
 `);
     const r = new RouteResolver(config);
     expect(r.resolve({ channel: 'telegram', peer: { kind: 'dm', id: 'constructor' } }).agentId).toBe('a');
-    expect(formatSessionKey(r.resolve({ channel: 'telegram', peer: { kind: 'dm', id: '__proto__' } }).sessionKey)).toBe('agent:main:dm:john');
+    expect(formatSessionKey(r.resolve({ channel: 'telegram', peer: { kind: 'dm', id: '__proto__' } }).sessionKey)).toBe(
+      'agent:main:dm:john',
+    );
   });
 });
 
@@ -366,7 +379,13 @@ describe('loadRoutingConfig', () => {
 describe('the example in examples/routing/routing.toml', () => {
   const file = fileURLToPath(new URL('../../../examples/routing/routing.toml', import.meta.url));
   const rows: [string, InboundRoute, string, MatchedBy, string][] = [
-    ['VIP DM', { channel: 'telegram', peer: { kind: 'dm', id: 'user-vip' } }, 'vip-agent', 'peer', 'agent:vip-agent:dm:user-vip'],
+    [
+      'VIP DM',
+      { channel: 'telegram', peer: { kind: 'dm', id: 'user-vip' } },
+      'vip-agent',
+      'peer',
+      'agent:vip-agent:dm:user-vip',
+    ],
     [
       'eng thread',
       { channel: 'telegram', peer: { kind: 'group', id: 'eng-chat' }, threadId: '42' },
@@ -374,11 +393,41 @@ describe('the example in examples/routing/routing.toml', () => {
       'peer',
       'agent:eng:telegram:group:eng-chat:thread:42',
     ],
-    ['guild', { channel: 'discord', guildId: 'G1', peer: { kind: 'group', id: 'lobby' } }, 'community', 'guild', 'agent:community:discord:group:lobby'],
-    ['workspace', { channel: 'slack', teamId: 'T12345', peer: { kind: 'dm', id: 'U345678' } }, 'work', 'team', 'agent:work:dm:john'],
-    ['support bot', { channel: 'telegram', accountId: 'support-bot', peer: { kind: 'dm', id: '77' } }, 'support', 'account', 'agent:support:dm:77'],
-    ['telegram DM', { channel: 'telegram', peer: { kind: 'dm', id: '123456' } }, 'general', 'channel', 'agent:general:dm:john'],
-    ['matrix alice', { channel: 'matrix', peer: { kind: 'dm', id: '@alice:example.org' } }, 'main', 'default', 'agent:main:dm:alice'],
+    [
+      'guild',
+      { channel: 'discord', guildId: 'G1', peer: { kind: 'group', id: 'lobby' } },
+      'community',
+      'guild',
+      'agent:community:discord:group:lobby',
+    ],
+    [
+      'workspace',
+      { channel: 'slack', teamId: 'T12345', peer: { kind: 'dm', id: 'U345678' } },
+      'work',
+      'team',
+      'agent:work:dm:john',
+    ],
+    [
+      'support bot',
+      { channel: 'telegram', accountId: 'support-bot', peer: { kind: 'dm', id: '77' } },
+      'support',
+      'account',
+      'agent:support:dm:77',
+    ],
+    [
+      'telegram DM',
+      { channel: 'telegram', peer: { kind: 'dm', id: '123456' } },
+      'general',
+      'channel',
+      'agent:general:dm:john',
+    ],
+    [
+      'matrix alice',
+      { channel: 'matrix', peer: { kind: 'dm', id: '@alice:example.org' } },
+      'main',
+      'default',
+      'agent:main:dm:alice',
+    ],
     [
       'matrix Alice (another user)',
       { channel: 'matrix', peer: { kind: 'dm', id: '@Alice:example.org' } },
@@ -390,6 +439,10 @@ describe('the example in examples/routing/routing.toml', () => {
   it.each(rows)('routes as its README says: %s', async (_name, input, agentId, matchedBy, key) => {
     const resolver = new RouteResolver(await loadRoutingConfig(file));
     const route = resolver.resolve(input);
-    expect([route.agentId, route.matchedBy, formatSessionKey(route.sessionKey)]).toStrictEqual([agentId, matchedBy, key]);
+    expect([route.agentId, route.matchedBy, formatSessionKey(route.sessionKey)]).toStrictEqual([
+      agentId,
+      matchedBy,
+      key,
+    ]);
   });
 });

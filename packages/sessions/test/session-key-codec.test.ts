@@ -16,16 +16,22 @@ describe('escaping', () => {
     expect(fmt(SessionKey.directMessage('main', 'matrix', 'AbC', 'per-peer', cs))).toBe('agent:main:dm:%41b%43');
     expect(fmt(SessionKey.directMessage('main', 'matrix', '\u00c9', 'per-peer', cs))).toBe('agent:main:dm:%c3%89'); // É
     expect(fmt(SessionKey.directMessage('main', 'matrix', '\u0130', 'per-peer', cs))).toBe('agent:main:dm:%c4%b0'); // İ
-    expect(fmt(SessionKey.directMessage('main', 'matrix', '\u{10400}', 'per-peer', cs))).toBe('agent:main:dm:%f0%90%90%80'); // 𐐀
+    expect(fmt(SessionKey.directMessage('main', 'matrix', '\u{10400}', 'per-peer', cs))).toBe(
+      'agent:main:dm:%f0%90%90%80',
+    ); // 𐐀
   });
 
   it('a formatted key is all-lowercase', () => {
-    const key = fmt(SessionKey.group('main', 'matrix', 'group', '!RoomΣ:Server', { threadId: 'ThreadÉ', caseSensitive: true }));
+    const key = fmt(
+      SessionKey.group('main', 'matrix', 'group', '!RoomΣ:Server', { threadId: 'ThreadÉ', caseSensitive: true }),
+    );
     expect(key).toBe(key.toLowerCase());
   });
 
   it('characters that lowercasing leaves alone are not escaped', () => {
-    expect(fmt(SessionKey.directMessage('main', 'telegram', 'josé ünïcode 你好 🙂'))).toBe('agent:main:dm:josé ünïcode 你好 🙂');
+    expect(fmt(SessionKey.directMessage('main', 'telegram', 'josé ünïcode 你好 🙂'))).toBe(
+      'agent:main:dm:josé ünïcode 你好 🙂',
+    );
   });
 
   it('case-preserving escapes: AbC and abc are different keys on a case-sensitive channel', () => {
@@ -49,7 +55,12 @@ describe('parseSessionKey', () => {
   });
 
   it('a per-peer DM parses without a channel', () => {
-    expect(parseSessionKey('agent:main:dm:123')).toStrictEqual({ kind: 'direct_message', agentId: 'main', peerId: '123', dmScope: 'per-peer' });
+    expect(parseSessionKey('agent:main:dm:123')).toStrictEqual({
+      kind: 'direct_message',
+      agentId: 'main',
+      peerId: '123',
+      dmScope: 'per-peer',
+    });
   });
 
   it('returns frozen keys, subagent parents included', () => {
@@ -63,13 +74,24 @@ describe('parseSessionKey', () => {
     expect(parseSessionKey('agent:main:dm')).toStrictEqual(SessionKey.main('main', 'dm'));
     expect(parseSessionKey('agent:main:cron')).toStrictEqual(SessionKey.main('main', 'cron'));
     expect(parseSessionKey('agent:subagent:main')).toStrictEqual(SessionKey.main('subagent'));
-    expect(parseSessionKey('agent:main:dm:subagent')).toStrictEqual({ kind: 'direct_message', agentId: 'main', peerId: 'subagent', dmScope: 'per-peer' });
-    expect(parseSessionKey('agent:main:dm:subagent:x')).toStrictEqual(SessionKey.subagent(SessionKey.main('main', 'dm'), 'x'));
+    expect(parseSessionKey('agent:main:dm:subagent')).toStrictEqual({
+      kind: 'direct_message',
+      agentId: 'main',
+      peerId: 'subagent',
+      dmScope: 'per-peer',
+    });
+    expect(parseSessionKey('agent:main:dm:subagent:x')).toStrictEqual(
+      SessionKey.subagent(SessionKey.main('main', 'dm'), 'x'),
+    );
     expect(parseSessionKey('agent:main:subagent:subagent:subagent')).toStrictEqual(
       SessionKey.subagent(SessionKey.main('main', 'subagent'), 'subagent'),
     );
-    expect(parseSessionKey('agent:main:thread:thread:thread')).toStrictEqual(SessionKey.group('main', 'thread', 'thread', 'thread'));
-    expect(parseSessionKey('agent:main:dm:dm:dm')).toStrictEqual(SessionKey.directMessage('main', 'dm', 'dm', 'per-channel-peer'));
+    expect(parseSessionKey('agent:main:thread:thread:thread')).toStrictEqual(
+      SessionKey.group('main', 'thread', 'thread', 'thread'),
+    );
+    expect(parseSessionKey('agent:main:dm:dm:dm')).toStrictEqual(
+      SessionKey.directMessage('main', 'dm', 'dm', 'per-channel-peer'),
+    );
   });
 
   describe('rejects, naming the problem', () => {
@@ -141,10 +163,19 @@ describe('formatSessionKey rejects malformed key objects', () => {
     ['untrimmed peer', { kind: 'direct_message', agentId: 'main', peerId: ' x', dmScope: 'per-peer' }],
     ['NFD peer', { kind: 'direct_message', agentId: 'main', peerId: 'e\u0301', dmScope: 'per-peer' }],
     ['dm scope main', { kind: 'direct_message', agentId: 'main', peerId: 'x', dmScope: 'main' }],
-    ['per-channel DM without channel', { kind: 'direct_message', agentId: 'main', peerId: 'x', dmScope: 'per-channel-peer' }],
-    ['per-peer DM with a bad channel', { kind: 'direct_message', agentId: 'main', peerId: 'x', dmScope: 'per-peer', channel: 'A B' }],
+    [
+      'per-channel DM without channel',
+      { kind: 'direct_message', agentId: 'main', peerId: 'x', dmScope: 'per-channel-peer' },
+    ],
+    [
+      'per-peer DM with a bad channel',
+      { kind: 'direct_message', agentId: 'main', peerId: 'x', dmScope: 'per-peer', channel: 'A B' },
+    ],
     ['group with bad kind', { kind: 'group', agentId: 'main', channel: 'telegram', peerKind: 'dm', peerId: 'x' }],
-    ['group with empty thread', { kind: 'group', agentId: 'main', channel: 'telegram', peerKind: 'group', peerId: 'x', threadId: '' }],
+    [
+      'group with empty thread',
+      { kind: 'group', agentId: 'main', channel: 'telegram', peerKind: 'group', peerId: 'x', threadId: '' },
+    ],
     ['task of type dm', { kind: 'task', agentId: 'main', taskType: 'dm', taskId: 'x' }],
     ['subagent of nothing', { kind: 'subagent', parent: undefined, subagentId: 'x' }],
     ['ephemeral with number id', { kind: 'ephemeral', agentId: 'main', ephemeralId: 7 }],
@@ -165,6 +196,8 @@ describe('formatSessionKey rejects malformed key objects', () => {
   });
 
   it('accepts a valid hand-built key', () => {
-    expect(formatSessionKey({ kind: 'task', agentId: 'main', taskType: 'cron', taskId: 'x' })).toBe('agent:main:cron:x');
+    expect(formatSessionKey({ kind: 'task', agentId: 'main', taskType: 'cron', taskId: 'x' })).toBe(
+      'agent:main:cron:x',
+    );
   });
 });

@@ -60,7 +60,9 @@ describe('session-key invariants (fast-check, ids from full Unicode with ":", "%
           return;
         }
         if (key.kind !== 'direct_message') throw new Error('expected a DM key');
-        expect(SessionKey.directMessage('main', 'matrix', key.peerId, 'per-channel-peer', { caseSensitive })).toStrictEqual(key);
+        expect(
+          SessionKey.directMessage('main', 'matrix', key.peerId, 'per-channel-peer', { caseSensitive }),
+        ).toStrictEqual(key);
       }),
       RUNS,
     );
@@ -82,12 +84,25 @@ describe('session-key invariants (fast-check, ids from full Unicode with ":", "%
       fc.string({ unit: 'binary', maxLength: 60 }),
       fc.string({ unit: 'binary-ascii', maxLength: 60 }),
       anyIdText.map((s) => `agent:${s}`),
-      fc.array(fc.oneof(anyIdText, fc.constantFrom('agent', 'main', 'dm', 'subagent', 'thread', 'group', 'cron', '%', '%c3', '%zz', '')), {
-        maxLength: 9,
-      }).map((parts) => parts.join(':')),
+      fc
+        .array(
+          fc.oneof(
+            anyIdText,
+            fc.constantFrom('agent', 'main', 'dm', 'subagent', 'thread', 'group', 'cron', '%', '%c3', '%zz', ''),
+          ),
+          {
+            maxLength: 9,
+          },
+        )
+        .map((parts) => parts.join(':')),
       // Valid keys with one character inserted, removed or replaced.
       fc
-        .tuple(anyKey(), fc.nat(), fc.string({ unit: 'binary', minLength: 1, maxLength: 2 }), fc.constantFrom('insert', 'delete', 'replace'))
+        .tuple(
+          anyKey(),
+          fc.nat(),
+          fc.string({ unit: 'binary', minLength: 1, maxLength: 2 }),
+          fc.constantFrom('insert', 'delete', 'replace'),
+        )
         .map(([key, at, ch, op]) => {
           const text = key === null ? 'agent:main:main' : formatSessionKey(key);
           const i = at % (text.length + 1);

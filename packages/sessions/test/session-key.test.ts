@@ -17,7 +17,11 @@ describe('the key-format table of the source design', () => {
   const rows: [string, SessionKey, string][] = [
     ['Main', SessionKey.main('main'), 'agent:main:main'],
     ['DM (PerPeer)', SessionKey.directMessage('main', 'telegram', 'user123'), 'agent:main:dm:user123'],
-    ['DM (PerChannelPeer)', SessionKey.directMessage('main', 'telegram', 'user123', 'per-channel-peer'), 'agent:main:telegram:dm:user123'],
+    [
+      'DM (PerChannelPeer)',
+      SessionKey.directMessage('main', 'telegram', 'user123', 'per-channel-peer'),
+      'agent:main:telegram:dm:user123',
+    ],
     ['Group', SessionKey.group('main', 'discord', 'group', 'guild456'), 'agent:main:discord:group:guild456'],
     [
       'Group (threaded)',
@@ -70,7 +74,13 @@ describe('the DM-scope comparison of the source design', () => {
 
   it('per-peer is the default scope and keeps the channel on the object, not in the key', () => {
     const key = SessionKey.directMessage('main', 'Telegram', '123');
-    expect(key).toStrictEqual({ kind: 'direct_message', agentId: 'main', peerId: '123', dmScope: 'per-peer', channel: 'telegram' });
+    expect(key).toStrictEqual({
+      kind: 'direct_message',
+      agentId: 'main',
+      peerId: '123',
+      dmScope: 'per-peer',
+      channel: 'telegram',
+    });
     expect(fmt(key)).toBe('agent:main:dm:123');
   });
 
@@ -80,7 +90,9 @@ describe('the DM-scope comparison of the source design', () => {
   });
 
   it('an unknown DM scope is an error', () => {
-    expect(keyError(() => SessionKey.directMessage('main', 'telegram', '1', 'everyone' as DmScope)).message).toContain('"everyone"');
+    expect(keyError(() => SessionKey.directMessage('main', 'telegram', '1', 'everyone' as DmScope)).message).toContain(
+      '"everyone"',
+    );
   });
 });
 
@@ -126,14 +138,21 @@ describe('factories normalise', () => {
 
   it('ids are trimmed and lowercased unless case-sensitive', () => {
     expect(SessionKey.directMessage('main', 'telegram', ' User123 ')).toMatchObject({ peerId: 'user123' });
-    expect(SessionKey.directMessage('main', 'matrix', ' @Ann:x.org ', 'per-peer', { caseSensitive: true })).toMatchObject({
+    expect(
+      SessionKey.directMessage('main', 'matrix', ' @Ann:x.org ', 'per-peer', { caseSensitive: true }),
+    ).toMatchObject({
       peerId: '@Ann:x.org',
     });
-    expect(SessionKey.group('main', 'matrix', 'group', '!Room', { threadId: 'Th', caseSensitive: true })).toMatchObject({
-      peerId: '!Room',
-      threadId: 'Th',
+    expect(SessionKey.group('main', 'matrix', 'group', '!Room', { threadId: 'Th', caseSensitive: true })).toMatchObject(
+      {
+        peerId: '!Room',
+        threadId: 'Th',
+      },
+    );
+    expect(SessionKey.group('main', 'slack', 'group', '!Room', { threadId: 'Th' })).toMatchObject({
+      peerId: '!room',
+      threadId: 'th',
     });
-    expect(SessionKey.group('main', 'slack', 'group', '!Room', { threadId: 'Th' })).toMatchObject({ peerId: '!room', threadId: 'th' });
   });
 
   it('task ids, main keys, subagent ids and ephemeral ids are always lowercased', () => {
@@ -166,19 +185,25 @@ describe('factories normalise', () => {
 });
 
 describe('factories reject what they cannot key', () => {
-  it.each([[''], ['!!!'], ['---'], ['   ']])('agent id %j (nothing valid left) is an error, not a silent "main"', (agent) => {
-    const error = keyError(() => SessionKey.main(agent));
-    expect(error.message).toContain(JSON.stringify(agent));
-    keyError(() => SessionKey.directMessage(agent, 'telegram', '1'));
-    keyError(() => SessionKey.group(agent, 'telegram', 'group', '1'));
-    keyError(() => SessionKey.task(agent, 'cron', '1'));
-    keyError(() => SessionKey.ephemeral(agent));
-  });
+  it.each([[''], ['!!!'], ['---'], ['   ']])(
+    'agent id %j (nothing valid left) is an error, not a silent "main"',
+    (agent) => {
+      const error = keyError(() => SessionKey.main(agent));
+      expect(error.message).toContain(JSON.stringify(agent));
+      keyError(() => SessionKey.directMessage(agent, 'telegram', '1'));
+      keyError(() => SessionKey.group(agent, 'telegram', 'group', '1'));
+      keyError(() => SessionKey.task(agent, 'cron', '1'));
+      keyError(() => SessionKey.ephemeral(agent));
+    },
+  );
 
-  it.each([[''], ['  '], ['-telegram'], ['tele gram'], ['tele:gram'], ['télégram'], ['*']])('channel %j is an error', (channel) => {
-    keyError(() => SessionKey.directMessage('main', channel, '1'));
-    keyError(() => SessionKey.group('main', channel, 'group', '1'));
-  });
+  it.each([[''], ['  '], ['-telegram'], ['tele gram'], ['tele:gram'], ['télégram'], ['*']])(
+    'channel %j is an error',
+    (channel) => {
+      keyError(() => SessionKey.directMessage('main', channel, '1'));
+      keyError(() => SessionKey.group('main', channel, 'group', '1'));
+    },
+  );
 
   it('empty ids are errors', () => {
     keyError(() => SessionKey.main('main', ''));
@@ -207,8 +232,12 @@ describe('factories reject what they cannot key', () => {
   });
 
   it('a key over 1,024 characters is an error', () => {
-    expect(fmt(SessionKey.directMessage('main', 'telegram', 'x'.repeat(1024 - 'agent:main:dm:'.length))).length).toBe(MAX_SESSION_KEY_LENGTH);
-    const error = keyError(() => SessionKey.directMessage('main', 'telegram', 'x'.repeat(1024 - 'agent:main:dm:'.length + 1)));
+    expect(fmt(SessionKey.directMessage('main', 'telegram', 'x'.repeat(1024 - 'agent:main:dm:'.length))).length).toBe(
+      MAX_SESSION_KEY_LENGTH,
+    );
+    const error = keyError(() =>
+      SessionKey.directMessage('main', 'telegram', 'x'.repeat(1024 - 'agent:main:dm:'.length + 1)),
+    );
     expect(error.message).toContain('1,025');
     // Escaping counts: 342 ':' take 1,026 characters once escaped.
     keyError(() => SessionKey.directMessage('main', 'telegram', ':'.repeat(342)));

@@ -25,7 +25,9 @@ describe('public types', () => {
     expectTypeOf<PeerKind>().toEqualTypeOf<'group' | 'channel' | 'thread'>();
     expectTypeOf<TaskType>().toEqualTypeOf<'cron' | 'webhook' | 'scheduled'>();
     expectTypeOf<MatchedBy>().toEqualTypeOf<'peer' | 'guild' | 'team' | 'account' | 'channel' | 'default'>();
-    expectTypeOf<SessionKey['kind']>().toEqualTypeOf<'main' | 'direct_message' | 'group' | 'task' | 'subagent' | 'ephemeral'>();
+    expectTypeOf<SessionKey['kind']>().toEqualTypeOf<
+      'main' | 'direct_message' | 'group' | 'task' | 'subagent' | 'ephemeral'
+    >();
   });
 
   it('SessionKey narrows on kind', () => {

@@ -15,7 +15,15 @@ const definition = FsmStrategy.builder()
   .initial('idle')
   .transition('idle', 'start', 'working')
   .transition('working', 'finish', 'idle')
-  .route({ kind: SignalKind.UserMessage, name: 'gate', action: Action.reject('busy'), predicate: (s) => s.payload === 'blocked' }, { inStates: ['working'] })
+  .route(
+    {
+      kind: SignalKind.UserMessage,
+      name: 'gate',
+      action: Action.reject('busy'),
+      predicate: (s) => s.payload === 'blocked',
+    },
+    { inStates: ['working'] },
+  )
   .route({ kind: SignalKind.Stop, name: 'stop', action: Action.ForceStop })
   .define();
 
@@ -36,7 +44,13 @@ const runner = createRunner({
       id: 'main',
       strategy: () => definition.create(),
       routes: [
-        { kind: SignalKind.UserMessage, name: 'command', priority: 10, predicate: (s) => typeof s.payload === 'string' && s.payload.startsWith('/'), action: Action.transition('start') },
+        {
+          kind: SignalKind.UserMessage,
+          name: 'command',
+          priority: 10,
+          predicate: (s) => typeof s.payload === 'string' && s.payload.startsWith('/'),
+          action: Action.transition('start'),
+        },
         { kind: SignalKind.UserMessage, name: 'chat', action: Action.Continue },
       ],
       engine,
@@ -53,7 +67,8 @@ const message: Signal = signal(SignalKind.UserMessage, 'hello');
 // Warm every session (loaded, router composed) and check the path is the one we mean to measure.
 for (const key of keys) {
   const outcome = await runner.dispatch(key, message);
-  if (outcome.status !== 'completed' || outcome.decidedBy?.route.name !== 'chat') throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
+  if (outcome.status !== 'completed' || outcome.decidedBy?.route.name !== 'chat')
+    throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
 }
 
 const fakeCtx = { history: [] } as unknown as TurnContext;
@@ -78,9 +93,14 @@ const results = await measure(
   ],
   { rounds: 3, time: 1000, warmupTime: 300 },
 );
-printTable('signalyard Runner: user_message over 1,000 sessions, FSM + 3-tier router + trivial engine, memory store (per signal)', results);
+printTable(
+  'signalyard Runner: user_message over 1,000 sessions, FSM + 3-tier router + trivial engine, memory store (per signal)',
+  results,
+);
 const [engineOnly, dispatch] = results;
 console.log('');
-console.log(`Runner's own overhead per signal (dispatch minus engine): ${(dispatch!.nsPerOp - engineOnly!.nsPerOp).toFixed(0)} ns`);
+console.log(
+  `Runner's own overhead per signal (dispatch minus engine): ${(dispatch!.nsPerOp - engineOnly!.nsPerOp).toFixed(0)} ns`,
+);
 printRatio('signals per second / 100,000 (target)', dispatch!.opsPerSec / 100_000, 1, 'min');
 await runner.close();

@@ -1,4 +1,11 @@
-import { describeValue, type Action, type OutcomeStatus, type Plugin, type SignalKind, type Tier } from '@signalyard/core';
+import {
+  describeValue,
+  type Action,
+  type OutcomeStatus,
+  type Plugin,
+  type SignalKind,
+  type Tier,
+} from '@signalyard/core';
 import { RunnerError } from './errors/runner-error.js';
 
 /** One audit-log entry: one per signal a runner handled. */
@@ -29,7 +36,10 @@ export interface AuditEntry {
  */
 export function auditLogPlugin(sink: (entry: AuditEntry) => void): Plugin {
   if (typeof sink !== 'function') {
-    throw new RunnerError({ code: 'RUNNER_INPUT_INVALID', message: `auditLogPlugin needs a sink function, got ${describeValue(sink)}` });
+    throw new RunnerError({
+      code: 'RUNNER_INPUT_INVALID',
+      message: `auditLogPlugin needs a sink function, got ${describeValue(sink)}`,
+    });
   }
   return {
     name: 'audit-log',
@@ -50,7 +60,11 @@ export function auditLogPlugin(sink: (entry: AuditEntry) => void): Plugin {
         // A sink typed to return void may still be async: never leave its rejection unhandled.
         // eslint-disable-next-line @typescript-eslint/no-confusing-void-expression -- a sink typed void may still return a promise
         const result: unknown = sink(entry);
-        if (typeof result === 'object' && result !== null && typeof (result as { then?: unknown }).then === 'function') {
+        if (
+          typeof result === 'object' &&
+          result !== null &&
+          typeof (result as { then?: unknown }).then === 'function'
+        ) {
           (result as Promise<unknown>).then(undefined, (error: unknown) => {
             ctx.logger?.warn('audit-log sink failed', error);
           });

@@ -35,9 +35,16 @@ interface CrewEngineState {
  */
 export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engine {
   if (typeof opts !== 'object' || (opts as unknown) === null) {
-    throw new RunnerError({ code: 'RUNNER_INPUT_INVALID', message: `crewEngine needs options { model, tools? }, got ${describeValue(opts)}` });
+    throw new RunnerError({
+      code: 'RUNNER_INPUT_INVALID',
+      message: `crewEngine needs options { model, tools? }, got ${describeValue(opts)}`,
+    });
   }
-  const executor = new CrewExecutor({ crew, model: opts.model, ...(opts.tools === undefined ? {} : { tools: opts.tools }) });
+  const executor = new CrewExecutor({
+    crew,
+    model: opts.model,
+    ...(opts.tools === undefined ? {} : { tools: opts.tools }),
+  });
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const user = userMessageOf(ctx.signal);
@@ -56,10 +63,19 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         else if (event.type === 'error') throw event.error;
         else ctx.emit({ ...event });
       }
-      if (response === undefined) throw new RunnerError({ code: 'ENGINE_FAILED', message: 'The crew run ended without a response' });
+      if (response === undefined)
+        throw new RunnerError({ code: 'ENGINE_FAILED', message: 'The crew run ended without a response' });
       const appended = response.state.history.slice(prior.length + 1);
-      const next: CrewEngineState = response.reason === 'paused' && response.pausedAgentId !== undefined ? { pausedAgentId: response.pausedAgentId } : {};
-      return { output: response, messages: appended, state: next, status: response.reason === 'paused' ? 'paused' : 'completed' };
+      const next: CrewEngineState =
+        response.reason === 'paused' && response.pausedAgentId !== undefined
+          ? { pausedAgentId: response.pausedAgentId }
+          : {};
+      return {
+        output: response,
+        messages: appended,
+        state: next,
+        status: response.reason === 'paused' ? 'paused' : 'completed',
+      };
     },
   };
 }

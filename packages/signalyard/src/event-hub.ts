@@ -33,7 +33,11 @@ export class EventHub {
         (listeners[i] as Listener)(event);
       } catch (error) {
         if (event.type === 'warning') continue; // never report a warning about a warning
-        this.emit({ type: 'warning', message: `A runner event listener threw on "${event.type}": ${error instanceof Error ? error.message : String(error)}`, cause: error });
+        this.emit({
+          type: 'warning',
+          message: `A runner event listener threw on "${event.type}": ${error instanceof Error ? error.message : String(error)}`,
+          cause: error,
+        });
       }
     }
   }

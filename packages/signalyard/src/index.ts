@@ -86,11 +86,7 @@ export type {
   ToolSpec,
   TransitionResult,
 } from '@signalyard/core';
-export {
-  ComposedRouter,
-  RouteConfigError,
-  RoutePredicateError,
-} from '@signalyard/router';
+export { ComposedRouter, RouteConfigError, RoutePredicateError } from '@signalyard/router';
 export type {
   ComposeParts,
   ConsideredRoute,
@@ -112,12 +108,7 @@ export {
   GuardRejectedError,
   InvalidTransitionError,
 } from '@signalyard/fsm';
-export type {
-  GuardCondition,
-  RouteOptions,
-  StateOptions,
-  TransitionOptions,
-} from '@signalyard/fsm';
+export type { GuardCondition, RouteOptions, StateOptions, TransitionOptions } from '@signalyard/fsm';
 export {
   MAX_AGENT_ID_LENGTH,
   MAX_SESSION_KEY_LENGTH,

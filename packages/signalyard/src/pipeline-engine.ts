@@ -1,5 +1,12 @@
 import { describeValue, type ChatModel } from '@signalyard/core';
-import { Envelope, PipelineRuntime, type Interrupt, type InterruptResponse, type Pipeline, type PipelineEvent } from '@signalyard/pipeline';
+import {
+  Envelope,
+  PipelineRuntime,
+  type Interrupt,
+  type InterruptResponse,
+  type Pipeline,
+  type PipelineEvent,
+} from '@signalyard/pipeline';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
 
@@ -63,7 +70,10 @@ export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions =
         else ctx.emit({ ...event });
       }
       if (envelope === undefined) {
-        throw new RunnerError({ code: 'ENGINE_FAILED', message: `Pipeline "${pipeline.name}" ended without an envelope` });
+        throw new RunnerError({
+          code: 'ENGINE_FAILED',
+          message: `Pipeline "${pipeline.name}" ended without an envelope`,
+        });
       }
       const pending = envelope.interrupt !== undefined && !envelope.terminated;
       return {
@@ -83,7 +93,8 @@ export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions =
 function renderLastOutput(pipeline: Pipeline): (envelope: Envelope) => string {
   const keys = new Map(pipeline.stages.map((s) => [s.name, s.outputKey ?? s.name]));
   return (envelope) => {
-    if (envelope.interrupt !== undefined && !envelope.terminated) return JSON.stringify(envelope.interrupt.payload ?? {});
+    if (envelope.interrupt !== undefined && !envelope.terminated)
+      return JSON.stringify(envelope.interrupt.payload ?? {});
     const last = envelope.trace[envelope.trace.length - 1];
     if (last === undefined) return '{}';
     return JSON.stringify(envelope.outputs[keys.get(last.stage) ?? last.stage] ?? {});

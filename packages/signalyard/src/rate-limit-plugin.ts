@@ -1,4 +1,12 @@
-import { Action, ConfigError, SignalKind, describeValue, type ConfigProblem, type Plugin, type SignalRoute } from '@signalyard/core';
+import {
+  Action,
+  ConfigError,
+  SignalKind,
+  describeValue,
+  type ConfigProblem,
+  type Plugin,
+  type SignalRoute,
+} from '@signalyard/core';
 
 /** Options of {@link rateLimitPlugin}. */
 export interface RateLimitOptions {
@@ -29,13 +37,21 @@ export interface RateLimitOptions {
 export function rateLimitPlugin(options: RateLimitOptions): Plugin {
   const problems: ConfigProblem[] = [];
   if (typeof options !== 'object' || (options as unknown) === null) {
-    throw new ConfigError({ problems: [{ path: '', message: `expected { perSession, windowMs }, got ${describeValue(options)}` }] });
+    throw new ConfigError({
+      problems: [{ path: '', message: `expected { perSession, windowMs }, got ${describeValue(options)}` }],
+    });
   }
   if (typeof options.perSession !== 'number' || !Number.isSafeInteger(options.perSession) || options.perSession < 1) {
-    problems.push({ path: 'perSession', message: `expected a positive integer, got ${describeValue(options.perSession)}` });
+    problems.push({
+      path: 'perSession',
+      message: `expected a positive integer, got ${describeValue(options.perSession)}`,
+    });
   }
   if (typeof options.windowMs !== 'number' || !Number.isFinite(options.windowMs) || options.windowMs <= 0) {
-    problems.push({ path: 'windowMs', message: `expected a positive number of milliseconds, got ${describeValue(options.windowMs)}` });
+    problems.push({
+      path: 'windowMs',
+      message: `expected a positive number of milliseconds, got ${describeValue(options.windowMs)}`,
+    });
   }
   if (options.now !== undefined && typeof options.now !== 'function') {
     problems.push({ path: 'now', message: `expected a clock function, got ${describeValue(options.now)}` });

@@ -67,7 +67,9 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     problems.push({ path, message });
   };
   if (typeof options !== 'object' || (options as unknown) === null) {
-    throw new ConfigError({ problems: [{ path: '', message: `expected runner options { agents, ... }, got ${describeValue(options)}` }] });
+    throw new ConfigError({
+      problems: [{ path: '', message: `expected runner options { agents, ... }, got ${describeValue(options)}` }],
+    });
   }
 
   // Agents.
@@ -85,19 +87,29 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
       const a = raw as Partial<AgentDefinition>;
       let ok = true;
       if (typeof a.id !== 'string' || a.id === '' || normalizeAgentId(a.id) !== a.id) {
-        problem(`${path}.id`, `agent id ${describeValue(a.id)} is not canonical${typeof a.id === 'string' && a.id !== '' ? `: use ${JSON.stringify(normalizeAgentId(a.id))}` : ''}`);
+        problem(
+          `${path}.id`,
+          `agent id ${describeValue(a.id)} is not canonical${typeof a.id === 'string' && a.id !== '' ? `: use ${JSON.stringify(normalizeAgentId(a.id))}` : ''}`,
+        );
         ok = false;
       } else if (agents.has(a.id)) {
         problem(`${path}.id`, `duplicate agent id ${JSON.stringify(a.id)}`);
         ok = false;
       }
       if (a.strategy !== undefined && typeof a.strategy !== 'function') {
-        problem(`${path}.strategy`, `expected a strategy factory () => ExecutionStrategy, got ${describeValue(a.strategy)}`);
+        problem(
+          `${path}.strategy`,
+          `expected a strategy factory () => ExecutionStrategy, got ${describeValue(a.strategy)}`,
+        );
         ok = false;
       }
       let engine: EngineFn | undefined;
       if (typeof a.engine === 'function') engine = a.engine;
-      else if (typeof a.engine === 'object' && (a.engine as unknown) !== null && typeof (a.engine as { turn?: unknown }).turn === 'function') {
+      else if (
+        typeof a.engine === 'object' &&
+        (a.engine as unknown) !== null &&
+        typeof (a.engine as { turn?: unknown }).turn === 'function'
+      ) {
         const object = a.engine;
         engine = (ctx) => object.turn(ctx);
       } else {
@@ -109,9 +121,16 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
         problem(`${path}.routes`, `expected a list of signal routes, got ${describeValue(routes)}`);
         ok = false;
       } else {
-        for (const p of routeProblems({ agent: routes as SignalRoute[] })) problem(`${path}.routes[${p.index}]`, p.message);
+        for (const p of routeProblems({ agent: routes as SignalRoute[] }))
+          problem(`${path}.routes[${p.index}]`, p.message);
       }
-      if (ok && typeof a.id === 'string') agents.set(a.id, { id: a.id, definition: a as AgentDefinition, routes: Object.freeze([...(routes as SignalRoute[])]), engine });
+      if (ok && typeof a.id === 'string')
+        agents.set(a.id, {
+          id: a.id,
+          definition: a as AgentDefinition,
+          routes: Object.freeze([...(routes as SignalRoute[])]),
+          engine,
+        });
     });
   }
 
@@ -125,7 +144,12 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     const names = new Set<string>();
     pluginList.forEach((raw: unknown, i) => {
       const path = `plugins[${i}]`;
-      if (typeof raw !== 'object' || raw === null || typeof (raw as { name?: unknown }).name !== 'string' || (raw as Plugin).name === '') {
+      if (
+        typeof raw !== 'object' ||
+        raw === null ||
+        typeof (raw as { name?: unknown }).name !== 'string' ||
+        (raw as Plugin).name === ''
+      ) {
         problem(path, `expected a plugin with a non-empty name, got ${describeValue(raw)}`);
         return;
       }
@@ -134,7 +158,8 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
       names.add(p.name);
       for (const hook of ['signalRoutes', 'setup', 'dispose'] as const) {
         const fn: unknown = (p as unknown as Record<string, unknown>)[hook];
-        if (fn !== undefined && typeof fn !== 'function') problem(`${path}.${hook}`, `expected a function, got ${describeValue(fn)}`);
+        if (fn !== undefined && typeof fn !== 'function')
+          problem(`${path}.${hook}`, `expected a function, got ${describeValue(fn)}`);
       }
       let routes: unknown = [];
       if (typeof p.signalRoutes === 'function') {
@@ -144,9 +169,11 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
           problem(`${path}.signalRoutes`, `threw: ${error instanceof Error ? error.message : describeValue(error)}`);
         }
       }
-      if (!Array.isArray(routes)) problem(`${path}.signalRoutes`, `returned ${describeValue(routes)}, expected a list of signal routes`);
+      if (!Array.isArray(routes))
+        problem(`${path}.signalRoutes`, `returned ${describeValue(routes)}, expected a list of signal routes`);
       else {
-        for (const rp of routeProblems({ plugin: routes as SignalRoute[] })) problem(`${path}.signalRoutes()[${rp.index}]`, rp.message);
+        for (const rp of routeProblems({ plugin: routes as SignalRoute[] }))
+          problem(`${path}.signalRoutes()[${rp.index}]`, rp.message);
         pluginRoutes.push(...(routes as SignalRoute[]));
       }
       plugins.push(p);
@@ -161,16 +188,23 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     problem('routing', `expected a routing config object, got ${describeValue(routingInput)}`);
   } else {
     const withDefault = { ...(routingInput as RoutingConfigInput) };
-    if (withDefault.defaultAgentId === undefined && typeof firstAgent === 'string' && agents.has(firstAgent)) withDefault.defaultAgentId = firstAgent;
+    if (withDefault.defaultAgentId === undefined && typeof firstAgent === 'string' && agents.has(firstAgent))
+      withDefault.defaultAgentId = firstAgent;
     try {
       resolver = new RouteResolver(withDefault);
       const config = resolver.config;
       if (agents.size > 0 && !agents.has(config.defaultAgentId)) {
-        problem('routing.defaultAgentId', `default agent ${JSON.stringify(config.defaultAgentId)} is not one of the agents (${JSON.stringify([...agents.keys()])})`);
+        problem(
+          'routing.defaultAgentId',
+          `default agent ${JSON.stringify(config.defaultAgentId)} is not one of the agents (${JSON.stringify([...agents.keys()])})`,
+        );
       }
       config.bindings.forEach((b, i) => {
         if (agents.size > 0 && !agents.has(b.agentId)) {
-          problem(`routing.bindings[${i}].agentId`, `binding names unknown agent ${JSON.stringify(b.agentId)} (agents: ${JSON.stringify([...agents.keys()])})`);
+          problem(
+            `routing.bindings[${i}].agentId`,
+            `binding names unknown agent ${JSON.stringify(b.agentId)} (agents: ${JSON.stringify([...agents.keys()])})`,
+          );
         }
       });
     } catch (error) {
@@ -185,17 +219,21 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     problem('store', `expected a CheckpointStore { load, save, delete, list }, got ${describeValue(store)}`);
   }
   const lock: unknown = options.lock;
-  if (lock !== undefined && !hasMethods(lock, ['withLock'])) problem('lock', `expected a SessionLock { withLock }, got ${describeValue(lock)}`);
+  if (lock !== undefined && !hasMethods(lock, ['withLock']))
+    problem('lock', `expected a SessionLock { withLock }, got ${describeValue(lock)}`);
   const maxConcurrentSessions = options.maxConcurrentSessions ?? 64;
-  if (!isPositiveInteger(maxConcurrentSessions)) problem('maxConcurrentSessions', `expected a positive integer, got ${describeValue(maxConcurrentSessions)}`);
+  if (!isPositiveInteger(maxConcurrentSessions))
+    problem('maxConcurrentSessions', `expected a positive integer, got ${describeValue(maxConcurrentSessions)}`);
   const maxHistoryMessages = options.maxHistoryMessages ?? 1000;
-  if (!isPositiveInteger(maxHistoryMessages)) problem('maxHistoryMessages', `expected a positive integer, got ${describeValue(maxHistoryMessages)}`);
+  if (!isPositiveInteger(maxHistoryMessages))
+    problem('maxHistoryMessages', `expected a positive integer, got ${describeValue(maxHistoryMessages)}`);
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
   if (typeof closeTimeoutMs !== 'number' || !Number.isFinite(closeTimeoutMs) || closeTimeoutMs < 0) {
     problem('closeTimeoutMs', `expected a finite number of milliseconds >= 0, got ${describeValue(closeTimeoutMs)}`);
   }
   const logger = options.logger;
-  if (logger !== undefined && !hasMethods(logger, ['debug', 'warn'])) problem('logger', `expected a logger { debug, warn }, got ${describeValue(logger)}`);
+  if (logger !== undefined && !hasMethods(logger, ['debug', 'warn']))
+    problem('logger', `expected a logger { debug, warn }, got ${describeValue(logger)}`);
 
   if (problems.length > 0 || resolver === undefined) throw new ConfigError({ problems });
   return {
@@ -213,10 +251,17 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
 }
 
 function hasMethods(value: unknown, methods: readonly string[]): boolean {
-  return typeof value === 'object' && value !== null && methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
+  );
 }
 
-function routeProblems(routes: { agent?: SignalRoute[]; plugin?: SignalRoute[] }): readonly { index: number; message: string }[] {
+function routeProblems(routes: {
+  agent?: SignalRoute[];
+  plugin?: SignalRoute[];
+}): readonly { index: number; message: string }[] {
   try {
     new ComposedRouter(routes);
     return [];

@@ -31,7 +31,12 @@ import { RunnerError } from './errors/runner-error.js';
 import { EventHub } from './event-hub.js';
 import { trimHistory, userMessageOf } from './history.js';
 import { LiveSession, type Job } from './live-session.js';
-import { resolveRunnerOptions, type AgentRuntime, type ResolvedRunnerOptions, type RunnerOptions } from './runner-options.js';
+import {
+  resolveRunnerOptions,
+  type AgentRuntime,
+  type ResolvedRunnerOptions,
+  type RunnerOptions,
+} from './runner-options.js';
 import { Semaphore } from './semaphore.js';
 import { Stopper, raceStop } from './stopper.js';
 
@@ -67,7 +72,11 @@ export interface Runner {
   /** Resolves the message's agent and session, then dispatches `signal('user_message', message)`. */
   handle(message: InboundMessage, opts?: { abortSignal?: AbortSignal }): Promise<Outcome>;
   /** Applies `signal` to the session `sessionKey` (its agent: `opts.agentId`, else the key's). */
-  dispatch(sessionKey: SessionKey | string, signal: Signal, opts?: { agentId?: string; abortSignal?: AbortSignal }): Promise<Outcome>;
+  dispatch(
+    sessionKey: SessionKey | string,
+    signal: Signal,
+    opts?: { agentId?: string; abortSignal?: AbortSignal },
+  ): Promise<Outcome>;
   /** The session's checkpoint and live state; `undefined` for a session never seen. */
   session(sessionKey: SessionKey | string): Promise<SessionView | undefined>;
   /** Subscribes to every runner event (synchronous, in order). Returns an unsubscribe function. */
@@ -198,13 +207,20 @@ class RunnerImpl implements Runner {
     for (const session of this.#sessions.values()) {
       for (const job of session.drain()) this.#settle(job, this.#stoppedOutcome(session));
     }
-    const loops = (): Promise<void>[] => [...this.#sessions.values()].flatMap((s) => (s.loop === undefined ? [] : [s.loop]));
+    const loops = (): Promise<void>[] =>
+      [...this.#sessions.values()].flatMap((s) => (s.loop === undefined ? [] : [s.loop]));
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => { resolve('timeout'); }, this.#o.closeTimeoutMs)));
+    const timeout = new Promise<'timeout'>(
+      (resolve) =>
+        (timer = setTimeout(() => {
+          resolve('timeout');
+        }, this.#o.closeTimeoutMs)),
+    );
     const finished = await Promise.race([Promise.all(loops()).then(() => 'done' as const), timeout]);
     clearTimeout(timer);
     if (finished === 'timeout') {
-      for (const session of this.#sessions.values()) session.running?.stop.abort(new AbortedError({ message: 'The runner closed' }));
+      for (const session of this.#sessions.values())
+        session.running?.stop.abort(new AbortedError({ message: 'The runner closed' }));
       await Promise.all(loops());
     }
     if (this.#started !== undefined) {
@@ -224,14 +240,19 @@ class RunnerImpl implements Runner {
     try {
       await plugin.dispose?.();
     } catch (error) {
-      this.#hub.emit({ type: 'warning', message: `Plugin "${plugin.name}" dispose() threw: ${errorText(error)}`, cause: error });
+      this.#hub.emit({
+        type: 'warning',
+        message: `Plugin "${plugin.name}" dispose() threw: ${errorText(error)}`,
+        cause: error,
+      });
     }
   }
 
   // ------------------------------------------------------------------ events
 
   on(listener: (event: RunnerEvent) => void): () => void {
-    if (typeof listener !== 'function') throw inputError(`on() needs a listener function, got ${describeValue(listener)}`);
+    if (typeof listener !== 'function')
+      throw inputError(`on() needs a listener function, got ${describeValue(listener)}`);
     return this.#hub.on(listener);
   }
 
@@ -244,7 +265,9 @@ class RunnerImpl implements Runner {
   handle(message: InboundMessage, opts: { abortSignal?: AbortSignal } = {}): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     if (typeof message !== 'object' || (message as unknown) === null || typeof message.text !== 'string') {
-      return Promise.reject(inputError(`handle() needs a message { channel, text, ... }, got ${describeValue(message)}`));
+      return Promise.reject(
+        inputError(`handle() needs a message { channel, text, ... }, got ${describeValue(message)}`),
+      );
     }
     let resolved;
     try {
@@ -252,12 +275,25 @@ class RunnerImpl implements Runner {
     } catch (error) {
       return Promise.reject(inputError(`Cannot route message ${describeValue(message)}: ${errorText(error)}`, error));
     }
-    return this.#enqueue(formatSessionKey(resolved.sessionKey), resolved.agentId, makeSignal('user_message', message), opts.abortSignal);
+    return this.#enqueue(
+      formatSessionKey(resolved.sessionKey),
+      resolved.agentId,
+      makeSignal('user_message', message),
+      opts.abortSignal,
+    );
   }
 
-  dispatch(sessionKey: SessionKey | string, signal: Signal, opts: { agentId?: string; abortSignal?: AbortSignal } = {}): Promise<Outcome> {
+  dispatch(
+    sessionKey: SessionKey | string,
+    signal: Signal,
+    opts: { agentId?: string; abortSignal?: AbortSignal } = {},
+  ): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    if (typeof signal !== 'object' || (signal as unknown) === null || !isSignalKind((signal as { kind?: unknown }).kind)) {
+    if (
+      typeof signal !== 'object' ||
+      (signal as unknown) === null ||
+      !isSignalKind((signal as { kind?: unknown }).kind)
+    ) {
       return Promise.reject(inputError(`dispatch() needs a Signal { kind, payload }, got ${describeValue(signal)}`));
     }
     // A canonical key of a live session needs no parsing.
@@ -318,7 +354,11 @@ class RunnerImpl implements Runner {
   #enqueue(key: string, agentId: string, signal: Signal, callerAbort: AbortSignal | undefined): Promise<Outcome> {
     const agent = this.#o.agents.get(agentId);
     if (agent === undefined) {
-      return Promise.reject(inputError(`Unknown agent ${JSON.stringify(agentId)} for session ${JSON.stringify(key)} (agents: ${JSON.stringify([...this.#o.agents.keys()])})`));
+      return Promise.reject(
+        inputError(
+          `Unknown agent ${JSON.stringify(agentId)} for session ${JSON.stringify(key)} (agents: ${JSON.stringify([...this.#o.agents.keys()])})`,
+        ),
+      );
     }
     let session = this.#sessions.get(key);
     if (session === undefined) {
@@ -330,10 +370,19 @@ class RunnerImpl implements Runner {
     const promise = new Promise<Outcome>((r) => (resolve = r));
     const job: Job = { signal, resolve, settled: false, stop: new Stopper(), detach: undefined, announced: false };
     if (session.agent !== agent) {
-      this.#settle(job, this.#failedOutcome(key, agentId, new RunnerError({
-        code: 'SESSION_AGENT_MISMATCH',
-        message: `Session ${JSON.stringify(key)} belongs to agent ${JSON.stringify(session.agent.id)}, not ${JSON.stringify(agentId)}`,
-      }), undefined, undefined));
+      this.#settle(
+        job,
+        this.#failedOutcome(
+          key,
+          agentId,
+          new RunnerError({
+            code: 'SESSION_AGENT_MISMATCH',
+            message: `Session ${JSON.stringify(key)} belongs to agent ${JSON.stringify(session.agent.id)}, not ${JSON.stringify(agentId)}`,
+          }),
+          undefined,
+          undefined,
+        ),
+      );
       return promise;
     }
     if (callerAbort !== undefined) {
@@ -347,7 +396,9 @@ class RunnerImpl implements Runner {
         else this.#settle(job, this.#stoppedOutcome(s));
       };
       callerAbort.addEventListener('abort', onAbort, { once: true });
-      job.detach = () => { callerAbort.removeEventListener('abort', onAbort); };
+      job.detach = () => {
+        callerAbort.removeEventListener('abort', onAbort);
+      };
     }
     // A stop is routed on arrival, never waiting in the queue. It can only stop the work that
     // existed when it arrived: the turn in flight and the signals waiting then.
@@ -370,7 +421,10 @@ class RunnerImpl implements Runner {
         if (!this.#ready) await this.#started;
       } catch (error) {
         for (let job = session.next(); job !== undefined; job = session.next()) {
-          this.#settle(job, this.#failedOutcome(session.key, session.agent.id, startFailed(error), undefined, undefined));
+          this.#settle(
+            job,
+            this.#failedOutcome(session.key, session.agent.id, startFailed(error), undefined, undefined),
+          );
         }
         return;
       }
@@ -405,7 +459,13 @@ class RunnerImpl implements Runner {
     } catch (error) {
       outcome = job.stop.aborted
         ? this.#stoppedOutcome(session)
-        : this.#failedOutcome(session.key, session.agent.id, asSignalyardError(error, 'SESSION_LOCK_FAILED'), undefined, undefined);
+        : this.#failedOutcome(
+            session.key,
+            session.agent.id,
+            asSignalyardError(error, 'SESSION_LOCK_FAILED'),
+            undefined,
+            undefined,
+          );
     } finally {
       session.running = undefined;
     }
@@ -413,11 +473,25 @@ class RunnerImpl implements Runner {
   }
 
   /** A stop for a session not loaded yet: load it (sharing the worker's load), then route the stop. */
-  async #loadThenStop(session: LiveSession, job: Job, victims: readonly Job[], inFlight: Job | undefined): Promise<void> {
+  async #loadThenStop(
+    session: LiveSession,
+    job: Job,
+    victims: readonly Job[],
+    inFlight: Job | undefined,
+  ): Promise<void> {
     try {
       await this.#loadShared(session);
     } catch (error) {
-      this.#settle(job, this.#failedOutcome(session.key, session.agent.id, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'), undefined, undefined));
+      this.#settle(
+        job,
+        this.#failedOutcome(
+          session.key,
+          session.agent.id,
+          asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'),
+          undefined,
+          undefined,
+        ),
+      );
       return;
     }
     if (!job.settled) this.#stopOnArrival(session, job, victims, inFlight);
@@ -450,7 +524,13 @@ class RunnerImpl implements Runner {
     try {
       match = (session.router as ComposedRouter).match(job.signal, session.ctx);
     } catch (error) {
-      this.#hub.emit({ type: 'route_decided', sessionKey: session.key, agentId: session.agent.id, signal: job.signal, action: undefined });
+      this.#hub.emit({
+        type: 'route_decided',
+        sessionKey: session.key,
+        agentId: session.agent.id,
+        signal: job.signal,
+        action: undefined,
+      });
       this.#settle(job, this.#failedOutcome(session.key, session.agent.id, error, undefined, undefined));
       return;
     }
@@ -507,12 +587,25 @@ class RunnerImpl implements Runner {
     for (let attempt = 0; ; attempt++) {
       if (!job.announced) {
         job.announced = true;
-        if (this.#hub.hasListeners) this.#hub.emit({ type: 'signal_received', sessionKey: session.key, agentId: session.agent.id, signal: job.signal });
+        if (this.#hub.hasListeners)
+          this.#hub.emit({
+            type: 'signal_received',
+            sessionKey: session.key,
+            agentId: session.agent.id,
+            signal: job.signal,
+          });
       }
       try {
-        if (reload || attempt > 0 || !session.loaded || session.loading !== undefined) await this.#loadShared(session, reload || attempt > 0);
+        if (reload || attempt > 0 || !session.loaded || session.loading !== undefined)
+          await this.#loadShared(session, reload || attempt > 0);
       } catch (error) {
-        return this.#failedOutcome(session.key, session.agent.id, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'), undefined, undefined);
+        return this.#failedOutcome(
+          session.key,
+          session.agent.id,
+          asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'),
+          undefined,
+          undefined,
+        );
       }
       const applied = await this.#applyOnce(session, job);
       if (applied.save === undefined) return applied.outcome;
@@ -585,11 +678,27 @@ class RunnerImpl implements Runner {
     }
     const strategy = this.#newStrategy(session.agent);
     strategy.restore(data.strategy);
-    this.#install(session, strategy, checkpoint.version, trimHistory(data.history, this.#o.maxHistoryMessages), data.engine);
+    this.#install(
+      session,
+      strategy,
+      checkpoint.version,
+      trimHistory(data.history, this.#o.maxHistoryMessages),
+      data.engine,
+    );
   }
 
-  #install(session: LiveSession, strategy: ExecutionStrategy, version: number, history: readonly ChatMessage[], engineState: unknown): void {
-    session.router = new ComposedRouter({ strategy: strategy.signalRoutes(), agent: session.agent.routes, plugin: this.#o.pluginRoutes });
+  #install(
+    session: LiveSession,
+    strategy: ExecutionStrategy,
+    version: number,
+    history: readonly ChatMessage[],
+    engineState: unknown,
+  ): void {
+    session.router = new ComposedRouter({
+      strategy: strategy.signalRoutes(),
+      agent: session.agent.routes,
+      plugin: this.#o.pluginRoutes,
+    });
     session.strategy = strategy;
     session.version = version;
     session.history = history;
@@ -604,13 +713,21 @@ class RunnerImpl implements Runner {
     try {
       strategy = factory();
     } catch (error) {
-      throw new RunnerError({ code: 'STRATEGY_FACTORY_FAILED', message: `The strategy factory of agent "${agent.id}" threw: ${errorText(error)}`, cause: error });
+      throw new RunnerError({
+        code: 'STRATEGY_FACTORY_FAILED',
+        message: `The strategy factory of agent "${agent.id}" threw: ${errorText(error)}`,
+        cause: error,
+      });
     }
     const s = strategy as Partial<ExecutionStrategy> | null;
     if (
-      typeof s !== 'object' || s === null ||
-      typeof s.execute !== 'function' || typeof s.canExecute !== 'function' || typeof s.signalRoutes !== 'function' ||
-      typeof s.snapshot !== 'function' || typeof s.restore !== 'function'
+      typeof s !== 'object' ||
+      s === null ||
+      typeof s.execute !== 'function' ||
+      typeof s.canExecute !== 'function' ||
+      typeof s.signalRoutes !== 'function' ||
+      typeof s.snapshot !== 'function' ||
+      typeof s.restore !== 'function'
     ) {
       throw new RunnerError({
         code: 'STRATEGY_FACTORY_FAILED',
@@ -625,18 +742,30 @@ class RunnerImpl implements Runner {
     const { signal } = job;
     const strategy = session.strategy as ExecutionStrategy;
     const user = userMessageOf(signal);
-    const history = user === undefined ? session.history : trimHistory([...session.history, user], this.#o.maxHistoryMessages);
+    const history =
+      user === undefined ? session.history : trimHistory([...session.history, user], this.#o.maxHistoryMessages);
     const arrival = user === undefined ? undefined : { history, engineState: session.engineState };
 
     let match: RouteMatch | undefined;
     try {
       match = (session.router as ComposedRouter).match(signal, session.ctx);
     } catch (error) {
-      this.#hub.emit({ type: 'route_decided', sessionKey: session.key, agentId: session.agent.id, signal, action: undefined });
-      return { outcome: this.#failedOutcome(session.key, session.agent.id, error, undefined, undefined), ...(arrival && { save: arrival }) };
+      this.#hub.emit({
+        type: 'route_decided',
+        sessionKey: session.key,
+        agentId: session.agent.id,
+        signal,
+        action: undefined,
+      });
+      return {
+        outcome: this.#failedOutcome(session.key, session.agent.id, error, undefined, undefined),
+        ...(arrival && { save: arrival }),
+      };
     }
     // Runner defaults for unrouted signals: user_message → continue, stop → graceful_stop.
-    const action = match?.action ?? (signal.kind === 'user_message' ? Action.Continue : signal.kind === 'stop' ? Action.GracefulStop : undefined);
+    const action =
+      match?.action ??
+      (signal.kind === 'user_message' ? Action.Continue : signal.kind === 'stop' ? Action.GracefulStop : undefined);
     this.#emitDecision(session, signal, action, match);
 
     if (action === undefined) {
@@ -648,7 +777,11 @@ class RunnerImpl implements Runner {
         return { outcome: this.#outcome(session, action, match, 'rejected'), ...(arrival && { save: arrival }) };
       case 'graceful_stop':
       case 'force_stop':
-        return { outcome: this.#outcome(session, action, match, 'completed'), save: arrival ?? { history, engineState: session.engineState }, stopQueued: true };
+        return {
+          outcome: this.#outcome(session, action, match, 'completed'),
+          save: arrival ?? { history, engineState: session.engineState },
+          stopQueued: true,
+        };
       case 'transition': {
         const before = strategy.snapshot();
         try {
@@ -661,16 +794,31 @@ class RunnerImpl implements Runner {
           };
         } catch (error) {
           const status = isSignalyardError(error) && REFUSED_TRANSITION.has(error.code) ? 'rejected' : 'failed';
-          return { outcome: { ...this.#outcome(session, action, match, status), error: asSignalyardError(error, 'ENGINE_FAILED') }, ...(arrival && { save: arrival }) };
+          return {
+            outcome: {
+              ...this.#outcome(session, action, match, status),
+              error: asSignalyardError(error, 'ENGINE_FAILED'),
+            },
+            ...(arrival && { save: arrival }),
+          };
         }
       }
       case 'custom': {
         try {
           const output = await this.#runCustom(session, job, action.name);
-          return { outcome: { ...this.#outcome(session, action, match, 'completed'), output }, save: { history, engineState: session.engineState } };
+          return {
+            outcome: { ...this.#outcome(session, action, match, 'completed'), output },
+            save: { history, engineState: session.engineState },
+          };
         } catch (error) {
           const status = job.stop.aborted ? 'stopped' : 'failed';
-          return { outcome: { ...this.#outcome(session, action, match, status), ...(status === 'failed' && { error: asSignalyardError(error, 'CUSTOM_ACTION_FAILED') }) }, ...(arrival && { save: arrival }) };
+          return {
+            outcome: {
+              ...this.#outcome(session, action, match, status),
+              ...(status === 'failed' && { error: asSignalyardError(error, 'CUSTOM_ACTION_FAILED') }),
+            },
+            ...(arrival && { save: arrival }),
+          };
         }
       }
       case 'continue':
@@ -687,11 +835,26 @@ class RunnerImpl implements Runner {
       });
     }
     try {
-      const run = Promise.resolve(handler({ sessionKey: session.key, agentId: session.agent.id, signal: job.signal, abortSignal: job.stop.signal }));
-      return await raceStop(run, job.stop, () => new AbortedError({ message: `custom action ${JSON.stringify(name)} was stopped` }));
+      const run = Promise.resolve(
+        handler({
+          sessionKey: session.key,
+          agentId: session.agent.id,
+          signal: job.signal,
+          abortSignal: job.stop.signal,
+        }),
+      );
+      return await raceStop(
+        run,
+        job.stop,
+        () => new AbortedError({ message: `custom action ${JSON.stringify(name)} was stopped` }),
+      );
     } catch (error) {
       if (SignalyardError.isInstance(error)) throw error;
-      throw new RunnerError({ code: 'CUSTOM_ACTION_FAILED', message: `Custom action ${JSON.stringify(name)} failed: ${errorText(error)}`, cause: error });
+      throw new RunnerError({
+        code: 'CUSTOM_ACTION_FAILED',
+        message: `Custom action ${JSON.stringify(name)} failed: ${errorText(error)}`,
+        cause: error,
+      });
     }
   }
 
@@ -710,14 +873,26 @@ class RunnerImpl implements Runner {
     const base = { sessionKey: session.key, agentId: session.agent.id };
     const stop = job.stop;
     let over = false;
-    const ctx = new TurnContextImpl(session.key, session.agent.id, signal, history, session.engineState, strategy, stop, (event) => {
-      if (over) return;
-      if (typeof event !== 'object' || (event as unknown) === null || typeof event.type !== 'string') {
-        this.#hub.emit({ type: 'warning', message: `Engine of agent "${session.agent.id}" emitted ${describeValue(event)}: expected { type: string, ... }` });
-        return;
-      }
-      this.#hub.emit({ type: 'engine_event', ...base, event });
-    });
+    const ctx = new TurnContextImpl(
+      session.key,
+      session.agent.id,
+      signal,
+      history,
+      session.engineState,
+      strategy,
+      stop,
+      (event) => {
+        if (over) return;
+        if (typeof event !== 'object' || (event as unknown) === null || typeof event.type !== 'string') {
+          this.#hub.emit({
+            type: 'warning',
+            message: `Engine of agent "${session.agent.id}" emitted ${describeValue(event)}: expected { type: string, ... }`,
+          });
+          return;
+        }
+        this.#hub.emit({ type: 'engine_event', ...base, event });
+      },
+    );
     const end = (outcome: Outcome, applied: Omit<Applied, 'outcome'>): Applied => {
       over = true;
       if (this.#hub.hasListeners) this.#hub.emit({ type: 'turn_end', ...base, status: outcome.status });
@@ -728,18 +903,28 @@ class RunnerImpl implements Runner {
     if (this.#hub.hasListeners) this.#hub.emit({ type: 'turn_start', ...base });
     let result: unknown;
     try {
-      if (engine === undefined) throw new RunnerError({ code: 'ENGINE_FAILED', message: `Agent "${session.agent.id}" has no engine` });
+      if (engine === undefined)
+        throw new RunnerError({ code: 'ENGINE_FAILED', message: `Agent "${session.agent.id}" has no engine` });
       result = await raceStop(engine(ctx), stop, () => new AbortedError({ message: 'The turn was stopped' }));
     } catch (error) {
       if (stop.aborted) return end(this.#outcome(session, action, match, 'stopped'), keepArrival);
-      return end({ ...this.#outcome(session, action, match, 'failed'), error: asSignalyardError(error, 'ENGINE_FAILED') }, keepArrival);
+      return end(
+        { ...this.#outcome(session, action, match, 'failed'), error: asSignalyardError(error, 'ENGINE_FAILED') },
+        keepArrival,
+      );
     }
     if (stop.aborted) return end(this.#outcome(session, action, match, 'stopped'), keepArrival);
 
     const problem = turnResultProblem(result);
     if (problem !== undefined) {
       return end(
-        { ...this.#outcome(session, action, match, 'failed'), error: new RunnerError({ code: 'TURN_RESULT_INVALID', message: `Engine of agent "${session.agent.id}" returned ${problem}` }) },
+        {
+          ...this.#outcome(session, action, match, 'failed'),
+          error: new RunnerError({
+            code: 'TURN_RESULT_INVALID',
+            message: `Engine of agent "${session.agent.id}" returned ${problem}`,
+          }),
+        },
         keepArrival,
       );
     }
@@ -756,7 +941,11 @@ class RunnerImpl implements Runner {
         else if (a.type === 'custom') await this.#runCustom(session, job, a.name);
         else if (a.type === 'graceful_stop' || a.type === 'force_stop') stopQueued = true;
         else if (a.type === 'reject') refusal = { status: 'rejected' };
-        else throw new RunnerError({ code: 'TURN_RESULT_INVALID', message: `A turn cannot return the action "${a.type}" in TurnResult.actions` });
+        else
+          throw new RunnerError({
+            code: 'TURN_RESULT_INVALID',
+            message: `A turn cannot return the action "${a.type}" in TurnResult.actions`,
+          });
       } catch (error) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a force_stop can land while a custom handler runs
         if (stop.aborted) {
@@ -768,7 +957,10 @@ class RunnerImpl implements Runner {
       }
       if (refusal !== undefined) {
         strategy.restore(before);
-        return end({ ...this.#outcome(session, action, match, refusal.status), ...(refusal.error && { error: refusal.error }) }, keepArrival);
+        return end(
+          { ...this.#outcome(session, action, match, refusal.status), ...(refusal.error && { error: refusal.error }) },
+          keepArrival,
+        );
       }
     }
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- custom action handlers awaited above can see a force_stop
@@ -777,7 +969,10 @@ class RunnerImpl implements Runner {
       return end(this.#outcome(session, action, match, 'stopped'), keepArrival);
     }
 
-    const next = turn.messages === undefined || turn.messages.length === 0 ? history : trimHistory([...history, ...turn.messages], this.#o.maxHistoryMessages);
+    const next =
+      turn.messages === undefined || turn.messages.length === 0
+        ? history
+        : trimHistory([...history, ...turn.messages], this.#o.maxHistoryMessages);
     const engineState = Object.prototype.hasOwnProperty.call(turn, 'state') ? turn.state : session.engineState;
     const status = turn.status === 'paused' ? 'paused' : 'completed';
     return end(
@@ -801,7 +996,12 @@ class RunnerImpl implements Runner {
     });
   }
 
-  #outcome(session: LiveSession, action: Action | undefined, match: RouteMatch | undefined, status: Outcome['status']): Outcome {
+  #outcome(
+    session: LiveSession,
+    action: Action | undefined,
+    match: RouteMatch | undefined,
+    status: Outcome['status'],
+  ): Outcome {
     return {
       sessionKey: session.key,
       agentId: session.agent.id,
@@ -815,7 +1015,13 @@ class RunnerImpl implements Runner {
     return this.#outcome(session, undefined, undefined, 'stopped');
   }
 
-  #failedOutcome(sessionKey: string, agentId: string, error: unknown, action: Action | undefined, match: RouteMatch | undefined): Outcome {
+  #failedOutcome(
+    sessionKey: string,
+    agentId: string,
+    error: unknown,
+    action: Action | undefined,
+    match: RouteMatch | undefined,
+  ): Outcome {
     return {
       sessionKey,
       agentId,
@@ -847,21 +1053,29 @@ class TurnContextImpl implements TurnContext {
 
 function turnResultProblem(result: unknown): string | undefined {
   if (result === undefined) return undefined;
-  if (typeof result !== 'object' || result === null || Array.isArray(result)) return `${describeValue(result)}, expected a TurnResult object`;
+  if (typeof result !== 'object' || result === null || Array.isArray(result))
+    return `${describeValue(result)}, expected a TurnResult object`;
   const r = result as Record<string, unknown>;
   if (r.messages !== undefined) {
     if (!Array.isArray(r.messages)) return `messages ${describeValue(r.messages)}, expected a list of chat messages`;
     for (const m of r.messages as unknown[]) {
       const msg = m as Partial<ChatMessage> | null;
-      if (typeof msg !== 'object' || msg === null || !['system', 'user', 'assistant', 'tool'].includes(msg.role as string) || typeof msg.content !== 'string') {
+      if (
+        typeof msg !== 'object' ||
+        msg === null ||
+        !['system', 'user', 'assistant', 'tool'].includes(msg.role as string) ||
+        typeof msg.content !== 'string'
+      ) {
         return `a message ${describeValue(m)}, expected { role, content }`;
       }
     }
   }
-  if (r.status !== undefined && r.status !== 'completed' && r.status !== 'paused') return `status ${describeValue(r.status)}, expected "completed" or "paused"`;
+  if (r.status !== undefined && r.status !== 'completed' && r.status !== 'paused')
+    return `status ${describeValue(r.status)}, expected "completed" or "paused"`;
   if (r.actions !== undefined) {
     if (!Array.isArray(r.actions)) return `actions ${describeValue(r.actions)}, expected a list of actions`;
-    for (const a of r.actions as unknown[]) if (!isAction(a)) return `an action ${describeValue(a)} that is not an Action`;
+    for (const a of r.actions as unknown[])
+      if (!isAction(a)) return `an action ${describeValue(a)} that is not an Action`;
   }
   return undefined;
 }
@@ -880,9 +1094,16 @@ function inputError(message: string, cause?: unknown): RunnerError {
 }
 
 function closedError(): RunnerError {
-  return new RunnerError({ code: 'RUNNER_CLOSED', message: 'The runner is closed (or closing): create a new runner to serve more signals' });
+  return new RunnerError({
+    code: 'RUNNER_CLOSED',
+    message: 'The runner is closed (or closing): create a new runner to serve more signals',
+  });
 }
 
 function startFailed(error: unknown): RunnerError {
-  return new RunnerError({ code: 'RUNNER_START_FAILED', message: `The runner could not start: ${errorText(error)}`, cause: error });
+  return new RunnerError({
+    code: 'RUNNER_START_FAILED',
+    message: `The runner could not start: ${errorText(error)}`,
+    cause: error,
+  });
 }

@@ -56,7 +56,9 @@ const noop = (): void => undefined;
  */
 export function raceStop<T>(promise: Promise<T>, stopper: Stopper, abortError: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const off = stopper.onAbort(() => { reject(abortError()); });
+    const off = stopper.onAbort(() => {
+      reject(abortError());
+    });
     promise.then(
       (value) => {
         off();

@@ -20,7 +20,9 @@ const BOOM = SignalKind.custom('boom');
 function reviewFsm(): FsmDefinition {
   return FsmStrategy.builder()
     .initial('idle')
-    .transition('idle', 'check', 'approved', { guard: new ClosureGuard('good-enough', (input) => (input as { score: number }).score > 0.5) })
+    .transition('idle', 'check', 'approved', {
+      guard: new ClosureGuard('good-enough', (input) => (input as { score: number }).score > 0.5),
+    })
     .transition('idle', 'boom', 'idle', {
       guard: new ClosureGuard('broken', () => {
         throw new Error('guard bug');
@@ -34,7 +36,11 @@ function reviewAgent(engine: EngineFn = echoEngine().engine, extraRoutes: Signal
   return {
     id: 'main',
     strategy: () => definition.create(),
-    routes: [{ kind: CHECK, action: Action.transition('check'), name: 'check' }, { kind: BOOM, action: Action.transition('boom') }, ...extraRoutes],
+    routes: [
+      { kind: CHECK, action: Action.transition('check'), name: 'check' },
+      { kind: BOOM, action: Action.transition('boom') },
+      ...extraRoutes,
+    ],
     engine,
   };
 }
@@ -42,9 +48,20 @@ function reviewAgent(engine: EngineFn = echoEngine().engine, extraRoutes: Signal
 describe('continue', () => {
   it('runs the engine and returns its output; decidedBy names the route', async () => {
     const route: SignalRoute = { kind: SignalKind.UserMessage, action: Action.Continue, name: 'chat' };
-    const runner = createRunner({ agents: [{ id: 'main', routes: [route], engine: async (ctx) => ({ output: { said: ctx.history.at(-1)?.content } }) }] });
+    const runner = createRunner({
+      agents: [
+        { id: 'main', routes: [route], engine: async (ctx) => ({ output: { said: ctx.history.at(-1)?.content } }) },
+      ],
+    });
     const outcome = await runner.handle({ channel: 'cli', text: 'hi' });
-    expect(outcome).toEqual({ sessionKey: MAIN, agentId: 'main', action: Action.Continue, decidedBy: { tier: 'agent', route }, status: 'completed', output: { said: 'hi' } });
+    expect(outcome).toEqual({
+      sessionKey: MAIN,
+      agentId: 'main',
+      action: Action.Continue,
+      decidedBy: { tier: 'agent', route },
+      status: 'completed',
+      output: { said: 'hi' },
+    });
     await runner.close();
   });
 
@@ -52,14 +69,24 @@ describe('continue', () => {
     const { engine, seen } = echoEngine();
     const runner = createRunner({ agents: [{ id: 'main', engine }] });
     const outcome = await runner.handle({ channel: 'cli', text: 'hi' });
-    expect(outcome).toMatchObject({ status: 'completed', action: Action.Continue, decidedBy: undefined, output: 'echo: hi' });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      action: Action.Continue,
+      decidedBy: undefined,
+      output: 'echo: hi',
+    });
     expect(seen).toHaveLength(1);
     await runner.close();
   });
 
   it('a turn that reports status paused gives a paused outcome, and its effects are saved', async () => {
     const store = new MemoryCheckpointStore();
-    const runner = createRunner({ store, agents: [{ id: 'main', engine: async () => ({ status: 'paused', state: { waitingFor: 'approval' }, output: 'paused' }) }] });
+    const runner = createRunner({
+      store,
+      agents: [
+        { id: 'main', engine: async () => ({ status: 'paused', state: { waitingFor: 'approval' }, output: 'paused' }) },
+      ],
+    });
     expect(await runner.handle({ channel: 'cli', text: 'hi' })).toMatchObject({ status: 'paused', output: 'paused' });
     expect((await stored(store, MAIN)).data.engine).toEqual({ waitingFor: 'approval' });
     await runner.close();
@@ -83,15 +110,21 @@ describe('continue', () => {
     { what: 'an unknown status', result: { status: 'done' } },
     { what: 'actions that are not a list', result: { actions: Action.Continue } },
     { what: 'an action that is not an Action', result: { actions: [{ type: 'teleport' }] } },
-  ])('an engine that returns $what fails with TURN_RESULT_INVALID and nothing from the turn is saved', async ({ result }) => {
-    const store = new MemoryCheckpointStore();
-    const runner = createRunner({ store, agents: [{ id: 'main', engine: (async () => result) as unknown as EngineFn }] });
-    const outcome = await runner.handle({ channel: 'cli', text: 'hi' });
-    expect(outcome.status).toBe('failed');
-    expect(outcome.error?.code).toBe('TURN_RESULT_INVALID');
-    expect((await stored(store, MAIN)).data.history).toEqual([user('hi')]);
-    await runner.close();
-  });
+  ])(
+    'an engine that returns $what fails with TURN_RESULT_INVALID and nothing from the turn is saved',
+    async ({ result }) => {
+      const store = new MemoryCheckpointStore();
+      const runner = createRunner({
+        store,
+        agents: [{ id: 'main', engine: (async () => result) as unknown as EngineFn }],
+      });
+      const outcome = await runner.handle({ channel: 'cli', text: 'hi' });
+      expect(outcome.status).toBe('failed');
+      expect(outcome.error?.code).toBe('TURN_RESULT_INVALID');
+      expect((await stored(store, MAIN)).data.history).toEqual([user('hi')]);
+      await runner.close();
+    },
+  );
 });
 
 describe('engine failures', () => {
@@ -106,7 +139,10 @@ describe('engine failures', () => {
           id: 'main',
           engine: async (ctx) => {
             if (fail) throw bug;
-            return { messages: [assistant(`re: ${ctx.history.at(-1)?.content ?? ''}`)], state: { good: ctx.history.length } };
+            return {
+              messages: [assistant(`re: ${ctx.history.at(-1)?.content ?? ''}`)],
+              state: { good: ctx.history.length },
+            };
           },
         },
       ],
@@ -170,12 +206,22 @@ describe('transition(x) alone', () => {
     const runner = createRunner({ store, agents: [reviewAgent(engine)] });
     const events = recordEvents(runner);
     const outcome = await runner.dispatch(MAIN, signal(CHECK, { score: 0.9 }));
-    expect(outcome).toMatchObject({ status: 'completed', action: Action.transition('check'), decidedBy: { tier: 'agent' }, output: { from: 'idle', action: 'check', to: 'approved', guard: 'good-enough' } });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      action: Action.transition('check'),
+      decidedBy: { tier: 'agent' },
+      output: { from: 'idle', action: 'check', to: 'approved', guard: 'good-enough' },
+    });
     expect(outcome.decidedBy?.route.name).toBe('check');
     expect(seen).toHaveLength(0);
     expect((await stored(store, MAIN)).data.strategy).toEqual({ type: 'fsm', current_state: 'approved' });
     expect(events.filter((e) => e.type === 'transition_applied')).toEqual([
-      expect.objectContaining({ type: 'transition_applied', sessionKey: MAIN, agentId: 'main', result: outcome.output }),
+      expect.objectContaining({
+        type: 'transition_applied',
+        sessionKey: MAIN,
+        agentId: 'main',
+        result: outcome.output,
+      }),
     ]);
     expect(events.some((e) => e.type === 'turn_start')).toBe(false);
     await runner.close();
@@ -212,11 +258,17 @@ describe('transition(x) alone', () => {
 
   it('a user_message routed to a refused transition still saves the user message', async () => {
     const store = new MemoryCheckpointStore();
-    const runner = createRunner({ store, agents: [reviewAgent(undefined, [{ kind: SignalKind.UserMessage, action: Action.transition('nope') }])] });
+    const runner = createRunner({
+      store,
+      agents: [reviewAgent(undefined, [{ kind: SignalKind.UserMessage, action: Action.transition('nope') }])],
+    });
     const outcome = await runner.handle({ channel: 'cli', text: 'hello' });
     expect(outcome.status).toBe('rejected');
     expect(outcome.error?.code).toBe('FSM_INVALID_TRANSITION');
-    expect((await stored(store, MAIN)).data).toMatchObject({ history: [user('hello')], strategy: { current_state: 'idle' } });
+    expect((await stored(store, MAIN)).data).toMatchObject({
+      history: [user('hello')],
+      strategy: { current_state: 'idle' },
+    });
     await runner.close();
   });
 });
@@ -225,10 +277,18 @@ describe('reject(reason)', () => {
   it('resolves rejected and runs nothing', async () => {
     const { engine, seen } = echoEngine();
     const route: SignalRoute = { kind: SignalKind.UserMessage, action: Action.reject('maintenance') };
-    const runner = createRunner({ agents: [{ id: 'main', strategy: () => phaseFsm().create(), routes: [route], engine }] });
+    const runner = createRunner({
+      agents: [{ id: 'main', strategy: () => phaseFsm().create(), routes: [route], engine }],
+    });
     const events = recordEvents(runner);
     const outcome = await runner.handle({ channel: 'cli', text: 'hi' });
-    expect(outcome).toEqual({ sessionKey: MAIN, agentId: 'main', action: Action.reject('maintenance'), decidedBy: { tier: 'agent', route }, status: 'rejected' });
+    expect(outcome).toEqual({
+      sessionKey: MAIN,
+      agentId: 'main',
+      action: Action.reject('maintenance'),
+      decidedBy: { tier: 'agent', route },
+      status: 'rejected',
+    });
     expect(seen).toHaveLength(0);
     expect(events.map((e) => e.type)).not.toContain('turn_start');
     expect((await runner.session(MAIN))?.strategy).toEqual({ type: 'fsm', current_state: 'idle' });
@@ -250,7 +310,9 @@ describe('custom(name)', () => {
   it("resolves completed with the handler's return value as output; the handler gets the session, agent, signal and an abortSignal", async () => {
     const calls: unknown[] = [];
     const runner = createRunner({
-      agents: [{ id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: echoEngine().engine }],
+      agents: [
+        { id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: echoEngine().engine },
+      ],
       plugins: [
         toolsPlugin({
           lookup: async (ctx) => {
@@ -262,14 +324,21 @@ describe('custom(name)', () => {
     });
     const sig = signal(LOOKUP, 'order-7');
     const outcome = await runner.dispatch(MAIN, sig);
-    expect(outcome).toMatchObject({ status: 'completed', action: Action.custom('lookup'), output: { found: 'order-7' }, decidedBy: { tier: 'agent' } });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      action: Action.custom('lookup'),
+      output: { found: 'order-7' },
+      decidedBy: { tier: 'agent' },
+    });
     expect(calls).toEqual([{ sessionKey: MAIN, agentId: 'main', signal: sig, abortSignal: expect.any(AbortSignal) }]);
     await runner.close();
   });
 
   it('a synchronous handler works as well', async () => {
     const runner = createRunner({
-      agents: [{ id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: echoEngine().engine }],
+      agents: [
+        { id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: echoEngine().engine },
+      ],
       plugins: [toolsPlugin({ lookup: () => 'sync' })],
     });
     expect(await runner.dispatch(MAIN, signal(LOOKUP))).toMatchObject({ status: 'completed', output: 'sync' });
@@ -277,7 +346,11 @@ describe('custom(name)', () => {
   });
 
   it('a custom action no plugin handles fails with CUSTOM_ACTION_UNHANDLED', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: echoEngine().engine }] });
+    const runner = createRunner({
+      agents: [
+        { id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: echoEngine().engine },
+      ],
+    });
     const outcome = await runner.dispatch(MAIN, signal(LOOKUP));
     expect(outcome).toMatchObject({ status: 'failed', action: Action.custom('lookup') });
     expect(outcome.error?.code).toBe('CUSTOM_ACTION_UNHANDLED');
@@ -289,7 +362,13 @@ describe('custom(name)', () => {
     const store = new MemoryCheckpointStore();
     const runner = createRunner({
       store,
-      agents: [{ id: 'main', routes: [{ kind: SignalKind.UserMessage, action: Action.custom('lookup') }], engine: echoEngine().engine }],
+      agents: [
+        {
+          id: 'main',
+          routes: [{ kind: SignalKind.UserMessage, action: Action.custom('lookup') }],
+          engine: echoEngine().engine,
+        },
+      ],
       plugins: [
         toolsPlugin({
           lookup: () => {
@@ -309,7 +388,9 @@ describe('custom(name)', () => {
   it('a handler that throws a SignalyardError keeps its code', async () => {
     const error = new SignalyardError({ code: 'LOOKUP_DENIED', message: 'no' });
     const runner = createRunner({
-      agents: [{ id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: echoEngine().engine }],
+      agents: [
+        { id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: echoEngine().engine },
+      ],
       plugins: [
         toolsPlugin({
           lookup: async () => {
@@ -331,15 +412,27 @@ describe('unrouted', () => {
     const events = recordEvents(runner);
     const timer = signal(SignalKind.Timer, { at: 'noon' });
     const outcome = await runner.dispatch(MAIN, timer);
-    expect(outcome).toEqual({ sessionKey: MAIN, agentId: 'main', action: undefined, decidedBy: undefined, status: 'unrouted' });
-    expect(events).toContainEqual(expect.objectContaining({ type: 'unrouted', sessionKey: MAIN, agentId: 'main', signal: timer }));
+    expect(outcome).toEqual({
+      sessionKey: MAIN,
+      agentId: 'main',
+      action: undefined,
+      decidedBy: undefined,
+      status: 'unrouted',
+    });
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'unrouted', sessionKey: MAIN, agentId: 'main', signal: timer }),
+    );
     expect((await stored(store, MAIN)).version).toBe(1);
     await runner.close();
   });
 
   it('a stop with no route gets the runner default graceful_stop, with decidedBy undefined', async () => {
     const runner = createRunner({ agents: [{ id: 'main', engine: echoEngine().engine }] });
-    expect(await runner.dispatch(MAIN, signal(SignalKind.Stop))).toMatchObject({ status: 'completed', action: Action.GracefulStop, decidedBy: undefined });
+    expect(await runner.dispatch(MAIN, signal(SignalKind.Stop))).toMatchObject({
+      status: 'completed',
+      action: Action.GracefulStop,
+      decidedBy: undefined,
+    });
     await runner.close();
   });
 });
@@ -349,15 +442,30 @@ describe('TurnResult.actions', () => {
     const store = new MemoryCheckpointStore();
     const runner = createRunner({
       store,
-      agents: [{ id: 'main', strategy: () => phaseFsm().create(), engine: async () => ({ output: 'handed off', messages: [assistant('ok')], actions: [Action.transition('start')] }) }],
+      agents: [
+        {
+          id: 'main',
+          strategy: () => phaseFsm().create(),
+          engine: async () => ({
+            output: 'handed off',
+            messages: [assistant('ok')],
+            actions: [Action.transition('start')],
+          }),
+        },
+      ],
     });
     const events = recordEvents(runner);
     const outcome = await runner.handle({ channel: 'cli', text: 'go' });
     expect(outcome).toMatchObject({ status: 'completed', action: Action.Continue, output: 'handed off' });
-    expect((await stored(store, MAIN)).data).toMatchObject({ strategy: { current_state: 'busy' }, history: [user('go'), assistant('ok')] });
+    expect((await stored(store, MAIN)).data).toMatchObject({
+      strategy: { current_state: 'busy' },
+      history: [user('go'), assistant('ok')],
+    });
     const types = events.map((e) => e.type);
     expect(types.slice(types.indexOf('turn_end'))).toEqual(['turn_end', 'transition_applied', 'outcome']);
-    expect(events.find((e) => e.type === 'transition_applied')).toMatchObject({ result: { from: 'idle', action: 'start', to: 'busy' } });
+    expect(events.find((e) => e.type === 'transition_applied')).toMatchObject({
+      result: { from: 'idle', action: 'start', to: 'busy' },
+    });
     // The new state gates the next message.
     expect((await runner.handle({ channel: 'cli', text: 'again' })).status).toBe('rejected');
     await runner.close();
@@ -365,11 +473,21 @@ describe('TurnResult.actions', () => {
 
   it('several transitions apply in order, each reported', async () => {
     const runner = createRunner({
-      agents: [{ id: 'main', strategy: () => phaseFsm().create(), engine: async () => ({ actions: [Action.transition('start'), Action.transition('finish'), Action.transition('start')] }) }],
+      agents: [
+        {
+          id: 'main',
+          strategy: () => phaseFsm().create(),
+          engine: async () => ({
+            actions: [Action.transition('start'), Action.transition('finish'), Action.transition('start')],
+          }),
+        },
+      ],
     });
     const events = recordEvents(runner);
     await runner.handle({ channel: 'cli', text: 'go' });
-    expect(events.flatMap((e) => (e.type === 'transition_applied' ? [`${e.result.from}>${e.result.to}`] : []))).toEqual(['idle>busy', 'busy>idle', 'idle>busy']);
+    expect(events.flatMap((e) => (e.type === 'transition_applied' ? [`${e.result.from}>${e.result.to}`] : []))).toEqual(
+      ['idle>busy', 'busy>idle', 'idle>busy'],
+    );
     expect((await runner.session(MAIN))?.strategy).toEqual({ type: 'fsm', current_state: 'busy' });
     await runner.close();
   });
@@ -386,7 +504,11 @@ describe('TurnResult.actions', () => {
           routes: [phaseRoutes[1]],
           engine: async (): Promise<TurnResult> =>
             ++turn === 2
-              ? { messages: [assistant('second')], state: { turn }, actions: [Action.transition('start'), Action.transition('start')] }
+              ? {
+                  messages: [assistant('second')],
+                  state: { turn },
+                  actions: [Action.transition('start'), Action.transition('start')],
+                }
               : { messages: [assistant('first')], state: { turn } },
         },
       ],
@@ -410,11 +532,23 @@ describe('TurnResult.actions', () => {
     const store = new MemoryCheckpointStore();
     const runner = createRunner({
       store,
-      agents: [{ id: 'main', strategy: () => phaseFsm().create(), engine: async () => ({ messages: [assistant('x')], actions: [Action.transition('start'), Action.reject('second thoughts')] }) }],
+      agents: [
+        {
+          id: 'main',
+          strategy: () => phaseFsm().create(),
+          engine: async () => ({
+            messages: [assistant('x')],
+            actions: [Action.transition('start'), Action.reject('second thoughts')],
+          }),
+        },
+      ],
     });
     const outcome = await runner.handle({ channel: 'cli', text: 'go' });
     expect(outcome.status).toBe('rejected');
-    expect((await stored(store, MAIN)).data).toMatchObject({ strategy: { current_state: 'idle' }, history: [user('go')] });
+    expect((await stored(store, MAIN)).data).toMatchObject({
+      strategy: { current_state: 'idle' },
+      history: [user('go')],
+    });
     await runner.close();
   });
 
@@ -424,7 +558,13 @@ describe('TurnResult.actions', () => {
     let actions = [Action.custom('note')];
     const runner = createRunner({
       store,
-      agents: [{ id: 'main', strategy: () => phaseFsm().create(), engine: async () => ({ messages: [assistant('x')], actions }) }],
+      agents: [
+        {
+          id: 'main',
+          strategy: () => phaseFsm().create(),
+          engine: async () => ({ messages: [assistant('x')], actions }),
+        },
+      ],
       plugins: [
         {
           name: 'notes',
@@ -445,7 +585,10 @@ describe('TurnResult.actions', () => {
     const outcome = await runner.handle({ channel: 'cli', text: 'b' });
     expect(outcome.status).toBe('failed');
     expect(outcome.error?.code).toBe('CUSTOM_ACTION_FAILED');
-    expect((await stored(store, MAIN)).data).toMatchObject({ strategy: { current_state: 'idle' }, history: [user('a'), assistant('x'), user('b')] });
+    expect((await stored(store, MAIN)).data).toMatchObject({
+      strategy: { current_state: 'idle' },
+      history: [user('a'), assistant('x'), user('b')],
+    });
     await runner.close();
   });
 
@@ -461,15 +604,25 @@ describe('TurnResult.actions', () => {
 describe('decidedBy', () => {
   it('is { tier, route } for the deciding route of each tier', async () => {
     const agentRoute: SignalRoute = { kind: START, action: Action.transition('start'), name: 'agent-start' };
-    const pluginRoute: SignalRoute = { kind: SignalKind.Timer, action: Action.reject('no timers'), name: 'plugin-timer' };
+    const pluginRoute: SignalRoute = {
+      kind: SignalKind.Timer,
+      action: Action.reject('no timers'),
+      name: 'plugin-timer',
+    };
     const runner = createRunner({
       agents: [{ id: 'main', strategy: () => phaseFsm().create(), routes: [agentRoute], engine: echoEngine().engine }],
       plugins: [{ name: 'p', signalRoutes: () => [pluginRoute] }],
     });
     expect((await runner.dispatch(MAIN, signal(START))).decidedBy).toEqual({ tier: 'agent', route: agentRoute });
-    expect((await runner.dispatch(MAIN, signal(SignalKind.Timer))).decidedBy).toEqual({ tier: 'plugin', route: pluginRoute });
+    expect((await runner.dispatch(MAIN, signal(SignalKind.Timer))).decidedBy).toEqual({
+      tier: 'plugin',
+      route: pluginRoute,
+    });
     const gated = await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'hi'));
-    expect(gated.decidedBy).toMatchObject({ tier: 'strategy', route: { kind: SignalKind.UserMessage, name: 'busy-gate', action: Action.reject('busy') } });
+    expect(gated.decidedBy).toMatchObject({
+      tier: 'strategy',
+      route: { kind: SignalKind.UserMessage, name: 'busy-gate', action: Action.reject('busy') },
+    });
     await runner.close();
   });
 });

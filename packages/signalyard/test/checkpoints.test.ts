@@ -1,7 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { Action, CheckpointConflictError, MemoryCheckpointStore, SignalKind, signal, type ChatMessage, type CheckpointStore, type SessionLock } from '@signalyard/core';
+import {
+  Action,
+  CheckpointConflictError,
+  MemoryCheckpointStore,
+  SignalKind,
+  signal,
+  type ChatMessage,
+  type CheckpointStore,
+  type SessionLock,
+} from '@signalyard/core';
 import { createRunner, type AgentDefinition, type SessionCheckpointV1, type TurnContext } from 'signalyard';
-import { FINISH, MAIN, START, assistant, deferred, heldEngine, phaseFsm, phaseRoutes, recordingLock, stored, user, wrapStore } from './support.js';
+import {
+  FINISH,
+  MAIN,
+  START,
+  assistant,
+  deferred,
+  heldEngine,
+  phaseFsm,
+  phaseRoutes,
+  recordingLock,
+  stored,
+  user,
+  wrapStore,
+} from './support.js';
 
 /** An FSM agent whose engine echoes and counts its turns in its state. */
 function countingAgent(seen: TurnContext[] = []): AgentDefinition {
@@ -26,14 +48,23 @@ describe('a checkpoint after every applied signal', () => {
     await runner.handle({ channel: 'cli', text: 'hi' });
     expect(await stored(store, MAIN)).toEqual({
       version: 1,
-      data: { v: 1, agentId: 'main', strategy: { type: 'fsm', current_state: 'idle' }, history: [user('hi'), assistant('echo hi')], engine: { turns: 1 } },
+      data: {
+        v: 1,
+        agentId: 'main',
+        strategy: { type: 'fsm', current_state: 'idle' },
+        history: [user('hi'), assistant('echo hi')],
+        engine: { turns: 1 },
+      },
     });
 
     await runner.dispatch(MAIN, signal(START));
     expect(await stored(store, MAIN)).toMatchObject({ version: 2, data: { strategy: { current_state: 'busy' } } });
 
     expect((await runner.handle({ channel: 'cli', text: 'gated' })).status).toBe('rejected');
-    expect(await stored(store, MAIN)).toMatchObject({ version: 3, data: { history: [user('hi'), assistant('echo hi'), user('gated')], engine: { turns: 1 } } });
+    expect(await stored(store, MAIN)).toMatchObject({
+      version: 3,
+      data: { history: [user('hi'), assistant('echo hi'), user('gated')], engine: { turns: 1 } },
+    });
 
     await runner.dispatch(MAIN, signal(FINISH));
     await runner.handle({ channel: 'cli', text: 'again' });
@@ -60,7 +91,12 @@ describe('a checkpoint after every applied signal', () => {
 
     const seen: TurnContext[] = [];
     const second = createRunner({ store, agents: [countingAgent(seen)] });
-    expect(await second.session('agent:main:a')).toMatchObject({ version: 2, strategy: { current_state: 'busy' }, busy: false, queued: 0 });
+    expect(await second.session('agent:main:a')).toMatchObject({
+      version: 2,
+      strategy: { current_state: 'busy' },
+      busy: false,
+      queued: 0,
+    });
     expect((await second.dispatch('agent:main:a', signal(SignalKind.UserMessage, 'a2'))).status).toBe('rejected');
     expect((await second.dispatch('agent:main:b', signal(SignalKind.UserMessage, 'b2'))).status).toBe('completed');
     expect(seen[0]?.history).toEqual([user('b1'), assistant('echo b1'), user('b2')]);
@@ -68,7 +104,13 @@ describe('a checkpoint after every applied signal', () => {
     expect((await stored(store, 'agent:main:b')).data.engine).toEqual({ turns: 2 });
     await second.dispatch('agent:main:a', signal(FINISH));
     expect((await second.dispatch('agent:main:a', signal(SignalKind.UserMessage, 'a3'))).status).toBe('completed');
-    expect((await stored(store, 'agent:main:a')).data.history).toEqual([user('a1'), assistant('echo a1'), user('a2'), user('a3'), assistant('echo a3')]);
+    expect((await stored(store, 'agent:main:a')).data.history).toEqual([
+      user('a1'),
+      assistant('echo a1'),
+      user('a2'),
+      user('a3'),
+      assistant('echo a3'),
+    ]);
     await second.close();
   });
 });
@@ -82,15 +124,30 @@ describe('compare-and-set conflicts: reload, re-route, re-apply — never overwr
 
     // Another process writes behind the runner's back.
     const current = await stored(store, MAIN);
-    await store.save(MAIN, { ...current.data, history: [...current.data.history, assistant('written elsewhere')], engine: { turns: 10 } }, current.version);
+    await store.save(
+      MAIN,
+      { ...current.data, history: [...current.data.history, assistant('written elsewhere')], engine: { turns: 10 } },
+      current.version,
+    );
 
     expect((await runner.handle({ channel: 'cli', text: 'two' })).status).toBe('completed');
     const after = await stored(store, MAIN);
     expect(after.version).toBe(3);
-    expect(after.data.history).toEqual([user('one'), assistant('echo one'), assistant('written elsewhere'), user('two'), assistant('echo two')]);
+    expect(after.data.history).toEqual([
+      user('one'),
+      assistant('echo one'),
+      assistant('written elsewhere'),
+      user('two'),
+      assistant('echo two'),
+    ]);
     expect(after.data.engine).toEqual({ turns: 11 });
     // The signal was re-applied over the reloaded state.
-    expect(seen.at(-1)?.history).toEqual([user('one'), assistant('echo one'), assistant('written elsewhere'), user('two')]);
+    expect(seen.at(-1)?.history).toEqual([
+      user('one'),
+      assistant('echo one'),
+      assistant('written elsewhere'),
+      user('two'),
+    ]);
     await runner.close();
   });
 
@@ -102,7 +159,11 @@ describe('compare-and-set conflicts: reload, re-route, re-apply — never overwr
     await store.save(MAIN, { ...current.data, strategy: { type: 'fsm', current_state: 'busy' } }, current.version);
 
     const outcome = await runner.handle({ channel: 'cli', text: 'two' });
-    expect(outcome).toMatchObject({ status: 'rejected', action: Action.reject('busy'), decidedBy: { tier: 'strategy' } });
+    expect(outcome).toMatchObject({
+      status: 'rejected',
+      action: Action.reject('busy'),
+      decidedBy: { tier: 'strategy' },
+    });
     const after = await stored(store, MAIN);
     expect(after.data.strategy).toEqual({ type: 'fsm', current_state: 'busy' });
     expect(after.data.history).toEqual([user('one'), assistant('echo one'), user('two')]);
@@ -118,7 +179,11 @@ describe('compare-and-set conflicts: reload, re-route, re-apply — never overwr
         if (!injected && expected === 1) {
           injected = true;
           const current = await stored(inner, key);
-          await inner.save(key, { ...current.data, history: [...current.data.history, assistant('competing')] }, current.version);
+          await inner.save(
+            key,
+            { ...current.data, history: [...current.data.history, assistant('competing')] },
+            current.version,
+          );
           throw new CheckpointConflictError({ key, expected, actual: current.version + 1 });
         }
         return next();
@@ -129,7 +194,13 @@ describe('compare-and-set conflicts: reload, re-route, re-apply — never overwr
     expect((await runner.handle({ channel: 'cli', text: 'two' })).status).toBe('completed');
     const after = await stored(inner, MAIN);
     expect(after.version).toBe(3);
-    expect(after.data.history).toEqual([user('one'), assistant('echo one'), assistant('competing'), user('two'), assistant('echo two')]);
+    expect(after.data.history).toEqual([
+      user('one'),
+      assistant('echo one'),
+      assistant('competing'),
+      user('two'),
+      assistant('echo two'),
+    ]);
     await runner.close();
   });
 
@@ -142,7 +213,11 @@ describe('compare-and-set conflicts: reload, re-route, re-apply — never overwr
         if (!hostile) return next();
         attempts++;
         const current = await stored(inner, key);
-        await inner.save(key, { ...current.data, history: [...current.data.history, assistant(`rival ${attempts}`)] }, current.version);
+        await inner.save(
+          key,
+          { ...current.data, history: [...current.data.history, assistant(`rival ${attempts}`)] },
+          current.version,
+        );
         throw new CheckpointConflictError({ key, expected, actual: current.version + 1 });
       },
     });
@@ -157,7 +232,14 @@ describe('compare-and-set conflicts: reload, re-route, re-apply — never overwr
     expect(attempts).toBe(4);
     expect(seen).toHaveLength(5);
     const after = await stored(inner, MAIN);
-    expect(after.data.history).toEqual([user('one'), assistant('echo one'), assistant('rival 1'), assistant('rival 2'), assistant('rival 3'), assistant('rival 4')]);
+    expect(after.data.history).toEqual([
+      user('one'),
+      assistant('echo one'),
+      assistant('rival 1'),
+      assistant('rival 2'),
+      assistant('rival 3'),
+      assistant('rival 4'),
+    ]);
     // The runner goes on once the rival stops.
     hostile = false;
     expect((await runner.handle({ channel: 'cli', text: 'three' })).status).toBe('completed');
@@ -166,12 +248,17 @@ describe('compare-and-set conflicts: reload, re-route, re-apply — never overwr
   });
 });
 
-const userTexts = (c: { data: SessionCheckpointV1 }): string[] => c.data.history.filter((m) => m.role === 'user').map((m) => m.content);
+const userTexts = (c: { data: SessionCheckpointV1 }): string[] =>
+  c.data.history.filter((m) => m.role === 'user').map((m) => m.content);
 
 describe('checkpoints the runner cannot read or write', () => {
   it('an unknown format version fails with CHECKPOINT_FORMAT_UNSUPPORTED and leaves the checkpoint untouched', async () => {
     const store = new MemoryCheckpointStore();
-    await store.save(MAIN, { v: 2, agentId: 'main', strategy: { type: 'direct' }, history: [], engine: null, more: 'from the future' }, 0);
+    await store.save(
+      MAIN,
+      { v: 2, agentId: 'main', strategy: { type: 'direct' }, history: [], engine: null, more: 'from the future' },
+      0,
+    );
     const before = await store.load(MAIN);
     const ran: string[] = [];
     const runner = createRunner({
@@ -206,7 +293,10 @@ describe('checkpoints the runner cannot read or write', () => {
     { what: 'a checkpoint without v', data: { agentId: 'main', strategy: { type: 'direct' }, history: [] } },
     { what: 'an empty agentId', data: { v: 1, agentId: '', strategy: { type: 'direct' }, history: [] } },
     { what: 'a strategy that is not a snapshot', data: { v: 1, agentId: 'main', strategy: 'direct', history: [] } },
-    { what: 'a history that is not a list', data: { v: 1, agentId: 'main', strategy: { type: 'direct' }, history: {} } },
+    {
+      what: 'a history that is not a list',
+      data: { v: 1, agentId: 'main', strategy: { type: 'direct' }, history: {} },
+    },
   ])('$what is reported as CHECKPOINT_FORMAT_UNSUPPORTED, not guessed', async ({ data }) => {
     const store = new MemoryCheckpointStore();
     await store.save(MAIN, data, 0);
@@ -226,7 +316,10 @@ describe('checkpoints the runner cannot read or write', () => {
         {
           id: 'main',
           strategy: () => phaseFsm().create(),
-          engine: async () => (bad ? { messages: [assistant('big')], state: { n: 10n }, actions: [Action.transition('start')] } : { messages: [assistant('ok')], state: { n: 1 } }),
+          engine: async () =>
+            bad
+              ? { messages: [assistant('big')], state: { n: 10n }, actions: [Action.transition('start')] }
+              : { messages: [assistant('ok')], state: { n: 1 } },
         },
       ],
     });
@@ -310,7 +403,11 @@ describe('with a SessionLock', () => {
     await runner.dispatch('agent:main:a', signal(START));
     expect(recording.calls.map((c) => c.key)).toEqual(['agent:main:a', 'agent:main:b', 'agent:main:a']);
     for (const call of recording.calls) expect(call.abortSignal).toBeInstanceOf(AbortSignal);
-    expect(ops.filter((o) => o.op === 'save').map((o) => o.key)).toEqual(['agent:main:a', 'agent:main:b', 'agent:main:a']);
+    expect(ops.filter((o) => o.op === 'save').map((o) => o.key)).toEqual([
+      'agent:main:a',
+      'agent:main:b',
+      'agent:main:a',
+    ]);
     for (const op of ops) expect(op.holding).toBe(op.key);
     await runner.close();
   });
@@ -328,7 +425,11 @@ describe('with a SessionLock', () => {
     const runner = createRunner({ store, lock: recordingLock().lock, agents: [countingAgent(seen)] });
     await runner.handle({ channel: 'cli', text: 'one' });
     const current = await stored(inner, MAIN);
-    await inner.save(MAIN, { ...current.data, history: [...current.data.history, assistant('elsewhere')] }, current.version);
+    await inner.save(
+      MAIN,
+      { ...current.data, history: [...current.data.history, assistant('elsewhere')] },
+      current.version,
+    );
     await runner.handle({ channel: 'cli', text: 'two' });
     expect(seen).toHaveLength(2);
     expect(saves).toBe(2);
@@ -393,7 +494,15 @@ describe('more checkpoint edge cases', () => {
     const store = new MemoryCheckpointStore();
     const runner = createRunner({
       store,
-      agents: [{ id: 'main', routes: [{ kind: SignalKind.custom('tick'), action: Action.Continue }], engine: async (ctx) => ({ state: ctx.signal.kind === SignalKind.UserMessage ? { ok: 1 } : { bad: Number.NaN } }) }],
+      agents: [
+        {
+          id: 'main',
+          routes: [{ kind: SignalKind.custom('tick'), action: Action.Continue }],
+          engine: async (ctx) => ({
+            state: ctx.signal.kind === SignalKind.UserMessage ? { ok: 1 } : { bad: Number.NaN },
+          }),
+        },
+      ],
     });
     await runner.handle({ channel: 'cli', text: 'hi' });
     const before = await store.load(MAIN);
@@ -415,7 +524,10 @@ describe('more checkpoint edge cases', () => {
       },
     });
     let turn = 0;
-    const runner = createRunner({ store, agents: [{ id: 'main', engine: async () => (++turn === 2 ? { state: 1n } : { state: turn }) }] });
+    const runner = createRunner({
+      store,
+      agents: [{ id: 'main', engine: async () => (++turn === 2 ? { state: 1n } : { state: turn }) }],
+    });
     await runner.handle({ channel: 'cli', text: 'one' });
     const outcome = await runner.handle({ channel: 'cli', text: 'two' });
     expect(outcome.status).toBe('failed');
@@ -442,7 +554,9 @@ describe('more checkpoint edge cases', () => {
       ],
     });
     await runner.dispatch('agent:main:s0', signal(SignalKind.UserMessage, 'first'));
-    await Promise.all(Array.from({ length: 10_050 }, (_, i) => runner.dispatch(`agent:main:s${i + 1}`, signal(SignalKind.Timer))));
+    await Promise.all(
+      Array.from({ length: 10_050 }, (_, i) => runner.dispatch(`agent:main:s${i + 1}`, signal(SignalKind.Timer))),
+    );
     await runner.dispatch('agent:main:s0', signal(SignalKind.UserMessage, 'second'));
     expect(seen[1]?.history).toEqual([user('first'), user('second')]);
     expect((await stored(store, 'agent:main:s0')).version).toBe(2);
@@ -462,7 +576,13 @@ describe('more checkpoint edge cases', () => {
       ],
     });
     expect((await runner.handle({ channel: 'cli', text: 'hi' })).status).toBe('failed');
-    expect(await runner.session(MAIN)).toMatchObject({ version: 0, strategy: { type: 'fsm', current_state: 'idle' }, history: [], busy: false, queued: 0 });
+    expect(await runner.session(MAIN)).toMatchObject({
+      version: 0,
+      strategy: { type: 'fsm', current_state: 'idle' },
+      history: [],
+      busy: false,
+      queued: 0,
+    });
     await runner.close();
   });
 });
@@ -501,7 +621,13 @@ describe('session(key)', () => {
     turnA.finish({ state: { a: true } });
     await a;
     const turnB = await held.turn(1);
-    expect(await runner.session(MAIN)).toMatchObject({ version: 1, busy: true, queued: 1, history: [user('a')], engineState: { a: true } });
+    expect(await runner.session(MAIN)).toMatchObject({
+      version: 1,
+      busy: true,
+      queued: 1,
+      history: [user('a')],
+      engineState: { a: true },
+    });
     turnB.finish();
     (await held.turn(2)).finish();
     await Promise.all([b, c]);
@@ -512,7 +638,11 @@ describe('session(key)', () => {
   it('reads a session this runner never served from the store', async () => {
     const store = new MemoryCheckpointStore();
     const history: ChatMessage[] = [user('hello'), assistant('hi')];
-    await store.save('agent:main:old', { v: 1, agentId: 'main', strategy: { type: 'fsm', current_state: 'busy' }, history, engine: { x: 1 } }, 0);
+    await store.save(
+      'agent:main:old',
+      { v: 1, agentId: 'main', strategy: { type: 'fsm', current_state: 'busy' }, history, engine: { x: 1 } },
+      0,
+    );
     const runner = createRunner({ store, agents: [countingAgent()] });
     expect(await runner.session('agent:main:old')).toEqual({
       sessionKey: 'agent:main:old',

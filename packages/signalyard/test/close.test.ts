@@ -133,14 +133,20 @@ describe('close()', () => {
     const a = runner.dispatch(MAIN, say('a'));
     const turnA = await held.turn(0);
     const closed = runner.close();
-    for (const call of [() => runner.handle({ channel: 'cli', text: 'late' }), () => runner.dispatch(MAIN, say('late')), () => runner.start()]) {
+    for (const call of [
+      () => runner.handle({ channel: 'cli', text: 'late' }),
+      () => runner.dispatch(MAIN, say('late')),
+      () => runner.start(),
+    ]) {
       const error = await rejectionOf(call());
       expect(RunnerError.isInstance(error)).toBe(true);
       expect(isSignalyardError(error, 'RUNNER_CLOSED')).toBe(true);
     }
     turnA.finish();
     await Promise.all([a, closed]);
-    expect(isSignalyardError(await rejectionOf(runner.handle({ channel: 'cli', text: 'later' })), 'RUNNER_CLOSED')).toBe(true);
+    expect(
+      isSignalyardError(await rejectionOf(runner.handle({ channel: 'cli', text: 'later' })), 'RUNNER_CLOSED'),
+    ).toBe(true);
     expect(isSignalyardError(await rejectionOf(runner.dispatch(MAIN, say('later'))), 'RUNNER_CLOSED')).toBe(true);
     expect(held.turns).toHaveLength(1);
   });

@@ -48,7 +48,12 @@ describe('createRunner: every problem in one ConfigError', () => {
   it('reports a binding that names an unknown agent even when the agent ids are all valid', () => {
     const error = configError({
       agents: [agent('main'), agent('general')],
-      routing: { bindings: [{ agentId: 'general', match: { channel: 'telegram' } }, { agentId: 'work', match: { channel: 'slack' } }] },
+      routing: {
+        bindings: [
+          { agentId: 'general', match: { channel: 'telegram' } },
+          { agentId: 'work', match: { channel: 'slack' } },
+        ],
+      },
     });
     expect(error.problems).toEqual([expect.objectContaining({ path: 'routing.bindings[1].agentId' })]);
   });
@@ -69,9 +74,21 @@ describe('createRunner: every problem in one ConfigError', () => {
     { what: 'an empty agent id', options: { agents: [agent('')] }, path: 'agents[0].id' },
     { what: 'an agent id that is not a string', options: { agents: [{ id: 7, engine }] }, path: 'agents[0].id' },
     { what: 'an agent without an engine', options: { agents: [{ id: 'main' }] }, path: 'agents[0].engine' },
-    { what: 'an engine object without turn()', options: { agents: [{ id: 'main', engine: { run: engine } }] }, path: 'agents[0].engine' },
-    { what: 'a strategy that is not a factory', options: { agents: [agent('main', { strategy: 'fsm' as never })] }, path: 'agents[0].strategy' },
-    { what: 'agent routes that are not a list', options: { agents: [agent('main', { routes: 'x' as never })] }, path: 'agents[0].routes' },
+    {
+      what: 'an engine object without turn()',
+      options: { agents: [{ id: 'main', engine: { run: engine } }] },
+      path: 'agents[0].engine',
+    },
+    {
+      what: 'a strategy that is not a factory',
+      options: { agents: [agent('main', { strategy: 'fsm' as never })] },
+      path: 'agents[0].strategy',
+    },
+    {
+      what: 'agent routes that are not a list',
+      options: { agents: [agent('main', { routes: 'x' as never })] },
+      path: 'agents[0].routes',
+    },
     {
       what: 'a malformed agent route',
       options: { agents: [agent('main', { routes: [{ kind: 'nope' as never, action: Action.Continue }] })] },
@@ -79,10 +96,24 @@ describe('createRunner: every problem in one ConfigError', () => {
     },
     { what: 'plugins that are not a list', options: { agents: [agent('main')], plugins: {} }, path: 'plugins' },
     { what: 'a plugin without a name', options: { agents: [agent('main')], plugins: [{}] }, path: 'plugins[0]' },
-    { what: 'a plugin hook that is not a function', options: { agents: [agent('main')], plugins: [{ name: 'p', setup: 1 }] }, path: 'plugins[0].setup' },
+    {
+      what: 'a plugin hook that is not a function',
+      options: { agents: [agent('main')], plugins: [{ name: 'p', setup: 1 }] },
+      path: 'plugins[0].setup',
+    },
     {
       what: 'a plugin whose signalRoutes() throws',
-      options: { agents: [agent('main')], plugins: [{ name: 'p', signalRoutes: () => { throw new Error('nope'); } }] },
+      options: {
+        agents: [agent('main')],
+        plugins: [
+          {
+            name: 'p',
+            signalRoutes: () => {
+              throw new Error('nope');
+            },
+          },
+        ],
+      },
       path: 'plugins[0].signalRoutes',
     },
     {
@@ -92,21 +123,68 @@ describe('createRunner: every problem in one ConfigError', () => {
     },
     {
       what: 'a malformed plugin route',
-      options: { agents: [agent('main')], plugins: [{ name: 'p', signalRoutes: () => [{ kind: SignalKind.UserMessage, action: { type: 'bogus' } }] }] },
+      options: {
+        agents: [agent('main')],
+        plugins: [{ name: 'p', signalRoutes: () => [{ kind: SignalKind.UserMessage, action: { type: 'bogus' } }] }],
+      },
       path: 'plugins[0].signalRoutes()[0]',
     },
-    { what: 'a routing config that is not an object', options: { agents: [agent('main')], routing: 'x' }, path: 'routing' },
-    { what: 'a store without the CheckpointStore methods', options: { agents: [agent('main')], store: { load: () => undefined } }, path: 'store' },
+    {
+      what: 'a routing config that is not an object',
+      options: { agents: [agent('main')], routing: 'x' },
+      path: 'routing',
+    },
+    {
+      what: 'a store without the CheckpointStore methods',
+      options: { agents: [agent('main')], store: { load: () => undefined } },
+      path: 'store',
+    },
     { what: 'a lock without withLock', options: { agents: [agent('main')], lock: {} }, path: 'lock' },
-    { what: 'maxConcurrentSessions 0', options: { agents: [agent('main')], maxConcurrentSessions: 0 }, path: 'maxConcurrentSessions' },
-    { what: 'a fractional maxConcurrentSessions', options: { agents: [agent('main')], maxConcurrentSessions: 1.5 }, path: 'maxConcurrentSessions' },
-    { what: 'a maxConcurrentSessions string', options: { agents: [agent('main')], maxConcurrentSessions: '2' }, path: 'maxConcurrentSessions' },
-    { what: 'maxHistoryMessages 0', options: { agents: [agent('main')], maxHistoryMessages: 0 }, path: 'maxHistoryMessages' },
-    { what: 'a negative maxHistoryMessages', options: { agents: [agent('main')], maxHistoryMessages: -5 }, path: 'maxHistoryMessages' },
-    { what: 'a negative closeTimeoutMs', options: { agents: [agent('main')], closeTimeoutMs: -1 }, path: 'closeTimeoutMs' },
-    { what: 'a NaN closeTimeoutMs', options: { agents: [agent('main')], closeTimeoutMs: Number.NaN }, path: 'closeTimeoutMs' },
-    { what: 'an infinite closeTimeoutMs', options: { agents: [agent('main')], closeTimeoutMs: Number.POSITIVE_INFINITY }, path: 'closeTimeoutMs' },
-    { what: 'a logger without debug and warn', options: { agents: [agent('main')], logger: { info: () => undefined } }, path: 'logger' },
+    {
+      what: 'maxConcurrentSessions 0',
+      options: { agents: [agent('main')], maxConcurrentSessions: 0 },
+      path: 'maxConcurrentSessions',
+    },
+    {
+      what: 'a fractional maxConcurrentSessions',
+      options: { agents: [agent('main')], maxConcurrentSessions: 1.5 },
+      path: 'maxConcurrentSessions',
+    },
+    {
+      what: 'a maxConcurrentSessions string',
+      options: { agents: [agent('main')], maxConcurrentSessions: '2' },
+      path: 'maxConcurrentSessions',
+    },
+    {
+      what: 'maxHistoryMessages 0',
+      options: { agents: [agent('main')], maxHistoryMessages: 0 },
+      path: 'maxHistoryMessages',
+    },
+    {
+      what: 'a negative maxHistoryMessages',
+      options: { agents: [agent('main')], maxHistoryMessages: -5 },
+      path: 'maxHistoryMessages',
+    },
+    {
+      what: 'a negative closeTimeoutMs',
+      options: { agents: [agent('main')], closeTimeoutMs: -1 },
+      path: 'closeTimeoutMs',
+    },
+    {
+      what: 'a NaN closeTimeoutMs',
+      options: { agents: [agent('main')], closeTimeoutMs: Number.NaN },
+      path: 'closeTimeoutMs',
+    },
+    {
+      what: 'an infinite closeTimeoutMs',
+      options: { agents: [agent('main')], closeTimeoutMs: Number.POSITIVE_INFINITY },
+      path: 'closeTimeoutMs',
+    },
+    {
+      what: 'a logger without debug and warn',
+      options: { agents: [agent('main')], logger: { info: () => undefined } },
+      path: 'logger',
+    },
   ];
 
   it.each(cases)('rejects $what with a problem at "$path"', ({ options, path }) => {
@@ -118,7 +196,12 @@ describe('createRunner: every problem in one ConfigError', () => {
 
 describe('createRunner: valid options', () => {
   it('accepts the minimal limits (1 session, 1 history message, closeTimeoutMs 0)', async () => {
-    const runner = createRunner({ agents: [agent('main')], maxConcurrentSessions: 1, maxHistoryMessages: 1, closeTimeoutMs: 0 });
+    const runner = createRunner({
+      agents: [agent('main')],
+      maxConcurrentSessions: 1,
+      maxHistoryMessages: 1,
+      closeTimeoutMs: 0,
+    });
     const outcome = await runner.handle({ channel: 'cli', text: 'hi' });
     expect(outcome.status).toBe('completed');
     expect((await runner.session(MAIN))?.history).toEqual([{ role: 'user', content: 'hi' }]);
@@ -126,7 +209,9 @@ describe('createRunner: valid options', () => {
   });
 
   it('accepts an engine given as an object with a turn() method', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine: { turn: async (ctx) => ({ output: ctx.agentId }) } }] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: { turn: async (ctx) => ({ output: ctx.agentId }) } }],
+    });
     const outcome = await runner.handle({ channel: 'cli', text: 'hi' });
     expect(outcome).toMatchObject({ status: 'completed', output: 'main' });
     await runner.close();

@@ -29,7 +29,9 @@ const dm = (text: string) => ({ channel: 'telegram', peer: { kind: 'dm' as const
 describe('crewEngine', () => {
   it('runs handoffs inside one turn and keeps the history once, in the session', async () => {
     const model = scriptedModel({ triage: ['Let me route you. [ROUTE_BILLING]'], billing: ['Refund issued. [DONE]'] });
-    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(parseCrewConfig(crewYaml), { model }) }] });
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: crewEngine(parseCrewConfig(crewYaml), { model }) }],
+    });
     const events: RunnerEvent[] = [];
     runner.on((e) => events.push(e));
     const o = await runner.handle(dm('I was charged twice'));
@@ -44,7 +46,9 @@ describe('crewEngine', () => {
     ]);
     // The model saw the system prompt and the user message once.
     expect(model.calls[0]?.messages.map((m) => m.role)).toEqual(['system', 'user']);
-    expect(events.filter((e) => e.type === 'engine_event').map((e) => (e as { event: { type: string } }).event.type)).toContain('handoff');
+    expect(
+      events.filter((e) => e.type === 'engine_event').map((e) => (e as { event: { type: string } }).event.type),
+    ).toContain('handoff');
     await runner.close();
   });
 
@@ -77,8 +81,16 @@ describe('crewEngine', () => {
   });
 
   it('a failing model fails the turn with the crew error and keeps the last good checkpoint', async () => {
-    const model = scriptedModel({ triage: [() => { throw new Error('provider down'); }] });
-    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(parseCrewConfig(crewYaml), { model }) }] });
+    const model = scriptedModel({
+      triage: [
+        () => {
+          throw new Error('provider down');
+        },
+      ],
+    });
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: crewEngine(parseCrewConfig(crewYaml), { model }) }],
+    });
     const o = await runner.handle(dm('hello'));
     expect(o.status).toBe('failed');
     expect(o.error?.code).toBe('CREW_AGENT_FAILED');

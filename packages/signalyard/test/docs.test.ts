@@ -12,7 +12,12 @@ function schemaKeys(schema: unknown): string[] {
   const out = new Set<string>();
   const walk = (node: unknown): void => {
     if (typeof node !== 'object' || node === null) return;
-    const n = node as { properties?: Record<string, unknown>; items?: unknown; additionalProperties?: unknown; anyOf?: unknown[] };
+    const n = node as {
+      properties?: Record<string, unknown>;
+      items?: unknown;
+      additionalProperties?: unknown;
+      anyOf?: unknown[];
+    };
     for (const [key, child] of Object.entries(n.properties ?? {})) {
       out.add(key);
       walk(child);
@@ -36,9 +41,12 @@ describe('docs/configuration.md', () => {
     expect(reference).toContain(`| \`${path}\` |`);
   });
 
-  it.each(schemaKeys(routingConfigSchema))('documents the routing key %s of the code form (routingConfigSchema)', (key) => {
-    expect(reference).toContain(`\`${key}\``);
-  });
+  it.each(schemaKeys(routingConfigSchema))(
+    'documents the routing key %s of the code form (routingConfigSchema)',
+    (key) => {
+      expect(reference).toContain(`\`${key}\``);
+    },
+  );
 
   it('documents nothing the schemas do not accept', () => {
     const known = new Set([...crewConfigKeyPaths(), ...routingTomlKeyPaths()]);

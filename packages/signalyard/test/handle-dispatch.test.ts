@@ -20,45 +20,75 @@ describe('handle(): route resolution through the sessions contract', () => {
     ],
   };
   const table: { input: InboundMessage; agentId: string; key: string }[] = [
-    { input: { channel: 'telegram', peer: { kind: 'dm', id: '123' }, text: 'hi' }, agentId: 'general', key: 'agent:general:dm:john' },
-    { input: { channel: 'telegram', peer: { kind: 'group', id: 'grp1' }, text: 'hi' }, agentId: 'general', key: 'agent:general:telegram:group:grp1' },
-    { input: { channel: 'discord', peer: { kind: 'dm', id: '456' }, text: 'hi' }, agentId: 'main', key: 'agent:main:dm:john' },
-    { input: { channel: 'slack', teamId: 'T12345', peer: { kind: 'dm', id: 'user789' }, text: 'hi' }, agentId: 'work', key: 'agent:work:dm:user789' },
+    {
+      input: { channel: 'telegram', peer: { kind: 'dm', id: '123' }, text: 'hi' },
+      agentId: 'general',
+      key: 'agent:general:dm:john',
+    },
+    {
+      input: { channel: 'telegram', peer: { kind: 'group', id: 'grp1' }, text: 'hi' },
+      agentId: 'general',
+      key: 'agent:general:telegram:group:grp1',
+    },
+    {
+      input: { channel: 'discord', peer: { kind: 'dm', id: '456' }, text: 'hi' },
+      agentId: 'main',
+      key: 'agent:main:dm:john',
+    },
+    {
+      input: { channel: 'slack', teamId: 'T12345', peer: { kind: 'dm', id: 'user789' }, text: 'hi' },
+      agentId: 'work',
+      key: 'agent:work:dm:user789',
+    },
     { input: { channel: 'cli', text: 'hi' }, agentId: 'main', key: 'agent:main:main' },
   ];
 
-  it.each(table)('sends $input.channel $input.peer to agent $agentId in session $key', async ({ input, agentId, key }) => {
-    const engines = { main: echoEngine(), general: echoEngine(), work: echoEngine() };
-    const runner = createRunner({
-      routing,
-      agents: [
-        { id: 'main', engine: engines.main.engine },
-        { id: 'general', engine: engines.general.engine },
-        { id: 'work', engine: engines.work.engine },
-      ],
-    });
-    const outcome = await runner.handle(input);
-    expect(outcome).toMatchObject({ status: 'completed', agentId, sessionKey: key });
-    const seen = engines[agentId as keyof typeof engines].seen;
-    expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ agentId, sessionKey: key });
-    expect((await runner.session(key))?.agentId).toBe(agentId);
-    await runner.close();
-  });
+  it.each(table)(
+    'sends $input.channel $input.peer to agent $agentId in session $key',
+    async ({ input, agentId, key }) => {
+      const engines = { main: echoEngine(), general: echoEngine(), work: echoEngine() };
+      const runner = createRunner({
+        routing,
+        agents: [
+          { id: 'main', engine: engines.main.engine },
+          { id: 'general', engine: engines.general.engine },
+          { id: 'work', engine: engines.work.engine },
+        ],
+      });
+      const outcome = await runner.handle(input);
+      expect(outcome).toMatchObject({ status: 'completed', agentId, sessionKey: key });
+      const seen = engines[agentId as keyof typeof engines].seen;
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({ agentId, sessionKey: key });
+      expect((await runner.session(key))?.agentId).toBe(agentId);
+      await runner.close();
+    },
+  );
 
   it('a linked person shares one session across channels', async () => {
-    const runner = createRunner({ routing: { session: { identityLinks: { john: ['telegram:123', 'discord:456'] } } }, agents: [{ id: 'main', engine: echoEngine().engine }] });
+    const runner = createRunner({
+      routing: { session: { identityLinks: { john: ['telegram:123', 'discord:456'] } } },
+      agents: [{ id: 'main', engine: echoEngine().engine }],
+    });
     await runner.handle({ channel: 'telegram', peer: { kind: 'dm', id: '123' }, text: 'from telegram' });
     await runner.handle({ channel: 'discord', peer: { kind: 'dm', id: '456' }, text: 'from discord' });
     const view = await runner.session('agent:main:dm:john');
-    expect(view?.history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['from telegram', 'from discord']);
+    expect(view?.history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'from telegram',
+      'from discord',
+    ]);
     await runner.close();
   });
 
   it('dispatches the message itself as the payload of a user_message signal', async () => {
     const { engine, seen } = echoEngine();
     const runner = createRunner({ agents: [{ id: 'main', engine }] });
-    const message: InboundMessage = { channel: 'telegram', accountId: 'bot1', peer: { kind: 'dm', id: '42' }, text: 'hello' };
+    const message: InboundMessage = {
+      channel: 'telegram',
+      accountId: 'bot1',
+      peer: { kind: 'dm', id: '42' },
+      text: 'hello',
+    };
     await runner.handle(message);
     expect(seen[0]?.signal.kind).toBe(SignalKind.UserMessage);
     expect(seen[0]?.signal.payload).toEqual(message);
@@ -71,7 +101,10 @@ describe('dispatch(): session keys', () => {
     const runner = createRunner({ agents: [{ id: 'main', engine: echoEngine().engine }] });
     const key = SessionKey.task('main', 'cron', 'Nightly');
     const fromObject = await runner.dispatch(key, signal(SignalKind.UserMessage, 'a'));
-    const fromString = await runner.dispatch(`  ${formatSessionKey(key).toUpperCase()} `, signal(SignalKind.UserMessage, 'b'));
+    const fromString = await runner.dispatch(
+      `  ${formatSessionKey(key).toUpperCase()} `,
+      signal(SignalKind.UserMessage, 'b'),
+    );
     expect(fromObject.sessionKey).toBe('agent:main:cron:nightly');
     expect(fromString.sessionKey).toBe('agent:main:cron:nightly');
     expect((await runner.session(key))?.history.filter((m) => m.role === 'user')).toHaveLength(2);
@@ -79,22 +112,43 @@ describe('dispatch(): session keys', () => {
   });
 
   it("uses the key's agent by default and a subagent key's root agent", async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine: echoEngine().engine }, { id: 'helper', engine: echoEngine().engine }] });
+    const runner = createRunner({
+      agents: [
+        { id: 'main', engine: echoEngine().engine },
+        { id: 'helper', engine: echoEngine().engine },
+      ],
+    });
     const sub = SessionKey.subagent(SessionKey.main('helper'), 'research');
     const outcome = await runner.dispatch(sub, signal(SignalKind.UserMessage, 'go'));
-    expect(outcome).toMatchObject({ agentId: 'helper', sessionKey: 'agent:helper:main:subagent:research', status: 'completed' });
+    expect(outcome).toMatchObject({
+      agentId: 'helper',
+      sessionKey: 'agent:helper:main:subagent:research',
+      status: 'completed',
+    });
     await runner.close();
   });
 
   it('opts.agentId chooses the agent of a new session', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine: echoEngine().engine }, { id: 'helper', engine: async () => ({ output: 'helper ran' }) }] });
-    const outcome = await runner.dispatch('agent:main:scratch', signal(SignalKind.UserMessage, 'go'), { agentId: 'helper' });
+    const runner = createRunner({
+      agents: [
+        { id: 'main', engine: echoEngine().engine },
+        { id: 'helper', engine: async () => ({ output: 'helper ran' }) },
+      ],
+    });
+    const outcome = await runner.dispatch('agent:main:scratch', signal(SignalKind.UserMessage, 'go'), {
+      agentId: 'helper',
+    });
     expect(outcome).toMatchObject({ agentId: 'helper', status: 'completed', output: 'helper ran' });
     await runner.close();
   });
 
   it('a signal for a live session of another agent fails with SESSION_AGENT_MISMATCH', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine: echoEngine().engine }, { id: 'helper', engine: echoEngine().engine }] });
+    const runner = createRunner({
+      agents: [
+        { id: 'main', engine: echoEngine().engine },
+        { id: 'helper', engine: echoEngine().engine },
+      ],
+    });
     await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'hi'));
     const outcome = await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'hi'), { agentId: 'helper' });
     expect(outcome.status).toBe('failed');
@@ -104,11 +158,23 @@ describe('dispatch(): session keys', () => {
 
   it("a checkpoint saved by another agent fails with SESSION_AGENT_MISMATCH and isn't touched", async () => {
     const store = new MemoryCheckpointStore();
-    const first = createRunner({ store, agents: [{ id: 'main', engine: echoEngine().engine }, { id: 'helper', engine: echoEngine().engine }] });
+    const first = createRunner({
+      store,
+      agents: [
+        { id: 'main', engine: echoEngine().engine },
+        { id: 'helper', engine: echoEngine().engine },
+      ],
+    });
     await first.dispatch(MAIN, signal(SignalKind.UserMessage, 'hi'));
     await first.close();
     const before = await store.load(MAIN);
-    const second = createRunner({ store, agents: [{ id: 'main', engine: echoEngine().engine }, { id: 'helper', engine: echoEngine().engine }] });
+    const second = createRunner({
+      store,
+      agents: [
+        { id: 'main', engine: echoEngine().engine },
+        { id: 'helper', engine: echoEngine().engine },
+      ],
+    });
     const outcome = await second.dispatch(MAIN, signal(SignalKind.UserMessage, 'hi'), { agentId: 'helper' });
     expect(outcome.status).toBe('failed');
     expect(outcome.error?.code).toBe('SESSION_AGENT_MISMATCH');
@@ -149,7 +215,10 @@ describe('misuse rejects with RUNNER_INPUT_INVALID', () => {
   });
 
   it('dispatch() with an unknown opts.agentId', async () => {
-    expectRunnerError(await rejectionOf(runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'hi'), { agentId: 'ghost' })), 'RUNNER_INPUT_INVALID');
+    expectRunnerError(
+      await rejectionOf(runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'hi'), { agentId: 'ghost' })),
+      'RUNNER_INPUT_INVALID',
+    );
   });
 
   it('session() with a malformed key', async () => {
@@ -157,7 +226,10 @@ describe('misuse rejects with RUNNER_INPUT_INVALID', () => {
   });
 
   it('on() with something that is not a function throws', () => {
-    expectRunnerError(thrownBy(() => runner.on('listener' as never)), 'RUNNER_INPUT_INVALID');
+    expectRunnerError(
+      thrownBy(() => runner.on('listener' as never)),
+      'RUNNER_INPUT_INVALID',
+    );
   });
 
   it('a rejected call leaves no session behind', async () => {

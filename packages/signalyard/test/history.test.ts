@@ -2,7 +2,18 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Action, MemoryCheckpointStore, SignalKind, signal, type ChatMessage } from '@signalyard/core';
 import { createRunner, type TurnResult } from 'signalyard';
-import { FINISH, MAIN, START, assistant, echoEngine, heldEngine, phaseFsm, phaseRoutes, stored, user } from './support.js';
+import {
+  FINISH,
+  MAIN,
+  START,
+  assistant,
+  echoEngine,
+  heldEngine,
+  phaseFsm,
+  phaseRoutes,
+  stored,
+  user,
+} from './support.js';
 
 describe('the history rule: what arrived is recorded', () => {
   it.each([
@@ -64,7 +75,10 @@ describe('the history rule: what arrived is recorded', () => {
   it('the user message is saved when the signal is rejected', async () => {
     const store = new MemoryCheckpointStore();
     const { engine, seen } = echoEngine();
-    const runner = createRunner({ store, agents: [{ id: 'main', engine, routes: [{ kind: SignalKind.UserMessage, action: Action.reject('closed') }] }] });
+    const runner = createRunner({
+      store,
+      agents: [{ id: 'main', engine, routes: [{ kind: SignalKind.UserMessage, action: Action.reject('closed') }] }],
+    });
     const outcome = await runner.handle({ channel: 'cli', text: 'anyone there?' });
     expect(outcome.status).toBe('rejected');
     expect(seen).toHaveLength(0);
@@ -121,7 +135,11 @@ describe('the history rule: what arrived is recorded', () => {
         {
           id: 'main',
           strategy: () => phaseFsm().create(),
-          engine: async () => ({ messages: [assistant('starting twice')], state: { n: 1 }, actions: [Action.transition('start'), Action.transition('start')] }),
+          engine: async () => ({
+            messages: [assistant('starting twice')],
+            state: { n: 1 },
+            actions: [Action.transition('start'), Action.transition('start')],
+          }),
         },
       ],
     });
@@ -143,7 +161,10 @@ describe('the history rule: what arrived is recorded', () => {
           id: 'main',
           engine: async (ctx) => {
             const n = ((ctx.state as { n?: number } | undefined)?.n ?? 0) + 1;
-            return { messages: [assistant(`a${n}`), { role: 'assistant', content: `b${n}`, name: 'helper' }], state: { n } };
+            return {
+              messages: [assistant(`a${n}`), { role: 'assistant', content: `b${n}`, name: 'helper' }],
+              state: { n },
+            };
           },
         },
       ],
@@ -151,7 +172,14 @@ describe('the history rule: what arrived is recorded', () => {
     await runner.handle({ channel: 'cli', text: 'x' });
     await runner.handle({ channel: 'cli', text: 'y' });
     const { data } = await stored(store, MAIN);
-    expect(data.history).toEqual([user('x'), assistant('a1'), { role: 'assistant', content: 'b1', name: 'helper' }, user('y'), assistant('a2'), { role: 'assistant', content: 'b2', name: 'helper' }]);
+    expect(data.history).toEqual([
+      user('x'),
+      assistant('a1'),
+      { role: 'assistant', content: 'b1', name: 'helper' },
+      user('y'),
+      assistant('a2'),
+      { role: 'assistant', content: 'b2', name: 'helper' },
+    ]);
     expect(data.engine).toEqual({ n: 2 });
     await runner.close();
   });
@@ -159,7 +187,9 @@ describe('the history rule: what arrived is recorded', () => {
   it('a turn result without a state key keeps the previous engine state', async () => {
     let turn = 0;
     const runner = createRunner({
-      agents: [{ id: 'main', engine: async (ctx) => (turn++ === 0 ? { state: { kept: true } } : { output: ctx.state }) }],
+      agents: [
+        { id: 'main', engine: async (ctx) => (turn++ === 0 ? { state: { kept: true } } : { output: ctx.state }) },
+      ],
     });
     await runner.handle({ channel: 'cli', text: 'x' });
     const second = await runner.handle({ channel: 'cli', text: 'y' });
@@ -172,7 +202,14 @@ describe('the history rule: what arrived is recorded', () => {
     const store = new MemoryCheckpointStore();
     const runner = createRunner({
       store,
-      agents: [{ id: 'main', strategy: () => phaseFsm().create(), routes: [...phaseRoutes], engine: async () => ({ messages: [assistant('hi')], state: 's' }) }],
+      agents: [
+        {
+          id: 'main',
+          strategy: () => phaseFsm().create(),
+          routes: [...phaseRoutes],
+          engine: async () => ({ messages: [assistant('hi')], state: 's' }),
+        },
+      ],
     });
     await runner.handle({ channel: 'cli', text: 'x' });
     await runner.dispatch(MAIN, signal(START));
@@ -200,19 +237,34 @@ describe('maxHistoryMessages', () => {
   it('never leaves tool results at the start without the assistant message that called them', async () => {
     const store = new MemoryCheckpointStore();
     const toolTurn: ChatMessage[] = [
-      { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'search', arguments: {} }, { id: 't2', name: 'search', arguments: {} }] },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [
+          { id: 't1', name: 'search', arguments: {} },
+          { id: 't2', name: 'search', arguments: {} },
+        ],
+      },
       { role: 'tool', content: 'r1', toolCallId: 't1' },
       { role: 'tool', content: 'r2', toolCallId: 't2' },
       assistant('answer'),
     ];
-    const runner = createRunner({ store, maxHistoryMessages: 4, agents: [{ id: 'main', engine: async () => ({ messages: toolTurn }) }] });
+    const runner = createRunner({
+      store,
+      maxHistoryMessages: 4,
+      agents: [{ id: 'main', engine: async () => ({ messages: toolTurn }) }],
+    });
     await runner.handle({ channel: 'cli', text: 'q' });
     // [q, call, r1, r2, answer]: the newest 4 would start with the call — fine, kept.
     expect((await stored(store, MAIN)).data.history).toEqual(toolTurn);
     await runner.close();
 
     const store3 = new MemoryCheckpointStore();
-    const runner3 = createRunner({ store: store3, maxHistoryMessages: 3, agents: [{ id: 'main', engine: async () => ({ messages: toolTurn }) }] });
+    const runner3 = createRunner({
+      store: store3,
+      maxHistoryMessages: 3,
+      agents: [{ id: 'main', engine: async () => ({ messages: toolTurn }) }],
+    });
     await runner3.handle({ channel: 'cli', text: 'q' });
     // The newest 3 would be [r1, r2, answer]: the orphaned results go too.
     const history = (await stored(store3, MAIN)).data.history;
@@ -239,40 +291,45 @@ describe('maxHistoryMessages', () => {
       fc.string({ maxLength: 3 }).map((content) => ({ role: 'system' as const, content })),
     );
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(message, { maxLength: 5 }), { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 8 }), async (turns, max) => {
-        const store = new MemoryCheckpointStore();
-        let i = 0;
-        const runner = createRunner({
-          store,
-          maxHistoryMessages: max,
-          agents: [{ id: 'main', engine: async (): Promise<TurnResult> => ({ messages: turns[i++] ?? [] }) }],
-        });
-        const log: ChatMessage[] = [];
-        for (const [n, messages] of turns.entries()) {
-          await runner.handle({ channel: 'cli', text: `u${n}` });
-          log.push(user(`u${n}`), ...messages);
-        }
-        const history = (await stored(store, MAIN)).data.history;
-        // Reference of the rule, applied as the runner applies it (after the user message, then
-        // after the turn's messages): the longest suffix that fits and does not start with a tool
-        // result; when only the empty one does, the last tool-call group is kept whole instead.
-        const trim = (h: ChatMessage[]): ChatMessage[] => {
-          if (h.length <= max) return h;
-          for (let start = h.length - max; start < h.length; start++) if (h[start]?.role !== 'tool') return h.slice(start);
-          let start = h.length - max;
-          while (start > 0 && h[start]?.role === 'tool') start--;
-          return h.slice(start);
-        };
-        let expected: ChatMessage[] = [];
-        let at = 0;
-        for (const messages of turns) {
-          expected = trim([...expected, log[at] as ChatMessage]);
-          if (messages.length > 0) expected = trim([...expected, ...messages]);
-          at += 1 + messages.length;
-        }
-        expect(history).toEqual(expected);
-        await runner.close();
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(message, { maxLength: 5 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 8 }),
+        async (turns, max) => {
+          const store = new MemoryCheckpointStore();
+          let i = 0;
+          const runner = createRunner({
+            store,
+            maxHistoryMessages: max,
+            agents: [{ id: 'main', engine: async (): Promise<TurnResult> => ({ messages: turns[i++] ?? [] }) }],
+          });
+          const log: ChatMessage[] = [];
+          for (const [n, messages] of turns.entries()) {
+            await runner.handle({ channel: 'cli', text: `u${n}` });
+            log.push(user(`u${n}`), ...messages);
+          }
+          const history = (await stored(store, MAIN)).data.history;
+          // Reference of the rule, applied as the runner applies it (after the user message, then
+          // after the turn's messages): the longest suffix that fits and does not start with a tool
+          // result; when only the empty one does, the last tool-call group is kept whole instead.
+          const trim = (h: ChatMessage[]): ChatMessage[] => {
+            if (h.length <= max) return h;
+            for (let start = h.length - max; start < h.length; start++)
+              if (h[start]?.role !== 'tool') return h.slice(start);
+            let start = h.length - max;
+            while (start > 0 && h[start]?.role === 'tool') start--;
+            return h.slice(start);
+          };
+          let expected: ChatMessage[] = [];
+          let at = 0;
+          for (const messages of turns) {
+            expected = trim([...expected, log[at] as ChatMessage]);
+            if (messages.length > 0) expected = trim([...expected, ...messages]);
+            at += 1 + messages.length;
+          }
+          expect(history).toEqual(expected);
+          await runner.close();
+        },
+      ),
       { numRuns: 60 },
     );
   });

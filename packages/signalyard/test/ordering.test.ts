@@ -69,7 +69,14 @@ describe('per-session order', () => {
 
   it('enqueues synchronously: a transition dispatched just before a message gates that message', async () => {
     const runner = createRunner({
-      agents: [{ id: 'main', strategy: () => phaseFsm().create(), routes: [...phaseRoutes], engine: async () => ({ output: 'ran' }) }],
+      agents: [
+        {
+          id: 'main',
+          strategy: () => phaseFsm().create(),
+          routes: [...phaseRoutes],
+          engine: async () => ({ output: 'ran' }),
+        },
+      ],
     });
     const start = runner.dispatch(MAIN, signal(START));
     const message = runner.handle({ channel: 'cli', text: 'hello' });
@@ -82,7 +89,11 @@ describe('per-session order', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 80 }), async (picks) => {
         const store = new MemoryCheckpointStore();
-        const runner = createRunner({ store, maxConcurrentSessions: 2, agents: [{ id: 'main', engine: async () => ({}) }] });
+        const runner = createRunner({
+          store,
+          maxConcurrentSessions: 2,
+          agents: [{ id: 'main', engine: async () => ({}) }],
+        });
         const expected = new Map<string, string[]>();
         const calls = picks.map((s, i) => {
           const key = `agent:main:s${s}`;
@@ -154,7 +165,9 @@ describe('sessions run concurrently', () => {
   it('maxConcurrentSessions 3 over 12 sessions: never more turns in flight than the limit', async () => {
     const held = heldEngine();
     const runner = createRunner({ maxConcurrentSessions: 3, agents: [{ id: 'main', engine: held.engine }] });
-    const outcomes = Array.from({ length: 12 }, (_, i) => runner.dispatch(`agent:main:s${i}`, signal(SignalKind.UserMessage, `m${i}`)));
+    const outcomes = Array.from({ length: 12 }, (_, i) =>
+      runner.dispatch(`agent:main:s${i}`, signal(SignalKind.UserMessage, `m${i}`)),
+    );
     for (let i = 0; i < 12; i++) {
       await held.turn(i);
       expect(held.inFlight).toBeLessThanOrEqual(3);

@@ -10,7 +10,11 @@ function confirmPipeline() {
   return definePipeline({
     name: 'refund',
     stages: [
-      { name: 'plan', run: (ctx) => ({ amount: 42, request: (ctx.input as { text: string }).text }), defaultNext: 'confirmation' },
+      {
+        name: 'plan',
+        run: (ctx) => ({ amount: 42, request: (ctx.input as { text: string }).text }),
+        defaultNext: 'confirmation',
+      },
       { name: 'execute', run: (ctx) => ({ refunded: (ctx.outputs.plan as { amount: number }).amount }) },
     ],
     confirmationResumeStage: 'execute',
@@ -23,7 +27,10 @@ function clarifyPipeline() {
     stages: [
       {
         name: 'ask',
-        run: (ctx) => (ctx.response === undefined ? ctx.interrupt('clarification', { question: 'Which order?' }) : { order: ctx.response.text }),
+        run: (ctx) =>
+          ctx.response === undefined
+            ? ctx.interrupt('clarification', { question: 'Which order?' })
+            : { order: ctx.response.text },
         defaultNext: 'answer',
       },
       { name: 'answer', run: (ctx) => ({ reply: `looking up ${(ctx.outputs.ask as { order: string }).order}` }) },
@@ -50,7 +57,10 @@ describe('pipelineEngine', () => {
     expect(done.status).toBe('completed');
     const finished = done.output as Envelope;
     expect(finished.terminalReason).toBe('completed');
-    expect(finished.outputs).toMatchObject({ plan: { amount: 42, request: 'refund my order' }, execute: { refunded: 42 } });
+    expect(finished.outputs).toMatchObject({
+      plan: { amount: 42, request: 'refund my order' },
+      execute: { refunded: 42 },
+    });
     expect(finished.resolvedInterrupts[0]?.response).toEqual({ approved: true });
     expect((await second.session(done.sessionKey))?.engineState).toBeUndefined();
     await second.close();
@@ -93,7 +103,18 @@ describe('pipelineEngine', () => {
 
   it('starts runs with input { text, sessionKey } and forwards pipeline events as engine_events', async () => {
     const seen: unknown[] = [];
-    const pipeline = definePipeline({ name: 'echo', stages: [{ name: 'echo', run: (ctx) => { seen.push(ctx.input); return { ok: true }; } }] });
+    const pipeline = definePipeline({
+      name: 'echo',
+      stages: [
+        {
+          name: 'echo',
+          run: (ctx) => {
+            seen.push(ctx.input);
+            return { ok: true };
+          },
+        },
+      ],
+    });
     const runner = createRunner({ agents: [{ id: 'main', engine: pipelineEngine(pipeline) }] });
     const events: RunnerEvent[] = [];
     runner.on((e) => events.push(e));
@@ -106,13 +127,16 @@ describe('pipelineEngine', () => {
 
   it('uses custom toResponse and render', async () => {
     const runner = createRunner({
-      agents: [{
-        id: 'main',
-        engine: pipelineEngine(confirmPipeline(), {
-          toResponse: (text) => ({ approved: text === 'sí' }),
-          render: (env) => (env.interrupt === undefined ? `done: ${env.terminalReason ?? '?'}` : `confirm ${env.interrupt.kind}?`),
-        }),
-      }],
+      agents: [
+        {
+          id: 'main',
+          engine: pipelineEngine(confirmPipeline(), {
+            toResponse: (text) => ({ approved: text === 'sí' }),
+            render: (env) =>
+              env.interrupt === undefined ? `done: ${env.terminalReason ?? '?'}` : `confirm ${env.interrupt.kind}?`,
+          }),
+        },
+      ],
     });
     const p = await runner.handle(dm('x'));
     expect((await runner.session(p.sessionKey))?.history.at(-1)?.content).toBe('confirm confirmation?');
@@ -123,7 +147,15 @@ describe('pipelineEngine', () => {
   });
 
   it('fails the turn for a signal without text', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine: pipelineEngine(clarifyPipeline()), routes: [{ kind: SignalKind.Timer, action: { type: 'continue' } }] }] });
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'main',
+          engine: pipelineEngine(clarifyPipeline()),
+          routes: [{ kind: SignalKind.Timer, action: { type: 'continue' } }],
+        },
+      ],
+    });
     const o = await runner.dispatch('agent:main:main', signal(SignalKind.Timer, { n: 1 }));
     expect(o.status).toBe('failed');
     expect(o.error?.code).toBe('ENGINE_FAILED');

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { Action, ConfigError, SignalKind, signal, type Plugin, type PluginContext, type RunnerEvent, type SignalRoute } from '@signalyard/core';
+import {
+  Action,
+  ConfigError,
+  SignalKind,
+  signal,
+  type Plugin,
+  type PluginContext,
+  type RunnerEvent,
+  type SignalRoute,
+} from '@signalyard/core';
 import { createRunner, type Runner } from 'signalyard';
 import { MAIN, deferred, echoEngine, heldEngine, phaseFsm, recordEvents, rejectionOf } from './support.js';
 
@@ -26,7 +35,10 @@ async function collect(iterable: AsyncIterable<RunnerEvent>): Promise<RunnerEven
 describe('plugin lifecycle', () => {
   it('runs setup once at start() in plugin order and dispose once at close() in reverse order', async () => {
     const log: string[] = [];
-    const runner = createRunner({ agents: [{ id: 'main', engine: echoEngine().engine }], plugins: ['a', 'b', 'c'].map((n) => lifecycle(n, log)) });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: echoEngine().engine }],
+      plugins: ['a', 'b', 'c'].map((n) => lifecycle(n, log)),
+    });
     await runner.start();
     expect(log).toEqual(['setup a', 'setup b', 'setup c']);
     await runner.start();
@@ -90,7 +102,10 @@ describe('plugin lifecycle', () => {
 
   it('close() without start() neither sets up nor disposes plugins', async () => {
     const log: string[] = [];
-    const runner = createRunner({ agents: [{ id: 'main', engine: echoEngine().engine }], plugins: [lifecycle('p', log)] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: echoEngine().engine }],
+      plugins: [lifecycle('p', log)],
+    });
     await runner.close();
     expect(log).toEqual([]);
   });
@@ -185,12 +200,18 @@ describe('plugin lifecycle', () => {
     await runner.start();
     await runner.close();
     expect(log).toEqual(['setup a', 'setup b', 'dispose a']);
-    expect(events).toContainEqual(expect.objectContaining({ type: 'warning', message: expect.stringContaining('"b"') }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'warning', message: expect.stringContaining('"b"') }),
+    );
   });
 });
 
 describe('plugin routes and custom actions', () => {
-  const gate = (reason: string): SignalRoute => ({ kind: SignalKind.UserMessage, action: Action.reject(reason), name: `gate-${reason}` });
+  const gate = (reason: string): SignalRoute => ({
+    kind: SignalKind.UserMessage,
+    action: Action.reject(reason),
+    name: `gate-${reason}`,
+  });
 
   it("plugins' signalRoutes() form the plugin tier, in plugin order", async () => {
     const runner = createRunner({
@@ -201,7 +222,11 @@ describe('plugin routes and custom actions', () => {
       ],
     });
     const outcome = await runner.handle({ channel: 'cli', text: 'hi' });
-    expect(outcome).toMatchObject({ status: 'rejected', action: Action.reject('first'), decidedBy: { tier: 'plugin', route: { name: 'gate-first' } } });
+    expect(outcome).toMatchObject({
+      status: 'rejected',
+      action: Action.reject('first'),
+      decidedBy: { tier: 'plugin', route: { name: 'gate-first' } },
+    });
     await runner.close();
   });
 
@@ -209,16 +234,34 @@ describe('plugin routes and custom actions', () => {
     const plugin: Plugin = { name: 'limits', signalRoutes: () => [gate('rate_limited')] };
     const runner = createRunner({
       agents: [
-        { id: 'main', routes: [{ kind: SignalKind.UserMessage, action: Action.Continue, name: 'always-answer' }], engine: echoEngine().engine },
+        {
+          id: 'main',
+          routes: [{ kind: SignalKind.UserMessage, action: Action.Continue, name: 'always-answer' }],
+          engine: echoEngine().engine,
+        },
         { id: 'plain', engine: echoEngine().engine },
-        { id: 'fsm', strategy: () => phaseFsm().create(), routes: [{ kind: SignalKind.custom('start'), action: Action.transition('start') }], engine: echoEngine().engine },
+        {
+          id: 'fsm',
+          strategy: () => phaseFsm().create(),
+          routes: [{ kind: SignalKind.custom('start'), action: Action.transition('start') }],
+          engine: echoEngine().engine,
+        },
       ],
       plugins: [plugin],
     });
-    expect(await runner.handle({ channel: 'cli', text: 'hi' })).toMatchObject({ status: 'completed', decidedBy: { tier: 'agent' } });
-    expect(await runner.dispatch('agent:plain:main', signal(SignalKind.UserMessage, 'hi'))).toMatchObject({ status: 'rejected', decidedBy: { tier: 'plugin' } });
+    expect(await runner.handle({ channel: 'cli', text: 'hi' })).toMatchObject({
+      status: 'completed',
+      decidedBy: { tier: 'agent' },
+    });
+    expect(await runner.dispatch('agent:plain:main', signal(SignalKind.UserMessage, 'hi'))).toMatchObject({
+      status: 'rejected',
+      decidedBy: { tier: 'plugin' },
+    });
     await runner.dispatch('agent:fsm:main', signal(SignalKind.custom('start')));
-    expect(await runner.dispatch('agent:fsm:main', signal(SignalKind.UserMessage, 'hi'))).toMatchObject({ action: Action.reject('busy'), decidedBy: { tier: 'strategy' } });
+    expect(await runner.dispatch('agent:fsm:main', signal(SignalKind.UserMessage, 'hi'))).toMatchObject({
+      action: Action.reject('busy'),
+      decidedBy: { tier: 'strategy' },
+    });
     await runner.close();
   });
 
@@ -226,10 +269,17 @@ describe('plugin routes and custom actions', () => {
     const counts = new Map<string, number>();
     const limiter: Plugin = {
       name: 'limiter',
-      signalRoutes: () => [{ kind: SignalKind.UserMessage, action: Action.reject('rate_limited'), predicate: (_s, ctx) => (counts.get(ctx.sessionKey ?? '') ?? 0) > 2 }],
+      signalRoutes: () => [
+        {
+          kind: SignalKind.UserMessage,
+          action: Action.reject('rate_limited'),
+          predicate: (_s, ctx) => (counts.get(ctx.sessionKey ?? '') ?? 0) > 2,
+        },
+      ],
       setup: (ctx) => {
         ctx.on((event) => {
-          if (event.type === 'signal_received' && event.signal.kind === SignalKind.UserMessage) counts.set(event.sessionKey, (counts.get(event.sessionKey) ?? 0) + 1);
+          if (event.type === 'signal_received' && event.signal.kind === SignalKind.UserMessage)
+            counts.set(event.sessionKey, (counts.get(event.sessionKey) ?? 0) + 1);
         });
       },
     };
@@ -248,7 +298,10 @@ describe('plugin routes and custom actions', () => {
         ctx.handleCustomAction('lookup', () => name);
       },
     });
-    const runner = createRunner({ agents: [{ id: 'main', engine: echoEngine().engine }], plugins: [claim('one'), claim('two')] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: echoEngine().engine }],
+      plugins: [claim('one'), claim('two')],
+    });
     const error = await rejectionOf(runner.start());
     expect(ConfigError.isInstance(error)).toBe(true);
     const problems = (error as ConfigError).problems;
@@ -299,7 +352,14 @@ describe('events', () => {
     // RunnerEvent lists the fields each event has at least (core.md): extra fields are allowed.
     expect(events).toEqual([
       expect.objectContaining({ type: 'signal_received', ...base, signal: sig }),
-      expect.objectContaining({ type: 'route_decided', ...base, signal: sig, action: Action.Continue, tier: 'agent', routeName: 'chat' }),
+      expect.objectContaining({
+        type: 'route_decided',
+        ...base,
+        signal: sig,
+        action: Action.Continue,
+        tier: 'agent',
+        routeName: 'chat',
+      }),
       expect.objectContaining({ type: 'turn_start', ...base }),
       expect.objectContaining({ type: 'engine_event', ...base, event: { type: 'thinking', step: 1 } }),
       expect.objectContaining({ type: 'turn_end', ...base, status: 'completed' }),
@@ -430,7 +490,13 @@ describe('events(): an async iterable over runner events', () => {
     controller.abort();
     await oneTurn(runner);
     const events = await collect(iterable);
-    expect(events.map((e) => e.type)).toEqual(['signal_received', 'route_decided', 'turn_start', 'turn_end', 'outcome']);
+    expect(events.map((e) => e.type)).toEqual([
+      'signal_received',
+      'route_decided',
+      'turn_start',
+      'turn_end',
+      'outcome',
+    ]);
     await runner.close();
   });
 
@@ -442,7 +508,13 @@ describe('events(): an async iterable over runner events', () => {
     (await held.turn(0)).finish();
     await pending;
     await runner.close();
-    expect((await collected).map((e) => e.type)).toEqual(['signal_received', 'route_decided', 'turn_start', 'turn_end', 'outcome']);
+    expect((await collected).map((e) => e.type)).toEqual([
+      'signal_received',
+      'route_decided',
+      'turn_start',
+      'turn_end',
+      'outcome',
+    ]);
   });
 
   it('ends at once for an already aborted abortSignal', async () => {

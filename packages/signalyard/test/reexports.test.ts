@@ -7,13 +7,21 @@ import * as sessions from '@signalyard/sessions';
 import * as meta from 'signalyard';
 import { describe, expect, it } from 'vitest';
 
-const packages = { '@signalyard/core': core, '@signalyard/router': router, '@signalyard/fsm': fsm, '@signalyard/sessions': sessions, '@signalyard/crew': crew, '@signalyard/pipeline': pipeline };
+const packages = {
+  '@signalyard/core': core,
+  '@signalyard/router': router,
+  '@signalyard/fsm': fsm,
+  '@signalyard/sessions': sessions,
+  '@signalyard/crew': crew,
+  '@signalyard/pipeline': pipeline,
+};
 
 describe('the meta-package', () => {
   it.each(Object.entries(packages))('re-exports every runtime export of %s, as the same value', (_name, mod) => {
     const missing = Object.keys(mod).filter((key) => !(key in meta));
     expect(missing).toEqual([]);
-    for (const key of Object.keys(mod)) expect((meta as Record<string, unknown>)[key]).toBe((mod as Record<string, unknown>)[key]);
+    for (const key of Object.keys(mod))
+      expect((meta as Record<string, unknown>)[key]).toBe((mod as Record<string, unknown>)[key]);
   });
 
   it('adds the Runner', () => {

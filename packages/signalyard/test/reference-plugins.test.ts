@@ -8,7 +8,10 @@ const dm = (id: string, text = 'hi') => ({ channel: 'telegram', peer: { kind: 'd
 describe('rateLimitPlugin', () => {
   it('rejects user messages over the limit with rate_limited from the plugin tier', async () => {
     const t = 0;
-    const runner = createRunner({ agents: [{ id: 'main', engine: echo }], plugins: [rateLimitPlugin({ perSession: 2, windowMs: 1000, now: () => t })] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: echo }],
+      plugins: [rateLimitPlugin({ perSession: 2, windowMs: 1000, now: () => t })],
+    });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push(await runner.handle(dm('1')));
     expect(statuses.map((o) => o.status)).toEqual(['completed', 'completed', 'rejected', 'rejected']);
@@ -20,7 +23,10 @@ describe('rateLimitPlugin', () => {
 
   it('slides the window: old messages stop counting', async () => {
     let t = 0;
-    const runner = createRunner({ agents: [{ id: 'main', engine: echo }], plugins: [rateLimitPlugin({ perSession: 2, windowMs: 1000, now: () => t })] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: echo }],
+      plugins: [rateLimitPlugin({ perSession: 2, windowMs: 1000, now: () => t })],
+    });
     expect((await runner.handle(dm('1'))).status).toBe('completed'); // t=0
     t = 500;
     expect((await runner.handle(dm('1'))).status).toBe('completed'); // t=500
@@ -34,7 +40,10 @@ describe('rateLimitPlugin', () => {
   });
 
   it('counts two sessions separately', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine: echo }], plugins: [rateLimitPlugin({ perSession: 1, windowMs: 60_000, now: () => 0 })] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: echo }],
+      plugins: [rateLimitPlugin({ perSession: 1, windowMs: 60_000, now: () => 0 })],
+    });
     expect((await runner.handle(dm('a'))).status).toBe('completed');
     expect((await runner.handle(dm('b'))).status).toBe('completed');
     expect((await runner.handle(dm('a'))).status).toBe('rejected');
@@ -44,7 +53,13 @@ describe('rateLimitPlugin', () => {
 
   it('an agent-tier user-message route overrides the plugin gate', async () => {
     const runner = createRunner({
-      agents: [{ id: 'main', engine: echo, routes: [{ kind: SignalKind.UserMessage, name: 'always', action: Action.Continue }] }],
+      agents: [
+        {
+          id: 'main',
+          engine: echo,
+          routes: [{ kind: SignalKind.UserMessage, name: 'always', action: Action.Continue }],
+        },
+      ],
       plugins: [rateLimitPlugin({ perSession: 1, windowMs: 60_000, now: () => 0 })],
     });
     for (let i = 0; i < 3; i++) {
@@ -60,7 +75,8 @@ describe('rateLimitPlugin', () => {
       agents: [{ id: 'main', engine: echo, routes: [{ kind: SignalKind.Timer, action: Action.Continue }] }],
       plugins: [rateLimitPlugin({ perSession: 1, windowMs: 60_000, now: () => 0 })],
     });
-    for (let i = 0; i < 3; i++) expect((await runner.dispatch('agent:main:main', signal(SignalKind.Timer))).status).toBe('completed');
+    for (let i = 0; i < 3; i++)
+      expect((await runner.dispatch('agent:main:main', signal(SignalKind.Timer))).status).toBe('completed');
     expect((await runner.dispatch('agent:main:main', signal(SignalKind.UserMessage, 'hi'))).status).toBe('completed');
     await runner.close();
   });
@@ -83,14 +99,22 @@ describe('auditLogPlugin', () => {
   it('receives one entry per signal with kind, action, tier, route name and status', async () => {
     const log: AuditEntry[] = [];
     const runner = createRunner({
-      agents: [{
-        id: 'main',
-        engine: echo,
-        routes: [
-          { kind: SignalKind.UserMessage, name: 'block', priority: 1, predicate: (s) => (s.payload as { text: string }).text === 'spam', action: Action.reject('spam') },
-          { kind: SignalKind.Timer, name: 'tick', action: Action.transition('tick') },
-        ],
-      }],
+      agents: [
+        {
+          id: 'main',
+          engine: echo,
+          routes: [
+            {
+              kind: SignalKind.UserMessage,
+              name: 'block',
+              priority: 1,
+              predicate: (s) => (s.payload as { text: string }).text === 'spam',
+              action: Action.reject('spam'),
+            },
+            { kind: SignalKind.Timer, name: 'tick', action: Action.transition('tick') },
+          ],
+        },
+      ],
       plugins: [auditLogPlugin((entry) => log.push(entry))],
     });
     const a = await runner.handle(dm('1', 'hello'));
@@ -99,8 +123,24 @@ describe('auditLogPlugin', () => {
     await runner.dispatch(a.sessionKey, signal(SignalKind.ToolResult, {}));
     expect(log.map(({ at: _at, ...rest }) => rest)).toEqual([
       { sessionKey: a.sessionKey, agentId: 'main', kind: 'user_message', action: Action.Continue, status: 'completed' },
-      { sessionKey: a.sessionKey, agentId: 'main', kind: 'user_message', action: Action.reject('spam'), tier: 'agent', routeName: 'block', status: 'rejected' },
-      { sessionKey: a.sessionKey, agentId: 'main', kind: 'timer', action: Action.transition('tick'), tier: 'agent', routeName: 'tick', status: 'completed' },
+      {
+        sessionKey: a.sessionKey,
+        agentId: 'main',
+        kind: 'user_message',
+        action: Action.reject('spam'),
+        tier: 'agent',
+        routeName: 'block',
+        status: 'rejected',
+      },
+      {
+        sessionKey: a.sessionKey,
+        agentId: 'main',
+        kind: 'timer',
+        action: Action.transition('tick'),
+        tier: 'agent',
+        routeName: 'tick',
+        status: 'completed',
+      },
       { sessionKey: a.sessionKey, agentId: 'main', kind: 'tool_result', status: 'unrouted' },
     ]);
     for (const e of log) expect(Number.isNaN(Date.parse(e.at))).toBe(false);
@@ -108,9 +148,18 @@ describe('auditLogPlugin', () => {
   });
 
   it('a sink that throws becomes a warning and dispatch goes on', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine: echo }], plugins: [auditLogPlugin(() => { throw new Error('disk full'); })] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: echo }],
+      plugins: [
+        auditLogPlugin(() => {
+          throw new Error('disk full');
+        }),
+      ],
+    });
     const warnings: string[] = [];
-    runner.on((e) => { if (e.type === 'warning') warnings.push(e.message); });
+    runner.on((e) => {
+      if (e.type === 'warning') warnings.push(e.message);
+    });
     expect((await runner.handle(dm('1'))).status).toBe('completed');
     expect(warnings.some((w) => w.includes('disk full'))).toBe(true);
     await runner.close();

@@ -16,7 +16,9 @@ describe('a stop routed on arrival', () => {
   });
 
   it('to a loaded idle session stops nothing either', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', engine, routes: [{ kind: SignalKind.Stop, action: Action.ForceStop }] }] });
+    const runner = createRunner({
+      agents: [{ id: 'main', engine, routes: [{ kind: SignalKind.Stop, action: Action.ForceStop }] }],
+    });
     await runner.handle({ channel: 'cli', text: 'warm up' });
     const stop = runner.dispatch('agent:main:main', signal(SignalKind.Stop));
     const after = runner.handle({ channel: 'cli', text: 'next' });

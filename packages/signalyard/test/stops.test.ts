@@ -19,7 +19,13 @@ describe('a stop signal routed to force_stop', () => {
     const c = track(runner.dispatch(MAIN, say('c')));
 
     const stop = await runner.dispatch(MAIN, signal(SignalKind.Stop));
-    expect(stop).toEqual({ sessionKey: MAIN, agentId: 'main', action: Action.ForceStop, decidedBy: { tier: 'agent', route: forceStopRoute }, status: 'completed' });
+    expect(stop).toEqual({
+      sessionKey: MAIN,
+      agentId: 'main',
+      action: Action.ForceStop,
+      decidedBy: { tier: 'agent', route: forceStopRoute },
+      status: 'completed',
+    });
     expect(turnA.ctx.abortSignal.aborted).toBe(true);
     // The queued ones resolved as soon as the stop arrived.
     expect(b.settled && c.settled).toBe(true);
@@ -47,12 +53,19 @@ describe('a stop signal routed to force_stop', () => {
 
   it('works the same from a strategy route', async () => {
     const held = heldEngine();
-    const definition = FsmStrategy.builder().initial('on').route({ kind: SignalKind.Stop, action: Action.ForceStop }).define();
+    const definition = FsmStrategy.builder()
+      .initial('on')
+      .route({ kind: SignalKind.Stop, action: Action.ForceStop })
+      .define();
     const runner = createRunner({ agents: [{ id: 'main', strategy: () => definition.create(), engine: held.engine }] });
     const a = runner.dispatch(MAIN, say('a'));
     const turnA = await held.turn(0);
     const b = runner.dispatch(MAIN, say('b'));
-    expect(await runner.dispatch(MAIN, signal(SignalKind.Stop))).toMatchObject({ status: 'completed', action: Action.ForceStop, decidedBy: { tier: 'strategy' } });
+    expect(await runner.dispatch(MAIN, signal(SignalKind.Stop))).toMatchObject({
+      status: 'completed',
+      action: Action.ForceStop,
+      decidedBy: { tier: 'strategy' },
+    });
     expect(turnA.ctx.abortSignal.aborted).toBe(true);
     expect((await a).status).toBe('stopped');
     expect((await b).status).toBe('stopped');
@@ -120,7 +133,10 @@ describe('a stop signal routed to graceful_stop', () => {
     const first = runner.dispatch(MAIN, say('a'));
     (await held.turn(0)).finish({ messages: [assistant('hi')] });
     await first;
-    expect(await runner.dispatch(MAIN, signal(SignalKind.Stop))).toMatchObject({ status: 'completed', action: Action.GracefulStop });
+    expect(await runner.dispatch(MAIN, signal(SignalKind.Stop))).toMatchObject({
+      status: 'completed',
+      action: Action.GracefulStop,
+    });
     expect((await runner.session(MAIN))?.history).toEqual([user('a'), assistant('hi')]);
     await runner.close();
   });
@@ -129,7 +145,11 @@ describe('a stop signal routed to graceful_stop', () => {
 describe('stops that wait their turn', () => {
   it('a stop signal routed to another action is queued and applied in order like any signal', async () => {
     const held = heldEngine();
-    const runner = createRunner({ agents: [{ id: 'main', routes: [{ kind: SignalKind.Stop, action: Action.reject('not now') }], engine: held.engine }] });
+    const runner = createRunner({
+      agents: [
+        { id: 'main', routes: [{ kind: SignalKind.Stop, action: Action.reject('not now') }], engine: held.engine },
+      ],
+    });
     const order: string[] = [];
     const note = (name: string) => (o: Outcome) => {
       order.push(`${name}:${o.status}`);
@@ -150,7 +170,9 @@ describe('stops that wait their turn', () => {
   it('a non-stop signal routed to force_stop completes at its turn and stops the signals queued behind it, not the ones before', async () => {
     const HALT = SignalKind.custom('halt');
     const held = heldEngine();
-    const runner = createRunner({ agents: [{ id: 'main', routes: [{ kind: HALT, action: Action.ForceStop }], engine: held.engine }] });
+    const runner = createRunner({
+      agents: [{ id: 'main', routes: [{ kind: HALT, action: Action.ForceStop }], engine: held.engine }],
+    });
     const a = runner.dispatch(MAIN, say('a'));
     const turnA = await held.turn(0);
     const halt = track(runner.dispatch(MAIN, signal(HALT)));
@@ -160,7 +182,11 @@ describe('stops that wait their turn', () => {
     expect(halt.settled).toBe(false);
     turnA.finish({ output: 'a done' });
     expect(await a).toMatchObject({ status: 'completed', output: 'a done' });
-    expect(await halt.promise).toMatchObject({ status: 'completed', action: Action.ForceStop, decidedBy: { tier: 'agent' } });
+    expect(await halt.promise).toMatchObject({
+      status: 'completed',
+      action: Action.ForceStop,
+      decidedBy: { tier: 'agent' },
+    });
     expect((await b).status).toBe('stopped');
     expect((await c).status).toBe('stopped');
     expect(held.turns.map((t) => t.text)).toEqual(['a']);
@@ -258,7 +284,13 @@ describe('a force_stop while the turn applies its actions', () => {
     const store = new MemoryCheckpointStore();
     const runner = createRunner({
       store,
-      agents: [{ id: 'main', routes: [forceStopRoute], engine: async () => ({ messages: [assistant('x')], actions: [Action.custom('slow')] }) }],
+      agents: [
+        {
+          id: 'main',
+          routes: [forceStopRoute],
+          engine: async () => ({ messages: [assistant('x')], actions: [Action.custom('slow')] }),
+        },
+      ],
       plugins: [
         {
           name: 'slow',
@@ -343,7 +375,9 @@ describe("the caller's own abortSignal", () => {
     const LOOKUP = SignalKind.custom('lookup');
     const started = deferred<AbortSignal>();
     const runner = createRunner({
-      agents: [{ id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: heldEngine().engine }],
+      agents: [
+        { id: 'main', routes: [{ kind: LOOKUP, action: Action.custom('lookup') }], engine: heldEngine().engine },
+      ],
       plugins: [
         {
           name: 'slow',

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { Action, DirectStrategy, MemoryCheckpointStore, SignalKind, signal, type ExecutionStrategy, type RouteContext } from '@signalyard/core';
+import {
+  Action,
+  DirectStrategy,
+  MemoryCheckpointStore,
+  SignalKind,
+  signal,
+  type ExecutionStrategy,
+  type RouteContext,
+} from '@signalyard/core';
 import { FsmStrategy } from '@signalyard/fsm';
 import { createRunner } from 'signalyard';
 import { FINISH, START, echoEngine, phaseFsm, phaseRoutes, stored, user } from './support.js';
@@ -12,12 +20,22 @@ describe('one strategy instance per session', () => {
     const definition = phaseFsm();
     const store = new MemoryCheckpointStore();
     const { engine, seen } = echoEngine();
-    const runner = createRunner({ store, agents: [{ id: 'main', strategy: () => definition.create(), routes: [...phaseRoutes], engine }] });
+    const runner = createRunner({
+      store,
+      agents: [{ id: 'main', strategy: () => definition.create(), routes: [...phaseRoutes], engine }],
+    });
 
-    expect(await runner.dispatch(A, signal(START))).toMatchObject({ status: 'completed', output: { from: 'idle', action: 'start', to: 'busy' } });
+    expect(await runner.dispatch(A, signal(START))).toMatchObject({
+      status: 'completed',
+      output: { from: 'idle', action: 'start', to: 'busy' },
+    });
     // A is busy: its user messages are gated by the state-scoped strategy route ...
     const gated = await runner.dispatch(A, signal(SignalKind.UserMessage, 'to a'));
-    expect(gated).toMatchObject({ status: 'rejected', action: { type: 'reject', reason: 'busy' }, decidedBy: { tier: 'strategy' } });
+    expect(gated).toMatchObject({
+      status: 'rejected',
+      action: { type: 'reject', reason: 'busy' },
+      decidedBy: { tier: 'strategy' },
+    });
     expect(gated.decidedBy?.route.name).toBe('busy-gate');
     // ... B is not.
     const free = await runner.dispatch(B, signal(SignalKind.UserMessage, 'to b'));
@@ -66,7 +84,10 @@ describe('one strategy instance per session', () => {
         {
           id: 'main',
           strategy: () => FsmStrategy.builder().initial('idle').transition('idle', 'start', 'busy').define().create(),
-          routes: [{ kind: START, action: Action.transition('start') }, { kind: SignalKind.custom('ask'), action: Action.Continue }],
+          routes: [
+            { kind: START, action: Action.transition('start') },
+            { kind: SignalKind.custom('ask'), action: Action.Continue },
+          ],
           engine: async (ctx) => {
             states.push(ctx.strategy.snapshot(), ctx.strategy.canExecute('start'));
             return {};
@@ -77,7 +98,12 @@ describe('one strategy instance per session', () => {
     await runner.dispatch(A, signal(SignalKind.custom('ask')));
     await runner.dispatch(A, signal(START));
     await runner.dispatch(A, signal(SignalKind.custom('ask')));
-    expect(states).toEqual([{ type: 'fsm', current_state: 'idle' }, true, { type: 'fsm', current_state: 'busy' }, false]);
+    expect(states).toEqual([
+      { type: 'fsm', current_state: 'idle' },
+      true,
+      { type: 'fsm', current_state: 'busy' },
+      false,
+    ]);
     await runner.close();
   });
 
@@ -140,7 +166,12 @@ describe('one strategy instance per session', () => {
       agents: [
         {
           id: 'main',
-          strategy: () => FsmStrategy.builder().initial('s').route({ kind, action: Action.reject('strategy') }, { inStates: ['s'] }).define().create(),
+          strategy: () =>
+            FsmStrategy.builder()
+              .initial('s')
+              .route({ kind, action: Action.reject('strategy') }, { inStates: ['s'] })
+              .define()
+              .create(),
           routes: [{ kind, action: Action.reject('agent') }],
           engine: echoEngine().engine,
         },
@@ -149,9 +180,18 @@ describe('one strategy instance per session', () => {
       ],
       plugins: [{ name: 'p', signalRoutes: () => [{ kind, action: Action.reject('plugin') }] }],
     });
-    expect(await runner.dispatch('agent:main:x', signal(kind))).toMatchObject({ action: { reason: 'strategy' }, decidedBy: { tier: 'strategy' } });
-    expect(await runner.dispatch('agent:plain:x', signal(kind))).toMatchObject({ action: { reason: 'agent' }, decidedBy: { tier: 'agent' } });
-    expect(await runner.dispatch('agent:bare:x', signal(kind))).toMatchObject({ action: { reason: 'plugin' }, decidedBy: { tier: 'plugin' } });
+    expect(await runner.dispatch('agent:main:x', signal(kind))).toMatchObject({
+      action: { reason: 'strategy' },
+      decidedBy: { tier: 'strategy' },
+    });
+    expect(await runner.dispatch('agent:plain:x', signal(kind))).toMatchObject({
+      action: { reason: 'agent' },
+      decidedBy: { tier: 'agent' },
+    });
+    expect(await runner.dispatch('agent:bare:x', signal(kind))).toMatchObject({
+      action: { reason: 'plugin' },
+      decidedBy: { tier: 'plugin' },
+    });
     await runner.close();
   });
 });
@@ -179,7 +219,15 @@ describe('strategy and routing failures are outcomes', () => {
   });
 
   it('a strategy factory that returns something else than an ExecutionStrategy fails the signal', async () => {
-    const runner = createRunner({ agents: [{ id: 'main', strategy: () => ({ execute: () => undefined }) as unknown as ExecutionStrategy, engine: echoEngine().engine }] });
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'main',
+          strategy: () => ({ execute: () => undefined }) as unknown as ExecutionStrategy,
+          engine: echoEngine().engine,
+        },
+      ],
+    });
     const outcome = await runner.dispatch(A, signal(SignalKind.UserMessage, 'hi'));
     expect(outcome.status).toBe('failed');
     expect(outcome.error?.code).toBe('STRATEGY_FACTORY_FAILED');
@@ -219,11 +267,23 @@ describe('strategy and routing failures are outcomes', () => {
       .transition('idle', 'start', 'busy')
       .route({ kind: SignalKind.Stop, action: Action.ForceStop }, { inStates: ['busy'] })
       .define();
-    const runner = createRunner({ agents: [{ id: 'main', strategy: () => definition.create(), routes: [phaseRoutes[0]], engine: echoEngine().engine }] });
+    const runner = createRunner({
+      agents: [
+        { id: 'main', strategy: () => definition.create(), routes: [phaseRoutes[0]], engine: echoEngine().engine },
+      ],
+    });
     // idle: no strategy route for stop → the runner default graceful_stop.
-    expect(await runner.dispatch(A, signal(SignalKind.Stop))).toMatchObject({ status: 'completed', action: Action.GracefulStop, decidedBy: undefined });
+    expect(await runner.dispatch(A, signal(SignalKind.Stop))).toMatchObject({
+      status: 'completed',
+      action: Action.GracefulStop,
+      decidedBy: undefined,
+    });
     await runner.dispatch(A, signal(START));
-    expect(await runner.dispatch(A, signal(SignalKind.Stop))).toMatchObject({ status: 'completed', action: Action.ForceStop, decidedBy: { tier: 'strategy' } });
+    expect(await runner.dispatch(A, signal(SignalKind.Stop))).toMatchObject({
+      status: 'completed',
+      action: Action.ForceStop,
+      decidedBy: { tier: 'strategy' },
+    });
     await runner.close();
   });
 });

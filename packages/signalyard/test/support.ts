@@ -114,7 +114,10 @@ export function echoEngine(): { readonly engine: EngineFn; readonly seen: TurnCo
     seen,
     engine: async (ctx) => {
       seen.push(ctx);
-      return { output: `echo: ${textOf(ctx.signal) ?? ''}`, messages: [{ role: 'assistant', content: `echo: ${textOf(ctx.signal) ?? ''}` }] };
+      return {
+        output: `echo: ${textOf(ctx.signal) ?? ''}`,
+        messages: [{ role: 'assistant', content: `echo: ${textOf(ctx.signal) ?? ''}` }],
+      };
     },
   };
 }
@@ -178,7 +181,10 @@ export function thrownBy(fn: () => unknown): unknown {
 }
 
 /** The checkpoint stored under `key`, with its data typed as the runner's format. */
-export async function stored(store: CheckpointStore, key: string): Promise<{ version: number; data: SessionCheckpointV1 }> {
+export async function stored(
+  store: CheckpointStore,
+  key: string,
+): Promise<{ version: number; data: SessionCheckpointV1 }> {
   const checkpoint = await store.load(key);
   if (checkpoint === undefined) return expect.unreachable(`expected a checkpoint under ${key}`);
   return { version: checkpoint.version, data: checkpoint.data as SessionCheckpointV1 };
@@ -257,7 +263,9 @@ export function wrapStore(
   return {
     load: (key) => (hooks.load === undefined ? inner.load(key) : hooks.load(key, () => inner.load(key))),
     save: (key, data, expectedVersion) =>
-      hooks.save === undefined ? inner.save(key, data, expectedVersion) : hooks.save(key, data, expectedVersion, () => inner.save(key, data, expectedVersion)),
+      hooks.save === undefined
+        ? inner.save(key, data, expectedVersion)
+        : hooks.save(key, data, expectedVersion, () => inner.save(key, data, expectedVersion)),
     delete: (key) => inner.delete(key),
     list: (prefix) => inner.list(prefix),
   };

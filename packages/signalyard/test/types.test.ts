@@ -105,8 +105,12 @@ describe('Outcome', () => {
     expectTypeOf<Outcome['sessionKey']>().toEqualTypeOf<string>();
     expectTypeOf<Outcome['agentId']>().toEqualTypeOf<string>();
     expectTypeOf<Outcome['action']>().toEqualTypeOf<Action | undefined>();
-    expectTypeOf<Outcome['decidedBy']>().toEqualTypeOf<{ readonly tier: Tier; readonly route: SignalRoute } | undefined>();
-    expectTypeOf<Outcome['status']>().toEqualTypeOf<'completed' | 'stopped' | 'rejected' | 'unrouted' | 'paused' | 'failed'>();
+    expectTypeOf<Outcome['decidedBy']>().toEqualTypeOf<
+      { readonly tier: Tier; readonly route: SignalRoute } | undefined
+    >();
+    expectTypeOf<Outcome['status']>().toEqualTypeOf<
+      'completed' | 'stopped' | 'rejected' | 'unrouted' | 'paused' | 'failed'
+    >();
     expectTypeOf<OutcomeStatus>().toEqualTypeOf<Outcome['status']>();
     expectTypeOf<Outcome['output']>().toEqualTypeOf<unknown>();
     expectTypeOf<Outcome['error']>().toEqualTypeOf<SignalyardError | undefined>();
@@ -121,13 +125,23 @@ describe('Runner', () => {
 
   it('has start, handle, dispatch, session, on, events and close with the contract signatures', () => {
     expectTypeOf<Runner['start']>().toEqualTypeOf<() => Promise<void>>();
-    expectTypeOf<Runner['handle']>().toEqualTypeOf<(message: InboundMessage, opts?: { abortSignal?: AbortSignal }) => Promise<Outcome>>();
-    expectTypeOf<Runner['dispatch']>().toEqualTypeOf<
-      (sessionKey: SessionKey | string, signal: Signal, opts?: { agentId?: string; abortSignal?: AbortSignal }) => Promise<Outcome>
+    expectTypeOf<Runner['handle']>().toEqualTypeOf<
+      (message: InboundMessage, opts?: { abortSignal?: AbortSignal }) => Promise<Outcome>
     >();
-    expectTypeOf<Runner['session']>().toEqualTypeOf<(sessionKey: SessionKey | string) => Promise<SessionView | undefined>>();
+    expectTypeOf<Runner['dispatch']>().toEqualTypeOf<
+      (
+        sessionKey: SessionKey | string,
+        signal: Signal,
+        opts?: { agentId?: string; abortSignal?: AbortSignal },
+      ) => Promise<Outcome>
+    >();
+    expectTypeOf<Runner['session']>().toEqualTypeOf<
+      (sessionKey: SessionKey | string) => Promise<SessionView | undefined>
+    >();
     expectTypeOf<Runner['on']>().toEqualTypeOf<(listener: (event: RunnerEvent) => void) => () => void>();
-    expectTypeOf<Runner['events']>().toEqualTypeOf<(opts?: { abortSignal?: AbortSignal }) => AsyncIterable<RunnerEvent>>();
+    expectTypeOf<Runner['events']>().toEqualTypeOf<
+      (opts?: { abortSignal?: AbortSignal }) => AsyncIterable<RunnerEvent>
+    >();
     expectTypeOf<Runner['close']>().toEqualTypeOf<() => Promise<void>>();
   });
 

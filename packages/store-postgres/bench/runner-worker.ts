@@ -28,7 +28,13 @@ const definition = FsmStrategy.builder()
   .define();
 const reply: readonly ChatMessage[] = [{ role: 'assistant', content: 'ok' }];
 const runner = createRunner({
-  agents: [{ id: 'main', strategy: () => definition.create(), engine: (): Promise<TurnResult> => Promise.resolve({ messages: reply }) }],
+  agents: [
+    {
+      id: 'main',
+      strategy: () => definition.create(),
+      engine: (): Promise<TurnResult> => Promise.resolve({ messages: reply }),
+    },
+  ],
   store,
   lock,
   maxHistoryMessages: 20,

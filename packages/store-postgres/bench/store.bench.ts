@@ -21,9 +21,13 @@ const admin = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis:
 admin.on('error', () => undefined);
 let serverVersion: string;
 try {
-  serverVersion = String((await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v);
+  serverVersion = String(
+    (await admin.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]?.v,
+  );
 } catch (error) {
-  console.log(`\n## store-postgres: SKIPPED — no PostgreSQL server at ${url} (${error instanceof Error ? error.message : String(error)})`);
+  console.log(
+    `\n## store-postgres: SKIPPED — no PostgreSQL server at ${url} (${error instanceof Error ? error.message : String(error)})`,
+  );
   await admin.end();
   process.exit(0);
 }
@@ -43,7 +47,10 @@ try {
     v: 1,
     agentId: 'main',
     strategy: { type: 'fsm', current_state: 'working' },
-    history: Array.from({ length: 20 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i}: ${'lorem ipsum '.repeat(6)}` })),
+    history: Array.from({ length: 20 }, (_, i) => ({
+      role: i % 2 === 0 ? 'user' : 'assistant',
+      content: `message ${i}: ${'lorem ipsum '.repeat(6)}`,
+    })),
     engine: { turns: 10 },
   };
   const KEYS = 100;
@@ -90,15 +97,23 @@ try {
   const SESSIONS_PER_PROCESS = 250;
   const ROUNDS = 8;
 
-  interface Done { signals: number; ms: number; failed: number }
+  interface Done {
+    signals: number;
+    ms: number;
+    failed: number;
+  }
   async function runProcesses(n: number): Promise<{ signalsPerSec: number; failed: number }> {
     const table = freshTable(`runner${n}`);
     const migrator = new PostgresCheckpointStore({ pool: admin, table });
     await migrator.migrate();
     const children = Array.from({ length: n }, (_, i) =>
-      spawn(process.execPath, ['--import', 'tsx', worker, url, table, `p${i}`, String(SESSIONS_PER_PROCESS), String(ROUNDS)], {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      }),
+      spawn(
+        process.execPath,
+        ['--import', 'tsx', worker, url, table, `p${i}`, String(SESSIONS_PER_PROCESS), String(ROUNDS)],
+        {
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        },
+      ),
     );
     const next = (child: (typeof children)[number]): Promise<unknown> =>
       new Promise((resolve, reject) => {
@@ -120,9 +135,15 @@ try {
   const one = await runProcesses(1);
   const four = await runProcesses(4);
   const perSignal = (signalsPerSec: number): string => `${((1 / signalsPerSec) * 1e6).toFixed(0)} µs`;
-  console.log(`\n## Runner with PostgresCheckpointStore + PostgresSessionLock: user_message, ${SESSIONS_PER_PROCESS} sessions per process, FSM + trivial engine, on ${machine}\n`);
-  console.log(`1 process:               ${Math.round(one.signalsPerSec).toLocaleString('en-US')} signals/s (${perSignal(one.signalsPerSec)} per signal)${one.failed > 0 ? `, ${one.failed} failed` : ''}`);
-  console.log(`4 processes, aggregate:  ${Math.round(four.signalsPerSec).toLocaleString('en-US')} signals/s (${(four.signalsPerSec / one.signalsPerSec).toFixed(2)}x one process)${four.failed > 0 ? `, ${four.failed} failed` : ''}`);
+  console.log(
+    `\n## Runner with PostgresCheckpointStore + PostgresSessionLock: user_message, ${SESSIONS_PER_PROCESS} sessions per process, FSM + trivial engine, on ${machine}\n`,
+  );
+  console.log(
+    `1 process:               ${Math.round(one.signalsPerSec).toLocaleString('en-US')} signals/s (${perSignal(one.signalsPerSec)} per signal)${one.failed > 0 ? `, ${one.failed} failed` : ''}`,
+  );
+  console.log(
+    `4 processes, aggregate:  ${Math.round(four.signalsPerSec).toLocaleString('en-US')} signals/s (${(four.signalsPerSec / one.signalsPerSec).toFixed(2)}x one process)${four.failed > 0 ? `, ${four.failed} failed` : ''}`,
+  );
 
   const [sequential, parallel] = trips as [(typeof trips)[number], (typeof trips)[number]];
   console.log('');
@@ -131,7 +152,9 @@ try {
     `save+load round trips per second: ${Math.round(sequential.opsPerSec).toLocaleString('en-US')} one at a time, ` +
       `${Math.round(parallel.opsPerSec).toLocaleString('en-US')} with ${PARALLEL} in flight`,
   );
-  console.log(`Runner signals per second (store + lock): ${Math.round(one.signalsPerSec).toLocaleString('en-US')} in 1 process, ${Math.round(four.signalsPerSec).toLocaleString('en-US')} across 4 processes`);
+  console.log(
+    `Runner signals per second (store + lock): ${Math.round(one.signalsPerSec).toLocaleString('en-US')} in 1 process, ${Math.round(four.signalsPerSec).toLocaleString('en-US')} across 4 processes`,
+  );
   console.log('No target is named for these figures (issue 14): informational, no MET / NOT MET.');
 } finally {
   for (const table of tables) await admin.query(`DROP TABLE IF EXISTS "${table}"`);

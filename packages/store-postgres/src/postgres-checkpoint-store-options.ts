@@ -41,7 +41,8 @@ export interface PostgresCheckpointStoreConnectionOptions extends PostgresCheckp
  * const store = new PostgresCheckpointStore(options);
  * ```
  */
-export type PostgresCheckpointStoreOptions = PostgresCheckpointStorePoolOptions | PostgresCheckpointStoreConnectionOptions;
+export type PostgresCheckpointStoreOptions =
+  PostgresCheckpointStorePoolOptions | PostgresCheckpointStoreConnectionOptions;
 
 /** Validated options. @internal */
 export interface ResolvedPostgresStoreOptions {
@@ -72,10 +73,17 @@ function isPoolLike(value: unknown): value is Pool {
  */
 export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOptions): ResolvedPostgresStoreOptions {
   if (typeof options !== 'object' || (options as unknown) === null || Array.isArray(options)) {
-    throw new ConfigError({ problems: [{ path: '', message: `expected store options ${SHAPE}, got ${describeValue(options)}` }] });
+    throw new ConfigError({
+      problems: [{ path: '', message: `expected store options ${SHAPE}, got ${describeValue(options)}` }],
+    });
   }
   const problems: ConfigProblem[] = [];
-  const { pool, connectionString, maxConnections, table = DEFAULT_CHECKPOINT_TABLE } = options as {
+  const {
+    pool,
+    connectionString,
+    maxConnections,
+    table = DEFAULT_CHECKPOINT_TABLE,
+  } = options as {
     pool?: unknown;
     connectionString?: unknown;
     maxConnections?: unknown;
@@ -84,30 +92,50 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
   if (pool !== undefined && connectionString !== undefined) {
     problems.push({ path: 'pool', message: 'expected exactly one of pool or connectionString, got both' });
   } else if (pool === undefined && connectionString === undefined) {
-    problems.push({ path: 'pool', message: 'expected exactly one of pool (a pg.Pool) or connectionString (a postgres:// URL), got neither' });
+    problems.push({
+      path: 'pool',
+      message: 'expected exactly one of pool (a pg.Pool) or connectionString (a postgres:// URL), got neither',
+    });
   }
   if (pool !== undefined && !isPoolLike(pool)) {
     problems.push({ path: 'pool', message: `expected a pg.Pool, got ${describeValue(pool)}` });
   }
   if (connectionString !== undefined && (typeof connectionString !== 'string' || connectionString.trim() === '')) {
-    problems.push({ path: 'connectionString', message: `expected a PostgreSQL connection string such as "postgres://user@host:5432/db", got ${describeValue(connectionString)}` });
+    problems.push({
+      path: 'connectionString',
+      message: `expected a PostgreSQL connection string such as "postgres://user@host:5432/db", got ${describeValue(connectionString)}`,
+    });
   }
   if (maxConnections !== undefined) {
     if (pool !== undefined) {
-      problems.push({ path: 'maxConnections', message: 'maxConnections applies to the pool the store opens from connectionString; size your own pool with its max option' });
+      problems.push({
+        path: 'maxConnections',
+        message:
+          'maxConnections applies to the pool the store opens from connectionString; size your own pool with its max option',
+      });
     } else if (typeof maxConnections !== 'number' || !Number.isSafeInteger(maxConnections) || maxConnections < 1) {
-      problems.push({ path: 'maxConnections', message: `expected an integer >= 1, got ${describeValue(maxConnections)}` });
+      problems.push({
+        path: 'maxConnections',
+        message: `expected an integer >= 1, got ${describeValue(maxConnections)}`,
+      });
     }
   }
   const parsed = parseTableName(table);
   if (typeof parsed === 'string') problems.push({ path: 'table', message: parsed });
   for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: pool, connectionString, maxConnections, table)` });
+    if (!KNOWN.has(key))
+      problems.push({
+        path: key,
+        message: `unknown option ${JSON.stringify(key)} (known: pool, connectionString, maxConnections, table)`,
+      });
   }
   if (problems.length > 0) throw new ConfigError({ problems });
   const tableName = parsed as TableName;
   if (pool !== undefined) return { table: tableName, pool: pool as Pool, ownsPool: false };
-  const own = new Pool({ connectionString: connectionString as string, max: (maxConnections as number | undefined) ?? 10 });
+  const own = new Pool({
+    connectionString: connectionString as string,
+    max: (maxConnections as number | undefined) ?? 10,
+  });
   // An idle connection that the server closes (restart, pg_terminate_backend) makes the pool emit
   // 'error'; unheard, that event would crash the process. The pool drops the connection and
   // opens another on the next call, whose failure (if any) that call reports.

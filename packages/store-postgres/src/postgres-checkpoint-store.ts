@@ -14,10 +14,12 @@ import {
 } from '@signalyard/core';
 import type { Pool, QueryArrayConfig } from 'pg';
 import { PostgresStoreError, type PostgresStoreErrorCode } from './errors/postgres-store-error.js';
-import { resolvePostgresStoreOptions, type PostgresCheckpointStoreOptions } from './postgres-checkpoint-store-options.js';
+import {
+  resolvePostgresStoreOptions,
+  type PostgresCheckpointStoreOptions,
+} from './postgres-checkpoint-store-options.js';
 import { migrateTable, pgCodeOf } from './postgres-schema.js';
 import type { TableName } from './postgres-table-name.js';
-
 
 const STORE_NAME = 'PostgresCheckpointStore';
 
@@ -135,7 +137,9 @@ export class PostgresCheckpointStore implements CheckpointStore {
   async load(key: string): Promise<Checkpoint | undefined> {
     this.#open();
     assertTextCheckpointKey(key, 'PostgreSQL');
-    const rows = await this.#tracked(() => this.#query(this.#sql.load, [key], `Cannot load checkpoint ${JSON.stringify(key)}`));
+    const rows = await this.#tracked(() =>
+      this.#query(this.#sql.load, [key], `Cannot load checkpoint ${JSON.stringify(key)}`),
+    );
     const row = rows[0];
     if (row === undefined) return undefined;
     const [rawVersion, text, updatedAt] = row;
@@ -214,7 +218,10 @@ export class PostgresCheckpointStore implements CheckpointStore {
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
     if (typeof prefix !== 'string') {
-      throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describeValue(prefix)}: expected a string` });
+      throw new SignalyardError({
+        code: 'CHECKPOINT_KEY_INVALID',
+        message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
+      });
     }
     // Under COLLATE "C" PostgreSQL compares UTF-8 bytes, i.e. code points: every key starting
     // with a (storable) prefix lies in [prefix, keyPrefixUpperBound(prefix)). A prefix with a NUL or

@@ -76,7 +76,8 @@ function isClientLike(value: unknown): value is Client {
   );
 }
 
-const isMs = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isMs = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /**
  * Validates lock options, reporting every problem at once.
@@ -85,33 +86,61 @@ const isMs = (value: unknown): value is number => typeof value === 'number' && N
  */
 export function resolvePostgresLockOptions(options: PostgresSessionLockOptions): ResolvedPostgresLockOptions {
   if (typeof options !== 'object' || (options as unknown) === null || Array.isArray(options)) {
-    throw new ConfigError({ problems: [{ path: '', message: `expected lock options ${SHAPE}, got ${describeValue(options)}` }] });
+    throw new ConfigError({
+      problems: [{ path: '', message: `expected lock options ${SHAPE}, got ${describeValue(options)}` }],
+    });
   }
   const problems: ConfigProblem[] = [];
-  const { connectionString, client, retryMinMs = 5, retryMaxMs = 250, acquireTimeoutMs } = options as unknown as Record<string, unknown>;
+  const {
+    connectionString,
+    client,
+    retryMinMs = 5,
+    retryMaxMs = 250,
+    acquireTimeoutMs,
+  } = options as unknown as Record<string, unknown>;
   if (client !== undefined && connectionString !== undefined) {
     problems.push({ path: 'client', message: 'expected exactly one of connectionString or client, got both' });
   } else if (client === undefined && connectionString === undefined) {
-    problems.push({ path: 'connectionString', message: 'expected exactly one of connectionString (a postgres:// URL) or client (a pg.Client), got neither' });
+    problems.push({
+      path: 'connectionString',
+      message: 'expected exactly one of connectionString (a postgres:// URL) or client (a pg.Client), got neither',
+    });
   }
   if (connectionString !== undefined && (typeof connectionString !== 'string' || connectionString.trim() === '')) {
-    problems.push({ path: 'connectionString', message: `expected a PostgreSQL connection string such as "postgres://user@host:5432/db", got ${describeValue(connectionString)}` });
+    problems.push({
+      path: 'connectionString',
+      message: `expected a PostgreSQL connection string such as "postgres://user@host:5432/db", got ${describeValue(connectionString)}`,
+    });
   }
   if (client !== undefined && !isClientLike(client)) {
     problems.push({ path: 'client', message: `expected a pg.Client, got ${describeValue(client)}` });
   }
   const minOk = isMs(retryMinMs) && retryMinMs >= 1;
-  if (!minOk) problems.push({ path: 'retryMinMs', message: `expected an integer number of milliseconds >= 1, got ${describeValue(retryMinMs)}` });
+  if (!minOk)
+    problems.push({
+      path: 'retryMinMs',
+      message: `expected an integer number of milliseconds >= 1, got ${describeValue(retryMinMs)}`,
+    });
   if (!isMs(retryMaxMs) || retryMaxMs < 1) {
-    problems.push({ path: 'retryMaxMs', message: `expected an integer number of milliseconds >= 1, got ${describeValue(retryMaxMs)}` });
+    problems.push({
+      path: 'retryMaxMs',
+      message: `expected an integer number of milliseconds >= 1, got ${describeValue(retryMaxMs)}`,
+    });
   } else if (minOk && retryMaxMs < retryMinMs) {
-    problems.push({ path: 'retryMaxMs', message: `expected retryMaxMs >= retryMinMs (${retryMinMs}), got ${retryMaxMs}` });
+    problems.push({
+      path: 'retryMaxMs',
+      message: `expected retryMaxMs >= retryMinMs (${retryMinMs}), got ${retryMaxMs}`,
+    });
   }
   if (acquireTimeoutMs !== undefined && !isMs(acquireTimeoutMs)) {
-    problems.push({ path: 'acquireTimeoutMs', message: `expected an integer number of milliseconds >= 0, got ${describeValue(acquireTimeoutMs)}` });
+    problems.push({
+      path: 'acquireTimeoutMs',
+      message: `expected an integer number of milliseconds >= 0, got ${describeValue(acquireTimeoutMs)}`,
+    });
   }
   for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: ${[...KNOWN].join(', ')})` });
+    if (!KNOWN.has(key))
+      problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: ${[...KNOWN].join(', ')})` });
   }
   if (problems.length > 0) throw new ConfigError({ problems });
   return {

@@ -2,8 +2,11 @@ import { AbortedError, describeValue, unstorableTextIndex, type SessionLock } fr
 import { Client } from 'pg';
 import { PostgresLockError } from './errors/postgres-lock-error.js';
 import { pgCodeOf } from './postgres-schema.js';
-import { resolvePostgresLockOptions, type PostgresSessionLockOptions, type ResolvedPostgresLockOptions } from './postgres-session-lock-options.js';
-
+import {
+  resolvePostgresLockOptions,
+  type PostgresSessionLockOptions,
+  type ResolvedPostgresLockOptions,
+} from './postgres-session-lock-options.js';
 
 const TRY_LOCK = 'SELECT pg_try_advisory_lock(hashtextextended($1, 0))';
 const UNLOCK = 'SELECT pg_advisory_unlock(hashtextextended($1, 0))';
@@ -287,7 +290,11 @@ export class PostgresSessionLock implements SessionLock {
       this.#connection = connection;
     }
     if (connection.lost) {
-      throw lockFailed(key, `cannot take the session lock on ${JSON.stringify(key)}: the lock's client connection was lost (pass a new client)`, undefined);
+      throw lockFailed(
+        key,
+        `cannot take the session lock on ${JSON.stringify(key)}: the lock's client connection was lost (pass a new client)`,
+        undefined,
+      );
     }
     try {
       await connection.ready;
@@ -367,7 +374,7 @@ function checkInput(key: unknown, fn: unknown, opts: unknown): void {
     problem = `Invalid session lock key ${describeValue(key)}: expected a non-empty string`;
   } else if (unstorableTextIndex(key) !== -1) {
     const at = unstorableTextIndex(key);
-    problem = `Invalid session lock key ${describeValue(key)}: it contains ${(key.charCodeAt(at) === 0 ? 'a NUL character' : 'a lone surrogate')} at index ${at}; expected well-formed Unicode without NUL`;
+    problem = `Invalid session lock key ${describeValue(key)}: it contains ${key.charCodeAt(at) === 0 ? 'a NUL character' : 'a lone surrogate'} at index ${at}; expected well-formed Unicode without NUL`;
   } else if (typeof fn !== 'function') {
     problem = `Invalid function for withLock(${JSON.stringify(key)}): expected a function returning a promise, got ${describeValue(fn)}`;
   } else if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {
@@ -379,12 +386,19 @@ function checkInput(key: unknown, fn: unknown, opts: unknown): void {
     }
   }
   if (problem !== undefined) {
-    throw new PostgresLockError({ code: 'POSTGRES_LOCK_INPUT_INVALID', message: problem, ...(typeof key === 'string' && { key }) });
+    throw new PostgresLockError({
+      code: 'POSTGRES_LOCK_INPUT_INVALID',
+      message: problem,
+      ...(typeof key === 'string' && { key }),
+    });
   }
 }
 
 function abortedError(key: string, abortSignal: AbortSignal): AbortedError {
-  return new AbortedError({ message: `Aborted while waiting for the session lock on ${JSON.stringify(key)}`, cause: abortSignal.reason });
+  return new AbortedError({
+    message: `Aborted while waiting for the session lock on ${JSON.stringify(key)}`,
+    cause: abortSignal.reason,
+  });
 }
 
 function closedError(key?: string): PostgresLockError {

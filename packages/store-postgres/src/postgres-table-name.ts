@@ -23,11 +23,10 @@ export interface TableName {
  * @internal
  */
 export function parseTableName(value: unknown): TableName | string {
-  if (typeof value !== 'string') return `expected a table name such as "signalyard_checkpoints" or "app.sessions", got ${describeValue(value)}`;
+  if (typeof value !== 'string')
+    return `expected a table name such as "signalyard_checkpoints" or "app.sessions", got ${describeValue(value)}`;
   const parts = value.split('.');
-  const ok =
-    parts.length <= 2 &&
-    parts.every((part) => PART.test(part) && part.length <= MAX_PART_LENGTH);
+  const ok = parts.length <= 2 && parts.every((part) => PART.test(part) && part.length <= MAX_PART_LENGTH);
   if (!ok) {
     return (
       `expected a table name such as "signalyard_checkpoints" or "app.sessions" (lower-case letters, digits and "_", ` +

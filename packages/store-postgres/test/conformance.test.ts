@@ -19,7 +19,11 @@ describePostgres('PostgresCheckpointStore against a real server', () => {
   });
 
   // A store on a shared pool: close() leaves the pool open for the next test.
-  checkpointStoreConformance('PostgresCheckpointStore (shared pool)', () => new PostgresCheckpointStore({ pool: shared as Pool, table }), { describe, it });
+  checkpointStoreConformance(
+    'PostgresCheckpointStore (shared pool)',
+    () => new PostgresCheckpointStore({ pool: shared as Pool, table }),
+    { describe, it },
+  );
 
   // A store that opens its own pool from the URL (and ends it on close); migrate() runs again each time.
   checkpointStoreConformance(

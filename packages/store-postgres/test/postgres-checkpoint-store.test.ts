@@ -71,12 +71,22 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-const quoted = (table: string): string => table.split('.').map((p) => `"${p}"`).join('.');
+const quoted = (table: string): string =>
+  table
+    .split('.')
+    .map((p) => `"${p}"`)
+    .join('.');
 
 describe('new PostgresCheckpointStore(options): validation (no server needed)', () => {
   it('refuses bad options with one ConfigError listing every problem', () => {
     const error = caught(
-      () => new PostgresCheckpointStore({ connectionString: '', table: 'Bad-Name', maxConnections: 0, tabel: 'x' } as unknown as PostgresCheckpointStoreOptions),
+      () =>
+        new PostgresCheckpointStore({
+          connectionString: '',
+          table: 'Bad-Name',
+          maxConnections: 0,
+          tabel: 'x',
+        } as unknown as PostgresCheckpointStoreOptions),
     );
     expect(ConfigError.isInstance(error)).toBe(true);
     const problems = (error as ConfigError).problems;
@@ -102,9 +112,17 @@ describe('new PostgresCheckpointStore(options): validation (no server needed)', 
     expect((neither as ConfigError).problems.map((p) => p.path)).toEqual(['pool']);
     expect((neither as ConfigError).problems[0]?.message).toContain('got neither');
     const pool = new Pool({ connectionString: DATABASE_URL });
-    const both = caught(() => new PostgresCheckpointStore({ pool, connectionString: DATABASE_URL } as unknown as PostgresCheckpointStoreOptions));
+    const both = caught(
+      () =>
+        new PostgresCheckpointStore({
+          pool,
+          connectionString: DATABASE_URL,
+        } as unknown as PostgresCheckpointStoreOptions),
+    );
     expect((both as ConfigError).problems[0]?.message).toContain('got both');
-    const sized = caught(() => new PostgresCheckpointStore({ pool, maxConnections: 3 } as unknown as PostgresCheckpointStoreOptions));
+    const sized = caught(
+      () => new PostgresCheckpointStore({ pool, maxConnections: 3 } as unknown as PostgresCheckpointStoreOptions),
+    );
     expect((sized as ConfigError).problems.map((p) => p.path)).toEqual(['maxConnections']);
   });
 
@@ -140,7 +158,14 @@ describe('new PostgresCheckpointStore(options): validation (no server needed)', 
   });
 
   it('accepts plain and schema-qualified lower-case names up to 63 characters, and defaults the table', async () => {
-    for (const table of ['checkpoints', 'app.sessions', '_x1', 'x'.repeat(63), `${'s'.repeat(63)}.${'t'.repeat(63)}`, 'user']) {
+    for (const table of [
+      'checkpoints',
+      'app.sessions',
+      '_x1',
+      'x'.repeat(63),
+      `${'s'.repeat(63)}.${'t'.repeat(63)}`,
+      'user',
+    ]) {
       const s = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table });
       expect(s.table).toBe(table);
       await s.close();
@@ -163,7 +188,11 @@ describe('new PostgresCheckpointStore(options): validation (no server needed)', 
     const s = store({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
     const error = await rejection(s.load('k'));
     expect(PostgresStoreError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'POSTGRES_OPERATION_FAILED', pgCode: 'ECONNREFUSED', table: DEFAULT_CHECKPOINT_TABLE });
+    expect(error).toMatchObject({
+      code: 'POSTGRES_OPERATION_FAILED',
+      pgCode: 'ECONNREFUSED',
+      table: DEFAULT_CHECKPOINT_TABLE,
+    });
     expect((error as Error).message).toContain('Cannot load checkpoint "k"');
     const migrateError = await rejection(s.migrate());
     expect(migrateError).toMatchObject({ code: 'POSTGRES_MIGRATE_FAILED', pgCode: 'ECONNREFUSED' });
@@ -191,7 +220,9 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
 
     it('is idempotent and safe to run from many stores at once', async () => {
       const table = freshTable('migrate');
-      const stores = Array.from({ length: 6 }, () => store({ connectionString: DATABASE_URL, table, maxConnections: 1 }));
+      const stores = Array.from({ length: 6 }, () =>
+        store({ connectionString: DATABASE_URL, table, maxConnections: 1 }),
+      );
       await Promise.all(stores.map((s) => s.migrate()));
       await stores[0]!.save('k', 1, 0);
       await stores[1]!.migrate();
@@ -220,7 +251,10 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       expect(PostgresStoreError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ code: 'POSTGRES_MIGRATE_FAILED', table });
       expect((error as Error).message).toContain('["id integer","payload jsonb"]');
-      const { rows } = await adminPool().query(`SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0`, [table]);
+      const { rows } = await adminPool().query(
+        `SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = $1::regclass AND attnum > 0`,
+        [table],
+      );
       expect(rows[0]).toEqual({ n: 2 });
     });
 
@@ -243,7 +277,9 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       const s = await migrated();
       const data = { history: [{ role: 'user', content: 'hi\u0000 \ud800' }], n: -0, gone: undefined };
       await s.save('k', data, 0);
-      const { rows } = await adminPool().query(`SELECT key, version::int AS version, data, updated_at FROM ${quoted(s.table)}`);
+      const { rows } = await adminPool().query(
+        `SELECT key, version::int AS version, data, updated_at FROM ${quoted(s.table)}`,
+      );
       expect(rows).toHaveLength(1);
       expect(rows[0].key).toBe('k');
       expect(rows[0].version).toBe(1);
@@ -278,7 +314,12 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
         max: 2,
         types: {
           // int8 → BigInt and timestamptz → a tagged string; everything else as pg parses it.
-          getTypeParser: ((oid: number) => (oid === 20 ? BigInt : oid === 1184 ? (v: string) => `custom:${v}` : (v: string) => v)) as typeof types.getTypeParser,
+          getTypeParser: ((oid: number) =>
+            oid === 20
+              ? BigInt
+              : oid === 1184
+                ? (v: string) => `custom:${v}`
+                : (v: string) => v) as typeof types.getTypeParser,
         },
       });
       try {
@@ -294,9 +335,11 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
   });
 
   describe('compare-and-set under real concurrency', () => {
-    it('many clients racing one key with the same version: exactly one wins, the others learn the winner\'s version', async () => {
+    it("many clients racing one key with the same version: exactly one wins, the others learn the winner's version", async () => {
       const table = freshTable('race');
-      const contenders = Array.from({ length: 12 }, () => store({ connectionString: DATABASE_URL, table, maxConnections: 1 }));
+      const contenders = Array.from({ length: 12 }, () =>
+        store({ connectionString: DATABASE_URL, table, maxConnections: 1 }),
+      );
       await contenders[0]!.migrate();
       await contenders[0]!.save('hot', { by: -1 }, 0);
       for (let round = 1; round <= 5; round++) {
@@ -317,27 +360,37 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
 
     it('many clients creating one key at once: exactly one creates it, the others conflict with actual 1', async () => {
       const table = freshTable('create');
-      const contenders = Array.from({ length: 12 }, () => store({ connectionString: DATABASE_URL, table, maxConnections: 1 }));
+      const contenders = Array.from({ length: 12 }, () =>
+        store({ connectionString: DATABASE_URL, table, maxConnections: 1 }),
+      );
       await contenders[0]!.migrate();
       for (let round = 0; round < 5; round++) {
         const key = `new-${round}`;
         const results = await Promise.allSettled(contenders.map((s, i) => s.save(key, i, 0)));
         expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-        for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'CHECKPOINT_CONFLICT', expected: 0, actual: 1 });
+        for (const r of results)
+          if (r.status === 'rejected')
+            expect(r.reason).toMatchObject({ code: 'CHECKPOINT_CONFLICT', expected: 0, actual: 1 });
       }
     });
 
     it('counters incremented by read-modify-write from many clients lose no increment', async () => {
       const table = freshTable('counter');
-      const clients = Array.from({ length: 8 }, () => store({ connectionString: DATABASE_URL, table, maxConnections: 1 }));
+      const clients = Array.from({ length: 8 }, () =>
+        store({ connectionString: DATABASE_URL, table, maxConnections: 1 }),
+      );
       await clients[0]!.migrate();
       const PER_CLIENT = 15;
       await Promise.all(
         clients.map(async (s) => {
-          for (let done = 0; done < PER_CLIENT; ) {
+          for (let done = 0; done < PER_CLIENT;) {
             const current = await s.load('counter');
             try {
-              await s.save('counter', { n: ((current?.data as { n: number } | undefined)?.n ?? 0) + 1 }, current?.version ?? 0);
+              await s.save(
+                'counter',
+                { n: ((current?.data as { n: number } | undefined)?.n ?? 0) + 1 },
+                current?.version ?? 0,
+              );
               done++;
             } catch (error) {
               if (!CheckpointConflictError.isInstance(error)) throw error;
@@ -345,14 +398,21 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
           }
         }),
       );
-      expect(await clients[0]!.load('counter')).toMatchObject({ version: clients.length * PER_CLIENT, data: { n: clients.length * PER_CLIENT } });
+      expect(await clients[0]!.load('counter')).toMatchObject({
+        version: clients.length * PER_CLIENT,
+        data: { n: clients.length * PER_CLIENT },
+      });
     });
 
     it('reports the real stored version in a conflict even when another tool wrote it', async () => {
       const s = await migrated();
       await s.save('k', 1, 0);
       await adminPool().query(`UPDATE ${quoted(s.table)} SET version = 41`);
-      expect(await rejection(s.save('k', 2, 1))).toMatchObject({ code: 'CHECKPOINT_CONFLICT', expected: 1, actual: 41 });
+      expect(await rejection(s.save('k', 2, 1))).toMatchObject({
+        code: 'CHECKPOINT_CONFLICT',
+        expected: 1,
+        actual: 41,
+      });
       expect(await s.save('k', 2, 41)).toBe(42);
     });
 
@@ -415,7 +475,19 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
 
     it('handles prefixes ending in U+10FFFF and U+D7FF, and half a surrogate pair, as startsWith does', async () => {
       const s = await migrated();
-      const keys = ['a\u{10ffff}', 'a\u{10ffff}z', 'b', 'a\ud7ff', 'a\ud7ffq', 'a\ue000', '\u{10ffff}\u{10ffff}', '\u{10ffff}', 'x😀', 'x😁', 'xy'];
+      const keys = [
+        'a\u{10ffff}',
+        'a\u{10ffff}z',
+        'b',
+        'a\ud7ff',
+        'a\ud7ffq',
+        'a\ue000',
+        '\u{10ffff}\u{10ffff}',
+        '\u{10ffff}',
+        'x😀',
+        'x😁',
+        'xy',
+      ];
       for (const key of keys) await s.save(key, 1, 0);
       expect(await collect(s.list('a\u{10ffff}'))).toEqual(['a\u{10ffff}', 'a\u{10ffff}z']);
       expect(await collect(s.list('a\ud7ff'))).toEqual(['a\ud7ff', 'a\ud7ffq']);
@@ -438,16 +510,23 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 4 }).map((parts) => parts.join(''));
       let run = 0;
       await fc.assert(
-        fc.asyncProperty(fc.uniqueArray(text.filter((k) => k !== ''), { maxLength: 10 }), text, async (keys, prefix) => {
-          // Each run under its own namespace in the one table: `r<n>/` + key.
-          const ns = `r${run++}/`;
-          const memory = new MemoryCheckpointStore();
-          for (const key of keys) {
-            await s.save(ns + key, key, 0);
-            await memory.save(ns + key, key, 0);
-          }
-          expect(await collect(s.list(ns + prefix))).toEqual(await collect(memory.list(ns + prefix)));
-        }),
+        fc.asyncProperty(
+          fc.uniqueArray(
+            text.filter((k) => k !== ''),
+            { maxLength: 10 },
+          ),
+          text,
+          async (keys, prefix) => {
+            // Each run under its own namespace in the one table: `r<n>/` + key.
+            const ns = `r${run++}/`;
+            const memory = new MemoryCheckpointStore();
+            for (const key of keys) {
+              await s.save(ns + key, key, 0);
+              await memory.save(ns + key, key, 0);
+            }
+            expect(await collect(s.list(ns + prefix))).toEqual(await collect(memory.list(ns + prefix)));
+          },
+        ),
         { numRuns: 120 },
       );
     });
@@ -513,14 +592,24 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       await s.save('k', 'kept', 0);
       await s.close();
       await s.close();
-      for (const op of [() => s.load('k'), () => s.save('k', 1, 1), () => s.delete('k'), () => collect(s.list()), () => s.migrate()]) {
+      for (const op of [
+        () => s.load('k'),
+        () => s.save('k', 1, 1),
+        () => s.delete('k'),
+        () => collect(s.list()),
+        () => s.migrate(),
+      ]) {
         expect(isSignalyardError(await rejection(op()), 'CHECKPOINT_STORE_CLOSED')).toBe(true);
       }
       expect((await pool.query(`SELECT data FROM "${table}"`)).rows).toEqual([{ data: '"kept"' }]);
     });
 
     it('ends a pool it opened, after the calls in flight finish', async () => {
-      const s = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: freshTable('close'), maxConnections: 2 });
+      const s = new PostgresCheckpointStore({
+        connectionString: DATABASE_URL,
+        table: freshTable('close'),
+        maxConnections: 2,
+      });
       await s.migrate();
       const saving = s.save('k', 'in flight', 0);
       await s.close();
@@ -532,20 +621,33 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
 });
 
 describe('error classes', () => {
-  const storeError = new PostgresStoreError({ code: 'POSTGRES_OPERATION_FAILED', table: 't', message: 'boom', pgCode: '57P01' });
+  const storeError = new PostgresStoreError({
+    code: 'POSTGRES_OPERATION_FAILED',
+    table: 't',
+    message: 'boom',
+    pgCode: '57P01',
+  });
 
   it('PostgresStoreError.isInstance matches its own instances and subclasses only', () => {
     class Sub extends PostgresStoreError {}
     expect(PostgresStoreError.isInstance(storeError)).toBe(true);
-    expect(PostgresStoreError.isInstance(new Sub({ code: 'POSTGRES_DATA_CORRUPT', table: 'y', message: 'y' }))).toBe(true);
-    expect(PostgresStoreError.isInstance(new CheckpointConflictError({ key: 'k', expected: 0, actual: 1 }))).toBe(false);
-    expect(PostgresStoreError.isInstance(new SignalyardError({ code: 'POSTGRES_OPERATION_FAILED', message: 'x' }))).toBe(false);
+    expect(PostgresStoreError.isInstance(new Sub({ code: 'POSTGRES_DATA_CORRUPT', table: 'y', message: 'y' }))).toBe(
+      true,
+    );
+    expect(PostgresStoreError.isInstance(new CheckpointConflictError({ key: 'k', expected: 0, actual: 1 }))).toBe(
+      false,
+    );
+    expect(
+      PostgresStoreError.isInstance(new SignalyardError({ code: 'POSTGRES_OPERATION_FAILED', message: 'x' })),
+    ).toBe(false);
     expect(PostgresStoreError.isInstance({ code: 'POSTGRES_OPERATION_FAILED' })).toBe(false);
     expect(PostgresStoreError.isInstance(null)).toBe(false);
     expect(SignalyardError.isInstance(storeError)).toBe(true);
     expect(storeError.name).toBe('PostgresStoreError');
     expect(storeError.pgCode).toBe('57P01');
-    expect('pgCode' in new PostgresStoreError({ code: 'POSTGRES_MIGRATE_FAILED', table: 'p', message: 'm' })).toBe(false);
+    expect('pgCode' in new PostgresStoreError({ code: 'POSTGRES_MIGRATE_FAILED', table: 'p', message: 'm' })).toBe(
+      false,
+    );
   });
 });
 
@@ -553,7 +655,11 @@ describe('types', () => {
   it('is a CheckpointStore whose options take exactly one of pool or connectionString', () => {
     expectTypeOf<PostgresCheckpointStore>().toExtend<CheckpointStore>();
     expectTypeOf<{ pool: Pool }>().toExtend<PostgresCheckpointStoreOptions>();
-    expectTypeOf<{ connectionString: string; table: string; maxConnections: number }>().toExtend<PostgresCheckpointStoreOptions>();
+    expectTypeOf<{
+      connectionString: string;
+      table: string;
+      maxConnections: number;
+    }>().toExtend<PostgresCheckpointStoreOptions>();
     expectTypeOf<{ pool: Pool; connectionString: string }>().not.toExtend<PostgresCheckpointStoreOptions>();
     expectTypeOf<{ pool: Pool; maxConnections: number }>().not.toExtend<PostgresCheckpointStoreOptions>();
     expectTypeOf<{ table: string }>().not.toExtend<PostgresCheckpointStoreOptions>();

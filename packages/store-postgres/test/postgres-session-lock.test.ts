@@ -1,5 +1,10 @@
 import { AbortedError, ConfigError, SignalyardError, isSignalyardError, type SessionLock } from '@signalyard/core';
-import { PostgresLockError, PostgresSessionLock, type PostgresLockErrorCode, type PostgresSessionLockOptions } from '@signalyard/store-postgres';
+import {
+  PostgresLockError,
+  PostgresSessionLock,
+  type PostgresLockErrorCode,
+  type PostgresSessionLockOptions,
+} from '@signalyard/store-postgres';
 import { Client } from 'pg';
 import { afterAll, afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd } from './fixtures/database.js';
@@ -95,12 +100,24 @@ describe('new PostgresSessionLock(options): validation (no server needed)', () =
   it('refuses bad options with one ConfigError listing every problem', () => {
     let error: unknown;
     try {
-      new PostgresSessionLock({ connectionString: '', retryMinMs: 0, retryMaxMs: -1, acquireTimeoutMs: 1.5, retries: 3 } as unknown as PostgresSessionLockOptions);
+      new PostgresSessionLock({
+        connectionString: '',
+        retryMinMs: 0,
+        retryMaxMs: -1,
+        acquireTimeoutMs: 1.5,
+        retries: 3,
+      } as unknown as PostgresSessionLockOptions);
     } catch (e) {
       error = e;
     }
     expect(ConfigError.isInstance(error)).toBe(true);
-    expect((error as ConfigError).problems.map((p) => p.path)).toEqual(['connectionString', 'retryMinMs', 'retryMaxMs', 'acquireTimeoutMs', 'retries']);
+    expect((error as ConfigError).problems.map((p) => p.path)).toEqual([
+      'connectionString',
+      'retryMinMs',
+      'retryMaxMs',
+      'acquireTimeoutMs',
+      'retries',
+    ]);
   });
 
   it.each([
@@ -131,7 +148,9 @@ describe('new PostgresSessionLock(options): validation (no server needed)', () =
     ['an abortSignal that is not one', 'k', one, { abortSignal: { aborted: false } }, 'expected an AbortSignal'],
   ])('withLock refuses %s with POSTGRES_LOCK_INPUT_INVALID, before any connection', async (_, key, fn, opts, text) => {
     const l = lock({ connectionString: 'postgres://nobody@127.0.0.1:1/none' });
-    const error = await rejection(l.withLock(key as string, fn as () => Promise<number>, opts as { abortSignal?: AbortSignal }));
+    const error = await rejection(
+      l.withLock(key as string, fn as () => Promise<number>, opts as { abortSignal?: AbortSignal }),
+    );
     expect(PostgresLockError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: 'POSTGRES_LOCK_INPUT_INVALID' });
     expect((error as Error).message).toContain(text);
@@ -212,7 +231,9 @@ describePostgres('PostgresSessionLock on a real server', () => {
       await vi.waitFor(() => expect(running).toBe(keys.length), WAIT);
       const pids = new Set((await Promise.all(keys.map(holders))).flat());
       expect(pids.size).toBe(1);
-      const { rows } = await adminPool().query(`SELECT application_name FROM pg_stat_activity WHERE pid = $1`, [[...pids][0]]);
+      const { rows } = await adminPool().query(`SELECT application_name FROM pg_stat_activity WHERE pid = $1`, [
+        [...pids][0],
+      ]);
       expect(rows[0]).toEqual({ application_name: 'signalyard-session-lock' });
       release.resolve();
       expect(await all).toEqual(keys);
@@ -264,7 +285,13 @@ describePostgres('PostgresSessionLock on a real server', () => {
       expect(await rejection(l.withLock(key, async () => Promise.reject(boom)))).toBe(boom);
       expect(await holders(key)).toEqual([]);
       const sync = new TypeError('not even async');
-      expect(await rejection(l.withLock(key, (() => { throw sync; })))).toBe(sync);
+      expect(
+        await rejection(
+          l.withLock(key, () => {
+            throw sync;
+          }),
+        ),
+      ).toBe(sync);
       expect(await holders(key)).toEqual([]);
     });
 
@@ -299,7 +326,11 @@ describePostgres('PostgresSessionLock on a real server', () => {
       expect(await l.withLock(key, async () => 1)).toBe(1);
       const pid = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await adminPool().query('SELECT pg_terminate_backend($1)', [pid]);
-      await vi.waitFor(async () => expect(await rejection(l.withLock(key, async () => 2))).toMatchObject({ code: 'POSTGRES_LOCK_FAILED', key }), WAIT);
+      await vi.waitFor(
+        async () =>
+          expect(await rejection(l.withLock(key, async () => 2))).toMatchObject({ code: 'POSTGRES_LOCK_FAILED', key }),
+        WAIT,
+      );
     });
   });
 
@@ -415,7 +446,9 @@ describePostgres('PostgresSessionLock on a real server', () => {
       expect(await running).toBe('finished');
       await closing;
       expect(b.close()).toBe(closing);
-      const { rows } = await adminPool().query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [bPid]);
+      const { rows } = await adminPool().query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = $1', [
+        bPid,
+      ]);
       expect(rows[0]).toEqual({ n: 0 });
       releaseA.resolve();
       await heldByA;
@@ -438,7 +471,9 @@ describe('error classes', () => {
     expect(PostgresLockError.isInstance(error)).toBe(true);
     expect(PostgresLockError.isInstance(new Sub({ code: 'POSTGRES_LOCK_TIMEOUT', message: 't' }))).toBe(true);
     expect(PostgresLockError.isInstance(new AbortedError())).toBe(false);
-    expect(PostgresLockError.isInstance(new SignalyardError({ code: 'POSTGRES_LOCK_FAILED', message: 'x' }))).toBe(false);
+    expect(PostgresLockError.isInstance(new SignalyardError({ code: 'POSTGRES_LOCK_FAILED', message: 'x' }))).toBe(
+      false,
+    );
     expect(PostgresLockError.isInstance(undefined)).toBe(false);
     expect(SignalyardError.isInstance(error)).toBe(true);
     expect(error.name).toBe('PostgresLockError');

@@ -35,9 +35,16 @@ afterAll(async () => {
 function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
-      const stderr = [...children].map((c) => c.stderr).filter((s) => s !== '').join('\n---\n');
+      const stderr = [...children]
+        .map((c) => c.stderr)
+        .filter((s) => s !== '')
+        .join('\n---\n');
       for (const child of children) child.kill();
-      reject(new Error(`Timed out after ${ms} ms waiting for ${what}${stderr === '' ? '' : `; children's stderr:\n${stderr}`}`));
+      reject(
+        new Error(
+          `Timed out after ${ms} ms waiting for ${what}${stderr === '' ? '' : `; children's stderr:\n${stderr}`}`,
+        ),
+      );
     }, ms);
     promise.then(
       (value) => {
@@ -62,10 +69,14 @@ class Child {
   #nextId = 1;
 
   constructor(table: string) {
-    this.process = spawn(process.execPath, ['--conditions=@signalyard/source', '--import', 'tsx', childScript, DATABASE_URL, table], {
-      cwd: packageDir,
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
+    this.process = spawn(
+      process.execPath,
+      ['--conditions=@signalyard/source', '--import', 'tsx', childScript, DATABASE_URL, table],
+      {
+        cwd: packageDir,
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      },
+    );
     children.add(this);
     this.process.stderr?.setEncoding('utf8');
     this.process.stderr?.on('data', (chunk: string) => {
@@ -80,7 +91,12 @@ class Child {
       });
     });
     this.ready = new Promise<void>((resolve, reject) => {
-      this.#waiters.set(0, { resolve: () => { resolve(); }, reject });
+      this.#waiters.set(0, {
+        resolve: () => {
+          resolve();
+        },
+        reject,
+      });
     });
     this.process.on('message', (raw) => {
       const reply = raw as ChildReply;
@@ -138,7 +154,7 @@ async function lockHolders(keys: readonly string[]): Promise<number[]> {
 }
 
 describePostgres('scale-out: many runner processes on one database', () => {
-  it('4 processes × 50 sessions × 20 signals each, at once: every signal exactly once per session, each process\'s in its order, none failed', async () => {
+  it("4 processes × 50 sessions × 20 signals each, at once: every signal exactly once per session, each process's in its order, none failed", async () => {
     const PROCESSES = 4;
     const SESSIONS = Array.from({ length: 50 }, (_, i) => `s${i}`);
     const SIGNALS = 20;
@@ -150,7 +166,12 @@ describePostgres('scale-out: many runner processes on one database', () => {
       const runs = await deadline(
         Promise.all(
           runners.map((child, p) =>
-            child.request<Extract<ChildReply, { type: 'ran' }>>({ type: 'run', label: `p${p}`, sessions: SESSIONS, signals: SIGNALS }),
+            child.request<Extract<ChildReply, { type: 'ran' }>>({
+              type: 'run',
+              label: `p${p}`,
+              sessions: SESSIONS,
+              signals: SIGNALS,
+            }),
           ),
         ),
         RUN_DEADLINE_MS,
@@ -182,19 +203,25 @@ describePostgres('scale-out: many runner processes on one database', () => {
           }
         });
         // Every signal exactly once…
-        const expected = Array.from({ length: PROCESSES }, (_, p) => Array.from({ length: SIGNALS }, (_, i) => textOf(`p${p}`, session, i))).flat();
+        const expected = Array.from({ length: PROCESSES }, (_, p) =>
+          Array.from({ length: SIGNALS }, (_, i) => textOf(`p${p}`, session, i)),
+        ).flat();
         expect([...users].sort(), label).toEqual([...expected].sort());
         // …and each process's in the order it sent them.
         for (let p = 0; p < PROCESSES; p++) {
           const mine = users.filter((text) => text.startsWith(`p${p}|`));
-          expect(mine, `${label}, process p${p}`).toEqual(Array.from({ length: SIGNALS }, (_, i) => textOf(`p${p}`, session, i)));
+          expect(mine, `${label}, process p${p}`).toEqual(
+            Array.from({ length: SIGNALS }, (_, i) => textOf(`p${p}`, session, i)),
+          );
         }
       }
       const keys: string[] = [];
       for await (const key of store.list('agent:echo:')) keys.push(key);
       expect(keys).toHaveLength(SESSIONS.length);
       // Not asserted (timing), but shows what the run did.
-      console.info(`scale-out: ${PROCESSES * SESSIONS.length * SIGNALS} signals from ${PROCESSES} processes over ${SESSIONS.length} shared sessions in ${seconds.toFixed(1)} s`);
+      console.info(
+        `scale-out: ${PROCESSES * SESSIONS.length * SIGNALS} signals from ${PROCESSES} processes over ${SESSIONS.length} shared sessions in ${seconds.toFixed(1)} s`,
+      );
     } finally {
       await store.close();
     }
@@ -207,7 +234,8 @@ describePostgres('scale-out: many runner processes on one database', () => {
     try {
       const [doomed, survivor] = (await startChildren(store.table, 2)) as [Child, Child];
       // The doomed process starts a turn in every session that never ends: it holds their locks.
-      for (const session of SESSIONS) void doomed.request({ type: 'dispatch', session, text: `hang ${session}` }).catch(() => undefined);
+      for (const session of SESSIONS)
+        void doomed.request({ type: 'dispatch', session, text: `hang ${session}` }).catch(() => undefined);
       await deadline(
         (async () => {
           while ((await lockHolders(keys)).length < keys.length) await new Promise((r) => setTimeout(r, 20));
@@ -219,7 +247,11 @@ describePostgres('scale-out: many runner processes on one database', () => {
 
       // While it lives, the survivor waits for those sessions…
       const waiting = SESSIONS.map((session) =>
-        survivor.request<Extract<ChildReply, { type: 'outcome' }>>({ type: 'dispatch', session, text: `after ${session}` }),
+        survivor.request<Extract<ChildReply, { type: 'outcome' }>>({
+          type: 'dispatch',
+          session,
+          text: `after ${session}`,
+        }),
       );
       let settled = 0;
       for (const w of waiting) void w.then(() => settled++);

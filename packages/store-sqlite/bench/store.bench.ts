@@ -7,7 +7,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Action, MemoryCheckpointStore, SignalKind, signal, type ChatMessage, type CheckpointStore, type Plugin, type Signal } from '@signalyard/core';
+import {
+  Action,
+  MemoryCheckpointStore,
+  SignalKind,
+  signal,
+  type ChatMessage,
+  type CheckpointStore,
+  type Plugin,
+  type Signal,
+} from '@signalyard/core';
 import { FsmStrategy } from '@signalyard/fsm';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { SessionKey, createRunner, formatSessionKey, type TurnContext, type TurnResult } from 'signalyard';
@@ -23,7 +32,10 @@ const checkpoint = {
   v: 1,
   agentId: 'main',
   strategy: { type: 'fsm', current_state: 'working' },
-  history: Array.from({ length: 20 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i}: ${'lorem ipsum '.repeat(6)}` })),
+  history: Array.from({ length: 20 }, (_, i) => ({
+    role: i % 2 === 0 ? 'user' : 'assistant',
+    content: `message ${i}: ${'lorem ipsum '.repeat(6)}`,
+  })),
   engine: { turns: 10 },
 };
 console.log(`\nOne checkpoint is ${JSON.stringify(checkpoint).length} bytes of JSON.`);
@@ -65,7 +77,15 @@ const definition = FsmStrategy.builder()
   .initial('idle')
   .transition('idle', 'start', 'working')
   .transition('working', 'finish', 'idle')
-  .route({ kind: SignalKind.UserMessage, name: 'gate', action: Action.reject('busy'), predicate: (s) => s.payload === 'blocked' }, { inStates: ['working'] })
+  .route(
+    {
+      kind: SignalKind.UserMessage,
+      name: 'gate',
+      action: Action.reject('busy'),
+      predicate: (s) => s.payload === 'blocked',
+    },
+    { inStates: ['working'] },
+  )
   .route({ kind: SignalKind.Stop, name: 'stop', action: Action.ForceStop })
   .define();
 const reply: readonly ChatMessage[] = [{ role: 'assistant', content: 'ok' }];
@@ -80,14 +100,23 @@ const plugin: Plugin = {
 const keys = Array.from({ length: SESSIONS }, (_, i) => formatSessionKey(SessionKey.main('main', `s${i}`)));
 const message: Signal = signal(SignalKind.UserMessage, 'hello');
 
-async function dispatchTask(name: string, store: CheckpointStore): Promise<{ task: { name: string; batch: number; fn: () => Promise<void> }; close: () => Promise<void> }> {
+async function dispatchTask(
+  name: string,
+  store: CheckpointStore,
+): Promise<{ task: { name: string; batch: number; fn: () => Promise<void> }; close: () => Promise<void> }> {
   const runner = createRunner({
     agents: [
       {
         id: 'main',
         strategy: () => definition.create(),
         routes: [
-          { kind: SignalKind.UserMessage, name: 'command', priority: 10, predicate: (s) => typeof s.payload === 'string' && s.payload.startsWith('/'), action: Action.transition('start') },
+          {
+            kind: SignalKind.UserMessage,
+            name: 'command',
+            priority: 10,
+            predicate: (s) => typeof s.payload === 'string' && s.payload.startsWith('/'),
+            action: Action.transition('start'),
+          },
           { kind: SignalKind.UserMessage, name: 'chat', action: Action.Continue },
         ],
         engine,
@@ -102,7 +131,8 @@ async function dispatchTask(name: string, store: CheckpointStore): Promise<{ tas
   for (let round = 0; round < 10; round++) {
     for (const key of keys) {
       const outcome = await runner.dispatch(key, message);
-      if (outcome.status !== 'completed' || outcome.decidedBy?.route.name !== 'chat') throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
+      if (outcome.status !== 'completed' || outcome.decidedBy?.route.name !== 'chat')
+        throw new Error(`unexpected outcome ${JSON.stringify(outcome)}`);
     }
   }
   return {
@@ -123,17 +153,27 @@ async function dispatchTask(name: string, store: CheckpointStore): Promise<{ tas
 }
 
 const withMemory = await dispatchTask('runner.dispatch, MemoryCheckpointStore', new MemoryCheckpointStore());
-const withSqlite = await dispatchTask('runner.dispatch, SqliteCheckpointStore (file, WAL)', new SqliteCheckpointStore({ path: join(dir, 'runner.db') }));
+const withSqlite = await dispatchTask(
+  'runner.dispatch, SqliteCheckpointStore (file, WAL)',
+  new SqliteCheckpointStore({ path: join(dir, 'runner.db') }),
+);
 const dispatch = await measure([withMemory.task, withSqlite.task], { rounds: 3, time: 1000, warmupTime: 300 });
 await withMemory.close();
 await withSqlite.close();
 rmSync(dir, { recursive: true, force: true });
-printTable(`Runner: user_message over 1,000 sessions, FSM + 3-tier router + trivial engine (per signal) on ${machine}`, dispatch);
+printTable(
+  `Runner: user_message over 1,000 sessions, FSM + 3-tier router + trivial engine (per signal) on ${machine}`,
+  dispatch,
+);
 
 const [memoryTrip, sqliteTrip] = stores as [BenchResult, BenchResult];
 const [memoryDispatch, sqliteDispatch] = dispatch as [BenchResult, BenchResult];
 console.log('');
 console.log(`Machine: ${machine}`);
-console.log(`save+load round trips per second: memory ${Math.round(memoryTrip.opsPerSec).toLocaleString('en-US')}, SQLite ${Math.round(sqliteTrip.opsPerSec).toLocaleString('en-US')} (${(memoryTrip.opsPerSec / sqliteTrip.opsPerSec).toFixed(1)}x slower on SQLite)`);
-console.log(`Runner signals per second: memory ${Math.round(memoryDispatch.opsPerSec).toLocaleString('en-US')}, SQLite ${Math.round(sqliteDispatch.opsPerSec).toLocaleString('en-US')} (durability costs ${((sqliteDispatch.nsPerOp - memoryDispatch.nsPerOp) / 1000).toFixed(1)} µs per signal)`);
+console.log(
+  `save+load round trips per second: memory ${Math.round(memoryTrip.opsPerSec).toLocaleString('en-US')}, SQLite ${Math.round(sqliteTrip.opsPerSec).toLocaleString('en-US')} (${(memoryTrip.opsPerSec / sqliteTrip.opsPerSec).toFixed(1)}x slower on SQLite)`,
+);
+console.log(
+  `Runner signals per second: memory ${Math.round(memoryDispatch.opsPerSec).toLocaleString('en-US')}, SQLite ${Math.round(sqliteDispatch.opsPerSec).toLocaleString('en-US')} (durability costs ${((sqliteDispatch.nsPerOp - memoryDispatch.nsPerOp) / 1000).toFixed(1)} µs per signal)`,
+);
 console.log('No target is named for these figures (issue 13): informational, no MET / NOT MET.');

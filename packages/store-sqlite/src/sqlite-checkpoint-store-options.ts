@@ -52,7 +52,12 @@ const SYNCHRONOUS: readonly string[] = ['normal', 'full', 'extra'];
 export function resolveSqliteOptions(options: SqliteCheckpointStoreOptions): ResolvedSqliteOptions {
   if (typeof options !== 'object' || (options as unknown) === null || Array.isArray(options)) {
     throw new ConfigError({
-      problems: [{ path: '', message: `expected store options { path, busyTimeoutMs?, synchronous? }, got ${describeValue(options)}` }],
+      problems: [
+        {
+          path: '',
+          message: `expected store options { path, busyTimeoutMs?, synchronous? }, got ${describeValue(options)}`,
+        },
+      ],
     });
   }
   const problems: ConfigProblem[] = [];
@@ -63,13 +68,23 @@ export function resolveSqliteOptions(options: SqliteCheckpointStoreOptions): Res
     problems.push({ path: 'path', message: `expected a file path without NUL characters, got ${describeValue(path)}` });
   }
   if (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    problems.push({ path: 'busyTimeoutMs', message: `expected an integer number of milliseconds >= 0, got ${describeValue(busyTimeoutMs)}` });
+    problems.push({
+      path: 'busyTimeoutMs',
+      message: `expected an integer number of milliseconds >= 0, got ${describeValue(busyTimeoutMs)}`,
+    });
   }
   if (!SYNCHRONOUS.includes(synchronous)) {
-    problems.push({ path: 'synchronous', message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}` });
+    problems.push({
+      path: 'synchronous',
+      message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}`,
+    });
   }
   for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: path, busyTimeoutMs, synchronous)` });
+    if (!KNOWN.has(key))
+      problems.push({
+        path: key,
+        message: `unknown option ${JSON.stringify(key)} (known: path, busyTimeoutMs, synchronous)`,
+      });
   }
   if (problems.length > 0) throw new ConfigError({ problems });
   return { path: path as string, busyTimeoutMs, synchronous };

@@ -17,7 +17,6 @@ import { SqliteStoreError, type SqliteStoreErrorCode } from './errors/sqlite-sto
 import { resolveSqliteOptions, type SqliteCheckpointStoreOptions } from './sqlite-checkpoint-store-options.js';
 import { TABLE, prepareSchema } from './sqlite-schema.js';
 
-
 type Statement = Database.Statement;
 
 /** The prepared statements of one open connection. */
@@ -96,7 +95,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
       this.#s = {
         load: raw(`SELECT version, data, updated_at FROM ${TABLE} WHERE key = ?`),
         version: raw(`SELECT version FROM ${TABLE} WHERE key = ?`),
-        insert: db.prepare(`INSERT INTO ${TABLE} (key, version, data, updated_at) VALUES (?, 1, ?, ?) ON CONFLICT (key) DO NOTHING`),
+        insert: db.prepare(
+          `INSERT INTO ${TABLE} (key, version, data, updated_at) VALUES (?, 1, ?, ?) ON CONFLICT (key) DO NOTHING`,
+        ),
         update: db.prepare(`UPDATE ${TABLE} SET version = ?, data = ?, updated_at = ? WHERE key = ? AND version = ?`),
         delete: db.prepare(`DELETE FROM ${TABLE} WHERE key = ?`),
         listFrom: raw(`SELECT key FROM ${TABLE} WHERE key >= ? ORDER BY key`),
@@ -134,7 +135,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
     if (row === undefined) return undefined;
     const [version, text, updatedAt] = row as unknown[];
     if (!isVersion(version) || typeof text !== 'string' || typeof updatedAt !== 'string') {
-      throw this.#corrupt(key, `a row (${describeValue(version)}, ${describeValue(typeof text)} data, ${describeValue(updatedAt)})`);
+      throw this.#corrupt(
+        key,
+        `a row (${describeValue(version)}, ${describeValue(typeof text)} data, ${describeValue(updatedAt)})`,
+      );
     }
     let data: unknown;
     try {
@@ -211,7 +215,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
     if (typeof prefix !== 'string') {
-      throw new SignalyardError({ code: 'CHECKPOINT_KEY_INVALID', message: `Invalid key prefix ${describeValue(prefix)}: expected a string` });
+      throw new SignalyardError({
+        code: 'CHECKPOINT_KEY_INVALID',
+        message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
+      });
     }
     // SQLite compares UTF-8 bytes, i.e. code points: every key starting with a (storable) prefix
     // lies in [prefix, keyPrefixUpperBound(prefix)). A prefix with a NUL or a lone surrogate is cut
@@ -223,7 +230,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
     try {
       rows = to === undefined ? this.#s.listFrom.all(from) : this.#s.listRange.all(from, to);
     } catch (error) {
-      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot list checkpoints with prefix ${JSON.stringify(prefix)}`, error);
+      throw failure(
+        'SQLITE_OPERATION_FAILED',
+        this.path,
+        `Cannot list checkpoints with prefix ${JSON.stringify(prefix)}`,
+        error,
+      );
     }
     const keys: string[] = [];
     for (const row of rows) {
@@ -248,7 +260,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
     try {
       db.close();
     } catch (error) {
-      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot close checkpoint database ${JSON.stringify(this.path)}`, error);
+      throw failure(
+        'SQLITE_OPERATION_FAILED',
+        this.path,
+        `Cannot close checkpoint database ${JSON.stringify(this.path)}`,
+        error,
+      );
     }
   }
 

@@ -10,8 +10,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-checkpointStoreConformance('SqliteCheckpointStore (:memory:)', () => new SqliteCheckpointStore({ path: ':memory:' }), { describe, it });
+checkpointStoreConformance('SqliteCheckpointStore (:memory:)', () => new SqliteCheckpointStore({ path: ':memory:' }), {
+  describe,
+  it,
+});
 
 // Every test opens its own store on one shared file (the suite uses unique key prefixes), so
 // the file is reopened many times with checkpoints already in it.
-checkpointStoreConformance('SqliteCheckpointStore (file, WAL)', () => new SqliteCheckpointStore({ path: join(dir, 'conformance.db') }), { describe, it });
+checkpointStoreConformance(
+  'SqliteCheckpointStore (file, WAL)',
+  () => new SqliteCheckpointStore({ path: join(dir, 'conformance.db') }),
+  { describe, it },
+);

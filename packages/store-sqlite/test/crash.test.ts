@@ -35,7 +35,11 @@ function deadline<T>(promise: Promise<T>, ms: number, what: string, child?: Chil
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       child?.kill();
-      reject(new Error(`Timed out after ${ms} ms waiting for ${what}${child === undefined ? '' : `; child stderr:\n${child.stderr}`}`));
+      reject(
+        new Error(
+          `Timed out after ${ms} ms waiting for ${what}${child === undefined ? '' : `; child stderr:\n${child.stderr}`}`,
+        ),
+      );
     }, ms);
     promise.then(
       (value) => {
@@ -80,7 +84,12 @@ class Child {
       });
     });
     this.ready = new Promise<void>((resolve, reject) => {
-      this.#waiters.set(0, { resolve: () => { resolve(); }, reject });
+      this.#waiters.set(0, {
+        resolve: () => {
+          resolve();
+        },
+        reject,
+      });
     });
     this.process.on('message', (raw) => {
       const reply = raw as ChildReply;
@@ -228,7 +237,8 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
       const pending = new Set(SESSIONS);
       const done = new Promise<void>((resolve, reject) => {
         child.onOutcome = (reply) => {
-          if (reply.status !== 'completed') reject(new Error(`signal ${reply.text} ended ${reply.status}: ${reply.error ?? ''}`));
+          if (reply.status !== 'completed')
+            reject(new Error(`signal ${reply.text} ended ${reply.status}: ${reply.error ?? ''}`));
           ledger.acked.set(reply.session, (ledger.acked.get(reply.session) ?? 0) + 1);
           pending.delete(reply.session);
           if (pending.size === 0) resolve();
@@ -253,7 +263,9 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
         expect(data?.v).toBe(1);
         expect(data?.agentId).toBe('counter');
         expect(data?.strategy).toEqual({ type: 'fsm', current_state: n % 2 === 1 ? 'odd' : 'even' });
-        expect(data?.history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(Array.from({ length: n }, (_, i) => textOf(session, i)));
+        expect(data?.history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(
+          Array.from({ length: n }, (_, i) => textOf(session, i)),
+        );
       }
       const keys: string[] = [];
       for await (const key of store.list('agent:counter:')) keys.push(key);
@@ -262,6 +274,8 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
       await store.close();
     }
     // Not asserted (it depends on timing), but shows the test exercised both sides of the kill.
-    console.info(`crash test: ${[...ledger.acked.values()].reduce((a, b) => a + b, 0)} signals applied; ${savedInFlight} in-flight signals were saved before their kill, the rest lost`);
+    console.info(
+      `crash test: ${[...ledger.acked.values()].reduce((a, b) => a + b, 0)} signals applied; ${savedInFlight} in-flight signals were saved before their kill, the rest lost`,
+    );
   }, 300_000);
 });

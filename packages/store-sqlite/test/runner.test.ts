@@ -16,14 +16,22 @@ const ticket = FsmStrategy.builder()
   .initial('open')
   .transition('open', 'start', 'in_progress')
   .transition('in_progress', 'resolve', 'resolved')
-  .route({ kind: SignalKind.custom('advance'), name: 'advance', action: Action.transition('start') }, { inStates: ['open'] })
-  .route({ kind: SignalKind.custom('advance'), name: 'finish', action: Action.transition('resolve') }, { inStates: ['in_progress'] })
+  .route(
+    { kind: SignalKind.custom('advance'), name: 'advance', action: Action.transition('start') },
+    { inStates: ['open'] },
+  )
+  .route(
+    { kind: SignalKind.custom('advance'), name: 'finish', action: Action.transition('resolve') },
+    { inStates: ['in_progress'] },
+  )
   .define();
 
 const agent: AgentDefinition = {
   id: 'support',
   strategy: () => ticket.create(),
-  engine: async (ctx) => ({ messages: [{ role: 'assistant', content: `re: ${String((ctx.signal.payload as { text?: string }).text)}` }] }),
+  engine: async (ctx) => ({
+    messages: [{ role: 'assistant', content: `re: ${String((ctx.signal.payload as { text?: string }).text)}` }],
+  }),
 };
 
 describe('a Runner on SqliteCheckpointStore', () => {
@@ -32,7 +40,9 @@ describe('a Runner on SqliteCheckpointStore', () => {
     const first = new SqliteCheckpointStore({ path });
     const runner1 = createRunner({ agents: [agent], store: first });
     expect((await runner1.handle({ channel: 'cli', text: 'hello' })).status).toBe('completed');
-    expect((await runner1.dispatch('agent:support:main', signal(SignalKind.custom('advance')))).status).toBe('completed');
+    expect((await runner1.dispatch('agent:support:main', signal(SignalKind.custom('advance')))).status).toBe(
+      'completed',
+    );
     await runner1.close();
     await first.close();
 

@@ -77,7 +77,9 @@ describe('new SqliteCheckpointStore(options)', () => {
     await s.save('agent:main:main', { n: 1 }, 0);
     const db = raw(path);
     expect((db.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).toBe('wal');
-    expect((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(SQLITE_SCHEMA_VERSION);
+    expect((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(
+      SQLITE_SCHEMA_VERSION,
+    );
     const columns = db.prepare('PRAGMA table_info(checkpoints)').all() as { name: string; type: string; pk: number }[];
     expect(columns.map((c) => [c.name, c.type, c.pk])).toEqual([
       ['key', 'TEXT', 1],
@@ -95,7 +97,10 @@ describe('new SqliteCheckpointStore(options)', () => {
     const s = store({ path });
     const data = { history: [{ role: 'user', content: 'hi\u0000' }], n: -0, gone: undefined };
     await s.save('k', data, 0);
-    const row = raw(path).prepare('SELECT key, version, data, updated_at FROM checkpoints').get() as Record<string, unknown>;
+    const row = raw(path).prepare('SELECT key, version, data, updated_at FROM checkpoints').get() as Record<
+      string,
+      unknown
+    >;
     expect(row.key).toBe('k');
     expect(row.version).toBe(1);
     expect(row.data).toBe(JSON.stringify(data));
@@ -130,7 +135,13 @@ describe('new SqliteCheckpointStore(options)', () => {
 
   it('refuses bad options with one ConfigError listing every problem', () => {
     const error = caught(
-      () => new SqliteCheckpointStore({ path: '', busyTimeoutMs: -5, synchronous: 'off' as 'full', pathh: 'x' } as SqliteCheckpointStoreOptions),
+      () =>
+        new SqliteCheckpointStore({
+          path: '',
+          busyTimeoutMs: -5,
+          synchronous: 'off' as 'full',
+          pathh: 'x',
+        } as SqliteCheckpointStoreOptions),
     );
     expect(ConfigError.isInstance(error)).toBe(true);
     const problems = (error as ConfigError).problems;
@@ -177,7 +188,9 @@ describe('new SqliteCheckpointStore(options)', () => {
     expect(e.path).toBe(path);
     expect(e.message).toContain(`schema version ${SQLITE_SCHEMA_VERSION + 1}`);
     const check = raw(path);
-    expect((check.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(SQLITE_SCHEMA_VERSION + 1);
+    expect((check.prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(
+      SQLITE_SCHEMA_VERSION + 1,
+    );
     expect(check.prepare("SELECT name FROM sqlite_master WHERE name = 'checkpoints'").get()).toBeUndefined();
     expect((check.prepare('PRAGMA journal_mode').get() as { journal_mode: string }).journal_mode).not.toBe('wal');
   });
@@ -205,7 +218,7 @@ describe('new SqliteCheckpointStore(options)', () => {
     expect((raw(path).prepare('PRAGMA user_version').get() as { user_version: number }).user_version).toBe(0);
   });
 
-  it('refuses a file that is not a database with SQLITE_OPEN_FAILED carrying SQLite\'s code', () => {
+  it("refuses a file that is not a database with SQLITE_OPEN_FAILED carrying SQLite's code", () => {
     const path = freshPath();
     writeFileSync(path, 'this is not a database, just text that goes on for a while. '.repeat(100));
     const error = caught(() => new SqliteCheckpointStore({ path }));
@@ -243,7 +256,11 @@ describe('compare-and-set across connections to one file', () => {
     expect(CheckpointConflictError.isInstance(lost)).toBe(true);
     expect(lost).toMatchObject({ key: 'session', expected: 0, actual: 1 });
     expect(await b.save('session', { by: 'b' }, 1)).toBe(2);
-    expect(await rejection(a.save('session', { by: 'a again' }, 1))).toMatchObject({ code: 'CHECKPOINT_CONFLICT', expected: 1, actual: 2 });
+    expect(await rejection(a.save('session', { by: 'a again' }, 1))).toMatchObject({
+      code: 'CHECKPOINT_CONFLICT',
+      expected: 1,
+      actual: 2,
+    });
     expect(await a.load('session')).toMatchObject({ version: 2, data: { by: 'b' } });
   });
 
@@ -268,7 +285,7 @@ describe('compare-and-set across connections to one file', () => {
     await s.save('k', 'v1', 0);
     const other = raw(path);
     other.exec('BEGIN IMMEDIATE');
-    other.exec("UPDATE checkpoints SET data = '\"uncommitted\"'");
+    other.exec('UPDATE checkpoints SET data = \'"uncommitted"\'');
     expect(await s.load('k')).toMatchObject({ data: 'v1' });
     expect(await collect(s.list())).toEqual(['k']);
     other.exec('ROLLBACK');
@@ -307,7 +324,9 @@ describe('keys SQLite text cannot hold', () => {
   it('still rejects an empty or non-string key with CHECKPOINT_KEY_INVALID', async () => {
     const s = store({ path: ':memory:' });
     expect(isSignalyardError(await rejection(s.load('')), 'CHECKPOINT_KEY_INVALID')).toBe(true);
-    expect(isSignalyardError(await rejection(s.save(undefined as unknown as string, 1, 0)), 'CHECKPOINT_KEY_INVALID')).toBe(true);
+    expect(
+      isSignalyardError(await rejection(s.save(undefined as unknown as string, 1, 0)), 'CHECKPOINT_KEY_INVALID'),
+    ).toBe(true);
   });
 });
 
@@ -330,7 +349,16 @@ describe('list(prefix)', () => {
 
   it('handles prefixes ending in U+10FFFF and U+D7FF (the range bound carries over)', async () => {
     const s = store({ path: ':memory:' });
-    const keys = ['a\u{10ffff}', 'a\u{10ffff}z', 'b', 'a\ud7ff', 'a\ud7ffq', 'a\ue000', '\u{10ffff}\u{10ffff}', '\u{10ffff}'];
+    const keys = [
+      'a\u{10ffff}',
+      'a\u{10ffff}z',
+      'b',
+      'a\ud7ff',
+      'a\ud7ffq',
+      'a\ue000',
+      '\u{10ffff}\u{10ffff}',
+      '\u{10ffff}',
+    ];
     for (const key of keys) await s.save(key, 1, 0);
     expect(await collect(s.list('a\u{10ffff}'))).toEqual(['a\u{10ffff}', 'a\u{10ffff}z']);
     expect(await collect(s.list('a\ud7ff'))).toEqual(['a\ud7ff', 'a\ud7ffq']);
@@ -356,20 +384,27 @@ describe('list(prefix)', () => {
     const alphabet = ['a', 'b', '%', '_', '\\', ':', '\u00e9', '\ud7ff', '\ue000', '\uffff', '😀', '\u{10ffff}'];
     const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 4 }).map((parts) => parts.join(''));
     await fc.assert(
-      fc.asyncProperty(fc.uniqueArray(text.filter((k) => k !== ''), { maxLength: 12 }), text, async (keys, prefix) => {
-        const sqlite = new SqliteCheckpointStore({ path: ':memory:' });
-        const memory = new MemoryCheckpointStore();
-        try {
-          for (const key of keys) {
-            await sqlite.save(key, key, 0);
-            await memory.save(key, key, 0);
+      fc.asyncProperty(
+        fc.uniqueArray(
+          text.filter((k) => k !== ''),
+          { maxLength: 12 },
+        ),
+        text,
+        async (keys, prefix) => {
+          const sqlite = new SqliteCheckpointStore({ path: ':memory:' });
+          const memory = new MemoryCheckpointStore();
+          try {
+            for (const key of keys) {
+              await sqlite.save(key, key, 0);
+              await memory.save(key, key, 0);
+            }
+            expect(await collect(sqlite.list(prefix))).toEqual(await collect(memory.list(prefix)));
+          } finally {
+            await sqlite.close();
+            await memory.close();
           }
-          expect(await collect(sqlite.list(prefix))).toEqual(await collect(memory.list(prefix)));
-        } finally {
-          await sqlite.close();
-          await memory.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -436,7 +471,12 @@ describe('close()', () => {
 
 describe('error classes', () => {
   const schema = new SqliteSchemaVersionError({ path: 'x.db', found: 9, supported: 1 });
-  const storeError = new SqliteStoreError({ code: 'SQLITE_OPERATION_FAILED', path: 'x.db', message: 'boom', sqliteCode: 'SQLITE_FULL' });
+  const storeError = new SqliteStoreError({
+    code: 'SQLITE_OPERATION_FAILED',
+    path: 'x.db',
+    message: 'boom',
+    sqliteCode: 'SQLITE_FULL',
+  });
 
   it('SqliteSchemaVersionError.isInstance matches its own instances and subclasses only', () => {
     class Sub extends SqliteSchemaVersionError {}
@@ -467,7 +507,9 @@ describe('types', () => {
   it('is a CheckpointStore with a typed options object and error code union', () => {
     expectTypeOf<SqliteCheckpointStore>().toExtend<CheckpointStore>();
     expectTypeOf<SqliteCheckpointStoreOptions>().toHaveProperty('path').toEqualTypeOf<string>();
-    expectTypeOf<SqliteCheckpointStoreOptions['synchronous']>().toEqualTypeOf<'normal' | 'full' | 'extra' | undefined>();
+    expectTypeOf<SqliteCheckpointStoreOptions['synchronous']>().toEqualTypeOf<
+      'normal' | 'full' | 'extra' | undefined
+    >();
     expectTypeOf<SqliteStoreError['code']>().toEqualTypeOf<SqliteStoreErrorCode>();
     expectTypeOf<SqliteSchemaVersionError['found']>().toEqualTypeOf<number>();
     expectTypeOf<typeof SQLITE_SCHEMA_VERSION>().toEqualTypeOf<1>();

@@ -33,7 +33,11 @@ export class ModelCallError extends SignalyardError {
 
   constructor(options: { model: string; cause: unknown; statusCode?: number }) {
     const why = options.cause instanceof Error ? options.cause.message : describeValue(options.cause);
-    super({ code: 'MODEL_CALL_FAILED', message: `Model call to ${options.model} failed: ${why}`, cause: options.cause });
+    super({
+      code: 'MODEL_CALL_FAILED',
+      message: `Model call to ${options.model} failed: ${why}`,
+      cause: options.cause,
+    });
     this.model = options.model;
     if (options.statusCode !== undefined) (this as { statusCode?: number }).statusCode = options.statusCode;
   }

@@ -61,7 +61,9 @@ export class ConfigError extends SignalyardError {
  */
 export function formatConfigProblems(problems: readonly ConfigProblem[], file?: string): string {
   const head =
-    problems.length === 1 ? 'Invalid configuration (1 problem):' : `Invalid configuration (${problems.length} problems):`;
+    problems.length === 1
+      ? 'Invalid configuration (1 problem):'
+      : `Invalid configuration (${problems.length} problems):`;
   const lines = problems.map((p) => {
     const where = [file, p.line === undefined ? undefined : String(p.line)].filter((x) => x !== undefined).join(':');
     const path = p.path === '' ? '(root)' : p.path;

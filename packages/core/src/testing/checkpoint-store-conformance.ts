@@ -47,7 +47,11 @@ async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise
  * checkpointStoreConformance('MyStore', () => new MyStore(), { describe, it });
  * ```
  */
-export function checkpointStoreConformance(name: string, factory: CheckpointStoreFactory, harness: ConformanceHarness): void {
+export function checkpointStoreConformance(
+  name: string,
+  factory: CheckpointStoreFactory,
+  harness: ConformanceHarness,
+): void {
   const { describe, it } = harness;
 
   /** Runs `fn` with a fresh store and a unique key prefix, closing the store afterwards. */
@@ -135,7 +139,9 @@ export function checkpointStoreConformance(name: string, factory: CheckpointStor
 
       test('concurrent saves with the same expected version: exactly one wins', async (store, p) => {
         await store.save(`${p}k`, { n: 0 }, 0);
-        const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.save(`${p}k`, { n: i + 1 }, 1)));
+        const results = await Promise.allSettled(
+          Array.from({ length: 8 }, (_, i) => store.save(`${p}k`, { n: i + 1 }, 1)),
+        );
         const won = results.filter((r) => r.status === 'fulfilled');
         const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
         assert.equal(won.length, 1);
@@ -179,7 +185,11 @@ export function checkpointStoreConformance(name: string, factory: CheckpointStor
         quotes: '"\'\\`',
         'key:with%odd_chars\\': 'ok',
       });
-      roundTrips('nested arrays and objects', { a: [[[[[1, [2, [3, [4, [5]]]]]]]]], b: [{ c: [{}, [], null, true, false] }], deep: nest(200) });
+      roundTrips('nested arrays and objects', {
+        a: [[[[[1, [2, [3, [4, [5]]]]]]]]],
+        b: [{ c: [{}, [], null, true, false] }],
+        deep: nest(200),
+      });
       roundTrips('numbers at the edges of double precision', {
         max: Number.MAX_VALUE,
         min: Number.MIN_VALUE,
@@ -202,7 +212,9 @@ export function checkpointStoreConformance(name: string, factory: CheckpointStor
       roundTrips('objects with toJSON (dates)', { at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5)) });
 
       test('round-trips a 1 MB document', async (store, p) => {
-        const doc = { chunks: Array.from({ length: 1024 }, (_, i) => `${String(i).padStart(4, '0')}:${'x'.repeat(1019)}`) };
+        const doc = {
+          chunks: Array.from({ length: 1024 }, (_, i) => `${String(i).padStart(4, '0')}:${'x'.repeat(1019)}`),
+        };
         assert.ok(JSON.stringify(doc).length > 1_000_000);
         await store.save(`${p}big`, doc, 0);
         assert.deepEqual((await store.load(`${p}big`))?.data, doc);
@@ -275,11 +287,17 @@ export function checkpointStoreConformance(name: string, factory: CheckpointStor
       });
 
       test('list(prefix) treats %, _, : and \\ literally (no wildcard leaks)', async (store, p) => {
-        const keys = ['100%', '100x', '1000', 'a_b', 'axb', 'a:b', 'a\\b', 'a\\\\b', 'a%b', 'a%%b'].map((k) => `${p}${k}`);
+        const keys = ['100%', '100x', '1000', 'a_b', 'axb', 'a:b', 'a\\b', 'a\\\\b', 'a%b', 'a%%b'].map(
+          (k) => `${p}${k}`,
+        );
         for (const k of keys) await store.save(k, k, 0);
         const check = async (prefix: string): Promise<void> => {
           const expected = keys.filter((k) => k.startsWith(`${p}${prefix}`)).sort();
-          assert.deepEqual((await collect(store.list(`${p}${prefix}`))).sort(), expected, `prefix ${JSON.stringify(prefix)}`);
+          assert.deepEqual(
+            (await collect(store.list(`${p}${prefix}`))).sort(),
+            expected,
+            `prefix ${JSON.stringify(prefix)}`,
+          );
         };
         for (const prefix of ['100%', 'a_', 'a%', 'a\\', 'a\\\\', 'a:', '%', '_', '\\']) await check(prefix);
       });

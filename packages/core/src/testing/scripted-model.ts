@@ -35,7 +35,9 @@ function scriptError(message: string): SignalyardError {
 function checkStep(step: unknown, where: string): ScriptStep {
   if (typeof step === 'string' || typeof step === 'function') return step as ScriptStep;
   if (isResponse(step)) return step;
-  throw scriptError(`Invalid script step ${describeValue(step)} at ${where}: expected a string, a ChatResponse ({ content, toolCalls? }) or a function`);
+  throw scriptError(
+    `Invalid script step ${describeValue(step)} at ${where}: expected a string, a ChatResponse ({ content, toolCalls? }) or a function`,
+  );
 }
 
 function isResponse(value: unknown): value is ChatResponse {
@@ -44,7 +46,8 @@ function isResponse(value: unknown): value is ChatResponse {
   return typeof r.content === 'string' && (r.toolCalls === undefined || Array.isArray(r.toolCalls));
 }
 
-const agentName = (agentId: string | undefined): string => (agentId === undefined ? '(no agentId)' : JSON.stringify(agentId));
+const agentName = (agentId: string | undefined): string =>
+  agentId === undefined ? '(no agentId)' : JSON.stringify(agentId);
 
 /**
  * A `ChatModel` that plays a script, for testing crews, pipelines and plugins without a
@@ -86,7 +89,9 @@ export function scriptedModel(
 ): ScriptedModel {
   const delayMs: unknown = (opts as ScriptedModelOptions | undefined)?.delayMs ?? 0;
   if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
-    throw scriptError(`Invalid delayMs ${describeValue(delayMs)}: expected a non-negative finite number of milliseconds`);
+    throw scriptError(
+      `Invalid delayMs ${describeValue(delayMs)}: expected a non-negative finite number of milliseconds`,
+    );
   }
 
   let next: (agentId: string | undefined) => ScriptStep;
@@ -110,9 +115,14 @@ export function scriptedModel(
     const perAgent = new Map<string, { steps: readonly ScriptStep[]; cursor: number }>();
     for (const [agentId, list] of Object.entries(script as Readonly<Record<string, unknown>>)) {
       if (!Array.isArray(list)) {
-        throw scriptError(`Invalid script for agent ${JSON.stringify(agentId)}: expected a list of steps, got ${describeValue(list)}`);
+        throw scriptError(
+          `Invalid script for agent ${JSON.stringify(agentId)}: expected a list of steps, got ${describeValue(list)}`,
+        );
       }
-      perAgent.set(agentId, { steps: list.map((s: unknown, i) => checkStep(s, `${JSON.stringify(agentId)}[${i}]`)), cursor: 0 });
+      perAgent.set(agentId, {
+        steps: list.map((s: unknown, i) => checkStep(s, `${JSON.stringify(agentId)}[${i}]`)),
+        cursor: 0,
+      });
     }
     next = (agentId) => {
       const entry = agentId === undefined ? undefined : perAgent.get(agentId);
@@ -134,7 +144,9 @@ export function scriptedModel(
       return step;
     };
   } else {
-    throw scriptError(`Invalid script ${describeValue(script)}: expected a list of steps, a record of lists by agent id, or a function`);
+    throw scriptError(
+      `Invalid script ${describeValue(script)}: expected a list of steps, a record of lists by agent id, or a function`,
+    );
   }
 
   const wait: number = delayMs;
@@ -142,7 +154,11 @@ export function scriptedModel(
 
   async function generate(request: ChatRequest): Promise<ChatResponse> {
     const valid = typeof request === 'object' && (request as unknown) !== null;
-    calls.push(valid ? { ...request, messages: Array.isArray(request.messages) ? request.messages.slice() : request.messages } : request);
+    calls.push(
+      valid
+        ? { ...request, messages: Array.isArray(request.messages) ? request.messages.slice() : request.messages }
+        : request,
+    );
     const abortSignal = valid ? request.abortSignal : undefined;
     const agentId = valid ? request.agentId : undefined;
     throwIfAborted(abortSignal);
@@ -198,5 +214,9 @@ function untilAborted<T>(value: T | PromiseLike<T>, abortSignal: AbortSignal | u
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

@@ -58,7 +58,14 @@ export class CrewRunError extends SignalyardError {
   /** The parallel group concerned (`CREW_PARALLEL_FAILED`). */
   declare readonly group?: string;
 
-  constructor(options: { code: CrewRunErrorCode; message: string; state: CrewState; agentId?: string; group?: string; cause?: unknown }) {
+  constructor(options: {
+    code: CrewRunErrorCode;
+    message: string;
+    state: CrewState;
+    agentId?: string;
+    group?: string;
+    cause?: unknown;
+  }) {
     super({ code: options.code, message: options.message, cause: options.cause });
     this.state = options.state;
     if (options.agentId !== undefined) (this as { agentId?: string }).agentId = options.agentId;

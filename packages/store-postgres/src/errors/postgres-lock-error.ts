@@ -3,7 +3,8 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 const marker = Symbol.for('signalyard.error.PostgresLockError');
 
 /** The stable codes of {@link PostgresLockError}. */
-export type PostgresLockErrorCode = 'POSTGRES_LOCK_INPUT_INVALID' | 'POSTGRES_LOCK_FAILED' | 'POSTGRES_LOCK_TIMEOUT' | 'POSTGRES_LOCK_CLOSED';
+export type PostgresLockErrorCode =
+  'POSTGRES_LOCK_INPUT_INVALID' | 'POSTGRES_LOCK_FAILED' | 'POSTGRES_LOCK_TIMEOUT' | 'POSTGRES_LOCK_CLOSED';
 
 /**
  * A {@link PostgresSessionLock} could not run a function under its lock (codes below). `fn`
@@ -35,7 +36,13 @@ export class PostgresLockError extends SignalyardError {
   /** The code `pg` reported: a SQLSTATE (`57P01`) or a socket error code (`ECONNREFUSED`). */
   declare readonly pgCode?: string;
 
-  constructor(options: { code: PostgresLockErrorCode; message: string; key?: string; pgCode?: string; cause?: unknown }) {
+  constructor(options: {
+    code: PostgresLockErrorCode;
+    message: string;
+    key?: string;
+    pgCode?: string;
+    cause?: unknown;
+  }) {
     super({ code: options.code, message: options.message, cause: options.cause });
     if (options.key !== undefined) this.key = options.key;
     if (options.pgCode !== undefined) this.pgCode = options.pgCode;

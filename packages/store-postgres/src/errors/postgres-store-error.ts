@@ -35,7 +35,13 @@ export class PostgresStoreError extends SignalyardError {
   /** The code `pg` reported: a SQLSTATE (`42P01`) or a socket error code (`ECONNREFUSED`). */
   declare readonly pgCode?: string;
 
-  constructor(options: { code: PostgresStoreErrorCode; table: string; message: string; pgCode?: string; cause?: unknown }) {
+  constructor(options: {
+    code: PostgresStoreErrorCode;
+    table: string;
+    message: string;
+    pgCode?: string;
+    cause?: unknown;
+  }) {
     super({ code: options.code, message: options.message, cause: options.cause });
     this.table = options.table;
     if (options.pgCode !== undefined) this.pgCode = options.pgCode;

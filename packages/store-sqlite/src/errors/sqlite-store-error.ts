@@ -34,7 +34,13 @@ export class SqliteStoreError extends SignalyardError {
   /** SQLite's own error code, e.g. `SQLITE_BUSY`, when SQLite reported one. */
   declare readonly sqliteCode?: string;
 
-  constructor(options: { code: SqliteStoreErrorCode; path: string; message: string; sqliteCode?: string; cause?: unknown }) {
+  constructor(options: {
+    code: SqliteStoreErrorCode;
+    path: string;
+    message: string;
+    sqliteCode?: string;
+    cause?: unknown;
+  }) {
     super({ code: options.code, message: options.message, cause: options.cause });
     this.path = options.path;
     if (options.sqliteCode !== undefined) this.sqliteCode = options.sqliteCode;
