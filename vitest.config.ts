@@ -13,14 +13,18 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@signalyard/source'] } },
   resolve: { conditions: ['@signalyard/source'] },
   test: {
-    projects: projects.map((dir) => ({
-      extends: true,
-      test: {
-        name: dir.startsWith('packages/') ? dir.slice('packages/'.length) : dir,
-        root: dir,
-        include: ['test/**/*.test.ts'],
-      },
-    })),
+    projects: [
+      ...projects.map((dir) => ({
+        extends: true,
+        test: {
+          name: dir.startsWith('packages/') ? dir.slice('packages/'.length) : dir,
+          root: dir,
+          include: ['test/**/*.test.ts'],
+        },
+      })),
+      // Checks of the repository itself (generated docs are fresh, …).
+      { extends: true, test: { name: 'repo', root: '.', include: ['scripts/test/**/*.test.ts'] } },
+    ],
     coverage: {
       provider: 'v8',
       include: ['packages/*/src/**/*.ts'],

@@ -8,4 +8,6 @@
 export { aiSdkModel } from './ai-sdk-model.js';
 export type { AiSdkModelOptions } from './ai-sdk-model-options.js';
 export { ModelCallError } from './errors/model-call-error.js';
+export type { ModelCallErrorCode } from './errors/model-call-error.js';
 export { ModelRequestError } from './errors/model-request-error.js';
+export type { ModelRequestErrorCode } from './errors/model-request-error.js';

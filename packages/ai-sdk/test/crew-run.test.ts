@@ -174,7 +174,8 @@ describe('a crew run on the adapter', () => {
     const providerSignal = await started.promise;
     controller.abort();
     const error = await rejectionOf(run);
-    expect(AbortedError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'ABORTED' });
+    expect(AbortedError.isInstance((error as Error).cause)).toBe(true);
     expect(providerSignal?.aborted).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { SignalyardError } from './errors/signalyard-error.js';
+import { InvalidArgumentError } from './errors/invalid-argument-error.js';
 import { describeValue } from './signal.js';
 
 /**
@@ -25,7 +25,7 @@ export type ActionType = Action['type'];
 
 function nonEmpty(what: string, field: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') {
-    throw new SignalyardError({
+    throw new InvalidArgumentError({
       code: 'ACTION_INVALID',
       message: `Invalid ${what} ${field} ${describeValue(value)}: expected a non-empty string`,
     });
@@ -53,12 +53,12 @@ export const Action: {
   /** Abort the work in flight. */
   readonly ForceStop: Action;
   /**
-   * Execute the strategy action `target`. @throws SignalyardError `ACTION_INVALID` on an empty target.
+   * Execute the strategy action `target`. @throws InvalidArgumentError `ACTION_INVALID` on an empty target.
    */
   transition(target: string): Action;
-  /** Run the custom action handler `name`. @throws SignalyardError `ACTION_INVALID` on an empty name. */
+  /** Run the custom action handler `name`. @throws InvalidArgumentError `ACTION_INVALID` on an empty name. */
   custom(name: string): Action;
-  /** Refuse the signal with `reason`. @throws SignalyardError `ACTION_INVALID` on an empty reason. */
+  /** Refuse the signal with `reason`. @throws InvalidArgumentError `ACTION_INVALID` on an empty reason. */
   reject(reason: string): Action;
 } = Object.freeze({
   Continue: Object.freeze({ type: 'continue' }),

@@ -1,5 +1,5 @@
 import { CheckpointDataError } from './errors/checkpoint-data-error.js';
-import { SignalyardError } from './errors/signalyard-error.js';
+import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
 import { describeValue } from './signal.js';
 
 /** `JSON.stringify` as it really behaves: `undefined` for values with no JSON form. */
@@ -141,11 +141,11 @@ function findInvalid(data: unknown): { path: string; problem: string } | undefin
 
 /**
  * Checks a checkpoint key: a non-empty string. For store implementers.
- * @throws SignalyardError `CHECKPOINT_KEY_INVALID`.
+ * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID`.
  */
 export function assertCheckpointKey(key: unknown): asserts key is string {
   if (typeof key !== 'string' || key === '') {
-    throw new SignalyardError({
+    throw new CheckpointStoreError({
       code: 'CHECKPOINT_KEY_INVALID',
       message: `Invalid checkpoint key ${describeValue(key)}: expected a non-empty string`,
     });
@@ -154,11 +154,11 @@ export function assertCheckpointKey(key: unknown): asserts key is string {
 
 /**
  * Checks an expected version for compare-and-set: a non-negative safe integer. For store implementers.
- * @throws SignalyardError `CHECKPOINT_VERSION_INVALID`.
+ * @throws CheckpointStoreError `CHECKPOINT_VERSION_INVALID`.
  */
 export function assertExpectedVersion(version: unknown): asserts version is number {
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
-    throw new SignalyardError({
+    throw new CheckpointStoreError({
       code: 'CHECKPOINT_VERSION_INVALID',
       message: `Invalid expected checkpoint version ${describeValue(version)}: expected an integer >= 0 (0 = must not exist yet)`,
     });
@@ -169,8 +169,8 @@ export function assertExpectedVersion(version: unknown): asserts version is numb
  * The error every store operation rejects with after `close()` (code `CHECKPOINT_STORE_CLOSED`).
  * For store implementers.
  */
-export function storeClosedError(storeName: string): SignalyardError {
-  return new SignalyardError({
+export function storeClosedError(storeName: string): CheckpointStoreError {
+  return new CheckpointStoreError({
     code: 'CHECKPOINT_STORE_CLOSED',
     message: `${storeName} is closed: create a new store to load or save checkpoints`,
   });

@@ -1,4 +1,4 @@
-import { SignalyardError } from './errors/signalyard-error.js';
+import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
 import { assertCheckpointKey } from './checkpoint-data.js';
 import { describeValue } from './signal.js';
 
@@ -32,7 +32,7 @@ export function unstorableTextIndex(text: string): number {
  * truncated or merged with another. `backend` names the store in the message. For store
  * implementers (the SQLite and PostgreSQL stores use it).
  *
- * @throws SignalyardError `CHECKPOINT_KEY_INVALID`.
+ * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID`.
  * @example
  * ```ts
  * assertTextCheckpointKey(key, 'SQLite');
@@ -43,7 +43,7 @@ export function assertTextCheckpointKey(key: unknown, backend: string): asserts 
   const at = unstorableTextIndex(key);
   if (at !== -1) {
     const what = key.charCodeAt(at) === 0 ? 'a NUL character' : 'a lone surrogate';
-    throw new SignalyardError({
+    throw new CheckpointStoreError({
       code: 'CHECKPOINT_KEY_INVALID',
       message: `Invalid checkpoint key ${describeValue(key)}: it contains ${what} at index ${at}; ${backend} text cannot store it (expected well-formed Unicode without NUL)`,
     });

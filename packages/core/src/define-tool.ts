@@ -1,5 +1,5 @@
 import { safeParseAsync, toJSONSchema, type $ZodIssue, type $ZodType, type output } from 'zod/v4/core';
-import { SignalyardError } from './errors/signalyard-error.js';
+import { InvalidArgumentError } from './errors/invalid-argument-error.js';
 import { ToolArgumentsError } from './errors/tool-arguments-error.js';
 import type { Tool, ToolContext } from './model.js';
 import { describeValue } from './signal.js';
@@ -29,8 +29,8 @@ function formatIssuePath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function definitionError(message: string, cause?: unknown): SignalyardError {
-  return new SignalyardError({ code: 'TOOL_DEFINITION_INVALID', message, cause });
+function definitionError(message: string, cause?: unknown): InvalidArgumentError {
+  return new InvalidArgumentError({ code: 'TOOL_DEFINITION_INVALID', message, cause });
 }
 
 /**
@@ -43,7 +43,7 @@ function definitionError(message: string, cause?: unknown): SignalyardError {
  * the engine answers the model with that message as a tool error (`isError: true`), so the
  * model can retry. A hand-written `Tool` receives its arguments unvalidated.
  *
- * @throws SignalyardError `TOOL_DEFINITION_INVALID` when `name` is not a non-empty string,
+ * @throws InvalidArgumentError `TOOL_DEFINITION_INVALID` when `name` is not a non-empty string,
  * `input` is not a zod schema, `execute` is not a function, or the schema has no JSON Schema
  * form (e.g. `z.date()`, `z.bigint()`).
  *

@@ -1,4 +1,4 @@
-import { SignalyardError } from './errors/signalyard-error.js';
+import { InvalidArgumentError } from './errors/invalid-argument-error.js';
 import type { ExecutionStrategy, StrategySnapshot, TransitionResult } from './execution-strategy.js';
 import type { SignalRoute } from './route.js';
 import { describeValue } from './signal.js';
@@ -19,11 +19,11 @@ const SNAPSHOT: StrategySnapshot = Object.freeze({ type: 'direct' });
 export class DirectStrategy implements ExecutionStrategy {
   /**
    * Returns `{ from: 'direct', action, to: 'direct' }`.
-   * @throws SignalyardError `ACTION_INVALID` when `action` is not a non-empty string.
+   * @throws InvalidArgumentError `ACTION_INVALID` when `action` is not a non-empty string.
    */
   execute(action: string, _input?: unknown): TransitionResult {
     if (!this.canExecute(action)) {
-      throw new SignalyardError({
+      throw new InvalidArgumentError({
         code: 'ACTION_INVALID',
         message: `Invalid strategy action ${describeValue(action)}: expected a non-empty string`,
       });
@@ -48,11 +48,11 @@ export class DirectStrategy implements ExecutionStrategy {
 
   /**
    * Accepts only `{ type: 'direct' }`.
-   * @throws SignalyardError `STRATEGY_SNAPSHOT_INVALID` for any other snapshot.
+   * @throws InvalidArgumentError `STRATEGY_SNAPSHOT_INVALID` for any other snapshot.
    */
   restore(snapshot: StrategySnapshot): void {
     if (typeof snapshot !== 'object' || (snapshot as unknown) === null || snapshot.type !== 'direct') {
-      throw new SignalyardError({
+      throw new InvalidArgumentError({
         code: 'STRATEGY_SNAPSHOT_INVALID',
         message: `DirectStrategy cannot restore snapshot ${describeValue(snapshot)}: expected { "type": "direct" }`,
       });

@@ -17,10 +17,17 @@ export { DirectStrategy } from './direct-strategy.js';
 export { SignalyardError, hasErrorMarker, isSignalyardError } from './errors/signalyard-error.js';
 export type { SignalyardErrorOptions } from './errors/signalyard-error.js';
 export { AbortedError } from './errors/aborted-error.js';
+export type { AbortedErrorCode } from './errors/aborted-error.js';
 export { ConfigError } from './errors/config-error.js';
-export type { ConfigProblem } from './errors/config-error.js';
+export type { ConfigErrorCode, ConfigProblem } from './errors/config-error.js';
+export { InvalidArgumentError } from './errors/invalid-argument-error.js';
+export type { InvalidArgumentErrorCode } from './errors/invalid-argument-error.js';
 export { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
+export type { CheckpointConflictErrorCode } from './errors/checkpoint-conflict-error.js';
 export { CheckpointDataError } from './errors/checkpoint-data-error.js';
+export type { CheckpointDataErrorCode } from './errors/checkpoint-data-error.js';
+export { CheckpointStoreError } from './errors/checkpoint-store-error.js';
+export type { CheckpointStoreErrorCode } from './errors/checkpoint-store-error.js';
 export type { Checkpoint, CheckpointStore, SessionLock } from './checkpoint-store.js';
 export {
   assertCheckpointKey,
@@ -48,4 +55,4 @@ export type {
 export { defineTool } from './define-tool.js';
 export type { ToolDefinition } from './define-tool.js';
 export { ToolArgumentsError } from './errors/tool-arguments-error.js';
-export type { ToolArgumentIssue } from './errors/tool-arguments-error.js';
+export type { ToolArgumentIssue, ToolArgumentsErrorCode } from './errors/tool-arguments-error.js';

@@ -7,7 +7,7 @@ import {
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
 import { compareCodeUnits } from './checkpoint-text.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
-import { SignalyardError } from './errors/signalyard-error.js';
+import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
 import { describeValue } from './signal.js';
 
 interface Entry {
@@ -67,7 +67,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
     if (typeof prefix !== 'string') {
-      throw new SignalyardError({
+      throw new CheckpointStoreError({
         code: 'CHECKPOINT_KEY_INVALID',
         message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
       });

@@ -1,4 +1,4 @@
-import { SignalyardError } from './errors/signalyard-error.js';
+import { InvalidArgumentError } from './errors/invalid-argument-error.js';
 
 /**
  * The category of a {@link Signal}: one of the four built-in kinds, or an application-defined
@@ -28,7 +28,7 @@ export const SignalKind: {
   readonly Timer: 'timer';
   /**
    * An application-defined kind, `custom:<name>`.
-   * @throws SignalyardError `SIGNAL_KIND_INVALID` when `name` is empty, blank or not a string.
+   * @throws InvalidArgumentError `SIGNAL_KIND_INVALID` when `name` is empty, blank or not a string.
    */
   custom(name: string): `custom:${string}`;
 } = Object.freeze({
@@ -38,7 +38,7 @@ export const SignalKind: {
   Timer: 'timer',
   custom(name: string): `custom:${string}` {
     if (typeof name !== 'string' || name.trim() === '') {
-      throw new SignalyardError({
+      throw new InvalidArgumentError({
         code: 'SIGNAL_KIND_INVALID',
         message: `Invalid custom signal kind name ${describeValue(name)}: expected a non-empty string`,
       });
@@ -66,7 +66,7 @@ export interface Signal<P = unknown> {
 /**
  * Creates a frozen {@link Signal}. The payload defaults to `null`.
  *
- * @throws SignalyardError `SIGNAL_KIND_INVALID` when `kind` is not a {@link SignalKind}.
+ * @throws InvalidArgumentError `SIGNAL_KIND_INVALID` when `kind` is not a {@link SignalKind}.
  * @example
  * ```ts
  * const s = signal(SignalKind.UserMessage, { text: 'hello' });
@@ -74,7 +74,7 @@ export interface Signal<P = unknown> {
  */
 export function signal<P = null>(kind: SignalKind, payload?: P): Signal<P> {
   if (!isSignalKind(kind)) {
-    throw new SignalyardError({
+    throw new InvalidArgumentError({
       code: 'SIGNAL_KIND_INVALID',
       message: `Invalid signal kind ${describeValue(kind)}: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`,
     });

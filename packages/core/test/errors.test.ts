@@ -5,11 +5,14 @@ import {
   CheckpointDataError,
   ToolArgumentsError,
   ConfigError,
+  InvalidArgumentError,
+  CheckpointStoreError,
   SignalyardError,
   hasErrorMarker,
   isSignalyardError,
 } from '@signalyard/core';
 import type { ConfigProblem } from '@signalyard/core';
+import { ScriptedModelError } from '@signalyard/core/testing';
 
 const problem: ConfigProblem = { path: 'agents[0].name', message: 'required' };
 
@@ -20,6 +23,9 @@ class AppConfigError extends ConfigError {}
 class AppConflictError extends CheckpointConflictError {}
 class AppDataError extends CheckpointDataError {}
 class AppToolArgumentsError extends ToolArgumentsError {}
+class AppInvalidArgumentError extends InvalidArgumentError {}
+class AppCheckpointStoreError extends CheckpointStoreError {}
+class AppScriptedModelError extends ScriptedModelError {}
 
 interface Row {
   readonly name: string;
@@ -71,6 +77,27 @@ const rows: readonly Row[] = [
     isInstance: (e) => ToolArgumentsError.isInstance(e),
     make: () => new ToolArgumentsError({ toolName: 't', issues: [{ path: 'q', message: 'Required' }] }),
     makeSub: () => new AppToolArgumentsError({ toolName: 't', issues: [{ path: 'q', message: 'Required' }] }),
+  },
+  {
+    name: 'InvalidArgumentError',
+    code: 'ACTION_INVALID',
+    isInstance: (e) => InvalidArgumentError.isInstance(e),
+    make: () => new InvalidArgumentError({ code: 'ACTION_INVALID', message: 'm' }),
+    makeSub: () => new AppInvalidArgumentError({ code: 'ACTION_INVALID', message: 'm' }),
+  },
+  {
+    name: 'CheckpointStoreError',
+    code: 'CHECKPOINT_KEY_INVALID',
+    isInstance: (e) => CheckpointStoreError.isInstance(e),
+    make: () => new CheckpointStoreError({ code: 'CHECKPOINT_KEY_INVALID', message: 'm' }),
+    makeSub: () => new AppCheckpointStoreError({ code: 'CHECKPOINT_KEY_INVALID', message: 'm' }),
+  },
+  {
+    name: 'ScriptedModelError',
+    code: 'SCRIPT_EXHAUSTED',
+    isInstance: (e) => ScriptedModelError.isInstance(e),
+    make: () => new ScriptedModelError({ code: 'SCRIPT_EXHAUSTED', message: 'm' }),
+    makeSub: () => new AppScriptedModelError({ code: 'SCRIPT_EXHAUSTED', message: 'm' }),
   },
 ];
 
@@ -383,5 +410,61 @@ describe('CheckpointDataError', () => {
 
   it('names the checkpoint key in the message when given', () => {
     expect(new CheckpointDataError({ path: '$', problem: 'p', key: 'sess:1' }).message).toContain('"sess:1"');
+  });
+});
+
+describe('each core code is thrown by its owner class', () => {
+  it('a bad signal kind, an empty action name and a foreign snapshot throw InvalidArgumentError', async () => {
+    const core = await import('@signalyard/core');
+    const bad: [() => unknown, string][] = [
+      [() => core.signal('usr_message' as never), 'SIGNAL_KIND_INVALID'],
+      [() => core.SignalKind.custom(''), 'SIGNAL_KIND_INVALID'],
+      [() => core.Action.reject(''), 'ACTION_INVALID'],
+      [() => new core.DirectStrategy().execute(''), 'ACTION_INVALID'],
+      [() => new core.DirectStrategy().restore({ type: 'fsm' }), 'STRATEGY_SNAPSHOT_INVALID'],
+      [
+        () => core.defineTool({ name: '', input: undefined as never, execute: async () => null }),
+        'TOOL_DEFINITION_INVALID',
+      ],
+    ];
+    for (const [call, code] of bad) {
+      let caught: unknown;
+      try {
+        call();
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidArgumentError.isInstance(caught), code).toBe(true);
+      expect((caught as InvalidArgumentError).code).toBe(code);
+    }
+  });
+
+  it('a bad key, a bad version and a closed store throw CheckpointStoreError', async () => {
+    const store = new (await import('@signalyard/core')).MemoryCheckpointStore();
+    await expect(store.save('', {}, 0)).rejects.toSatisfy(
+      (e) => CheckpointStoreError.isInstance(e) && e.code === 'CHECKPOINT_KEY_INVALID',
+    );
+    await expect(store.save('k', {}, -1)).rejects.toSatisfy(
+      (e) => CheckpointStoreError.isInstance(e) && e.code === 'CHECKPOINT_VERSION_INVALID',
+    );
+    await store.close();
+    await expect(store.load('k')).rejects.toSatisfy(
+      (e) => CheckpointStoreError.isInstance(e) && e.code === 'CHECKPOINT_STORE_CLOSED',
+    );
+  });
+
+  it('a code union narrows in a switch (type level)', () => {
+    const describe = (e: InvalidArgumentError): string => {
+      switch (e.code) {
+        case 'SIGNAL_KIND_INVALID':
+        case 'ACTION_INVALID':
+        case 'STRATEGY_SNAPSHOT_INVALID':
+        case 'TOOL_DEFINITION_INVALID':
+          return e.code;
+      }
+    };
+    expect(describe(new InvalidArgumentError({ code: 'ACTION_INVALID', message: 'm' }))).toBe('ACTION_INVALID');
+    // @ts-expect-error a code the class does not own is a compile error
+    new InvalidArgumentError({ code: 'NOT_A_CODE', message: 'm' });
   });
 });

@@ -119,6 +119,6 @@ describe('public types', () => {
     if (GuardRejectedError.isInstance(error)) expectTypeOf(error.guards).toEqualTypeOf<readonly string[]>();
     if (GuardFailedError.isInstance(error)) expectTypeOf(error.guard).toEqualTypeOf<string>();
     if (FsmDefinitionError.isInstance(error)) expectTypeOf(error.problems).toEqualTypeOf<readonly string[]>();
-    if (FsmSnapshotError.isInstance(error)) expectTypeOf(error.code).toEqualTypeOf<string>();
+    if (FsmSnapshotError.isInstance(error)) expectTypeOf(error.code).toEqualTypeOf<'FSM_SNAPSHOT_INVALID'>();
   });
 });

@@ -27,7 +27,7 @@ import { ComposedRouter, type RouteMatch } from '@signalyard/router';
 import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type SessionKey } from '@signalyard/sessions';
 import { decodeCheckpoint, type SessionCheckpointV1 } from './checkpoint-format.js';
 import type { TurnContext, TurnResult } from './engine.js';
-import { RunnerError } from './errors/runner-error.js';
+import { RunnerError, type RunnerErrorCode } from './errors/runner-error.js';
 import { EventHub } from './event-hub.js';
 import { trimHistory, userMessageOf } from './history.js';
 import { LiveSession, type Job } from './live-session.js';
@@ -1080,7 +1080,7 @@ function turnResultProblem(result: unknown): string | undefined {
   return undefined;
 }
 
-function asSignalyardError(error: unknown, code: string): SignalyardError {
+function asSignalyardError(error: unknown, code: RunnerErrorCode): SignalyardError {
   if (SignalyardError.isInstance(error)) return error;
   return new RunnerError({ code, message: errorText(error), cause: error });
 }

@@ -243,7 +243,7 @@ describe('RunnerError', () => {
     class SubError extends RunnerError {}
     const error = new RunnerError({ code: 'RUNNER_CLOSED', message: 'closed' });
     expect(RunnerError.isInstance(error)).toBe(true);
-    expect(RunnerError.isInstance(new SubError({ code: 'X', message: 'x' }))).toBe(true);
+    expect(RunnerError.isInstance(new SubError({ code: 'ENGINE_FAILED', message: 'x' }))).toBe(true);
     expect(RunnerError.isInstance(new SignalyardError({ code: 'RUNNER_CLOSED', message: 'closed' }))).toBe(false);
     expect(RunnerError.isInstance(new Error('closed'))).toBe(false);
     expect(RunnerError.isInstance({ code: 'RUNNER_CLOSED' })).toBe(false);

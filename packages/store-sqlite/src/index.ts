@@ -9,5 +9,6 @@ export { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
 export type { SqliteCheckpointStoreOptions, SqliteSynchronous } from './sqlite-checkpoint-store-options.js';
 export { SQLITE_SCHEMA_VERSION } from './sqlite-schema.js';
 export { SqliteSchemaVersionError } from './errors/sqlite-schema-version-error.js';
+export type { SqliteSchemaVersionErrorCode } from './errors/sqlite-schema-version-error.js';
 export { SqliteStoreError } from './errors/sqlite-store-error.js';
 export type { SqliteStoreErrorCode } from './errors/sqlite-store-error.js';

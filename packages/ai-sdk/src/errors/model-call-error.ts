@@ -2,6 +2,11 @@ import { SignalyardError, describeValue, hasErrorMarker } from '@signalyard/core
 
 const marker = Symbol.for('signalyard.error.ModelCallError');
 
+/** The code of {@link ModelCallError}. */
+export type ModelCallErrorCode =
+  /** A language model call failed at the provider or in the AI SDK: a network or HTTP error, a rejected API key, a rate limit that outlasted the retries, a response the SDK could not read; the original error is the `cause` (`statusCode` when HTTP). Fix: check the provider key, model id and quota; the `cause` has the provider's message. */
+  'MODEL_CALL_FAILED';
+
 /**
  * A language model call failed at the provider or in the AI SDK (code `MODEL_CALL_FAILED`):
  * a network or HTTP error, a rejected API key, a rate limit that outlasted the AI SDK's
@@ -20,9 +25,8 @@ const marker = Symbol.for('signalyard.error.ModelCallError');
  * }
  * ```
  */
-export class ModelCallError extends SignalyardError {
+export class ModelCallError extends SignalyardError<ModelCallErrorCode> {
   private readonly [marker] = true;
-  declare readonly code: 'MODEL_CALL_FAILED';
   /** The model that failed, as the adapter knows it: `provider/modelId`, or the model id string. */
   readonly model: string;
   /**

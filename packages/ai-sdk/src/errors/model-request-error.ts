@@ -2,6 +2,11 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.ModelRequestError');
 
+/** The code of {@link ModelRequestError}. */
+export type ModelRequestErrorCode =
+  /** A `ChatRequest` cannot be sent as it is: no messages, a malformed message, tool call or tool spec, a `tool` message answering an unknown call id, or a tool call left unanswered; nothing was sent. Fix: correct the request at the `path` the error names (engines built into Signalyard always send valid requests). */
+  'MODEL_REQUEST_INVALID';
+
 /**
  * A `ChatRequest` cannot be sent to the model as it is (code `MODEL_REQUEST_INVALID`): it is not
  * an object, has no messages, holds a malformed message, tool call or tool spec, a `tool`
@@ -19,9 +24,8 @@ const marker = Symbol.for('signalyard.error.ModelRequestError');
  * }
  * ```
  */
-export class ModelRequestError extends SignalyardError {
+export class ModelRequestError extends SignalyardError<ModelRequestErrorCode> {
   private readonly [marker] = true;
-  declare readonly code: 'MODEL_REQUEST_INVALID';
   /** Where in the request the problem is, e.g. `messages[3].toolCallId` or `tools[1].name` (`''` for the request itself). */
   readonly path: string;
 

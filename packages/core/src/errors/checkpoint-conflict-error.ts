@@ -2,11 +2,16 @@ import { SignalyardError, hasErrorMarker } from './signalyard-error.js';
 
 const marker = Symbol.for('signalyard.error.CheckpointConflictError');
 
+/** The code of {@link CheckpointConflictError}. */
+export type CheckpointConflictErrorCode =
+  /** A compare-and-set save found another version than the one expected: another writer (a second runner over the same store) saved first. Nothing was written. Fix: reload and re-apply (the Runner does this by itself, up to 3 times); if it persists, serialise writers with a `SessionLock`. */
+  'CHECKPOINT_CONFLICT';
+
 /**
  * A compare-and-set save lost (code `CHECKPOINT_CONFLICT`): the stored version was not the
  * expected one, because another writer saved first. Nothing was written; reload and retry.
  */
-export class CheckpointConflictError extends SignalyardError {
+export class CheckpointConflictError extends SignalyardError<CheckpointConflictErrorCode> {
   private readonly [marker] = true;
   /** The checkpoint key. */
   readonly key: string;

@@ -2,6 +2,11 @@ import { SignalyardError, hasErrorMarker } from './signalyard-error.js';
 
 const marker = Symbol.for('signalyard.error.ConfigError');
 
+/** The code of {@link ConfigError} and of every subclass of it. */
+export type ConfigErrorCode =
+  /** A configuration (crew.yaml, routing TOML, runner options, a pipeline, an FSM, a store's options) is invalid; `problems` lists every problem with its path and, from a file, its line. Fix: correct each listed problem; `signalyard validate <file>` prints them for config files. */
+  'CONFIG_INVALID';
+
 /**
  * One problem found in a configuration.
  *
@@ -31,7 +36,7 @@ export interface ConfigProblem {
  * }
  * ```
  */
-export class ConfigError extends SignalyardError {
+export class ConfigError extends SignalyardError<ConfigErrorCode> {
   private readonly [marker] = true;
   /** Every problem found, in the order found. */
   readonly problems: readonly ConfigProblem[];

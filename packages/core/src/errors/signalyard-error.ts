@@ -1,9 +1,9 @@
 const marker = Symbol.for('signalyard.error.SignalyardError');
 
-/** Options accepted by the {@link SignalyardError} constructor. */
-export interface SignalyardErrorOptions {
+/** Options accepted by the {@link SignalyardError} constructor; `C` is the class's union of codes. */
+export interface SignalyardErrorOptions<C extends string = string> {
   /** Stable, SCREAMING_SNAKE machine-readable code, e.g. `FSM_INVALID_TRANSITION`. */
-  readonly code: string;
+  readonly code: C;
   /** Human-readable message naming the offending value and what was expected. */
   readonly message: string;
   /** The underlying error, when this one wraps another. */
@@ -14,7 +14,9 @@ export interface SignalyardErrorOptions {
  * The base class of every error Signalyard throws.
  *
  * Every error carries a stable string {@link SignalyardError.code} that programs can switch on;
- * messages are for people and may change between releases. Use {@link SignalyardError.isInstance}
+ * messages are for people and may change between releases. Each subclass owns a typed union of
+ * its codes (`C`), so `switch (error.code)` over a `RunnerError` is checked by the compiler;
+ * `docs/errors.md` lists every code with its class, its cause and what to do. Use {@link SignalyardError.isInstance}
  * (or {@link isSignalyardError}) rather than `instanceof`: it checks a `Symbol.for` marker and so
  * still works when two copies of `@signalyard/core` are installed.
  *
@@ -28,12 +30,12 @@ export interface SignalyardErrorOptions {
  * }
  * ```
  */
-export class SignalyardError extends Error {
+export class SignalyardError<C extends string = string> extends Error {
   private readonly [marker] = true;
   /** Stable machine-readable code (SCREAMING_SNAKE), unchanged across releases. */
-  readonly code: string;
+  readonly code: C;
 
-  constructor(options: SignalyardErrorOptions) {
+  constructor(options: SignalyardErrorOptions<C>) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = options.code;
@@ -52,8 +54,9 @@ export class SignalyardError extends Error {
  *
  * @example
  * ```ts
+ * type MyErrorCode = 'MY_THING_FAILED';
  * const marker = Symbol.for('signalyard.error.MyError');
- * class MyError extends SignalyardError {
+ * class MyError extends SignalyardError<MyErrorCode> {
  *   private readonly [marker] = true;
  *   static override isInstance(e: unknown): e is MyError { return hasErrorMarker(e, marker); }
  * }

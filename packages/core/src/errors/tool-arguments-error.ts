@@ -7,6 +7,11 @@ export interface ToolArgumentIssue {
 }
 
 const marker = Symbol.for('signalyard.error.ToolArgumentsError');
+
+/** The code of {@link ToolArgumentsError}. */
+export type ToolArgumentsErrorCode =
+  /** A model called a tool made with `defineTool` with arguments its zod schema rejects; `issues` names each one. Engines answer it to the model as a tool error message, so the model can retry. Fix: usually nothing (the model corrects itself); if it keeps failing, make the tool's description and schema clearer. */
+  'TOOL_ARGUMENTS_INVALID';
 const MAX_LISTED = 20;
 
 /**
@@ -19,7 +24,7 @@ const MAX_LISTED = 20;
  * (`isError: true`), so the model sees this message — which names every problem — and can
  * call again with corrected arguments.
  */
-export class ToolArgumentsError extends SignalyardError {
+export class ToolArgumentsError extends SignalyardError<ToolArgumentsErrorCode> {
   private readonly [marker] = true;
   /** The tool that was called. */
   readonly toolName: string;

@@ -8,3 +8,5 @@ export { checkpointStoreConformance } from './checkpoint-store-conformance.js';
 export type { CheckpointStoreFactory, ConformanceHarness } from './checkpoint-store-conformance.js';
 export { scriptedModel } from './scripted-model.js';
 export type { ScriptResponder, ScriptStep, ScriptedModel, ScriptedModelOptions } from './scripted-model.js';
+export { ScriptedModelError } from '../errors/scripted-model-error.js';
+export type { ScriptedModelErrorCode } from '../errors/scripted-model-error.js';

@@ -1,5 +1,5 @@
 import { AbortedError } from '../errors/aborted-error.js';
-import { SignalyardError } from '../errors/signalyard-error.js';
+import { ScriptedModelError } from '../errors/scripted-model-error.js';
 import type { ChatModel, ChatRequest, ChatResponse } from '../model.js';
 import { describeValue } from '../signal.js';
 
@@ -28,8 +28,8 @@ export interface ScriptedModel extends ChatModel {
   readonly calls: readonly ChatRequest[];
 }
 
-function scriptError(message: string): SignalyardError {
-  return new SignalyardError({ code: 'SCRIPT_INVALID', message });
+function scriptError(message: string): ScriptedModelError {
+  return new ScriptedModelError({ code: 'SCRIPT_INVALID', message });
 }
 
 function checkStep(step: unknown, where: string): ScriptStep {
@@ -62,12 +62,12 @@ const agentName = (agentId: string | undefined): string =>
  * throws makes `generate` reject with that error, as a failing provider would. A step is used
  * up when the call starts.
  *
- * Running out of script rejects with a `SignalyardError` of code `SCRIPT_EXHAUSTED` naming the
+ * Running out of script rejects with a `ScriptedModelError` of code `SCRIPT_EXHAUSTED` naming the
  * agent. An aborted `request.abortSignal` — before the call, during `delayMs`, or while a step
  * function is pending — rejects with `AbortedError` (`ABORTED`, the abort reason as `cause`),
  * and any timer is cleared. `calls` records every request.
  *
- * @throws SignalyardError `SCRIPT_INVALID` when the script or a step is malformed, or
+ * @throws ScriptedModelError `SCRIPT_INVALID` when the script or a step is malformed, or
  * `delayMs` is not a non-negative finite number.
  *
  * @example
@@ -103,7 +103,7 @@ export function scriptedModel(
     next = (agentId) => {
       const step = steps[cursor];
       if (step === undefined) {
-        throw new SignalyardError({
+        throw new ScriptedModelError({
           code: 'SCRIPT_EXHAUSTED',
           message: `Scripted model ran out of script: call ${cursor + 1} (agent ${agentName(agentId)}) but the script has ${steps.length} step${steps.length === 1 ? '' : 's'}`,
         });
@@ -128,14 +128,14 @@ export function scriptedModel(
       const entry = agentId === undefined ? undefined : perAgent.get(agentId);
       if (entry === undefined) {
         const known = [...perAgent.keys()].map((a) => JSON.stringify(a)).join(', ');
-        throw new SignalyardError({
+        throw new ScriptedModelError({
           code: 'SCRIPT_EXHAUSTED',
           message: `Scripted model has no script for agent ${agentName(agentId)} (scripted agents: ${known === '' ? 'none' : known})`,
         });
       }
       const step = entry.steps[entry.cursor];
       if (step === undefined) {
-        throw new SignalyardError({
+        throw new ScriptedModelError({
           code: 'SCRIPT_EXHAUSTED',
           message: `Scripted model ran out of script for agent ${agentName(agentId)}: call ${entry.cursor + 1} but its script has ${entry.steps.length} step${entry.steps.length === 1 ? '' : 's'}`,
         });
@@ -168,7 +168,7 @@ export function scriptedModel(
     throwIfAborted(abortSignal);
     if (typeof reply === 'string') return { content: reply };
     if (isResponse(reply)) return reply;
-    throw new SignalyardError({
+    throw new ScriptedModelError({
       code: 'SCRIPT_STEP_INVALID',
       message: `A script function for agent ${agentName(agentId)} returned ${describeValue(reply)}: expected a string or a ChatResponse ({ content, toolCalls? })`,
     });

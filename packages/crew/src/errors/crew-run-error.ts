@@ -2,7 +2,6 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 import type { CrewState } from '../crew-events.js';
 
 const marker = Symbol.for('signalyard.error.CrewRunError');
-const abortedMarker = Symbol.for('signalyard.error.AbortedError');
 
 /**
  * The codes a {@link CrewRunError} carries:
@@ -21,11 +20,17 @@ const abortedMarker = Symbol.for('signalyard.error.AbortedError');
  * ```
  */
 export type CrewRunErrorCode =
+  /** An agent's model threw (the error is the `cause`) or returned something that is not a `ChatResponse`; the error's `state` keeps the history up to the failure. Fix: check the model (provider, key, rate limits); retry from `error.state` with `resumeAgentId`. */
   | 'CREW_AGENT_FAILED'
+  /** The run's `abortSignal` fired (or a stream's consumer stopped reading); the `AbortedError` is the `cause`. Fix: nothing, when you aborted on purpose; the error's `state` holds the history so far. */
   | 'ABORTED'
+  /** An agent asked for one more tool round than `max_tool_rounds` allows in one turn. Fix: raise `settings.max_tool_rounds`, or tell the agent (system prompt) to answer once it has the tool results. */
   | 'CREW_TOOL_LOOP'
+  /** No member of a parallel group succeeded (each failed or timed out); `group` names the group. Fix: look at the members' errors (`cause`), raise `timeout_seconds`, or set `wait_for_all: false`. */
   | 'CREW_PARALLEL_FAILED'
+  /** `resumeAgentId` (or `state.pausedAgentId`) names no agent of the crew, e.g. a state saved with another crew.yaml. Fix: resume with an agent id the crew has, or start without state. */
   | 'CREW_UNKNOWN_AGENT'
+  /** The input or the run options of `execute` / `executeStream` are malformed (a non-string input, a state that is not a `CrewState`). Fix: pass the input text and the `state` a previous run returned, as the message describes. */
   | 'CREW_ARGUMENT_INVALID';
 
 /**
@@ -33,8 +38,8 @@ export type CrewRunErrorCode =
  * final `error` event. It carries the run's {@link CrewState} up to the failure, so the caller
  * can keep the conversation (and, say, retry the failed agent with `resumeAgentId`).
  *
- * A run stopped by its `abortSignal` fails with code `ABORTED`; that error is also recognised
- * by core's `AbortedError.isInstance` (the abort reason is in `cause`'s chain).
+ * A run stopped by its `abortSignal` fails with code `ABORTED`, and its `cause` is core's
+ * `AbortedError` (whose own `cause` is the abort reason): test `error.code === 'ABORTED'`.
  *
  * @example
  * ```ts
@@ -70,7 +75,6 @@ export class CrewRunError extends SignalyardError {
     this.state = options.state;
     if (options.agentId !== undefined) (this as { agentId?: string }).agentId = options.agentId;
     if (options.group !== undefined) (this as { group?: string }).group = options.group;
-    if (options.code === 'ABORTED') Object.defineProperty(this, abortedMarker, { value: true });
   }
 
   /** True when `error` is a `CrewRunError` (or a subclass), from any installed copy of the crew package. */

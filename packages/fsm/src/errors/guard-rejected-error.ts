@@ -2,12 +2,17 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.GuardRejectedError');
 
+/** The code of {@link GuardRejectedError}. */
+export type GuardRejectedErrorCode =
+  /** Transitions exist for the action from the current state, but every guard rejected the input; `guards` names them in evaluation order and the state is unchanged. A Runner reports it as a `rejected` outcome. Fix: nothing, when the refusal is intended; otherwise send input that satisfies a guard. */
+  'FSM_GUARD_REJECTED';
+
 /**
  * Transitions exist for the action from the current state, but every guard rejected the input
  * (code `FSM_GUARD_REJECTED`). The state is unchanged. `guards` names the guards tried, in
  * evaluation order.
  */
-export class GuardRejectedError extends SignalyardError {
+export class GuardRejectedError extends SignalyardError<GuardRejectedErrorCode> {
   private readonly [marker] = true;
   /** The state the FSM was (and still is) in. */
   readonly currentState: string;

@@ -2,12 +2,17 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.InvalidTransitionError');
 
+/** The code of {@link InvalidTransitionError}. */
+export type InvalidTransitionErrorCode =
+  /** The FSM has no transition for the action from its current state; `validActions` lists the actions that have one. A Runner reports it as a `rejected` outcome. Fix: send one of the valid actions, or add the transition to the definition. */
+  'FSM_INVALID_TRANSITION';
+
 /**
  * The FSM has no transition for the action from its current state (code
  * `FSM_INVALID_TRANSITION`). The state is unchanged. `validActions` lists the actions that have
  * at least one transition from the current state, sorted by code unit.
  */
-export class InvalidTransitionError extends SignalyardError {
+export class InvalidTransitionError extends SignalyardError<InvalidTransitionErrorCode> {
   private readonly [marker] = true;
   /** The state the FSM was (and still is) in. */
   readonly currentState: string;

@@ -2,21 +2,23 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.PostgresLockError');
 
-/** The stable codes of {@link PostgresLockError}. */
+/** The codes of {@link PostgresLockError}. */
 export type PostgresLockErrorCode =
-  'POSTGRES_LOCK_INPUT_INVALID' | 'POSTGRES_LOCK_FAILED' | 'POSTGRES_LOCK_TIMEOUT' | 'POSTGRES_LOCK_CLOSED';
+  /** `withLock` was given a bad key (empty, not a string, with a NUL or a lone surrogate), an `fn` that is not a function, or bad options; `fn` did not run. Fix: pass a non-empty, well-formed session key and a function, as the message names. */
+  | 'POSTGRES_LOCK_INPUT_INVALID'
+  /** The lock connection could not be opened, or failed or was lost while taking the lock; `pgCode` carries `pg`'s code and `fn` did not run. Fix: check the server and the connection settings (a lock connection must not go through a transaction-mode PgBouncer); retry. */
+  | 'POSTGRES_LOCK_FAILED'
+  /** The lock was still held by another process after `acquireTimeoutMs`; `fn` did not run. Fix: retry later, or raise `acquireTimeoutMs` if turns are legitimately long. */
+  | 'POSTGRES_LOCK_TIMEOUT'
+  /** `close()` was called on the lock before the lock was taken; `fn` did not run. Fix: close the lock only after the runner using it has closed. */
+  | 'POSTGRES_LOCK_CLOSED';
 
 /**
  * A {@link PostgresSessionLock} could not run a function under its lock (codes below). `fn`
  * never ran when this is thrown; a rejection of `fn` itself passes through unchanged, and
  * aborting with `abortSignal` while waiting rejects with core's `AbortedError` instead.
  *
- * - `POSTGRES_LOCK_INPUT_INVALID`: a bad key (empty, not a string, with a NUL or a lone
- *   surrogate), `fn` not a function, or bad options for `withLock`.
- * - `POSTGRES_LOCK_FAILED`: the lock connection could not be opened, or it failed or was lost
- *   while taking the lock; {@link PostgresLockError.pgCode} carries `pg`'s code.
- * - `POSTGRES_LOCK_TIMEOUT`: the lock was still held elsewhere after `acquireTimeoutMs`.
- * - `POSTGRES_LOCK_CLOSED`: `close()` was called before the lock was taken.
+ * See {@link PostgresLockErrorCode} for each code: its cause and what to do.
  *
  * @example
  * ```ts
@@ -28,9 +30,8 @@ export type PostgresLockErrorCode =
  * }
  * ```
  */
-export class PostgresLockError extends SignalyardError {
+export class PostgresLockError extends SignalyardError<PostgresLockErrorCode> {
   private readonly [marker] = true;
-  declare readonly code: PostgresLockErrorCode;
   /** The lock key, when the error concerns one key. */
   declare readonly key?: string;
   /** The code `pg` reported: a SQLSTATE (`57P01`) or a socket error code (`ECONNREFUSED`). */

@@ -2,21 +2,21 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.PostgresStoreError');
 
-/** The stable codes of {@link PostgresStoreError}. */
-export type PostgresStoreErrorCode = 'POSTGRES_MIGRATE_FAILED' | 'POSTGRES_OPERATION_FAILED' | 'POSTGRES_DATA_CORRUPT';
+/** The codes of {@link PostgresStoreError}. */
+export type PostgresStoreErrorCode =
+  /** `migrate()` could not create or check the table, or the table exists with another shape (it belongs to something else). Fix: check the database user's rights, or choose another `table`. */
+  | 'POSTGRES_MIGRATE_FAILED'
+  /** A load, save, delete or list failed: the server is unreachable, the connection was lost, or the table is missing because `migrate()` never ran (`pgCode` `42P01`). A failed save writes nothing. Fix: check the server; call `await store.migrate()` once at startup. */
+  | 'POSTGRES_OPERATION_FAILED'
+  /** A stored row is not what this store writes (its data is not JSON, its version not a positive integer): something else changed the table. Fix: restore the row from a backup or delete the session; keep other writers off the table. */
+  | 'POSTGRES_DATA_CORRUPT';
 
 /**
  * PostgreSQL (or the connection to it) failed under a {@link PostgresCheckpointStore}; the
  * error from `pg` is the `cause`, and its code — a SQLSTATE such as `42P01`, `57P01`, `53300`,
  * or a socket code such as `ECONNREFUSED` — is {@link PostgresStoreError.pgCode}.
  *
- * - `POSTGRES_MIGRATE_FAILED`: `migrate()` could not create or check the table, or the table
- *   exists with another shape (it belongs to something else: choose another `table`).
- * - `POSTGRES_OPERATION_FAILED`: a load, save, delete or list failed (server unreachable,
- *   connection lost, the table missing because `migrate()` never ran — `pgCode` `42P01`). A
- *   failed save writes nothing.
- * - `POSTGRES_DATA_CORRUPT`: a stored row is not what this store writes (its data is not JSON,
- *   its version not a positive integer): something else changed the table.
+ * See {@link PostgresStoreErrorCode} for each code: its cause and what to do.
  *
  * @example
  * ```ts
@@ -27,9 +27,8 @@ export type PostgresStoreErrorCode = 'POSTGRES_MIGRATE_FAILED' | 'POSTGRES_OPERA
  * }
  * ```
  */
-export class PostgresStoreError extends SignalyardError {
+export class PostgresStoreError extends SignalyardError<PostgresStoreErrorCode> {
   private readonly [marker] = true;
-  declare readonly code: PostgresStoreErrorCode;
   /** The checkpoint table, as configured (e.g. `signalyard_checkpoints` or `app.sessions`). */
   readonly table: string;
   /** The code `pg` reported: a SQLSTATE (`42P01`) or a socket error code (`ECONNREFUSED`). */

@@ -2,6 +2,11 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.SqliteSchemaVersionError');
 
+/** The code of {@link SqliteSchemaVersionError}. */
+export type SqliteSchemaVersionErrorCode =
+  /** The database file was written by a newer `@signalyard/store-sqlite`: its schema version is above the one this release understands, so the store refuses to open it and changes nothing. Fix: upgrade `@signalyard/store-sqlite` to open the file. */
+  'SQLITE_SCHEMA_UNSUPPORTED';
+
 /**
  * The database file was written by a newer `@signalyard/store-sqlite` (code
  * `SQLITE_SCHEMA_UNSUPPORTED`): its schema version is above the one this release understands.
@@ -17,7 +22,7 @@ const marker = Symbol.for('signalyard.error.SqliteSchemaVersionError');
  * }
  * ```
  */
-export class SqliteSchemaVersionError extends SignalyardError {
+export class SqliteSchemaVersionError extends SignalyardError<SqliteSchemaVersionErrorCode> {
   private readonly [marker] = true;
   /** The database file. */
   readonly path: string;

@@ -1,0 +1,37 @@
+import { SignalyardError, hasErrorMarker } from './signalyard-error.js';
+
+const marker = Symbol.for('signalyard.error.InvalidArgumentError');
+
+/** The codes of {@link InvalidArgumentError}. */
+export type InvalidArgumentErrorCode =
+  /** `signal(kind)` or `SignalKind.custom(name)` was given a kind that is not `user_message`, `tool_result`, `stop`, `timer` or `custom:<name>` (or an empty custom name). Fix: use the `SignalKind` constants, or `SignalKind.custom('name')` with a non-empty name. */
+  | 'SIGNAL_KIND_INVALID'
+  /** `Action.transition`, `Action.custom` or `Action.reject` was given something other than a non-empty string, or a strategy was asked to execute such an action. Fix: pass the FSM action name, custom action name or reject reason as a non-empty string. */
+  | 'ACTION_INVALID'
+  /** A strategy was asked to restore a snapshot it cannot take (another strategy's, or a malformed one). Fix: restore a snapshot this strategy's own `snapshot()` produced; check that the agent's strategy factory did not change. */
+  | 'STRATEGY_SNAPSHOT_INVALID'
+  /** `defineTool` was given a malformed definition (no name, a schema that is not a zod object, a missing `execute`). Fix: pass `{ name, input: z.object(...), execute }` as the message describes. */
+  | 'TOOL_DEFINITION_INVALID';
+
+/**
+ * A core function was called with an argument it cannot take: a bad signal kind, an empty action
+ * name, a snapshot from another strategy, a malformed tool definition. The message names the bad
+ * value and what was expected; nothing was changed.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   signal('usr_message' as SignalKind);
+ * } catch (error) {
+ *   if (InvalidArgumentError.isInstance(error)) console.error(error.code); // SIGNAL_KIND_INVALID
+ * }
+ * ```
+ */
+export class InvalidArgumentError extends SignalyardError<InvalidArgumentErrorCode> {
+  private readonly [marker] = true;
+
+  /** True when `error` is an `InvalidArgumentError`, from any installed copy of core. */
+  static override isInstance(error: unknown): error is InvalidArgumentError {
+    return hasErrorMarker(error, marker);
+  }
+}
