@@ -34,6 +34,14 @@ export interface CheckpointStore {
   list(prefix?: string): AsyncIterable<string>;
   /** Releases the store's resources; later calls reject with `CHECKPOINT_STORE_CLOSED`. Idempotent. */
   close?(): Promise<void>;
+  /**
+   * The kept versions of `key`, newest first, the current one included: at most the store's
+   * `keepVersions` + 1. `before` keeps only versions lower than it; `limit` caps the count.
+   * Optional: a store without it keeps only the current version.
+   */
+  history?(key: string, opts?: { before?: number; limit?: number }): AsyncIterable<Checkpoint>;
+  /** A kept version of `key` (the current one included), or `undefined` when it was pruned or never existed. */
+  loadVersion?(key: string, version: number): Promise<Checkpoint | undefined>;
 }
 
 /**

@@ -47,11 +47,23 @@ export type {
   ChatModel,
   ChatRequest,
   ChatResponse,
+  ChatStreamPart,
   Tool,
   ToolCall,
   ToolContext,
   ToolSpec,
 } from './model.js';
+export type { TextSource, TranscriptEntry, TurnEvent } from './turn-event.js';
+export type {
+  ApprovalDecision,
+  ApprovalDecisionKind,
+  ApprovalPolicy,
+  ApprovalRule,
+  ArgCondition,
+  JsonValue,
+  PendingApproval,
+} from './approval.js';
+export type { SessionCause, SessionCheckpointV1, SessionVersion } from './session-checkpoint.js';
 export { defineTool } from './define-tool.js';
 export type { ToolDefinition } from './define-tool.js';
 export { ToolArgumentsError } from './errors/tool-arguments-error.js';

@@ -49,7 +49,27 @@ export interface ChatResponse {
 export interface ChatModel {
   /** Generates one reply; rejects with `AbortedError` when `request.abortSignal` fires. */
   generate(request: ChatRequest): Promise<ChatResponse>;
+  /**
+   * Streams one reply (optional): `text-delta` parts as the text arrives, a `tool-call` part per
+   * complete call, then exactly one `finish` part carrying the whole response. Callers read it
+   * through `streamChat`, which falls back to `generate` for a model without `stream` and checks
+   * these rules (`MODEL_STREAM_INVALID` otherwise).
+   */
+  stream?(request: ChatRequest): AsyncIterable<ChatStreamPart>;
 }
+
+/**
+ * One part of a streamed model reply (see {@link ChatModel.stream}). The concatenated
+ * `text-delta`s equal `finish.response.content`; the `tool-call` parts equal
+ * `finish.response.toolCalls` (same ids, same order); `finish` comes once, last.
+ */
+export type ChatStreamPart =
+  /** A piece of the reply's text; never empty. */
+  | { readonly type: 'text-delta'; readonly delta: string }
+  /** A complete tool call, its arguments parsed. */
+  | { readonly type: 'tool-call'; readonly call: ToolCall }
+  /** The whole response; exactly one, last. */
+  | { readonly type: 'finish'; readonly response: ChatResponse };
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -64,4 +84,10 @@ export interface ToolContext {
  */
 export interface Tool extends ToolSpec {
   execute(args: unknown, ctx: ToolContext): Promise<unknown>;
+  /**
+   * Whether a call must be approved by a person before it runs: a flag, or a function of the
+   * call's arguments (parsed, for a tool made with `defineTool`). An approval policy's rules
+   * (`ApprovalPolicy`) are tried first; this decides when no rule matches.
+   */
+  needsApproval?: boolean | ((args: unknown, ctx: ToolContext) => boolean | Promise<boolean>);
 }

@@ -1,4 +1,5 @@
 import type { Action } from './action.js';
+import type { PendingApproval } from './approval.js';
 import type { SignalyardError } from './errors/signalyard-error.js';
 import type { TransitionResult } from './execution-strategy.js';
 import type { SignalRoute, Tier } from './route.js';
@@ -21,6 +22,10 @@ export interface Outcome {
   readonly status: OutcomeStatus;
   readonly output?: unknown;
   readonly error?: SignalyardError;
+  /** With status `paused`: the tool calls now waiting for a person's decision. */
+  readonly pendingApprovals?: readonly PendingApproval[];
+  /** A `collect` agent: how many user messages this engine run answered (2 or more; absent when 1). */
+  readonly mergedWith?: number;
 }
 
 /** An event of a crew or pipeline engine, forwarded by the runner. */
@@ -66,4 +71,13 @@ export type RunnerEvent =
       /** The signal this outcome is for: the Runner always sets it, non-enumerably (the event's own shape stays `{ type, outcome }`). */ readonly signal?: Signal;
     }
   | { readonly type: 'unrouted'; readonly sessionKey: string; readonly agentId: string; readonly signal: Signal }
+  | {
+      readonly type: 'session_rewound';
+      readonly sessionKey: string;
+      readonly agentId: string;
+      /** The new version saved by the rewind. */
+      readonly version: number;
+      /** The version whose data it restored. */
+      readonly rewoundTo: number;
+    }
   | { readonly type: 'warning'; readonly message: string; readonly cause?: unknown };

@@ -4,9 +4,9 @@ import { InvalidArgumentError } from './errors/invalid-argument-error.js';
  * The category of a {@link Signal}: one of the four built-in kinds, or an application-defined
  * `custom:<name>` kind. A custom kind never equals a built-in one: `custom:stop` is not `stop`.
  */
-export type SignalKind = 'user_message' | 'tool_result' | 'stop' | 'timer' | `custom:${string}`;
+export type SignalKind = 'user_message' | 'tool_result' | 'tool_approval' | 'stop' | 'timer' | `custom:${string}`;
 
-const BUILT_IN_KINDS: ReadonlySet<string> = new Set(['user_message', 'tool_result', 'stop', 'timer']);
+const BUILT_IN_KINDS: ReadonlySet<string> = new Set(['user_message', 'tool_result', 'tool_approval', 'stop', 'timer']);
 
 /**
  * The built-in signal kinds, and {@link SignalKind.custom} to make application-defined ones.
@@ -22,6 +22,8 @@ export const SignalKind: {
   readonly UserMessage: 'user_message';
   /** The result of a tool call. */
   readonly ToolResult: 'tool_result';
+  /** Decisions on pending tool approvals: payload `{ decisions: ApprovalDecision[]; by?: string }` (`Runner.approve`). */
+  readonly ToolApproval: 'tool_approval';
   /** A request to stop the session's current work. */
   readonly Stop: 'stop';
   /** A timer fired. */
@@ -34,6 +36,7 @@ export const SignalKind: {
 } = Object.freeze({
   UserMessage: 'user_message',
   ToolResult: 'tool_result',
+  ToolApproval: 'tool_approval',
   Stop: 'stop',
   Timer: 'timer',
   custom(name: string): `custom:${string}` {
@@ -76,7 +79,7 @@ export function signal<P = null>(kind: SignalKind, payload?: P): Signal<P> {
   if (!isSignalKind(kind)) {
     throw new InvalidArgumentError({
       code: 'SIGNAL_KIND_INVALID',
-      message: `Invalid signal kind ${describeValue(kind)}: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`,
+      message: `Invalid signal kind ${describeValue(kind)}: expected "user_message", "tool_result", "tool_approval", "stop", "timer" or "custom:<name>"`,
     });
   }
   return Object.freeze({ kind, payload: (payload === undefined ? null : payload) as P });

@@ -3,12 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { SignalKind, isSignalKind, signal } from '@signalyard/core';
 import { throwsCode } from './helpers.js';
 
-const BUILT_IN = ['user_message', 'tool_result', 'stop', 'timer'] as const;
+const BUILT_IN = ['user_message', 'tool_result', 'tool_approval', 'stop', 'timer'] as const;
 
 describe('SignalKind', () => {
-  it('has the four built-in kinds with their wire values', () => {
+  it('has the five built-in kinds with their wire values', () => {
     expect(SignalKind.UserMessage).toBe('user_message');
     expect(SignalKind.ToolResult).toBe('tool_result');
+    expect(SignalKind.ToolApproval).toBe('tool_approval');
     expect(SignalKind.Stop).toBe('stop');
     expect(SignalKind.Timer).toBe('timer');
   });

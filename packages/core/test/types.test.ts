@@ -31,8 +31,10 @@ import type {
 } from '@signalyard/core';
 
 describe('SignalKind (type)', () => {
-  it('is the four built-in kinds plus the custom:${string} template literal', () => {
-    expectTypeOf<SignalKind>().toEqualTypeOf<'user_message' | 'tool_result' | 'stop' | 'timer' | `custom:${string}`>();
+  it('is the five built-in kinds plus the custom:${string} template literal', () => {
+    expectTypeOf<SignalKind>().toEqualTypeOf<
+      'user_message' | 'tool_result' | 'tool_approval' | 'stop' | 'timer' | `custom:${string}`
+    >();
     expectTypeOf<'custom:webhook'>().toExtend<SignalKind>();
     expectTypeOf<'custom'>().not.toExtend<SignalKind>();
     expectTypeOf<'Stop'>().not.toExtend<SignalKind>();
@@ -249,6 +251,9 @@ describe('RunnerEvent (type)', () => {
       case 'warning':
         expectTypeOf(event.cause).toEqualTypeOf<unknown>();
         return `warning ${event.message}`;
+      case 'session_rewound':
+        expectTypeOf(event.rewoundTo).toEqualTypeOf<number>();
+        return `rewound to ${event.rewoundTo}`;
       default:
         expectTypeOf(event).toBeNever();
         return 'unreachable';
@@ -266,6 +271,7 @@ describe('RunnerEvent (type)', () => {
       | 'outcome'
       | 'unrouted'
       | 'warning'
+      | 'session_rewound'
     >();
     const s = signal(SignalKind.Stop);
     const events: RunnerEvent[] = [

@@ -321,7 +321,7 @@ function routeProblem(route: unknown): string | undefined {
     return `expected a route object, got ${route === null ? 'null' : typeof route}`;
   const r = route as Record<string, unknown>;
   if (!isSignalKind(r.kind)) {
-    return `kind ${describeValue(r.kind)} is not a signal kind: expected "user_message", "tool_result", "stop", "timer" or "custom:<name>"`;
+    return `kind ${describeValue(r.kind)} is not a signal kind: expected "user_message", "tool_result", "tool_approval", "stop", "timer" or "custom:<name>"`;
   }
   if (r.predicate !== undefined && typeof r.predicate !== 'function') {
     return `predicate must be a function, got ${r.predicate === null ? 'null' : typeof r.predicate}`;

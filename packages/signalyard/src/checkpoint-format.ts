@@ -1,14 +1,5 @@
-import { describeValue, type ChatMessage, type StrategySnapshot } from '@signalyard/core';
+import { describeValue, type ChatMessage, type SessionCheckpointV1, type StrategySnapshot } from '@signalyard/core';
 import { RunnerError } from './errors/runner-error.js';
-
-/** What the Runner saves for a session, version 1: `{ v: 1, agentId, strategy, history, engine }`. */
-export interface SessionCheckpointV1 {
-  readonly v: 1;
-  readonly agentId: string;
-  readonly strategy: StrategySnapshot;
-  readonly history: readonly ChatMessage[];
-  readonly engine: unknown;
-}
 
 /**
  * Reads a stored checkpoint. An unknown `v` (or a malformed document) is an error, never a guess.

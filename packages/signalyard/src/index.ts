@@ -12,7 +12,6 @@ export type { RunnerOptions } from './runner-options.js';
 export type { AgentDefinition, Engine, EngineFn, TurnContext, TurnResult } from './engine.js';
 export { RunnerError } from './errors/runner-error.js';
 export type { RunnerErrorCode } from './errors/runner-error.js';
-export type { SessionCheckpointV1 } from './checkpoint-format.js';
 export { crewEngine } from './crew-engine.js';
 export type { CrewEngineOptions } from './crew-engine.js';
 export { defaultInterruptResponse, pipelineEngine } from './pipeline-engine.js';

@@ -18,6 +18,7 @@ import {
   type Outcome,
   type Plugin,
   type PluginContext,
+  type SessionCheckpointV1,
   type RunnerEvent,
   type Signal,
   type StrategySnapshot,
@@ -25,7 +26,7 @@ import {
 } from '@signalyard/core';
 import { ComposedRouter, type RouteMatch } from '@signalyard/router';
 import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type SessionKey } from '@signalyard/sessions';
-import { decodeCheckpoint, type SessionCheckpointV1 } from './checkpoint-format.js';
+import { decodeCheckpoint } from './checkpoint-format.js';
 import type { TurnContext, TurnResult } from './engine.js';
 import { RunnerError, type RunnerErrorCode } from './errors/runner-error.js';
 import { EventHub } from './event-hub.js';

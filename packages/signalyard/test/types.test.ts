@@ -31,6 +31,8 @@ import {
   type Runner,
   type RunnerOptions,
   type SessionCheckpointV1,
+  type PendingApproval,
+  type SessionCause,
   type SessionView,
   type TurnContext,
   type TurnResult,
@@ -177,13 +179,15 @@ describe('Runner', () => {
     expectTypeOf<{ agents: [] }>().toExtend<RunnerOptions>();
   });
 
-  it('SessionCheckpointV1 is { v: 1, agentId, strategy, history, engine }', () => {
+  it('SessionCheckpointV1 is { v: 1, agentId, strategy, history, engine, pendingApprovals?, cause? }', () => {
     expectTypeOf<SessionCheckpointV1>().toEqualTypeOf<{
       readonly v: 1;
       readonly agentId: string;
       readonly strategy: StrategySnapshot;
       readonly history: readonly ChatMessage[];
       readonly engine: unknown;
+      readonly pendingApprovals?: readonly PendingApproval[];
+      readonly cause?: SessionCause;
     }>();
   });
 
