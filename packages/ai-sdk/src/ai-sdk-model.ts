@@ -1,25 +1,20 @@
-import {
-  AbortedError,
-  describeValue,
-  type ChatModel,
-  type ChatRequest,
-  type ChatResponse,
-  type ToolCall,
-} from '@signalyard/core';
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart, ToolCall } from '@signalyard/core';
 import { generateText, type LanguageModel } from 'ai';
 import { resolveAiSdkModelOptions, type AiSdkModelOptions } from './ai-sdk-model-options.js';
-import { ModelCallError } from './errors/model-call-error.js';
-import { ModelRequestError } from './errors/model-request-error.js';
-import { toAiSdkTools } from './to-ai-sdk-tools.js';
-import { toModelMessages } from './to-model-messages.js';
+import { cancelStreamOnAbort } from './cancel-stream-on-abort.js';
+import { modelCallFailure, toChatUsage } from './model-call-failure.js';
+import { readChatRequest } from './read-chat-request.js';
+import { streamChatParts } from './stream-chat-parts.js';
+import { untilAborted } from './until-aborted.js';
 
 /**
  * Adapts any Vercel AI SDK language model (`ai` 6.x) to Signalyard's `ChatModel`, so crews,
  * pipelines and plugins can run on a real provider.
  *
- * Each `generate` makes **one** `generateText` call — a single step: tools are offered to the
- * model but never run by the AI SDK; the model's tool calls come back as `ToolCall`s for
- * Signalyard to run.
+ * Each `generate` makes **one** `generateText` call, and each `stream` **one** `streamText` call —
+ * a single step: tools are offered to the model but never run by the AI SDK; the model's tool
+ * calls come back as `ToolCall`s for Signalyard to run. Both map the request and the reply the
+ * same way.
  *
  * - **messages** map one for one, in order: `system` and `user` keep their text; an `assistant`
  *   message with `toolCalls` becomes a text part (when its text is not empty) and one
@@ -36,18 +31,25 @@ import { toModelMessages } from './to-model-messages.js';
  *   then the `arguments`): Signalyard answers those with a tool error. Calls the provider ran
  *   itself (`providerExecuted`) are left out. `usage` carries `inputTokens` / `outputTokens` when
  *   the provider reports them.
+ * - **streaming**: `stream(request)` yields a `text-delta` part per non-empty text delta as the
+ *   provider sends it, a `tool-call` part per complete call (arguments parsed as above), then one
+ *   `finish` part carrying the whole `ChatResponse` (`content` = the deltas concatenated,
+ *   `toolCalls` = the `tool-call` parts in order, `usage`). Crews and the Runner read it through
+ *   core's `streamChat`. A reader that stops early (`break`) cancels the provider's request and
+ *   stream.
  * - **abort**: `request.abortSignal` is passed to the AI SDK (which cancels the provider
- *   request); `generate` rejects with `AbortedError` (`ABORTED`, the abort reason as `cause`) as
- *   soon as it fires — before the call (no provider call is made) or during it, even if the
- *   provider ignores the signal.
+ *   request); `generate` and the stream's pending `next()` reject with `AbortedError`
+ *   (`ABORTED`, the abort reason as `cause`) as soon as it fires — before the call (no provider
+ *   call is made) or during it, even if the provider ignores the signal.
  *
  * @throws ConfigError `CONFIG_INVALID` (at once) when `model` is neither a language model nor a
  * non-empty model id, or an option is unknown or out of range — listing every problem.
- * `generate` rejects with {@link ModelRequestError} (`MODEL_REQUEST_INVALID`) for a request that
- * cannot be mapped (no messages, a malformed message or tool spec, a `tool` message answering an
- * unknown call id, a tool call left unanswered), with {@link ModelCallError}
- * (`MODEL_CALL_FAILED`, the original error as `cause`) when the provider or the AI SDK fails,
- * and with `AbortedError` (`ABORTED`) when aborted.
+ * `generate` (and the stream's first `next()`) rejects with {@link ModelRequestError}
+ * (`MODEL_REQUEST_INVALID`) for a request that cannot be mapped (no messages, a malformed message
+ * or tool spec, a `tool` message answering an unknown call id, a tool call left unanswered); both
+ * reject with {@link ModelCallError} (`MODEL_CALL_FAILED`, the original error as `cause`) when
+ * the provider or the AI SDK fails — for a stream also when the provider reports an error
+ * mid-reply — and with `AbortedError` (`ABORTED`) when aborted.
  *
  * @example
  * ```ts
@@ -61,30 +63,19 @@ import { toModelMessages } from './to-model-messages.js';
  * const reply = await model.generate({ messages: [{ role: 'user', content: 'Say hi' }] });
  * reply.content;   // 'Hi!'
  * reply.usage;     // { inputTokens: 9, outputTokens: 3 }
+ *
+ * for await (const part of model.stream!({ messages: [{ role: 'user', content: 'Say hi' }] })) {
+ *   if (part.type === 'text-delta') process.stdout.write(part.delta);    // 'H', 'i!'
+ *   else if (part.type === 'finish') console.log(part.response.usage);
+ * }
  * ```
  */
 export function aiSdkModel(model: LanguageModel, opts?: AiSdkModelOptions): ChatModel {
   const { settings, label } = resolveAiSdkModelOptions(model, opts);
+  const streamingModel = cancelStreamOnAbort(model);
 
   async function generate(request: ChatRequest): Promise<ChatResponse> {
-    const r: unknown = request;
-    if (typeof r !== 'object' || r === null) {
-      throw new ModelRequestError({
-        path: '',
-        problem: `expected a ChatRequest ({ messages, tools?, abortSignal? }), got ${describeValue(r)}`,
-      });
-    }
-    const abortSignal: unknown = (r as { abortSignal?: unknown }).abortSignal;
-    if (abortSignal !== undefined && !isAbortSignal(abortSignal)) {
-      throw new ModelRequestError({
-        path: 'abortSignal',
-        problem: `expected an AbortSignal, got ${describeValue(abortSignal)}`,
-      });
-    }
-    if (abortSignal?.aborted === true) throw new AbortedError({ cause: abortSignal.reason });
-    const messages = toModelMessages((r as { messages?: unknown }).messages);
-    const tools = toAiSdkTools((r as { tools?: unknown }).tools);
-
+    const { messages, tools, abortSignal } = readChatRequest(request);
     let result: Awaited<ReturnType<typeof generateText>>;
     try {
       result = await untilAborted(
@@ -99,14 +90,8 @@ export function aiSdkModel(model: LanguageModel, opts?: AiSdkModelOptions): Chat
         abortSignal,
       );
     } catch (error) {
-      // Checked again: the signal may have fired while the call was in flight.
-      if (abortSignal !== undefined && isAborted(abortSignal)) {
-        throw AbortedError.isInstance(error) ? error : new AbortedError({ cause: abortSignal.reason });
-      }
-      const statusCode = statusCodeOf(error);
-      throw new ModelCallError(
-        statusCode === undefined ? { model: label, cause: error } : { model: label, cause: error, statusCode },
-      );
+      // An abort wins over whatever the call threw: the signal may have fired while it was in flight.
+      throw modelCallFailure(error, abortSignal, label);
     }
 
     const response: ChatResponse = { content: result.text };
@@ -117,67 +102,14 @@ export function aiSdkModel(model: LanguageModel, opts?: AiSdkModelOptions): Chat
       (toolCalls ??= []).push({ id: call.toolCallId, name: call.toolName, arguments: call.input });
     }
     if (toolCalls !== undefined) response.toolCalls = toolCalls;
-    const { inputTokens, outputTokens } = result.usage;
-    if (inputTokens !== undefined || outputTokens !== undefined) {
-      response.usage = {
-        ...(inputTokens === undefined ? {} : { inputTokens }),
-        ...(outputTokens === undefined ? {} : { outputTokens }),
-      };
-    }
+    const usage = toChatUsage(result.usage);
+    if (usage !== undefined) response.usage = usage;
     return response;
   }
 
-  return Object.freeze({ generate });
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
-    typeof (value as { addEventListener?: unknown }).addEventListener === 'function' &&
-    typeof (value as { removeEventListener?: unknown }).removeEventListener === 'function'
-  );
-}
-
-/** Reads `aborted` through a call, so the compiler does not keep a narrowing from before an `await`. */
-function isAborted(abortSignal: AbortSignal): boolean {
-  return abortSignal.aborted;
-}
-
-/** The HTTP status of an AI SDK `APICallError`, also when it is the last error of a `RetryError`. */
-function statusCodeOf(error: unknown): number | undefined {
-  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 3; depth++) {
-    const { statusCode, lastError } = e as { statusCode?: unknown; lastError?: unknown };
-    if (typeof statusCode === 'number') return statusCode;
-    e = lastError;
+  async function* stream(request: ChatRequest): AsyncGenerator<ChatStreamPart, void, undefined> {
+    yield* streamChatParts(readChatRequest(request), { model: streamingModel, settings, label });
   }
-  return undefined;
-}
 
-/**
- * Settles like `promise`, or rejects with `AbortedError` as soon as `abortSignal` fires. A
- * promise left behind by an abort has its rejection handled, so a provider that fails late
- * raises no unhandled rejection.
- */
-function untilAborted<T>(promise: Promise<T>, abortSignal: AbortSignal | undefined): Promise<T> {
-  if (abortSignal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      promise.catch(() => undefined);
-      reject(new AbortedError({ cause: abortSignal.reason }));
-    };
-    abortSignal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        abortSignal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        abortSignal.removeEventListener('abort', onAbort);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the provider's rejection on unchanged
-        reject(error);
-      },
-    );
-  });
+  return Object.freeze({ generate, stream });
 }

@@ -53,3 +53,91 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected the promise to reject, but it resolved');
 }
+
+/** What a mock's `doStream` resolves with (the AI SDK's `LanguageModelV3StreamResult`). */
+export type StreamResult = Awaited<ReturnType<MockLanguageModelV3['doStream']>>;
+/** One part of a provider's reply stream (`LanguageModelV3StreamPart`). */
+export type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
+
+/** The provider stream parts of a reply: `text` split into the given chunks, then tool calls, then `finish`. */
+export function streamParts(
+  chunks: readonly string[],
+  opts: {
+    toolCalls?: readonly { id: string; name: string; input: unknown }[];
+    tokens?: { input?: number; output?: number };
+  } = {},
+): StreamPart[] {
+  const { toolCalls = [], tokens = { input: 10, output: 5 } } = opts;
+  const parts: StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+  if (chunks.length > 0) {
+    parts.push({ type: 'text-start', id: 't1' });
+    for (const delta of chunks) parts.push({ type: 'text-delta', id: 't1', delta });
+    parts.push({ type: 'text-end', id: 't1' });
+  }
+  for (const call of toolCalls) {
+    parts.push({
+      type: 'tool-call',
+      toolCallId: call.id,
+      toolName: call.name,
+      input: typeof call.input === 'string' ? call.input : JSON.stringify(call.input),
+    });
+  }
+  parts.push({
+    type: 'finish',
+    finishReason: { unified: toolCalls.length > 0 ? 'tool-calls' : 'stop', raw: undefined },
+    usage: usage(tokens.input, tokens.output),
+  });
+  return parts;
+}
+
+/** A mock model streaming its n-th call's reply from `replies[n - 1]` (lists of provider stream parts). */
+export function mockStreamModel(...replies: readonly StreamPart[][]): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    provider: 'mock-provider',
+    modelId: 'mock-model',
+    doStream: replies.map((parts) => ({ stream: readableOf(parts) })),
+  });
+}
+
+/** A readable stream of `parts`, then closed. */
+export function readableOf<T>(parts: readonly T[]): ReadableStream<T> {
+  return new ReadableStream<T>({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+}
+
+/**
+ * A provider stream the test drives by hand: `push` parts, `close` it; `cancelled` resolves with
+ * the reason when its reader cancels it. It never looks at the abort signal (like a provider
+ * that ignores it).
+ */
+export function manualStream(): {
+  stream: ReadableStream<StreamPart>;
+  push: (...parts: StreamPart[]) => void;
+  close: () => void;
+  cancelled: Promise<unknown>;
+} {
+  let controller!: ReadableStreamDefaultController<StreamPart>;
+  const cancelled = deferred<unknown>();
+  const stream = new ReadableStream<StreamPart>({
+    start(c) {
+      controller = c;
+    },
+    cancel(reason) {
+      cancelled.resolve(reason);
+    },
+  });
+  return {
+    stream,
+    push: (...parts) => {
+      for (const part of parts) controller.enqueue(part);
+    },
+    close: () => {
+      controller.close();
+    },
+    cancelled: cancelled.promise,
+  };
+}
