@@ -1,0 +1,51 @@
+import type { Action, Tier } from '@signalyard/core';
+import type { UIMessage } from 'ai';
+
+/** The data of a `data-handoff` part: one agent handed the conversation to another. */
+export interface HandoffData {
+  readonly from: string;
+  readonly to: string;
+  /** How: a routing signal in the reply, a parallel group's `next_agent`, or the fallback. */
+  readonly via: 'signal' | 'parallel' | 'fallback';
+  /** The signal (marker) that routed, for `via: 'signal'` (streams only; transcripts leave it out). */
+  readonly signal?: string;
+}
+
+/** The data of a `data-route` part: how the Runner routed the turn (sent unless `sendRouting: false`). */
+export interface RouteData {
+  /** The tier whose route decided; absent when a runner default applied or nothing routed. */
+  readonly tier?: Tier;
+  /** The name of the route that decided, when it has one. */
+  readonly routeName?: string;
+  /** The action applied; absent when the signal was not routed. */
+  readonly action?: Action;
+}
+
+/** The data of a `data-rejected` part: the turn was refused (outcome `rejected`). */
+export interface RejectedData {
+  /** The reject action's reason, or the refusal's message. */
+  readonly reason: string;
+}
+
+/**
+ * The data parts Signalyard's UI message streams carry, by name (`data-handoff`, `data-route`,
+ * `data-rejected`), for typing the AI SDK client.
+ *
+ * @example
+ * ```ts
+ * import { useChat } from '@ai-sdk/react';
+ * import type { SignalyardUIMessage } from '@signalyard/ai-sdk';
+ *
+ * const { messages } = useChat<SignalyardUIMessage>();
+ * // part.type === 'data-handoff' → part.data is HandoffData
+ * ```
+ */
+// eslint-disable-next-line @typescript-eslint/consistent-type-definitions -- a type literal: the AI SDK needs it assignable to Record<string, unknown>, which an interface is not
+export type SignalyardUIDataTypes = {
+  handoff: HandoffData;
+  route: RouteData;
+  rejected: RejectedData;
+};
+
+/** An AI SDK `UIMessage` with Signalyard's data parts typed (see {@link SignalyardUIDataTypes}). */
+export type SignalyardUIMessage = UIMessage<unknown, SignalyardUIDataTypes>;
