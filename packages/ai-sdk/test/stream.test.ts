@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AbortedError, type ChatModel, type ChatRequest, type ChatStreamPart } from '@signalyard/core';
-import { APICallError } from 'ai';
+import { APICallError, simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ModelCallError, ModelRequestError, aiSdkModel } from '@signalyard/ai-sdk';
 import {
@@ -63,6 +63,21 @@ describe('aiSdkModel().stream: replies', () => {
     ]);
     expectValidStream(parts);
     expect(mock.doStreamCalls).toHaveLength(1);
+  });
+
+  it('streams a reply simulated with the AI SDK’s simulateReadableStream', async () => {
+    const mock = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: simulateReadableStream({
+          chunks: streamParts(['A text ', 'marker.']).slice(1),
+          chunkDelayInMs: null,
+          initialDelayInMs: null,
+        }),
+      }),
+    });
+    const parts = await collect(streamOf(aiSdkModel(mock), ask()));
+    expect(parts.map((p) => (p.type === 'text-delta' ? p.delta : p.type))).toEqual(['A text ', 'marker.', 'finish']);
+    expectValidStream(parts);
   });
 
   it('leaves out empty text deltas', async () => {
