@@ -549,6 +549,26 @@ describe('toUIMessageStream: outcomes, routing and iteration', () => {
     expect(turn.read()).toBe(1);
   });
 
+  it('cancels cleanly even when the turn’s return() throws or rejects', async () => {
+    for (const failing of [
+      () => {
+        throw new Error('sync');
+      },
+      () => Promise.reject(new Error('async')),
+    ]) {
+      const turn: AsyncIterable<TurnEvent> = {
+        [Symbol.asyncIterator]: () => ({
+          next: async () => ({ done: false, value: delta('a', 'x') }),
+          return: failing as () => Promise<IteratorResult<TurnEvent>>,
+        }),
+      };
+      const reader = toUIMessageStream(turn).getReader();
+      await reader.read();
+      await reader.read();
+      await expect(reader.cancel()).resolves.toBeUndefined();
+    }
+  });
+
   it('reads the turn only as the stream is read', async () => {
     const turn = turnOf([delta('a', 'one'), outcome('completed')]);
     const stream = toUIMessageStream(turn);

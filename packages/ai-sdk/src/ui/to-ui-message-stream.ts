@@ -99,11 +99,19 @@ export function uiMessageStreamOf(
             finish(controller, mapper.end());
             return;
           }
-          const chunks = mapper.next(result.value);
+          let chunks: UIMessageChunk[];
+          try {
+            chunks = mapper.next(result.value);
+          } catch (error) {
+            // Not expected (the mapper reads events defensively), but never leave the client hanging.
+            finish(controller, mapper.fail(error));
+            release(iterator);
+            return;
+          }
           if (mapper.done) {
             finish(controller, chunks);
             // The outcome is the last event: let the turn's iterator go.
-            void settle(iterator.return?.());
+            release(iterator);
             return;
           }
           if (chunks.length > 0) {
@@ -114,19 +122,22 @@ export function uiMessageStreamOf(
       },
       cancel() {
         closed = true;
-        // Stop reading the turn; not awaited, so a turn stuck in an await cannot hold the cancel.
-        void settle(iterator?.return?.());
+        // Stop reading the turn (an iterator never asked for has read nothing).
+        if (iterator !== undefined) release(iterator);
       },
     },
     { highWaterMark: 0 },
   );
 }
 
-/** Awaits `value` when it is a promise, ignoring a rejection (an iterator's `return()` that fails). */
-async function settle(value: unknown): Promise<void> {
+/**
+ * Calls the iterator's `return()`, without waiting for it (a turn stuck in an `await` cannot hold
+ * the caller) and ignoring a failure: the UI stream is closed, nobody is left to tell.
+ */
+function release(iterator: AsyncIterator<TurnEvent>): void {
   try {
-    await value;
+    iterator.return?.().catch(() => undefined);
   } catch {
-    // Nothing to report to: the UI stream is already closed.
+    // A return() that throws at once: nothing to do either.
   }
 }
