@@ -1,4 +1,12 @@
 import { defineConfig } from 'tsup';
 import { tsupOptions } from '../../scripts/tsup-options.js';
 
-export default defineConfig(tsupOptions({ entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' } }));
+export default defineConfig(
+  tsupOptions({
+    entry: {
+      index: 'src/index.ts',
+      'testing/index': 'src/testing/index.ts',
+      'internal/index': 'src/internal/index.ts',
+    },
+  }),
+);

@@ -1,11 +1,11 @@
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart, ToolCall } from '@signalyard/core';
+import { untilAborted } from '@signalyard/core/internal';
 import { generateText, type LanguageModel } from 'ai';
 import { resolveAiSdkModelOptions, type AiSdkModelOptions } from './ai-sdk-model-options.js';
 import { cancelStreamOnAbort } from './cancel-stream-on-abort.js';
 import { modelCallFailure, toChatUsage } from './model-call-failure.js';
 import { readChatRequest } from './read-chat-request.js';
 import { streamChatParts } from './stream-chat-parts.js';
-import { untilAborted } from './until-aborted.js';
 
 /**
  * Adapts any Vercel AI SDK language model (`ai` 6.x) to Signalyard's `ChatModel`, so crews,

@@ -1,4 +1,5 @@
 import { AbortedError, describeValue } from '@signalyard/core';
+import { isAbortSignal } from '@signalyard/core/internal';
 import type { ModelMessage, ToolSet } from 'ai';
 import { ModelRequestError } from './errors/model-request-error.js';
 import { toAiSdkTools } from './to-ai-sdk-tools.js';
@@ -38,14 +39,4 @@ export function readChatRequest(request: unknown): MappedChatRequest {
   const messages = toModelMessages((request as { messages?: unknown }).messages);
   const tools = toAiSdkTools((request as { tools?: unknown }).tools);
   return { messages, tools, abortSignal };
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
-    typeof (value as { addEventListener?: unknown }).addEventListener === 'function' &&
-    typeof (value as { removeEventListener?: unknown }).removeEventListener === 'function'
-  );
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, SignalyardError, describeValue } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
 import { Command, CommanderError, Option } from 'commander';
 import { styleFor, type CliIo, type CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
@@ -229,8 +230,6 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     return ExitCode.Usage;
   }
   /* v8 ignore next 3 -- a bug, not an input: still one line and a non-zero exit */
-  line(
-    `unexpected ${SignalyardError.isInstance(error) ? error.code : 'failure'}: ${error instanceof Error ? error.message : String(error)}`,
-  );
+  line(`unexpected ${SignalyardError.isInstance(error) ? error.code : 'failure'}: ${errorText(error)}`);
   return ExitCode.Usage;
 }

@@ -29,18 +29,6 @@ export type { CheckpointDataErrorCode } from './errors/checkpoint-data-error.js'
 export { CheckpointStoreError } from './errors/checkpoint-store-error.js';
 export type { CheckpointStoreErrorCode } from './errors/checkpoint-store-error.js';
 export type { Checkpoint, CheckpointStore, SessionLock } from './checkpoint-store.js';
-export {
-  assertCheckpointKey,
-  assertExpectedVersion,
-  serializeCheckpointData,
-  storeClosedError,
-} from './checkpoint-data.js';
-export {
-  assertTextCheckpointKey,
-  compareCodeUnits,
-  keyPrefixUpperBound,
-  unstorableTextIndex,
-} from './checkpoint-text.js';
 export { MemoryCheckpointStore } from './memory-checkpoint-store.js';
 export type {
   ChatMessage,

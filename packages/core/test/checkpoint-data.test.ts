@@ -1,14 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { CheckpointDataError, SignalyardError, isSignalyardError } from '@signalyard/core';
 import {
-  CheckpointDataError,
-  SignalyardError,
   assertCheckpointKey,
   assertExpectedVersion,
-  isSignalyardError,
   serializeCheckpointData,
   storeClosedError,
-} from '@signalyard/core';
+} from '@signalyard/core/internal';
 import { throwsCode } from './helpers.js';
 
 /** serializeCheckpointData(data) throws a CheckpointDataError; returns it. */

@@ -1,10 +1,10 @@
+import { isSignalyardError } from '@signalyard/core';
 import {
   assertTextCheckpointKey,
   compareCodeUnits,
-  isSignalyardError,
   keyPrefixUpperBound,
   unstorableTextIndex,
-} from '@signalyard/core';
+} from '@signalyard/core/internal';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 

@@ -7,6 +7,7 @@ import {
   type Tool,
   type ToolSpec,
 } from '@signalyard/core';
+import { MAX_TIMEOUT_MS } from '@signalyard/core/internal';
 import type { CrewConfig, CrewSettings } from './crew-config.js';
 import { SignalMatcher } from './signal-matcher.js';
 
@@ -62,7 +63,6 @@ export interface CompiledCrew {
 }
 
 /** setTimeout's largest delay; a larger one would fire at once. */
-const MAX_TIMEOUT_MS = 2_147_483_647;
 
 const isObject = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === 'object' && v !== null;
 const isModel = (v: unknown): v is ChatModel => isObject(v) && typeof v.generate === 'function';

@@ -1,7 +1,7 @@
 import { ConfigError, describeValue, type ChatModel, type Tool } from '@signalyard/core';
+import { pushStream } from '@signalyard/core/internal';
 import { compileCrew, type CompiledCrew } from './compiled-crew.js';
 import type { CrewConfig, CrewConfigInput } from './crew-config.js';
-import { eventStream } from './crew-event-stream.js';
 import type { CrewEvent, CrewResponse, CrewRunOptions } from './crew-events.js';
 import { runCrew } from './crew-run.js';
 import { resolveCrewConfig } from './resolve-crew-config.js';
@@ -105,7 +105,7 @@ export class CrewExecutor {
    */
   executeStream(input: string, opts?: CrewRunOptions): AsyncIterable<CrewEvent> {
     const compiled = this.#compiled;
-    return eventStream<CrewEvent>((emit, consumerSignal) => runCrew(compiled, input, opts, emit, consumerSignal));
+    return pushStream<CrewEvent>((emit, consumerSignal) => runCrew(compiled, input, opts, emit, consumerSignal));
   }
 
   /**

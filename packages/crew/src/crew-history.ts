@@ -1,4 +1,5 @@
 import { describeValue, type ChatMessage, type ToolCall } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
 
 /**
  * The messages of one model request: the agent's `system` message (when it has one), then the
@@ -59,7 +60,7 @@ export function toolResultContent(result: unknown): string {
 
 /** The content of a `tool` message answering a tool that failed with `error`. @internal */
 export function toolErrorContent(error: unknown): string {
-  const message = error instanceof Error ? error.message : describeValue(error);
+  const message = errorText(error);
   return `Error: ${message}`;
 }
 

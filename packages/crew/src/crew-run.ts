@@ -8,6 +8,7 @@ import {
   type ChatResponse,
   type ToolCall,
 } from '@signalyard/core';
+import { abortedError, errorText, isAbortSignal, linkAbortSignals, untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent, CompiledCrew, CompiledGroup } from './compiled-crew.js';
 import type {
   CrewEndReason,
@@ -70,13 +71,12 @@ export async function runCrew(
   const { history, start, userSignal } = prepared;
 
   const controller = new AbortController();
+  const linked = linkAbortSignals(userSignal, consumerSignal);
   const onAbort = (): void => {
-    const reason: unknown = userSignal?.aborted === true ? userSignal.reason : consumerSignal?.reason;
-    controller.abort(reason);
+    controller.abort(linked?.reason);
   };
-  if (userSignal?.aborted === true || consumerSignal?.aborted === true) onAbort();
-  userSignal?.addEventListener('abort', onAbort, { once: true });
-  consumerSignal?.addEventListener('abort', onAbort, { once: true });
+  if (linked?.aborted === true) onAbort();
+  else linked?.addEventListener('abort', onAbort, { once: true });
 
   const run: Run = {
     crew,
@@ -214,7 +214,7 @@ function runError(error: unknown, agentId: string, run: Run): CrewRunError {
     return new CrewRunError({ code, message, state, agentId, cause: code === 'ABORTED' ? error : error.cause });
   }
   /* v8 ignore next 2 -- a defect of the executor itself, kept as a run error rather than a crash */
-  const why = error instanceof Error ? error.message : describeValue(error);
+  const why = errorText(error);
   return new CrewRunError({
     code: 'CREW_AGENT_FAILED',
     message: `Agent ${JSON.stringify(agentId)} failed: ${why}`,
@@ -263,7 +263,7 @@ async function runTurn(
       response = await untilAborted(agent.model.generate(request), abortSignal);
     } catch (error) {
       if (abortSignal.aborted) throw abortedError(abortSignal);
-      const why = error instanceof Error ? error.message : describeValue(error);
+      const why = errorText(error);
       throw new SignalyardError({
         code: 'CREW_AGENT_FAILED',
         message: `Agent ${JSON.stringify(agent.id)} failed: its model threw: ${why}`,
@@ -551,42 +551,9 @@ function memberFailure(
 
 // ------------------------------------------------------------------------------------ helpers
 
-function ignore(): void {
-  // nothing to do
-}
-
 /** `signal.aborted`, read through a call: it changes across awaits, which narrowing does not see. */
 function isAborted(signal: AbortSignal): boolean {
   return signal.aborted;
-}
-
-function abortedError(abortSignal: AbortSignal): AbortedError {
-  const reason: unknown = abortSignal.reason;
-  return AbortedError.isInstance(reason) ? reason : new AbortedError({ cause: reason });
-}
-
-/** Settles like `value`, or rejects with `AbortedError` as soon as `abortSignal` fires (a model or tool that ignores it is abandoned). */
-function untilAborted<T>(value: T | Promise<T>, abortSignal: AbortSignal): Promise<T> {
-  if (abortSignal.aborted) {
-    Promise.resolve(value).catch(ignore); // abandoned: its late rejection must not go unhandled
-    return Promise.reject(abortedError(abortSignal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(abortedError(abortSignal));
-    };
-    abortSignal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(value).then(
-      (v) => {
-        abortSignal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e: unknown) => {
-        abortSignal.removeEventListener('abort', onAbort);
-        reject(e); // eslint-disable-line @typescript-eslint/prefer-promise-reject-errors -- passes the model's or tool's own rejection through unchanged
-      },
-    );
-  });
 }
 
 // ------------------------------------------------------------------------------ run arguments
@@ -654,14 +621,4 @@ function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | 
     start = found;
   }
   return { history: state.history, start, userSignal };
-}
-
-function isAbortSignal(value: unknown): value is AbortSignal {
-  if (typeof value !== 'object' || value === null) return false;
-  const s = value as Readonly<Record<string, unknown>>;
-  return (
-    typeof s.aborted === 'boolean' &&
-    typeof s.addEventListener === 'function' &&
-    typeof s.removeEventListener === 'function'
-  );
 }

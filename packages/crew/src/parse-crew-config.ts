@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { CrewConfig } from './crew-config.js';
 import { AT_KEY, crewConfigSchema } from './crew-config-schema.js';
@@ -57,10 +58,7 @@ export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = 
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
     // e.g. an alias bomb: too many alias expansions
-    return fail(
-      [{ path: '', message: `cannot read the YAML: ${error instanceof Error ? error.message : String(error)}` }],
-      error,
-    );
+    return fail([{ path: '', message: `cannot read the YAML: ${errorText(error)}` }], error);
   }
   if (doc.contents === null)
     return fail([

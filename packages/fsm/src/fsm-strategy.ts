@@ -1,4 +1,5 @@
 import { describeValue, type StrategySnapshot, type TransitionResult } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
 import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
 import { GuardFailedError } from './errors/guard-failed-error.js';
@@ -175,7 +176,7 @@ export class FsmStrategy {
           currentState: this.currentState,
           action,
           guard: c.guardName as string,
-          reason: `it threw: ${error instanceof Error ? error.message : String(error)}`,
+          reason: `it threw: ${errorText(error)}`,
           cause: error,
         });
       } finally {

@@ -1,4 +1,5 @@
-import { SignalyardError, describeValue, hasErrorMarker, type SignalRoute, type Tier } from '@signalyard/core';
+import { SignalyardError, hasErrorMarker, type SignalRoute, type Tier } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
 
 const marker = Symbol.for('signalyard.error.RoutePredicateError');
 
@@ -17,7 +18,7 @@ export class RoutePredicateError extends SignalyardError {
   readonly routeName: string;
 
   constructor(options: { tier: Tier; route: SignalRoute; routeName: string; cause: unknown }) {
-    const reason = options.cause instanceof Error ? options.cause.message : describeValue(options.cause);
+    const reason = errorText(options.cause);
     super({
       code: 'ROUTE_PREDICATE_FAILED',
       message: `The predicate of ${options.tier}-tier route "${options.routeName}" threw: ${reason}`,

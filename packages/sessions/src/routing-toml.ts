@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
 import { parse, TomlError } from 'smol-toml';
 import { formatPath, issuesToProblems, routingConfigSchema, type RoutingConfig } from './routing-config.js';
 import { lineOf, locateTomlKeys } from './toml-key-lines.js';
@@ -244,7 +245,7 @@ export async function loadRoutingConfig(path: string): Promise<RoutingConfig> {
       problems: [
         {
           path: '',
-          message: `cannot read the routing file: ${error instanceof Error ? error.message : String(error)}`,
+          message: `cannot read the routing file: ${errorText(error)}`,
         },
       ],
     });

@@ -1,17 +1,21 @@
 import {
   CheckpointConflictError,
   SignalyardError,
+  describeValue,
+  type Checkpoint,
+  type CheckpointStore,
+} from '@signalyard/core';
+import {
   assertExpectedVersion,
   assertTextCheckpointKey,
   compareCodeUnits,
-  describeValue,
   keyPrefixUpperBound,
   serializeCheckpointData,
   storeClosedError,
   unstorableTextIndex,
-  type Checkpoint,
-  type CheckpointStore,
-} from '@signalyard/core';
+  checkpointFromRow,
+  errorText,
+} from '@signalyard/core/internal';
 import type { Pool, QueryArrayConfig } from 'pg';
 import { PostgresStoreError, type PostgresStoreErrorCode } from './errors/postgres-store-error.js';
 import {
@@ -143,17 +147,9 @@ export class PostgresCheckpointStore implements CheckpointStore {
     const row = rows[0];
     if (row === undefined) return undefined;
     const [rawVersion, text, updatedAt] = row;
-    const version = toVersion(rawVersion);
-    if (version === undefined || typeof text !== 'string' || typeof updatedAt !== 'string') {
-      throw this.#corrupt(key, `a row (version ${describeValue(rawVersion)}, ${describeValue(typeof text)} data)`);
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (error) {
-      throw this.#corrupt(key, 'data that is not JSON', error);
-    }
-    return { version, data, updatedAt };
+    // bigint versions are read as text: a non-numeric one stays a string and is reported as corrupt
+    const version = toVersion(rawVersion) ?? rawVersion;
+    return checkpointFromRow(version, text, updatedAt, (what, cause) => this.#corrupt(key, what, cause));
   }
 
   /**
@@ -304,7 +300,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
     return new PostgresStoreError({
       code,
       table: this.table,
-      message: `${what}: ${error instanceof Error ? error.message : describeValue(error)}${hint}`,
+      message: `${what}: ${errorText(error)}${hint}`,
       ...(pgCode !== undefined && { pgCode }),
       cause: error,
     });

@@ -1,3 +1,4 @@
+import { errorText } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { PostgresStoreError } from './errors/postgres-store-error.js';
 import type { TableName } from './postgres-table-name.js';
@@ -83,7 +84,7 @@ function migrateFailed(table: TableName, what: string, error: unknown): Postgres
   return new PostgresStoreError({
     code: 'POSTGRES_MIGRATE_FAILED',
     table: table.name,
-    message: `Cannot migrate checkpoint table ${table.name}: ${what}: ${error instanceof Error ? error.message : String(error)}`,
+    message: `Cannot migrate checkpoint table ${table.name}: ${what}: ${errorText(error)}`,
     ...(pgCode !== undefined && { pgCode }),
     cause: error,
   });

@@ -1,4 +1,5 @@
-import { AbortedError, describeValue, unstorableTextIndex, type SessionLock } from '@signalyard/core';
+import { AbortedError, describeValue, type SessionLock } from '@signalyard/core';
+import { unstorableTextIndex, errorText } from '@signalyard/core/internal';
 import { Client } from 'pg';
 import { PostgresLockError } from './errors/postgres-lock-error.js';
 import { pgCodeOf } from './postgres-schema.js';
@@ -414,7 +415,7 @@ function lockFailed(key: string, what: string, error: unknown): PostgresLockErro
   return new PostgresLockError({
     code: 'POSTGRES_LOCK_FAILED',
     key,
-    message: error === undefined ? what : `${what}: ${error instanceof Error ? error.message : describeValue(error)}`,
+    message: error === undefined ? what : `${what}: ${errorText(error)}`,
     ...(pgCode !== undefined && { pgCode }),
     ...(error !== undefined && { cause: error }),
   });

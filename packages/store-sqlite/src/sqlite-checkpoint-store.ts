@@ -1,17 +1,22 @@
 import {
   CheckpointConflictError,
   SignalyardError,
+  describeValue,
+  type Checkpoint,
+  type CheckpointStore,
+} from '@signalyard/core';
+import {
   assertExpectedVersion,
   assertTextCheckpointKey,
   compareCodeUnits,
-  describeValue,
   keyPrefixUpperBound,
   serializeCheckpointData,
   storeClosedError,
   unstorableTextIndex,
-  type Checkpoint,
-  type CheckpointStore,
-} from '@signalyard/core';
+  checkpointFromRow,
+  isStoredVersion,
+  errorText,
+} from '@signalyard/core/internal';
 import Database from 'libsql';
 import { SqliteStoreError, type SqliteStoreErrorCode } from './errors/sqlite-store-error.js';
 import { resolveSqliteOptions, type SqliteCheckpointStoreOptions } from './sqlite-checkpoint-store-options.js';
@@ -134,19 +139,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     }
     if (row === undefined) return undefined;
     const [version, text, updatedAt] = row as unknown[];
-    if (!isVersion(version) || typeof text !== 'string' || typeof updatedAt !== 'string') {
-      throw this.#corrupt(
-        key,
-        `a row (${describeValue(version)}, ${describeValue(typeof text)} data, ${describeValue(updatedAt)})`,
-      );
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (error) {
-      throw this.#corrupt(key, 'data that is not JSON', error);
-    }
-    return { version, data, updatedAt };
+    return checkpointFromRow(version, text, updatedAt, (what, cause) => this.#corrupt(key, what, cause));
   }
 
   /**
@@ -175,7 +168,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
           s.commit.run();
         } else {
           const stored = (s.version.get(key) as unknown[] | undefined)?.[0] ?? 0;
-          if (stored !== 0 && !isVersion(stored)) throw this.#corrupt(key, `version ${describeValue(stored)}`);
+          if (stored !== 0 && !isStoredVersion(stored)) throw this.#corrupt(key, `version ${describeValue(stored)}`);
           actual = stored;
           s.rollback.run();
         }
@@ -283,10 +276,6 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 }
 
-function isVersion(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-
 /** Wraps an error from SQLite (Signalyard errors pass through unchanged). */
 function failure(code: SqliteStoreErrorCode, path: string, what: string, error: unknown): SignalyardError {
   if (SignalyardError.isInstance(error)) return error;
@@ -294,7 +283,7 @@ function failure(code: SqliteStoreErrorCode, path: string, what: string, error: 
   return new SqliteStoreError({
     code,
     path,
-    message: `${what}: ${error instanceof Error ? error.message : describeValue(error)}`,
+    message: `${what}: ${errorText(error)}`,
     ...(typeof sqliteCode === 'string' && { sqliteCode }),
     cause: error,
   });

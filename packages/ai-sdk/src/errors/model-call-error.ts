@@ -1,4 +1,5 @@
-import { SignalyardError, describeValue, hasErrorMarker } from '@signalyard/core';
+import { SignalyardError, hasErrorMarker } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
 
 const marker = Symbol.for('signalyard.error.ModelCallError');
 
@@ -36,7 +37,7 @@ export class ModelCallError extends SignalyardError<ModelCallErrorCode> {
   declare readonly statusCode?: number;
 
   constructor(options: { model: string; cause: unknown; statusCode?: number }) {
-    const why = options.cause instanceof Error ? options.cause.message : describeValue(options.cause);
+    const why = errorText(options.cause);
     super({
       code: 'MODEL_CALL_FAILED',
       message: `Model call to ${options.model} failed: ${why}`,

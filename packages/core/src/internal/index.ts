@@ -1,0 +1,28 @@
+/**
+ * `@signalyard/core/internal`: building blocks the Signalyard packages share — an event channel,
+ * a push-to-pull stream, abort linking, total error-message extraction, timer limits, and the
+ * helpers every checkpoint store uses. Internal: not part of the public API, no stability
+ * promise between releases; applications and plugins use the root entry.
+ *
+ * @packageDocumentation
+ */
+export { EventChannel } from './event-channel.js';
+export type { EventChannelOptions } from './event-channel.js';
+export { pushStream } from './push-stream.js';
+export { abortedError, isAbortSignal, linkAbortSignals, throwIfAborted, untilAborted } from './abort.js';
+export { errorCode, errorText } from './error-text.js';
+export { MAX_TIMEOUT_MS, clampTimeout, deadline } from './timers.js';
+export type { Deadline } from './timers.js';
+export { checkpointFromRow, isStoredVersion } from './checkpoint-row.js';
+export {
+  assertCheckpointKey,
+  assertExpectedVersion,
+  serializeCheckpointData,
+  storeClosedError,
+} from '../checkpoint-data.js';
+export {
+  assertTextCheckpointKey,
+  compareCodeUnits,
+  keyPrefixUpperBound,
+  unstorableTextIndex,
+} from '../checkpoint-text.js';

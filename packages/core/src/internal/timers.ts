@@ -1,0 +1,37 @@
+/** The longest delay `setTimeout` honours (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** `ms` clamped to what `setTimeout` honours: at least 0, at most {@link MAX_TIMEOUT_MS}; `Infinity` means {@link MAX_TIMEOUT_MS}. */
+export function clampTimeout(ms: number): number {
+  if (Number.isNaN(ms) || ms <= 0) return 0;
+  return ms > MAX_TIMEOUT_MS ? MAX_TIMEOUT_MS : ms;
+}
+
+/** A deadline: `signal` fires with `reason()` after `ms`; `clear()` cancels it. */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  clear(): void;
+}
+
+/**
+ * An `AbortSignal` that fires after `ms` (clamped with {@link clampTimeout}), built on
+ * `setTimeout` + `AbortController` so fake timers drive it (they do not fake
+ * `AbortSignal.timeout`). `Infinity` never fires.
+ */
+export function deadline(ms: number, reason: () => unknown): Deadline {
+  const controller = new AbortController();
+  if (ms === Infinity) return { signal: controller.signal, clear: noop };
+  const timer = setTimeout(() => {
+    controller.abort(reason());
+  }, clampTimeout(ms));
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+    },
+  };
+}
+
+function noop(): void {
+  // nothing to cancel
+}
