@@ -1,4 +1,6 @@
 import { MockLanguageModelV3 } from 'ai/test';
+import { deferred } from '@signalyard/test-utils';
+export { deferred, rejection as rejectionOf } from '@signalyard/test-utils';
 
 /** What a mock's `doGenerate` resolves with (the AI SDK's `LanguageModelV3GenerateResult`). */
 export type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
@@ -31,27 +33,6 @@ export function toolCallPart(toolCallId: string, toolName: string, input: unknow
 /** A mock model answering its n-th call with `replies[n - 1]`. */
 export function mockModel(...replies: GenerateResult[]): MockLanguageModelV3 {
   return new MockLanguageModelV3({ provider: 'mock-provider', modelId: 'mock-model', doGenerate: replies });
-}
-
-/** A promise with its settle functions outside, for ordering without sleeps. */
-export function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-/** The rejection of `promise` (fails the test if it resolves). */
-export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the promise to reject, but it resolved');
 }
 
 /** What a mock's `doStream` resolves with (the AI SDK's `LanguageModelV3StreamResult`). */

@@ -3,26 +3,9 @@ import * as z from 'zod';
 import * as zm from 'zod/mini';
 import { SignalyardError, ToolArgumentsError, defineTool, isSignalyardError } from '@signalyard/core';
 import type { Tool, ToolContext } from '@signalyard/core';
+import { rejection as rejectionOf, thrown as thrownBy } from '@signalyard/test-utils';
 
 const ctx: ToolContext = { toolCallId: 'call_1', agentId: 'teacher' };
-
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
-
-function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 const lookupInput = z.object({
   word: z.string().min(1).describe('the word to look up'),

@@ -3,6 +3,7 @@ import { AbortedError, isSignalyardError } from '@signalyard/core';
 import type { ChatModel, ChatRequest, ChatResponse, SignalyardError } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import type { ScriptStep, ScriptedModel } from '@signalyard/core/testing';
+import { deferred } from '@signalyard/test-utils';
 
 const req = (agentId?: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
   messages: [{ role: 'user', content: 'hi' }],
@@ -18,12 +19,6 @@ async function rejectionOf(promise: Promise<unknown>): Promise<SignalyardError> 
     throw new Error(`expected a SignalyardError, got ${String(error)}`, { cause: error });
   }
   throw new Error('expected a rejection');
-}
-
-function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
-  let resolve!: (v: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 afterEach(() => {

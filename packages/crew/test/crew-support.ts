@@ -7,6 +7,7 @@ import {
   type CrewResponse,
   type CrewRunOptions,
 } from '@signalyard/crew';
+export { deferred, type Deferred } from '@signalyard/test-utils';
 
 /** Every event of one streamed run. */
 export async function collect(executor: CrewExecutor, input: string, opts?: CrewRunOptions): Promise<CrewEvent[]> {
@@ -53,22 +54,6 @@ export async function runError(promise: Promise<unknown>): Promise<CrewRunError>
     throw new Error(`expected a CrewRunError, got ${String(error)}`, { cause: error });
   }
   throw new Error('expected a rejection, but the run succeeded');
-}
-
-export interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-
-export function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 /** A model that never answers unless aborted (then it rejects with AbortedError); records its requests. */

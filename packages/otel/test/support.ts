@@ -9,6 +9,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import type { Tracer } from '@opentelemetry/api';
+export { deferred, type Deferred } from '@signalyard/test-utils';
 
 /** The order spans were started in, by span id (start times can tie at clock resolution). */
 const startOrder = new Map<string, number>();
@@ -108,16 +109,4 @@ export async function drive(plugin: Plugin): Promise<(event: RunnerEvent) => voi
   };
   await plugin.setup?.(ctx);
   return (event) => listener?.(event);
-}
-
-/** A promise with its resolve function, for ordering without sleeps. */
-export interface Deferred<T = void> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }

@@ -20,7 +20,7 @@ function gates() {
   const log: string[] = [];
   const running = new Set<string>();
   const gate = new Map<string, Deferred<StageOutput>>();
-  const started = new Map<string, Deferred<void>>();
+  const started = new Map<string, Deferred>();
   const get = <T>(map: Map<string, Deferred<T>>, name: string): Deferred<T> => {
     let d = map.get(name);
     if (d === undefined) map.set(name, (d = deferred<T>()));

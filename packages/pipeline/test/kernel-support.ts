@@ -44,7 +44,7 @@ export interface Gated {
 
 export function gated(): Gated {
   const gates = new Map<unknown, Deferred<Record<string, unknown>>>();
-  const starts = new Map<unknown, Deferred<void>>();
+  const starts = new Map<unknown, Deferred>();
   const gate = <T>(map: Map<unknown, Deferred<T>>, key: unknown): Deferred<T> => {
     let d = map.get(key);
     if (d === undefined) map.set(key, (d = deferred<T>()));

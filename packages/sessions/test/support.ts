@@ -1,25 +1,7 @@
 import { expect } from 'vitest';
 import { ConfigError, SessionKeyError, type ConfigProblem } from '@signalyard/sessions';
-
-/** Calls `fn` and returns what it threw; fails the test when it returns normally. */
-export function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return expect.unreachable('expected the call to throw, but it returned');
-}
-
-/** Awaits `promise` and returns its rejection reason; fails the test when it resolves. */
-export async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  return expect.unreachable('expected a rejection, but the promise resolved');
-}
+import { thrown } from '@signalyard/test-utils';
+export { thrown, rejection } from '@signalyard/test-utils';
 
 /** The SessionKeyError `fn` throws (asserting its class and code). */
 export function keyError(fn: () => unknown): SessionKeyError {

@@ -11,6 +11,7 @@ import {
 } from '@signalyard/core';
 import { createRunner, type Runner } from 'signalyard';
 import { MAIN, deferred, echoEngine, heldEngine, phaseFsm, recordEvents, rejectionOf } from './support.js';
+import { collect } from '@signalyard/test-utils';
 
 /** A plugin that logs its lifecycle calls into `log`. */
 function lifecycle(name: string, log: string[], extra: Partial<Plugin> = {}): Plugin {
@@ -24,12 +25,6 @@ function lifecycle(name: string, log: string[], extra: Partial<Plugin> = {}): Pl
     },
     ...extra,
   };
-}
-
-async function collect(iterable: AsyncIterable<RunnerEvent>): Promise<RunnerEvent[]> {
-  const events: RunnerEvent[] = [];
-  for await (const event of iterable) events.push(event);
-  return events;
 }
 
 describe('plugin lifecycle', () => {

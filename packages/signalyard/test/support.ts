@@ -12,26 +12,11 @@ import {
 } from '@signalyard/core';
 import { FsmStrategy, type FsmDefinition } from '@signalyard/fsm';
 import type { EngineFn, Runner, SessionCheckpointV1, TurnContext, TurnResult } from 'signalyard';
+import { deferred, type Deferred } from '@signalyard/test-utils';
+export { deferred, rejection as rejectionOf, thrown as thrownBy, type Deferred } from '@signalyard/test-utils';
 
 /** The main session key of the agent `main`. */
 export const MAIN = 'agent:main:main';
-
-/** A promise with its resolve and reject functions, for ordering without sleeps. */
-export interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-  reject(reason: unknown): void;
-}
-
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 /** The text a signal carries: its payload when a string, else `payload.text` when a string. */
 export function textOf(s: Signal): string | undefined {
@@ -158,26 +143,6 @@ export function recordEvents(runner: Runner): RunnerEvent[] {
     events.push(event);
   });
   return events;
-}
-
-/** The reason `promise` rejects with; fails the test if it resolves. */
-export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  return expect.unreachable('expected the promise to reject, but it resolved');
-}
-
-/** The error `fn` throws; fails the test if it returns. */
-export function thrownBy(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return expect.unreachable('expected the call to throw, but it returned normally');
 }
 
 /** The checkpoint stored under `key`, with its data typed as the runner's format. */

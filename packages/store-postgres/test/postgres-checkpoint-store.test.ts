@@ -18,6 +18,7 @@ import type { types } from 'pg';
 import { Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import { collect, rejection } from '@signalyard/test-utils';
 
 const tables = new Set<string>();
 /** A fresh table name for this run, dropped at the end. */
@@ -47,12 +48,6 @@ afterAll(async () => {
   await dropTablesAndEnd(tables);
 });
 
-async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const key of iterable) out.push(key);
-  return out;
-}
-
 function caught(fn: () => unknown): unknown {
   try {
     fn();
@@ -60,15 +55,6 @@ function caught(fn: () => unknown): unknown {
     return error;
   }
   throw new Error('expected a throw');
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 const quoted = (table: string): string =>

@@ -8,6 +8,7 @@ import {
 import { Client } from 'pg';
 import { afterAll, afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd } from './fixtures/database.js';
+import { deferred, rejection } from '@signalyard/test-utils';
 
 /** Generous bound for conditions that depend on the server (a busy CI machine). */
 const WAIT = { timeout: 20_000, interval: 5 };
@@ -34,30 +35,6 @@ afterEach(async () => {
 afterAll(async () => {
   await dropTablesAndEnd([]);
 });
-
-interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 let keyCount = 0;
 /** A lock key no other test (or test run) uses. */

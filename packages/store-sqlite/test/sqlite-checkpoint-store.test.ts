@@ -20,6 +20,7 @@ import {
 import fc from 'fast-check';
 import Database from 'libsql';
 import { afterAll, afterEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { collect, rejection } from '@signalyard/test-utils';
 
 const dir = mkdtempSync(join(tmpdir(), 'signalyard-sqlite-'));
 let fileCount = 0;
@@ -45,12 +46,6 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const key of iterable) out.push(key);
-  return out;
-}
-
 function caught(fn: () => unknown): unknown {
   try {
     fn();
@@ -58,15 +53,6 @@ function caught(fn: () => unknown): unknown {
     return error;
   }
   throw new Error('expected a throw');
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('new SqliteCheckpointStore(options)', () => {

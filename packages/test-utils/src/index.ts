@@ -1,0 +1,77 @@
+/**
+ * Helpers the Signalyard packages' own tests share: deferred promises, the error a call throws
+ * or a promise rejects with, typed error-code assertions, draining async iterables. Private to
+ * the repository (never published); depends on nothing but vitest.
+ */
+import { expect } from 'vitest';
+
+/** A promise with its resolve/reject exposed (Node 20 has no `Promise.withResolvers`). */
+export interface Deferred<T = void> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(reason: unknown): void;
+}
+
+/** A {@link Deferred}: tests hold an engine, a stage or a model open and release it explicitly (no sleeps). */
+export function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Calls `fn` and returns what it threw; fails the test when it returns normally. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return expect.unreachable('expected the call to throw, but it returned');
+}
+
+/** Awaits `promise` and returns its rejection reason; fails the test when it resolves. */
+export async function rejection(promise: PromiseLike<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  return expect.unreachable('expected a rejection, but the promise resolved');
+}
+
+/** What `expectCode` returns: a Signalyard error, structurally (this package imports no Signalyard code). */
+export interface CodedError extends Error {
+  readonly code: string;
+}
+
+const SIGNALYARD_ERROR = Symbol.for('signalyard.error.SignalyardError');
+
+/** Asserts that `error` is a SignalyardError (by its `Symbol.for` marker, not `instanceof`) with `code`; returns it. */
+export function expectCode(error: unknown, code: string): CodedError {
+  const marked =
+    typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[SIGNALYARD_ERROR] === true;
+  if (!marked) return expect.unreachable(`expected a SignalyardError with code ${code}, got ${String(error)}`);
+  expect((error as CodedError).code).toBe(code);
+  return error as CodedError;
+}
+
+/** `fn` throws a SignalyardError with `code`; returns it. */
+export function throwsCode(fn: () => unknown, code: string): CodedError {
+  return expectCode(thrown(fn), code);
+}
+
+/** `promise` rejects with a SignalyardError with `code`; returns it. */
+export async function rejectsCode(promise: PromiseLike<unknown>, code: string): Promise<CodedError> {
+  return expectCode(await rejection(promise), code);
+}
+
+/** Drains an async iterable into an array. */
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
