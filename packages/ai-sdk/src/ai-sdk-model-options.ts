@@ -45,6 +45,14 @@ export interface CallSettings {
  */
 export function resolveAiSdkModelOptions(model: unknown, opts: unknown): { settings: CallSettings; label: string } {
   const problems: ConfigProblem[] = [];
+  const label = modelLabel(model, problems);
+  const settings = opts === undefined ? {} : callSettings(opts, problems);
+  if (problems.length > 0) throw new ConfigError({ problems });
+  return { settings, label };
+}
+
+/** The model's name for error messages; problems with `model` are pushed to `problems`. */
+function modelLabel(model: unknown, problems: ConfigProblem[]): string {
   let label = '';
   if (typeof model === 'string') {
     if (model === '')
@@ -67,69 +75,71 @@ export function resolveAiSdkModelOptions(model: unknown, opts: unknown): { setti
     });
   }
 
+  return label;
+}
+
+/** The call settings in `opts`; problems are pushed to `problems`. */
+function callSettings(opts: unknown, problems: ConfigProblem[]): CallSettings {
   const settings: CallSettings = {};
-  if (opts !== undefined) {
-    if (!isRecord(opts)) {
-      problems.push({ path: 'opts', message: `expected an options object, got ${describeValue(opts)}` });
-    } else {
-      for (const key of Object.keys(opts)) {
-        if (!(KNOWN as readonly string[]).includes(key)) {
-          problems.push({
-            path: key,
-            message: `unknown option ${JSON.stringify(key)}: expected one of ${KNOWN.map((k) => JSON.stringify(k)).join(', ')}`,
-          });
-        }
-      }
-      const { providerOptions, maxOutputTokens, temperature, maxRetries } = opts;
-      if (providerOptions !== undefined) {
-        if (!isRecord(providerOptions)) {
-          problems.push({
-            path: 'providerOptions',
-            message: `expected an object of options by provider name, got ${describeValue(providerOptions)}`,
-          });
-        } else {
-          const entries: [string, Record<string, JSONValue | undefined>][] = [];
-          for (const [provider, value] of Object.entries(providerOptions)) {
-            if (isRecord(value)) entries.push([provider, { ...(value as Record<string, JSONValue | undefined>) }]);
-            else
-              problems.push({
-                path: `providerOptions.${provider}`,
-                message: `expected an object of options, got ${describeValue(value)}`,
-              });
-          }
-          // fromEntries defines own properties: a "__proto__" key stays a key.
-          settings.providerOptions = Object.fromEntries(entries);
-        }
-      }
-      if (maxOutputTokens !== undefined) {
-        if (typeof maxOutputTokens === 'number' && Number.isInteger(maxOutputTokens) && maxOutputTokens > 0)
-          settings.maxOutputTokens = maxOutputTokens;
-        else
-          problems.push({
-            path: 'maxOutputTokens',
-            message: `expected a positive integer, got ${describeValue(maxOutputTokens)}`,
-          });
-      }
-      if (temperature !== undefined) {
-        if (typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0)
-          settings.temperature = temperature;
-        else
-          problems.push({
-            path: 'temperature',
-            message: `expected a finite number ≥ 0, got ${describeValue(temperature)}`,
-          });
-      }
-      if (maxRetries !== undefined) {
-        if (typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0)
-          settings.maxRetries = maxRetries;
-        else
-          problems.push({
-            path: 'maxRetries',
-            message: `expected a non-negative integer, got ${describeValue(maxRetries)}`,
-          });
+  if (!isRecord(opts)) {
+    problems.push({ path: 'opts', message: `expected an options object, got ${describeValue(opts)}` });
+  } else {
+    for (const key of Object.keys(opts)) {
+      if (!(KNOWN as readonly string[]).includes(key)) {
+        problems.push({
+          path: key,
+          message: `unknown option ${JSON.stringify(key)}: expected one of ${KNOWN.map((k) => JSON.stringify(k)).join(', ')}`,
+        });
       }
     }
+    const { providerOptions, maxOutputTokens, temperature, maxRetries } = opts;
+    if (providerOptions !== undefined) {
+      if (!isRecord(providerOptions)) {
+        problems.push({
+          path: 'providerOptions',
+          message: `expected an object of options by provider name, got ${describeValue(providerOptions)}`,
+        });
+      } else {
+        const entries: [string, Record<string, JSONValue | undefined>][] = [];
+        for (const [provider, value] of Object.entries(providerOptions)) {
+          if (isRecord(value)) entries.push([provider, { ...(value as Record<string, JSONValue | undefined>) }]);
+          else
+            problems.push({
+              path: `providerOptions.${provider}`,
+              message: `expected an object of options, got ${describeValue(value)}`,
+            });
+        }
+        // fromEntries defines own properties: a "__proto__" key stays a key.
+        settings.providerOptions = Object.fromEntries(entries);
+      }
+    }
+    if (maxOutputTokens !== undefined) {
+      if (typeof maxOutputTokens === 'number' && Number.isInteger(maxOutputTokens) && maxOutputTokens > 0)
+        settings.maxOutputTokens = maxOutputTokens;
+      else
+        problems.push({
+          path: 'maxOutputTokens',
+          message: `expected a positive integer, got ${describeValue(maxOutputTokens)}`,
+        });
+    }
+    if (temperature !== undefined) {
+      if (typeof temperature === 'number' && Number.isFinite(temperature) && temperature >= 0)
+        settings.temperature = temperature;
+      else
+        problems.push({
+          path: 'temperature',
+          message: `expected a finite number ≥ 0, got ${describeValue(temperature)}`,
+        });
+    }
+    if (maxRetries !== undefined) {
+      if (typeof maxRetries === 'number' && Number.isInteger(maxRetries) && maxRetries >= 0)
+        settings.maxRetries = maxRetries;
+      else
+        problems.push({
+          path: 'maxRetries',
+          message: `expected a non-negative integer, got ${describeValue(maxRetries)}`,
+        });
+    }
   }
-  if (problems.length > 0) throw new ConfigError({ problems });
-  return { settings, label };
+  return settings;
 }

@@ -121,6 +121,14 @@ Exit codes: 0 success, 1 configuration problems (each as file:line: path: messag
 turns it off.`,
     );
 
+  addValidateCommand(program, ctx);
+  addGraphCommand(program, ctx);
+  addResolveCommand(program, ctx);
+  return program;
+}
+
+/** `signalyard validate <file>`. */
+function addValidateCommand(program: Command, ctx: CommandContext): void {
   program
     .command('validate')
     .description('check a crew.yaml or routing TOML and print every problem')
@@ -145,7 +153,10 @@ Examples:
     .action(async (file: string, options: { kind?: ConfigKind }) => {
       await validateCommand(ctx, file, options.kind);
     });
+}
 
+/** `signalyard graph <crew-file>`. */
+function addGraphCommand(program: Command, ctx: CommandContext): void {
   program
     .command('graph')
     .description('draw a crew: agents, signal edges, parallel groups, terminations')
@@ -165,7 +176,10 @@ Examples:
     .action(async (file: string, options: { format: GraphFormat }) => {
       await graphCommand(ctx, file, options.format);
     });
+}
 
+/** `signalyard resolve --config … --channel …`. */
+function addResolveCommand(program: Command, ctx: CommandContext): void {
   program
     .command('resolve')
     .description('show which agent and session an inbound message is routed to')
@@ -191,8 +205,6 @@ Examples:
     .action(async (options: ResolveOptions) => {
       await resolveCommand(ctx, options);
     });
-
-  return program;
 }
 
 /** Reports a failure (`validate`'s problems on stdout, other commands' on stderr, everything else as one line on stderr) and returns its exit code. */

@@ -78,9 +78,33 @@ const isModel = (v: unknown): v is ChatModel => isObject(v) && typeof v.generate
 export function compileCrew(config: CrewConfig, model: unknown, tools: unknown): CompiledCrew {
   const problems: ConfigProblem[] = [];
   const ids = config.agents.map((a) => a.id);
-  const idList = ids.map((id) => JSON.stringify(id)).join(', ');
+  const modelOf = resolveModels(ids, model, problems);
+  const toolByName = resolveTools(config, tools, problems);
+  if (problems.length > 0) throw new ConfigError({ problems });
 
-  // Models: one for all, or one per agent.
+  // Agents, then groups (which refer to agents), then routes (which refer to both).
+  const routesOf = new Map<string, CompiledRoute[]>();
+  const agents = new Map<string, CompiledAgent>();
+  for (const a of config.agents) {
+    const routes: CompiledRoute[] = [];
+    routesOf.set(a.id, routes);
+    agents.set(a.id, compileAgent(config, a, modelOf.get(a.id) as ChatModel, toolByName, routes));
+  }
+  const groups = compileGroups(config, agents);
+  linkRoutes(config, agents, groups, routesOf);
+  for (const agent of agents.values()) Object.freeze(agent);
+  return Object.freeze({
+    config,
+    settings: config.settings,
+    agents,
+    agentIds: Object.freeze(ids),
+    entry: agents.get(config.entryPoint) as CompiledAgent,
+  });
+}
+
+/** The model of each agent: one for all, or one per agent (problems pushed to `problems`). */
+function resolveModels(ids: readonly string[], model: unknown, problems: ConfigProblem[]): Map<string, ChatModel> {
+  const idList = ids.map((id) => JSON.stringify(id)).join(', ');
   const modelOf = new Map<string, ChatModel>();
   if (isModel(model)) {
     for (const id of ids) modelOf.set(id, model);
@@ -109,8 +133,11 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
       message: `expected a ChatModel { generate(request) } or a record of them by agent id, got ${describeValue(model)}`,
     });
   }
+  return modelOf;
+}
 
-  // Tools, by name.
+/** The executor's tools by name, checked against the agents' tool lists (problems pushed to `problems`). */
+function resolveTools(config: CrewConfig, tools: unknown, problems: ConfigProblem[]): Map<string, Tool> {
   const toolByName = new Map<string, Tool>();
   if (tools !== undefined && !Array.isArray(tools)) {
     problems.push({ path: 'tools', message: `expected a list of tools, got ${describeValue(tools)}` });
@@ -161,47 +188,53 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
       }
     });
   });
-  if (problems.length > 0) throw new ConfigError({ problems });
+  return toolByName;
+}
 
-  // Agents, then groups (which refer to agents), then routes (which refer to both).
-  const agents = new Map<string, CompiledAgent>();
-  const routesOf = new Map<string, CompiledRoute[]>();
-  for (const a of config.agents) {
-    const agentTools = new Map<string, Tool>();
-    const specs: ToolSpec[] = [];
-    for (const name of a.tools) {
-      const tool = toolByName.get(name) as Tool;
-      if (agentTools.has(name)) continue;
-      agentTools.set(name, tool);
-      specs.push(
-        Object.freeze({
-          name: tool.name,
-          ...(tool.description === undefined ? {} : { description: tool.description }),
-          parameters: tool.parameters,
-        }),
-      );
-    }
-    const signals = config.routing.signals[a.id] ?? [];
-    const terminations = signals.filter((s) => s.target === '').map((s) => s.signal);
-    const routes: CompiledRoute[] = [];
-    routesOf.set(a.id, routes);
-    const behavior = config.routing.agentBehaviors[a.id];
-    const prompt = a.systemPrompt;
-    agents.set(a.id, {
-      id: a.id,
-      model: modelOf.get(a.id) as ChatModel,
-      system: prompt === undefined || prompt === '' ? undefined : Object.freeze({ role: 'system', content: prompt }),
-      tools: agentTools,
-      toolSpecs: specs.length === 0 ? undefined : Object.freeze(specs),
-      terminations: Object.freeze(terminations),
-      terminationMatcher: terminations.length === 0 ? undefined : new SignalMatcher(terminations),
-      routes,
-      routeMatcher: undefined,
-      waitForSignal: behavior?.waitForSignal ?? false,
-      isTerminal: behavior?.isTerminal ?? false,
-      fallback: undefined,
-    });
+/** One agent, its routes still empty (filled by `linkRoutes` once every agent and group exists). */
+function compileAgent(
+  config: CrewConfig,
+  a: CrewConfig['agents'][number],
+  model: ChatModel,
+  toolByName: ReadonlyMap<string, Tool>,
+  routes: CompiledRoute[],
+): CompiledAgent {
+  const agentTools = new Map<string, Tool>();
+  const specs: ToolSpec[] = [];
+  for (const name of a.tools) {
+    const tool = toolByName.get(name) as Tool;
+    if (agentTools.has(name)) continue;
+    agentTools.set(name, tool);
+    specs.push(
+      Object.freeze({
+        name: tool.name,
+        ...(tool.description === undefined ? {} : { description: tool.description }),
+        parameters: tool.parameters,
+      }),
+    );
   }
+  const signals = config.routing.signals[a.id] ?? [];
+  const terminations = signals.filter((s) => s.target === '').map((s) => s.signal);
+  const behavior = config.routing.agentBehaviors[a.id];
+  const prompt = a.systemPrompt;
+  return {
+    id: a.id,
+    model,
+    system: prompt === undefined || prompt === '' ? undefined : Object.freeze({ role: 'system', content: prompt }),
+    tools: agentTools,
+    toolSpecs: specs.length === 0 ? undefined : Object.freeze(specs),
+    terminations: Object.freeze(terminations),
+    terminationMatcher: terminations.length === 0 ? undefined : new SignalMatcher(terminations),
+    routes,
+    routeMatcher: undefined,
+    waitForSignal: behavior?.waitForSignal ?? false,
+    isTerminal: behavior?.isTerminal ?? false,
+    fallback: undefined,
+  };
+}
+
+/** The parallel groups, their members resolved. */
+function compileGroups(config: CrewConfig, agents: ReadonlyMap<string, CompiledAgent>): Map<string, CompiledGroup> {
   const groups = new Map<string, CompiledGroup>();
   for (const [name, g] of Object.entries(config.routing.parallelGroups)) {
     const members = g.agents.map((id) => agents.get(id)).filter((m): m is CompiledAgent => m !== undefined);
@@ -215,6 +248,17 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
       next: g.nextAgent === undefined ? undefined : agents.get(g.nextAgent),
     });
   }
+  return groups;
+}
+
+/** Fills each agent's routes and matcher, and picks its fallback (step 8). */
+function linkRoutes(
+  config: CrewConfig,
+  agents: ReadonlyMap<string, CompiledAgent>,
+  groups: ReadonlyMap<string, CompiledGroup>,
+  routesOf: ReadonlyMap<string, CompiledRoute[]>,
+): void {
+  const ids = config.agents.map((a) => a.id);
   for (const a of config.agents) {
     const compiled = agents.get(a.id) as CompiledAgent & { routeMatcher: SignalMatcher | undefined };
     const routes = routesOf.get(a.id) as CompiledRoute[];
@@ -241,12 +285,4 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
     }
     compiled.fallback = fallback;
   }
-  for (const agent of agents.values()) Object.freeze(agent);
-  return Object.freeze({
-    config,
-    settings: config.settings,
-    agents,
-    agentIds: Object.freeze(ids),
-    entry: agents.get(config.entryPoint) as CompiledAgent,
-  });
 }

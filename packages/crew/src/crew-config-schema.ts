@@ -197,6 +197,16 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** What the cross-reference checks share: the keys, the agent ids and group names, the problems found. */
+interface Refs {
+  readonly k: CrewKeys;
+  readonly ids: ReadonlyMap<string, number>;
+  readonly groupNames: ReadonlySet<string>;
+  readonly agentList: string;
+  readonly problems: CrossProblem[];
+  checkAgent(value: unknown, path: readonly PropertyKey[], what?: string): void;
+}
+
 /**
  * Checks what no single field can: duplicate agent ids, references to agents and groups,
  * duplicate signals. Tolerates any malformed shape (those problems are the structural
@@ -207,6 +217,54 @@ function crossReferences(data: unknown, k: CrewKeys): CrossProblem[] {
   if (!isObj(data)) return problems;
   const agents = own(data, k.agents);
   if (!Array.isArray(agents)) return problems; // nothing to check references against
+  const ids = agentIds(agents, k, problems);
+  // With no usable agent, every reference would be "unknown": the missing agents are the problem.
+  if (ids.size === 0) return problems;
+  const routing = own(data, k.routing);
+  const groups = isObj(routing) ? own(routing, k.parallelGroups) : undefined;
+  const agentList = `agents: ${names(ids.keys())}`;
+  const refs: Refs = {
+    k,
+    ids,
+    groupNames: new Set(isObj(groups) ? Object.keys(groups) : []),
+    agentList,
+    problems,
+    checkAgent: (value, path, what = 'agent') => {
+      if (typeof value === 'string' && value !== '' && !ids.has(value)) {
+        problems.push({ path, message: `unknown ${what} ${JSON.stringify(value)} (${agentList})` });
+      }
+    },
+  };
+  refs.checkAgent(own(data, k.entryPoint), [k.entryPoint]);
+  agents.forEach((agent: unknown, i) => {
+    if (!isObj(agent)) return;
+    const targets = own(agent, k.handoffTargets);
+    if (Array.isArray(targets))
+      targets.forEach((t: unknown, j) => {
+        refs.checkAgent(t, [k.agents, i, k.handoffTargets, j]);
+      });
+  });
+  if (!isObj(routing)) return problems;
+  const signals = own(routing, k.signals);
+  if (isObj(signals)) for (const agentId of Object.keys(signals)) signalRefs(refs, agentId, signals[agentId]);
+  const behaviors = own(routing, k.agentBehaviors);
+  if (isObj(behaviors)) {
+    for (const agentId of Object.keys(behaviors)) {
+      if (!ids.has(agentId)) {
+        problems.push({
+          path: [k.routing, k.agentBehaviors, agentId],
+          message: `${JSON.stringify(agentId)} is not an agent (${agentList})`,
+          atKey: true,
+        });
+      }
+    }
+  }
+  if (isObj(groups)) for (const name of Object.keys(groups)) groupRefs(refs, name, groups[name]);
+  return problems;
+}
+
+/** The agent ids by first index; a duplicate id is a problem. */
+function agentIds(agents: readonly unknown[], k: CrewKeys, problems: CrossProblem[]): Map<string, number> {
   const ids = new Map<string, number>();
   agents.forEach((agent: unknown, i) => {
     if (!isObj(agent)) return;
@@ -221,116 +279,77 @@ function crossReferences(data: unknown, k: CrewKeys): CrossProblem[] {
         message: `duplicate agent id ${JSON.stringify(key)} (already used by ${formatPath([k.agents, first])})`,
       });
   });
-  // With no usable agent, every reference would be "unknown": the missing agents are the problem.
-  if (ids.size === 0) return problems;
-  const agentList = `agents: ${names(ids.keys())}`;
-  const checkAgent = (value: unknown, path: readonly PropertyKey[], what = 'agent'): void => {
-    if (typeof value === 'string' && value !== '' && !ids.has(value)) {
-      problems.push({ path, message: `unknown ${what} ${JSON.stringify(value)} (${agentList})` });
-    }
-  };
+  return ids;
+}
 
-  checkAgent(own(data, k.entryPoint), [k.entryPoint]);
-  agents.forEach((agent: unknown, i) => {
-    if (!isObj(agent)) return;
-    const targets = own(agent, k.handoffTargets);
-    if (Array.isArray(targets))
-      targets.forEach((t: unknown, j) => {
-        checkAgent(t, [k.agents, i, k.handoffTargets, j]);
+/** One agent's signal list: the agent exists, no signal twice, every target exists. */
+function signalRefs(refs: Refs, agentId: string, entries: unknown): void {
+  const { k, ids, groupNames, problems } = refs;
+  const base = [k.routing, k.signals, agentId];
+  if (!ids.has(agentId)) {
+    problems.push({
+      path: base,
+      message: `${JSON.stringify(agentId)} is not an agent (${refs.agentList})`,
+      atKey: true,
+    });
+  }
+  if (!Array.isArray(entries)) return;
+  const seen = new Map<string, { index: number; signal: string }>();
+  entries.forEach((entry: unknown, j) => {
+    if (!isObj(entry)) return;
+    const signal = own(entry, k.signal);
+    if (typeof signal === 'string' && isValidSignal(signal)) {
+      const key = normalizeBracketSpan(signal);
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, { index: j, signal });
+      else {
+        const where = formatPath([...base, first.index]);
+        problems.push({
+          path: [...base, j, k.signal],
+          message:
+            first.signal === signal
+              ? `duplicate signal ${JSON.stringify(signal)} (already at ${where})`
+              : `duplicate signal ${JSON.stringify(signal)}: it matches the same replies as ${JSON.stringify(first.signal)} at ${where}`,
+        });
+      }
+    }
+    const target = own(entry, k.target);
+    if (typeof target === 'string' && target !== '' && !ids.has(target) && !groupNames.has(target)) {
+      problems.push({
+        path: [...base, j, k.target],
+        message: `unknown target ${JSON.stringify(target)}: expected an agent (${names(ids.keys())}), a parallel group (${names(groupNames)}), or "" to end the run`,
       });
+    }
   });
+}
 
-  const routing = own(data, k.routing);
-  if (!isObj(routing)) return problems;
-  const groups = own(routing, k.parallelGroups);
-  const groupNames = new Set(isObj(groups) ? Object.keys(groups) : []);
-
-  const signals = own(routing, k.signals);
-  if (isObj(signals)) {
-    for (const agentId of Object.keys(signals)) {
-      const base = [k.routing, k.signals, agentId];
-      if (!ids.has(agentId)) {
-        problems.push({
-          path: base,
-          message: `${JSON.stringify(agentId)} is not an agent (${agentList})`,
-          atKey: true,
-        });
-      }
-      const entries = signals[agentId];
-      if (!Array.isArray(entries)) continue;
-      const seen = new Map<string, { index: number; signal: string }>();
-      entries.forEach((entry: unknown, j) => {
-        if (!isObj(entry)) return;
-        const signal = own(entry, k.signal);
-        if (typeof signal === 'string' && isValidSignal(signal)) {
-          const key = normalizeBracketSpan(signal);
-          const first = seen.get(key);
-          if (first === undefined) seen.set(key, { index: j, signal });
-          else {
-            const where = formatPath([...base, first.index]);
-            problems.push({
-              path: [...base, j, k.signal],
-              message:
-                first.signal === signal
-                  ? `duplicate signal ${JSON.stringify(signal)} (already at ${where})`
-                  : `duplicate signal ${JSON.stringify(signal)}: it matches the same replies as ${JSON.stringify(first.signal)} at ${where}`,
-            });
-          }
-        }
-        const target = own(entry, k.target);
-        if (typeof target === 'string' && target !== '' && !ids.has(target) && !groupNames.has(target)) {
-          problems.push({
-            path: [...base, j, k.target],
-            message: `unknown target ${JSON.stringify(target)}: expected an agent (${names(ids.keys())}), a parallel group (${names(groupNames)}), or "" to end the run`,
-          });
-        }
-      });
-    }
+/** One parallel group: not named like an agent, members exist and appear once, next_agent exists. */
+function groupRefs(refs: Refs, name: string, group: unknown): void {
+  const { k, ids, problems } = refs;
+  const base = [k.routing, k.parallelGroups, name];
+  if (ids.has(name)) {
+    problems.push({
+      path: base,
+      message: `parallel group ${JSON.stringify(name)} has the name of an agent: a signal target naming it would be ambiguous`,
+      atKey: true,
+    });
   }
-
-  const behaviors = own(routing, k.agentBehaviors);
-  if (isObj(behaviors)) {
-    for (const agentId of Object.keys(behaviors)) {
-      if (!ids.has(agentId)) {
+  if (!isObj(group)) return;
+  const members = own(group, k.agents);
+  if (Array.isArray(members)) {
+    const seen = new Set<string>();
+    members.forEach((m: unknown, j) => {
+      refs.checkAgent(m, [...base, k.agents, j]);
+      if (typeof m !== 'string') return;
+      if (seen.has(m))
         problems.push({
-          path: [k.routing, k.agentBehaviors, agentId],
-          message: `${JSON.stringify(agentId)} is not an agent (${agentList})`,
-          atKey: true,
+          path: [...base, k.agents, j],
+          message: `agent ${JSON.stringify(m)} is listed twice in this group`,
         });
-      }
-    }
+      seen.add(m);
+    });
   }
-
-  if (isObj(groups)) {
-    for (const name of Object.keys(groups)) {
-      const base = [k.routing, k.parallelGroups, name];
-      if (ids.has(name)) {
-        problems.push({
-          path: base,
-          message: `parallel group ${JSON.stringify(name)} has the name of an agent: a signal target naming it would be ambiguous`,
-          atKey: true,
-        });
-      }
-      const group = groups[name];
-      if (!isObj(group)) continue;
-      const members = own(group, k.agents);
-      if (Array.isArray(members)) {
-        const seen = new Set<string>();
-        members.forEach((m: unknown, j) => {
-          checkAgent(m, [...base, k.agents, j]);
-          if (typeof m !== 'string') return;
-          if (seen.has(m))
-            problems.push({
-              path: [...base, k.agents, j],
-              message: `agent ${JSON.stringify(m)} is listed twice in this group`,
-            });
-          seen.add(m);
-        });
-      }
-      checkAgent(own(group, k.nextAgent), [...base, k.nextAgent]);
-    }
-  }
-  return problems;
+  refs.checkAgent(own(group, k.nextAgent), [...base, k.nextAgent]);
 }
 
 // ------------------------------------------------------------------------------- resolution

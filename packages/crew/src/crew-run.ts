@@ -10,14 +10,8 @@ import {
 } from '@signalyard/core';
 import { abortedError, errorText, isAbortSignal, linkAbortSignals, untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent, CompiledCrew, CompiledGroup } from './compiled-crew.js';
-import type {
-  CrewEndReason,
-  CrewEvent,
-  CrewResponse,
-  CrewRunOptions,
-  CrewState,
-  ParallelMemberStatus,
-} from './crew-events.js';
+import type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMemberStatus } from './crew-events.js';
+import type { CrewState } from './crew-state.js';
 import {
   aggregateResults,
   messageProblem,
@@ -399,11 +393,22 @@ async function runGroup(
   from: CompiledAgent,
   group: CompiledGroup,
 ): Promise<undefined | typeof OUT_OF_ROUNDS> {
+  run.emit?.({ type: 'parallel_start', group: group.name, agents: group.memberIds });
+  const outcomes = await runMembers(run, group);
+  if (run.abortSignal.aborted) throw abortedError(run.abortSignal);
+  return groupResult(run, from, group, outcomes);
+}
+
+/**
+ * Runs every member of `group` at once under the group's deadline, each on its own copy of the
+ * history with its own AbortSignal (aborted by the run, the deadline, or — without
+ * `wait_for_all` — the first member to succeed). Resolves with each member's outcome.
+ */
+async function runMembers(run: Run, group: CompiledGroup): Promise<MemberOutcome[]> {
   const emit = run.emit;
   const runSignal = run.abortSignal;
   const members = group.members;
   const n = members.length;
-  emit?.({ type: 'parallel_start', group: group.name, agents: group.memberIds });
   const snapshot = run.history.slice();
   const controllers = members.map(() => new AbortController());
   const outcomes: (MemberOutcome | undefined)[] = new Array<MemberOutcome | undefined>(n);
@@ -418,12 +423,7 @@ async function runGroup(
   runSignal.addEventListener('abort', onRunAbort, { once: true });
   const timer = setTimeout(() => {
     flags.timedOut = true;
-    abortUnfinished(
-      new SignalyardError({
-        code: 'CREW_PARALLEL_TIMEOUT',
-        message: `Parallel group ${JSON.stringify(group.name)} reached its deadline of ${group.timeoutSeconds} s`,
-      }),
-    );
+    abortUnfinished(groupTimeout(group));
   }, group.timeoutMs);
 
   const settle = (i: number, outcome: MemberOutcome): void => {
@@ -459,18 +459,7 @@ async function runGroup(
               settle(i, { status: 'cancelled' });
               return;
             }
-            if (reply !== OUT_OF_ROUNDS) {
-              settle(i, { status: 'succeeded', content: reply });
-              return;
-            }
-            settle(i, {
-              status: 'failed',
-              outOfRounds: true,
-              error: new SignalyardError({
-                code: 'CREW_MAX_ROUNDS',
-                message: `Agent ${JSON.stringify(agent.id)} of parallel group ${JSON.stringify(group.name)} needed another model call, but max_rounds (${run.crew.settings.maxRounds}) is reached`,
-              }),
-            });
+            settle(i, replyOutcome(run, agent, group, reply));
           },
           (error: unknown) => {
             settle(
@@ -492,8 +481,45 @@ async function runGroup(
     clearTimeout(timer);
     runSignal.removeEventListener('abort', onRunAbort);
   }
-  if (runSignal.aborted) throw abortedError(runSignal);
+  return outcomes as MemberOutcome[];
+}
 
+/** The abort reason of a group's members when its deadline passes. */
+function groupTimeout(group: CompiledGroup): SignalyardError {
+  return new SignalyardError({
+    code: 'CREW_PARALLEL_TIMEOUT',
+    message: `Parallel group ${JSON.stringify(group.name)} reached its deadline of ${group.timeoutSeconds} s`,
+  });
+}
+
+/** How a member whose turn returned ended: its reply, or out of rounds. */
+function replyOutcome(
+  run: Run,
+  agent: CompiledAgent,
+  group: CompiledGroup,
+  reply: string | typeof OUT_OF_ROUNDS,
+): MemberOutcome {
+  if (reply !== OUT_OF_ROUNDS) return { status: 'succeeded', content: reply };
+  return {
+    status: 'failed',
+    outOfRounds: true,
+    error: new SignalyardError({
+      code: 'CREW_MAX_ROUNDS',
+      message: `Agent ${JSON.stringify(agent.id)} of parallel group ${JSON.stringify(group.name)} needed another model call, but max_rounds (${run.crew.settings.maxRounds}) is reached`,
+    }),
+  };
+}
+
+/** Step 7's end: the aggregated results as one user message, or why the group failed. */
+function groupResult(
+  run: Run,
+  from: CompiledAgent,
+  group: CompiledGroup,
+  outcomes: readonly MemberOutcome[],
+): undefined | typeof OUT_OF_ROUNDS {
+  const emit = run.emit;
+  const members = group.members;
+  const n = members.length;
   const succeeded: { agentId: string; content: string }[] = [];
   let outOfRounds = false;
   for (let i = 0; i < n; i++) {
@@ -505,10 +531,10 @@ async function runGroup(
   emit?.({ type: 'parallel_end', group: group.name, succeeded: succeeded.map((s) => s.agentId) });
   if (succeeded.length === 0) {
     if (outOfRounds) return OUT_OF_ROUNDS;
-    const errors = outcomes.map((o) => (o as MemberOutcome).error ?? new AbortedError());
+    const errors = outcomes.map((o) => o.error ?? new AbortedError());
     const summary = outcomes.map(
       (o, i) =>
-        `${(members[i] as CompiledAgent).id} ${(o as MemberOutcome).status === 'timed_out' ? 'timed out' : ((o as MemberOutcome).error?.message ?? (o as MemberOutcome).status)}`,
+        `${(members[i] as CompiledAgent).id} ${o.status === 'timed_out' ? 'timed out' : (o.error?.message ?? o.status)}`,
     );
     throw new CrewRunError({
       code: 'CREW_PARALLEL_FAILED',

@@ -26,13 +26,7 @@ export type { ParseCrewConfigOptions } from './parse-crew-config.js';
 export { resolveCrewConfig } from './resolve-crew-config.js';
 export { CrewExecutor } from './crew-executor.js';
 export type { CrewExecutorOptions } from './crew-executor.js';
-export type {
-  CrewEndReason,
-  CrewEvent,
-  CrewResponse,
-  CrewRunOptions,
-  CrewState,
-  ParallelMemberStatus,
-} from './crew-events.js';
+export type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMemberStatus } from './crew-events.js';
+export type { CrewState } from './crew-state.js';
 export { CrewRunError } from './errors/crew-run-error.js';
 export type { CrewRunErrorCode } from './errors/crew-run-error.js';

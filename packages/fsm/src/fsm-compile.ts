@@ -45,18 +45,34 @@ function toGuard(guard: unknown): GuardCondition | undefined | string {
  */
 export function compileFsm(spec: FsmSpec): CompiledFsm {
   const problems: string[] = [];
+  const declared = checkStates(spec, problems);
+  // The initial state.
+  let initial: string | undefined;
+  if (spec.initial === undefined) problems.push('no initial state: call initial(state)');
+  else if (!isName(spec.initial))
+    problems.push(`initial state ${describeValue(spec.initial)} must be a non-empty string`);
+  else initial = spec.initial;
 
-  // States declared explicitly with state().
+  const transitions = checkTransitions(spec, problems);
+  const states = stateSet(declared, initial, transitions, problems);
+  checkTransitionRules(transitions, declared.finals, problems);
+  const routes = checkRoutes(spec, new Set(states), problems);
+  if (problems.length > 0 || initial === undefined) throw new FsmDefinitionError({ problems });
+  return indexFsm(states, initial, transitions, routes, declared.finals);
+}
+
+/** The states declared with `state()` (problems pushed to `problems`). */
+function checkStates(spec: FsmSpec, problems: string[]): { declared: boolean; names: string[]; finals: string[] } {
   const declared = spec.states.length > 0;
-  const declaredNames: string[] = [];
+  const names: string[] = [];
   const finals: string[] = [];
   for (const [i, s] of spec.states.entries()) {
     if (!isName(s.name)) {
       problems.push(`state #${i}: name ${describeValue(s.name)} must be a non-empty string`);
       continue;
     }
-    if (declaredNames.includes(s.name)) problems.push(`state "${s.name}" is declared more than once`);
-    else declaredNames.push(s.name);
+    if (names.includes(s.name)) problems.push(`state "${s.name}" is declared more than once`);
+    else names.push(s.name);
     if (s.final !== undefined && typeof s.final !== 'boolean')
       problems.push(`state "${s.name}": final must be a boolean, got ${describeValue(s.final)}`);
     if (s.description !== undefined && typeof s.description !== 'string') {
@@ -65,14 +81,11 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
     if (s.final === true && !finals.includes(s.name)) finals.push(s.name);
   }
 
-  // The initial state.
-  let initial: string | undefined;
-  if (spec.initial === undefined) problems.push('no initial state: call initial(state)');
-  else if (!isName(spec.initial))
-    problems.push(`initial state ${describeValue(spec.initial)} must be a non-empty string`);
-  else initial = spec.initial;
+  return { declared, names, finals };
+}
 
-  // Transitions.
+/** The transitions that are well-formed, with their guards (problems pushed to `problems`). */
+function checkTransitions(spec: FsmSpec, problems: string[]): CheckedTransition[] {
   const transitions: CheckedTransition[] = [];
   for (const [index, t] of spec.transitions.entries()) {
     const label = `transition #${index} (${String(t.from)} --${String(t.action)}--> ${String(t.to)})`;
@@ -112,9 +125,18 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
     });
   }
 
-  // The state set: as declared, or every name used by initial() and transition().
-  const states: string[] = declared ? [...declaredNames] : [];
-  if (!declared) {
+  return transitions;
+}
+
+/** The state set: as declared, or every name used by initial() and transition(). */
+function stateSet(
+  declared: { declared: boolean; names: string[] },
+  initial: string | undefined,
+  transitions: readonly CheckedTransition[],
+  problems: string[],
+): string[] {
+  const states: string[] = declared.declared ? [...declared.names] : [];
+  if (!declared.declared) {
     const use = (s: string | undefined): void => {
       if (s !== undefined && !states.includes(s)) states.push(s);
     };
@@ -133,8 +155,16 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
       }
     }
   }
-  const known = new Set(states);
 
+  return states;
+}
+
+/** No transition leaves a final state; no two unguarded transitions are ambiguous. */
+function checkTransitionRules(
+  transitions: readonly CheckedTransition[],
+  finals: readonly string[],
+  problems: string[],
+): void {
   for (const t of transitions) {
     if (finals.includes(t.from))
       problems.push(`transition #${t.index} (${t.from} --${t.action}--> ${t.to}) leaves final state "${t.from}"`);
@@ -153,9 +183,11 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
       }
     }
   }
+}
 
-  // Strategy-tier routes.
-  const routes: { route: SignalRoute; inStates: ReadonlySet<string> | undefined }[] = [];
+/** The strategy-tier routes (problems pushed to `problems`). */
+function checkRoutes(spec: FsmSpec, known: ReadonlySet<string>, problems: string[]): CompiledRoute[] {
+  const routes: CompiledRoute[] = [];
   for (const [i, r] of spec.routes.entries()) {
     const problem = routeProblem(r.route);
     if (problem !== undefined) {
@@ -175,9 +207,23 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
     if (unknown.length === 0) routes.push({ route: r.route as SignalRoute, inStates: new Set(r.inStates as string[]) });
   }
 
-  if (problems.length > 0 || initial === undefined) throw new FsmDefinitionError({ problems });
+  return routes;
+}
 
-  // Index: state → action → candidates in evaluation order (priority desc, then registration).
+/** A checked strategy-tier route and the states it is limited to. */
+interface CompiledRoute {
+  route: SignalRoute;
+  inStates: ReadonlySet<string> | undefined;
+}
+
+/** Indexes a checked definition: state → action → candidates in evaluation order (priority desc, then registration). */
+function indexFsm(
+  states: readonly string[],
+  initial: string,
+  transitions: readonly CheckedTransition[],
+  routes: readonly CompiledRoute[],
+  finals: readonly string[],
+): CompiledFsm {
   const stateIndex = new Map(states.map((s, i) => [s, i]));
   const buckets = states.map(() => new Map<string, CheckedTransition[]>());
   for (const t of transitions) {
@@ -217,7 +263,7 @@ export function compileFsm(spec: FsmSpec): CompiledFsm {
     validActions,
     snapshots,
     routes,
-    finals: Object.freeze(finals),
+    finals: Object.freeze([...finals]),
     mermaid: renderMermaid({
       initial,
       transitions: transitions.map((t) => ({ from: t.from, to: t.to, action: t.action, guardName: t.guardName })),

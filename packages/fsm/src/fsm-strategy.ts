@@ -1,13 +1,35 @@
-import { describeValue, type StrategySnapshot, type TransitionResult } from '@signalyard/core';
+// The FSM's public classes: `FsmStrategy` (the machine; `FsmStrategy.builder()` starts a
+// definition), `FsmStrategyBuilder`, `FsmDefinition` (compiles a builder's spec once, creates
+// instances) and `FsmStrategyWithRoutes` (an instance: a machine plus the builder's strategy-tier
+// routes). They refer to each other by design — the machine's static `builder()` leads, through
+// the definition, back to new machines — so they share this module: split across files they
+// import each other in a cycle. The work is elsewhere: compiling (fsm-compile.ts), guards
+// (guard.ts), Mermaid (fsm-mermaid.ts).
+import type {
+  ExecutionStrategy,
+  RouteContext,
+  Signal,
+  SignalRoute,
+  StrategySnapshot,
+  TransitionResult,
+} from '@signalyard/core';
+import { describeValue } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
 import { GuardFailedError } from './errors/guard-failed-error.js';
 import { GuardRejectedError } from './errors/guard-rejected-error.js';
 import { InvalidTransitionError } from './errors/invalid-transition-error.js';
-import { FsmStrategyBuilder } from './fsm-builder.js';
-import type { FsmDefinition } from './fsm-definition.js';
-import { compiledDefinitions, type CandidateList, type CompiledFsm, type CompiledTransition } from './internal.js';
+import type { GuardCondition } from './guard.js';
+import { compileFsm } from './fsm-compile.js';
+import {
+  builderSpecs,
+  type FsmSpec,
+  compiledDefinitions,
+  type CandidateList,
+  type CompiledFsm,
+  type CompiledTransition,
+} from './internal.js';
 
 const isThenable = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
@@ -214,4 +236,256 @@ export class FsmStrategy {
   #invalid(action: string): InvalidTransitionError {
     return new InvalidTransitionError({ currentState: this.currentState, action, validActions: this.validActions() });
   }
+}
+
+/**
+ * An immutable, validated FSM definition: states, transitions, guards and routes, shareable
+ * between any number of instances. `create()` makes a new independent instance (a Runner makes
+ * one per session through the agent's strategy factory `() => definition.create()`).
+ *
+ * @example
+ * ```ts
+ * const definition = FsmStrategy.builder()
+ *   .initial('idle')
+ *   .transition('idle', 'start', 'running')
+ *   .define();
+ * const a = definition.create();
+ * const b = definition.create(a.snapshot());   // restored to a's state
+ * ```
+ */
+export class FsmDefinition {
+  /** Every state, in declaration order (or order of first use when none was declared). */
+  readonly states: readonly string[];
+  /** The initial state. */
+  readonly initial: string;
+  readonly #mermaid: string;
+
+  /**
+   * Validates the builder's current definition (the same as `builder.define()`).
+   * @throws FsmDefinitionError `FSM_DEFINITION_INVALID` listing every problem.
+   */
+  constructor(builder: FsmStrategyBuilder) {
+    const spec = builderSpecs.get(builder);
+    if (spec === undefined) throw new FsmDefinitionError({ problems: ['FsmDefinition needs an FsmStrategyBuilder'] });
+    const compiled = compileFsm(spec);
+    compiledDefinitions.set(this, compiled);
+    this.states = compiled.states;
+    this.initial = compiled.states[compiled.initial] as string;
+    this.#mermaid = compiled.mermaid;
+    Object.freeze(this);
+  }
+
+  /**
+   * A new instance in the initial state, or restored from `snapshot`.
+   * @throws FsmSnapshotError `FSM_SNAPSHOT_INVALID` when the snapshot cannot be restored.
+   */
+  create(snapshot?: StrategySnapshot): FsmStrategyWithRoutes {
+    const instance = new FsmStrategyWithRoutes(this);
+    if (snapshot !== undefined) instance.restore(snapshot);
+    return instance;
+  }
+
+  /**
+   * The definition as a Mermaid `stateDiagram-v2`: `[*] --> initial`, one line per transition in
+   * registration order (`from --> to : action`, with ` [guard]` for guarded ones), then
+   * `state --> [*]` for each final state. State names that are not `[A-Za-z0-9_]+` are declared
+   * after the header as `state "name" as sN` and referred to as `sN`.
+   */
+  toMermaid(): string {
+    return this.#mermaid;
+  }
+}
+
+/**
+ * An {@link FsmStrategy} bundled with the strategy-tier routes registered on its builder: the
+ * `ExecutionStrategy` a Runner agent uses. `execute`, `canExecute`, `snapshot` and
+ * `restore` delegate to {@link FsmStrategyWithRoutes.strategy}; `signalRoutes()` returns the
+ * builder's routes, with each `inStates` route matching only while **this instance** is in one
+ * of those states.
+ *
+ * @example
+ * ```ts
+ * const definition = FsmStrategy.builder()
+ *   .initial('idle')
+ *   .transition('idle', 'start', 'processing')
+ *   .transition('processing', 'finish', 'idle')
+ *   .route({ kind: SignalKind.UserMessage, action: Action.reject('busy') }, { inStates: ['processing'] })
+ *   .define();
+ * const agent = { id: 'main', strategy: () => definition.create(), engine };
+ * ```
+ */
+export class FsmStrategyWithRoutes implements ExecutionStrategy {
+  /** The state machine itself. */
+  readonly strategy: FsmStrategy;
+  readonly #definition: FsmDefinition;
+  #routes: readonly SignalRoute[] | undefined;
+
+  /** A new instance of `definition` in its initial state (the same as `definition.create()`). */
+  constructor(definition: FsmDefinition) {
+    this.strategy = new FsmStrategy(definition);
+    this.#definition = definition;
+  }
+
+  /** The current state of {@link FsmStrategyWithRoutes.strategy}. */
+  get currentState(): string {
+    return this.strategy.currentState;
+  }
+
+  /** See {@link FsmStrategy.validActions}. */
+  validActions(): readonly string[] {
+    return this.strategy.validActions();
+  }
+
+  /** See {@link FsmStrategy.execute}. */
+  execute(action: string, input?: unknown): TransitionResult {
+    return this.strategy.execute(action, input);
+  }
+
+  /** See {@link FsmStrategy.canExecute}. */
+  canExecute(action: string, input?: unknown): boolean {
+    return this.strategy.canExecute(action, input);
+  }
+
+  /**
+   * The routes registered with the builder's `route()`, for the router's strategy tier. Routes
+   * given `inStates` match only while this instance is in one of those states (and their own
+   * predicate, if any, returns `true`). The same frozen array on every call.
+   */
+  signalRoutes(): readonly SignalRoute[] {
+    if (this.#routes === undefined) {
+      const fsm = this.strategy;
+      const compiled = compiledDefinitions.get(this.#definition);
+      this.#routes = Object.freeze(
+        (compiled?.routes ?? []).map(({ route, inStates }): SignalRoute => {
+          if (inStates === undefined) return route;
+          const own = route.predicate;
+          const predicate =
+            own === undefined
+              ? () => inStates.has(fsm.currentState)
+              : (signal: Signal, ctx: RouteContext) => inStates.has(fsm.currentState) && own(signal, ctx);
+          return Object.freeze({ ...route, predicate });
+        }),
+      );
+    }
+    return this.#routes;
+  }
+
+  /** See {@link FsmStrategy.snapshot}. */
+  snapshot(): { readonly type: 'fsm'; readonly current_state: string } {
+    return this.strategy.snapshot();
+  }
+
+  /** See {@link FsmStrategy.restore}. */
+  restore(snapshot: StrategySnapshot): void {
+    this.strategy.restore(snapshot);
+  }
+
+  /** See {@link FsmDefinition.toMermaid}. */
+  toMermaid(): string {
+    return this.strategy.toMermaid();
+  }
+}
+
+/** Options of {@link FsmStrategyBuilder.transition}. */
+export interface TransitionOptions {
+  /** A named guard, or a function (named `guard#N` after its `transition()` call's 0-based index). */
+  readonly guard?: GuardCondition | ((input: unknown) => boolean);
+  /** An integer, default 0: higher is tried first; ties go to the transition registered first. */
+  readonly priority?: number;
+}
+
+/** Options of {@link FsmStrategyBuilder.state}. */
+export interface StateOptions {
+  /** No transition may leave a final state. */
+  readonly final?: boolean;
+  readonly description?: string;
+}
+
+/** Options of {@link FsmStrategyBuilder.route}. */
+export interface RouteOptions {
+  /** The route matches only while the FSM instance is in one of these states. */
+  readonly inStates?: readonly string[];
+}
+
+/**
+ * Declares an FSM: its initial state, optional state declarations, transitions with guards and
+ * priorities, and strategy-tier routes. Nothing is checked until `build()` / `define()`, which
+ * report every problem at once in one {@link FsmDefinitionError}.
+ *
+ * @example
+ * ```ts
+ * const definition = FsmStrategy.builder()
+ *   .initial('idle')
+ *   .transition('idle', 'start', 'planning')
+ *   .transition('planning', 'review', 'executing', { guard: new ClosureGuard('quality', (i) => (i as Q).quality > 0.5), priority: 10 })
+ *   .transition('planning', 'review', 'revising')
+ *   .route({ kind: SignalKind.UserMessage, action: Action.reject('busy') }, { inStates: ['executing'] })
+ *   .define();
+ * ```
+ */
+export class FsmStrategyBuilder {
+  readonly #spec: FsmSpec = { initial: undefined, states: [], transitions: [], routes: [] };
+
+  constructor() {
+    builderSpecs.set(this, this.#spec);
+  }
+
+  /** Sets the initial state (required; the last call wins). */
+  initial(state: string): this {
+    this.#spec.initial = state;
+    return this;
+  }
+
+  /**
+   * Declares a state. Optional: once any state is declared, every state used must be declared;
+   * without declarations the states are every name used in `initial` and `transition`.
+   */
+  state(name: string, opts?: StateOptions): this {
+    const o = options(opts);
+    this.#spec.states.push({ name, final: o.final, description: o.description });
+    return this;
+  }
+
+  /** Adds a transition from `from` to `to` on `action`, optionally guarded and prioritised. */
+  transition(from: string, action: string, to: string, opts?: TransitionOptions): this {
+    const o = options(opts);
+    this.#spec.transitions.push({ from, action, to, guard: o.guard, priority: o.priority });
+    return this;
+  }
+
+  /**
+   * Adds a strategy-tier signal route. With `inStates` it matches only while the FSM instance is
+   * in one of those states; without, in every state.
+   */
+  route(route: SignalRoute, opts?: RouteOptions): this {
+    const inStates: unknown = options(opts).inStates;
+    this.#spec.routes.push({
+      // Copied now: later changes to the caller's objects never reach a definition.
+      route: typeof route === 'object' && (route as unknown) !== null ? Object.freeze({ ...route }) : route,
+      inStates: Array.isArray(inStates) ? [...(inStates as unknown[])] : inStates,
+    });
+    return this;
+  }
+
+  /**
+   * Validates and returns one live instance (the same as `define().create()`).
+   * @throws FsmDefinitionError `FSM_DEFINITION_INVALID` listing every problem.
+   */
+  build(): FsmStrategyWithRoutes {
+    return this.define().create();
+  }
+
+  /**
+   * Validates and returns an immutable, shareable {@link FsmDefinition}; later builder calls do
+   * not affect it.
+   * @throws FsmDefinitionError `FSM_DEFINITION_INVALID` listing every problem.
+   */
+  define(): FsmDefinition {
+    return new FsmDefinition(this);
+  }
+}
+
+/** Options objects are optional; `null` from JavaScript callers counts as none. */
+function options<T extends object>(opts: T | undefined | null): Partial<T> {
+  return typeof opts === 'object' && opts !== null ? opts : {};
 }

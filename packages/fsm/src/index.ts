@@ -5,10 +5,8 @@
  * @packageDocumentation
  */
 export { FsmStrategy } from './fsm-strategy.js';
-export { FsmStrategyBuilder } from './fsm-builder.js';
-export type { RouteOptions, StateOptions, TransitionOptions } from './fsm-builder.js';
-export { FsmDefinition } from './fsm-definition.js';
-export { FsmStrategyWithRoutes } from './fsm-strategy-with-routes.js';
+export { FsmDefinition, FsmStrategyBuilder, FsmStrategyWithRoutes } from './fsm-strategy.js';
+export type { RouteOptions, StateOptions, TransitionOptions } from './fsm-strategy.js';
 export { ClosureGuard } from './guard.js';
 export type { GuardCondition } from './guard.js';
 export { InvalidTransitionError } from './errors/invalid-transition-error.js';

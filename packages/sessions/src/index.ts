@@ -14,6 +14,7 @@ export type {
   SessionKeyFactories,
   TaskType,
 } from './session-key.js';
+export type { SessionKeyShape } from './session-key-types.js';
 export { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH, formatSessionKey, parseSessionKey } from './session-key-codec.js';
 export { MAX_AGENT_ID_LENGTH, normalizeAgentId } from './normalize.js';
 export { SessionKeyError } from './session-key-error.js';

@@ -1,7 +1,7 @@
 import { describeValue } from '@signalyard/core';
 import { canonicalId, isAsciiSpace, isCanonicalAgentId, isCanonicalChannel, normalizeAgentId } from './normalize.js';
 import { SessionKeyError } from './session-key-error.js';
-import type { PeerKind, SessionKey, TaskType } from './session-key.js';
+import type { PeerKind, SessionKeyShape as SessionKey, TaskType } from './session-key-types.js';
 
 /** The longest formatted session key, in characters. */
 export const MAX_SESSION_KEY_LENGTH = 1024;
@@ -199,70 +199,14 @@ function decodeSegment(text: string, raw: string, what: string, caseSensitive: b
   if (raw.includes('%')) {
     const out: string[] = [];
     let i = 0;
-    const byteAt = (at: number): number => {
-      if (raw.charCodeAt(at) !== 0x25) return -1;
-      const hi = hexValue(raw.charCodeAt(at + 1));
-      const lo = hexValue(raw.charCodeAt(at + 2));
-      return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
-    };
     while (i < raw.length) {
       if (raw.charCodeAt(i) !== 0x25) {
-        const cp = raw.codePointAt(i) as number;
-        const ch = String.fromCodePoint(cp);
+        const ch = String.fromCodePoint(raw.codePointAt(i) as number);
         out.push(ch);
         i += ch.length;
         continue;
       }
-      const b0 = byteAt(i);
-      if (b0 < 0)
-        parseError(
-          text,
-          `bad escape ${describeValue(raw.slice(i, i + 3))} in the ${what} (expected % and two hex digits)`,
-        );
-      let cp: number;
-      let len: number;
-      if (b0 < 0x80) {
-        cp = b0;
-        len = 1;
-      } else if (b0 >= 0xc2 && b0 <= 0xdf) {
-        cp = b0 & 0x1f;
-        len = 2;
-      } else if (b0 >= 0xe0 && b0 <= 0xef) {
-        cp = b0 & 0x0f;
-        len = 3;
-      } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-        cp = b0 & 0x07;
-        len = 4;
-      } else {
-        return parseError(
-          text,
-          `bad escape ${describeValue(raw.slice(i, i + 3))} in the ${what} (not a UTF-8 lead byte)`,
-        );
-      }
-      for (let j = 1; j < len; j++) {
-        const b = byteAt(i + 3 * j);
-        if (b < 0x80 || b > 0xbf) {
-          parseError(
-            text,
-            `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (truncated UTF-8 sequence)`,
-          );
-        }
-        cp = (cp << 6) | (b & 0x3f);
-      }
-      const minimum = len === 2 ? 0x80 : len === 3 ? 0x800 : 0x10000;
-      if ((len > 1 && cp < minimum) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-        parseError(
-          text,
-          `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (invalid UTF-8 sequence)`,
-        );
-      }
-      const ch = String.fromCodePoint(cp);
-      if (ch !== '%' && ch !== ':' && ch.toLowerCase() === ch) {
-        parseError(
-          text,
-          `unnecessary escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (only %, : and characters that lowercasing would change are escaped)`,
-        );
-      }
+      const { ch, len } = decodeEscape(text, raw, i, what);
       out.push(ch);
       i += 3 * len;
     }
@@ -275,6 +219,58 @@ function decodeSegment(text: string, raw: string, what: string, caseSensitive: b
     );
   }
   return value;
+}
+
+/** The byte a `%XX` escape at `at` stands for, or -1 when there is none. */
+function escapedByte(raw: string, at: number): number {
+  if (raw.charCodeAt(at) !== 0x25) return -1;
+  const hi = hexValue(raw.charCodeAt(at + 1));
+  const lo = hexValue(raw.charCodeAt(at + 2));
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
+/** The UTF-8 lead byte's value bits and sequence length, or `undefined` for a byte that cannot lead. */
+function utf8Lead(b0: number): { cp: number; len: number } | undefined {
+  if (b0 < 0x80) return { cp: b0, len: 1 };
+  if (b0 >= 0xc2 && b0 <= 0xdf) return { cp: b0 & 0x1f, len: 2 };
+  if (b0 >= 0xe0 && b0 <= 0xef) return { cp: b0 & 0x0f, len: 3 };
+  if (b0 >= 0xf0 && b0 <= 0xf4) return { cp: b0 & 0x07, len: 4 };
+  return undefined;
+}
+
+/** Decodes the UTF-8 escape sequence (`%XX`, one to four of them) at `i`: the character and its byte count. */
+function decodeEscape(text: string, raw: string, i: number, what: string): { ch: string; len: number } {
+  const b0 = escapedByte(raw, i);
+  if (b0 < 0)
+    parseError(text, `bad escape ${describeValue(raw.slice(i, i + 3))} in the ${what} (expected % and two hex digits)`);
+  const lead = utf8Lead(b0);
+  if (lead === undefined) {
+    return parseError(text, `bad escape ${describeValue(raw.slice(i, i + 3))} in the ${what} (not a UTF-8 lead byte)`);
+  }
+  let { cp } = lead;
+  const { len } = lead;
+  for (let j = 1; j < len; j++) {
+    const b = escapedByte(raw, i + 3 * j);
+    if (b < 0x80 || b > 0xbf) {
+      parseError(
+        text,
+        `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (truncated UTF-8 sequence)`,
+      );
+    }
+    cp = (cp << 6) | (b & 0x3f);
+  }
+  const minimum = len === 2 ? 0x80 : len === 3 ? 0x800 : 0x10000;
+  if ((len > 1 && cp < minimum) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+    parseError(text, `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (invalid UTF-8 sequence)`);
+  }
+  const ch = String.fromCodePoint(cp);
+  if (ch !== '%' && ch !== ':' && ch.toLowerCase() === ch) {
+    parseError(
+      text,
+      `unnecessary escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (only %, : and characters that lowercasing would change are escaped)`,
+    );
+  }
+  return { ch, len };
 }
 
 function isPeerKind(s: string | undefined): s is PeerKind {
@@ -307,70 +303,84 @@ function parseBase(text: string, segs: readonly string[], end: number): SessionK
         agentId,
         mainKey: decodeSegment(text, segs[2] as string, 'main key', false),
       });
-    case 4: {
-      const type = segs[2] as string;
-      const raw = segs[3] as string;
-      if (type === 'dm') {
-        return Object.freeze({
-          kind: 'direct_message',
-          agentId,
-          peerId: decodeSegment(text, raw, 'peer id', true),
-          dmScope: 'per-peer',
-        });
-      }
-      if (isTaskType(type)) {
-        return Object.freeze({
-          kind: 'task',
-          agentId,
-          taskType: type,
-          taskId: decodeSegment(text, raw, 'task id', false),
-        });
-      }
-      if (type === 'ephemeral') {
-        return Object.freeze({
-          kind: 'ephemeral',
-          agentId,
-          ephemeralId: decodeSegment(text, raw, 'ephemeral id', false),
-        });
-      }
-      return parseError(
-        text,
-        `unknown key type ${describeValue(type)} in segment 3 (expected "dm", a task type "cron", "webhook" or "scheduled", or "ephemeral")`,
-      );
-    }
+    case 4:
+      return parseFourSegments(text, segs, agentId);
     case 5:
-    case 7: {
-      const kind = segs[3];
-      if (end === 5 && kind === 'dm') {
-        return Object.freeze({
-          kind: 'direct_message',
-          agentId,
-          peerId: decodeSegment(text, segs[4] as string, 'peer id', true),
-          dmScope: 'per-channel-peer',
-          channel: channel(),
-        });
-      }
-      if (!isPeerKind(kind)) {
-        return parseError(
-          text,
-          `unknown peer kind ${describeValue(kind)} in segment 4 (expected "dm", "group", "channel" or "thread")`,
-        );
-      }
-      const ch = channel();
-      const peerId = decodeSegment(text, segs[4] as string, 'peer id', true);
-      if (end === 5) return Object.freeze({ kind: 'group', agentId, channel: ch, peerKind: kind, peerId });
-      if (segs[5] !== 'thread') {
-        return parseError(text, `expected "thread" in segment 6, got ${describeValue(segs[5])}`);
-      }
-      const threadId = decodeSegment(text, segs[6] as string, 'thread id', true);
-      return Object.freeze({ kind: 'group', agentId, channel: ch, peerKind: kind, peerId, threadId });
-    }
+    case 7:
+      return parsePeerKey(text, segs, end, agentId, channel);
     default:
       return parseError(
         text,
         `${end} segments do not form any key variant (expected 3, 4, 5 or 7 before any ":subagent:{id}" pairs)`,
       );
   }
+}
+
+/** `agent:{agent}:{dm|task type|ephemeral}:{id}`. */
+function parseFourSegments(text: string, segs: readonly string[], agentId: string): SessionKey {
+  const type = segs[2] as string;
+  const raw = segs[3] as string;
+  if (type === 'dm') {
+    return Object.freeze({
+      kind: 'direct_message',
+      agentId,
+      peerId: decodeSegment(text, raw, 'peer id', true),
+      dmScope: 'per-peer',
+    });
+  }
+  if (isTaskType(type)) {
+    return Object.freeze({
+      kind: 'task',
+      agentId,
+      taskType: type,
+      taskId: decodeSegment(text, raw, 'task id', false),
+    });
+  }
+  if (type === 'ephemeral') {
+    return Object.freeze({
+      kind: 'ephemeral',
+      agentId,
+      ephemeralId: decodeSegment(text, raw, 'ephemeral id', false),
+    });
+  }
+  return parseError(
+    text,
+    `unknown key type ${describeValue(type)} in segment 3 (expected "dm", a task type "cron", "webhook" or "scheduled", or "ephemeral")`,
+  );
+}
+
+/** `agent:{agent}:{channel}:{dm|peer kind}:{peer}`, plus `:thread:{id}` for 7 segments. */
+function parsePeerKey(
+  text: string,
+  segs: readonly string[],
+  end: number,
+  agentId: string,
+  channel: () => string,
+): SessionKey {
+  const kind = segs[3];
+  if (end === 5 && kind === 'dm') {
+    return Object.freeze({
+      kind: 'direct_message',
+      agentId,
+      peerId: decodeSegment(text, segs[4] as string, 'peer id', true),
+      dmScope: 'per-channel-peer',
+      channel: channel(),
+    });
+  }
+  if (!isPeerKind(kind)) {
+    return parseError(
+      text,
+      `unknown peer kind ${describeValue(kind)} in segment 4 (expected "dm", "group", "channel" or "thread")`,
+    );
+  }
+  const ch = channel();
+  const peerId = decodeSegment(text, segs[4] as string, 'peer id', true);
+  if (end === 5) return Object.freeze({ kind: 'group', agentId, channel: ch, peerKind: kind, peerId });
+  if (segs[5] !== 'thread') {
+    return parseError(text, `expected "thread" in segment 6, got ${describeValue(segs[5])}`);
+  }
+  const threadId = decodeSegment(text, segs[6] as string, 'thread id', true);
+  return Object.freeze({ kind: 'group', agentId, channel: ch, peerKind: kind, peerId, threadId });
 }
 
 /**

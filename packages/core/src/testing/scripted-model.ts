@@ -94,60 +94,7 @@ export function scriptedModel(
     );
   }
 
-  let next: (agentId: string | undefined) => ScriptStep;
-  if (typeof script === 'function') {
-    next = () => script;
-  } else if (Array.isArray(script)) {
-    const steps = (script as readonly unknown[]).map((s, i) => checkStep(s, `index ${i}`));
-    let cursor = 0;
-    next = (agentId) => {
-      const step = steps[cursor];
-      if (step === undefined) {
-        throw new ScriptedModelError({
-          code: 'SCRIPT_EXHAUSTED',
-          message: `Scripted model ran out of script: call ${cursor + 1} (agent ${agentName(agentId)}) but the script has ${steps.length} step${steps.length === 1 ? '' : 's'}`,
-        });
-      }
-      cursor++;
-      return step;
-    };
-  } else if (typeof script === 'object' && (script as unknown) !== null) {
-    const perAgent = new Map<string, { steps: readonly ScriptStep[]; cursor: number }>();
-    for (const [agentId, list] of Object.entries(script as Readonly<Record<string, unknown>>)) {
-      if (!Array.isArray(list)) {
-        throw scriptError(
-          `Invalid script for agent ${JSON.stringify(agentId)}: expected a list of steps, got ${describeValue(list)}`,
-        );
-      }
-      perAgent.set(agentId, {
-        steps: list.map((s: unknown, i) => checkStep(s, `${JSON.stringify(agentId)}[${i}]`)),
-        cursor: 0,
-      });
-    }
-    next = (agentId) => {
-      const entry = agentId === undefined ? undefined : perAgent.get(agentId);
-      if (entry === undefined) {
-        const known = [...perAgent.keys()].map((a) => JSON.stringify(a)).join(', ');
-        throw new ScriptedModelError({
-          code: 'SCRIPT_EXHAUSTED',
-          message: `Scripted model has no script for agent ${agentName(agentId)} (scripted agents: ${known === '' ? 'none' : known})`,
-        });
-      }
-      const step = entry.steps[entry.cursor];
-      if (step === undefined) {
-        throw new ScriptedModelError({
-          code: 'SCRIPT_EXHAUSTED',
-          message: `Scripted model ran out of script for agent ${agentName(agentId)}: call ${entry.cursor + 1} but its script has ${entry.steps.length} step${entry.steps.length === 1 ? '' : 's'}`,
-        });
-      }
-      entry.cursor++;
-      return step;
-    };
-  } else {
-    throw scriptError(
-      `Invalid script ${describeValue(script)}: expected a list of steps, a record of lists by agent id, or a function`,
-    );
-  }
+  const next = stepSource(script);
 
   const wait: number = delayMs;
   const calls: ChatRequest[] = [];
@@ -219,4 +166,66 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
     value !== null &&
     typeof (value as { then?: unknown }).then === 'function'
   );
+}
+
+/** Where the steps come from: the script function, a list in order, or a list per agent id. */
+type StepSource = (agentId: string | undefined) => ScriptStep;
+
+function stepSource(script: unknown): StepSource {
+  if (typeof script === 'function') return () => script as ScriptResponder;
+  if (Array.isArray(script)) return listSource(script as readonly unknown[]);
+  if (typeof script === 'object' && script !== null) return perAgentSource(script as Readonly<Record<string, unknown>>);
+  throw scriptError(
+    `Invalid script ${describeValue(script)}: expected a list of steps, a record of lists by agent id, or a function`,
+  );
+}
+
+function listSource(script: readonly unknown[]): StepSource {
+  const steps = script.map((s, i) => checkStep(s, `index ${i}`));
+  let cursor = 0;
+  return (agentId) => {
+    const step = steps[cursor];
+    if (step === undefined) {
+      throw new ScriptedModelError({
+        code: 'SCRIPT_EXHAUSTED',
+        message: `Scripted model ran out of script: call ${cursor + 1} (agent ${agentName(agentId)}) but the script has ${steps.length} step${steps.length === 1 ? '' : 's'}`,
+      });
+    }
+    cursor++;
+    return step;
+  };
+}
+
+function perAgentSource(script: Readonly<Record<string, unknown>>): StepSource {
+  const perAgent = new Map<string, { steps: readonly ScriptStep[]; cursor: number }>();
+  for (const [agentId, list] of Object.entries(script)) {
+    if (!Array.isArray(list)) {
+      throw scriptError(
+        `Invalid script for agent ${JSON.stringify(agentId)}: expected a list of steps, got ${describeValue(list)}`,
+      );
+    }
+    perAgent.set(agentId, {
+      steps: list.map((s: unknown, i) => checkStep(s, `${JSON.stringify(agentId)}[${i}]`)),
+      cursor: 0,
+    });
+  }
+  return (agentId) => {
+    const entry = agentId === undefined ? undefined : perAgent.get(agentId);
+    if (entry === undefined) {
+      const known = [...perAgent.keys()].map((a) => JSON.stringify(a)).join(', ');
+      throw new ScriptedModelError({
+        code: 'SCRIPT_EXHAUSTED',
+        message: `Scripted model has no script for agent ${agentName(agentId)} (scripted agents: ${known === '' ? 'none' : known})`,
+      });
+    }
+    const step = entry.steps[entry.cursor];
+    if (step === undefined) {
+      throw new ScriptedModelError({
+        code: 'SCRIPT_EXHAUSTED',
+        message: `Scripted model ran out of script for agent ${agentName(agentId)}: call ${entry.cursor + 1} but its script has ${entry.steps.length} step${entry.steps.length === 1 ? '' : 's'}`,
+      });
+    }
+    entry.cursor++;
+    return step;
+  };
 }

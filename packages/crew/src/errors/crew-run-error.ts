@@ -1,5 +1,5 @@
 import { SignalyardError, hasErrorMarker } from '@signalyard/core';
-import type { CrewState } from '../crew-events.js';
+import type { CrewState } from '../crew-state.js';
 
 const marker = Symbol.for('signalyard.error.CrewRunError');
 
