@@ -5,7 +5,8 @@
 //     checks each tarball: LICENSE (the repository's), README, package.json without `workspace:`
 //     ranges, the built entry points and bins, no tests or benchmarks;
 //  3. builds and packs a third-party plugin (scripts/pack-smoke/plugin) the way docs/plugins.md
-//     says: its own package, `@signalyard/core` as a peer dependency, compiled with tsc;
+//     says: its own package, `@signalyard/core` as a peer dependency, compiled with tsc, checked
+//     with publint and attw;
 //  4. installs all the tarballs with npm into a scratch app in a temporary folder outside the
 //     workspace (scripts/pack-smoke/app), type-checks it under `strict` with `module: nodenext`
 //     and with `moduleResolution: bundler`, checks the packages' .d.ts files with
@@ -71,6 +72,9 @@ try {
     const core = packed.find((p) => p.manifest.name === '@signalyard/core');
     npm(['install', '--no-save', core.tarball, nodeTypes], plugin);
     run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: plugin });
+    // The checks docs/plugins.md asks a plugin author to run, with the workspace's tools.
+    run(join(root, 'node_modules', '.bin', 'publint'), ['--strict'], { cwd: plugin });
+    run(join(root, 'node_modules', '.bin', 'attw'), ['--pack', '.', '--profile', 'esm-only'], { cwd: plugin });
     npm(['pack', '--pack-destination', tarballs], plugin, { quiet: true });
     const manifest = readJson(join(plugin, 'package.json'));
     const tarball = join(tarballs, `${manifest.name}-${manifest.version}.tgz`);
