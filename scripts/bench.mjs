@@ -70,7 +70,8 @@ try {
 }
 
 const rounds = new Set(figures.map((f) => f.samples.length));
-console.log(`\n# Summary: ${figures.length} figures from ${files.length} benchmark files`);
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+console.log(`\n# Summary: ${plural(figures.length, 'figure')} from ${plural(files.length, 'benchmark file')}`);
 console.log(
   `Medians of ${[...rounds].join(' or ')} rounds; the spread is the lowest and highest round. ` +
     `A result like "met (4/5 samples)" means one round missed the target: noise, unless it repeats.\n`,
