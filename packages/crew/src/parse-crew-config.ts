@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import { configSizeProblem, errorText } from '@signalyard/core/internal';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { CrewConfig } from './crew-config.js';
 import { AT_KEY, crewConfigSchema } from './crew-config-schema.js';
@@ -47,6 +47,8 @@ export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = 
     });
   };
   if (typeof yaml !== 'string') return fail([{ path: '', message: `expected YAML text, got ${describeValue(yaml)}` }]);
+  const tooLarge = configSizeProblem(yaml);
+  if (tooLarge !== undefined) return fail([tooLarge]);
 
   const lineCounter = new LineCounter();
   const doc = parseDocument(yaml, { lineCounter, prettyErrors: false, uniqueKeys: true });

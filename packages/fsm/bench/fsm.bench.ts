@@ -1,27 +1,15 @@
 // The shared FSM workload (5 states; `review` with two guarded transitions on input.quality > 0.5;
 // a 6-action cycle) through FsmStrategy.execute, next to the plain table floor (makeTableFsm) and
 // XState v5 (createActor(machine).send), in one process run.
-// Contract (design/fsm.md): within 3x of the floor, and at least 10x XState's transitions per second.
+// Targets (docs/fsm.md): within 3x of the floor, at least 10x XState's transitions per second, and
+// a refused canExecute costing no more than a successful execute.
 import { ClosureGuard, FsmStrategy } from '@signalyard/fsm';
 import { createActor, createMachine } from 'xstate';
-import { loadShared, measure, printRatio, printTable } from '../../../scripts/bench-harness.mjs';
+import { makeTableFsm } from '../../../scripts/bench/floor.mjs';
+import { described, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
+import { FSM, FSM_BATCH as BATCH, type FsmEvent as Ev } from '../../../scripts/bench/workloads.mjs';
 
-interface Ev {
-  type: string;
-  quality?: number;
-}
-interface Spec {
-  states: string[];
-  initial: string;
-  transitions: [string, string, string | null, string][];
-  cycle: Ev[];
-  cycleStates: string[];
-}
-
-const W = await loadShared('workloads.mjs');
-const F = await loadShared('floor.mjs');
-const FSM = W.FSM as Spec;
-const BATCH = W.FSM_BATCH as number;
+const WORKLOAD = 'fsm: 5 states, guarded 6-action cycle';
 
 // Signalyard
 const quality = new ClosureGuard('quality', (input) => ((input as Ev).quality ?? 0) > 0.5);
@@ -33,7 +21,7 @@ const fsm = builder.build().strategy;
 const refuser = builder.build().strategy; // stays in `idle`
 
 // Floor
-const next = F.makeTableFsm(FSM) as (state: string, ev: Ev) => string;
+const next = makeTableFsm(FSM);
 
 // XState v5, the same machine
 const on: Record<string, Record<string, unknown>> = Object.fromEntries(FSM.states.map((s) => [s, {}]));
@@ -106,10 +94,31 @@ const results = await measure([
     },
   },
 ]);
-printTable('@signalyard/fsm: shared 5-state workload (ns per transition)', results);
+printTable('@signalyard/fsm: 5-state workload (per transition)', results);
 const [floor, ours, xstate, refused] = results;
-console.log('');
-printRatio('FsmStrategy.execute vs plain table floor', ours!.nsPerOp / floor!.nsPerOp, 3, 'max');
-printRatio('speed-up over XState v5 actor.send', xstate!.nsPerOp / ours!.nsPerOp, 10, 'min');
-printRatio('refused canExecute vs successful execute', refused!.nsPerOp / ours!.nsPerOp, 1, 'max');
+figure({
+  workload: WORKLOAD,
+  name: 'execute() time / table floor time',
+  unit: 'x',
+  samples: ratio(ours!, floor!),
+  target: { atMost: 3 },
+  against: described(floor!, 'floor: makeTableFsm'),
+});
+figure({
+  workload: WORKLOAD,
+  name: 'execute() speed-up over XState v5',
+  unit: 'x',
+  samples: ratio(xstate!, ours!),
+  target: { atLeast: 10 },
+  against: described(xstate!, 'XState v5 actor.send'),
+});
+figure({
+  workload: WORKLOAD,
+  name: 'refused canExecute() time / execute() time',
+  unit: 'x',
+  samples: ratio(refused!, ours!),
+  target: { atMost: 1 },
+  against: described(ours!, 'FsmStrategy.execute'),
+});
+figure({ workload: WORKLOAD, name: 'execute() per transition', unit: 'ns', samples: ours!.samples });
 if (sink < 0) console.log(sink);

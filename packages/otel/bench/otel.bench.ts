@@ -2,15 +2,16 @@
 // over 1,000 sessions (history capped at 20) through a 3-tier router, an FSM strategy and a
 // trivial engine, with the in-memory store (the shape of packages/signalyard/bench/runner.bench.ts).
 // With the plugin on, spans go to a real BasicTracerProvider whose processor only counts them.
-// Contract (design/ecosystem.md, issue 16): the plugin on costs at most 2x the plugin off.
+// Target (docs/observability.md): the plugin on costs at most 2x the plugin off.
 import { Action, SignalKind, signal, type ChatMessage, type Plugin, type Signal } from '@signalyard/core';
 import { FsmStrategy } from '@signalyard/fsm';
 import { otelPlugin } from '@signalyard/otel';
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { SessionKey, createRunner, formatSessionKey, type Runner, type TurnContext, type TurnResult } from 'signalyard';
-import { measure, printRatio, printTable } from '../../../scripts/bench-harness.mjs';
+import { described, difference, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
 
 const SESSIONS = 1000;
+const WORKLOAD = 'otel: runner over 1,000 sessions';
 
 const definition = FsmStrategy.builder()
   .initial('idle')
@@ -112,18 +113,27 @@ const results = await measure(
     { name: 'runner.dispatch, otel plugin off', batch: SESSIONS, fn: dispatchAll(off) },
     { name: 'runner.dispatch, otel plugin on', batch: SESSIONS, fn: dispatchAll(on) },
   ],
-  { rounds: 3, time: 1000, warmupTime: 300 },
+  { time: 1000, warmupTime: 300 },
 );
 printTable(
   '@signalyard/otel: Runner dispatch over 1,000 sessions, FSM + 3-tier router + trivial engine, memory store (per signal)',
   results,
 );
 const [withoutPlugin, withPlugin] = results;
-console.log('');
-console.log(`signals per second, plugin off: ${Math.round(withoutPlugin!.opsPerSec).toLocaleString('en-US')}`);
-console.log(`signals per second, plugin on:  ${Math.round(withPlugin!.opsPerSec).toLocaleString('en-US')}`);
-console.log(`the plugin's cost per signal (2 spans): ${(withPlugin!.nsPerOp - withoutPlugin!.nsPerOp).toFixed(0)} ns`);
-printRatio('time per signal, plugin on / plugin off', withPlugin!.nsPerOp / withoutPlugin!.nsPerOp, 2, 'max');
+figure({
+  workload: WORKLOAD,
+  name: 'time per signal, otel plugin on / off',
+  unit: 'x',
+  samples: ratio(withPlugin!, withoutPlugin!),
+  target: { atMost: 2 },
+  against: described(withoutPlugin!, 'plugin off'),
+});
+figure({
+  workload: WORKLOAD,
+  name: "the plugin's cost per signal (2 spans)",
+  unit: 'ns',
+  samples: difference(withPlugin!, withoutPlugin!),
+});
 await off.close();
 await on.close();
 await provider.shutdown();

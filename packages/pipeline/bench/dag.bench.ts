@@ -1,24 +1,23 @@
-// The shared DAG workload (workloads.mjs, GRAPH_DAG_N): A -> {B1, B2, B3} (parallel) -> C, looping
+// The DAG workload (scripts/bench/workloads.mjs, GRAPH_DAG_N): A -> {B1, B2, B3} (parallel) -> C, looping
 // C -> A while count < N, with trivial synchronous stages: 5 stage executions per loop, 5N per
 // run. On PipelineRuntime in DAG mode, on LangGraph.js (a StateGraph with the same five nodes,
 // `addEdge(['B1', 'B2', 'B3'], 'C')` as the join and a conditional edge C -> A | END) and on the
-// bare-await floor (`asyncLoop` in floor.mjs), in one process run.
+// bare-await floor (`asyncLoop` in scripts/bench/floor.mjs), in one process run.
 //
 // How the loop is modelled: DAG mode runs each stage at most once per run (a DAG has no cycles),
 // so one loop iteration is one `run(count, { mode: 'parallel' })` of the five-stage DAG, and the
 // driver loops while C's output says so, feeding A's count into the next run. Every per-run cost
 // (a new envelope, its id, the final freeze) is therefore paid once per 5 stages and included.
-// Contract (design/pipeline.md): per-stage overhead at least 20x lower than LangGraph.js.
+// Target (docs/pipeline.md): per-stage overhead at least 20x lower than LangGraph.js.
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { definePipeline, PipelineRuntime, type RunOptions } from '@signalyard/pipeline';
-import { loadShared, measure, printRatio, printTable } from '../../../scripts/bench-harness.mjs';
+import { asyncLoop } from '../../../scripts/bench/floor.mjs';
+import { described, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
+import { GRAPH_DAG_N as N } from '../../../scripts/bench/workloads.mjs';
 
-const W = await loadShared('workloads.mjs');
-const F = await loadShared('floor.mjs');
-const N = W.GRAPH_DAG_N as number;
 const STAGES_PER_LOOP = 5;
 const STEPS = STAGES_PER_LOOP * N;
-const asyncLoop = F.asyncLoop as (n: number) => Promise<{ count: number }>;
+const WORKLOAD = `pipeline DAG: A -> {B1, B2, B3} -> C loop, ${STEPS.toLocaleString('en-US')} stages`;
 
 // ---- Signalyard: A counts (from the run's input), B1-B3 write one field each, C decides whether to loop.
 interface CountOutput {
@@ -97,40 +96,34 @@ const results = await measure([
       sink += await dagLoop();
     },
   },
+  {
+    // A good fraction of a second per run: each round times one run (as in pipeline.bench.ts).
+    name: 'LangGraph.js StateGraph.invoke',
+    batch: STEPS,
+    once: true,
+    fn: async () => {
+      sink += (await graph.invoke(initial, { recursionLimit })).count;
+    },
+  },
 ]);
-
-// LangGraph.js takes a good fraction of a second per run: timed directly (one warm-up run, then
-// the median of five), as in pipeline.bench.ts.
-const samples: number[] = [];
-await graph.invoke(initial, { recursionLimit });
-for (let i = 0; i < 5; i++) {
-  const t0 = performance.now();
-  const s = await graph.invoke(initial, { recursionLimit });
-  samples.push(performance.now() - t0);
-  sink += s.count;
-}
-samples.sort((x, y) => x - y);
-const lgNs = ((samples[2] as number) * 1e6) / STEPS;
-results.push({ name: 'LangGraph.js StateGraph.invoke', nsPerOp: lgNs, opsPerSec: 1e9 / lgNs });
-
 printTable(
-  `@signalyard/pipeline DAG mode: A -> {B1, B2, B3} -> C, looping ${N.toLocaleString('en-US')} times (${STEPS.toLocaleString('en-US')} stages per run; ns per stage)`,
+  `@signalyard/pipeline DAG mode: A -> {B1, B2, B3} -> C, looping ${N.toLocaleString('en-US')} times (${STEPS.toLocaleString('en-US')} stages per run; per stage)`,
   results,
 );
-const [floor, ours, langgraph] = results as [
-  (typeof results)[number],
-  (typeof results)[number],
-  (typeof results)[number],
-];
-console.log('');
-console.log(
-  `per stage: floor ${(floor.nsPerOp / 1000).toFixed(3)} us, PipelineRuntime (DAG) ${(ours.nsPerOp / 1000).toFixed(3)} us, LangGraph.js ${(langgraph.nsPerOp / 1000).toFixed(1)} us`,
-);
-console.log(
-  `per DAG pass (5 stages): PipelineRuntime ${((ours.nsPerOp * STAGES_PER_LOOP) / 1000).toFixed(2)} us, LangGraph.js ${((langgraph.nsPerOp * STAGES_PER_LOOP) / 1000).toFixed(1)} us`,
-);
-printRatio('LangGraph.js per stage / PipelineRuntime (DAG) per stage', langgraph.nsPerOp / ours.nsPerOp, 20, 'min');
-console.log(
-  `PipelineRuntime (DAG) per stage / bare-await floor: ${(ours.nsPerOp / floor.nsPerOp).toFixed(1)}x (for scale; no target)`,
-);
+const [floor, ours, langgraph] = results;
+figure({
+  workload: WORKLOAD,
+  name: 'LangGraph.js time / PipelineRuntime time, per stage',
+  unit: 'x',
+  samples: ratio(langgraph!, ours!),
+  target: { atLeast: 20 },
+  against: described(langgraph!, 'LangGraph.js'),
+});
+figure({
+  workload: WORKLOAD,
+  name: 'PipelineRuntime (DAG) per stage',
+  unit: 'ns',
+  samples: ours!.samples,
+  against: described(floor!, 'floor: bare await loop'),
+});
 if (sink < 0) console.log(sink);

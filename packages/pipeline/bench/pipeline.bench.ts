@@ -1,17 +1,16 @@
-// The A -> B -> C -> A loop of trivial synchronous stages for GRAPH_LOOP_N loops (shared
-// workloads.mjs: 3 x N stage executions per run), on PipelineRuntime, on LangGraph.js (a
-// StateGraph with the same three nodes and a conditional edge) and on the bare-await floor
-// (`asyncLoop` in floor.mjs), in one process run.
-// Contract (design/pipeline.md): per-stage overhead at least 20x lower than LangGraph.js; aim <= 2 us per stage.
+// The A -> B -> C -> A loop of trivial synchronous stages for GRAPH_LOOP_N loops
+// (scripts/bench/workloads.mjs: 3 x N stage executions per run), on PipelineRuntime, on
+// LangGraph.js (a StateGraph with the same three nodes and a conditional edge) and on the
+// bare-await floor (`asyncLoop` in scripts/bench/floor.mjs), in one process run.
+// Targets (docs/pipeline.md): per-stage overhead at least 20x lower than LangGraph.js; aim <= 2 us per stage.
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { definePipeline, PipelineRuntime } from '@signalyard/pipeline';
-import { loadShared, measure, printRatio, printTable } from '../../../scripts/bench-harness.mjs';
+import { asyncLoop } from '../../../scripts/bench/floor.mjs';
+import { described, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
+import { GRAPH_LOOP_N as N } from '../../../scripts/bench/workloads.mjs';
 
-const W = await loadShared('workloads.mjs');
-const F = await loadShared('floor.mjs');
-const N = W.GRAPH_LOOP_N as number;
 const STEPS = 3 * N;
-const asyncLoop = F.asyncLoop as (n: number) => Promise<{ count: number }>;
+const WORKLOAD = `pipeline: A -> B -> C loop, ${STEPS.toLocaleString('en-US')} stages`;
 
 // ---- Signalyard: A counts, B and C write one field each; C loops back to A while count < N.
 interface CountOutput {
@@ -66,6 +65,7 @@ if (lg.count !== N) throw new Error(`langgraph: count ${lg.count}, expected ${N}
 if ((await asyncLoop(STEPS)).count !== STEPS) throw new Error('floor: wrong count');
 
 let sink = 0;
+const initial = { count: 0, fieldB: 0, fieldC: 0 };
 const results = await measure([
   {
     name: 'floor: bare `s = await node(s)` loop',
@@ -81,40 +81,36 @@ const results = await measure([
       sink += (await runtime.run(null)).agentHops;
     },
   },
+  {
+    // About a second per 3,000-stage run: tinybench's minimum of 64 calls would take minutes,
+    // so each round times one run.
+    name: 'LangGraph.js StateGraph.invoke',
+    batch: STEPS,
+    once: true,
+    fn: async () => {
+      sink += (await graph.invoke(initial, { recursionLimit })).count;
+    },
+  },
 ]);
-
-// LangGraph.js takes about a second per 3,000-step run: tinybench's 64-iteration minimum would
-// take minutes, so it is timed directly (one warm-up run, then the median of five).
-const samples: number[] = [];
-await graph.invoke({ count: 0, fieldB: 0, fieldC: 0 }, { recursionLimit });
-for (let i = 0; i < 5; i++) {
-  const t0 = performance.now();
-  const s = await graph.invoke({ count: 0, fieldB: 0, fieldC: 0 }, { recursionLimit });
-  samples.push(performance.now() - t0);
-  sink += s.count;
-}
-samples.sort((x, y) => x - y);
-const lgNs = ((samples[2] as number) * 1e6) / STEPS;
-results.push({ name: 'LangGraph.js StateGraph.invoke', nsPerOp: lgNs, opsPerSec: 1e9 / lgNs });
-
 printTable(
-  `@signalyard/pipeline: A -> B -> C -> A loop, ${N.toLocaleString('en-US')} loops (${STEPS.toLocaleString('en-US')} stages per run; ns per stage)`,
+  `@signalyard/pipeline: A -> B -> C -> A loop, ${N.toLocaleString('en-US')} loops (${STEPS.toLocaleString('en-US')} stages per run; per stage)`,
   results,
 );
-const [floor, ours, langgraph] = results as [
-  (typeof results)[number],
-  (typeof results)[number],
-  (typeof results)[number],
-];
-console.log('');
-console.log(
-  `per stage: floor ${(floor.nsPerOp / 1000).toFixed(3)} us, PipelineRuntime ${(ours.nsPerOp / 1000).toFixed(3)} us, LangGraph.js ${(langgraph.nsPerOp / 1000).toFixed(1)} us`,
-);
-printRatio('LangGraph.js per stage / PipelineRuntime per stage', langgraph.nsPerOp / ours.nsPerOp, 20, 'min');
-console.log(
-  `PipelineRuntime per stage: ${(ours.nsPerOp / 1000).toFixed(3)} us (aim <= 2 us): ${ours.nsPerOp <= 2000 ? 'MET' : 'NOT MET'}`,
-);
-console.log(
-  `PipelineRuntime per stage / bare-await floor: ${(ours.nsPerOp / floor.nsPerOp).toFixed(1)}x (for scale; no target)`,
-);
+const [floor, ours, langgraph] = results;
+figure({
+  workload: WORKLOAD,
+  name: 'LangGraph.js time / PipelineRuntime time, per stage',
+  unit: 'x',
+  samples: ratio(langgraph!, ours!),
+  target: { atLeast: 20 },
+  against: described(langgraph!, 'LangGraph.js'),
+});
+figure({
+  workload: WORKLOAD,
+  name: 'PipelineRuntime per stage',
+  unit: 'ns',
+  samples: ours!.samples,
+  target: { atMost: 2000 },
+  against: described(floor!, 'floor: bare await loop'),
+});
 if (sink < 0) console.log(sink);

@@ -1,7 +1,8 @@
 // RouteResolver.resolve + formatSessionKey against 10 and against 100,000 bindings: a realistic
 // mix of peer, team, guild, account and channel bindings (generated deterministically with the
-// shared mulberry32), and 1,024 inbound messages spread over them (about 10% match nothing).
-// Contract (design/sessions.md): the 100k figure within 3x of the 10 figure; >= 1 M/s.
+// seeded mulberry32 of scripts/bench/workloads.mjs), and 1,024 inbound messages spread over them
+// (about 10% match nothing).
+// Targets (docs/sessions.md): the 100k figure within 3x of the 10 figure; >= 1 M/s.
 import {
   RouteResolver,
   formatSessionKey,
@@ -9,10 +10,10 @@ import {
   type RouteBinding,
   type RoutingConfigInput,
 } from '@signalyard/sessions';
-import { loadShared, measure, printRatio, printTable } from '../../../scripts/bench-harness.mjs';
+import { described, figure, measure, perSecond, printTable, ratio } from '../../../scripts/bench/harness.mjs';
+import { mulberry32 } from '../../../scripts/bench/workloads.mjs';
 
-const W = await loadShared('workloads.mjs');
-const mulberry32 = W.mulberry32 as (seed: number) => () => number;
+const WORKLOAD = 'sessions: resolve + format, 1,024 messages';
 
 const CHANNELS = ['telegram', 'discord', 'slack', 'matrix', 'signal', 'whatsapp'];
 const INPUTS = 1024;
@@ -128,10 +129,28 @@ const results = await measure([
   { name: 'resolve + formatSessionKey, 10 bindings', batch: INPUTS, fn: run(smallResolver, small.inputs) },
   { name: 'resolve + formatSessionKey, 100,000 bindings', batch: INPUTS, fn: run(largeResolver, large.inputs) },
 ]);
-printTable('@signalyard/sessions: RouteResolver, 1,024 inbound messages (ns per message)', results);
+printTable('@signalyard/sessions: RouteResolver, 1,024 inbound messages (per message)', results);
 const [ten, hundredK] = results;
-console.log('');
-printRatio('100,000 bindings vs 10 bindings (ns/op)', hundredK!.nsPerOp / ten!.nsPerOp, 3, 'max');
-printRatio('10 bindings: millions of resolutions per second', ten!.opsPerSec / 1e6, 1, 'min');
-printRatio('100,000 bindings: millions of resolutions per second', hundredK!.opsPerSec / 1e6, 1, 'min');
+figure({
+  workload: WORKLOAD,
+  name: '100,000 bindings time / 10 bindings time',
+  unit: 'x',
+  samples: ratio(hundredK!, ten!),
+  target: { atMost: 3 },
+  against: described(ten!, '10 bindings'),
+});
+figure({
+  workload: WORKLOAD,
+  name: 'resolutions per second, 10 bindings',
+  unit: '/s',
+  samples: perSecond(ten!),
+  target: { atLeast: 1e6 },
+});
+figure({
+  workload: WORKLOAD,
+  name: 'resolutions per second, 100,000 bindings',
+  unit: '/s',
+  samples: perSecond(hundredK!),
+  target: { atLeast: 1e6 },
+});
 if (sink < 0) console.log(sink);

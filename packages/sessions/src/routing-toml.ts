@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import { configSizeProblem, errorText } from '@signalyard/core/internal';
 import { parse, TomlError } from 'smol-toml';
 import { formatPath, issuesToProblems, routingConfigSchema, type RoutingConfig } from './routing-config.js';
 import { lineOf, locateTomlKeys } from './toml-key-lines.js';
@@ -169,6 +169,8 @@ function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
       problems: [{ path: '', message: `expected the TOML text as a string, got ${describeValue(toml)}` }],
     });
   }
+  const tooLarge = configSizeProblem(toml);
+  if (tooLarge !== undefined) throw new ConfigError({ file, problems: [tooLarge] });
   const text = toml.startsWith('\uFEFF') ? toml.slice(1) : toml;
   let doc: Record<string, unknown>;
   try {

@@ -1,44 +1,72 @@
-import { formatPath } from './routing-config.js';
-
 type Seg = string | number;
+
+/** A node of the key tree: the line a key (or table header, or array item) is on, and its children. */
+interface KeyNode {
+  line: number | undefined;
+  /** For an array of tables: the index of its current element. */
+  arrayIndex: number | undefined;
+  readonly children: Map<Seg, KeyNode>;
+}
+
+/** The lines of a TOML document's keys, as a tree walked one segment at a time (linear in the document). */
+export interface KeyLines {
+  readonly root: KeyNode;
+}
+
+function node(): KeyNode {
+  return { line: undefined, arrayIndex: undefined, children: new Map() };
+}
+
+function child(parent: KeyNode, seg: Seg): KeyNode {
+  let c = parent.children.get(seg);
+  if (c === undefined) {
+    c = node();
+    parent.children.set(seg, c);
+  }
+  return c;
+}
 
 /**
  * Finds the 1-based line of every key, table header and array item in a (syntactically valid)
- * TOML document, keyed by its formatted path (`routing.bindings[2].match.peer.id`), so config
- * problems found after parsing can point at a line. Tables and arrays of tables (`[[x]]`, counted
- * per parent), dotted keys, quoted keys, inline tables, arrays, comments and all four string
- * forms are understood. Never throws: on anything unexpected it returns what it found so far.
+ * TOML document, so config problems found after parsing can point at a line. Tables and arrays
+ * of tables (`[[x]]`, counted per parent), dotted keys, quoted keys, inline tables, arrays,
+ * comments and all four string forms are understood. Time and memory are linear in the
+ * document: each key segment is one step down a tree. Never throws: on anything unexpected it
+ * returns what it found so far.
  */
-export function locateTomlKeys(source: string): Map<string, number> {
-  const found = new Map<string, number>();
+export function locateTomlKeys(source: string): KeyLines {
+  const root = node();
   try {
-    new Scanner(source, found).document();
+    new Scanner(source, root).document();
   } catch {
     // Keep the positions found so far.
   }
-  return found;
+  return { root };
 }
 
 /** The line of `path`, or of its nearest enclosing key that has one. */
-export function lineOf(lines: ReadonlyMap<string, number>, path: readonly Seg[]): number | undefined {
-  for (let n = path.length; n > 0; n--) {
-    const line = lines.get(formatPath(path.slice(0, n)));
-    if (line !== undefined) return line;
+export function lineOf(lines: KeyLines, path: readonly Seg[]): number | undefined {
+  let at: KeyNode | undefined = lines.root;
+  let found: number | undefined;
+  for (const seg of path) {
+    at = at.children.get(seg);
+    if (at === undefined) break;
+    if (at.line !== undefined) found = at.line;
   }
-  return undefined;
+  return found;
 }
 
 class Scanner {
   #pos = 0;
   #line = 1;
-  #table: Seg[] = [];
-  /** Formatted path of an array of tables → index of its current element. */
-  readonly #arrays = new Map<string, number>();
+  #table: KeyNode;
 
   constructor(
     private readonly s: string,
-    private readonly found: Map<string, number>,
-  ) {}
+    private readonly root: KeyNode,
+  ) {
+    this.#table = root;
+  }
 
   document(): void {
     while (this.#pos < this.s.length) {
@@ -59,9 +87,8 @@ class Scanner {
     }
   }
 
-  #record(path: readonly Seg[], line: number, always: boolean): void {
-    const key = formatPath(path);
-    if (always || !this.found.has(key)) this.found.set(key, line);
+  #record(at: KeyNode, line: number, always: boolean): void {
+    if (always || at.line === undefined) at.line = line;
   }
 
   #header(): void {
@@ -71,38 +98,36 @@ class Scanner {
     const keys = this.#key();
     this.#skipBlank(false);
     this.#pos += isArray ? 2 : 1; // ']]' or ']'
-    const path: Seg[] = [];
+    let at = this.root;
     keys.forEach((k, i) => {
-      path.push(k);
-      const formatted = formatPath(path);
+      at = child(at, k);
       if (isArray && i === keys.length - 1) {
-        const index = (this.#arrays.get(formatted) ?? -1) + 1;
-        this.#arrays.set(formatted, index);
-        this.#record(path, line, false);
-        path.push(index);
-      } else {
-        const current = this.#arrays.get(formatted);
-        if (current !== undefined) path.push(current);
+        const index = (at.arrayIndex ?? -1) + 1;
+        at.arrayIndex = index;
+        this.#record(at, line, false);
+        at = child(at, index);
+      } else if (at.arrayIndex !== undefined) {
+        at = child(at, at.arrayIndex);
       }
-      this.#record(path, line, false);
+      this.#record(at, line, false);
     });
-    this.#table = path;
+    this.#table = at;
   }
 
-  #keyValue(base: readonly Seg[]): void {
+  #keyValue(base: KeyNode): void {
     const line = this.#line;
     const keys = this.#key();
-    const path = [...base];
+    let at = base;
     for (const k of keys) {
-      path.push(k);
-      this.#record(path, line, false);
+      at = child(at, k);
+      this.#record(at, line, false);
     }
-    this.#record(path, line, true);
+    this.#record(at, line, true);
     this.#skipBlank(false);
     if (this.s[this.#pos] !== '=') throw new Error('expected =');
     this.#pos++;
     this.#skipBlank(false);
-    this.#value(path);
+    this.#value(at);
   }
 
   /** A dotted key: bare or quoted segments separated by dots. */
@@ -125,7 +150,7 @@ class Scanner {
     }
   }
 
-  #value(path: readonly Seg[]): void {
+  #value(at: KeyNode): void {
     const s = this.s;
     const c = s[this.#pos];
     if (c === '"') {
@@ -142,7 +167,7 @@ class Scanner {
           this.#pos++;
           return;
         }
-        this.#keyValue(path);
+        this.#keyValue(at);
         this.#skipBlank(true);
         if (s[this.#pos] === ',') this.#pos++;
       }
@@ -155,7 +180,7 @@ class Scanner {
           this.#pos++;
           return;
         }
-        const item = [...path, index];
+        const item = child(at, index);
         this.#record(item, this.#line, true);
         this.#value(item);
         this.#skipBlank(true);

@@ -1,15 +1,16 @@
 // Runner throughput: user_message signals dispatched round robin over 1,000 sessions (history
 // capped at 20) through a 3-tier router (an FSM strategy's routes, agent routes, a plugin's
 // routes), an FSM strategy and a trivial engine, with the in-memory store.
-// Contract (design/runner.md): >= 100,000 signals per second; also the Runner's own overhead
-// per signal (dispatch minus engine).
+// Target (docs/runner.md): >= 100,000 signals per second; also the Runner's own overhead per
+// signal (dispatch minus engine).
 import { Action, SignalKind, signal, type ChatMessage, type Plugin, type Signal } from '@signalyard/core';
 import { FsmStrategy } from '@signalyard/fsm';
 import { SessionKey, formatSessionKey } from '@signalyard/sessions';
 import { createRunner, type TurnContext, type TurnResult } from 'signalyard';
-import { measure, printRatio, printTable } from '../../../scripts/bench-harness.mjs';
+import { difference, figure, measure, perSecond, printTable } from '../../../scripts/bench/harness.mjs';
 
 const SESSIONS = 1000;
+const WORKLOAD = 'runner: user_message over 1,000 sessions';
 
 const definition = FsmStrategy.builder()
   .initial('idle')
@@ -91,16 +92,24 @@ const results = await measure(
       },
     },
   ],
-  { rounds: 3, time: 1000, warmupTime: 300 },
+  { time: 1000, warmupTime: 300 },
 );
 printTable(
   'signalyard Runner: user_message over 1,000 sessions, FSM + 3-tier router + trivial engine, memory store (per signal)',
   results,
 );
 const [engineOnly, dispatch] = results;
-console.log('');
-console.log(
-  `Runner's own overhead per signal (dispatch minus engine): ${(dispatch!.nsPerOp - engineOnly!.nsPerOp).toFixed(0)} ns`,
-);
-printRatio('signals per second / 100,000 (target)', dispatch!.opsPerSec / 100_000, 1, 'min');
+figure({
+  workload: WORKLOAD,
+  name: 'runner.dispatch signals per second',
+  unit: '/s',
+  samples: perSecond(dispatch!),
+  target: { atLeast: 100_000 },
+});
+figure({
+  workload: WORKLOAD,
+  name: "Runner's own overhead per signal (dispatch minus engine)",
+  unit: 'ns',
+  samples: difference(dispatch!, engineOnly!),
+});
 await runner.close();

@@ -1,9 +1,11 @@
 // One runner process of store.bench.ts (not a benchmark itself): a Runner with the PostgreSQL
 // store (a pool of at most 5 connections) and PostgresSessionLock, dispatching user_message
-// signals round robin over its own sessions when told to go. Imports the built packages.
+// signals round robin over its own sessions each time it is told to go. Imports the built packages.
 //
 // argv: <database url> <table> <label> <sessions> <rounds>
-// IPC in: 'go'. IPC out: { type: 'ready' }, then { type: 'done', signals, ms, failed }.
+// IPC out: { type: 'ready' } once warmed up. IPC in: 'go' (any number of times), answered with
+// { type: 'done', signals, ms, failed } after <rounds> rounds over every session; then 'stop',
+// after which it closes everything and exits.
 import { Action, SignalKind, signal, type ChatMessage } from '@signalyard/core';
 import { FsmStrategy } from '@signalyard/fsm';
 import { PostgresCheckpointStore, PostgresSessionLock } from '@signalyard/store-postgres';
@@ -49,18 +51,21 @@ async function round(): Promise<number> {
 
 // Warm up: every session saved, history filling towards its cap.
 for (let i = 0; i < 3; i++) await round();
-process.once('message', () => {
+process.on('message', (command) => {
   void (async () => {
+    if (command === 'stop') {
+      await runner.close();
+      await lock.close();
+      await store.close();
+      await pool.end();
+      process.disconnect();
+      return;
+    }
     const started = performance.now();
     let failed = 0;
     for (let i = 0; i < ROUNDS; i++) failed += await round();
     const ms = performance.now() - started;
-    await runner.close();
-    await lock.close();
-    await store.close();
-    await pool.end();
     process.send?.({ type: 'done', signals: SESSIONS * ROUNDS, ms, failed });
-    process.disconnect();
   })();
 });
 process.send({ type: 'ready' });

@@ -2,17 +2,17 @@
 // and 16 in flight), and Runner dispatch throughput with PostgresCheckpointStore and
 // PostgresSessionLock — 1 runner process, then 4 processes in aggregate (each with a pool of at
 // most 5 connections plus its lock connection, each over its own 250 sessions, user_message
-// round robin, an FSM strategy, a trivial engine, history capped at 20). The issue names no
-// target for these figures: they are printed with the machine they were measured on. Needs the
-// server at DATABASE_URL or postgres://postgres@127.0.0.1:5432/test; without one it says so and
-// skips.
+// round robin, an FSM strategy, a trivial engine, history capped at 20), each measured in
+// several rounds. No target is set for these figures: they are printed with the machine they
+// were measured on. Needs the server at DATABASE_URL or postgres://postgres@127.0.0.1:5432/test;
+// without one it says so and skips.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { Pool } from 'pg';
-import { measure, printTable } from '../../../scripts/bench-harness.mjs';
+import { MIN_ROUNDS, figure, measure, median, perSecond, printTable } from '../../../scripts/bench/harness.mjs';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const cpu = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${process.platform}`;
@@ -86,7 +86,7 @@ try {
         },
       },
     ],
-    { rounds: 3, time: 1000, warmupTime: 300 },
+    { time: 1000, warmupTime: 300 },
   );
   await store.close();
   printTable(`PostgresCheckpointStore: save + load round trips (per round trip) on ${machine}`, trips);
@@ -95,14 +95,15 @@ try {
 
   const worker = fileURLToPath(new URL('./runner-worker.ts', import.meta.url));
   const SESSIONS_PER_PROCESS = 250;
-  const ROUNDS = 8;
+  const ROUNDS = 4; // per sample, over every session of a process
 
   interface Done {
     signals: number;
     ms: number;
     failed: number;
   }
-  async function runProcesses(n: number): Promise<{ signalsPerSec: number; failed: number }> {
+  /** Runs `n` worker processes; returns the aggregate signals per second of each round. */
+  async function runProcesses(n: number): Promise<{ samples: number[]; failed: number }> {
     const table = freshTable(`runner${n}`);
     const migrator = new PostgresCheckpointStore({ pool: admin, table });
     await migrator.migrate();
@@ -115,47 +116,75 @@ try {
         },
       ),
     );
-    const next = (child: (typeof children)[number]): Promise<unknown> =>
-      new Promise((resolve, reject) => {
-        child.once('message', resolve);
-        child.once('exit', (code) => {
-          reject(new Error(`a runner worker exited with code ${code}`));
-        });
-      });
+    const exited = children.map(
+      (child) =>
+        new Promise<number | null>((resolve) => {
+          child.once('exit', resolve);
+        }),
+    );
+    let stopping = false;
+    // Rejects when a worker dies before it is told to stop; never settles after.
+    const died = exited.map((exit) =>
+      exit.then((code) =>
+        stopping
+          ? new Promise<never>(() => undefined)
+          : Promise.reject(new Error(`a runner worker exited with code ${code}`)),
+      ),
+    );
+    for (const d of died) d.catch(() => undefined);
+    const next = (child: (typeof children)[number], index: number): Promise<unknown> =>
+      Promise.race([new Promise((resolve) => child.once('message', resolve)), died[index]]);
     await Promise.all(children.map(next)); // every worker warmed up and ready
-    const started = performance.now();
-    const finished = children.map((child) => next(child) as Promise<Done>);
-    for (const child of children) child.send('go');
-    const results = await Promise.all(finished);
-    const wall = performance.now() - started;
-    const signals = results.reduce((sum, r) => sum + r.signals, 0);
-    return { signalsPerSec: (signals / wall) * 1000, failed: results.reduce((sum, r) => sum + r.failed, 0) };
+    const samples: number[] = [];
+    let failed = 0;
+    for (let round = 0; round < MIN_ROUNDS; round++) {
+      const started = performance.now();
+      const finished = children.map((child, i) => next(child, i) as Promise<Done>);
+      for (const child of children) child.send('go');
+      const results = await Promise.all(finished);
+      const wall = performance.now() - started;
+      samples.push((results.reduce((sum, r) => sum + r.signals, 0) / wall) * 1000);
+      failed += results.reduce((sum, r) => sum + r.failed, 0);
+    }
+    stopping = true;
+    for (const child of children) child.send('stop');
+    await Promise.all(exited);
+    return { samples, failed };
   }
 
   const one = await runProcesses(1);
   const four = await runProcesses(4);
-  const perSignal = (signalsPerSec: number): string => `${((1 / signalsPerSec) * 1e6).toFixed(0)} µs`;
+  const [sequential, parallel] = trips;
   console.log(
     `\n## Runner with PostgresCheckpointStore + PostgresSessionLock: user_message, ${SESSIONS_PER_PROCESS} sessions per process, FSM + trivial engine, on ${machine}\n`,
   );
-  console.log(
-    `1 process:               ${Math.round(one.signalsPerSec).toLocaleString('en-US')} signals/s (${perSignal(one.signalsPerSec)} per signal)${one.failed > 0 ? `, ${one.failed} failed` : ''}`,
-  );
-  console.log(
-    `4 processes, aggregate:  ${Math.round(four.signalsPerSec).toLocaleString('en-US')} signals/s (${(four.signalsPerSec / one.signalsPerSec).toFixed(2)}x one process)${four.failed > 0 ? `, ${four.failed} failed` : ''}`,
-  );
-
-  const [sequential, parallel] = trips as [(typeof trips)[number], (typeof trips)[number]];
-  console.log('');
-  console.log(`Machine: ${machine}`);
-  console.log(
-    `save+load round trips per second: ${Math.round(sequential.opsPerSec).toLocaleString('en-US')} one at a time, ` +
-      `${Math.round(parallel.opsPerSec).toLocaleString('en-US')} with ${PARALLEL} in flight`,
-  );
-  console.log(
-    `Runner signals per second (store + lock): ${Math.round(one.signalsPerSec).toLocaleString('en-US')} in 1 process, ${Math.round(four.signalsPerSec).toLocaleString('en-US')} across 4 processes`,
-  );
-  console.log('No target is named for these figures (issue 14): informational, no MET / NOT MET.');
+  if (one.failed + four.failed > 0) console.log(`${one.failed + four.failed} signals failed`);
+  console.log(`Machine: ${machine}; no target is set for these figures.`);
+  figure({
+    workload: 'store-postgres: save + load, 2 KB checkpoint',
+    name: 'round trips per second, one at a time',
+    unit: '/s',
+    samples: perSecond(sequential!),
+  });
+  figure({
+    workload: 'store-postgres: save + load, 2 KB checkpoint',
+    name: `round trips per second, ${PARALLEL} in flight`,
+    unit: '/s',
+    samples: perSecond(parallel!),
+  });
+  figure({
+    workload: `store-postgres: runner + lock, ${SESSIONS_PER_PROCESS} sessions per process`,
+    name: 'runner signals per second, 1 process',
+    unit: '/s',
+    samples: one.samples,
+  });
+  figure({
+    workload: `store-postgres: runner + lock, ${SESSIONS_PER_PROCESS} sessions per process`,
+    name: 'runner signals per second, 4 processes in aggregate',
+    unit: '/s',
+    samples: four.samples,
+    against: `1 process ${Math.round(median(one.samples)).toLocaleString('en-US')}/s`,
+  });
 } finally {
   for (const table of tables) await admin.query(`DROP TABLE IF EXISTS "${table}"`);
   await admin.end();

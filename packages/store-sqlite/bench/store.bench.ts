@@ -2,8 +2,8 @@
 // SqliteCheckpointStore (a file in WAL mode, synchronous = NORMAL), and Runner dispatch
 // throughput with each store (the shape of packages/signalyard/bench/runner.bench.ts:
 // user_message signals round robin over 1,000 sessions, history capped at 20, an FSM strategy,
-// a 3-tier router and a trivial engine). The issue names no target for these figures: they are
-// printed with the machine they were measured on.
+// a 3-tier router and a trivial engine). No target is set for these figures: they are printed
+// with the machine they were measured on.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import {
 import { FsmStrategy } from '@signalyard/fsm';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { SessionKey, createRunner, formatSessionKey, type TurnContext, type TurnResult } from 'signalyard';
-import { measure, printTable, type BenchResult } from '../../../scripts/bench-harness.mjs';
+import { described, figure, measure, perSecond, printTable } from '../../../scripts/bench/harness.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'signalyard-store-bench-'));
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${process.platform}`;
@@ -64,7 +64,7 @@ const stores = await measure(
     { name: 'MemoryCheckpointStore save+load', batch: ROUND_TRIPS, fn: roundTrips(memoryStore) },
     { name: 'SqliteCheckpointStore (file, WAL) save+load', batch: ROUND_TRIPS, fn: roundTrips(sqliteStore) },
   ],
-  { rounds: 3, time: 1000, warmupTime: 300 },
+  { time: 1000, warmupTime: 300 },
 );
 await memoryStore.close();
 await sqliteStore.close();
@@ -157,7 +157,7 @@ const withSqlite = await dispatchTask(
   'runner.dispatch, SqliteCheckpointStore (file, WAL)',
   new SqliteCheckpointStore({ path: join(dir, 'runner.db') }),
 );
-const dispatch = await measure([withMemory.task, withSqlite.task], { rounds: 3, time: 1000, warmupTime: 300 });
+const dispatch = await measure([withMemory.task, withSqlite.task], { time: 1000, warmupTime: 300 });
 await withMemory.close();
 await withSqlite.close();
 rmSync(dir, { recursive: true, force: true });
@@ -166,14 +166,20 @@ printTable(
   dispatch,
 );
 
-const [memoryTrip, sqliteTrip] = stores as [BenchResult, BenchResult];
-const [memoryDispatch, sqliteDispatch] = dispatch as [BenchResult, BenchResult];
-console.log('');
-console.log(`Machine: ${machine}`);
-console.log(
-  `save+load round trips per second: memory ${Math.round(memoryTrip.opsPerSec).toLocaleString('en-US')}, SQLite ${Math.round(sqliteTrip.opsPerSec).toLocaleString('en-US')} (${(memoryTrip.opsPerSec / sqliteTrip.opsPerSec).toFixed(1)}x slower on SQLite)`,
-);
-console.log(
-  `Runner signals per second: memory ${Math.round(memoryDispatch.opsPerSec).toLocaleString('en-US')}, SQLite ${Math.round(sqliteDispatch.opsPerSec).toLocaleString('en-US')} (durability costs ${((sqliteDispatch.nsPerOp - memoryDispatch.nsPerOp) / 1000).toFixed(1)} µs per signal)`,
-);
-console.log('No target is named for these figures (issue 13): informational, no MET / NOT MET.');
+const [memoryTrip, sqliteTrip] = stores;
+const [memoryDispatch, sqliteDispatch] = dispatch;
+console.log(`\nMachine: ${machine}; no target is set for these figures.`);
+figure({
+  workload: 'store-sqlite: save + load, 2 KB checkpoint',
+  name: 'SQLite (file, WAL) round trips per second',
+  unit: '/s',
+  samples: perSecond(sqliteTrip!),
+  against: described(memoryTrip!, 'MemoryCheckpointStore', '/s'),
+});
+figure({
+  workload: 'store-sqlite: runner over 1,000 sessions',
+  name: 'runner.dispatch signals per second, SQLite store',
+  unit: '/s',
+  samples: perSecond(sqliteDispatch!),
+  against: described(memoryDispatch!, 'memory store', '/s'),
+});

@@ -14,6 +14,7 @@ export { errorCode, errorText } from './error-text.js';
 export { MAX_TIMEOUT_MS, clampTimeout, deadline } from './timers.js';
 export type { Deadline } from './timers.js';
 export { checkpointFromRow, isStoredVersion } from './checkpoint-row.js';
+export { MAX_CONFIG_CHARS, configSizeProblem } from './config-size.js';
 export {
   assertCheckpointKey,
   assertExpectedVersion,

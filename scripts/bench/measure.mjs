@@ -1,0 +1,53 @@
+// Measures tasks as repeated samples: each round measures every task once, in order, so drift
+// (another process taking the CPU, a GC) hits the tasks of one round alike, and the samples of
+// two tasks taken in the same round can be divided into a per-round ratio.
+import { Bench } from 'tinybench';
+import { median } from './stats.mjs';
+
+/** Every figure rests on at least this many samples, so its spread means something. */
+export const MIN_ROUNDS = 5;
+
+/**
+ * Measures each task `rounds` times. A task's `fn` does `batch` operations per call. By default
+ * a round runs tinybench on the task for `time` ms (after `warmupTime` ms; the first round warms
+ * up longer) and takes the median call; a task with `once: true` (a call that takes long, like
+ * a LangGraph.js run) is called once per round and timed directly, after one warm-up call.
+ * Returns, per task in the given order, `{ name, batch, samples, nsPerOp, opsPerSec }`:
+ * `samples` are ns per operation, one per round in round order; `nsPerOp` is their median.
+ */
+export async function measure(tasks, { rounds = MIN_ROUNDS, time = 300, warmupTime = 100 } = {}) {
+  if (!Number.isInteger(rounds) || rounds < MIN_ROUNDS) {
+    throw new Error(`measure: rounds must be an integer >= ${MIN_ROUNDS}, got ${JSON.stringify(rounds)}`);
+  }
+  const samples = tasks.map(() => []);
+  for (const task of tasks) if (task.once) await task.fn();
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < tasks.length; i++) {
+      const task = tasks[i];
+      samples[i].push(
+        task.once
+          ? await timeOnce(task)
+          : await timeWithTinybench(task, time, round === 0 ? 3 * warmupTime : warmupTime),
+      );
+    }
+  }
+  return tasks.map((task, i) => {
+    const nsPerOp = median(samples[i]);
+    return { name: task.name, batch: task.batch, samples: samples[i], nsPerOp, opsPerSec: 1e9 / nsPerOp };
+  });
+}
+
+async function timeOnce(task) {
+  const started = performance.now();
+  await task.fn();
+  return ((performance.now() - started) * 1e6) / task.batch;
+}
+
+async function timeWithTinybench(task, time, warmupTime) {
+  const bench = new Bench({ time, warmupTime, throws: true });
+  bench.add(task.name, task.fn);
+  await bench.run();
+  const result = bench.tasks[0].result;
+  if (!result || !('latency' in result)) throw new Error(`benchmark ${task.name} produced no result`);
+  return (result.latency.p50 * 1e6) / task.batch;
+}

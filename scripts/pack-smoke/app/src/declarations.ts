@@ -1,0 +1,18 @@
+// Pulls every package's published declarations into one program that tsconfig.declarations.json
+// checks with `skipLibCheck: false`, so a broken .d.ts fails here instead of silently becoming
+// `any` in users' editors (the app's own configs skip library checks, as most apps do).
+// @signalyard/ai-sdk is left out: its declarations import the `ai` package's, which need the DOM
+// lib and do not pass `exactOptionalPropertyTypes`; the app's own type checks cover its API.
+export type * as cli from '@signalyard/cli';
+export type * as core from '@signalyard/core';
+export type * as coreTesting from '@signalyard/core/testing';
+export type * as crew from '@signalyard/crew';
+export type * as fsm from '@signalyard/fsm';
+export type * as otel from '@signalyard/otel';
+export type * as pipeline from '@signalyard/pipeline';
+export type * as router from '@signalyard/router';
+export type * as sessions from '@signalyard/sessions';
+export type * as storePostgres from '@signalyard/store-postgres';
+export type * as storeSqlite from '@signalyard/store-sqlite';
+export type * as signalyard from 'signalyard';
+export type * as keywordGate from 'signalyard-plugin-keyword-gate';
