@@ -51,9 +51,12 @@ export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = 
   if (tooLarge !== undefined) return fail([tooLarge]);
 
   const lineCounter = new LineCounter();
-  const doc = parseDocument(yaml, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const syntax = [...doc.errors, ...doc.warnings];
-  if (syntax.length > 0) return fail(syntax.map((error) => yamlProblem(error, lineCounter)));
+  // Duplicate keys are found by duplicateKeys (linear); the yaml package's own check compares
+  // each key with every earlier one, which makes a large mapping quadratic.
+  const doc = parseDocument(yaml, { lineCounter, prettyErrors: false, uniqueKeys: false });
+  const syntax = [...doc.errors, ...doc.warnings].map((error) => yamlProblem(error, lineCounter));
+  syntax.push(...duplicateKeys(doc.contents, lineCounter));
+  if (syntax.length > 0) return fail(syntax.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
 
   let data: unknown;
   try {
@@ -110,6 +113,38 @@ export async function loadCrewConfig(path: string | URL): Promise<CrewConfig> {
   return parseCrewConfig(text, { file });
 }
 
+/** Every key that repeats an earlier key of its mapping (at the repeated key), in the whole tree. */
+function duplicateKeys(root: unknown, lineCounter: LineCounter): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const stack: unknown[] = [root];
+  const seen = new Set<unknown>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (seen.has(node)) continue;
+    seen.add(node);
+    if (isMap(node)) {
+      const keys = new Set<unknown>();
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (keys.has(key)) {
+          const at = (pair.key as { range?: readonly number[] | null } | null)?.range?.[0];
+          const pos = at === undefined ? undefined : lineCounter.linePos(at);
+          problems.push({
+            path: '',
+            message: 'YAML syntax error: Map keys must be unique',
+            ...(pos === undefined ? {} : { line: pos.line, column: pos.col }),
+          });
+        }
+        keys.add(key);
+        stack.push(pair.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) stack.push(item);
+    }
+  }
+  return problems;
+}
+
 function yamlProblem(error: YAMLError, lineCounter: LineCounter): ConfigProblem {
   const { line, col } = lineCounter.linePos(error.pos[0]);
   return {
@@ -118,6 +153,25 @@ function yamlProblem(error: YAMLError, lineCounter: LineCounter): ConfigProblem 
     line,
     column: col,
   };
+}
+
+const pairIndex = new WeakMap<object, Map<string, { key: unknown; value: unknown }>>();
+
+/** A mapping's pairs by key (the first of equal keys), built once per mapping: locating every problem stays linear. */
+function pairsOf(map: {
+  items: readonly { key: unknown; value: unknown }[];
+}): Map<string, { key: unknown; value: unknown }> {
+  let index = pairIndex.get(map);
+  if (index === undefined) {
+    index = new Map();
+    for (const pair of map.items) {
+      if (!isScalar(pair.key)) continue;
+      const key = String(pair.key.value);
+      if (!index.has(key)) index.set(key, pair);
+    }
+    pairIndex.set(map, index);
+  }
+  return index;
 }
 
 /**
@@ -137,7 +191,7 @@ function locate(
     if (isAlias(node)) node = node.resolve(doc);
     const seg = path[i];
     if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(seg));
+      const pair = pairsOf(node).get(String(seg));
       if (pair === undefined) break;
       const last = i === path.length - 1;
       const value = pair.value;

@@ -75,3 +75,29 @@ export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   for await (const item of iterable) out.push(item);
   return out;
 }
+
+/**
+ * How the time of `run(input(n))` grows when the input grows 4×: the best of `tries` timings at
+ * `4n` divided by the best at `n`. A linear algorithm gives about 4, a quadratic one 16. This is
+ * a complexity check (a hang or a blow-up fails it), not a speed figure: callers assert a
+ * generous bound between the two.
+ */
+export function growthFactor<T>(input: (n: number) => T, run: (input: T) => unknown, n: number, tries = 3): number {
+  const best = (value: T): number => {
+    let min = Infinity;
+    for (let i = 0; i < tries; i++) {
+      const start = performance.now();
+      try {
+        run(value);
+      } catch {
+        // a rejected config is still a full pass over it
+      }
+      min = Math.min(min, performance.now() - start);
+    }
+    return min;
+  };
+  const small = input(n);
+  const large = input(4 * n);
+  best(small); // warm up
+  return best(large) / Math.max(best(small), 0.05);
+}
