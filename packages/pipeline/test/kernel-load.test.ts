@@ -2,8 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   Kernel,
   PRIORITIES,
-  PROCESS_TRANSITIONS,
-  canTransition,
   type Envelope,
   type KernelEvent,
   type Priority,
@@ -11,6 +9,7 @@ import {
   type ResourceQuota,
   type StageContext,
 } from '@signalyard/pipeline';
+import { PROCESS_TRANSITIONS, canTransition } from '../src/kernel/process-state.js';
 import { echoModel, runtimeOf } from './support.js';
 
 /** A small seeded PRNG (mulberry32), so the load is random but the same on every run. */

@@ -6,8 +6,6 @@ import {
   KernelError,
   PipelineStateError,
   PRIORITIES,
-  PROCESS_TRANSITIONS,
-  canTransition,
   isPriority,
   type Interrupt,
   type KernelEvent,
@@ -17,6 +15,7 @@ import {
   type ProcessStatus,
   type ResourceQuota,
 } from '@signalyard/pipeline';
+import { PROCESS_TRANSITIONS, canTransition } from '../src/kernel/process-state.js';
 import { gated, kernelWith, lifeOf, record, ticks } from './kernel-support.js';
 import { runtimeOf, stage, throwsCode } from './support.js';
 

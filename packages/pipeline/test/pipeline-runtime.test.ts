@@ -366,7 +366,9 @@ describe('PipelineRuntime.run: failures', () => {
     expect(env.errors[0]!.error).toContain('getter exploded');
   });
 
-  it('a getter that throws while a rule compares nested values fails the stage with PIPELINE_ROUTING_FAILED', async () => {
+  it('a nested getter that throws fails the stage when its output is copied (PIPELINE_STAGE_OUTPUT_INVALID), going to errorNext', async () => {
+    // Outputs are deep, frozen copies: the getter is read when the output is taken, before any
+    // rule compares it.
     const nested = {
       get deep(): unknown {
         throw new Error('nested getter');
@@ -384,7 +386,34 @@ describe('PipelineRuntime.run: failures', () => {
       ],
     });
     const env = await runtime.run(null);
+    expect(env.errors[0]).toMatchObject({ stage: 'a', code: 'PIPELINE_STAGE_OUTPUT_INVALID' });
+    expect(env.errors[0]!.error).toContain('nested getter');
+    expect(env.trace.map((t) => t.stage)).toEqual(['a', 'b']);
+  });
+
+  it('a value that throws while a rule compares it fails the stage with PIPELINE_ROUTING_FAILED', async () => {
+    // A class instance is kept as it is (not copied); this one's prototype can be read once only.
+    let reads = 0;
+    const value = new Proxy(new Date(0), {
+      getPrototypeOf() {
+        if (++reads > 1) throw new Error('prototype exploded');
+        return Date.prototype;
+      },
+    });
+    const runtime = runtimeOf({
+      stages: [
+        {
+          name: 'a',
+          run: () => ({ v: value }),
+          routingRules: [{ condition: 'v', value: { deep: 1 }, target: 'end' }],
+          errorNext: 'b',
+        },
+        stage('b'),
+      ],
+    });
+    const env = await runtime.run(null);
     expect(env.errors[0]).toMatchObject({ stage: 'a', code: 'PIPELINE_ROUTING_FAILED' });
+    expect(env.errors[0]!.error).toContain('prototype exploded');
     expect(env.trace.map((t) => t.stage)).toEqual(['a', 'b']);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { ruleValuesEqual } from '@signalyard/pipeline';
+import { ruleValuesEqual } from '../src/definition/rule-equality.js';
 import { runtimeOf, stage } from './support.js';
 
 /**

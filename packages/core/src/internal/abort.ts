@@ -2,13 +2,48 @@ import { AbortedError } from '../errors/aborted-error.js';
 
 /** True when `value` looks like an `AbortSignal` (also one from another realm or a polyfill). */
 export function isAbortSignal(value: unknown): value is AbortSignal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
-    typeof (value as { addEventListener?: unknown }).addEventListener === 'function' &&
-    typeof (value as { removeEventListener?: unknown }).removeEventListener === 'function'
-  );
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    const s = value as Partial<Record<'aborted' | 'addEventListener' | 'removeEventListener', unknown>>;
+    return (
+      typeof s.aborted === 'boolean' &&
+      typeof s.addEventListener === 'function' &&
+      typeof s.removeEventListener === 'function'
+    );
+  } catch {
+    return false; // a hostile Proxy is not a signal
+  }
+}
+
+/**
+ * Aborts `target` when `source` aborts (at once when it already has), with its reason. Returns a
+ * function that unlinks them (idempotent): call it when the work `target` guards is over, so a
+ * long-lived `source` does not keep the link.
+ */
+export function linkAbort(target: AbortController, source: AbortSignal | undefined): () => void {
+  if (source === undefined || target.signal.aborted) return noop;
+  if (source.aborted) {
+    target.abort(source.reason);
+    return noop;
+  }
+  return onAbort(source, () => {
+    target.abort(source.reason);
+  });
+}
+
+/** Calls `callback` once when `signal` aborts; returns a function that stops listening (idempotent). */
+export function onAbort(signal: AbortSignal, callback: () => void): () => void {
+  signal.addEventListener('abort', callback, { once: true });
+  let listening = true;
+  return () => {
+    if (!listening) return;
+    listening = false;
+    signal.removeEventListener('abort', callback);
+  };
+}
+
+function noop(): void {
+  // nothing was linked
 }
 
 /**

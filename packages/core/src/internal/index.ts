@@ -9,9 +9,17 @@
 export { EventChannel } from './event-channel.js';
 export type { EventChannelOptions } from './event-channel.js';
 export { pushStream } from './push-stream.js';
-export { abortedError, isAbortSignal, linkAbortSignals, throwIfAborted, untilAborted } from './abort.js';
+export {
+  abortedError,
+  isAbortSignal,
+  linkAbort,
+  linkAbortSignals,
+  onAbort,
+  throwIfAborted,
+  untilAborted,
+} from './abort.js';
 export { errorCode, errorText } from './error-text.js';
-export { MAX_TIMEOUT_MS, clampTimeout, deadline } from './timers.js';
+export { MAX_TIMEOUT_MS, clampTimeout, deadline, isTimerDelay, startTimer } from './timers.js';
 export type { Deadline } from './timers.js';
 export { checkpointFromRow, isStoredVersion } from './checkpoint-row.js';
 export { MAX_CONFIG_CHARS, configSizeProblem } from './config-size.js';

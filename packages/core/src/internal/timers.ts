@@ -35,3 +35,20 @@ export function deadline(ms: number, reason: () => unknown): Deadline {
 function noop(): void {
   // nothing to cancel
 }
+
+/** True for a delay `setTimeout` honours: a finite number of ms above 0, up to {@link MAX_TIMEOUT_MS}. */
+export function isTimerDelay(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 && value <= MAX_TIMEOUT_MS;
+}
+
+/**
+ * Calls `callback` after `ms` (`setTimeout`, so fake timers drive it). Returns a function that
+ * cancels it (idempotent). With `unref`, the timer never keeps the process alive.
+ */
+export function startTimer(ms: number, callback: () => void, options: { unref?: boolean } = {}): () => void {
+  const timer = setTimeout(callback, clampTimeout(ms));
+  if (options.unref === true) (timer as { unref?: () => void }).unref?.();
+  return () => {
+    clearTimeout(timer);
+  };
+}

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { AbortedError } from '@signalyard/core';
-import { abortedError, isAbortSignal, linkAbortSignals, throwIfAborted, untilAborted } from '@signalyard/core/internal';
+import {
+  abortedError,
+  isAbortSignal,
+  linkAbort,
+  linkAbortSignals,
+  onAbort,
+  throwIfAborted,
+  untilAborted,
+} from '@signalyard/core/internal';
 
 describe('abort helpers', () => {
   it('isAbortSignal recognises signals and rejects look-alikes', () => {
@@ -58,5 +66,66 @@ describe('abort helpers', () => {
   it('untilAborted with an already aborted signal rejects and handles the abandoned rejection', async () => {
     const late = Promise.reject(new Error('late'));
     await expect(untilAborted(late, AbortSignal.abort())).rejects.toSatisfy((e: unknown) => AbortedError.isInstance(e));
+  });
+});
+
+describe('linkAbort', () => {
+  it('aborts the target with the source reason, and unlinking stops it', () => {
+    const source = new AbortController();
+    const target = new AbortController();
+    linkAbort(target, source.signal);
+    source.abort('why');
+    expect(target.signal.aborted).toBe(true);
+    expect(target.signal.reason).toBe('why');
+
+    const source2 = new AbortController();
+    const target2 = new AbortController();
+    const unlink = linkAbort(target2, source2.signal);
+    unlink();
+    unlink(); // idempotent
+    source2.abort();
+    expect(target2.signal.aborted).toBe(false);
+  });
+
+  it('aborts at once from an already aborted source, and is a no-op without one', () => {
+    const source = new AbortController();
+    source.abort('early');
+    const target = new AbortController();
+    linkAbort(target, source.signal)();
+    expect(target.signal.reason).toBe('early');
+    const lone = new AbortController();
+    linkAbort(lone, undefined)();
+    expect(lone.signal.aborted).toBe(false);
+  });
+});
+
+describe('onAbort', () => {
+  it('calls back once on abort, and not after it stops listening', () => {
+    const a = new AbortController();
+    let calls = 0;
+    onAbort(a.signal, () => calls++);
+    a.abort();
+    a.abort();
+    expect(calls).toBe(1);
+    const b = new AbortController();
+    const stop = onAbort(b.signal, () => calls++);
+    stop();
+    stop();
+    b.abort();
+    expect(calls).toBe(1);
+  });
+});
+
+describe('isAbortSignal on hostile values', () => {
+  it('is false for a Proxy whose every trap throws', () => {
+    const hostile = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('trap');
+        },
+      },
+    );
+    expect(isAbortSignal(hostile)).toBe(false);
   });
 });

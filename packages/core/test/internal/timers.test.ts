@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_TIMEOUT_MS, clampTimeout, deadline } from '@signalyard/core/internal';
+import { MAX_TIMEOUT_MS, clampTimeout, deadline, isTimerDelay, startTimer } from '@signalyard/core/internal';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -40,5 +40,30 @@ describe('timer limits', () => {
     await vi.advanceTimersByTimeAsync(1000);
     expect(d.signal.aborted).toBe(false);
     d.clear();
+  });
+});
+
+describe('isTimerDelay', () => {
+  it('accepts finite positive delays up to the limit, nothing else', () => {
+    expect(isTimerDelay(1)).toBe(true);
+    expect(isTimerDelay(MAX_TIMEOUT_MS)).toBe(true);
+    for (const bad of [0, -1, MAX_TIMEOUT_MS + 1, Number.NaN, Infinity, '5', null, undefined]) {
+      expect(isTimerDelay(bad)).toBe(false);
+    }
+  });
+});
+
+describe('startTimer', () => {
+  it('fires after the delay unless cancelled', () => {
+    vi.useFakeTimers();
+    let fired = 0;
+    startTimer(50, () => fired++);
+    const cancel = startTimer(50, () => fired++, { unref: true });
+    cancel();
+    cancel();
+    vi.advanceTimersByTime(49);
+    expect(fired).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(fired).toBe(1);
   });
 });

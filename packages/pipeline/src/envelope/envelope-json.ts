@@ -1,0 +1,82 @@
+import type { Interrupt, ResolvedInterrupt } from './interrupt.js';
+import type { TerminalReason } from './terminal-reason.js';
+
+/** How a run schedules its stages: one after another by routing, or as a DAG by `requires`. */
+export type PipelineMode = 'sequential' | 'parallel';
+
+/** A stage failure, as recorded in `envelope.errors` (with or without `errorNext`). */
+export interface StageErrorRecord {
+  stage: string;
+  /** The error's message. */
+  error: string;
+  /** The error's `code`, when it had a string one. */
+  code?: string;
+  /** When the stage ended (ISO 8601). */
+  at: string;
+}
+
+/** One stage execution, as recorded in `envelope.trace`. */
+export interface TraceEntry {
+  stage: string;
+  /** ISO 8601. */
+  startedAt: string;
+  /** ISO 8601. */
+  endedAt: string;
+  /** Where routing sent the run: a stage, `end`, or an interrupt kind. */
+  next: string;
+}
+
+/** The JSON form of an {@link Envelope}: what `toJSON()` returns and `Envelope.fromJSON` accepts. */
+export interface EnvelopeJSON {
+  id: string;
+  input: unknown;
+  outputs: Record<string, unknown>;
+  currentStage: string;
+  iteration: number;
+  llmCalls: number;
+  agentHops: number;
+  edgeTraversals: Record<string, number>;
+  terminated: boolean;
+  terminalReason?: TerminalReason;
+  terminationReason?: string;
+  interrupt?: Interrupt;
+  resolvedInterrupts: ResolvedInterrupt[];
+  errors: StageErrorRecord[];
+  trace: TraceEntry[];
+  /** How many of the oldest trace entries were dropped to keep the trace within its cap; absent when none were. */
+  droppedTraceEntries?: number;
+  mode: PipelineMode;
+  completedStages: string[];
+  skippedStages: string[];
+}
+
+/** Every key of {@link EnvelopeJSON}, in the documented order. @internal */
+export const ENVELOPE_KEYS: readonly (keyof EnvelopeJSON)[] = Object.freeze([
+  'id',
+  'input',
+  'outputs',
+  'currentStage',
+  'iteration',
+  'llmCalls',
+  'agentHops',
+  'edgeTraversals',
+  'terminated',
+  'terminalReason',
+  'terminationReason',
+  'interrupt',
+  'resolvedInterrupts',
+  'errors',
+  'trace',
+  'droppedTraceEntries',
+  'mode',
+  'completedStages',
+  'skippedStages',
+]);
+
+/** The envelope's JSON with its keys in the documented order (optional keys only when present). @internal */
+export function orderEnvelopeKeys(json: EnvelopeJSON): EnvelopeJSON {
+  const source = json as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of ENVELOPE_KEYS) if (key in json) out[key] = source[key];
+  return out as unknown as EnvelopeJSON;
+}

@@ -1,0 +1,28 @@
+import type { Envelope } from '../envelope/envelope.js';
+import type { Interrupt } from '../envelope/interrupt.js';
+
+/**
+ * One event of `PipelineRuntime.stream` / `resumeStream`, discriminated by `type`.
+ *
+ * - `stage_start` / `stage_end`: a stage ran. `next` is where routing sent the run (`end` for a
+ *   failure without `errorNext`, the interrupt kind for `ctx.interrupt`); a bound may still
+ *   refuse that step, which the final envelope records. In DAG mode (which does not route)
+ *   `next` is `end`, or the interrupt kind for `ctx.interrupt`; concurrent stages' events
+ *   interleave.
+ * - `interrupt`: the run paused on this interrupt.
+ * - `warning`: something the caller should know that did not stop the run (in DAG mode: routing
+ *   settings it ignores, an ordering cycle in `after` it broke, a second interrupt it deferred).
+ * - `end`: always the last event, also when the run paused or was terminated.
+ */
+export type PipelineEvent =
+  | { type: 'stage_start'; stage: string }
+  | {
+      type: 'stage_end';
+      stage: string;
+      output: Record<string, unknown>;
+      failed: boolean;
+      next: string;
+    }
+  | { type: 'interrupt'; interrupt: Interrupt }
+  | { type: 'warning'; message: string }
+  | { type: 'end'; envelope: Envelope };

@@ -1,0 +1,30 @@
+import type { ChatModel } from '@signalyard/core';
+import type { CompiledPipeline } from '../definition/compiled-pipeline.js';
+import type { PipelineEvent } from './pipeline-event.js';
+import type { RunState } from './run-state.js';
+
+/**
+ * Everything one invocation (`run`, `resume` or their streams) works with, in either mode: the state, the effective bounds (the pipeline's, tightened by run options and quotas),
+ * the run's abort signal, counters that live outside the envelope, and the event sink.
+ * @internal
+ */
+export interface RunScope {
+  readonly pipeline: CompiledPipeline;
+  readonly state: RunState;
+  readonly model: ChatModel | undefined;
+  readonly maxIterations: number;
+  readonly maxLlmCalls: number;
+  readonly maxAgentHops: number;
+  readonly maxToolCalls: number;
+  readonly toolCalls: { used: number };
+  /** Fires when the run is cancelled, times out, or its stream's consumer stops. */
+  readonly signal: AbortSignal;
+  /** `undefined` when nobody listens, so no event is allocated. */
+  readonly emit: ((event: PipelineEvent) => void) | undefined;
+  /** Set when the run's `timeoutMs` fired (then cancellation means `timeout_exceeded`). */
+  timedOut: boolean;
+  /** A model call was refused by `maxLlmCalls` during the run. */
+  llmRefused: boolean;
+  /** A tool call count was refused by `maxToolCalls` during the run. */
+  toolRefused: boolean;
+}

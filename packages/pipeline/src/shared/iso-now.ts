@@ -1,0 +1,19 @@
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * `ms` (milliseconds since the epoch) as an ISO 8601 string. Stages in a tight loop mostly finish
+ * within the same millisecond, so the last conversion is cached.
+ */
+export function isoAt(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
+}
+
+/** The current time as an ISO 8601 string (the hot path pays for `Date.now()` only). */
+export function isoNow(): string {
+  return isoAt(Date.now());
+}
