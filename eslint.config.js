@@ -43,11 +43,6 @@ export default tseslint.config(
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {
-    // TEMPORARY: removed when the runner split lands.
-    files: ['packages/signalyard/src/**/*.ts'],
-    rules: { 'max-lines-per-function': 'off' },
-  },
-  {
     files: ['**/test/**/*.ts', '**/bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

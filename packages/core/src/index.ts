@@ -16,6 +16,7 @@ export type { ExecutionStrategy, StrategySnapshot, TransitionResult } from './ex
 export { DirectStrategy } from './direct-strategy.js';
 export { SignalyardError, hasErrorMarker, isSignalyardError } from './errors/signalyard-error.js';
 export type { SignalyardErrorOptions } from './errors/signalyard-error.js';
+export { isTransitionRefusal, transitionRefusal } from './errors/transition-refusal.js';
 export { AbortedError } from './errors/aborted-error.js';
 export type { AbortedErrorCode } from './errors/aborted-error.js';
 export { ConfigError } from './errors/config-error.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SignalyardError, isSignalyardError } from '@signalyard/core';
+import { SignalyardError, isSignalyardError, isTransitionRefusal } from '@signalyard/core';
 import {
   ClosureGuard,
   FsmDefinitionError,
@@ -134,6 +134,20 @@ describe('errors thrown by the FSM', () => {
         }),
       })
       .build();
+
+  it('refusals (no transition, every guard said no) carry the refusal marker; a guard that throws does not', () => {
+    const refused = (action: string) => {
+      try {
+        fsm().execute(action);
+      } catch (error) {
+        return isTransitionRefusal(error);
+      }
+      throw new Error(`execute(${action}) did not throw`);
+    };
+    expect(refused('finish')).toBe(true);
+    expect(refused('go')).toBe(true);
+    expect(refused('boom')).toBe(false);
+  });
 
   it('InvalidTransitionError says the state, the action and the valid actions', () => {
     const error = catchError(

@@ -1,4 +1,4 @@
-import type { ChatMessage, ExecutionStrategy, Outcome, RouteContext, Signal } from '@signalyard/core';
+import type { ChatMessage, ExecutionStrategy, Outcome, Signal } from '@signalyard/core';
 import type { ComposedRouter } from '@signalyard/router';
 import type { AgentRuntime } from './runner-options.js';
 import type { Stopper } from './stopper.js';
@@ -17,26 +17,45 @@ export interface Job {
   announced: boolean;
 }
 
-/** A session the runner has seen: its queue and, once loaded, its live state. @internal */
+/** A session's live state once loaded from the store (or created fresh). @internal */
+export interface LoadedState {
+  readonly kind: 'loaded';
+  /** This session's strategy instance. */
+  readonly strategy: ExecutionStrategy;
+  /** Its composed router: the strategy's routes, the agent's, the plugins'. */
+  readonly router: ComposedRouter;
+  /** The checkpoint version it was loaded at or last saved as (0 = never saved). */
+  version: number;
+  history: readonly ChatMessage[];
+  engineState: unknown;
+}
+
+/** Not loaded yet, or dropped after a failed save (the next signal reloads it). @internal */
+export interface UnloadedState {
+  readonly kind: 'unloaded';
+}
+
+/** What the runner knows of a session's checkpointed state. @internal */
+export type SessionState = UnloadedState | LoadedState;
+
+/** The state of a session the runner has not loaded. @internal */
+export const UNLOADED: UnloadedState = Object.freeze({ kind: 'unloaded' });
+
+/** A session the runner has seen: its queue and its {@link SessionState}. @internal */
 export class LiveSession {
   readonly key: string;
   readonly agent: AgentRuntime;
   /** The route context every predicate of this session receives. */
-  readonly ctx: RouteContext;
+  readonly ctx: { readonly sessionKey: string; readonly agentId: string };
   readonly #queue: Job[] = [];
   #head = 0;
   running: Job | undefined;
   /** The processing loop, while one runs. */
   loop: Promise<void> | undefined;
 
-  loaded = false;
+  state: SessionState = UNLOADED;
   /** A load in flight (shared by the worker and a stop routed on arrival). */
-  loading: Promise<void> | undefined;
-  version = 0;
-  strategy: ExecutionStrategy | undefined;
-  router: ComposedRouter | undefined;
-  history: readonly ChatMessage[] = [];
-  engineState: unknown;
+  loading: Promise<LoadedState> | undefined;
 
   constructor(key: string, agent: AgentRuntime) {
     this.key = key;

@@ -57,190 +57,214 @@ export interface ResolvedRunnerOptions {
 
 const isPositiveInteger = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
 
+type Report = (path: string, message: string) => void;
+
 /**
  * Validates runner options, reporting every problem at once.
  * @throws ConfigError `CONFIG_INVALID`.
  */
 export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOptions {
-  const problems: ConfigProblem[] = [];
-  const problem = (path: string, message: string): void => {
-    problems.push({ path, message });
-  };
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new ConfigError({
       problems: [{ path: '', message: `expected runner options { agents, ... }, got ${describeValue(options)}` }],
     });
   }
+  const problems: ConfigProblem[] = [];
+  const report: Report = (path, message) => {
+    problems.push({ path, message });
+  };
+  const agents = resolveAgents(options.agents, report);
+  const { plugins, pluginRoutes } = resolvePlugins(options.plugins ?? [], report);
+  const resolver = resolveRouting(options, agents, problems);
+  const limits = resolveServices(options, report);
+  if (problems.length > 0 || resolver === undefined) throw new ConfigError({ problems });
+  return { agents, resolver, plugins, pluginRoutes: Object.freeze(pluginRoutes), ...limits };
+}
 
-  // Agents.
+function resolveAgents(agentList: unknown, report: Report): Map<string, AgentRuntime> {
   const agents = new Map<string, AgentRuntime>();
-  const agentList: unknown = options.agents;
   if (!Array.isArray(agentList) || agentList.length === 0) {
-    problem('agents', `expected a non-empty list of agent definitions, got ${describeValue(agentList)}`);
-  } else {
-    agentList.forEach((raw: unknown, i) => {
-      const path = `agents[${i}]`;
-      if (typeof raw !== 'object' || raw === null) {
-        problem(path, `expected an agent definition { id, engine, strategy?, routes? }, got ${describeValue(raw)}`);
-        return;
-      }
-      const a = raw as Partial<AgentDefinition>;
-      let ok = true;
-      if (typeof a.id !== 'string' || a.id === '' || normalizeAgentId(a.id) !== a.id) {
-        problem(
-          `${path}.id`,
-          `agent id ${describeValue(a.id)} is not canonical${typeof a.id === 'string' && a.id !== '' ? `: use ${JSON.stringify(normalizeAgentId(a.id))}` : ''}`,
-        );
-        ok = false;
-      } else if (agents.has(a.id)) {
-        problem(`${path}.id`, `duplicate agent id ${JSON.stringify(a.id)}`);
-        ok = false;
-      }
-      if (a.strategy !== undefined && typeof a.strategy !== 'function') {
-        problem(
-          `${path}.strategy`,
-          `expected a strategy factory () => ExecutionStrategy, got ${describeValue(a.strategy)}`,
-        );
-        ok = false;
-      }
-      let engine: EngineFn | undefined;
-      if (typeof a.engine === 'function') engine = a.engine;
-      else if (
-        typeof a.engine === 'object' &&
-        (a.engine as unknown) !== null &&
-        typeof (a.engine as { turn?: unknown }).turn === 'function'
-      ) {
-        const object = a.engine;
-        engine = (ctx) => object.turn(ctx);
-      } else {
-        problem(`${path}.engine`, `expected an Engine { turn } or an engine function, got ${describeValue(a.engine)}`);
-        ok = false;
-      }
-      const routes: unknown = a.routes ?? [];
-      if (!Array.isArray(routes)) {
-        problem(`${path}.routes`, `expected a list of signal routes, got ${describeValue(routes)}`);
-        ok = false;
-      } else {
-        for (const p of routeProblems({ agent: routes as SignalRoute[] }))
-          problem(`${path}.routes[${p.index}]`, p.message);
-      }
-      if (ok && typeof a.id === 'string')
-        agents.set(a.id, {
-          id: a.id,
-          definition: a as AgentDefinition,
-          routes: Object.freeze([...(routes as SignalRoute[])]),
-          engine,
-        });
-    });
+    report('agents', `expected a non-empty list of agent definitions, got ${describeValue(agentList)}`);
+    return agents;
   }
+  agentList.forEach((raw: unknown, i) => {
+    const agent = resolveAgent(raw, `agents[${i}]`, agents, report);
+    if (agent !== undefined) agents.set(agent.id, agent);
+  });
+  return agents;
+}
 
-  // Plugins: unique names; routes read once, here.
+function resolveAgent(
+  raw: unknown,
+  path: string,
+  seen: ReadonlyMap<string, AgentRuntime>,
+  report: Report,
+): AgentRuntime | undefined {
+  if (typeof raw !== 'object' || raw === null) {
+    report(path, `expected an agent definition { id, engine, strategy?, routes? }, got ${describeValue(raw)}`);
+    return undefined;
+  }
+  const a = raw as Partial<AgentDefinition>;
+  let ok = true;
+  if (typeof a.id !== 'string' || a.id === '' || normalizeAgentId(a.id) !== a.id) {
+    const hint = typeof a.id === 'string' && a.id !== '' ? `: use ${JSON.stringify(normalizeAgentId(a.id))}` : '';
+    report(`${path}.id`, `agent id ${describeValue(a.id)} is not canonical${hint}`);
+    ok = false;
+  } else if (seen.has(a.id)) {
+    report(`${path}.id`, `duplicate agent id ${JSON.stringify(a.id)}`);
+    ok = false;
+  }
+  if (a.strategy !== undefined && typeof a.strategy !== 'function') {
+    report(`${path}.strategy`, `expected a strategy factory () => ExecutionStrategy, got ${describeValue(a.strategy)}`);
+    ok = false;
+  }
+  const engine = engineFn(a.engine);
+  if (engine === undefined) {
+    report(`${path}.engine`, `expected an Engine { turn } or an engine function, got ${describeValue(a.engine)}`);
+    ok = false;
+  }
+  const routes: unknown = a.routes ?? [];
+  if (!Array.isArray(routes)) {
+    report(`${path}.routes`, `expected a list of signal routes, got ${describeValue(routes)}`);
+    ok = false;
+  } else {
+    for (const p of routeProblems({ agent: routes as SignalRoute[] })) report(`${path}.routes[${p.index}]`, p.message);
+  }
+  if (!ok || typeof a.id !== 'string') return undefined;
+  return { id: a.id, definition: a as AgentDefinition, routes: Object.freeze([...(routes as SignalRoute[])]), engine };
+}
+
+function engineFn(engine: unknown): EngineFn | undefined {
+  if (typeof engine === 'function') return engine as EngineFn;
+  if (typeof engine === 'object' && engine !== null && typeof (engine as { turn?: unknown }).turn === 'function') {
+    const object = engine as { turn: EngineFn };
+    return (ctx) => object.turn(ctx);
+  }
+  return undefined;
+}
+
+/** Plugins: unique names; their routes read once, here. */
+function resolvePlugins(pluginList: unknown, report: Report): { plugins: Plugin[]; pluginRoutes: SignalRoute[] } {
   const plugins: Plugin[] = [];
   const pluginRoutes: SignalRoute[] = [];
-  const pluginList: unknown = options.plugins ?? [];
   if (!Array.isArray(pluginList)) {
-    problem('plugins', `expected a list of plugins, got ${describeValue(pluginList)}`);
-  } else {
-    const names = new Set<string>();
-    pluginList.forEach((raw: unknown, i) => {
-      const path = `plugins[${i}]`;
-      if (
-        typeof raw !== 'object' ||
-        raw === null ||
-        typeof (raw as { name?: unknown }).name !== 'string' ||
-        (raw as Plugin).name === ''
-      ) {
-        problem(path, `expected a plugin with a non-empty name, got ${describeValue(raw)}`);
-        return;
-      }
-      const p = raw as Plugin;
-      if (names.has(p.name)) problem(`${path}.name`, `duplicate plugin name ${JSON.stringify(p.name)}`);
-      names.add(p.name);
-      for (const hook of ['signalRoutes', 'setup', 'dispose'] as const) {
-        const fn: unknown = (p as unknown as Record<string, unknown>)[hook];
-        if (fn !== undefined && typeof fn !== 'function')
-          problem(`${path}.${hook}`, `expected a function, got ${describeValue(fn)}`);
-      }
-      let routes: unknown = [];
-      if (typeof p.signalRoutes === 'function') {
-        try {
-          routes = p.signalRoutes();
-        } catch (error) {
-          problem(`${path}.signalRoutes`, `threw: ${error instanceof Error ? error.message : describeValue(error)}`);
-        }
-      }
-      if (!Array.isArray(routes))
-        problem(`${path}.signalRoutes`, `returned ${describeValue(routes)}, expected a list of signal routes`);
-      else {
-        for (const rp of routeProblems({ plugin: routes as SignalRoute[] }))
-          problem(`${path}.signalRoutes()[${rp.index}]`, rp.message);
-        pluginRoutes.push(...(routes as SignalRoute[]));
-      }
-      plugins.push(p);
-    });
+    report('plugins', `expected a list of plugins, got ${describeValue(pluginList)}`);
+    return { plugins, pluginRoutes };
   }
+  const names = new Set<string>();
+  pluginList.forEach((raw: unknown, i) => {
+    const path = `plugins[${i}]`;
+    if (
+      typeof raw !== 'object' ||
+      raw === null ||
+      typeof (raw as { name?: unknown }).name !== 'string' ||
+      (raw as Plugin).name === ''
+    ) {
+      report(path, `expected a plugin with a non-empty name, got ${describeValue(raw)}`);
+      return;
+    }
+    const p = raw as Plugin;
+    if (names.has(p.name)) report(`${path}.name`, `duplicate plugin name ${JSON.stringify(p.name)}`);
+    names.add(p.name);
+    for (const hook of ['signalRoutes', 'setup', 'dispose'] as const) {
+      const fn: unknown = (p as unknown as Record<string, unknown>)[hook];
+      if (fn !== undefined && typeof fn !== 'function')
+        report(`${path}.${hook}`, `expected a function, got ${describeValue(fn)}`);
+    }
+    pluginRoutes.push(...pluginRoutesOf(p, path, report));
+    plugins.push(p);
+  });
+  return { plugins, pluginRoutes };
+}
 
-  // Routing: validated by the sessions package; default agent = the first agent unless given.
-  let resolver: RouteResolver | undefined;
+function pluginRoutesOf(p: Plugin, path: string, report: Report): readonly SignalRoute[] {
+  let routes: unknown = [];
+  if (typeof p.signalRoutes === 'function') {
+    try {
+      routes = p.signalRoutes();
+    } catch (error) {
+      report(`${path}.signalRoutes`, `threw: ${error instanceof Error ? error.message : describeValue(error)}`);
+    }
+  }
+  if (!Array.isArray(routes)) {
+    report(`${path}.signalRoutes`, `returned ${describeValue(routes)}, expected a list of signal routes`);
+    return [];
+  }
+  for (const rp of routeProblems({ plugin: routes as SignalRoute[] }))
+    report(`${path}.signalRoutes()[${rp.index}]`, rp.message);
+  return routes as SignalRoute[];
+}
+
+/** Routing: validated by the sessions package; default agent = the first agent unless given. */
+function resolveRouting(
+  options: RunnerOptions,
+  agents: ReadonlyMap<string, AgentRuntime>,
+  problems: ConfigProblem[],
+): RouteResolver | undefined {
+  const agentList: unknown = options.agents;
   const firstAgent = Array.isArray(agentList) ? (agentList[0] as Partial<AgentDefinition> | undefined)?.id : undefined;
   const routingInput: unknown = options.routing ?? {};
   if (typeof routingInput !== 'object' || routingInput === null) {
-    problem('routing', `expected a routing config object, got ${describeValue(routingInput)}`);
-  } else {
-    const withDefault = { ...(routingInput as RoutingConfigInput) };
-    if (withDefault.defaultAgentId === undefined && typeof firstAgent === 'string' && agents.has(firstAgent))
-      withDefault.defaultAgentId = firstAgent;
-    try {
-      resolver = new RouteResolver(withDefault);
-      const config = resolver.config;
-      if (agents.size > 0 && !agents.has(config.defaultAgentId)) {
-        problem(
-          'routing.defaultAgentId',
-          `default agent ${JSON.stringify(config.defaultAgentId)} is not one of the agents (${JSON.stringify([...agents.keys()])})`,
-        );
-      }
-      config.bindings.forEach((b, i) => {
-        if (agents.size > 0 && !agents.has(b.agentId)) {
-          problem(
-            `routing.bindings[${i}].agentId`,
-            `binding names unknown agent ${JSON.stringify(b.agentId)} (agents: ${JSON.stringify([...agents.keys()])})`,
-          );
-        }
+    problems.push({ path: 'routing', message: `expected a routing config object, got ${describeValue(routingInput)}` });
+    return undefined;
+  }
+  const withDefault = { ...(routingInput as RoutingConfigInput) };
+  if (withDefault.defaultAgentId === undefined && typeof firstAgent === 'string' && agents.has(firstAgent))
+    withDefault.defaultAgentId = firstAgent;
+  let resolver: RouteResolver;
+  try {
+    resolver = new RouteResolver(withDefault);
+  } catch (error) {
+    if (!ConfigError.isInstance(error)) throw error;
+    for (const p of error.problems) problems.push({ ...p, path: p.path === '' ? 'routing' : `routing.${p.path}` });
+    return undefined;
+  }
+  const known = JSON.stringify([...agents.keys()]);
+  const config = resolver.config;
+  if (agents.size > 0 && !agents.has(config.defaultAgentId)) {
+    problems.push({
+      path: 'routing.defaultAgentId',
+      message: `default agent ${JSON.stringify(config.defaultAgentId)} is not one of the agents (${known})`,
+    });
+  }
+  config.bindings.forEach((b, i) => {
+    if (agents.size > 0 && !agents.has(b.agentId)) {
+      problems.push({
+        path: `routing.bindings[${i}].agentId`,
+        message: `binding names unknown agent ${JSON.stringify(b.agentId)} (agents: ${known})`,
       });
-    } catch (error) {
-      if (!ConfigError.isInstance(error)) throw error;
-      for (const p of error.problems) problems.push({ ...p, path: p.path === '' ? 'routing' : `routing.${p.path}` });
     }
-  }
+  });
+  return resolver;
+}
 
-  // Store, lock, limits.
+/** Store, lock, limits and logger. */
+function resolveServices(
+  options: RunnerOptions,
+  report: Report,
+): Pick<
+  ResolvedRunnerOptions,
+  'store' | 'lock' | 'maxConcurrentSessions' | 'maxHistoryMessages' | 'closeTimeoutMs' | 'logger'
+> {
   const store: unknown = options.store;
-  if (store !== undefined && !hasMethods(store, ['load', 'save', 'delete', 'list'])) {
-    problem('store', `expected a CheckpointStore { load, save, delete, list }, got ${describeValue(store)}`);
-  }
+  if (store !== undefined && !hasMethods(store, ['load', 'save', 'delete', 'list']))
+    report('store', `expected a CheckpointStore { load, save, delete, list }, got ${describeValue(store)}`);
   const lock: unknown = options.lock;
   if (lock !== undefined && !hasMethods(lock, ['withLock']))
-    problem('lock', `expected a SessionLock { withLock }, got ${describeValue(lock)}`);
+    report('lock', `expected a SessionLock { withLock }, got ${describeValue(lock)}`);
   const maxConcurrentSessions = options.maxConcurrentSessions ?? 64;
   if (!isPositiveInteger(maxConcurrentSessions))
-    problem('maxConcurrentSessions', `expected a positive integer, got ${describeValue(maxConcurrentSessions)}`);
+    report('maxConcurrentSessions', `expected a positive integer, got ${describeValue(maxConcurrentSessions)}`);
   const maxHistoryMessages = options.maxHistoryMessages ?? 1000;
   if (!isPositiveInteger(maxHistoryMessages))
-    problem('maxHistoryMessages', `expected a positive integer, got ${describeValue(maxHistoryMessages)}`);
+    report('maxHistoryMessages', `expected a positive integer, got ${describeValue(maxHistoryMessages)}`);
   const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
-  if (typeof closeTimeoutMs !== 'number' || !Number.isFinite(closeTimeoutMs) || closeTimeoutMs < 0) {
-    problem('closeTimeoutMs', `expected a finite number of milliseconds >= 0, got ${describeValue(closeTimeoutMs)}`);
-  }
+  if (typeof closeTimeoutMs !== 'number' || !Number.isFinite(closeTimeoutMs) || closeTimeoutMs < 0)
+    report('closeTimeoutMs', `expected a finite number of milliseconds >= 0, got ${describeValue(closeTimeoutMs)}`);
   const logger = options.logger;
   if (logger !== undefined && !hasMethods(logger, ['debug', 'warn']))
-    problem('logger', `expected a logger { debug, warn }, got ${describeValue(logger)}`);
-
-  if (problems.length > 0 || resolver === undefined) throw new ConfigError({ problems });
+    report('logger', `expected a logger { debug, warn }, got ${describeValue(logger)}`);
   return {
-    agents,
-    resolver,
-    plugins,
-    pluginRoutes: Object.freeze(pluginRoutes),
     store: store as CheckpointStore | undefined,
     lock: lock as SessionLock | undefined,
     maxConcurrentSessions,

@@ -5,6 +5,7 @@ import {
   MemoryCheckpointStore,
   SignalKind,
   signal,
+  transitionRefusal,
   type ExecutionStrategy,
   type RouteContext,
 } from '@signalyard/core';
@@ -284,6 +285,40 @@ describe('strategy and routing failures are outcomes', () => {
       action: Action.ForceStop,
       decidedBy: { tier: 'strategy' },
     });
+    await runner.close();
+  });
+});
+
+describe('refused transitions of a custom strategy', () => {
+  it('an error carrying the core refusal marker is rejected; any other error is failed', async () => {
+    class NotNow extends Error {
+      readonly [transitionRefusal] = true;
+    }
+    const strategy = (): ExecutionStrategy => {
+      const direct = new DirectStrategy();
+      return Object.assign(Object.create(direct) as ExecutionStrategy, {
+        execute: (target: string) => {
+          if (target === 'later') throw new NotNow('not now');
+          throw new Error('broken');
+        },
+      });
+    };
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'main',
+          strategy,
+          routes: [{ kind: SignalKind.Timer, action: Action.transition('later') }],
+          engine: async () => ({ actions: [Action.transition('other')] }),
+        },
+      ],
+    });
+    const refused = await runner.dispatch(A, signal(SignalKind.Timer, {}));
+    expect(refused.status).toBe('rejected');
+    expect(refused.error).toBeInstanceOf(Error);
+    const failed = await runner.dispatch(A, signal(SignalKind.UserMessage, 'hi'));
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatchObject({ code: 'ENGINE_FAILED', message: 'broken' });
     await runner.close();
   });
 });

@@ -1,4 +1,4 @@
-import { SignalyardError, hasErrorMarker } from '@signalyard/core';
+import { SignalyardError, hasErrorMarker, transitionRefusal } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.InvalidTransitionError');
 
@@ -14,6 +14,8 @@ export type InvalidTransitionErrorCode =
  */
 export class InvalidTransitionError extends SignalyardError<InvalidTransitionErrorCode> {
   private readonly [marker] = true;
+  /** Marks this error as a refusal (a Runner reports it as `rejected`), not a failure. */
+  readonly [transitionRefusal] = true;
   /** The state the FSM was (and still is) in. */
   readonly currentState: string;
   /** The action that was refused. */

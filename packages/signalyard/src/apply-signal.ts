@@ -1,0 +1,194 @@
+import { Action, isTransitionRefusal, type Outcome, type RunnerEvent, type Signal } from '@signalyard/core';
+import type { EventChannel } from '@signalyard/core/internal';
+import type { RouteMatch } from '@signalyard/router';
+import { trimHistory, userMessageOf } from './history.js';
+import type { Job, LiveSession, LoadedState } from './live-session.js';
+import { asSignalyardError, failedOutcome, outcomeOf, type Applied, type SessionSave } from './outcomes.js';
+import type { PluginHost } from './plugin-host.js';
+import { isConflict, isUnstorable, type SessionPersistence } from './session-persistence.js';
+import { runTurn } from './turn.js';
+
+const MAX_CONFLICT_RETRIES = 3;
+
+/** What {@link SignalApplier} works with. @internal */
+export interface ApplierDeps {
+  readonly hub: EventChannel<RunnerEvent>;
+  readonly plugins: PluginHost;
+  readonly persistence: SessionPersistence;
+  readonly maxHistoryMessages: number;
+  /** Resolves every signal queued in `session` as `stopped` (a stop action was applied and saved). */
+  readonly stopQueued: (session: LiveSession) => void;
+}
+
+/** One signal's application, from the route decision to what it changed. @internal */
+interface Application {
+  readonly session: LiveSession;
+  readonly loaded: LoadedState;
+  readonly job: Job;
+  /** The history with the signal's user message, if it carries one. */
+  readonly history: LoadedState['history'];
+  /** What to save when the action itself changes nothing: the arrival, or nothing. */
+  readonly arrival: SessionSave | undefined;
+}
+
+/**
+ * Applies one signal to its session: load → route → apply the action → save (compare-and-set),
+ * re-applied after a conflict with another writer (at most three times).
+ * @internal
+ */
+export class SignalApplier {
+  readonly #d: ApplierDeps;
+
+  constructor(deps: ApplierDeps) {
+    this.#d = deps;
+  }
+
+  /** Load → route → apply → save. `reload`: load from the store first (a lock was just taken). */
+  async apply(session: LiveSession, job: Job, reload: boolean): Promise<Outcome> {
+    const { hub, persistence } = this.#d;
+    for (let attempt = 0; ; attempt++) {
+      if (!job.announced) {
+        job.announced = true;
+        if (hub.hasListeners) hub.emit({ type: 'signal_received', ...session.ctx, signal: job.signal });
+      }
+      let loaded = session.state;
+      try {
+        if (reload || attempt > 0 || loaded.kind !== 'loaded' || session.loading !== undefined)
+          loaded = await persistence.loadShared(session, reload || attempt > 0);
+      } catch (error) {
+        return failedOutcome(session.ctx, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'));
+      }
+      const applied = await this.#applyOnce(session, loaded, job);
+      if (applied.save === undefined) return applied.outcome;
+      try {
+        await persistence.save(session, loaded, applied.save);
+      } catch (error) {
+        if (applied.rollback !== undefined) loaded.strategy.restore(applied.rollback);
+        if (isConflict(error) && attempt < MAX_CONFLICT_RETRIES) continue;
+        if (isUnstorable(error) && applied.outcome.status !== 'failed') {
+          // The turn's effects cannot be stored; what arrived still is.
+          return persistence.saveArrivalOnly(session, job.signal, error, applied.outcome);
+        }
+        return { ...applied.outcome, status: 'failed', error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') };
+      }
+      for (const result of applied.transitions ?? []) hub.emit({ type: 'transition_applied', ...session.ctx, result });
+      if (applied.stopQueued === true) this.#d.stopQueued(session);
+      return applied.outcome;
+    }
+  }
+
+  /** Routes the signal and applies its action to the live session state (nothing saved yet). */
+  async #applyOnce(session: LiveSession, loaded: LoadedState, job: Job): Promise<Applied> {
+    const { signal } = job;
+    const user = userMessageOf(signal);
+    const history =
+      user === undefined ? loaded.history : trimHistory([...loaded.history, user], this.#d.maxHistoryMessages);
+    const arrival = user === undefined ? undefined : { history, engineState: loaded.engineState };
+    const keepArrival = arrival === undefined ? {} : { save: arrival };
+    let match: RouteMatch | undefined;
+    try {
+      match = loaded.router.match(signal, session.ctx);
+    } catch (error) {
+      this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal, action: undefined });
+      return { outcome: failedOutcome(session.ctx, error), ...keepArrival };
+    }
+    const action = match?.action ?? defaultAction(signal);
+    emitDecision(this.#d.hub, session, signal, action, match);
+    if (action === undefined) {
+      this.#d.hub.emit({ type: 'unrouted', ...session.ctx, signal });
+      return { outcome: outcomeOf(session.ctx, { status: 'unrouted' }) };
+    }
+    return this.#applyAction({ session, loaded, job, history, arrival }, action, match);
+  }
+
+  async #applyAction(a: Application, action: Action, match: RouteMatch | undefined): Promise<Applied> {
+    const { session, loaded, history, arrival } = a;
+    const keepArrival = arrival === undefined ? {} : { save: arrival };
+    const decided = { action, match };
+    switch (action.type) {
+      case 'reject':
+        return { outcome: outcomeOf(session.ctx, { ...decided, status: 'rejected' }), ...keepArrival };
+      case 'graceful_stop':
+      case 'force_stop':
+        return {
+          outcome: outcomeOf(session.ctx, { ...decided, status: 'completed' }),
+          save: arrival ?? { history, engineState: loaded.engineState },
+          stopQueued: true,
+        };
+      case 'transition': {
+        const before = loaded.strategy.snapshot();
+        try {
+          const result = loaded.strategy.execute(action.target, a.job.signal.payload);
+          return {
+            outcome: outcomeOf(session.ctx, { ...decided, status: 'completed', output: result }),
+            save: { history, engineState: loaded.engineState },
+            rollback: before,
+            transitions: [result],
+          };
+        } catch (error) {
+          const status = isTransitionRefusal(error) ? 'rejected' : 'failed';
+          return { outcome: outcomeOf(session.ctx, { ...decided, status, error }), ...keepArrival };
+        }
+      }
+      case 'custom':
+        return this.#applyCustom(a, action, match);
+      case 'continue':
+        return runTurn(this.#d, { ...a, action, match });
+    }
+  }
+
+  async #applyCustom(
+    a: Application,
+    action: Extract<Action, { type: 'custom' }>,
+    match: RouteMatch | undefined,
+  ): Promise<Applied> {
+    const { session, job, history, arrival } = a;
+    const decided = { action, match };
+    try {
+      const call = { ...session.ctx, signal: job.signal, name: action.name, stop: job.stop };
+      const output = await this.#d.plugins.runCustom(call);
+      return {
+        outcome: outcomeOf(session.ctx, { ...decided, status: 'completed', output }),
+        save: { history, engineState: a.loaded.engineState },
+      };
+    } catch (error) {
+      const stopped = job.stop.aborted;
+      return {
+        outcome: stopped
+          ? outcomeOf(session.ctx, { ...decided, status: 'stopped' })
+          : outcomeOf(session.ctx, {
+              ...decided,
+              status: 'failed',
+              error: asSignalyardError(error, 'CUSTOM_ACTION_FAILED'),
+            }),
+        ...(arrival && { save: arrival }),
+      };
+    }
+  }
+}
+
+/** Runner defaults for unrouted signals: `user_message` → continue, `stop` → graceful_stop. */
+function defaultAction(signal: Signal): Action | undefined {
+  if (signal.kind === 'user_message') return Action.Continue;
+  if (signal.kind === 'stop') return Action.GracefulStop;
+  return undefined;
+}
+
+/** Emits `route_decided` (when anyone listens). @internal */
+export function emitDecision(
+  hub: EventChannel<RunnerEvent>,
+  session: LiveSession,
+  signal: Signal,
+  action: Action | undefined,
+  match: RouteMatch | undefined,
+): void {
+  if (!hub.hasListeners) return;
+  hub.emit({
+    type: 'route_decided',
+    ...session.ctx,
+    signal,
+    action,
+    ...(match !== undefined && { tier: match.tier }),
+    ...(match?.route.name !== undefined && { routeName: match.route.name }),
+  });
+}

@@ -1,0 +1,109 @@
+import {
+  SignalyardError,
+  type Action,
+  type ChatMessage,
+  type Outcome,
+  type StrategySnapshot,
+  type TransitionResult,
+} from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
+import type { RouteMatch } from '@signalyard/router';
+import { RunnerError, type RunnerErrorCode } from './errors/runner-error.js';
+
+/** Whose outcome it is: a session key and its agent. @internal */
+export interface OutcomeOwner {
+  readonly sessionKey: string;
+  readonly agentId: string;
+}
+
+/** The parts of an outcome besides its owner. @internal */
+export interface OutcomeParts {
+  readonly status: Outcome['status'];
+  /** The action applied (a runner default shows as its action with no `match`). */
+  readonly action?: Action | undefined;
+  /** The route that decided it, when one did. */
+  readonly match?: RouteMatch | undefined;
+  /** Wrapped as a `RunnerError` with `ENGINE_FAILED` unless it is a `SignalyardError`. */
+  readonly error?: unknown;
+  /** Present only when given (`undefined` included). */
+  readonly output?: unknown;
+}
+
+/** Builds an {@link Outcome}. `action` and `decidedBy` are always present (possibly `undefined`). @internal */
+export function outcomeOf(owner: OutcomeOwner, parts: OutcomeParts): Outcome {
+  const { match } = parts;
+  return {
+    sessionKey: owner.sessionKey,
+    agentId: owner.agentId,
+    action: parts.action,
+    decidedBy: match === undefined ? undefined : { tier: match.tier, route: match.route },
+    status: parts.status,
+    ...('error' in parts && { error: asSignalyardError(parts.error, 'ENGINE_FAILED') }),
+    ...('output' in parts && { output: parts.output }),
+  };
+}
+
+/** A `stopped` outcome of a signal that never ran (or was aborted). @internal */
+export function stoppedOutcome(owner: OutcomeOwner): Outcome {
+  return outcomeOf(owner, { status: 'stopped' });
+}
+
+/** A `failed` outcome with no action decided (the signal never reached routing, or routing threw). @internal */
+export function failedOutcome(owner: OutcomeOwner, error: unknown): Outcome {
+  return outcomeOf(owner, { status: 'failed', error });
+}
+
+/** What applying one signal produced, before its checkpoint is saved. @internal */
+export interface Applied {
+  readonly outcome: Outcome;
+  /** What to save; undefined: nothing to save. */
+  readonly save?: SessionSave;
+  /** Strategy state to return to when the save fails. */
+  readonly rollback?: StrategySnapshot;
+  /** Stop the queued signals once saved (a stop action applied at its turn). */
+  readonly stopQueued?: boolean;
+  /** Events to emit once saved. */
+  readonly transitions?: readonly TransitionResult[];
+}
+
+/** The history and engine state a save writes (with the strategy's snapshot at that time). @internal */
+export interface SessionSave {
+  readonly history: readonly ChatMessage[];
+  readonly engineState: unknown;
+}
+
+/** `error` itself when it is a `SignalyardError`, else a `RunnerError` with `code` wrapping it. @internal */
+export function asSignalyardError(error: unknown, code: RunnerErrorCode): SignalyardError {
+  if (SignalyardError.isInstance(error)) return error;
+  return new RunnerError({ code, message: errorText(error), cause: error });
+}
+
+/** `RUNNER_INPUT_INVALID`. @internal */
+export function inputError(message: string, cause?: unknown): RunnerError {
+  return new RunnerError({ code: 'RUNNER_INPUT_INVALID', message, ...(cause !== undefined && { cause }) });
+}
+
+/** `RUNNER_CLOSED`. @internal */
+export function closedError(): RunnerError {
+  return new RunnerError({
+    code: 'RUNNER_CLOSED',
+    message: 'The runner is closed (or closing): create a new runner to serve more signals',
+  });
+}
+
+/** `RUNNER_START_FAILED`, wrapping what a plugin's `setup` threw. @internal */
+export function startFailed(error: unknown): RunnerError {
+  return new RunnerError({
+    code: 'RUNNER_START_FAILED',
+    message: `The runner could not start: ${errorText(error)}`,
+    cause: error,
+  });
+}
+
+/** `SESSION_AGENT_MISMATCH`. @internal */
+export function agentMismatch(sessionKey: string, owner: string, requested: string): RunnerError {
+  return new RunnerError({
+    code: 'SESSION_AGENT_MISMATCH',
+    message: `Session ${JSON.stringify(sessionKey)} belongs to agent ${JSON.stringify(owner)}, not ${JSON.stringify(requested)}`,
+  });
+}

@@ -1,0 +1,201 @@
+import {
+  CheckpointConflictError,
+  DirectStrategy,
+  describeValue,
+  isSignalyardError,
+  type ChatMessage,
+  type CheckpointStore,
+  type ExecutionStrategy,
+  type Outcome,
+  type SessionCheckpointV1,
+  type Signal,
+  type SignalRoute,
+} from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
+import { ComposedRouter } from '@signalyard/router';
+import { decodeCheckpoint } from './checkpoint-format.js';
+import { RunnerError } from './errors/runner-error.js';
+import { trimHistory, userMessageOf } from './history.js';
+import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
+import { agentMismatch, asSignalyardError, type SessionSave } from './outcomes.js';
+import type { AgentRuntime } from './runner-options.js';
+
+/** How a save ended. @internal */
+export type SaveResult = 'saved' | 'conflict';
+
+/**
+ * A session's checkpoint: loading it into a {@link LoadedState} (restoring a new strategy
+ * instance from the snapshot), saving with compare-and-set, and saving only what arrived when a
+ * turn's effects cannot be stored.
+ * @internal
+ */
+export class SessionPersistence {
+  readonly #store: CheckpointStore;
+  readonly #maxHistoryMessages: number;
+  readonly #pluginRoutes: readonly SignalRoute[];
+
+  constructor(options: { store: CheckpointStore; maxHistoryMessages: number; pluginRoutes: readonly SignalRoute[] }) {
+    this.#store = options.store;
+    this.#maxHistoryMessages = options.maxHistoryMessages;
+    this.#pluginRoutes = options.pluginRoutes;
+  }
+
+  /** Loads the session unless loaded (or `force`), joining a load already in flight. */
+  async loadShared(session: LiveSession, force = false): Promise<LoadedState> {
+    while (session.loading !== undefined) {
+      try {
+        await session.loading;
+      } catch {
+        // the other load's caller reports it; try again below
+      }
+    }
+    if (session.state.kind === 'loaded' && !force) return session.state;
+    const loading = this.load(session, true);
+    session.loading = loading;
+    try {
+      return await loading;
+    } finally {
+      session.loading = undefined;
+    }
+  }
+
+  /** Makes the session's state current: from the cache, or (when forced or not loaded) from the store. */
+  async load(session: LiveSession, force: boolean): Promise<LoadedState> {
+    const current = session.state;
+    if (current.kind === 'loaded' && !force) return current;
+    const checkpoint = await this.#store.load(session.key);
+    if (checkpoint === undefined) {
+      if (current.kind === 'loaded' && current.version === 0) return current;
+      return this.#install(session, newStrategy(session.agent), 0, [], undefined);
+    }
+    if (current.kind === 'loaded' && checkpoint.version === current.version) return current;
+    const data = decodeCheckpoint(session.key, checkpoint.data);
+    if (data.agentId !== session.agent.id) throw agentMismatch(session.key, data.agentId, session.agent.id);
+    const strategy = newStrategy(session.agent);
+    strategy.restore(data.strategy);
+    return this.#install(
+      session,
+      strategy,
+      checkpoint.version,
+      trimHistory(data.history, this.#maxHistoryMessages),
+      data.engine,
+    );
+  }
+
+  #install(
+    session: LiveSession,
+    strategy: ExecutionStrategy,
+    version: number,
+    history: readonly ChatMessage[],
+    engineState: unknown,
+  ): LoadedState {
+    const router = new ComposedRouter({
+      strategy: strategy.signalRoutes(),
+      agent: session.agent.routes,
+      plugin: this.#pluginRoutes,
+    });
+    const state: LoadedState = { kind: 'loaded', strategy, router, version, history, engineState };
+    session.state = state;
+    return state;
+  }
+
+  /**
+   * Saves `save` with the strategy's snapshot, compare-and-set on the loaded version; on success
+   * the loaded state takes the new version, history and engine state. On failure the session is
+   * unloaded (the next signal reloads it) and the error rethrown.
+   */
+  async save(session: LiveSession, loaded: LoadedState, save: SessionSave): Promise<void> {
+    const checkpoint: SessionCheckpointV1 = {
+      v: 1,
+      agentId: session.agent.id,
+      strategy: loaded.strategy.snapshot(),
+      history: save.history,
+      engine: save.engineState,
+    };
+    try {
+      loaded.version = await this.#store.save(session.key, checkpoint, loaded.version);
+    } catch (error) {
+      session.state = UNLOADED;
+      throw error;
+    }
+    loaded.history = save.history;
+    loaded.engineState = save.engineState;
+  }
+
+  /**
+   * When a turn's effects cannot be stored (`CHECKPOINT_DATA_INVALID`), saves only what arrived
+   * (the user message) on the reloaded state. The outcome is `failed` either way.
+   */
+  async saveArrivalOnly(session: LiveSession, signal: Signal, error: unknown, outcome: Outcome): Promise<Outcome> {
+    const failed: Outcome = { ...outcome, status: 'failed', error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') };
+    try {
+      const loaded = await this.load(session, true);
+      const user = userMessageOf(signal);
+      if (user === undefined) return failed;
+      await this.save(session, loaded, {
+        history: trimHistory([...loaded.history, user], this.#maxHistoryMessages),
+        engineState: loaded.engineState,
+      });
+    } catch {
+      session.state = UNLOADED;
+    }
+    return failed;
+  }
+
+  /** The stored checkpoint of `key`, decoded, with its version; `undefined` when none. */
+  async read(key: string): Promise<{ version: number; data: SessionCheckpointV1 } | undefined> {
+    const checkpoint = await this.#store.load(key);
+    if (checkpoint === undefined) return undefined;
+    return { version: checkpoint.version, data: decodeCheckpoint(key, checkpoint.data) };
+  }
+}
+
+/** True for an error that a save retries by reloading and re-applying. @internal */
+export function isConflict(error: unknown): boolean {
+  return CheckpointConflictError.isInstance(error);
+}
+
+/** True for a checkpoint whose data cannot be stored (the turn's effects are dropped). @internal */
+export function isUnstorable(error: unknown): boolean {
+  return isSignalyardError(error, 'CHECKPOINT_DATA_INVALID');
+}
+
+/**
+ * A new strategy instance from the agent's factory (a `DirectStrategy` without one).
+ * @throws RunnerError `STRATEGY_FACTORY_FAILED` when the factory throws or returns something else.
+ * @internal
+ */
+export function newStrategy(agent: AgentRuntime): ExecutionStrategy {
+  const factory = agent.definition.strategy;
+  if (factory === undefined) return new DirectStrategy();
+  let strategy: unknown;
+  try {
+    strategy = factory();
+  } catch (error) {
+    throw new RunnerError({
+      code: 'STRATEGY_FACTORY_FAILED',
+      message: `The strategy factory of agent "${agent.id}" threw: ${errorText(error)}`,
+      cause: error,
+    });
+  }
+  if (!isStrategy(strategy)) {
+    throw new RunnerError({
+      code: 'STRATEGY_FACTORY_FAILED',
+      message: `The strategy factory of agent "${agent.id}" returned ${describeValue(strategy)}, not an ExecutionStrategy`,
+    });
+  }
+  return strategy;
+}
+
+function isStrategy(value: unknown): value is ExecutionStrategy {
+  const s = value as Partial<ExecutionStrategy> | null;
+  return (
+    typeof s === 'object' &&
+    s !== null &&
+    typeof s.execute === 'function' &&
+    typeof s.canExecute === 'function' &&
+    typeof s.signalRoutes === 'function' &&
+    typeof s.snapshot === 'function' &&
+    typeof s.restore === 'function'
+  );
+}

@@ -1,0 +1,244 @@
+import { AbortedError, Action, type Outcome, type RunnerEvent, type SessionLock, type Signal } from '@signalyard/core';
+import type { EventChannel } from '@signalyard/core/internal';
+import type { RouteMatch } from '@signalyard/router';
+import { emitDecision } from './apply-signal.js';
+import { LiveSession, type Job } from './live-session.js';
+import { agentMismatch, asSignalyardError, failedOutcome, outcomeOf, startFailed, stoppedOutcome } from './outcomes.js';
+import type { AgentRuntime } from './runner-options.js';
+import type { Semaphore } from './semaphore.js';
+import type { SessionPersistence } from './session-persistence.js';
+import { Stopper } from './stopper.js';
+
+const MAX_IDLE_SESSIONS = 10_000;
+
+/** What a {@link SessionQueue} works with. @internal */
+export interface QueueDeps {
+  readonly hub: EventChannel<RunnerEvent>;
+  readonly slots: Semaphore;
+  readonly persistence: SessionPersistence;
+  readonly lock: SessionLock | undefined;
+  /** Load → route → apply → save one signal (`reload`: from the store first, a lock was just taken). */
+  readonly apply: (session: LiveSession, job: Job, reload: boolean) => Promise<Outcome>;
+  /** `undefined` once the runner has started; else a promise that settles when it has (or failed to). */
+  readonly whenStarted: () => Promise<void> | undefined;
+  readonly closing: () => boolean;
+}
+
+/**
+ * The live sessions and their queues: one signal at a time per session, in call order, across at
+ * most `maxConcurrentSessions` sessions; stop signals routed on arrival; every signal resolved
+ * exactly once with its outcome (and an `outcome` event).
+ * @internal
+ */
+export class SessionQueue {
+  readonly #d: QueueDeps;
+  readonly #sessions = new Map<string, LiveSession>();
+
+  constructor(deps: QueueDeps) {
+    this.#d = deps;
+  }
+
+  /** The live session of canonical key `key`, if any. */
+  live(key: string): LiveSession | undefined {
+    return this.#sessions.get(key);
+  }
+
+  /** Enqueues synchronously (before any await), so per-session order is call order. */
+  enqueue(key: string, agent: AgentRuntime, signal: Signal, callerAbort: AbortSignal | undefined): Promise<Outcome> {
+    const session = this.#session(key, agent);
+    let resolve!: (outcome: Outcome) => void;
+    const promise = new Promise<Outcome>((r) => (resolve = r));
+    const job: Job = { signal, resolve, settled: false, stop: new Stopper(), detach: undefined, announced: false };
+    if (session.agent !== agent) {
+      this.settle(
+        job,
+        failedOutcome({ sessionKey: key, agentId: agent.id }, agentMismatch(key, session.agent.id, agent.id)),
+      );
+      return promise;
+    }
+    if (callerAbort !== undefined) {
+      if (callerAbort.aborted) {
+        this.settle(job, stoppedOutcome(session.ctx));
+        return promise;
+      }
+      this.#linkCallerAbort(session, job, callerAbort);
+    }
+    // A stop is routed on arrival, never waiting in the queue. It can only stop the work that
+    // existed when it arrived: the turn in flight and the signals waiting then.
+    if (signal.kind === 'stop') {
+      const victims = session.waiting();
+      const inFlight = session.running;
+      if (session.state.kind === 'loaded') this.#stopOnArrival(session, job, victims, inFlight);
+      else void this.#loadThenStop(session, job, victims, inFlight);
+      return promise;
+    }
+    session.push(job);
+    session.loop ??= this.#process(session);
+    return promise;
+  }
+
+  #session(key: string, agent: AgentRuntime): LiveSession {
+    let session = this.#sessions.get(key);
+    if (session === undefined) {
+      session = new LiveSession(key, agent);
+      this.#sessions.set(key, session);
+      this.#evictIdle();
+    }
+    return session;
+  }
+
+  #linkCallerAbort(session: LiveSession, job: Job, callerAbort: AbortSignal): void {
+    const onAbort = (): void => {
+      if (session.running === job) job.stop.abort(callerAbort.reason);
+      else this.settle(job, stoppedOutcome(session.ctx));
+    };
+    callerAbort.addEventListener('abort', onAbort, { once: true });
+    job.detach = () => {
+      callerAbort.removeEventListener('abort', onAbort);
+    };
+  }
+
+  async #process(session: LiveSession): Promise<void> {
+    try {
+      try {
+        const starting = this.#d.whenStarted();
+        if (starting !== undefined) await starting;
+      } catch (error) {
+        for (let job = session.next(); job !== undefined; job = session.next())
+          this.settle(job, failedOutcome(session.ctx, startFailed(error)));
+        return;
+      }
+      // Wait for a slot before taking the next signal off the queue, so that a stop (or close)
+      // arriving meanwhile still finds it queued.
+      while (session.hasNext()) {
+        const wait = this.#d.slots.acquire();
+        if (wait !== undefined) await wait;
+        try {
+          const job = session.next();
+          if (job === undefined) break;
+          if (this.#d.closing()) this.settle(job, stoppedOutcome(session.ctx));
+          else await this.#run(session, job);
+        } finally {
+          this.#d.slots.release();
+        }
+      }
+    } finally {
+      session.loop = undefined;
+    }
+  }
+
+  async #run(session: LiveSession, job: Job): Promise<void> {
+    const { apply } = this.#d;
+    session.running = job;
+    let outcome: Outcome;
+    try {
+      const lock = this.#d.lock;
+      outcome =
+        lock === undefined
+          ? await apply(session, job, false)
+          : await lock.withLock(session.key, () => apply(session, job, true), { abortSignal: job.stop.signal });
+    } catch (error) {
+      outcome = job.stop.aborted
+        ? stoppedOutcome(session.ctx)
+        : failedOutcome(session.ctx, asSignalyardError(error, 'SESSION_LOCK_FAILED'));
+    } finally {
+      session.running = undefined;
+    }
+    this.settle(job, outcome);
+  }
+
+  /** A stop for a session not loaded yet: load it (sharing the worker's load), then route the stop. */
+  async #loadThenStop(
+    session: LiveSession,
+    job: Job,
+    victims: readonly Job[],
+    inFlight: Job | undefined,
+  ): Promise<void> {
+    try {
+      await this.#d.persistence.loadShared(session);
+    } catch (error) {
+      this.settle(job, failedOutcome(session.ctx, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED')));
+      return;
+    }
+    if (!job.settled) this.#stopOnArrival(session, job, victims, inFlight);
+  }
+
+  /** A stop signal is routed on arrival, without waiting behind the turn in flight. */
+  #stopOnArrival(session: LiveSession, job: Job, victims: readonly Job[], inFlight: Job | undefined): void {
+    const { hub } = this.#d;
+    job.announced = true;
+    hub.emit({ type: 'signal_received', ...session.ctx, signal: job.signal });
+    let match: RouteMatch | undefined;
+    try {
+      const { state } = session;
+      match = state.kind === 'loaded' ? state.router.match(job.signal, session.ctx) : undefined;
+    } catch (error) {
+      hub.emit({ type: 'route_decided', ...session.ctx, signal: job.signal, action: undefined });
+      this.settle(job, failedOutcome(session.ctx, error));
+      return;
+    }
+    const action = match?.action ?? Action.GracefulStop;
+    emitDecision(hub, session, job.signal, action, match);
+    if (action.type !== 'force_stop' && action.type !== 'graceful_stop') {
+      session.push(job); // any other action is applied in order, like any signal
+      session.loop ??= this.#process(session);
+      return;
+    }
+    const force = action.type === 'force_stop';
+    for (const victim of [inFlight, ...victims]) {
+      if (victim === undefined || victim.settled) continue;
+      // A victim that has started since the stop arrived is the turn in flight now.
+      if (session.running === victim) {
+        if (force) victim.stop.abort(new AbortedError({ message: 'force_stop' }));
+      } else {
+        this.settle(victim, stoppedOutcome(session.ctx));
+      }
+    }
+    this.settle(job, outcomeOf(session.ctx, { action, match, status: 'completed' }));
+  }
+
+  /** Resolves every signal queued in `session` as `stopped`. */
+  stopQueued(session: LiveSession): void {
+    for (const queued of session.drain()) this.settle(queued, stoppedOutcome(session.ctx));
+  }
+
+  /** Resolves `job` with `outcome` (once; later calls are ignored) and emits `outcome`. */
+  settle(job: Job, outcome: Outcome): void {
+    if (job.settled) return;
+    job.settled = true;
+    job.detach?.();
+    const { hub } = this.#d;
+    if (hub.hasListeners) {
+      // The event's shape is { type, outcome }; the signal rides along non-enumerably for
+      // plugins that need it (the audit log, tracing).
+      const event = { type: 'outcome' as const, outcome };
+      Object.defineProperty(event, 'signal', { value: job.signal, enumerable: false });
+      hub.emit(event);
+    }
+    job.resolve(outcome);
+  }
+
+  /** For `close()`: resolves every queued signal as `stopped`; returns the loops still running. */
+  stopAllQueued(): Promise<void>[] {
+    for (const session of this.#sessions.values()) this.stopQueued(session);
+    return this.loops();
+  }
+
+  /** The processing loops running now. */
+  loops(): Promise<void>[] {
+    return [...this.#sessions.values()].flatMap((s) => (s.loop === undefined ? [] : [s.loop]));
+  }
+
+  /** Aborts every turn in flight with `reason`. */
+  abortRunning(reason: unknown): void {
+    for (const session of this.#sessions.values()) session.running?.stop.abort(reason);
+  }
+
+  #evictIdle(): void {
+    if (this.#sessions.size <= MAX_IDLE_SESSIONS) return;
+    for (const [key, s] of this.#sessions) {
+      if (this.#sessions.size <= MAX_IDLE_SESSIONS * 0.9) break;
+      if (s.idle) this.#sessions.delete(key);
+    }
+  }
+}
