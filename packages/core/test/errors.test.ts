@@ -468,3 +468,26 @@ describe('each core code is thrown by its owner class', () => {
     new InvalidArgumentError({ code: 'NOT_A_CODE', message: 'm' });
   });
 });
+
+describe('error checks on hostile values', () => {
+  it('hasErrorMarker, isInstance and isSignalyardError are false (never throw) for a revoked Proxy or throwing traps', () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwing = new Proxy(
+      {},
+      {
+        has() {
+          throw new Error('trap');
+        },
+        get() {
+          throw new Error('trap');
+        },
+      },
+    );
+    for (const hostile of [proxy, throwing]) {
+      expect(hasErrorMarker(hostile, Symbol.for('signalyard.error.SignalyardError'))).toBe(false);
+      expect(SignalyardError.isInstance(hostile)).toBe(false);
+      expect(isSignalyardError(hostile)).toBe(false);
+    }
+  });
+});

@@ -1,8 +1,16 @@
-import { Action, isTransitionRefusal, type Outcome, type RunnerEvent, type Signal } from '@signalyard/core';
-import type { EventChannel } from '@signalyard/core/internal';
+import {
+  Action,
+  SignalyardError,
+  isTransitionRefusal,
+  type Outcome,
+  type RunnerEvent,
+  type Signal,
+} from '@signalyard/core';
+import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import { trimHistory, userMessageOf } from './history.js';
-import type { Job, LiveSession, LoadedState } from './live-session.js';
+import { RunnerError } from './errors/runner-error.js';
+import { UNLOADED, type Job, type LiveSession, type LoadedState } from './live-session.js';
 import { asSignalyardError, failedOutcome, outcomeOf, type Applied, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import { isConflict, isUnstorable, type SessionPersistence } from './session-persistence.js';
@@ -58,7 +66,12 @@ export class SignalApplier {
       } catch (error) {
         return failedOutcome(session.ctx, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'));
       }
-      const applied = await this.#applyOnce(session, loaded, job);
+      let applied: Applied;
+      try {
+        applied = await this.#applyOnce(session, loaded, job);
+      } catch (error) {
+        return this.#escaped(session, job, error);
+      }
       if (applied.save === undefined) return applied.outcome;
       try {
         await persistence.save(session, loaded, applied.save);
@@ -67,7 +80,7 @@ export class SignalApplier {
         if (isConflict(error) && attempt < MAX_CONFLICT_RETRIES) continue;
         if (isUnstorable(error) && applied.outcome.status !== 'failed') {
           // The turn's effects cannot be stored; what arrived still is.
-          return persistence.saveArrivalOnly(session, job.signal, error, applied.outcome);
+          await persistence.saveArrival(session, job.signal);
         }
         return { ...applied.outcome, status: 'failed', error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') };
       }
@@ -75,6 +88,25 @@ export class SignalApplier {
       if (applied.stopQueued === true) this.#d.stopQueued(session);
       return applied.outcome;
     }
+  }
+
+  /**
+   * Something escaped the action's own handling (a strategy's `snapshot()` throwing, an engine
+   * result with a throwing getter): the session's live state may be half-changed, so it is
+   * dropped (reloaded from the store next time), what arrived is saved, and the outcome is
+   * `failed` with `ENGINE_FAILED` (or the escaped error itself, when it is a Signalyard error).
+   */
+  async #escaped(session: LiveSession, job: Job, error: unknown): Promise<Outcome> {
+    session.state = UNLOADED;
+    const failure = SignalyardError.isInstance(error)
+      ? error
+      : new RunnerError({
+          code: 'ENGINE_FAILED',
+          message: `Applying a ${job.signal.kind} signal to session ${JSON.stringify(session.key)} failed: ${errorText(error)}`,
+          cause: error,
+        });
+    await this.#d.persistence.saveArrival(session, job.signal);
+    return failedOutcome(session.ctx, failure);
   }
 
   /** Routes the signal and applies its action to the live session state (nothing saved yet). */

@@ -3,7 +3,8 @@ import { RunnerError } from './errors/runner-error.js';
 
 /**
  * Reads a stored checkpoint. An unknown `v` (or a malformed document) is an error, never a guess.
- * @throws RunnerError `CHECKPOINT_FORMAT_UNSUPPORTED`.
+ * @throws RunnerError `CHECKPOINT_FORMAT_UNSUPPORTED`; `CHECKPOINT_LOAD_FAILED` for a history
+ * entry that is not a chat message.
  */
 export function decodeCheckpoint(key: string, data: unknown): SessionCheckpointV1 {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
@@ -20,6 +21,13 @@ export function decodeCheckpoint(key: string, data: unknown): SessionCheckpointV
   }
   if (!Array.isArray(d.history))
     throw unsupported(key, `history ${describeValue(d.history)} is not a list of messages`);
+  const bad = (d.history as unknown[]).findIndex((m) => !isStoredMessage(m));
+  if (bad >= 0) {
+    throw new RunnerError({
+      code: 'CHECKPOINT_LOAD_FAILED',
+      message: `Cannot read the checkpoint of session ${JSON.stringify(key)}: history[${bad}] is ${describeValue((d.history as unknown[])[bad])}, expected a chat message { role: "system" | "user" | "assistant" | "tool", content: string }`,
+    });
+  }
   return {
     v: 1,
     agentId: d.agentId,
@@ -34,4 +42,12 @@ function unsupported(key: string, problem: string): RunnerError {
     code: 'CHECKPOINT_FORMAT_UNSUPPORTED',
     message: `Cannot read the checkpoint of session ${JSON.stringify(key)}: ${problem}`,
   });
+}
+
+function isStoredMessage(m: unknown): boolean {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
+  const { role, content } = m as { role?: unknown; content?: unknown };
+  return (
+    (role === 'system' || role === 'user' || role === 'assistant' || role === 'tool') && typeof content === 'string'
+  );
 }

@@ -41,7 +41,7 @@ export interface TurnResult {
   actions?: readonly Action[];
 }
 
-/** Runs one turn. */
+/** Runs one turn. (A plain, non-promise `TurnResult` is accepted too.) */
 export type EngineFn = (ctx: TurnContext) => Promise<TurnResult>;
 
 /** An object with a `turn` function: what a `continue` runs. */

@@ -47,7 +47,8 @@ export class LiveSession {
   readonly agent: AgentRuntime;
   /** The route context every predicate of this session receives. */
   readonly ctx: { readonly sessionKey: string; readonly agentId: string };
-  readonly #queue: Job[] = [];
+  /** Taken slots are cleared, so a settled signal (and its payload) is unreachable from here. */
+  readonly #queue: (Job | undefined)[] = [];
   #head = 0;
   running: Job | undefined;
   /** The processing loop, while one runs. */
@@ -70,7 +71,8 @@ export class LiveSession {
   /** The next unsettled job, or undefined. */
   next(): Job | undefined {
     while (this.#head < this.#queue.length) {
-      const job = this.#queue[this.#head++] as Job;
+      const job = this.#queue[this.#head] as Job;
+      this.#queue[this.#head++] = undefined;
       if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
         this.#queue.splice(0, this.#head);
         this.#head = 0;
@@ -84,18 +86,34 @@ export class LiveSession {
 
   /** The unsettled jobs waiting now (a copy; the queue is unchanged). */
   waiting(): Job[] {
-    return this.#queue.slice(this.#head).filter((j) => !j.settled);
+    return this.#pending();
+  }
+
+  #pending(): Job[] {
+    const jobs: Job[] = [];
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const job = this.#queue[i] as Job;
+      if (!job.settled) jobs.push(job);
+    }
+    return jobs;
   }
 
   /** Whether an unsettled job is waiting (without taking it). */
   hasNext(): boolean {
-    for (let i = this.#head; i < this.#queue.length; i++) if (!(this.#queue[i] as Job).settled) return true;
+    // Settled jobs at the head (stopped while waiting) are dropped here, so they are released
+    // even when no job follows them.
+    while (this.#head < this.#queue.length && (this.#queue[this.#head] as Job).settled) {
+      this.#queue[this.#head++] = undefined;
+    }
+    if (this.#head < this.#queue.length) return true;
+    this.#queue.length = 0;
+    this.#head = 0;
     return false;
   }
 
   /** Removes and returns every unsettled queued job. */
   drain(): Job[] {
-    const jobs = this.#queue.slice(this.#head).filter((j) => !j.settled);
+    const jobs = this.#pending();
     this.#queue.length = 0;
     this.#head = 0;
     return jobs;

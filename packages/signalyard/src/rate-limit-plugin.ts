@@ -26,7 +26,8 @@ export interface RateLimitOptions {
  *
  * Because unrouted user messages default to `continue`, the gate applies whenever the agent has
  * no user-message route of its own; an agent that routes user messages itself overrides it
- * (plugin routes are defaults).
+ * (plugin routes are defaults). Memory holds the arrivals of the sessions active within the
+ * last window or two: a session's counts are dropped once all of them have left the window.
  *
  * @throws ConfigError `CONFIG_INVALID` when `perSession` is not a positive integer or `windowMs` not a positive number.
  * @example
@@ -61,6 +62,14 @@ export function rateLimitPlugin(options: RateLimitOptions): Plugin {
   const now = options.now ?? Date.now;
   /** Arrival times per session key, oldest first. */
   const arrivals = new Map<string, number[]>();
+  // Keys whose every arrival has left the window are dropped once per window (amortised O(1)
+  // per message), so memory holds only the sessions active within the last window or two.
+  let nextSweep = -Infinity;
+  const sweep = (at: number): void => {
+    if (at < nextSweep) return;
+    nextSweep = at + windowMs;
+    for (const [key, times] of arrivals) if ((times[times.length - 1] as number) <= at - windowMs) arrivals.delete(key);
+  };
 
   const countInWindow = (sessionKey: string, at: number): number => {
     const times = arrivals.get(sessionKey);
@@ -85,6 +94,7 @@ export function rateLimitPlugin(options: RateLimitOptions): Plugin {
       ctx.on((event) => {
         if (event.type !== 'signal_received' || event.signal.kind !== SignalKind.UserMessage) return;
         const at = now();
+        sweep(at);
         let times = arrivals.get(event.sessionKey);
         if (times === undefined) arrivals.set(event.sessionKey, (times = []));
         let drop = 0;

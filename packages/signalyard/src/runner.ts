@@ -11,10 +11,11 @@ import {
   type Signal,
   type StrategySnapshot,
 } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import { errorText, isAbortSignal } from '@signalyard/core/internal';
 import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type SessionKey } from '@signalyard/sessions';
 import { SignalApplier } from './apply-signal.js';
 import { createEventHub } from './event-hub.js';
+import type { RunnerError } from './errors/runner-error.js';
 import { closedError, inputError } from './outcomes.js';
 import { PluginHost } from './plugin-host.js';
 import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } from './runner-options.js';
@@ -207,6 +208,8 @@ class RunnerImpl implements Runner {
 
   handle(message: InboundMessage, opts: { abortSignal?: AbortSignal } = {}): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
+    const badOptions = optionsProblem('handle', opts, false);
+    if (badOptions !== undefined) return Promise.reject(badOptions);
     if (typeof message !== 'object' || (message as unknown) === null || typeof message.text !== 'string') {
       return Promise.reject(
         inputError(`handle() needs a message { channel, text, ... }, got ${describeValue(message)}`),
@@ -232,6 +235,8 @@ class RunnerImpl implements Runner {
     opts: { agentId?: string; abortSignal?: AbortSignal } = {},
   ): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
+    const badOptions = optionsProblem('dispatch', opts, true);
+    if (badOptions !== undefined) return Promise.reject(badOptions);
     if (
       typeof signal !== 'object' ||
       (signal as unknown) === null ||
@@ -303,4 +308,21 @@ class RunnerImpl implements Runner {
       ...liveness,
     };
   }
+}
+
+/** Why the options of `handle` / `dispatch` are malformed, as a `RUNNER_INPUT_INVALID` error. */
+function optionsProblem(method: string, opts: unknown, agentId: boolean): RunnerError | undefined {
+  if (opts === undefined) return undefined;
+  const expected = agentId ? '{ agentId?: string, abortSignal?: AbortSignal }' : '{ abortSignal?: AbortSignal }';
+  if (typeof opts !== 'object' || opts === null) {
+    return inputError(`${method}() options must be ${expected}, got ${describeValue(opts)}`);
+  }
+  const o = opts as { abortSignal?: unknown; agentId?: unknown };
+  if (o.abortSignal !== undefined && !isAbortSignal(o.abortSignal)) {
+    return inputError(`${method}() options.abortSignal must be an AbortSignal, got ${describeValue(o.abortSignal)}`);
+  }
+  if (agentId && o.agentId !== undefined && (typeof o.agentId !== 'string' || o.agentId === '')) {
+    return inputError(`${method}() options.agentId must be a non-empty agent id, got ${describeValue(o.agentId)}`);
+  }
+  return undefined;
 }

@@ -6,7 +6,6 @@ import {
   type ChatMessage,
   type CheckpointStore,
   type ExecutionStrategy,
-  type Outcome,
   type SessionCheckpointV1,
   type Signal,
   type SignalRoute,
@@ -17,7 +16,7 @@ import { decodeCheckpoint } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { trimHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
-import { agentMismatch, asSignalyardError, type SessionSave } from './outcomes.js';
+import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 
 /** How a save ended. @internal */
@@ -105,14 +104,14 @@ export class SessionPersistence {
    * unloaded (the next signal reloads it) and the error rethrown.
    */
   async save(session: LiveSession, loaded: LoadedState, save: SessionSave): Promise<void> {
-    const checkpoint: SessionCheckpointV1 = {
-      v: 1,
-      agentId: session.agent.id,
-      strategy: loaded.strategy.snapshot(),
-      history: save.history,
-      engine: save.engineState,
-    };
     try {
+      const checkpoint: SessionCheckpointV1 = {
+        v: 1,
+        agentId: session.agent.id,
+        strategy: loaded.strategy.snapshot(),
+        history: save.history,
+        engine: save.engineState,
+      };
       loaded.version = await this.#store.save(session.key, checkpoint, loaded.version);
     } catch (error) {
       session.state = UNLOADED;
@@ -123,15 +122,15 @@ export class SessionPersistence {
   }
 
   /**
-   * When a turn's effects cannot be stored (`CHECKPOINT_DATA_INVALID`), saves only what arrived
-   * (the user message) on the reloaded state. The outcome is `failed` either way.
+   * Saves only what arrived — the signal's user message — on the state reloaded from the store:
+   * for a signal whose own effects cannot be stored or were lost. Never throws: when even that
+   * fails, the session is left unloaded (the next signal reloads it).
    */
-  async saveArrivalOnly(session: LiveSession, signal: Signal, error: unknown, outcome: Outcome): Promise<Outcome> {
-    const failed: Outcome = { ...outcome, status: 'failed', error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') };
+  async saveArrival(session: LiveSession, signal: Signal): Promise<void> {
     try {
       const loaded = await this.load(session, true);
       const user = userMessageOf(signal);
-      if (user === undefined) return failed;
+      if (user === undefined) return;
       await this.save(session, loaded, {
         history: trimHistory([...loaded.history, user], this.#maxHistoryMessages),
         engineState: loaded.engineState,
@@ -139,7 +138,6 @@ export class SessionPersistence {
     } catch {
       session.state = UNLOADED;
     }
-    return failed;
   }
 
   /** The stored checkpoint of `key`, decoded, with its version; `undefined` when none. */

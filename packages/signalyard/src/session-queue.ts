@@ -131,8 +131,8 @@ export class SessionQueue {
     const { apply } = this.#d;
     session.running = job;
     let outcome: Outcome;
+    const lock = this.#d.lock;
     try {
-      const lock = this.#d.lock;
       outcome =
         lock === undefined
           ? await apply(session, job, false)
@@ -140,7 +140,10 @@ export class SessionQueue {
     } catch (error) {
       outcome = job.stop.aborted
         ? stoppedOutcome(session.ctx)
-        : failedOutcome(session.ctx, asSignalyardError(error, 'SESSION_LOCK_FAILED'));
+        : failedOutcome(
+            session.ctx,
+            asSignalyardError(error, lock === undefined ? 'ENGINE_FAILED' : 'SESSION_LOCK_FAILED'),
+          );
     } finally {
       session.running = undefined;
     }

@@ -11,7 +11,7 @@ import {
   type Signal,
   type TransitionResult,
 } from '@signalyard/core';
-import type { EventChannel } from '@signalyard/core/internal';
+import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import type { TurnContext, TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
@@ -79,13 +79,23 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
     const engine = session.agent.engine;
     if (engine === undefined)
       throw new RunnerError({ code: 'ENGINE_FAILED', message: `Agent "${session.agent.id}" has no engine` });
-    result = await raceStop(engine(ctx), stop, () => new AbortedError({ message: 'The turn was stopped' }));
+    // An engine may return a plain TurnResult as well as a promise of one.
+    result = await raceStop(
+      Promise.resolve(engine(ctx)),
+      stop,
+      () => new AbortedError({ message: 'The turn was stopped' }),
+    );
   } catch (error) {
     if (stop.aborted) return end({ status: 'stopped' });
     return end({ status: 'failed', error: asSignalyardError(error, 'ENGINE_FAILED') });
   }
   if (stop.aborted) return end({ status: 'stopped' });
-  const problem = turnResultProblem(result);
+  let problem: string | undefined;
+  try {
+    problem = turnResultProblem(result);
+  } catch (error) {
+    problem = `a value that cannot be read (${errorText(error)})`; // a throwing getter, a hostile Proxy
+  }
   if (problem !== undefined) {
     const message = `Engine of agent "${session.agent.id}" returned ${problem}`;
     return end({ status: 'failed', error: new RunnerError({ code: 'TURN_RESULT_INVALID', message }) });

@@ -1,8 +1,10 @@
 /**
  * Helpers the Signalyard packages' own tests share: deferred promises, the error a call throws
- * or a promise rejects with, typed error-code assertions, draining async iterables. Private to
+ * or a promise rejects with, typed error-code assertions, draining async iterables, garbage-collection checks. Private to
  * the repository (never published); depends on nothing but vitest.
  */
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { expect } from 'vitest';
 
 /** A promise with its resolve/reject exposed (Node 20 has no `Promise.withResolvers`). */
@@ -100,4 +102,46 @@ export function growthFactor<T>(input: (n: number) => T, run: (input: T) => unkn
   const large = input(4 * n);
   best(small); // warm up
   return best(large) / Math.max(best(small), 0.05);
+}
+
+let gcFunction: (() => void) | undefined;
+
+/** Runs a full garbage collection (V8's `gc`, enabled on first use without a command-line flag). */
+export function collectGarbage(): void {
+  if (gcFunction === undefined) {
+    v8.setFlagsFromString('--expose-gc');
+    gcFunction = vm.runInNewContext('gc') as () => void;
+  }
+  gcFunction();
+}
+
+/**
+ * Counts how many of the objects registered with `track` have been garbage-collected, after
+ * collecting (a few rounds: finalizers run asynchronously). Use it to show that something is no
+ * longer reachable — never to measure time.
+ */
+export function collectionCounter(): { track(value: object): void; collected(): Promise<number> } {
+  let collected = 0;
+  const registry = new FinalizationRegistry<undefined>(() => {
+    collected++;
+  });
+  return {
+    track(value) {
+      registry.register(value, undefined);
+    },
+    async collected() {
+      for (let round = 0; round < 10; round++) {
+        collectGarbage();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      return collected;
+    },
+  };
+}
+
+/** `process.memoryUsage().heapUsed` after a full garbage collection, in bytes. */
+export function heapAfterGc(): number {
+  collectGarbage();
+  collectGarbage();
+  return process.memoryUsage().heapUsed;
 }

@@ -51,6 +51,7 @@ export class SignalyardError<C extends string = string> extends Error {
  * True when `error` carries the `Symbol.for` marker `symbol`. For error classes in other
  * packages: each subclass of {@link SignalyardError} declares its own marker and implements its
  * own `static isInstance` with this function (an inherited `isInstance` would match every error).
+ * Total: a revoked or hostile `Proxy` reads as unmarked, never throws.
  *
  * @example
  * ```ts
@@ -63,12 +64,12 @@ export class SignalyardError<C extends string = string> extends Error {
  * ```
  */
 export function hasErrorMarker(error: unknown, symbol: symbol): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    symbol in error &&
-    (error as Record<symbol, unknown>)[symbol] === true
-  );
+  if (typeof error !== 'object' || error === null) return false;
+  try {
+    return symbol in error && (error as Record<symbol, unknown>)[symbol] === true;
+  } catch {
+    return false; // a revoked or hostile Proxy is no Signalyard error
+  }
 }
 
 /**
