@@ -52,7 +52,7 @@ describe('exceptions that escape a turn', () => {
         throw new Error('getter exploded');
       },
     };
-    const runner = engineRunner(async () => hostile as never, store);
+    const runner = engineRunner(async () => hostile, store);
     const outcome = await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'keep me'));
     expect(outcome.status).toBe('failed');
     expect(outcome.error).toMatchObject({ code: 'TURN_RESULT_INVALID' });
@@ -65,6 +65,7 @@ describe('exceptions that escape a turn', () => {
     const store = new MemoryCheckpointStore();
     const { proxy, revoke } = Proxy.revocable({}, {});
     revoke();
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the hostile value is the point
     const runner = engineRunner(() => Promise.reject(proxy), store);
     const outcome = await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'still here'));
     expect(outcome.status).toBe('failed');
