@@ -25,25 +25,8 @@ export function makeRouter(routes) {
   };
 }
 
-// ---- D2. switch-based FSM transition (the machine of FSM in workloads.mjs)
-export function nextState(state, ev) {
-  switch (state) {
-    case 'idle':
-      return ev.type === 'start' ? 'planning' : state;
-    case 'planning':
-      if (ev.type === 'review') return ev.quality > 0.5 ? 'executing' : 'revising';
-      return state;
-    case 'revising':
-      return ev.type === 'restart' ? 'planning' : state;
-    case 'executing':
-      return ev.type === 'finish' ? 'done' : state;
-    case 'done':
-      return ev.type === 'reset' ? 'idle' : state;
-  }
-  return state;
-}
-// table-driven variant with guard list (closer to what a generic FSM engine does):
-// Map<state, Map<eventType, [{guard|null, to}]>>, first passing candidate wins
+// ---- D2. table-driven FSM (the machine of FSM in workloads.mjs), with a guard list as a generic
+// FSM engine has: Map<state, Map<eventType, [{guard|null, to}]>>, first passing candidate wins
 export function makeTableFsm(spec) {
   const table = new Map();
   for (const [from, ev, guard, to] of spec.transitions) {
@@ -69,10 +52,6 @@ export function findMarkersIncludes(text, markers) {
   let found = null;
   for (let i = 0; i < markers.length; i++) if (text.includes(markers[i])) (found ??= []).push(markers[i]);
   return found;
-}
-const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-export function makeMarkerRegex(markers) {
-  return new RegExp(markers.map(esc).join('|'), 'g');
 }
 
 // ---- D4. bare async step loop: the lower bound for an async stage runtime

@@ -45,7 +45,6 @@ export interface Figure extends FigureInput {
   readonly met: boolean;
   readonly samplesMet: number;
 }
-export const RESULTS_ENV: string;
 export function figure(input: FigureInput): Figure;
 type Samples = BenchResult | readonly number[];
 export function ratio(a: Samples, b: Samples): number[];

@@ -2,5 +2,5 @@
 // floors come from ./workloads.mjs and ./floor.mjs.
 export { measure, MIN_ROUNDS } from './measure.mjs';
 export { printTable } from './table.mjs';
-export { figure, ratio, difference, perSecond, described, RESULTS_ENV } from './figures.mjs';
+export { figure, ratio, difference, perSecond, described } from './figures.mjs';
 export { median } from './stats.mjs';

@@ -18,14 +18,10 @@ export interface FsmWorkload {
   readonly rejected: { readonly from: string; readonly event: FsmEvent };
 }
 export const FSM: FsmWorkload;
-export const FSM_LONG_SENDS: number;
 export const FSM_BATCH: number;
 
 export const GRAPH_LOOP_N: number;
-export const GRAPH_SHORT_N: number;
 export const GRAPH_DAG_N: number;
-
-export const HANDOFF_CHAIN: readonly number[];
 
 export interface WorkloadRoute {
   readonly tier: 1 | 2 | 3;
@@ -43,12 +39,10 @@ export interface WorkloadSignal {
   readonly source: string;
   readonly payload: { readonly i: number };
 }
-export const KINDS: readonly string[];
 export const ROUTES: readonly WorkloadRoute[];
 export function pred(route: WorkloadRoute): (signal: WorkloadSignal) => boolean;
 export const SIGNALS: readonly WorkloadSignal[];
 export function routeReference(signal: WorkloadSignal): string | null;
 
-export const AGENTS: readonly string[];
 export const MARKERS: readonly string[];
 export const TEXTS: { readonly miss: string; readonly late: string };

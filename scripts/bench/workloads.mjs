@@ -44,25 +44,19 @@ export const FSM = {
   // rejected event: valid event type, but no transition from `idle`
   rejected: { from: 'idle', event: { type: 'finish' } },
 };
-export const FSM_LONG_SENDS = 1_200_000; // 200k cycles, "1e6-class" long sequence
 export const FSM_BATCH = 6_000; // 1k cycles: batch for the per-op micro cases
 
 // ------------------------------------------------------ B. graph / pipeline
 // A -> B -> C, conditional edge C -> A while count < N, else END.
 // A increments `count`; B and C write one field each. N loop iterations = 3N node steps.
 export const GRAPH_LOOP_N = 1000;
-export const GRAPH_SHORT_N = 1; // single pass A->B->C->END: per-invoke fixed cost
 // DAG variant: A -> {B1,B2,B3} (parallel) -> C, loop C -> A while count < N.
 export const GRAPH_DAG_N = 200; // 5 node steps per iteration
-
-// ------------------------------------------------------ C. agent handoffs
-// triage agent hands off along a chain of K agents; the last one answers.
-export const HANDOFF_CHAIN = [0, 1, 3];
 
 // ------------------------------------------------------ D1. 3-tier router
 // 3 tiers x 10 routes, keyed by kind (5 kinds x 2 routes per tier).
 // Routes are data; `pred` compiles them to closures.
-export const KINDS = ['message', 'command', 'event', 'timer', 'webhook'];
+const KINDS = ['message', 'command', 'event', 'timer', 'webhook'];
 export const ROUTES = [];
 for (const k of KINDS) {
   ROUTES.push({ tier: 1, kind: k, field: 'name', op: 'eq', value: `${k}.a`, target: `t1:${k}:a` });
@@ -128,7 +122,7 @@ export function routeReference(s) {
 // ------------------------------------------------------ D3. text markers
 // 20 handoff markers; a 2 KB agent reply. `late` has one marker near the end,
 // `miss` has none (every includes() scans the whole text).
-export const AGENTS = [
+const AGENTS = [
   'planner',
   'researcher',
   'coder',

@@ -1,4 +1,4 @@
-// The source design's exam crew — teacher → (student + reporter in parallel) → teacher … — run
+// An exam crew — teacher → (student + reporter in parallel) → teacher … — run
 // with a scripted model, printing the event stream as it happens.
 //
 // The reporter answers faster than the student, so the members finish out of order; the

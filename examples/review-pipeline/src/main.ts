@@ -1,4 +1,4 @@
-// The source design's cyclic review loop (stage_a -> stage_b -> stage_c, where stage_c routes
+// A cyclic review loop (stage_a -> stage_b -> stage_c, where stage_c routes
 // `verdict = loop_back` back to stage_a and `verdict = proceed` onwards), as a small writing
 // pipeline: plan -> draft -> review -> publish. The planner asks a clarification question when
 // the request names no audience; the run pauses, is stored as JSON, and is resumed with the answer.

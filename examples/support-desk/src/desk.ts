@@ -38,7 +38,7 @@ const NO = /^\s*(n|no|no thanks|cancel)\s*[.!]*\s*$/i;
  * transitions decided by the strategy tier (no model call); while it is being carried out,
  * user messages are refused.
  */
-export const deskWorkflow = FsmStrategy.builder()
+const deskWorkflow = FsmStrategy.builder()
   .initial('idle')
   .state('idle')
   .state('triaging')
@@ -76,7 +76,7 @@ export const deskWorkflow = FsmStrategy.builder()
   .define();
 
 /** The refund review: a high-risk refund waits for a human's confirmation. */
-export const refundReview = definePipeline({
+const refundReview = definePipeline({
   name: 'refund-review',
   stages: [
     {

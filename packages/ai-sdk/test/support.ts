@@ -36,7 +36,7 @@ export function mockModel(...replies: GenerateResult[]): MockLanguageModelV3 {
 }
 
 /** What a mock's `doStream` resolves with (the AI SDK's `LanguageModelV3StreamResult`). */
-export type StreamResult = Awaited<ReturnType<MockLanguageModelV3['doStream']>>;
+type StreamResult = Awaited<ReturnType<MockLanguageModelV3['doStream']>>;
 /** One part of a provider's reply stream (`LanguageModelV3StreamPart`). */
 export type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
 

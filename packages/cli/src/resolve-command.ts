@@ -36,7 +36,7 @@ const FLAGS: Readonly<Record<string, string>> = {
 const PEER_KINDS: ReadonlySet<string> = new Set(['dm', 'group', 'channel', 'thread']);
 
 /** `dm:123` → `{ kind: 'dm', id: '123' }`, split at the first `:` (so `dm:@alice:example.org` works). */
-export function parsePeer(text: string): { kind: InboundPeerKind; id: string } {
+function parsePeer(text: string): { kind: InboundPeerKind; id: string } {
   const colon = text.indexOf(':');
   const kind = colon < 0 ? '' : text.slice(0, colon).trim().toLowerCase();
   const id = colon < 0 ? '' : text.slice(colon + 1);

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { run, type CliIo } from '@signalyard/cli';
 
 export const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
-export const REPO_ROOT = join(PACKAGE_DIR, '..', '..');
+const REPO_ROOT = join(PACKAGE_DIR, '..', '..');
 export const FIXTURES = join(PACKAGE_DIR, 'test', 'fixtures');
-export const BUILT_CLI = join(PACKAGE_DIR, 'dist', 'cli.js');
+const BUILT_CLI = join(PACKAGE_DIR, 'dist', 'cli.js');
 
 /** What one run of the command produced. */
 export interface CliResult {

@@ -7,7 +7,7 @@
  */
 export { SignalKind, describeValue, isSignalKind, signal } from './signal.js';
 export type { Signal } from './signal.js';
-export { Action, actionProblem, formatAction, isAction } from './action.js';
+export { Action, formatAction, isAction } from './action.js';
 export type { ActionType } from './action.js';
 export type { RouteContext, SignalRoute, Tier } from './route.js';
 export type { CustomActionHandler, Plugin, PluginContext } from './plugin.js';

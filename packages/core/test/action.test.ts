@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Action, actionProblem, formatAction, isAction } from '@signalyard/core';
+import { Action, formatAction, isAction } from '@signalyard/core';
+import { actionProblem } from '../src/action.js';
 import { throwsCode } from './helpers.js';
 
 describe('Action constants', () => {

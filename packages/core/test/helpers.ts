@@ -1,2 +1,2 @@
 // The shared test helpers, under the names core's tests use.
-export { thrown, rejection, expectCode, throwsCode, rejectsCode, collect } from '@signalyard/test-utils';
+export { rejection, throwsCode, rejectsCode, collect } from '@signalyard/test-utils';

@@ -12,7 +12,7 @@ import type { CrewConfig, CrewSettings } from './crew-config.js';
 import { SignalMatcher } from './signal-matcher.js';
 
 /** A routing signal (non-empty target) with its target resolved. @internal */
-export interface CompiledRoute {
+interface CompiledRoute {
   readonly signal: string;
   readonly target: string;
   /** Set when the target is an agent. */

@@ -17,7 +17,7 @@ import { normalizeBracketSpan } from './signal-normalize.js';
 // Same rules, same messages; only the key names differ.
 
 /** The key names of one spelling, indexed by their camelCase name. */
-export interface CrewKeys {
+interface CrewKeys {
   readonly entryPoint: string;
   readonly agents: string;
   readonly settings: string;
@@ -45,7 +45,7 @@ export interface CrewKeys {
   readonly nextAgent: string;
 }
 
-export const CAMEL_KEYS: CrewKeys = Object.freeze({
+const CAMEL_KEYS: CrewKeys = Object.freeze({
   entryPoint: 'entryPoint',
   agents: 'agents',
   settings: 'settings',
@@ -74,7 +74,7 @@ export const CAMEL_KEYS: CrewKeys = Object.freeze({
 });
 
 const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-export const SNAKE_KEYS: CrewKeys = Object.freeze(
+const SNAKE_KEYS: CrewKeys = Object.freeze(
   Object.fromEntries(
     (Object.entries(CAMEL_KEYS) as [string, string][]).map(([k, v]) => [k, snake(v)]),
   ) as unknown as CrewKeys,
@@ -439,7 +439,7 @@ function resolve(data: Obj, k: CrewKeys): CrewConfig {
 }
 
 /** Builds the full schema (shape, unknown keys, cross references, then the camelCase result) for one spelling. */
-export function buildCrewSchema(k: CrewKeys): z.ZodType<CrewConfig> {
+function buildCrewSchema(k: CrewKeys): z.ZodType<CrewConfig> {
   const structural = structuralSchema(k);
   return z
     .unknown()

@@ -125,7 +125,7 @@ export interface ParallelGroupInput {
   readonly nextAgent?: string;
 }
 
-/** The contract's defaults for `settings` (frozen). */
+/** The defaults for `settings` (frozen). */
 export const DEFAULT_CREW_SETTINGS: CrewSettings = Object.freeze({
   maxHandoffs: 5,
   maxRounds: 10,

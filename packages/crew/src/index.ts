@@ -20,7 +20,7 @@ export type {
   ParallelGroupInput,
   RoutingSignal,
 } from './crew-config.js';
-export { crewConfigKeyPaths, crewConfigSchema } from './crew-config-schema.js';
+export { crewConfigSchema } from './crew-config-schema.js';
 export { loadCrewConfig, parseCrewConfig } from './parse-crew-config.js';
 export type { ParseCrewConfigOptions } from './parse-crew-config.js';
 export { resolveCrewConfig } from './resolve-crew-config.js';

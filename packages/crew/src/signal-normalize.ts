@@ -4,7 +4,7 @@
 import { SignalyardError, describeValue } from '@signalyard/core';
 
 /** The longest bracket span (brackets included, raw UTF-16 code units) level 3 looks at. */
-export const BRACKET_WINDOW = 200;
+const BRACKET_WINDOW = 200;
 
 const OPEN = 0x5b; // [
 const CLOSE = 0x5d; // ]
@@ -93,7 +93,7 @@ export function normalizeBracketSpan(span: string): string {
  * Calls `visit(key)` with the normalised form of every bracket span of `content` that level 3
  * can match, left to right, until `visit` returns `true`; returns whether it did.
  *
- * The contract's rule is "for every `[`, the text up to the first following `]`, when that span
+ * The rule is "for every `[`, the text up to the first following `]`, when that span
  * is at most {@link BRACKET_WINDOW} code units". Spans that contain another `[` can never equal
  * a level-3 signal (those have no inner bracket, and normalisation neither adds nor removes
  * brackets), so for each `]` only the span from the last `[` before it is normalised. Each code

@@ -1,4 +1,6 @@
-import { crewConfigKeyPaths, parseCrewConfig } from '@signalyard/crew';
+import { readFileSync } from 'node:fs';
+import { parseCrewConfig } from '@signalyard/crew';
+import { crewConfigKeyPaths } from '../src/crew-config-schema.js';
 import { describe, expect, it } from 'vitest';
 
 describe('crewConfigKeyPaths', () => {
@@ -38,5 +40,21 @@ describe('crewConfigKeyPaths', () => {
 
   it('agrees with the parser: a key not listed is refused', () => {
     expect(() => parseCrewConfig('entry_point: a\nagents: [{ id: a, sytem_prompt: hi }]\n')).toThrow(/sytem_prompt/);
+  });
+});
+
+describe('docs/configuration.md, section crew.yaml', () => {
+  const reference = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+  const section = reference.slice(reference.indexOf('\n## crew.yaml\n'), reference.indexOf('\n## Routing TOML\n'));
+
+  it.each(crewConfigKeyPaths())('documents the crew.yaml key %s', (path) => {
+    expect(section).toContain(`| \`${path}\` |`);
+  });
+
+  it('documents nothing the schema does not accept', () => {
+    const known = new Set(crewConfigKeyPaths());
+    const documented = [...section.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
+    expect(documented.length).toBeGreaterThan(0);
+    expect(documented.filter((k) => k !== undefined && !known.has(k))).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import {
   type CrewResponse,
   type CrewRunOptions,
 } from '@signalyard/crew';
-export { deferred, type Deferred } from '@signalyard/test-utils';
+export { deferred } from '@signalyard/test-utils';
 
 /** Every event of one streamed run. */
 export async function collect(executor: CrewExecutor, input: string, opts?: CrewRunOptions): Promise<CrewEvent[]> {

@@ -1,5 +1,5 @@
+import { actionProblem } from '@signalyard/core/internal';
 import {
-  actionProblem,
   describeValue,
   isSignalKind,
   type SignalRoute,

@@ -64,7 +64,7 @@ export function childrenOf(spans: readonly ReadableSpan[], parent: ReadableSpan 
   return spans.filter((s) => parentIdOf(s) === want).sort(byStart);
 }
 
-export function byStart(a: ReadableSpan, b: ReadableSpan): number {
+function byStart(a: ReadableSpan, b: ReadableSpan): number {
   return (startOrder.get(idOf(a)) ?? -1) - (startOrder.get(idOf(b)) ?? -1);
 }
 

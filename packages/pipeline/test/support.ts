@@ -7,16 +7,7 @@ import {
   type PipelineEvent,
   type StageConfig,
 } from '@signalyard/pipeline';
-export {
-  thrown,
-  rejection,
-  expectCode,
-  rejectsCode,
-  throwsCode,
-  collect,
-  deferred,
-  type Deferred,
-} from '@signalyard/test-utils';
+export { thrown, expectCode, rejectsCode, throwsCode, collect, deferred, type Deferred } from '@signalyard/test-utils';
 
 /** A tiny ChatModel answering every request with `reply` and recording the requests. */
 export function echoModel(reply = 'ok'): ChatModel & { readonly calls: ChatRequest[] } {

@@ -1,6 +1,6 @@
+import { actionProblem } from '@signalyard/core/internal';
 import {
   SignalyardError,
-  actionProblem,
   describeValue,
   isSignalKind,
   type Action,

@@ -33,6 +33,6 @@ export { RouteResolver, resolveRoute } from './route-resolver.js';
 export type { InboundRoute, MatchedBy, ResolvedRoute } from './route-resolver.js';
 export { resolveLinkedPeerId } from './identity-links.js';
 export type { LinkLookupOptions } from './identity-links.js';
-export { loadRoutingConfig, parseRoutingConfig, routingTomlKeyPaths } from './routing-toml.js';
+export { loadRoutingConfig, parseRoutingConfig } from './routing-toml.js';
 export { ConfigError } from '@signalyard/core';
 export type { ConfigProblem } from '@signalyard/core';

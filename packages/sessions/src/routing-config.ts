@@ -201,7 +201,7 @@ const identityLinksSchema = z
   });
 
 /** Why `entry` is not a valid `channel:id` identity-link entry, or `undefined` when it is. */
-export function linkEntryProblem(entry: unknown): string | undefined {
+function linkEntryProblem(entry: unknown): string | undefined {
   if (typeof entry !== 'string')
     return `an identity-link entry must be a "channel:id" string, got ${describeValue(entry)}`;
   const colon = entry.indexOf(':');

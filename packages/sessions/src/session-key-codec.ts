@@ -44,7 +44,7 @@ function pushUtf8Escapes(out: string[], cp: number): void {
  * and every character that lowercasing would change → its UTF-8 bytes as lowercase `%xx`.
  * A segment needing no escape is returned as it is.
  */
-export function escapeSegment(s: unknown, caseSensitive: boolean): string | undefined {
+function escapeSegment(s: unknown, caseSensitive: boolean): string | undefined {
   if (typeof s !== 'string' || s.length === 0) return undefined;
   const n = s.length;
   let escapes = false;

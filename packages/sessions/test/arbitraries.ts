@@ -72,13 +72,13 @@ export const anyIdText: fc.Arbitrary<string> = fc
 export const idText: fc.Arbitrary<string> = anyIdText.filter((s) => s.normalize('NFC').trim() !== '');
 
 /** Agent-id text: mostly messy text with at least one valid character. */
-export const agentText: fc.Arbitrary<string> = fc.oneof(
+const agentText: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom('main', 'work', 'Work Bot', 'a', 'x_y', 'vip-agent'),
   fc.tuple(anyIdText, fc.stringMatching(/^[A-Za-z0-9_]{1,8}$/), anyIdText).map(([a, b, c]) => `${a}${b}${c}`),
 );
 
 /** Channel text: valid names with random case and padding. */
-export const channelText: fc.Arbitrary<string> = fc
+const channelText: fc.Arbitrary<string> = fc
   .tuple(fc.stringMatching(/^[a-z0-9][a-z0-9_.-]{0,10}$/), fc.boolean(), fc.boolean())
   .map(([c, upper, pad]) => {
     const s = upper ? c.toUpperCase() : c;
@@ -100,7 +100,7 @@ function attempt(build: () => SessionKey): SessionKey | null {
 }
 
 /** A root (non-subagent) key from any factory, with ids drawn from `id`. */
-export function rootKey(
+function rootKey(
   id: fc.Arbitrary<string> = idText,
   agent: fc.Arbitrary<string> = agentText,
 ): fc.Arbitrary<SessionKey | null> {

@@ -1,59 +1,9 @@
-// The guides cannot drift from the code: the configuration reference is checked against the
-// schemas, and the code the guides show is run.
+// The guides cannot drift from the code: the code they show is run. (The configuration
+// reference is checked against the schemas by the crew and sessions tests.)
 import { readFileSync } from 'node:fs';
-import { crewConfigKeyPaths, routingConfigSchema, routingTomlKeyPaths } from 'signalyard';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 
 const doc = (name: string): string => readFileSync(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
-
-/** The camelCase keys the code form accepts, from the zod schema itself. */
-function schemaKeys(schema: unknown): string[] {
-  const out = new Set<string>();
-  const walk = (node: unknown): void => {
-    if (typeof node !== 'object' || node === null) return;
-    const n = node as {
-      properties?: Record<string, unknown>;
-      items?: unknown;
-      additionalProperties?: unknown;
-      anyOf?: unknown[];
-    };
-    for (const [key, child] of Object.entries(n.properties ?? {})) {
-      out.add(key);
-      walk(child);
-    }
-    walk(n.items);
-    walk(n.additionalProperties);
-    for (const o of n.anyOf ?? []) walk(o);
-  };
-  walk(z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any' }));
-  return [...out];
-}
-
-describe('docs/configuration.md', () => {
-  const reference = doc('configuration.md');
-
-  it.each(crewConfigKeyPaths())('documents the crew.yaml key %s', (path) => {
-    expect(reference).toContain(`| \`${path}\` |`);
-  });
-
-  it.each(routingTomlKeyPaths())('documents the routing TOML key %s', (path) => {
-    expect(reference).toContain(`| \`${path}\` |`);
-  });
-
-  it.each(schemaKeys(routingConfigSchema))(
-    'documents the routing key %s of the code form (routingConfigSchema)',
-    (key) => {
-      expect(reference).toContain(`\`${key}\``);
-    },
-  );
-
-  it('documents nothing the schemas do not accept', () => {
-    const known = new Set([...crewConfigKeyPaths(), ...routingTomlKeyPaths()]);
-    const documented = [...reference.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]);
-    expect(documented.filter((k) => k !== undefined && !known.has(k))).toEqual([]);
-  });
-});
 
 /** The first ```ts block of a markdown file that contains `marker`. */
 function codeBlock(markdown: string, marker: string): string {

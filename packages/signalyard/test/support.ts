@@ -13,13 +13,13 @@ import {
 import { FsmStrategy, type FsmDefinition } from '@signalyard/fsm';
 import type { EngineFn, Runner, SessionCheckpointV1, TurnContext, TurnResult } from 'signalyard';
 import { deferred, type Deferred } from '@signalyard/test-utils';
-export { deferred, rejection as rejectionOf, thrown as thrownBy, type Deferred } from '@signalyard/test-utils';
+export { deferred, rejection as rejectionOf, thrown as thrownBy } from '@signalyard/test-utils';
 
 /** The main session key of the agent `main`. */
 export const MAIN = 'agent:main:main';
 
 /** The text a signal carries: its payload when a string, else `payload.text` when a string. */
-export function textOf(s: Signal): string | undefined {
+function textOf(s: Signal): string | undefined {
   const payload = s.payload;
   if (typeof payload === 'string') return payload;
   if (typeof payload === 'object' && payload !== null && typeof (payload as { text?: unknown }).text === 'string') {
@@ -29,7 +29,7 @@ export function textOf(s: Signal): string | undefined {
 }
 
 /** One engine turn the test finishes (or fails) by hand. */
-export interface HeldTurn {
+interface HeldTurn {
   readonly ctx: TurnContext;
   readonly text: string | undefined;
   finish(result?: TurnResult): void;

@@ -64,7 +64,7 @@ export class ConfigError extends SignalyardError<ConfigErrorCode> {
  * Formats problems one per line as `file:line: path: message` (the file and line when known).
  * @internal
  */
-export function formatConfigProblems(problems: readonly ConfigProblem[], file?: string): string {
+function formatConfigProblems(problems: readonly ConfigProblem[], file?: string): string {
   const head =
     problems.length === 1
       ? 'Invalid configuration (1 problem):'

@@ -1,8 +1,9 @@
 /**
  * `@signalyard/core/internal`: building blocks the Signalyard packages share — an event channel,
- * a push-to-pull stream, abort linking, total error-message extraction, timer limits, and the
- * helpers every checkpoint store uses. Internal: not part of the public API, no stability
- * promise between releases; applications and plugins use the root entry.
+ * a push-to-pull stream, abort linking, total error-message extraction, timer limits, the action
+ * check of the route validators, and the helpers every checkpoint store uses. Internal: not part
+ * of the public API, no stability promise between releases; applications and plugins use the
+ * root entry.
  *
  * @packageDocumentation
  */
@@ -21,6 +22,7 @@ export {
 export { errorCode, errorText } from './error-text.js';
 export { MAX_TIMEOUT_MS, clampTimeout, deadline, isTimerDelay, startTimer } from './timers.js';
 export type { Deadline } from './timers.js';
+export { actionProblem } from '../action.js';
 export { checkpointFromRow, isStoredVersion } from './checkpoint-row.js';
 export { MAX_CONFIG_CHARS, configSizeProblem } from './config-size.js';
 export {

@@ -21,7 +21,7 @@ export interface CompiledTarget {
 }
 
 /** @internal */
-export interface CompiledRule {
+interface CompiledRule {
   readonly condition: string;
   readonly value: unknown;
   readonly target: CompiledTarget;
@@ -62,6 +62,3 @@ export const SPECIAL_TARGETS: ReadonlyMap<string, CompiledTarget> = new Map([
   ['clarification', special('interrupt', 'clarification')],
   ['confirmation', special('interrupt', 'confirmation')],
 ]);
-
-/** The target `end`. @internal */
-export const END_TARGET = SPECIAL_TARGETS.get('end') as CompiledTarget;

@@ -2,7 +2,7 @@ import { describeValue } from '@signalyard/core';
 import { got, isName, isRecord, type ConfigProblems } from './config-problems.js';
 
 /** Targets that are not stages: the end of the run and the two interrupt targets. @internal */
-export const SPECIAL_TARGET_NAMES: readonly string[] = Object.freeze(['end', 'clarification', 'confirmation']);
+const SPECIAL_TARGET_NAMES: readonly string[] = Object.freeze(['end', 'clarification', 'confirmation']);
 
 /**
  * The valid stage names of a configuration and where each is (first pass: every later check of

@@ -51,7 +51,7 @@ export interface EnvelopeJSON {
 }
 
 /** Every key of {@link EnvelopeJSON}, in the documented order. @internal */
-export const ENVELOPE_KEYS: readonly (keyof EnvelopeJSON)[] = Object.freeze([
+const ENVELOPE_KEYS: readonly (keyof EnvelopeJSON)[] = Object.freeze([
   'id',
   'input',
   'outputs',

@@ -6,7 +6,7 @@ import { formatPath, parseWithSchema } from '../shared/schema-problem.js';
 import type { InterruptResponse } from './interrupt.js';
 
 /** The fields of an {@link InterruptResponse} and what each must be (any other key is kept as is). @internal */
-export const RESPONSE_FIELDS = {
+const RESPONSE_FIELDS = {
   text: 'a string',
   approved: 'a boolean',
   decision: 'a string',

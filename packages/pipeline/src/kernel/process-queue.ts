@@ -1,5 +1,5 @@
 /** A position in the queue: by `rank` (smaller first), then `seq` (FIFO). @internal */
-export interface QueueOrder {
+interface QueueOrder {
   readonly rank: number;
   readonly seq: number;
 }

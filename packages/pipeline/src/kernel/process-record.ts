@@ -33,7 +33,7 @@ export interface RunningSegment {
 }
 
 /** Callbacks and timers tied to the process's life. @internal */
-export interface ProcessHooks {
+interface ProcessHooks {
   /** Resolves the pending `result`, if one is pending. */
   settle: ((envelope: Envelope) => void) | undefined;
   /** Unlinks the `abortSignal` given to `submit`. */

@@ -1,10 +1,10 @@
 import { setImmediate as immediately } from 'node:timers';
 
 /** How long a run works synchronously before it lets the event loop run, in ms of wall-clock time. */
-export const TIME_SLICE_MS = 4;
+const TIME_SLICE_MS = 4;
 
 /** How many stages that awaited a promise a run takes before it lets the event loop run anyway. */
-export const AWAITED_STEPS_PER_SLICE = 1000;
+const AWAITED_STEPS_PER_SLICE = 1000;
 
 /**
  * When a run lets the event loop run. Stages run back to back: synchronous ones never yield by

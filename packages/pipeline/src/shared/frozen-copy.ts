@@ -20,11 +20,6 @@ export function frozenCopy<T>(value: T): T {
   return copyObject(value, undefined) as T;
 }
 
-/** True when `value` is a copy {@link frozenCopy} made (or needs no copy at all). */
-export function isFrozenCopy(value: unknown): boolean {
-  return typeof value !== 'object' || value === null || owned.has(value);
-}
-
 function copyValue(value: unknown, seen: Map<object, object>): unknown {
   return typeof value === 'object' && value !== null ? copyObject(value, seen) : value;
 }

@@ -43,7 +43,7 @@ export function requirementsDead(plan: DagPlan, status: Uint8Array, i: number): 
 }
 
 /** Every `after` stage of stage `i` has run (succeeded or failed) or will not run. @internal */
-export function afterSettled(plan: DagPlan, status: Uint8Array, i: number): boolean {
+function afterSettled(plan: DagPlan, status: Uint8Array, i: number): boolean {
   const deps = plan.after[i] as readonly number[];
   for (let k = 0; k < deps.length; k++) {
     const s = status[deps[k] as number];
