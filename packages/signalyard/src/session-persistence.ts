@@ -19,9 +19,6 @@ import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js'
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 
-/** How a save ended. @internal */
-export type SaveResult = 'saved' | 'conflict';
-
 /**
  * A session's checkpoint: loading it into a {@link LoadedState} (restoring a new strategy
  * instance from the snapshot), saving with compare-and-set, and saving only what arrived when a
