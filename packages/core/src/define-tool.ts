@@ -17,6 +17,12 @@ export interface ToolDefinition<S extends $ZodType> {
   readonly input: S;
   /** Runs the tool on validated (and transformed) arguments. */
   execute(args: output<S>, ctx: ToolContext): Promise<unknown>;
+  /**
+   * Whether a call must be approved by a person before it runs (see `decideApproval`): a flag,
+   * or a function of the validated (and transformed) arguments. Arguments that fail the schema
+   * need no approval (the call is answered with `TOOL_ARGUMENTS_INVALID` without running).
+   */
+  readonly needsApproval?: boolean | ((args: output<S>, ctx: ToolContext) => boolean | Promise<boolean>);
 }
 
 function formatIssuePath(path: readonly PropertyKey[]): string {
@@ -43,9 +49,13 @@ function definitionError(message: string, cause?: unknown): InvalidArgumentError
  * the engine answers the model with that message as a tool error (`isError: true`), so the
  * model can retry. A hand-written `Tool` receives its arguments unvalidated.
  *
+ * `needsApproval` passes through to the tool (a function receives the validated arguments; for
+ * arguments the schema rejects it is not called, and the call needs no approval: it will fail
+ * validation without running).
+ *
  * @throws InvalidArgumentError `TOOL_DEFINITION_INVALID` when `name` is not a non-empty string,
- * `input` is not a zod schema, `execute` is not a function, or the schema has no JSON Schema
- * form (e.g. `z.date()`, `z.bigint()`).
+ * `input` is not a zod schema, `execute` is not a function, `needsApproval` is neither a boolean
+ * nor a function, or the schema has no JSON Schema form (e.g. `z.date()`, `z.bigint()`).
  *
  * @example
  * ```ts
@@ -63,7 +73,9 @@ export function defineTool<S extends $ZodType>(def: ToolDefinition<S>): Tool {
   const d: unknown = def;
   if (typeof d !== 'object' || d === null)
     throw definitionError(`Invalid tool definition ${describeValue(d)}: expected { name, input, execute }`);
-  const { name, description, input, execute } = d as { readonly [K in keyof ToolDefinition<S>]?: unknown };
+  const { name, description, input, execute, needsApproval } = d as {
+    readonly [K in keyof ToolDefinition<S>]?: unknown;
+  };
   if (typeof name !== 'string' || name === '') {
     throw definitionError(`Invalid tool name ${describeValue(name)}: expected a non-empty string`);
   }
@@ -80,6 +92,11 @@ export function defineTool<S extends $ZodType>(def: ToolDefinition<S>): Tool {
   if (description !== undefined && typeof description !== 'string') {
     throw definitionError(
       `Invalid description for tool ${JSON.stringify(name)}: expected a string, got ${describeValue(description)}`,
+    );
+  }
+  if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
+    throw definitionError(
+      `Invalid needsApproval for tool ${JSON.stringify(name)}: expected a boolean or a function, got ${describeValue(needsApproval)}`,
     );
   }
   let parameters: Record<string, unknown>;
@@ -100,6 +117,7 @@ export function defineTool<S extends $ZodType>(def: ToolDefinition<S>): Tool {
     name,
     ...(description === undefined ? {} : { description }),
     parameters,
+    ...(needsApproval === undefined ? {} : { needsApproval: approvalCheck(input as S, needsApproval, def) }),
     async execute(args: unknown, ctx: ToolContext): Promise<unknown> {
       const result = await safeParseAsync(input as S, args);
       if (!result.success) {
@@ -112,4 +130,19 @@ export function defineTool<S extends $ZodType>(def: ToolDefinition<S>): Tool {
       return run(result.data, ctx);
     },
   });
+}
+
+/** The tool's `needsApproval`: the flag itself, or the function called with validated arguments. */
+function approvalCheck<S extends $ZodType>(
+  input: S,
+  needsApproval: unknown,
+  def: ToolDefinition<S>,
+): NonNullable<Tool['needsApproval']> {
+  if (typeof needsApproval === 'boolean') return needsApproval;
+  const decide = needsApproval as (args: output<S>, ctx: ToolContext) => boolean | Promise<boolean>;
+  return async (args: unknown, ctx: ToolContext): Promise<boolean> => {
+    const result = await safeParseAsync(input, args);
+    if (!result.success) return false;
+    return decide.call(def, result.data, ctx);
+  };
 }

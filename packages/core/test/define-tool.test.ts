@@ -150,6 +150,38 @@ describe('defineTool: the tool it makes', () => {
   });
 });
 
+describe('defineTool: needsApproval', () => {
+  const input = z.object({ amount: z.number() }).transform(({ amount }) => ({ cents: Math.round(amount * 100) }));
+  const execute = async (): Promise<string> => 'paid';
+
+  it('leaves it out when the definition has none', () => {
+    expect('needsApproval' in defineTool({ name: 'pay', input, execute })).toBe(false);
+  });
+
+  it('passes a flag through as it is', () => {
+    expect(defineTool({ name: 'pay', input, execute, needsApproval: true }).needsApproval).toBe(true);
+    expect(defineTool({ name: 'pay', input, execute, needsApproval: false }).needsApproval).toBe(false);
+  });
+
+  it('calls a function with the parsed (transformed) arguments and the context', async () => {
+    const needs = vi.fn(({ cents }: { cents: number }) => cents >= 10_000);
+    const pay = defineTool({ name: 'pay', input, execute, needsApproval: needs });
+    expectTypeOf(needs).parameter(0).toEqualTypeOf<{ cents: number }>();
+    const check = pay.needsApproval as (args: unknown, ctx: ToolContext) => Promise<boolean>;
+    await expect(check({ amount: 150 }, ctx)).resolves.toBe(true);
+    await expect(check({ amount: 1 }, ctx)).resolves.toBe(false);
+    expect(needs).toHaveBeenNthCalledWith(1, { cents: 15_000 }, ctx);
+  });
+
+  it('does not call it for arguments the schema rejects: they need no approval (the call fails validation)', async () => {
+    const needs = vi.fn(() => true);
+    const pay = defineTool({ name: 'pay', input, execute, needsApproval: needs });
+    const check = pay.needsApproval as (args: unknown, ctx: ToolContext) => Promise<boolean>;
+    await expect(check({ amount: 'a lot' }, ctx)).resolves.toBe(false);
+    expect(needs).not.toHaveBeenCalled();
+  });
+});
+
 describe('defineTool: bad definitions', () => {
   const code = (fn: () => unknown): string | undefined => {
     const error = thrownBy(fn);
@@ -171,6 +203,15 @@ describe('defineTool: bad definitions', () => {
       'TOOL_DEFINITION_INVALID',
     );
     expect(code(() => defineTool(null as unknown as Parameters<typeof defineTool>[0]))).toBe('TOOL_DEFINITION_INVALID');
+  });
+
+  it('rejects a needsApproval that is neither a boolean nor a function, naming it', () => {
+    const error = thrownBy(() =>
+      defineTool({ name: 'pay', input, execute, needsApproval: 'yes' as unknown as boolean }),
+    );
+    expect(isSignalyardError(error, 'TOOL_DEFINITION_INVALID')).toBe(true);
+    expect((error as SignalyardError).message).toContain('needsApproval');
+    expect((error as SignalyardError).message).toContain('"yes"');
   });
 
   it('rejects a schema that has no JSON Schema form, keeping zod error as cause', () => {

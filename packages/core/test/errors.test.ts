@@ -10,6 +10,7 @@ import {
   SignalyardError,
   hasErrorMarker,
   isSignalyardError,
+  ModelStreamError,
 } from '@signalyard/core';
 import type { ConfigProblem } from '@signalyard/core';
 import { ScriptedModelError } from '@signalyard/core/testing';
@@ -26,6 +27,7 @@ class AppToolArgumentsError extends ToolArgumentsError {}
 class AppInvalidArgumentError extends InvalidArgumentError {}
 class AppCheckpointStoreError extends CheckpointStoreError {}
 class AppScriptedModelError extends ScriptedModelError {}
+class AppModelStreamError extends ModelStreamError {}
 
 interface Row {
   readonly name: string;
@@ -98,6 +100,13 @@ const rows: readonly Row[] = [
     isInstance: (e) => ScriptedModelError.isInstance(e),
     make: () => new ScriptedModelError({ code: 'SCRIPT_EXHAUSTED', message: 'm' }),
     makeSub: () => new AppScriptedModelError({ code: 'SCRIPT_EXHAUSTED', message: 'm' }),
+  },
+  {
+    name: 'ModelStreamError',
+    code: 'MODEL_STREAM_INVALID',
+    isInstance: (e) => ModelStreamError.isInstance(e),
+    make: () => new ModelStreamError({ message: 'm' }),
+    makeSub: () => new AppModelStreamError({ message: 'm', agentId: 'a' }),
   },
 ];
 
@@ -460,6 +469,9 @@ describe('each core code is thrown by its owner class', () => {
         case 'ACTION_INVALID':
         case 'STRATEGY_SNAPSHOT_INVALID':
         case 'TOOL_DEFINITION_INVALID':
+        case 'CHAT_MODEL_INVALID':
+        case 'CHAT_REQUEST_INVALID':
+        case 'APPROVAL_ARGUMENT_INVALID':
           return e.code;
       }
     };

@@ -13,6 +13,9 @@ import {
   isSignalKind,
   isSignalyardError,
   signal,
+  streamChat,
+  decideApproval,
+  type approvalPolicySchema,
 } from '@signalyard/core';
 import type {
   ActionType,
@@ -28,6 +31,15 @@ import type {
   SignalRoute,
   StrategySnapshot,
   TransitionResult,
+  ApprovalDecisionKind,
+  ApprovalPolicy,
+  ApprovalVerdict,
+  ChatModel,
+  ChatRequest,
+  ChatStreamPart,
+  Tool,
+  ToolCall,
+  ToolContext,
 } from '@signalyard/core';
 
 describe('SignalKind (type)', () => {
@@ -376,5 +388,22 @@ describe('errors (type)', () => {
       expectTypeOf(error.file).toEqualTypeOf<string | undefined>();
     }
     expect(isSignalyardError(error, 'CONFIG_INVALID')).toBe(true);
+  });
+});
+
+describe('streaming and approvals (type)', () => {
+  it('streamChat and decideApproval have the contract’s signatures', () => {
+    expectTypeOf(streamChat).toEqualTypeOf<(model: ChatModel, request: ChatRequest) => AsyncIterable<ChatStreamPart>>();
+    expectTypeOf(decideApproval).parameters.toEqualTypeOf<
+      [ApprovalPolicy | undefined, ToolCall, Tool | undefined, ToolContext]
+    >();
+    expectTypeOf(decideApproval).returns.toEqualTypeOf<Promise<ApprovalVerdict>>();
+    expectTypeOf<ApprovalVerdict>().toEqualTypeOf<{
+      readonly decision: ApprovalDecisionKind;
+      readonly reason?: string;
+      readonly rule?: number;
+    }>();
+    expectTypeOf<ReturnType<(typeof approvalPolicySchema)['parse']>>().toEqualTypeOf<ApprovalPolicy>();
+    expect(typeof streamChat).toBe('function');
   });
 });

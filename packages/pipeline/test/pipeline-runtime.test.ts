@@ -693,7 +693,7 @@ describe('public types', () => {
     expectTypeOf<PipelineRuntime['stream']>().returns.toEqualTypeOf<AsyncIterable<PipelineEvent>>();
     expectTypeOf<PipelineRuntime['resume']>().returns.toEqualTypeOf<Promise<Envelope>>();
     expectTypeOf<StageContext['interrupt']>().returns.toBeNever();
-    expectTypeOf<StageContext['model']>().toEqualTypeOf<ChatModel | undefined>();
+    expectTypeOf<StageContext['model']>().toEqualTypeOf<Required<ChatModel> | undefined>();
     expectTypeOf<Extract<PipelineEvent, { type: 'end' }>['envelope']>().toEqualTypeOf<Envelope>();
     expectTypeOf<Extract<PipelineEvent, { type: 'stage_end' }>['output']>().toEqualTypeOf<Record<string, unknown>>();
     expectTypeOf<'completed'>().toExtend<TerminalReason>();

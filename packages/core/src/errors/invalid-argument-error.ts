@@ -11,11 +11,18 @@ export type InvalidArgumentErrorCode =
   /** A strategy was asked to restore a snapshot it cannot take (another strategy's, or a malformed one). Fix: restore a snapshot this strategy's own `snapshot()` produced; check that the agent's strategy factory did not change. */
   | 'STRATEGY_SNAPSHOT_INVALID'
   /** `defineTool` was given a malformed definition (no name, a schema that is not a zod object, a missing `execute`). Fix: pass `{ name, input: z.object(...), execute }` as the message describes. */
-  | 'TOOL_DEFINITION_INVALID';
+  | 'TOOL_DEFINITION_INVALID'
+  /** `streamChat` was given a model that is not a `ChatModel` (no `generate` function, or a `stream` that is not a function). Fix: pass a `ChatModel`, such as `aiSdkModel(...)` or `scriptedModel(...)`. */
+  | 'CHAT_MODEL_INVALID'
+  /** `streamChat` was given a request that is not a `ChatRequest`: not an object, `messages` not an array, `tools` not an array, `abortSignal` not an `AbortSignal`, or `agentId` not a string. Fix: pass `{ messages: [...], tools?, abortSignal?, agentId? }` as the message describes. */
+  | 'CHAT_REQUEST_INVALID'
+  /** `decideApproval` was given a tool call that is not `{ id, name, arguments }` (with string `id` and `name`), a tool that is not a `Tool` (or whose `name` differs from the call's, or whose `needsApproval` is neither a boolean nor a function), or a context that is not a `ToolContext` object. Fix: pass the model's `ToolCall`, the `Tool` it names (or `undefined` for an unknown tool) and the `ToolContext` the tool would run with. */
+  | 'APPROVAL_ARGUMENT_INVALID';
 
 /**
  * A core function was called with an argument it cannot take: a bad signal kind, an empty action
- * name, a snapshot from another strategy, a malformed tool definition. The message names the bad
+ * name, a snapshot from another strategy, a malformed tool definition, a model or request
+ * `streamChat` cannot read, a malformed tool call given to `decideApproval`. The message names the bad
  * value and what was expected; nothing was changed.
  *
  * @example

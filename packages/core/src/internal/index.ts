@@ -37,3 +37,6 @@ export {
   keyPrefixUpperBound,
   unstorableTextIndex,
 } from '../checkpoint-text.js';
+export { approvalPolicyProblems, snakeCaseApprovalPolicySchema } from '../approval-policy-schema.js';
+export type { PolicySpelling } from '../approval-policy-schema.js';
+export { jsonEqual } from '../json-equal.js';

@@ -1,6 +1,6 @@
 import { AbortedError } from '../errors/aborted-error.js';
 import { ScriptedModelError } from '../errors/scripted-model-error.js';
-import type { ChatModel, ChatRequest, ChatResponse } from '../model.js';
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart } from '../model.js';
 import { describeValue } from '../signal.js';
 
 /** A function that answers a request: with the reply text, or a full `ChatResponse` (tool calls, usage). */
@@ -16,10 +16,23 @@ export interface ScriptedModelOptions {
    * produced. Default 0: replies resolve without a timer.
    */
   readonly delayMs?: number;
+  /**
+   * The longest `text-delta` `stream` yields, in UTF-16 code units: a reply's content is split
+   * into deltas of at most this many, except that a surrogate pair is never split (a delta then
+   * holds one more code unit). A positive integer; default 16.
+   */
+  readonly streamChunkChars?: number;
 }
 
-/** The model {@link scriptedModel} returns: a `ChatModel` that records every request it receives. */
+/** The model {@link scriptedModel} returns: a `ChatModel` that streams too and records every request it receives. */
 export interface ScriptedModel extends ChatModel {
+  /**
+   * Streams the next scripted reply: its content as `text-delta`s of at most `streamChunkChars`
+   * code units, one `tool-call` part per call, then `finish` with the whole response. The request
+   * is recorded and the step used up when `stream` is called; the rest happens as the stream is
+   * read (see {@link scriptedModel}).
+   */
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
   /**
    * Every request received, in call order — including calls that were aborted or found the
    * script exhausted. Each is a shallow copy taken at call time (its `messages` list too), so
@@ -62,13 +75,21 @@ const agentName = (agentId: string | undefined): string =>
  * throws makes `generate` reject with that error, as a failing provider would. A step is used
  * up when the call starts.
  *
+ * It streams too: `stream(request)` plays the same script (a `generate` and a `stream` call use
+ * up steps alike) as `text-delta`s of at most `streamChunkChars` (default 16) UTF-16 code units —
+ * never splitting a surrogate pair, so a delta may hold one more — then one `tool-call` part per
+ * call, then `finish` with the whole response. Empty content yields no `text-delta`. `delayMs`
+ * applies before the first part. The request is recorded and its step used up when `stream` is
+ * called; errors (an exhausted script, an abort) reject the stream's first `next()`, and an abort
+ * between parts rejects the next one.
+ *
  * Running out of script rejects with a `ScriptedModelError` of code `SCRIPT_EXHAUSTED` naming the
  * agent. An aborted `request.abortSignal` — before the call, during `delayMs`, or while a step
  * function is pending — rejects with `AbortedError` (`ABORTED`, the abort reason as `cause`),
- * and any timer is cleared. `calls` records every request.
+ * and any timer is cleared. `calls` records every request, generated or streamed.
  *
- * @throws ScriptedModelError `SCRIPT_INVALID` when the script or a step is malformed, or
- * `delayMs` is not a non-negative finite number.
+ * @throws ScriptedModelError `SCRIPT_INVALID` when the script or a step is malformed, `delayMs`
+ * is not a non-negative finite number, or `streamChunkChars` is not a positive integer.
  *
  * @example
  * ```ts
@@ -81,48 +102,124 @@ const agentName = (agentId: string | undefined): string =>
  *
  * const echo = scriptedModel((request) => `you said: ${request.messages.at(-1)?.content ?? ''}`);
  * const slow = scriptedModel(['a', 'b'], { delayMs: 50 });
+ *
+ * const chunky = scriptedModel(['Hello there'], { streamChunkChars: 4 });
+ * for await (const part of chunky.stream({ messages: [] })) console.log(part);
+ * // text-delta 'Hell', 'o th', 'ere', then finish { content: 'Hello there' }
  * ```
  */
 export function scriptedModel(
   script: readonly ScriptStep[] | Readonly<Record<string, readonly ScriptStep[]>> | ScriptResponder,
   opts: ScriptedModelOptions = {},
 ): ScriptedModel {
-  const delayMs: unknown = (opts as ScriptedModelOptions | undefined)?.delayMs ?? 0;
-  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
-    throw scriptError(
-      `Invalid delayMs ${describeValue(delayMs)}: expected a non-negative finite number of milliseconds`,
-    );
-  }
-
+  const { delayMs, chunkChars } = readOptions(opts);
   const next = stepSource(script);
-
-  const wait: number = delayMs;
   const calls: ChatRequest[] = [];
 
-  async function generate(request: ChatRequest): Promise<ChatResponse> {
+  /** Records `request` (a shallow copy) and returns what the call reads from it. */
+  function record(request: ChatRequest): { abortSignal: AbortSignal | undefined; agentId: string | undefined } {
     const valid = typeof request === 'object' && (request as unknown) !== null;
     calls.push(
       valid
         ? { ...request, messages: Array.isArray(request.messages) ? request.messages.slice() : request.messages }
         : request,
     );
-    const abortSignal = valid ? request.abortSignal : undefined;
-    const agentId = valid ? request.agentId : undefined;
+    return valid
+      ? { abortSignal: request.abortSignal, agentId: request.agentId }
+      : { abortSignal: undefined, agentId: undefined };
+  }
+
+  /** The reply of `step`: after `delayMs`, the step's value (a function's, awaited), checked. */
+  async function reply(step: ScriptStep, request: ChatRequest, call: ReturnType<typeof record>): Promise<ChatResponse> {
+    const { abortSignal, agentId } = call;
+    if (delayMs > 0) await delay(delayMs, abortSignal);
+    const value = typeof step === 'function' ? await untilAborted(step(request), abortSignal) : step;
     throwIfAborted(abortSignal);
-    const step = next(agentId);
-    if (wait > 0) await delay(wait, abortSignal);
-    const reply = typeof step === 'function' ? await untilAborted(step(request), abortSignal) : step;
-    throwIfAborted(abortSignal);
-    if (typeof reply === 'string') return { content: reply };
-    if (isResponse(reply)) return reply;
+    if (typeof value === 'string') return { content: value };
+    if (isResponse(value)) return value;
     throw new ScriptedModelError({
       code: 'SCRIPT_STEP_INVALID',
-      message: `A script function for agent ${agentName(agentId)} returned ${describeValue(reply)}: expected a string or a ChatResponse ({ content, toolCalls? })`,
+      message: `A script function for agent ${agentName(agentId)} returned ${describeValue(value)}: expected a string or a ChatResponse ({ content, toolCalls? })`,
     });
   }
 
-  return Object.freeze({ generate, calls });
+  async function generate(request: ChatRequest): Promise<ChatResponse> {
+    const call = record(request);
+    throwIfAborted(call.abortSignal);
+    return reply(next(call.agentId), request, call);
+  }
+
+  function stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
+    const call = record(request);
+    // The step is used up now, as for generate; a failure to get one waits for the first next().
+    let start: { readonly step: ScriptStep } | { readonly error: unknown };
+    try {
+      throwIfAborted(call.abortSignal);
+      start = { step: next(call.agentId) };
+    } catch (error) {
+      start = { error };
+    }
+    return streamReply(start, async (step) => reply(step, request, call), chunkChars, call.abortSignal);
+  }
+
+  return Object.freeze({ generate, stream, calls });
 }
+
+function readOptions(opts: ScriptedModelOptions): { delayMs: number; chunkChars: number } {
+  const o = opts as ScriptedModelOptions | undefined;
+  const delayMs: unknown = o?.delayMs ?? 0;
+  if (typeof delayMs !== 'number' || !Number.isFinite(delayMs) || delayMs < 0) {
+    throw scriptError(
+      `Invalid delayMs ${describeValue(delayMs)}: expected a non-negative finite number of milliseconds`,
+    );
+  }
+  const chunkChars: unknown = o?.streamChunkChars ?? 16;
+  if (typeof chunkChars !== 'number' || !Number.isSafeInteger(chunkChars) || chunkChars < 1) {
+    throw scriptError(
+      `Invalid streamChunkChars ${describeValue(chunkChars)}: expected a positive integer number of UTF-16 code units`,
+    );
+  }
+  return { delayMs, chunkChars };
+}
+
+/** One scripted reply as stream parts; checks the abort signal before each part. */
+async function* streamReply(
+  start: { readonly step: ScriptStep } | { readonly error: unknown },
+  reply: (step: ScriptStep) => Promise<ChatResponse>,
+  chunkChars: number,
+  abortSignal: AbortSignal | undefined,
+): AsyncGenerator<ChatStreamPart, void, undefined> {
+  if ('error' in start) throw start.error;
+  const response = await reply(start.step);
+  for (const delta of textChunks(response.content, chunkChars)) {
+    throwIfAborted(abortSignal);
+    yield { type: 'text-delta', delta };
+  }
+  for (const call of response.toolCalls ?? []) {
+    throwIfAborted(abortSignal);
+    yield { type: 'tool-call', call };
+  }
+  throwIfAborted(abortSignal);
+  yield { type: 'finish', response };
+}
+
+/**
+ * `text` in pieces of at most `size` UTF-16 code units, except that a piece never ends between
+ * the two halves of a surrogate pair (it then takes one more). Empty text gives no piece.
+ * @internal
+ */
+export function* textChunks(text: string, size: number): Generator<string, void, undefined> {
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(at + size, text.length);
+    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end))) end++;
+    yield text.slice(at, end);
+    at = end;
+  }
+}
+
+const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
 function throwIfAborted(abortSignal: AbortSignal | undefined): void {
   if (abortSignal?.aborted === true) throw new AbortedError({ cause: abortSignal.reason });

@@ -13,7 +13,7 @@ export interface EdgeLimit {
 export interface PipelineBounds {
   /** Loop-backs (transitions to a stage earlier in stage order). */
   maxIterations: number;
-  /** `ctx.model.generate` calls. */
+  /** Model calls: `ctx.model.generate()` calls and `ctx.model.stream()` streams. */
   maxLlmCalls: number;
   /** Stage executions. */
   maxAgentHops: number;

@@ -9,6 +9,18 @@ import type { InterruptKind, InterruptResponse } from '../envelope/interrupt.js'
  *
  * @example
  * ```ts
+ * const draft: StageConfig = {
+ *   name: 'draft',
+ *   run: async (ctx) => {
+ *     let text = '';
+ *     // each delta is also a `stage_delta` event for whoever streams the run
+ *     for await (const part of ctx.model!.stream({ messages: [{ role: 'user', content: 'Write a haiku' }] })) {
+ *       if (part.type === 'text-delta') text += part.delta;
+ *     }
+ *     return { text };
+ *   },
+ * };
+ *
  * const intent: StageConfig = {
  *   name: 'intent',
  *   run: async (ctx) => {
@@ -35,13 +47,19 @@ export interface StageContext {
   /** Fires when the run is cancelled or this stage's `timeoutMs` passes. */
   readonly abortSignal: AbortSignal;
   /**
-   * The runtime's model, when it has one. Each `generate()` call counts toward `maxLlmCalls`; a
-   * call that would exceed it rejects with `PipelineBoundError` (`PIPELINE_BOUND_EXCEEDED`) and
-   * the run ends `max_llm_calls_exceeded`, even if the stage catches the error. Requests without
-   * an `abortSignal` get this stage's, and without an `agentId` get the stage name; a request
-   * that is not an object rejects with `PipelineUsageError` (`PIPELINE_ARGUMENT_INVALID`).
+   * The runtime's model, when it has one. Each call — a `generate()`, or a `stream()` (one call
+   * per stream, counted when `stream()` is called) — counts toward `maxLlmCalls`; a call that
+   * would exceed it rejects with `PipelineBoundError` (`PIPELINE_BOUND_EXCEEDED`) — for
+   * `stream()`, its first `next()` does — and the run ends `max_llm_calls_exceeded`, even if the
+   * stage catches the error. Requests without an `abortSignal` get this stage's, and without an
+   * `agentId` get the stage name; a request that is not an object rejects with
+   * `PipelineUsageError` (`PIPELINE_ARGUMENT_INVALID`).
+   *
+   * `stream` is always there: it reads the model as core's `streamChat` does (the model's own
+   * `stream`, or its `generate` reply as parts, checked). Each text delta the stage reads is also
+   * a `stage_delta` event of the run's stream, before this stage's `stage_end`.
    */
-  readonly model?: ChatModel;
+  readonly model?: Required<ChatModel>;
   /** The answer to the interrupt this run was resumed from; set only for the first stage run after `resume`. */
   readonly response?: InterruptResponse;
   /**

@@ -9,6 +9,9 @@ import type { Interrupt } from '../envelope/interrupt.js';
  *   refuse that step, which the final envelope records. In DAG mode (which does not route)
  *   `next` is `end`, or the interrupt kind for `ctx.interrupt`; concurrent stages' events
  *   interleave.
+ * - `stage_delta`: a piece of model text the stage read from `ctx.model.stream(...)`, in order,
+ *   before that stage's `stage_end` (deltas read after the stage ended are not reported).
+ *   Concurrent stages' deltas interleave in DAG mode; `stage` tells them apart.
  * - `interrupt`: the run paused on this interrupt.
  * - `warning`: something the caller should know that did not stop the run (in DAG mode: routing
  *   settings it ignores, an ordering cycle in `after` it broke, a second interrupt it deferred).
@@ -16,6 +19,7 @@ import type { Interrupt } from '../envelope/interrupt.js';
  */
 export type PipelineEvent =
   | { type: 'stage_start'; stage: string }
+  | { type: 'stage_delta'; stage: string; delta: string }
   | {
       type: 'stage_end';
       stage: string;

@@ -54,7 +54,7 @@ export class PipelineRuntime {
    * @param pipeline What `definePipeline` returned.
    * @param options `model`: the model stages reach as `ctx.model`.
    * @throws PipelineUsageError `PIPELINE_ARGUMENT_INVALID` when `pipeline` is not a `Pipeline`
-   *   or `options.model` has no `generate` function.
+   *   or `options.model` has no `generate` function (or a `stream` that is not a function).
    */
   constructor(pipeline: Pipeline, options: PipelineRuntimeOptions = {}) {
     if (!Pipeline.isInstance(pipeline)) {

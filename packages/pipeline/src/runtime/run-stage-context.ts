@@ -32,7 +32,9 @@ export class RunStageContext implements StageContext {
   raised: RaisedInterrupt | undefined = undefined;
   readonly #scope: RunScope;
   #outputs: Readonly<Record<string, unknown>> | undefined;
-  #model: ChatModel | undefined = undefined;
+  #model: Required<ChatModel> | undefined = undefined;
+  /** False once the stage's execution has ended: deltas read after that are not events of it. */
+  #running = true;
   #envelope: Envelope | undefined = undefined;
 
   constructor(scope: RunScope, stage: string, abortSignal: AbortSignal, response: InterruptResponse | undefined) {
@@ -54,9 +56,24 @@ export class RunStageContext implements StageContext {
     return (this.#envelope ??= snapshotEnvelope(this.#scope.state));
   }
 
-  get model(): ChatModel | undefined {
-    if (this.#scope.model === undefined) return undefined;
-    return (this.#model ??= countingModel(this.#scope, this.#scope.model, this.stage, this.abortSignal));
+  get model(): Required<ChatModel> | undefined {
+    const scope = this.#scope;
+    if (scope.model === undefined) return undefined;
+    if (this.#model !== undefined) return this.#model;
+    const emit = scope.emit;
+    const stage = this.stage;
+    const onDelta =
+      emit === undefined
+        ? undefined
+        : (delta: string): void => {
+            if (this.#running) emit({ type: 'stage_delta', stage, delta });
+          };
+    return (this.#model = countingModel(scope, scope.model, stage, this.abortSignal, onDelta));
+  }
+
+  /** The stage's execution ended: its `stage_end` comes next, so no later delta is reported as its. */
+  end(): void {
+    this.#running = false;
   }
 
   interrupt(kind: InterruptKind, payload?: unknown): never {

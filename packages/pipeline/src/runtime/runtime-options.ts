@@ -51,7 +51,11 @@ export interface RunOptions extends ResumeOptions {
 }
 
 const isChatModel = (value: unknown): value is ChatModel =>
-  typeof value === 'object' && value !== null && typeof (value as { generate?: unknown }).generate === 'function';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { generate?: unknown }).generate === 'function' &&
+  ((value as { stream?: unknown }).stream === undefined ||
+    typeof (value as { stream?: unknown }).stream === 'function');
 const positiveInteger = (key: string) =>
   z.int(invalid(key, 'a positive integer')).min(1, invalid(key, 'a positive integer')).optional();
 const BOUND_KEYS = ['maxIterations', 'maxLlmCalls', 'maxAgentHops'];
@@ -62,7 +66,9 @@ const isTraceCap = (value: unknown): value is number =>
 /** The constructor's options (other keys are ignored). */
 const runtimeOptionsSchema = z.looseObject(
   {
-    model: z.custom<ChatModel>(isChatModel, invalid('model', 'a ChatModel { generate(request) }')).optional(),
+    model: z
+      .custom<ChatModel>(isChatModel, invalid('model', 'a ChatModel { generate(request), stream?(request) }'))
+      .optional(),
     maxTraceEntries: z
       .custom<number>(isTraceCap, invalid('maxTraceEntries', 'an integer >= 0, or Infinity'))
       .optional(),

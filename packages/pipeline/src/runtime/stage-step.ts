@@ -102,6 +102,7 @@ export class StageStep {
 
   #end(how: number, value: unknown): void {
     this.#deadline?.clear();
+    (this.#ctx as RunStageContext).end();
     const ms = Date.now();
     this.endMs = ms;
     this.endedAt = isoAt(ms);
