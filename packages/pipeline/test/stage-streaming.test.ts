@@ -10,7 +10,8 @@ import {
   type StageConfig,
   type StageContext,
 } from '@signalyard/pipeline';
-import { collect, deferred, echoModel, rejection, runtimeOf, throwsCode } from './support.js';
+import { rejection } from '@signalyard/test-utils';
+import { collect, deferred, echoModel, runtimeOf, throwsCode } from './support.js';
 
 const ask = (content = 'hi'): ChatRequest => ({ messages: [{ role: 'user', content }] });
 

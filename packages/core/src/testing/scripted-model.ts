@@ -208,7 +208,7 @@ async function* streamReply(
  * the two halves of a surrogate pair (it then takes one more). Empty text gives no piece.
  * @internal
  */
-export function* textChunks(text: string, size: number): Generator<string, void, undefined> {
+function* textChunks(text: string, size: number): Generator<string, void, undefined> {
   let at = 0;
   while (at < text.length) {
     let end = Math.min(at + size, text.length);
