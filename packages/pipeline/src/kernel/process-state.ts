@@ -9,7 +9,9 @@
  * - `terminated`: over, however it ended (its envelope's `terminalReason` says how);
  * - `zombie`: terminated and its result settled; forgotten after `retainTerminatedMs` or `reap`.
  *
- * The only transitions are those of {@link PROCESS_TRANSITIONS}.
+ * The only transitions: new → ready | terminated; ready → running | blocked | terminated;
+ * blocked → ready | terminated; running → waiting | terminated (no preemption); waiting → ready |
+ * terminated; terminated → zombie. Any other is refused with `KERNEL_INVALID_STATE`.
  */
 export type ProcessState = 'new' | 'ready' | 'running' | 'waiting' | 'blocked' | 'terminated' | 'zombie';
 

@@ -13,7 +13,7 @@ export interface PipelineRuntimeOptions {
   /**
    * At most this many entries in an envelope's `trace`: the most recent ones are kept and
    * `envelope.droppedTraceEntries` counts the older ones dropped. An integer ≥ 0, or `Infinity`
-   * to keep every entry. Default {@link DEFAULT_MAX_TRACE_ENTRIES} (1,000).
+   * to keep every entry. Default 1,000.
    */
   maxTraceEntries?: number;
 }
