@@ -28,7 +28,7 @@ export interface CheckpointStore {
    * @throws CheckpointDataError `CHECKPOINT_DATA_INVALID` when `data` is not JSON-safe.
    */
   save(key: string, data: unknown, expectedVersion: number): Promise<number>;
-  /** Removes `key`; a missing key is not an error. */
+  /** Removes `key` and its whole history; a missing key is not an error. */
   delete(key: string): Promise<void>;
   /** Every stored key that starts with `prefix` (taken literally: no wildcards). */
   list(prefix?: string): AsyncIterable<string>;
@@ -36,11 +36,18 @@ export interface CheckpointStore {
   close?(): Promise<void>;
   /**
    * The kept versions of `key`, newest first, the current one included: at most the store's
-   * `keepVersions` + 1. `before` keeps only versions lower than it; `limit` caps the count.
-   * Optional: a store without it keeps only the current version.
+   * `keepVersions` + 1. `before` keeps only versions lower than it; `limit` caps the count
+   * (page with `before` = the last version received). A missing key yields nothing.
+   * Each save appends a version and drops those beyond `keepVersions` in the same step, so the
+   * versions listed are consecutive. Optional: a store without it keeps only the current version.
+   * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_HISTORY_OPTIONS_INVALID`
+   * (`before` or `limit` not an integer ≥ 1, an unknown option).
    */
   history?(key: string, opts?: { before?: number; limit?: number }): AsyncIterable<Checkpoint>;
-  /** A kept version of `key` (the current one included), or `undefined` when it was pruned or never existed. */
+  /**
+   * A kept version of `key` (the current one included), or `undefined` when it was pruned or never existed.
+   * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID` (not an integer ≥ 1).
+   */
   loadVersion?(key: string, version: number): Promise<Checkpoint | undefined>;
 }
 

@@ -31,6 +31,7 @@ export { CheckpointStoreError } from './errors/checkpoint-store-error.js';
 export type { CheckpointStoreErrorCode } from './errors/checkpoint-store-error.js';
 export type { Checkpoint, CheckpointStore, SessionLock } from './checkpoint-store.js';
 export { MemoryCheckpointStore } from './memory-checkpoint-store.js';
+export type { MemoryCheckpointStoreOptions } from './memory-checkpoint-store.js';
 export type {
   ChatMessage,
   ChatModel,

@@ -4,10 +4,17 @@ import {
   serializeCheckpointData,
   storeClosedError,
 } from './checkpoint-data.js';
+import {
+  DEFAULT_KEEP_VERSIONS,
+  assertCheckpointVersion,
+  keepVersionsProblem,
+  resolveHistoryOptions,
+} from './checkpoint-history.js';
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
 import { compareCodeUnits } from './checkpoint-text.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
+import { ConfigError } from './errors/config-error.js';
 import { describeValue } from './signal.js';
 
 interface Entry {
@@ -17,46 +24,120 @@ interface Entry {
 }
 
 /**
+ * Options of {@link MemoryCheckpointStore}.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryCheckpointStore({ keepVersions: 5 });
+ * ```
+ */
+export interface MemoryCheckpointStoreOptions {
+  /**
+   * How many versions before the current one each key keeps for `history` and `loadVersion`.
+   * Default 20; 0 keeps the current version only. Older versions are dropped as new ones are
+   * saved. Every kept version is held in memory as its JSON text.
+   */
+  keepVersions?: number;
+}
+
+/**
  * A {@link CheckpointStore} in process memory: compare-and-set, JSON semantics and all, so code
  * tested against it behaves the same on the durable stores. Lost when the process exits.
  * A Runner uses one by default.
  *
+ * It keeps the last `keepVersions` (default 20) versions of every key before the current one:
+ * `history(key)` lists them newest first, `loadVersion(key, version)` reads one, and `delete`
+ * drops them all. Memory grows with the number of keys × (`keepVersions` + 1) × the size of a
+ * checkpoint's JSON; pass `keepVersions: 0` to keep the current version only.
+ *
+ * @throws ConfigError `CONFIG_INVALID` for options other than `{ keepVersions? }` with an
+ * integer ≥ 0.
  * @example
  * ```ts
  * const store = new MemoryCheckpointStore();
  * const v1 = await store.save('agent:main:main', { n: 1 }, 0);   // 1
  * await store.save('agent:main:main', { n: 2 }, v1);             // 2
+ * for await (const c of store.history('agent:main:main')) console.log(c.version, c.data); // 2 {n:2}, 1 {n:1}
  * ```
  */
 export class MemoryCheckpointStore implements CheckpointStore {
-  readonly #entries = new Map<string, Entry>();
+  /** Per key, its kept versions, oldest first; the last one is the current version. */
+  readonly #entries = new Map<string, Entry[]>();
+  readonly #keepVersions: number;
   #closed = false;
+
+  constructor(options: MemoryCheckpointStoreOptions = {}) {
+    this.#keepVersions = resolveOptions(options);
+  }
 
   /** The checkpoint under `key` (a fresh copy), or `undefined`. */
   async load(key: string): Promise<Checkpoint | undefined> {
     this.#open();
     assertCheckpointKey(key);
-    const entry = this.#entries.get(key);
-    return entry === undefined
-      ? undefined
-      : { version: entry.version, data: JSON.parse(entry.text) as unknown, updatedAt: entry.updatedAt };
+    const versions = this.#entries.get(key);
+    return versions === undefined ? undefined : toCheckpoint(versions[versions.length - 1] as Entry);
   }
 
-  /** Compare-and-set save; see {@link CheckpointStore.save}. */
+  /** Compare-and-set save; see {@link CheckpointStore.save}. The version it replaces joins the key's history. */
   async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
     // Nothing awaits between the version check and the write: they are one atomic step.
     this.#open();
     assertCheckpointKey(key);
     assertExpectedVersion(expectedVersion);
     const text = serializeCheckpointData(data, key);
-    const actual = this.#entries.get(key)?.version ?? 0;
+    const versions = this.#entries.get(key);
+    const actual = versions === undefined ? 0 : (versions[versions.length - 1] as Entry).version;
     if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
     const version = expectedVersion + 1;
-    this.#entries.set(key, { version, text, updatedAt: isoNow() });
+    const entry: Entry = { version, text, updatedAt: isoNow() };
+    if (versions === undefined) {
+      this.#entries.set(key, [entry]);
+    } else {
+      versions.push(entry);
+      const excess = versions.length - (this.#keepVersions + 1);
+      if (excess > 0) versions.splice(0, excess);
+    }
     return version;
   }
 
-  /** Removes `key`; a missing key is not an error. */
+  /**
+   * The kept versions of `key`, newest first, the current one included (at most
+   * `keepVersions` + 1), as they were when iteration began; each a fresh copy. `before` keeps
+   * only versions lower than it, `limit` caps the count. A missing key yields nothing.
+   * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_HISTORY_OPTIONS_INVALID`,
+   * `CHECKPOINT_STORE_CLOSED` (at the first step).
+   */
+  async *history(key: string, opts?: { before?: number; limit?: number }): AsyncIterable<Checkpoint> {
+    this.#open();
+    assertCheckpointKey(key);
+    const { before, limit } = resolveHistoryOptions(opts);
+    const versions = this.#entries.get(key);
+    if (versions === undefined) return;
+    const picked: Entry[] = [];
+    for (let i = versions.length - 1; i >= 0 && (limit === undefined || picked.length < limit); i--) {
+      const entry = versions[i] as Entry;
+      if (before === undefined || entry.version < before) picked.push(entry);
+    }
+    for (const entry of picked) yield await Promise.resolve(toCheckpoint(entry));
+  }
+
+  /**
+   * Version `version` of `key` (a fresh copy) while it is kept — the current one or one of the
+   * `keepVersions` before it — else `undefined`.
+   * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`,
+   * `CHECKPOINT_STORE_CLOSED`.
+   */
+  async loadVersion(key: string, version: number): Promise<Checkpoint | undefined> {
+    this.#open();
+    assertCheckpointKey(key);
+    assertCheckpointVersion(version);
+    const versions = this.#entries.get(key);
+    // Kept versions are consecutive: the index follows from the oldest one.
+    const entry = versions?.[version - (versions[0] as Entry).version];
+    return entry === undefined ? undefined : toCheckpoint(entry);
+  }
+
+  /** Removes `key` and its whole history; a missing key is not an error. */
   async delete(key: string): Promise<void> {
     this.#open();
     assertCheckpointKey(key);
@@ -87,6 +168,30 @@ export class MemoryCheckpointStore implements CheckpointStore {
   #open(): void {
     if (this.#closed) throw storeClosedError('MemoryCheckpointStore');
   }
+}
+
+function toCheckpoint(entry: Entry): Checkpoint {
+  return { version: entry.version, data: JSON.parse(entry.text) as unknown, updatedAt: entry.updatedAt };
+}
+
+/** `keepVersions` from the options, checked. */
+function resolveOptions(options: unknown): number {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigError({
+      problems: [{ path: '', message: `expected store options { keepVersions? }, got ${describeValue(options)}` }],
+    });
+  }
+  const problems: { path: string; message: string }[] = [];
+  const { keepVersions = DEFAULT_KEEP_VERSIONS } = options as { keepVersions?: unknown };
+  const problem = keepVersionsProblem(keepVersions);
+  if (problem !== undefined) problems.push({ path: 'keepVersions', message: problem });
+  for (const key of Object.keys(options)) {
+    if (key !== 'keepVersions') {
+      problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: keepVersions)` });
+    }
+  }
+  if (problems.length > 0) throw new ConfigError({ problems });
+  return keepVersions as number;
 }
 
 let lastMs = Number.NaN;

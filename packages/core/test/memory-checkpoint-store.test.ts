@@ -1,10 +1,34 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CheckpointConflictError, CheckpointDataError, MemoryCheckpointStore } from '@signalyard/core';
+import {
+  CheckpointConflictError,
+  CheckpointDataError,
+  ConfigError,
+  MemoryCheckpointStore,
+  type CheckpointStore,
+  type MemoryCheckpointStoreOptions,
+} from '@signalyard/core';
 import { checkpointStoreConformance } from '@signalyard/core/testing';
+import { thrown } from '@signalyard/test-utils';
 import { collect, rejectsCode, rejection } from './helpers.js';
 
-checkpointStoreConformance('MemoryCheckpointStore', () => new MemoryCheckpointStore(), { describe, it });
+checkpointStoreConformance('MemoryCheckpointStore', (opts) => new MemoryCheckpointStore(opts), { describe, it });
+
+// A store without the optional history methods passes everything else.
+checkpointStoreConformance(
+  'a store without history',
+  (): CheckpointStore => {
+    const inner = new MemoryCheckpointStore();
+    return {
+      load: (key) => inner.load(key),
+      save: (key, data, expected) => inner.save(key, data, expected),
+      delete: (key) => inner.delete(key),
+      list: (prefix) => inner.list(prefix),
+      close: () => inner.close(),
+    };
+  },
+  { describe, it },
+);
 
 describe('MemoryCheckpointStore', () => {
   afterEach(() => {
@@ -157,6 +181,119 @@ describe('MemoryCheckpointStore', () => {
     });
   });
 
+  describe('history', () => {
+    const versions = async (store: MemoryCheckpointStore, key: string): Promise<number[]> =>
+      (await collect(store.history(key))).map((c) => c.version);
+
+    it('keeps 20 versions before the current one by default', async () => {
+      const store = new MemoryCheckpointStore();
+      for (let v = 0; v < 25; v++) await store.save('k', { v: v + 1 }, v);
+      const listed = await versions(store, 'k');
+      expect(listed).toHaveLength(21);
+      expect(listed[0]).toBe(25);
+      expect(listed.at(-1)).toBe(5);
+      expect(await store.loadVersion('k', 4)).toBeUndefined();
+      expect((await store.loadVersion('k', 5))?.data).toEqual({ v: 5 });
+    });
+
+    it('each listed version has the time it was saved', async () => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const store = new MemoryCheckpointStore();
+      vi.setSystemTime(new Date('2026-03-04T05:06:07.890Z'));
+      await store.save('k', 1, 0);
+      vi.setSystemTime(new Date('2026-03-04T06:00:00.000Z'));
+      await store.save('k', 2, 1);
+      expect((await collect(store.history('k'))).map((c) => c.updatedAt)).toEqual([
+        '2026-03-04T06:00:00.000Z',
+        '2026-03-04T05:06:07.890Z',
+      ]);
+    });
+
+    it('lists the versions kept when iteration began, even while saves prune them', async () => {
+      const store = new MemoryCheckpointStore({ keepVersions: 2 });
+      for (let v = 0; v < 3; v++) await store.save('k', v + 1, v);
+      const seen: number[] = [];
+      for await (const c of store.history('k')) {
+        seen.push(c.version);
+        if (c.version === 3) for (let v = 3; v < 6; v++) await store.save('k', v + 1, v);
+      }
+      expect(seen).toEqual([3, 2, 1]);
+      expect(await versions(store, 'k')).toEqual([6, 5, 4]);
+    });
+
+    it('bad history options are reported when iteration starts, as a rejection', async () => {
+      const store = new MemoryCheckpointStore();
+      const iterable = store.history('k', { limit: 0 });
+      const error = await rejectsCode(collect(iterable), 'CHECKPOINT_HISTORY_OPTIONS_INVALID');
+      expect(error.message).toContain('limit 0');
+      const unknown = await rejectsCode(
+        collect(store.history('k', { befor: 3 } as { before?: number })),
+        'CHECKPOINT_HISTORY_OPTIONS_INVALID',
+      );
+      expect(unknown.message).toContain('"befor"');
+      expect((await rejectsCode(store.loadVersion('k', 0), 'CHECKPOINT_VERSION_INVALID')).message).toContain('0');
+    });
+
+    it('for any keepVersions and number of saves, history is the last keepVersions + 1 versions', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(6), fc.integer({ min: 1, max: 15 }), async (keepVersions, saves) => {
+          const store = new MemoryCheckpointStore({ keepVersions });
+          for (let v = 0; v < saves; v++) await store.save('k', { v: v + 1 }, v);
+          const kept = Math.min(saves, keepVersions + 1);
+          const expected = Array.from({ length: kept }, (_, i) => saves - i);
+          expect(await versions(store, 'k')).toEqual(expected);
+          for (let v = 1; v <= saves; v++) {
+            const loaded = await store.loadVersion('k', v);
+            expect(loaded?.data).toEqual(expected.includes(v) ? { v } : undefined);
+          }
+        }),
+        { numRuns: 100 },
+      );
+    });
+  });
+
+  describe('options', () => {
+    it('accepts keepVersions 0 and large values, and an explicit undefined as the default', async () => {
+      for (const keepVersions of [0, 1, 1000, undefined]) {
+        const store = new MemoryCheckpointStore({ keepVersions });
+        expect(await store.save('k', 1, 0)).toBe(1);
+      }
+    });
+
+    it('refuses a bad keepVersions and unknown options with one ConfigError listing each problem', () => {
+      const error = thrown(
+        () => new MemoryCheckpointStore({ keepVersions: -1, keep: 3 } as unknown as MemoryCheckpointStoreOptions),
+      );
+      expect(ConfigError.isInstance(error)).toBe(true);
+      const problems = (error as ConfigError).problems;
+      expect(problems.map((p) => p.path)).toEqual(['keepVersions', 'keep']);
+      expect(problems[0]?.message).toContain('-1');
+      expect(problems[1]?.message).toContain('unknown option "keep"');
+    });
+
+    it.each<[string, unknown]>([
+      ['a fraction', 1.5],
+      ['a string', '20'],
+      ['Infinity', Number.POSITIVE_INFINITY],
+      ['NaN', Number.NaN],
+      ['null', null],
+    ])('refuses %s as keepVersions with CONFIG_INVALID', (_title, keepVersions) => {
+      const error = thrown(() => new MemoryCheckpointStore({ keepVersions } as MemoryCheckpointStoreOptions));
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as ConfigError).problems.map((p) => p.path)).toEqual(['keepVersions']);
+    });
+
+    it.each<[string, unknown]>([
+      ['null', null],
+      ['a number', 20],
+      ['an array', []],
+    ])('refuses %s as options with CONFIG_INVALID', (_title, options) => {
+      const error = thrown(() => new MemoryCheckpointStore(options as MemoryCheckpointStoreOptions));
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as ConfigError).problems[0]?.path).toBe('');
+    });
+  });
+
   describe('after close', () => {
     async function closed(): Promise<MemoryCheckpointStore> {
       const store = new MemoryCheckpointStore();
@@ -180,6 +317,12 @@ describe('MemoryCheckpointStore', () => {
 
     it('list rejects with CHECKPOINT_STORE_CLOSED', async () => {
       await rejectsCode(collect((await closed()).list()), 'CHECKPOINT_STORE_CLOSED');
+    });
+
+    it('history and loadVersion reject with CHECKPOINT_STORE_CLOSED', async () => {
+      const store = await closed();
+      await rejectsCode(collect(store.history('k')), 'CHECKPOINT_STORE_CLOSED');
+      await rejectsCode(store.loadVersion('k', 1), 'CHECKPOINT_STORE_CLOSED');
     });
 
     it('close again resolves', async () => {

@@ -21,6 +21,7 @@ import type {
   ActionType,
   Checkpoint,
   CheckpointStore,
+  MemoryCheckpointStoreOptions,
   ExecutionStrategy,
   Outcome,
   Plugin,
@@ -346,6 +347,19 @@ describe('CheckpointStore (type)', () => {
     expect(await minimal.save('k', 1, 0)).toBe(1);
     const store: CheckpointStore = new MemoryCheckpointStore();
     expect(await store.save('k', 1, 0)).toBe(1);
+  });
+
+  it('MemoryCheckpointStore implements history and loadVersion, and takes { keepVersions? }', () => {
+    expectTypeOf<MemoryCheckpointStore['history']>().toEqualTypeOf<
+      (key: string, opts?: { before?: number; limit?: number }) => AsyncIterable<Checkpoint>
+    >();
+    expectTypeOf<MemoryCheckpointStore['loadVersion']>().toEqualTypeOf<
+      (key: string, version: number) => Promise<Checkpoint | undefined>
+    >();
+    expectTypeOf<ConstructorParameters<typeof MemoryCheckpointStore>>().toEqualTypeOf<
+      [options?: MemoryCheckpointStoreOptions]
+    >();
+    expectTypeOf<MemoryCheckpointStoreOptions>().toEqualTypeOf<{ keepVersions?: number }>();
   });
 });
 

@@ -12,6 +12,7 @@ export type {
   PostgresCheckpointStorePoolOptions,
 } from './postgres-checkpoint-store-options.js';
 export { DEFAULT_CHECKPOINT_TABLE } from './postgres-table-name.js';
+export { POSTGRES_SCHEMA_VERSION } from './postgres-schema.js';
 export { PostgresSessionLock } from './postgres-session-lock.js';
 export type {
   PostgresSessionLockClientOptions,

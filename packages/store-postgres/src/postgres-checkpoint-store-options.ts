@@ -1,4 +1,5 @@
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { DEFAULT_KEEP_VERSIONS, keepVersionsProblem } from '@signalyard/core/internal';
 import { Pool } from 'pg';
 import { DEFAULT_CHECKPOINT_TABLE, parseTableName, type TableName } from './postgres-table-name.js';
 
@@ -7,9 +8,16 @@ export interface PostgresCheckpointStoreCommonOptions {
   /**
    * The checkpoint table: `name` or `schema.name`, lower-case letters, digits and `_` (at most
    * 63 characters per part). Default `signalyard_checkpoints`, in the connection's
-   * `search_path`. `migrate()` creates it.
+   * `search_path`. `migrate()` creates it, and next to it the history table `<table>_history`.
    */
   table?: string;
+  /**
+   * How many versions before the current one each key keeps for `history` and `loadVersion`.
+   * Default 20; 0 keeps the current version only. Each save drops the versions beyond it in the
+   * same statement. Processes with different values may share a table: each save prunes to the
+   * saving store's value, and each store lists at most its own.
+   */
+  keepVersions?: number;
 }
 
 /** Options of a store that shares a `pg.Pool` you own: the store never ends it. */
@@ -32,12 +40,12 @@ export interface PostgresCheckpointStoreConnectionOptions extends PostgresCheckp
 /**
  * Options of {@link PostgresCheckpointStore}: exactly one of `pool` (shared, yours to end) or
  * `connectionString` (the store opens a pool and ends it on `close()`), and an optional
- * `table`. Unknown keys are refused (a typo must not pass silently), with every other problem,
+ * `table` and `keepVersions`. Unknown keys are refused (a typo must not pass silently), with every other problem,
  * in one `ConfigError`.
  *
  * @example
  * ```ts
- * const options: PostgresCheckpointStoreOptions = { connectionString: process.env.DATABASE_URL!, table: 'agents.checkpoints', maxConnections: 5 };
+ * const options: PostgresCheckpointStoreOptions = { connectionString: process.env.DATABASE_URL!, table: 'agents.checkpoints', maxConnections: 5, keepVersions: 50 };
  * const store = new PostgresCheckpointStore(options);
  * ```
  */
@@ -47,13 +55,14 @@ export type PostgresCheckpointStoreOptions =
 /** Validated options. @internal */
 export interface ResolvedPostgresStoreOptions {
   readonly table: TableName;
+  readonly keepVersions: number;
   /** The pool to use, and whether the store created it (and so ends it). */
   readonly pool: Pool;
   readonly ownsPool: boolean;
 }
 
-const KNOWN = new Set(['pool', 'connectionString', 'maxConnections', 'table']);
-const SHAPE = '{ pool } or { connectionString, maxConnections? }, with an optional table';
+const KNOWN = new Set(['pool', 'connectionString', 'maxConnections', 'table', 'keepVersions']);
+const SHAPE = '{ pool } or { connectionString, maxConnections? }, with an optional table and keepVersions';
 
 /** True for a `pg.Pool` (from any installed copy of `pg`) or anything that behaves as one. */
 function isPoolLike(value: unknown): value is Pool {
@@ -83,11 +92,13 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
     connectionString,
     maxConnections,
     table = DEFAULT_CHECKPOINT_TABLE,
+    keepVersions = DEFAULT_KEEP_VERSIONS,
   } = options as {
     pool?: unknown;
     connectionString?: unknown;
     maxConnections?: unknown;
     table?: unknown;
+    keepVersions?: unknown;
   };
   if (pool !== undefined && connectionString !== undefined) {
     problems.push({ path: 'pool', message: 'expected exactly one of pool or connectionString, got both' });
@@ -122,16 +133,19 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
   }
   const parsed = parseTableName(table);
   if (typeof parsed === 'string') problems.push({ path: 'table', message: parsed });
+  const keepProblem = keepVersionsProblem(keepVersions);
+  if (keepProblem !== undefined) problems.push({ path: 'keepVersions', message: keepProblem });
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key))
       problems.push({
         path: key,
-        message: `unknown option ${JSON.stringify(key)} (known: pool, connectionString, maxConnections, table)`,
+        message: `unknown option ${JSON.stringify(key)} (known: pool, connectionString, maxConnections, table, keepVersions)`,
       });
   }
   if (problems.length > 0) throw new ConfigError({ problems });
   const tableName = parsed as TableName;
-  if (pool !== undefined) return { table: tableName, pool: pool as Pool, ownsPool: false };
+  const keep = keepVersions as number;
+  if (pool !== undefined) return { table: tableName, keepVersions: keep, pool: pool as Pool, ownsPool: false };
   const own = new Pool({
     connectionString: connectionString as string,
     max: (maxConnections as number | undefined) ?? 10,
@@ -140,5 +154,5 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
   // 'error'; unheard, that event would crash the process. The pool drops the connection and
   // opens another on the next call, whose failure (if any) that call reports.
   own.on('error', () => undefined);
-  return { table: tableName, pool: own, ownsPool: true };
+  return { table: tableName, keepVersions: keep, pool: own, ownsPool: true };
 }

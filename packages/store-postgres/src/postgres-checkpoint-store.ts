@@ -6,8 +6,10 @@ import {
   type CheckpointStore,
 } from '@signalyard/core';
 import {
+  assertCheckpointVersion,
   assertExpectedVersion,
   assertTextCheckpointKey,
+  resolveHistoryOptions,
   compareCodeUnits,
   keyPrefixUpperBound,
   serializeCheckpointData,
@@ -22,31 +24,17 @@ import {
   resolvePostgresStoreOptions,
   type PostgresCheckpointStoreOptions,
 } from './postgres-checkpoint-store-options.js';
-import { migrateTable, pgCodeOf } from './postgres-schema.js';
-import type { TableName } from './postgres-table-name.js';
+import { POSTGRES_SCHEMA_VERSION, migrateTable, pgCodeOf } from './postgres-schema.js';
+import { buildStatements, type Statements } from './postgres-statements.js';
+import { historyTableOf, type TableName } from './postgres-table-name.js';
 
 const STORE_NAME = 'PostgresCheckpointStore';
-
-/** `updated_at` as ISO-8601 in UTC with milliseconds, formatted by the server (no type parser involved). */
-const ISO_UPDATED_AT = `to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 /** How often a save re-runs its compare-and-set when the row changed back to the expected version meanwhile. */
 const MAX_CAS_ATTEMPTS = 3;
 
-/** The SQL of one table, built once. */
-interface Statements {
-  readonly load: string;
-  readonly version: string;
-  readonly insert: string;
-  readonly update: string;
-  readonly delete: string;
-  readonly listAll: string;
-  readonly listFrom: string;
-  readonly listRange: string;
-}
-
 /**
- * A `CheckpointStore` in one PostgreSQL table (through `pg`), shared by every runner process
+ * A `CheckpointStore` in PostgreSQL (through `pg`), shared by every runner process
  * that points at the database: sessions survive a restart and the loss of a machine, and many
  * processes on many machines serve the same sessions. Pair it with {@link PostgresSessionLock}.
  *
@@ -60,10 +48,18 @@ interface Statements {
  * (with the version actually stored). `list(prefix)` is a range scan under `COLLATE "C"`: `%`,
  * `_` and `\` are ordinary characters, never LIKE wildcards.
  *
+ * Each key keeps the `keepVersions` (default 20) versions before the current one: `history`
+ * lists them newest first, `loadVersion` reads one. The save's statement also moves the version
+ * it replaces into the history table and drops those beyond `keepVersions`, so there is never a
+ * moment without the current version, nor a gap in the versions kept; `delete` removes the
+ * key's whole history.
+ *
  * Call {@link PostgresCheckpointStore.migrate} once before use (at deploy or at start-up; it is
  * idempotent and safe to run from many processes at once): it creates the table
- * `(key text COLLATE "C" PRIMARY KEY, version bigint, data text, updated_at timestamptz)`.
- * `updated_at` is the server's clock, so it is one clock for the whole fleet.
+ * `(key text COLLATE "C" PRIMARY KEY, version bigint, data text, updated_at timestamptz)` and its
+ * history table `<table>_history` (the same columns, primary key `(key, version)`, `key`
+ * referencing the table with `ON DELETE CASCADE`), and on a database of the previous release
+ * adds the history table. `updated_at` is the server's clock, so it is one clock for the whole fleet.
  *
  * Keys are non-empty strings of well-formed Unicode without NUL: PostgreSQL text cannot hold a
  * NUL, and a lone surrogate would reach the server as U+FFFD and merge two keys, so such keys are
@@ -89,7 +85,14 @@ interface Statements {
 export class PostgresCheckpointStore implements CheckpointStore {
   /** The checkpoint table, as configured (`signalyard_checkpoints` by default). */
   readonly table: string;
+  /**
+   * The history table next to it: `<table>_history` (for a name too long for that suffix, a cut
+   * name with a hash; see the guide), in the same schema.
+   */
+  readonly historyTable: string;
   readonly #table: TableName;
+  readonly #history: TableName;
+  readonly #keepVersions: number;
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #sql: Statements;
@@ -105,32 +108,29 @@ export class PostgresCheckpointStore implements CheckpointStore {
     this.#table = resolved.table;
     this.#pool = resolved.pool;
     this.#ownsPool = resolved.ownsPool;
-    const t = resolved.table.sql;
-    this.#sql = {
-      load: `SELECT version::text, data, ${ISO_UPDATED_AT} FROM ${t} WHERE key = $1`,
-      version: `SELECT version::text FROM ${t} WHERE key = $1`,
-      insert: `INSERT INTO ${t} (key, version, data, updated_at) VALUES ($1, 1, $2, now()) ON CONFLICT (key) DO NOTHING RETURNING version::text`,
-      update:
-        `UPDATE ${t} SET version = version + 1, data = $2, updated_at = greatest(clock_timestamp(), updated_at) ` +
-        `WHERE key = $1 AND version = $3 RETURNING version::text`,
-      delete: `DELETE FROM ${t} WHERE key = $1`,
-      listAll: `SELECT key FROM ${t}`,
-      listFrom: `SELECT key FROM ${t} WHERE key >= $1 COLLATE "C"`,
-      listRange: `SELECT key FROM ${t} WHERE key >= $1 COLLATE "C" AND key < $2 COLLATE "C"`,
-    };
+    this.#keepVersions = resolved.keepVersions;
+    this.#history = historyTableOf(resolved.table);
+    this.historyTable = this.#history.name;
+    this.#sql = buildStatements(resolved.table, this.#history);
   }
 
   /**
-   * Creates the checkpoint table unless it exists, and checks that an existing one has this
-   * store's shape. Idempotent; safe to call from many processes at once (they take turns on an
-   * advisory lock). Run it before the first `load`/`save`, or let your migration tooling run the
-   * same `CREATE TABLE`.
+   * Brings the database to this release's schema: creates the checkpoint table and its history
+   * table where missing (on a database the previous release created, the history table only:
+   * its checkpoints stay as they are and start their history there), marks the schema version
+   * (the checkpoint table's comment) and checks that existing tables have this store's shape.
+   * One transaction under an advisory lock: idempotent, safe to call from many processes at
+   * once (they take turns), and a failure changes nothing; once migrated, it only reads. Run it
+   * before the first save — at deploy or at start-up. Until it has run after an upgrade, saves,
+   * `history` and `loadVersion` fail with `SCHEMA_OUTDATED` while `load`, `list` and `delete`
+   * keep working.
    * @throws PostgresStoreError `POSTGRES_MIGRATE_FAILED` (server unreachable, no permission, a
-   * table of another shape under that name); SignalyardError `CHECKPOINT_STORE_CLOSED`.
+   * table of another shape under that name), `POSTGRES_SCHEMA_UNSUPPORTED` (migrated by a newer
+   * release); SignalyardError `CHECKPOINT_STORE_CLOSED`.
    */
   async migrate(): Promise<void> {
     this.#open();
-    await this.#tracked(() => migrateTable(this.#pool, this.#table));
+    await this.#tracked(() => migrateTable(this.#pool, this.#table, this.#history));
   }
 
   /**
@@ -145,21 +145,19 @@ export class PostgresCheckpointStore implements CheckpointStore {
       this.#query(this.#sql.load, [key], `Cannot load checkpoint ${JSON.stringify(key)}`),
     );
     const row = rows[0];
-    if (row === undefined) return undefined;
-    const [rawVersion, text, updatedAt] = row;
-    // bigint versions are read as text: a non-numeric one stays a string and is reported as corrupt
-    const version = toVersion(rawVersion) ?? rawVersion;
-    return checkpointFromRow(version, text, updatedAt, (what, cause) => this.#corrupt(key, what, cause));
+    return row === undefined ? undefined : this.#checkpoint(key, row);
   }
 
   /**
    * Compare-and-set save, in one statement; see `CheckpointStore.save` (core). Returns
-   * `expectedVersion + 1`.
+   * `expectedVersion + 1`. In the same statement the version it replaces joins the key's history
+   * and the versions beyond `keepVersions` leave it.
    * @throws CheckpointConflictError `CHECKPOINT_CONFLICT` when the stored version is not
    * `expectedVersion` (nothing written; `actual` is the version stored); SignalyardError
    * `CHECKPOINT_DATA_INVALID`, `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`,
    * `CHECKPOINT_STORE_CLOSED`; PostgresStoreError `POSTGRES_OPERATION_FAILED` (nothing written),
-   * `POSTGRES_DATA_CORRUPT`.
+   * `POSTGRES_DATA_CORRUPT`, `SCHEMA_OUTDATED` (`migrate()` has not run since the upgrade; nothing
+   * written).
    */
   async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
     this.#open();
@@ -176,7 +174,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
       const rows =
         expectedVersion === 0
           ? await this.#query(this.#sql.insert, [key, text], what)
-          : await this.#query(this.#sql.update, [key, text, expectedVersion], what);
+          : await this.#query(this.#sql.update, [key, text, expectedVersion, this.#keepVersions], what);
       if (rows.length === 1) return expectedVersion + 1;
       // Lost: read what won (a new statement, so it sees the winner's commit). Should the row
       // have changed back to the expected version meanwhile (deleted and re-created), the
@@ -194,7 +192,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   /**
-   * Removes `key`; a missing key is not an error.
+   * Removes `key` and its whole history (in one statement: the history rows go with the
+   * checkpoint's row through their foreign key); a missing key is not an error.
    * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_STORE_CLOSED`;
    * PostgresStoreError `POSTGRES_OPERATION_FAILED`.
    */
@@ -202,6 +201,49 @@ export class PostgresCheckpointStore implements CheckpointStore {
     this.#open();
     assertTextCheckpointKey(key, 'PostgreSQL');
     await this.#tracked(() => this.#query(this.#sql.delete, [key], `Cannot delete checkpoint ${JSON.stringify(key)}`));
+  }
+
+  /**
+   * The kept versions of `key`, newest first, the current one included: at most
+   * `keepVersions` + 1, read in one statement (one snapshot) when iteration begins, each a fresh
+   * copy. `before` keeps only versions lower than it, `limit` caps the count (and the rows read).
+   * A missing key yields nothing.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_HISTORY_OPTIONS_INVALID`,
+   * `CHECKPOINT_STORE_CLOSED`; PostgresStoreError `POSTGRES_OPERATION_FAILED`,
+   * `POSTGRES_DATA_CORRUPT`, `SCHEMA_OUTDATED`.
+   */
+  async *history(key: string, opts?: { before?: number; limit?: number }): AsyncIterable<Checkpoint> {
+    this.#open();
+    assertTextCheckpointKey(key, 'PostgreSQL');
+    const { before, limit } = resolveHistoryOptions(opts);
+    const values = [key, this.#keepVersions, before ?? Number.MAX_SAFE_INTEGER, limit ?? null];
+    const rows = await this.#tracked(() =>
+      this.#query(this.#sql.history, values, `Cannot list the history of ${JSON.stringify(key)}`),
+    );
+    const checkpoints = rows.map((row) => this.#checkpoint(key, row));
+    for (const checkpoint of checkpoints) yield checkpoint;
+  }
+
+  /**
+   * Version `version` of `key` (a fresh copy) while it is kept — the current one or one of the
+   * `keepVersions` before it — else `undefined`.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`,
+   * `CHECKPOINT_STORE_CLOSED`; PostgresStoreError `POSTGRES_OPERATION_FAILED`,
+   * `POSTGRES_DATA_CORRUPT`, `SCHEMA_OUTDATED`.
+   */
+  async loadVersion(key: string, version: number): Promise<Checkpoint | undefined> {
+    this.#open();
+    assertTextCheckpointKey(key, 'PostgreSQL');
+    assertCheckpointVersion(version);
+    const rows = await this.#tracked(() =>
+      this.#query(
+        this.#sql.loadVersion,
+        [key, this.#keepVersions, version],
+        `Cannot load version ${version} of checkpoint ${JSON.stringify(key)}`,
+      ),
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : this.#checkpoint(key, row);
   }
 
   /**
@@ -290,8 +332,44 @@ export class PostgresCheckpointStore implements CheckpointStore {
     try {
       return (await this.#pool.query(config)).rows as unknown[][];
     } catch (error) {
+      if (pgCodeOf(error) === '42P01' && (await this.#outdated())) throw this.#outdatedError(what, error);
       throw this.#failure('POSTGRES_OPERATION_FAILED', what, error);
     }
+  }
+
+  /** After a missing-table error: true when the checkpoint table is there and its history table is not. */
+  async #outdated(): Promise<boolean> {
+    try {
+      const result = await this.#pool.query<[boolean]>({
+        text: 'SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NULL',
+        values: [this.#table.sql, this.#history.sql],
+        rowMode: 'array',
+      });
+      return result.rows[0]?.[0] === true;
+    } catch {
+      return false; // the first error is the one to report
+    }
+  }
+
+  #outdatedError(what: string, error: unknown): PostgresStoreError {
+    return new PostgresStoreError({
+      code: 'SCHEMA_OUTDATED',
+      table: this.table,
+      message:
+        `${what}: table ${this.table} has the schema of an earlier @signalyard/store-postgres (no history table ` +
+        `${this.historyTable}); this release needs schema ${POSTGRES_SCHEMA_VERSION}: run await store.migrate() once ` +
+        '(idempotent, safe from many processes at once). Nothing was written',
+      pgCode: '42P01',
+      cause: error,
+    });
+  }
+
+  /** A `[version, data, updatedAt]` row as a checkpoint. */
+  #checkpoint(key: string, row: unknown[]): Checkpoint {
+    const [rawVersion, text, updatedAt] = row;
+    // bigint versions are read as text: a non-numeric one stays a string and is reported as corrupt
+    const version = toVersion(rawVersion) ?? rawVersion;
+    return checkpointFromRow(version, text, updatedAt, (what, cause) => this.#corrupt(key, what, cause));
   }
 
   #failure(code: PostgresStoreErrorCode, what: string, error: unknown): PostgresStoreError {

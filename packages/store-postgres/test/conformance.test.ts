@@ -21,15 +21,15 @@ describePostgres('PostgresCheckpointStore against a real server', () => {
   // A store on a shared pool: close() leaves the pool open for the next test.
   checkpointStoreConformance(
     'PostgresCheckpointStore (shared pool)',
-    () => new PostgresCheckpointStore({ pool: shared as Pool, table }),
+    (opts) => new PostgresCheckpointStore({ pool: shared as Pool, table, ...opts }),
     { describe, it },
   );
 
   // A store that opens its own pool from the URL (and ends it on close); migrate() runs again each time.
   checkpointStoreConformance(
     'PostgresCheckpointStore (own pool from connectionString)',
-    async () => {
-      const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table, maxConnections: 4 });
+    async (opts) => {
+      const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table, maxConnections: 4, ...opts });
       await store.migrate();
       return store;
     },

@@ -553,7 +553,7 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
 
     it('a table dropped under a running store fails calls with POSTGRES_OPERATION_FAILED and writes nothing', async () => {
       const s = await migrated();
-      await adminPool().query(`DROP TABLE ${quoted(s.table)}`);
+      await adminPool().query(`DROP TABLE ${quoted(s.historyTable)}, ${quoted(s.table)}`);
       expect(await rejection(s.save('k', 1, 0))).toMatchObject({ code: 'POSTGRES_OPERATION_FAILED', pgCode: '42P01' });
       expect(await rejection(collect(s.list('x')))).toMatchObject({ code: 'POSTGRES_OPERATION_FAILED' });
       expect(await rejection(s.delete('k'))).toMatchObject({ code: 'POSTGRES_OPERATION_FAILED' });

@@ -1,4 +1,5 @@
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { DEFAULT_KEEP_VERSIONS, keepVersionsProblem } from '@signalyard/core/internal';
 
 /** How hard SQLite works to keep a committed save through a power loss (`PRAGMA synchronous`). */
 export type SqliteSynchronous = 'normal' | 'full' | 'extra';
@@ -9,7 +10,7 @@ export type SqliteSynchronous = 'normal' | 'full' | 'extra';
  *
  * @example
  * ```ts
- * const options: SqliteCheckpointStoreOptions = { path: '/var/lib/bot/sessions.db', synchronous: 'full', busyTimeoutMs: 10_000 };
+ * const options: SqliteCheckpointStoreOptions = { path: '/var/lib/bot/sessions.db', synchronous: 'full', busyTimeoutMs: 10_000, keepVersions: 50 };
  * const store = new SqliteCheckpointStore(options);
  * ```
  */
@@ -32,6 +33,13 @@ export interface SqliteCheckpointStoreOptions {
    * one fsync per save.
    */
   synchronous?: SqliteSynchronous;
+  /**
+   * How many versions before the current one each key keeps for `history` and `loadVersion`.
+   * Default 20; 0 keeps the current version only. Each save drops the versions beyond it in the
+   * same transaction. Stores with different values may share a file: each save prunes to the
+   * saving store's value, and each store lists at most its own.
+   */
+  keepVersions?: number;
 }
 
 /** Validated options with defaults filled in. @internal */
@@ -39,9 +47,10 @@ export interface ResolvedSqliteOptions {
   readonly path: string;
   readonly busyTimeoutMs: number;
   readonly synchronous: SqliteSynchronous;
+  readonly keepVersions: number;
 }
 
-const KNOWN = new Set(['path', 'busyTimeoutMs', 'synchronous']);
+const KNOWN = new Set(['path', 'busyTimeoutMs', 'synchronous', 'keepVersions']);
 const SYNCHRONOUS: readonly string[] = ['normal', 'full', 'extra'];
 
 /**
@@ -55,13 +64,18 @@ export function resolveSqliteOptions(options: SqliteCheckpointStoreOptions): Res
       problems: [
         {
           path: '',
-          message: `expected store options { path, busyTimeoutMs?, synchronous? }, got ${describeValue(options)}`,
+          message: `expected store options { path, busyTimeoutMs?, synchronous?, keepVersions? }, got ${describeValue(options)}`,
         },
       ],
     });
   }
   const problems: ConfigProblem[] = [];
-  const { path, busyTimeoutMs = 5000, synchronous = 'normal' } = options as Partial<SqliteCheckpointStoreOptions>;
+  const {
+    path,
+    busyTimeoutMs = 5000,
+    synchronous = 'normal',
+    keepVersions = DEFAULT_KEEP_VERSIONS,
+  } = options as Partial<SqliteCheckpointStoreOptions>;
   if (typeof path !== 'string' || path === '') {
     problems.push({ path: 'path', message: `expected a database file path or ":memory:", got ${describeValue(path)}` });
   } else if (path.includes('\u0000')) {
@@ -79,13 +93,15 @@ export function resolveSqliteOptions(options: SqliteCheckpointStoreOptions): Res
       message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}`,
     });
   }
+  const keepProblem = keepVersionsProblem(keepVersions);
+  if (keepProblem !== undefined) problems.push({ path: 'keepVersions', message: keepProblem });
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key))
       problems.push({
         path: key,
-        message: `unknown option ${JSON.stringify(key)} (known: path, busyTimeoutMs, synchronous)`,
+        message: `unknown option ${JSON.stringify(key)} (known: path, busyTimeoutMs, synchronous, keepVersions)`,
       });
   }
   if (problems.length > 0) throw new ConfigError({ problems });
-  return { path: path as string, busyTimeoutMs, synchronous };
+  return { path: path as string, busyTimeoutMs, synchronous, keepVersions };
 }

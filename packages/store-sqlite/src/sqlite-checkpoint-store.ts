@@ -6,8 +6,10 @@ import {
   type CheckpointStore,
 } from '@signalyard/core';
 import {
+  assertCheckpointVersion,
   assertExpectedVersion,
   assertTextCheckpointKey,
+  resolveHistoryOptions,
   compareCodeUnits,
   keyPrefixUpperBound,
   serializeCheckpointData,
@@ -20,7 +22,7 @@ import {
 import Database from 'libsql';
 import { SqliteStoreError, type SqliteStoreErrorCode } from './errors/sqlite-store-error.js';
 import { resolveSqliteOptions, type SqliteCheckpointStoreOptions } from './sqlite-checkpoint-store-options.js';
-import { TABLE, prepareSchema } from './sqlite-schema.js';
+import { HISTORY_TABLE, TABLE, prepareSchema } from './sqlite-schema.js';
 
 type Statement = Database.Statement;
 
@@ -30,6 +32,11 @@ interface Statements {
   readonly version: Statement;
   readonly insert: Statement;
   readonly update: Statement;
+  readonly keepOld: Statement;
+  readonly prune: Statement;
+  readonly clearHistory: Statement;
+  readonly history: Statement;
+  readonly loadVersion: Statement;
   readonly delete: Statement;
   readonly listFrom: Statement;
   readonly listRange: Statement;
@@ -39,6 +46,15 @@ interface Statements {
 }
 
 const STORE_NAME = 'SqliteCheckpointStore';
+
+/**
+ * The kept versions of `:key`: the current row, and the history rows below it within the
+ * `:keep` versions before it (rows another store left beyond that are not listed).
+ */
+const KEPT_VERSIONS = `SELECT version, data, updated_at FROM ${TABLE} WHERE key = :key
+  UNION ALL
+  SELECT h.version, h.data, h.updated_at FROM ${HISTORY_TABLE} h JOIN ${TABLE} c ON c.key = h.key
+   WHERE h.key = :key AND h.version < c.version AND h.version >= c.version - :keep`;
 
 /**
  * A durable `CheckpointStore` in one SQLite file (through `libsql`): sessions survive a
@@ -51,10 +67,19 @@ const STORE_NAME = 'SqliteCheckpointStore';
  * `BEGIN IMMEDIATE` transaction), so two writers — in one process or in several sharing the
  * file — never overwrite each other: the loser gets `CheckpointConflictError`.
  *
- * The file is opened in WAL mode with `synchronous = NORMAL` (configurable), and holds one table
- * `checkpoints (key TEXT PRIMARY KEY, version INTEGER, data TEXT, updated_at TEXT)`, created on
- * open; the schema version is kept in `PRAGMA user_version`. Give the store a file of its own.
- * `path: ':memory:'` gives a private in-memory database (for tests).
+ * Each key keeps the `keepVersions` (default 20) versions before the current one: `history`
+ * lists them newest first, `loadVersion` reads one. In the save's transaction the version it
+ * replaces joins the history and those beyond `keepVersions` leave it, so there is never a
+ * moment without the current version, nor a gap in the versions kept. `delete` removes the
+ * key's whole history.
+ *
+ * The file is opened in WAL mode with `synchronous = NORMAL` (configurable), and holds two
+ * tables, created on open: `checkpoints (key TEXT PRIMARY KEY, version INTEGER, data TEXT,
+ * updated_at TEXT)` with the current versions and `checkpoint_history` (same columns, primary
+ * key `(key, version)`) with the older ones. The schema version is kept in `PRAGMA
+ * user_version` (`SQLITE_SCHEMA_VERSION`); a file written by an earlier release is migrated
+ * forward when opened, in one transaction (its checkpoints start their history there). Give the
+ * store a file of its own. `path: ':memory:'` gives a private in-memory database (for tests).
  *
  * Keys are non-empty strings of well-formed Unicode without NUL: SQLite text cannot hold a NUL
  * or a lone surrogate, so such keys are refused (`CHECKPOINT_KEY_INVALID`) rather than truncated
@@ -65,7 +90,8 @@ const STORE_NAME = 'SqliteCheckpointStore';
  *
  * @throws ConfigError `CONFIG_INVALID` listing every bad option; SqliteSchemaVersionError
  * `SQLITE_SCHEMA_UNSUPPORTED` for a file written by a newer release; SqliteStoreError
- * `SQLITE_OPEN_FAILED` when the file cannot be opened or holds a foreign `checkpoints` table.
+ * `SQLITE_OPEN_FAILED` when the file cannot be opened or holds a foreign `checkpoints` or
+ * `checkpoint_history` table.
  * @example
  * ```ts
  * import { createRunner } from 'signalyard';
@@ -83,11 +109,13 @@ export class SqliteCheckpointStore implements CheckpointStore {
   readonly path: string;
   #db: Database.Database | undefined;
   readonly #s: Statements;
+  readonly #keepVersions: number;
 
   constructor(options: SqliteCheckpointStoreOptions) {
     const resolved = resolveSqliteOptions(options);
     const path = resolved.path;
     this.path = path;
+    this.#keepVersions = resolved.keepVersions;
     let db: Database.Database;
     try {
       db = new Database(path);
@@ -104,6 +132,18 @@ export class SqliteCheckpointStore implements CheckpointStore {
           `INSERT INTO ${TABLE} (key, version, data, updated_at) VALUES (?, 1, ?, ?) ON CONFLICT (key) DO NOTHING`,
         ),
         update: db.prepare(`UPDATE ${TABLE} SET version = ?, data = ?, updated_at = ? WHERE key = ? AND version = ?`),
+        // Copies the current row into the history before an update replaces it (a row of another
+        // store's leftovers under that version is replaced).
+        keepOld: db.prepare(
+          `INSERT OR REPLACE INTO ${HISTORY_TABLE} (key, version, data, updated_at) ` +
+            `SELECT key, version, data, updated_at FROM ${TABLE} WHERE key = ? AND version = ?`,
+        ),
+        prune: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE key = ? AND version < ?`),
+        clearHistory: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE key = ?`),
+        history: raw(
+          `SELECT version, data, updated_at FROM (${KEPT_VERSIONS}) WHERE version < :before ORDER BY version DESC LIMIT :limit`,
+        ),
+        loadVersion: raw(`SELECT version, data, updated_at FROM (${KEPT_VERSIONS}) WHERE version = :version`),
         delete: db.prepare(`DELETE FROM ${TABLE} WHERE key = ?`),
         listFrom: raw(`SELECT key FROM ${TABLE} WHERE key >= ? ORDER BY key`),
         listRange: raw(`SELECT key FROM ${TABLE} WHERE key >= ? AND key < ? ORDER BY key`),
@@ -137,13 +177,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
     } catch (error) {
       throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot load checkpoint ${JSON.stringify(key)}`, error);
     }
-    if (row === undefined) return undefined;
-    const [version, text, updatedAt] = row as unknown[];
-    return checkpointFromRow(version, text, updatedAt, (what, cause) => this.#corrupt(key, what, cause));
+    return row === undefined ? undefined : this.#checkpoint(key, row);
   }
 
   /**
-   * Compare-and-set save; see `CheckpointStore.save` (core). Returns `expectedVersion + 1`.
+   * Compare-and-set save; see `CheckpointStore.save` (core). Returns `expectedVersion + 1`. The
+   * version it replaces joins the key's history in the same transaction.
    * @throws CheckpointConflictError `CHECKPOINT_CONFLICT` when the stored version is not
    * `expectedVersion` (nothing written); SignalyardError `CHECKPOINT_DATA_INVALID`,
    * `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`, `CHECKPOINT_STORE_CLOSED`;
@@ -155,16 +194,11 @@ export class SqliteCheckpointStore implements CheckpointStore {
     assertExpectedVersion(expectedVersion);
     const text = serializeCheckpointData(data, key);
     const s = this.#s;
-    const version = expectedVersion + 1;
     let actual: number | undefined; // set when the compare-and-set lost
     try {
       s.begin.run();
       try {
-        const changes =
-          expectedVersion === 0
-            ? s.insert.run(key, text, isoNow()).changes
-            : s.update.run(version, text, isoNow(), key, expectedVersion).changes;
-        if (changes === 1) {
+        if (this.#write(key, text, expectedVersion)) {
           s.commit.run();
         } else {
           const stored = (s.version.get(key) as unknown[] | undefined)?.[0] ?? 0;
@@ -180,22 +214,102 @@ export class SqliteCheckpointStore implements CheckpointStore {
       throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot save checkpoint ${JSON.stringify(key)}`, error);
     }
     if (actual !== undefined) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
-    return version;
+    return expectedVersion + 1;
   }
 
   /**
-   * Removes `key`; a missing key is not an error.
+   * The writes of one save, inside its transaction: the compare-and-set, and the history kept
+   * with it (the replaced version joins it, versions beyond `keepVersions` leave it; a new key
+   * starts with none). False when the compare-and-set lost (the caller rolls back).
+   */
+  #write(key: string, text: string, expectedVersion: number): boolean {
+    const s = this.#s;
+    const version = expectedVersion + 1;
+    if (expectedVersion === 0) {
+      if (s.insert.run(key, text, isoNow()).changes !== 1) return false;
+      s.clearHistory.run(key);
+      return true;
+    }
+    const keep = this.#keepVersions;
+    if (keep > 0 && s.keepOld.run(key, expectedVersion).changes !== 1) return false;
+    if (s.update.run(version, text, isoNow(), key, expectedVersion).changes !== 1) return false;
+    if (version - keep > 1) s.prune.run(key, version - keep);
+    return true;
+  }
+
+  /**
+   * Removes `key` and its whole history, in one transaction; a missing key is not an error.
    * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_STORE_CLOSED`;
    * SqliteStoreError `SQLITE_OPERATION_FAILED`.
    */
   async delete(key: string): Promise<void> {
     this.#open();
     assertTextCheckpointKey(key, 'SQLite');
+    const s = this.#s;
     try {
-      this.#s.delete.run(key);
+      s.begin.run();
+      try {
+        s.delete.run(key);
+        s.clearHistory.run(key);
+        s.commit.run();
+      } catch (error) {
+        if ((this.#db as Database.Database).inTransaction) s.rollback.run();
+        throw error;
+      }
     } catch (error) {
       throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot delete checkpoint ${JSON.stringify(key)}`, error);
     }
+  }
+
+  /**
+   * The kept versions of `key`, newest first, the current one included: at most
+   * `keepVersions` + 1, read in one statement (a consistent snapshot) when iteration begins,
+   * each a fresh copy. `before` keeps only versions lower than it, `limit` caps the count. A
+   * missing key yields nothing.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_HISTORY_OPTIONS_INVALID`,
+   * `CHECKPOINT_STORE_CLOSED`; SqliteStoreError `SQLITE_OPERATION_FAILED`, `SQLITE_DATA_CORRUPT`.
+   */
+  async *history(key: string, opts?: { before?: number; limit?: number }): AsyncIterable<Checkpoint> {
+    this.#open();
+    assertTextCheckpointKey(key, 'SQLite');
+    const { before, limit } = resolveHistoryOptions(opts);
+    let rows: unknown[];
+    try {
+      rows = this.#s.history.all({
+        key,
+        keep: this.#keepVersions,
+        before: before ?? Number.MAX_SAFE_INTEGER,
+        limit: limit ?? -1,
+      });
+    } catch (error) {
+      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot list the history of ${JSON.stringify(key)}`, error);
+    }
+    const checkpoints = rows.map((row) => this.#checkpoint(key, row));
+    for (const checkpoint of checkpoints) yield checkpoint;
+  }
+
+  /**
+   * Version `version` of `key` (a fresh copy) while it is kept — the current one or one of the
+   * `keepVersions` before it — else `undefined`.
+   * @throws SignalyardError `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`,
+   * `CHECKPOINT_STORE_CLOSED`; SqliteStoreError `SQLITE_OPERATION_FAILED`, `SQLITE_DATA_CORRUPT`.
+   */
+  async loadVersion(key: string, version: number): Promise<Checkpoint | undefined> {
+    this.#open();
+    assertTextCheckpointKey(key, 'SQLite');
+    assertCheckpointVersion(version);
+    let row: unknown;
+    try {
+      row = this.#s.loadVersion.get({ key, keep: this.#keepVersions, version });
+    } catch (error) {
+      throw failure(
+        'SQLITE_OPERATION_FAILED',
+        this.path,
+        `Cannot load version ${version} of checkpoint ${JSON.stringify(key)}`,
+        error,
+      );
+    }
+    return row === undefined ? undefined : this.#checkpoint(key, row);
   }
 
   /**
@@ -264,6 +378,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
 
   #open(): void {
     if (this.#db === undefined) throw storeClosedError(STORE_NAME);
+  }
+
+  /** A `[version, data, updated_at]` row as a checkpoint. */
+  #checkpoint(key: string, row: unknown): Checkpoint {
+    const [version, text, updatedAt] = row as unknown[];
+    return checkpointFromRow(version, text, updatedAt, (what, cause) => this.#corrupt(key, what, cause));
   }
 
   #corrupt(key: string, what: string, cause?: unknown): SqliteStoreError {

@@ -10,15 +10,16 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-checkpointStoreConformance('SqliteCheckpointStore (:memory:)', () => new SqliteCheckpointStore({ path: ':memory:' }), {
-  describe,
-  it,
-});
+checkpointStoreConformance(
+  'SqliteCheckpointStore (:memory:)',
+  (opts) => new SqliteCheckpointStore({ path: ':memory:', ...opts }),
+  { describe, it },
+);
 
 // Every test opens its own store on one shared file (the suite uses unique key prefixes), so
 // the file is reopened many times with checkpoints already in it.
 checkpointStoreConformance(
   'SqliteCheckpointStore (file, WAL)',
-  () => new SqliteCheckpointStore({ path: join(dir, 'conformance.db') }),
+  (opts) => new SqliteCheckpointStore({ path: join(dir, 'conformance.db'), ...opts }),
   { describe, it },
 );

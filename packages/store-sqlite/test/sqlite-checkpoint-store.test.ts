@@ -7,6 +7,7 @@ import {
   MemoryCheckpointStore,
   SignalyardError,
   isSignalyardError,
+  type Checkpoint,
   type CheckpointStore,
 } from '@signalyard/core';
 import {
@@ -56,7 +57,7 @@ function caught(fn: () => unknown): unknown {
 }
 
 describe('new SqliteCheckpointStore(options)', () => {
-  it('opens a new file in WAL mode with the one checkpoints table and the current schema version', async () => {
+  it('opens a new file in WAL mode with the checkpoints and history tables and the current schema version', async () => {
     const path = freshPath();
     const s = store({ path });
     expect(s.path).toBe(path);
@@ -73,8 +74,19 @@ describe('new SqliteCheckpointStore(options)', () => {
       ['data', 'TEXT', 0],
       ['updated_at', 'TEXT', 0],
     ]);
+    const history = db.prepare('PRAGMA table_info(checkpoint_history)').all() as {
+      name: string;
+      type: string;
+      pk: number;
+    }[];
+    expect(history.map((c) => [c.name, c.type, c.pk])).toEqual([
+      ['key', 'TEXT', 1],
+      ['version', 'INTEGER', 2],
+      ['data', 'TEXT', 0],
+      ['updated_at', 'TEXT', 0],
+    ]);
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
-    expect(tables.map((t) => t.name)).toEqual(['checkpoints']);
+    expect(tables.map((t) => t.name)).toEqual(['checkpoints', 'checkpoint_history']);
     expect(existsSync(`${path}-wal`)).toBe(true);
   });
 
@@ -223,7 +235,7 @@ describe('new SqliteCheckpointStore(options)', () => {
     expect((error as Error).message).toContain(JSON.stringify(path));
   });
 
-  it('opens an existing schema-1 file a second time while another store holds it', async () => {
+  it('opens an existing file a second time while another store holds it', async () => {
     const path = freshPath();
     const a = store({ path });
     const b = store({ path });
@@ -498,6 +510,13 @@ describe('types', () => {
     >();
     expectTypeOf<SqliteStoreError['code']>().toEqualTypeOf<SqliteStoreErrorCode>();
     expectTypeOf<SqliteSchemaVersionError['found']>().toEqualTypeOf<number>();
-    expectTypeOf<typeof SQLITE_SCHEMA_VERSION>().toEqualTypeOf<1>();
+    expectTypeOf<typeof SQLITE_SCHEMA_VERSION>().toEqualTypeOf<2>();
+    expectTypeOf<SqliteCheckpointStoreOptions['keepVersions']>().toEqualTypeOf<number | undefined>();
+    expectTypeOf<SqliteCheckpointStore['history']>().toEqualTypeOf<
+      (key: string, opts?: { before?: number; limit?: number }) => AsyncIterable<Checkpoint>
+    >();
+    expectTypeOf<SqliteCheckpointStore['loadVersion']>().toEqualTypeOf<
+      (key: string, version: number) => Promise<Checkpoint | undefined>
+    >();
   });
 });

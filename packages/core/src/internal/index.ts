@@ -32,6 +32,13 @@ export {
   storeClosedError,
 } from '../checkpoint-data.js';
 export {
+  DEFAULT_KEEP_VERSIONS,
+  assertCheckpointVersion,
+  keepVersionsProblem,
+  resolveHistoryOptions,
+} from '../checkpoint-history.js';
+export type { HistoryQuery } from '../checkpoint-history.js';
+export {
   assertTextCheckpointKey,
   compareCodeUnits,
   keyPrefixUpperBound,

@@ -1,50 +1,34 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { CheckpointStore } from '../checkpoint-store.js';
 import { CheckpointConflictError } from '../errors/checkpoint-conflict-error.js';
-import { isSignalyardError } from '../errors/signalyard-error.js';
-
-/** The test-registration functions of the runner you use: vitest's, `node:test`'s, mocha's… */
-export interface ConformanceHarness {
-  readonly describe: (name: string, fn: () => void) => unknown;
-  readonly it: (name: string, fn: () => Promise<void>) => unknown;
-}
-
-/** Makes a fresh store for one test. Tests use unique key prefixes, so stores over one database may share it. */
-export type CheckpointStoreFactory = () => CheckpointStore | Promise<CheckpointStore>;
-
-/** JSON round trip: what every store must give back for `value`. */
-const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
-
-async function collect(iterable: AsyncIterable<string>): Promise<string[]> {
-  const out: string[] = [];
-  for await (const key of iterable) out.push(key);
-  return out;
-}
-
-async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(isSignalyardError(error), `expected a SignalyardError with code ${code}, got ${String(error)}`);
-    assert.equal(error.code, code);
-    return error;
-  }
-  assert.fail(`expected a rejection with code ${code}, but the promise resolved`);
-}
+import { historyCases } from './checkpoint-history-cases.js';
+import {
+  collect,
+  json,
+  rejectsWithCode,
+  type CheckpointStoreFactory,
+  type ConformanceHarness,
+  type StoreTest,
+} from './conformance-support.js';
 
 /**
  * Registers the checkpoint-store conformance suite: compare-and-set, the JSON criterion,
- * `list(prefix)` without wildcard leaks, `delete`, concurrent saves, mutation after save, and
- * `close`. Written with `node:assert`, so it runs under any test runner: pass its `describe` and
- * `it`. Every store in the Signalyard repository runs it; a third-party store can too.
+ * `list(prefix)` without wildcard leaks, `delete`, concurrent saves, mutation after save,
+ * `close`, and — for a store that implements `history` and `loadVersion` — the kept versions:
+ * their order, pruning to `keepVersions`, `before`/`limit`, `loadVersion`, `delete` removing
+ * them, and a gap-free version sequence under concurrent saves. A store without `history`
+ * passes the rest. Written with `node:assert`, so it runs under any test runner: pass its
+ * `describe` and `it`. Every store in the Signalyard repository runs it; a third-party store can too.
+ *
+ * The factory receives `{ keepVersions }` when a case needs a particular number of kept versions,
+ * and nothing when any will do.
  *
  * @example
  * ```ts
  * import { describe, it } from 'vitest';
  * import { checkpointStoreConformance } from '@signalyard/core/testing';
  *
- * checkpointStoreConformance('MyStore', () => new MyStore(), { describe, it });
+ * checkpointStoreConformance('MyStore', (opts) => new MyStore({ ...opts }), { describe, it });
  * ```
  */
 export function checkpointStoreConformance(
@@ -55,9 +39,9 @@ export function checkpointStoreConformance(
   const { describe, it } = harness;
 
   /** Runs `fn` with a fresh store and a unique key prefix, closing the store afterwards. */
-  const test: StoreTest = (title, fn) => {
+  const test: StoreTest = (title, fn, opts) => {
     it(title, async () => {
-      const store = await factory();
+      const store = await (opts === undefined ? factory() : factory(opts));
       const prefix = `conformance-${randomUUID()}:`;
       try {
         await fn(store, prefix);
@@ -82,14 +66,14 @@ export function checkpointStoreConformance(
     describe('delete and list', () => {
       deleteAndListCases(test);
     });
+    describe('history', () => {
+      historyCases(test);
+    });
     describe('close', () => {
       closeCases(it, factory);
     });
   });
 }
-
-/** Registers one case run with a fresh store and a unique key prefix. */
-type StoreTest = (title: string, fn: (store: CheckpointStore, prefix: string) => Promise<void>) => void;
 
 /** The conformance cases of compare-and-set. */
 function compareAndSetCases(test: StoreTest): void {
@@ -350,6 +334,10 @@ function closeCases(it: ConformanceHarness['it'], factory: CheckpointStoreFactor
     await rejectsWithCode(store.delete('anything'), 'CHECKPOINT_STORE_CLOSED');
     await rejectsWithCode(collect(store.list()), 'CHECKPOINT_STORE_CLOSED');
     await rejectsWithCode(collect(store.list('conformance-')), 'CHECKPOINT_STORE_CLOSED');
+    if (store.history !== undefined)
+      await rejectsWithCode(collect(store.history('anything')), 'CHECKPOINT_STORE_CLOSED');
+    if (store.loadVersion !== undefined)
+      await rejectsWithCode(store.loadVersion('anything', 1), 'CHECKPOINT_STORE_CLOSED');
   });
 }
 

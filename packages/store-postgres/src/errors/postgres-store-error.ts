@@ -4,9 +4,13 @@ const marker = Symbol.for('signalyard.error.PostgresStoreError');
 
 /** The codes of {@link PostgresStoreError}. */
 export type PostgresStoreErrorCode =
-  /** `migrate()` could not create or check the table, or the table exists with another shape (it belongs to something else). Fix: check the database user's rights, or choose another `table`. */
+  /** `migrate()` could not create or check the tables, or a table exists with another shape (it belongs to something else). Nothing was changed. Fix: check the database user's rights (creating tables, and owning the checkpoint table to mark its schema version), or choose another `table`. */
   | 'POSTGRES_MIGRATE_FAILED'
-  /** A load, save, delete or list failed: the server is unreachable, the connection was lost, or the table is missing because `migrate()` never ran (`pgCode` `42P01`). A failed save writes nothing. Fix: check the server; call `await store.migrate()` once at startup. */
+  /** `migrate()` found the checkpoint table marked with a newer schema version than this release knows: a newer `@signalyard/store-postgres` migrated it. Nothing was changed. Fix: upgrade `@signalyard/store-postgres` in this process (every process sharing the table should run the same release). */
+  | 'POSTGRES_SCHEMA_UNSUPPORTED'
+  /** A save, `history` or `loadVersion` found the checkpoint table at the schema of an earlier release (its history table is missing): `migrate()` has not run since the upgrade. Nothing was written; `load` and `list` keep working meanwhile. Fix: call `await store.migrate()` once at startup or deploy (idempotent, safe from many processes at once). */
+  | 'SCHEMA_OUTDATED'
+  /** A load, save, delete, list or history read failed: the server is unreachable, the connection was lost, or the table is missing because `migrate()` never ran (`pgCode` `42P01`). A failed save writes nothing. Fix: check the server; call `await store.migrate()` once at startup. */
   | 'POSTGRES_OPERATION_FAILED'
   /** A stored row is not what this store writes (its data is not JSON, its version not a positive integer): something else changed the table. Fix: restore the row from a backup or delete the session; keep other writers off the table. */
   | 'POSTGRES_DATA_CORRUPT';

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import type { CheckpointStore } from '../checkpoint-store.js';
+import { isSignalyardError } from '../errors/signalyard-error.js';
+
+/** The test-registration functions of the runner you use: vitest's, `node:test`'s, mocha's… */
+export interface ConformanceHarness {
+  readonly describe: (name: string, fn: () => void) => unknown;
+  readonly it: (name: string, fn: () => Promise<void>) => unknown;
+}
+
+/**
+ * Makes a fresh store for one test, with `keepVersions` when the test gives one (the store's
+ * default otherwise). Tests use unique key prefixes, so stores over one database may share it.
+ */
+export type CheckpointStoreFactory = (opts?: { keepVersions?: number }) => CheckpointStore | Promise<CheckpointStore>;
+
+/** Registers one case run with a fresh store (made with `opts`) and a unique key prefix. */
+export type StoreTest = (
+  title: string,
+  fn: (store: CheckpointStore, prefix: string) => Promise<void>,
+  opts?: { keepVersions?: number },
+) => void;
+
+/** JSON round trip: what every store must give back for `value`. */
+export const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
+
+/** Every item of an async iterable, in order. */
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
+
+/** Asserts that `promise` rejects with a SignalyardError of `code`, and returns that error. */
+export async function rejectsWithCode(promise: Promise<unknown>, code: string): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(isSignalyardError(error), `expected a SignalyardError with code ${code}, got ${String(error)}`);
+    assert.equal(error.code, code);
+    return error;
+  }
+  assert.fail(`expected a rejection with code ${code}, but the promise resolved`);
+}

@@ -1,0 +1,78 @@
+import type { TableName } from './postgres-table-name.js';
+
+/** `updated_at` as ISO-8601 in UTC with milliseconds, formatted by the server (no type parser involved). */
+const ISO_UPDATED_AT = `to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** The SQL of one checkpoint table and its history table, built once per store. @internal */
+export interface Statements {
+  /** `$1` key → `[version, data, updatedAt]`. */
+  readonly load: string;
+  /** `$1` key → `[version]`. */
+  readonly version: string;
+  /** `$1` key, `$2` data → `[1]`, or no row when the key exists. */
+  readonly insert: string;
+  /** `$1` key, `$2` data, `$3` expected version, `$4` keepVersions → `[new version]`, or no row when the compare-and-set lost. */
+  readonly update: string;
+  /** `$1` key. */
+  readonly delete: string;
+  readonly listAll: string;
+  readonly listFrom: string;
+  readonly listRange: string;
+  /** `$1` key, `$2` keepVersions, `$3` before, `$4` limit (null: none) → `[version, data, updatedAt]` rows, newest first. */
+  readonly history: string;
+  /** `$1` key, `$2` keepVersions, `$3` version → `[version, data, updatedAt]`, or no row. */
+  readonly loadVersion: string;
+}
+
+/**
+ * The statements of a store over `table` and its history table `history`. Each is one
+ * statement, so it runs as one transaction and reads one snapshot.
+ *
+ * A save keeps its history in the same statement as its compare-and-set: the version it
+ * replaces is read under a row lock (`FOR UPDATE`, which re-checks the expected version after
+ * waiting for a concurrent writer) and copied into the history table, the row is updated, and
+ * the versions beyond `keepVersions` are deleted — all or nothing, and never without a current
+ * version. Deleting a checkpoint deletes its history through the history table's foreign key.
+ * @internal
+ */
+export function buildStatements(table: TableName, history: TableName): Statements {
+  const t = table.sql;
+  const h = history.sql;
+  // The kept versions of $1: the current row, and the history rows below it within the $2
+  // versions before it (rows a store with a larger keepVersions left are not listed).
+  const kept =
+    `SELECT version, data, updated_at FROM ${t} WHERE key = $1 ` +
+    `UNION ALL ` +
+    `SELECT v.version, v.data, v.updated_at FROM ${h} v JOIN ${t} c ON c.key = v.key ` +
+    `WHERE v.key = $1 AND v.version < c.version AND v.version >= c.version - $2::bigint`;
+  return {
+    load: `SELECT version::text, data, ${ISO_UPDATED_AT} FROM ${t} WHERE key = $1`,
+    version: `SELECT version::text FROM ${t} WHERE key = $1`,
+    // A new key starts with no history (the DELETE finds nothing while the foreign key holds;
+    // it also makes a save against a schema without the history table fail as outdated).
+    insert:
+      `WITH made AS (INSERT INTO ${t} (key, version, data, updated_at) VALUES ($1, 1, $2, now()) ` +
+      `ON CONFLICT (key) DO NOTHING RETURNING version), ` +
+      `cleared AS (DELETE FROM ${h} WHERE key = $1 AND EXISTS (SELECT 1 FROM made)) ` +
+      `SELECT version::text FROM made`,
+    update:
+      `WITH old AS (` +
+      `UPDATE ${t} c SET version = c.version + 1, data = $2, updated_at = greatest(clock_timestamp(), c.updated_at) ` +
+      `FROM (SELECT key, version, data, updated_at FROM ${t} WHERE key = $1 AND version = $3 FOR UPDATE) o ` +
+      `WHERE c.key = o.key ` +
+      `RETURNING c.version AS new_version, o.key, o.version, o.data, o.updated_at), ` +
+      `kept AS (INSERT INTO ${h} (key, version, data, updated_at) ` +
+      `SELECT key, version, data, updated_at FROM old WHERE $4::bigint > 0 ` +
+      `ON CONFLICT (key, version) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at), ` +
+      `pruned AS (DELETE FROM ${h} WHERE key = $1 AND version <= $3::bigint - $4::bigint AND EXISTS (SELECT 1 FROM old)) ` +
+      `SELECT new_version::text FROM old`,
+    delete: `DELETE FROM ${t} WHERE key = $1`,
+    listAll: `SELECT key FROM ${t}`,
+    listFrom: `SELECT key FROM ${t} WHERE key >= $1 COLLATE "C"`,
+    listRange: `SELECT key FROM ${t} WHERE key >= $1 COLLATE "C" AND key < $2 COLLATE "C"`,
+    history:
+      `SELECT version::text, data, ${ISO_UPDATED_AT} FROM (${kept}) k ` +
+      `WHERE k.version < $3::bigint ORDER BY k.version DESC LIMIT $4::bigint`,
+    loadVersion: `SELECT version::text, data, ${ISO_UPDATED_AT} FROM (${kept}) k WHERE k.version = $3::bigint`,
+  };
+}
