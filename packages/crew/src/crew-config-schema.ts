@@ -1,4 +1,5 @@
 import { describeValue } from '@signalyard/core';
+import { formatConfigPath } from '@signalyard/core/internal';
 import * as z from 'zod';
 import {
   DEFAULT_CREW_SETTINGS,
@@ -183,20 +184,6 @@ function names(list: Iterable<string>): string {
   return shown.length === 0 ? 'none' : shown.join(', ');
 }
 
-/** Formats a path the way problems show it: `routing.signals.teacher[0].target`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else {
-      const s = String(seg);
-      if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(s)) out += out === '' ? s : `.${s}`;
-      else out += `[${JSON.stringify(s)}]`;
-    }
-  }
-  return out;
-}
-
 /** What the cross-reference checks share: the keys, the agent ids and group names, the problems found. */
 interface Refs {
   readonly k: CrewKeys;
@@ -276,7 +263,7 @@ function agentIds(agents: readonly unknown[], k: CrewKeys, problems: CrossProble
     else
       problems.push({
         path: [k.agents, i, k.id],
-        message: `duplicate agent id ${JSON.stringify(key)} (already used by ${formatPath([k.agents, first])})`,
+        message: `duplicate agent id ${JSON.stringify(key)} (already used by ${formatConfigPath([k.agents, first])})`,
       });
   });
   return ids;
@@ -303,7 +290,7 @@ function signalRefs(refs: Refs, agentId: string, entries: unknown): void {
       const first = seen.get(key);
       if (first === undefined) seen.set(key, { index: j, signal });
       else {
-        const where = formatPath([...base, first.index]);
+        const where = formatConfigPath([...base, first.index]);
         problems.push({
           path: [...base, j, k.signal],
           message:

@@ -1,11 +1,11 @@
 import {
   AbortedError,
-  SignalyardError,
   describeValue,
   isSignalyardError,
   type ChatMessage,
   type ChatRequest,
   type ChatResponse,
+  type SignalyardError,
   type ToolCall,
 } from '@signalyard/core';
 import { abortedError, errorText, isAbortSignal, linkAbortSignals, untilAborted } from '@signalyard/core/internal';
@@ -21,7 +21,9 @@ import {
   toolMessage,
   toolResultContent,
 } from './crew-history.js';
+import { CrewAgentError } from './errors/crew-agent-error.js';
 import { CrewRunError, type CrewRunErrorCode } from './errors/crew-run-error.js';
+import { CrewToolError } from './errors/crew-tool-error.js';
 
 /** Where events go; `undefined` when nobody listens (`execute`), so no event is even built. @internal */
 export type Emit = ((event: CrewEvent) => void) | undefined;
@@ -225,7 +227,7 @@ function runError(error: unknown, agentId: string, run: Run): CrewRunError {
  * whose content is returned — or `OUT_OF_ROUNDS` when `max_rounds` forbids the next call.
  * Appends every reply and tool result to `history`.
  *
- * @throws SignalyardError `ABORTED` (an `AbortedError`), `CREW_AGENT_FAILED`, `CREW_TOOL_LOOP`.
+ * @throws AbortedError `ABORTED`; CrewAgentError `CREW_AGENT_FAILED`, `CREW_TOOL_LOOP`.
  */
 async function runTurn(
   run: Run,
@@ -258,17 +260,19 @@ async function runTurn(
     } catch (error) {
       if (abortSignal.aborted) throw abortedError(abortSignal);
       const why = errorText(error);
-      throw new SignalyardError({
+      throw new CrewAgentError({
         code: 'CREW_AGENT_FAILED',
         message: `Agent ${JSON.stringify(agent.id)} failed: its model threw: ${why}`,
+        ...where(agent, group),
         cause: error,
       });
     }
     const problem = responseProblem(response);
     if (problem !== undefined) {
-      throw new SignalyardError({
+      throw new CrewAgentError({
         code: 'CREW_AGENT_FAILED',
         message: `Agent ${JSON.stringify(agent.id)} failed: its model returned ${problem}`,
+        ...where(agent, group),
       });
     }
     const { content, toolCalls } = response as ChatResponse;
@@ -292,9 +296,10 @@ async function runTurn(
     if (toolRounds >= settings.maxToolRounds) {
       const why = `agent ${JSON.stringify(agent.id)} reached max_tool_rounds (${settings.maxToolRounds})`;
       closeCalls(history, calls, 0, `not run: ${why}`);
-      throw new SignalyardError({
+      throw new CrewAgentError({
         code: 'CREW_TOOL_LOOP',
         message: `Agent ${JSON.stringify(agent.id)} asked for tool round ${toolRounds + 1}, but max_tool_rounds is ${settings.maxToolRounds}`,
+        ...where(agent, group),
       });
     }
     toolRounds++;
@@ -328,9 +333,11 @@ async function runTools(
     let isError = false;
     if (tool === undefined) {
       const names = [...agent.tools.keys()].map((n) => JSON.stringify(n)).join(', ');
-      result = new SignalyardError({
+      result = new CrewToolError({
         code: 'CREW_UNKNOWN_TOOL',
         message: `Unknown tool ${JSON.stringify(call.name)}: agent ${JSON.stringify(agent.id)} has ${names === '' ? 'no tools' : `the tools ${names}`}`,
+        agentId: agent.id,
+        toolName: call.name,
       });
       isError = true;
     } else {
@@ -385,8 +392,8 @@ interface MemberOutcome {
  * own AbortSignal, under the group's deadline; appends the aggregated results as one `user`
  * message. Returns `OUT_OF_ROUNDS` when no member succeeded because `max_rounds` stopped them.
  *
- * @throws SignalyardError `ABORTED` when the run is aborted, `CREW_PARALLEL_FAILED` (a
- * `CrewRunError`) when no member succeeded.
+ * @throws AbortedError `ABORTED` when the run is aborted; CrewRunError `CREW_PARALLEL_FAILED`
+ * when no member succeeded.
  */
 async function runGroup(
   run: Run,
@@ -485,10 +492,11 @@ async function runMembers(run: Run, group: CompiledGroup): Promise<MemberOutcome
 }
 
 /** The abort reason of a group's members when its deadline passes. */
-function groupTimeout(group: CompiledGroup): SignalyardError {
-  return new SignalyardError({
+function groupTimeout(group: CompiledGroup): CrewAgentError {
+  return new CrewAgentError({
     code: 'CREW_PARALLEL_TIMEOUT',
     message: `Parallel group ${JSON.stringify(group.name)} reached its deadline of ${group.timeoutSeconds} s`,
+    group: group.name,
   });
 }
 
@@ -503,9 +511,11 @@ function replyOutcome(
   return {
     status: 'failed',
     outOfRounds: true,
-    error: new SignalyardError({
+    error: new CrewAgentError({
       code: 'CREW_MAX_ROUNDS',
       message: `Agent ${JSON.stringify(agent.id)} of parallel group ${JSON.stringify(group.name)} needed another model call, but max_rounds (${run.crew.settings.maxRounds}) is reached`,
+      agentId: agent.id,
+      group: group.name,
     }),
   };
 }
@@ -566,16 +576,23 @@ function memberFailure(
   if (timedOut) {
     return {
       status: 'timed_out',
-      error: new SignalyardError({
+      error: new CrewAgentError({
         code: 'CREW_PARALLEL_TIMEOUT',
         message: `Agent ${JSON.stringify(agent.id)} of parallel group ${JSON.stringify(group.name)} did not finish within ${group.timeoutSeconds} s`,
+        agentId: agent.id,
+        group: group.name,
       }),
     };
   }
-  return { status: 'failed', error: error as SignalyardError }; // runTurn throws only SignalyardErrors
+  return { status: 'failed', error: error as SignalyardError }; // runTurn throws only CrewAgentErrors and AbortedErrors
 }
 
 // ------------------------------------------------------------------------------------ helpers
+
+/** The agent (and group) a {@link CrewAgentError} of a turn names. */
+function where(agent: CompiledAgent, group: string | undefined): { agentId: string; group?: string } {
+  return group === undefined ? { agentId: agent.id } : { agentId: agent.id, group };
+}
 
 /** `signal.aborted`, read through a call: it changes across awaits, which narrowing does not see. */
 function isAborted(signal: AbortSignal): boolean {

@@ -30,3 +30,9 @@ export type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMe
 export type { CrewState } from './crew-state.js';
 export { CrewRunError } from './errors/crew-run-error.js';
 export type { CrewRunErrorCode } from './errors/crew-run-error.js';
+export { CrewAgentError } from './errors/crew-agent-error.js';
+export type { CrewAgentErrorCode } from './errors/crew-agent-error.js';
+export { CrewToolError } from './errors/crew-tool-error.js';
+export type { CrewToolErrorCode } from './errors/crew-tool-error.js';
+export { CrewArgumentError } from './errors/crew-argument-error.js';
+export type { CrewArgumentErrorCode } from './errors/crew-argument-error.js';

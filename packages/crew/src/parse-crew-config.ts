@@ -1,11 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
-import { configSizeProblem, errorText } from '@signalyard/core/internal';
+import {
+  configFilePath,
+  configProblemsFromZod,
+  configSizeProblem,
+  errorText,
+  sortConfigProblems,
+} from '@signalyard/core/internal';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type YAMLError } from 'yaml';
 import type { CrewConfig } from './crew-config.js';
 import { AT_KEY, crewConfigSchema } from './crew-config-schema.js';
-import { issueProblem } from './resolve-crew-config.js';
 
 /** Options of {@link parseCrewConfig}. */
 export interface ParseCrewConfigOptions {
@@ -77,20 +82,24 @@ export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = 
 
   const result = crewConfigSchema.safeParse(data);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const atKey = issue.code === 'custom' && (issue.params as { at?: unknown } | undefined)?.at === AT_KEY;
-    return issueProblem(issue, locate(doc, issue.path, atKey, lineCounter));
+  const problems = configProblemsFromZod(result.error.issues, {
+    position: (path, issue) => {
+      const atKey =
+        issue.code === 'unrecognized_keys' ||
+        (issue.code === 'custom' && (issue.params as { at?: unknown } | undefined)?.at === AT_KEY);
+      return locate(doc, path, atKey, lineCounter);
+    },
   });
-  // Stable sort: by line, problems without one last.
-  problems.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-  return fail(problems);
+  return fail(sortConfigProblems(problems));
 }
 
 /**
  * Reads a crew.yaml file and parses it with {@link parseCrewConfig}.
  *
+ * @param path - the file: a path, or a `file:` URL.
  * @throws ConfigError (`CONFIG_INVALID`, with `file` set) for every problem in the file, and
- * when the file cannot be read (the read error as `cause`).
+ * when the file cannot be read (the read error as `cause`); (without `file`) naming the value
+ * when `path` is neither a non-empty string nor a `file:` URL, before anything is read.
  *
  * @example
  * ```ts
@@ -98,10 +107,10 @@ export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = 
  * ```
  */
 export async function loadCrewConfig(path: string | URL): Promise<CrewConfig> {
-  const file = path instanceof URL ? fileURLToPath(path) : path;
+  const file = configFilePath(path, fileURLToPath, 'a crew.yaml');
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
     throw new ConfigError({

@@ -1,7 +1,7 @@
-import { ConfigError, type ConfigProblem } from '@signalyard/core';
-import type * as z from 'zod';
+import { ConfigError } from '@signalyard/core';
+import { configProblemsFromZod } from '@signalyard/core/internal';
 import type { CrewConfig, CrewConfigInput } from './crew-config.js';
-import { crewConfigInputSchema, formatPath, isResolvedCrewConfig } from './crew-config-schema.js';
+import { crewConfigInputSchema, isResolvedCrewConfig } from './crew-config-schema.js';
 
 /**
  * Validates a crew written in code and returns it as a {@link CrewConfig}: defaults filled in,
@@ -25,10 +25,5 @@ export function resolveCrewConfig(config: CrewConfigInput): CrewConfig {
   if (isResolvedCrewConfig(config)) return config;
   const result = crewConfigInputSchema.safeParse(config);
   if (result.success) return result.data;
-  throw new ConfigError({ problems: result.error.issues.map((issue) => issueProblem(issue)) });
-}
-
-/** A zod issue as a {@link ConfigProblem} (path formatted, no line). */
-export function issueProblem(issue: z.core.$ZodIssue, position?: { line: number; column: number }): ConfigProblem {
-  return { path: formatPath(issue.path), message: issue.message, ...position };
+  throw new ConfigError({ problems: configProblemsFromZod(result.error.issues) });
 }

@@ -1,4 +1,5 @@
-import { SignalyardError, describeValue } from '@signalyard/core';
+import { describeValue } from '@signalyard/core';
+import { CrewArgumentError } from './errors/crew-argument-error.js';
 import {
   assertContent,
   forEachBracketSpan,
@@ -53,14 +54,15 @@ export class SignalMatcher {
 
   /**
    * @param signals - the signals, e.g. an agent's routing signals in config order.
-   * @throws SignalyardError `CREW_SIGNAL_INVALID` when `signals` is not an array or holds
+   * @throws CrewArgumentError `CREW_SIGNAL_INVALID` when `signals` is not an array or holds
    * anything but strings.
    */
   constructor(signals: readonly string[]) {
     if (!Array.isArray(signals)) {
-      throw new SignalyardError({
+      throw new CrewArgumentError({
         code: 'CREW_SIGNAL_INVALID',
         message: `Invalid signals ${describeValue(signals)} given to SignalMatcher: expected an array of strings`,
+        value: signals,
       });
     }
     const list: string[] = [];
@@ -113,7 +115,7 @@ export class SignalMatcher {
    * Indexes (into the constructor's list) of every signal that matches `content`, in list
    * order. Empty when none does.
    *
-   * @throws SignalyardError `CREW_CONTENT_INVALID` when `content` is not a string.
+   * @throws CrewArgumentError `CREW_CONTENT_INVALID` when `content` is not a string.
    */
   matchAll(content: string): number[] {
     assertContent(content);
@@ -131,7 +133,7 @@ export class SignalMatcher {
    * Same result as `matchAll(content)[0]`, with less work: later signals are not searched once
    * an earlier one has matched.
    *
-   * @throws SignalyardError `CREW_CONTENT_INVALID` when `content` is not a string.
+   * @throws CrewArgumentError `CREW_CONTENT_INVALID` when `content` is not a string.
    */
   first(content: string): number | undefined {
     assertContent(content);

@@ -33,7 +33,7 @@ export type MatchLevel = 'exact' | 'case_insensitive' | 'normalized';
  * The empty signal never matches. Linear in `content.length`, with no regular expression over
  * `content`. For many signals against the same replies, compile a {@link SignalMatcher}.
  *
- * @throws SignalyardError `CREW_SIGNAL_INVALID` when `signal` is not a string,
+ * @throws CrewArgumentError `CREW_SIGNAL_INVALID` when `signal` is not a string,
  * `CREW_CONTENT_INVALID` when `content` is not a string.
  *
  * @example
@@ -62,7 +62,7 @@ export function matchLevel(signal: string, content: string): MatchLevel | undefi
 /**
  * True when `signal` matches `content` at any level of {@link matchLevel}.
  *
- * @throws SignalyardError `CREW_SIGNAL_INVALID` / `CREW_CONTENT_INVALID` for non-string input.
+ * @throws CrewArgumentError `CREW_SIGNAL_INVALID` / `CREW_CONTENT_INVALID` for non-string input.
  *
  * @example
  * ```ts

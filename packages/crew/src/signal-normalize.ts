@@ -1,7 +1,8 @@
 // Internal building blocks of signal matching, shared by `matchLevel` and `SignalMatcher` so the
 // two can never disagree. Nothing here runs a regular expression over model output: every pass
 // is a native string search (`includes`, `indexOf`, `lastIndexOf`) or a plain loop.
-import { SignalyardError, describeValue } from '@signalyard/core';
+import { describeValue } from '@signalyard/core';
+import { CrewArgumentError } from './errors/crew-argument-error.js';
 
 /** The longest bracket span (brackets included, raw UTF-16 code units) level 3 looks at. */
 const BRACKET_WINDOW = 200;
@@ -114,19 +115,21 @@ export function forEachBracketSpan(content: string, visit: (key: string) => bool
 }
 
 /** The typed error for a signal that is not a non-empty string (code `CREW_SIGNAL_INVALID`). */
-export function invalidSignalError(signal: unknown, where: string): SignalyardError {
-  return new SignalyardError({
+export function invalidSignalError(signal: unknown, where: string): CrewArgumentError {
+  return new CrewArgumentError({
     code: 'CREW_SIGNAL_INVALID',
     message: `Invalid signal ${describeValue(signal)} ${where}: expected a non-empty string such as "[DONE]"`,
+    value: signal,
   });
 }
 
 /** Throws the typed error for content that is not a string. */
 export function assertContent(content: unknown): asserts content is string {
   if (typeof content !== 'string') {
-    throw new SignalyardError({
+    throw new CrewArgumentError({
       code: 'CREW_CONTENT_INVALID',
       message: `Invalid reply content ${describeValue(content)}: expected a string`,
+      value: content,
     });
   }
 }

@@ -632,6 +632,32 @@ describe('loadCrewConfig', () => {
     expect((error as ConfigError).problems[0]!.message).toContain('ENOENT');
     expect((error as Error).cause).toMatchObject({ code: 'ENOENT' });
   });
+
+  it('a file: URL is read as its path, and that path is the ConfigError file', async () => {
+    const file = join(dir, 'bad via url.yaml');
+    await writeFile(file, yaml('entry_point: a', 'agents: []'));
+    const error = await loadCrewConfig(pathToFileURL(file)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).file).toBe(file);
+  });
+
+  it.each([
+    ['a number (never read as a file descriptor)', 0, '0'],
+    ['undefined', undefined, 'undefined'],
+    ['an empty path', '', '""'],
+    ['an https: URL', new URL('https://example.com/crew.yaml'), '"https://example.com/crew.yaml"'],
+  ])('refuses %s with a ConfigError naming the value', async (_label, value, shown) => {
+    const error = await loadCrewConfig(value as string).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isSignalyardError(error, 'CONFIG_INVALID')).toBe(true);
+    expect((error as ConfigError).message).toContain(`Invalid path ${shown} for a crew.yaml`);
+    expect((error as ConfigError).problems).toEqual([{ path: '', message: expect.stringContaining(shown) as string }]);
+  });
 });
 
 describe('resolveCrewConfig: a crew written in code', () => {

@@ -1,6 +1,5 @@
 import { actionProblem } from '@signalyard/core/internal';
 import {
-  SignalyardError,
   describeValue,
   isSignalKind,
   type Action,
@@ -11,8 +10,9 @@ import {
   type SignalRoute,
   type Tier,
 } from '@signalyard/core';
-import { RouteConfigError, type RouteProblem } from './route-config-error.js';
-import { RoutePredicateError } from './route-predicate-error.js';
+import { RouteConfigError, type RouteProblem } from './errors/route-config-error.js';
+import { RoutePredicateError } from './errors/route-predicate-error.js';
+import { RouterArgumentError } from './errors/router-argument-error.js';
 
 /** Why a route did or did not win, as reported by {@link ComposedRouter.explain}. */
 export type RouteOutcome = 'matched' | 'predicate_false' | 'outranked' | 'shadowed_by_higher_tier';
@@ -107,13 +107,15 @@ export class ComposedRouter {
 
   /**
    * @param routes The routes of each tier; absent tiers are empty.
-   * @throws RouteConfigError `ROUTE_INVALID` listing every malformed route.
+   * @throws RouteConfigError `ROUTE_INVALID` listing every malformed route;
+   *   RouterArgumentError `ROUTE_INVALID` when `routes` is not an object.
    */
   constructor(routes: TierRoutes = {}) {
     if (typeof routes !== 'object' || (routes as unknown) === null) {
-      throw new SignalyardError({
+      throw new RouterArgumentError({
         code: 'ROUTE_INVALID',
         message: `Invalid router routes ${describeValue(routes)}: expected an object { strategy?, agent?, plugin? }`,
+        value: routes,
       });
     }
     const origins = (routes as TierRoutesWithOrigins)[ORIGINS];
@@ -223,7 +225,8 @@ export class ComposedRouter {
    * The action for `signal`, or `undefined` when no route matches (unrouted). `ctx` is passed
    * to every predicate evaluated (`{}` when omitted).
    *
-   * @throws RoutePredicateError `ROUTE_PREDICATE_FAILED` when a predicate evaluated throws.
+   * @throws RoutePredicateError `ROUTE_PREDICATE_FAILED` when a predicate evaluated throws;
+   *   RouterArgumentError `ROUTE_SIGNAL_INVALID` when `signal` is not a signal object.
    */
   route(signal: Signal, ctx?: RouteContext): Action | undefined {
     return this.match(signal, ctx)?.action;
@@ -234,7 +237,8 @@ export class ComposedRouter {
    * object per route: nothing is allocated), or `undefined` when unrouted. What a runner uses to
    * report which route decided.
    *
-   * @throws RoutePredicateError `ROUTE_PREDICATE_FAILED` when a predicate evaluated throws.
+   * @throws RoutePredicateError `ROUTE_PREDICATE_FAILED` when a predicate evaluated throws;
+   *   RouterArgumentError `ROUTE_SIGNAL_INVALID` when `signal` is not a signal object.
    */
   match(signal: Signal, ctx?: RouteContext): RouteMatch | undefined {
     if (typeof signal !== 'object' || (signal as unknown) === null) throw invalidSignal(signal);
@@ -264,7 +268,8 @@ export class ComposedRouter {
    * evaluates it), or `shadowed_by_higher_tier` (a lower tier, not evaluated). Predicates are
    * evaluated again, so they must not change state.
    *
-   * @throws RoutePredicateError when a predicate that `route()` would evaluate throws.
+   * @throws RoutePredicateError when a predicate that `route()` would evaluate throws;
+   *   RouterArgumentError `ROUTE_SIGNAL_INVALID` when `signal` is not a signal object.
    */
   explain(signal: Signal, ctx?: RouteContext): RouteDecision {
     if (typeof signal !== 'object' || (signal as unknown) === null) throw invalidSignal(signal);
@@ -303,13 +308,17 @@ export class ComposedRouter {
     };
   }
 
-  /** The routes of `tier`, as registered (for tooling). */
+  /**
+   * The routes of `tier`, as registered (for tooling).
+   * @throws RouterArgumentError `ROUTE_TIER_INVALID` for a name that is not a tier.
+   */
   routes(tier: Tier): readonly SignalRoute[] {
     const routes = this.#registered.get(tier);
     if (routes === undefined) {
-      throw new SignalyardError({
+      throw new RouterArgumentError({
         code: 'ROUTE_TIER_INVALID',
         message: `Unknown tier ${JSON.stringify(tier)}: expected "strategy", "agent" or "plugin"`,
+        value: tier,
       });
     }
     return routes;
@@ -336,9 +345,10 @@ function routeProblem(route: unknown): string | undefined {
   return undefined;
 }
 
-function invalidSignal(value: unknown): SignalyardError {
-  return new SignalyardError({
+function invalidSignal(value: unknown): RouterArgumentError {
+  return new RouterArgumentError({
     code: 'ROUTE_SIGNAL_INVALID',
     message: `Cannot route ${value === null ? 'null' : typeof value}: expected a Signal { kind, payload }`,
+    value,
   });
 }

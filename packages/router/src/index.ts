@@ -13,7 +13,10 @@ export type {
   RouteOutcome,
   TierRoutes,
 } from './composed-router.js';
-export { RouteConfigError } from './route-config-error.js';
-export type { RouteProblem } from './route-config-error.js';
-export { RoutePredicateError } from './route-predicate-error.js';
+export { RouteConfigError } from './errors/route-config-error.js';
+export type { RouteConfigErrorCode, RouteProblem } from './errors/route-config-error.js';
+export { RoutePredicateError } from './errors/route-predicate-error.js';
+export type { RoutePredicateErrorCode } from './errors/route-predicate-error.js';
+export { RouterArgumentError } from './errors/router-argument-error.js';
+export type { RouterArgumentErrorCode } from './errors/router-argument-error.js';
 export type { RouteContext, Tier } from '@signalyard/core';

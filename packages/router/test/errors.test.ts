@@ -6,9 +6,16 @@ import {
   SignalKind,
   SignalyardError,
   signal,
+  type Signal,
   type SignalRoute,
 } from '@signalyard/core';
-import { ComposedRouter, RouteConfigError, RoutePredicateError } from '@signalyard/router';
+import {
+  ComposedRouter,
+  RouteConfigError,
+  RoutePredicateError,
+  RouterArgumentError,
+  type Tier,
+} from '@signalyard/router';
 import { TIERS, catchError, malformed } from './support.js';
 
 const { UserMessage, Timer } = SignalKind;
@@ -231,6 +238,21 @@ describe('isInstance', () => {
     for (const [, other] of others) expect(RoutePredicateError.isInstance(other)).toBe(false);
   });
 
+  const routerArgumentError = catchError(() => new ComposedRouter().routes('plugins' as Tier), RouterArgumentError);
+
+  it('RouterArgumentError.isInstance matches a RouterArgumentError and nothing else', () => {
+    expect(RouterArgumentError.isInstance(routerArgumentError)).toBe(true);
+    expect(RouterArgumentError.isInstance(routeConfigError)).toBe(false);
+    expect(RouterArgumentError.isInstance(routePredicateError)).toBe(false);
+    expect(RouteConfigError.isInstance(routerArgumentError)).toBe(false);
+    expect(RoutePredicateError.isInstance(routerArgumentError)).toBe(false);
+    for (const [, other] of others) expect(RouterArgumentError.isInstance(other)).toBe(false);
+    expect(RouterArgumentError.isInstance({ code: 'ROUTE_TIER_INVALID', name: 'RouterArgumentError' })).toBe(false);
+    const foreign = Object.assign(new Error('x'), { [Symbol.for('signalyard.error.RouterArgumentError')]: true });
+    expect(RouterArgumentError.isInstance(foreign)).toBe(true);
+    expect(RouteConfigError.isInstance(foreign)).toBe(false);
+  });
+
   it('both router errors are SignalyardErrors but not ConfigErrors', () => {
     expect(SignalyardError.isInstance(routeConfigError)).toBe(true);
     expect(SignalyardError.isInstance(routePredicateError)).toBe(true);
@@ -249,5 +271,50 @@ describe('isInstance', () => {
     expect(RoutePredicateError.isInstance(foreignConfig)).toBe(false);
     expect(RoutePredicateError.isInstance(foreignPredicate)).toBe(true);
     expect(RouteConfigError.isInstance(foreignPredicate)).toBe(false);
+  });
+});
+
+describe('RouterArgumentError: an argument the router cannot take', () => {
+  it.each([
+    ['null', null],
+    ['a string', 'agent'],
+    ['a number', 3],
+  ])('routes given as %s: code ROUTE_INVALID, the value kept', (_label, value) => {
+    const error = catchError(
+      () => new ComposedRouter(value as unknown as ConstructorParameters<typeof ComposedRouter>[0]),
+      RouterArgumentError,
+    );
+
+    expect(error.code).toBe('ROUTE_INVALID');
+    expect(error.name).toBe('RouterArgumentError');
+    expect(error.value).toBe(value);
+    expect(SignalyardError.isInstance(error)).toBe(true);
+  });
+
+  it('an unknown tier name: code ROUTE_TIER_INVALID naming it', () => {
+    const error = catchError(() => new ComposedRouter().routes('Strategy' as Tier), RouterArgumentError);
+
+    expect(error.code).toBe('ROUTE_TIER_INVALID');
+    expect(error.value).toBe('Strategy');
+    expect(error.message).toContain('"Strategy"');
+  });
+
+  it('route() and explain() of something that is not a signal: code ROUTE_SIGNAL_INVALID', () => {
+    const router = new ComposedRouter({ agent: [{ kind: UserMessage, action: Action.Continue }] });
+
+    const routed = catchError(() => router.route('hi' as unknown as Signal), RouterArgumentError);
+    const explained = catchError(() => router.explain(null as unknown as Signal), RouterArgumentError);
+
+    expect(routed.code).toBe('ROUTE_SIGNAL_INVALID');
+    expect(routed.value).toBe('hi');
+    expect(explained.code).toBe('ROUTE_SIGNAL_INVALID');
+    expect(explained.value).toBe(null);
+  });
+
+  it('a malformed route inside valid routes is still a RouteConfigError, not an argument error', () => {
+    const error = catchError(() => new ComposedRouter({ agent: [malformed(null)] }), RouteConfigError);
+
+    expect(RouterArgumentError.isInstance(error)).toBe(false);
+    expect(error.code).toBe('ROUTE_INVALID');
   });
 });

@@ -14,7 +14,11 @@ import {
 import {
   ComposedRouter,
   type RouteConfigError,
+  type RouteConfigErrorCode,
   type RoutePredicateError,
+  type RoutePredicateErrorCode,
+  type RouterArgumentError,
+  type RouterArgumentErrorCode,
   type ComposeParts,
   type ConsideredRoute,
   type RouteContext,
@@ -120,6 +124,16 @@ describe('public types', () => {
     expectTypeOf<RoutePredicateError['tier']>().toEqualTypeOf<Tier>();
     expectTypeOf<RoutePredicateError['routeName']>().toEqualTypeOf<string>();
     expectTypeOf<RoutePredicateError['route']>().toEqualTypeOf<SignalRoute>();
-    expectTypeOf<RoutePredicateError['code']>().toEqualTypeOf<string>();
+    // Each class owns a typed union of its codes, so a switch over `code` is checked.
+    expectTypeOf<RoutePredicateError['code']>().toEqualTypeOf<RoutePredicateErrorCode>();
+    expectTypeOf<RoutePredicateErrorCode>().toEqualTypeOf<'ROUTE_PREDICATE_FAILED'>();
+    expectTypeOf<RouteConfigError['code']>().toEqualTypeOf<RouteConfigErrorCode>();
+    expectTypeOf<RouteConfigErrorCode>().toEqualTypeOf<'ROUTE_INVALID'>();
+    expectTypeOf<typeof RouterArgumentError.isInstance>().guards.toEqualTypeOf<RouterArgumentError>();
+    expectTypeOf<RouterArgumentError['code']>().toEqualTypeOf<RouterArgumentErrorCode>();
+    expectTypeOf<RouterArgumentErrorCode>().toEqualTypeOf<
+      'ROUTE_INVALID' | 'ROUTE_TIER_INVALID' | 'ROUTE_SIGNAL_INVALID'
+    >();
+    expectTypeOf<RouterArgumentError['value']>().toBeUnknown();
   });
 });

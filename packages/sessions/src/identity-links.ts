@@ -1,7 +1,7 @@
 import { ConfigError, describeValue } from '@signalyard/core';
 import { canonicalId, normalizeChannel } from './normalize.js';
-import { formatPath, issuesToProblems, routingConfigSchema, splitLinkEntry } from './routing-config.js';
-import { SessionKeyError } from './session-key-error.js';
+import { routingConfigSchema, routingProblems, splitLinkEntry } from './routing-config.js';
+import { SessionKeyError } from './errors/session-key-error.js';
 
 /** channel → peer id (folded unless the channel is case-sensitive) → canonical name. */
 export type LinkIndex = ReadonlyMap<string, ReadonlyMap<string, string>>;
@@ -67,12 +67,7 @@ export function resolveLinkedPeerId(
     { reportInput: true },
   );
   if (!result.success) {
-    throw new ConfigError({
-      problems: issuesToProblems(result.error.issues, (p) => p.slice(1)).map((p) => ({
-        path: formatPath(p.path),
-        message: p.message,
-      })),
-    });
+    throw new ConfigError({ problems: routingProblems(result.error.issues, { mapPath: (p) => p.slice(1) }) });
   }
   if (ch === undefined) {
     throw new SessionKeyError({

@@ -17,7 +17,8 @@ export type {
 export type { SessionKeyShape } from './session-key-types.js';
 export { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH, formatSessionKey, parseSessionKey } from './session-key-codec.js';
 export { MAX_AGENT_ID_LENGTH, normalizeAgentId } from './normalize.js';
-export { SessionKeyError } from './session-key-error.js';
+export { SessionKeyError } from './errors/session-key-error.js';
+export type { SessionKeyErrorCode } from './errors/session-key-error.js';
 export { routingConfigSchema } from './routing-config.js';
 export type {
   DeepPartial,

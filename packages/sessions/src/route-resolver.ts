@@ -11,7 +11,7 @@ import {
   type RoutingConfigInput,
 } from './routing-config.js';
 import { directMessageKey, groupKey, mainKey, type DmScope, type SessionKey } from './session-key.js';
-import { SessionKeyError } from './session-key-error.js';
+import { SessionKeyError } from './errors/session-key-error.js';
 
 /** What a channel adapter knows about an inbound message. */
 export interface InboundRoute {

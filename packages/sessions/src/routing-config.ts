@@ -1,4 +1,5 @@
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { configProblemsFromZod, type ZodProblemOptions } from '@signalyard/core/internal';
 import { z } from 'zod';
 import { canonicalId, foldId, isCanonicalAgentId, normalizeAgentId, normalizeChannel } from './normalize.js';
 import type { DmScope } from './session-key.js';
@@ -368,17 +369,6 @@ export const routingConfigSchema: z.ZodType<RoutingConfig, RoutingConfigInput> =
 
 // ------------------------------------------------------------------------ problems & paths
 
-/** Formats a path: keys dotted (quoted when not bare), list items as `[i]`. */
-export function formatPath(segments: readonly PathKey[]): string {
-  let out = '';
-  for (const s of segments) {
-    if (typeof s === 'number') out += `[${s}]`;
-    else if (/^[A-Za-z0-9_-]+$/.test(s)) out += out === '' ? s : `.${s}`;
-    else out += `[${JSON.stringify(s)}]`;
-  }
-  return out;
-}
-
 function issueMessage(iss: z.core.$ZodIssue): string {
   switch (iss.code) {
     case 'invalid_type':
@@ -391,24 +381,12 @@ function issueMessage(iss: z.core.$ZodIssue): string {
 }
 
 /**
- * Turns zod issues into config problems, one per unknown key. `mapPath` renames the code-form
- * path (e.g. to the TOML's keys).
+ * The routing schema's zod issues as config problems (core's one conversion: one problem per
+ * unknown key, paths printed alike everywhere), with this package's wording for type errors.
+ * `options.mapPath` renames the code-form path (e.g. to the TOML's keys).
  */
-export function issuesToProblems(
-  issues: readonly z.core.$ZodIssue[],
-  mapPath: (path: readonly PathKey[]) => readonly PathKey[] = (p) => p,
-): { path: readonly PathKey[]; message: string }[] {
-  const out: { path: readonly PathKey[]; message: string }[] = [];
-  for (const iss of issues) {
-    const path = iss.path.filter((p): p is PathKey => typeof p !== 'symbol');
-    if (iss.code === 'unrecognized_keys') {
-      for (const key of iss.keys)
-        out.push({ path: mapPath([...path, key]), message: `unknown key ${describeValue(key)}` });
-    } else {
-      out.push({ path: mapPath(path), message: issueMessage(iss) });
-    }
-  }
-  return out;
+export function routingProblems(issues: readonly z.core.$ZodIssue[], options: ZodProblemOptions = {}): ConfigProblem[] {
+  return configProblemsFromZod(issues, { message: issueMessage, ...options });
 }
 
 /**
@@ -419,9 +397,5 @@ export function issuesToProblems(
 export function validateRoutingConfig(input: unknown): RoutingConfig {
   const result = routingConfigSchema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  const problems: ConfigProblem[] = issuesToProblems(result.error.issues).map((p) => ({
-    path: formatPath(p.path),
-    message: p.message,
-  }));
-  throw new ConfigError({ problems });
+  throw new ConfigError({ problems: routingProblems(result.error.issues) });
 }

@@ -1,9 +1,16 @@
 import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
-import { configSizeProblem, errorText } from '@signalyard/core/internal';
+import {
+  configFilePath,
+  configSizeProblem,
+  errorText,
+  formatConfigPath,
+  sortConfigProblems,
+} from '@signalyard/core/internal';
 import { parse, TomlError } from 'smol-toml';
-import { formatPath, issuesToProblems, routingConfigSchema, type RoutingConfig } from './routing-config.js';
-import { lineOf, locateTomlKeys } from './toml-key-lines.js';
+import { routingConfigSchema, routingProblems, type RoutingConfig } from './routing-config.js';
+import { lineOf, locateTomlKeys, type KeyLines } from './toml-key-lines.js';
 
 type Seg = string | number;
 
@@ -110,8 +117,8 @@ function translate(value: unknown, layout: Layout, path: Seg[], problems: { path
 }
 
 /** Maps a code-form path back to the TOML's keys (`bindings[2].match.accountId` → `routing.bindings[2].match.account_id`). */
-function tomlPath(path: readonly Seg[]): Seg[] {
-  const out: Seg[] = ['routing'];
+function tomlPath(path: readonly PropertyKey[]): PropertyKey[] {
+  const out: PropertyKey[] = ['routing'];
   let layout: Layout | undefined = ROUTING;
   for (const seg of path) {
     if (layout?.type === 'table' && typeof seg === 'string') {
@@ -201,48 +208,53 @@ function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
   }
   // Every key is optional: a file without a [routing] table is the default configuration.
   const routing = own(doc, 'routing') ?? {};
-  let data: unknown;
-  {
-    const code = translate(routing, ROUTING, ['routing'], problems);
-    const result = routingConfigSchema.safeParse(code, { reportInput: true });
-    if (result.success) data = result.data;
-    else
-      problems.push(
-        ...issuesToProblems(result.error.issues, tomlPath).map((p) => ({ path: [...p.path], message: p.message })),
-      );
+  const code = translate(routing, ROUTING, ['routing'], problems);
+  const result = routingConfigSchema.safeParse(code, { reportInput: true });
+  if (problems.length === 0 && result.success) return result.data;
+
+  let keyLines: KeyLines | undefined;
+  const line = (path: readonly PropertyKey[]): number | undefined => lineOf((keyLines ??= locateTomlKeys(text)), path);
+  const out: ConfigProblem[] = problems.map((p) => {
+    const at = line(p.path);
+    const problem = { path: formatConfigPath(p.path), message: p.message };
+    return at === undefined ? problem : { ...problem, line: at };
+  });
+  if (!result.success) {
+    out.push(
+      ...routingProblems(result.error.issues, {
+        mapPath: tomlPath,
+        position: (path) => {
+          const at = line(path);
+          return at === undefined ? undefined : { line: at };
+        },
+      }),
+    );
   }
-  if (problems.length > 0) {
-    const lines = locateTomlKeys(text);
-    const out: ConfigProblem[] = problems.map((p) => {
-      const line = lineOf(lines, p.path);
-      return line === undefined
-        ? { path: formatPath(p.path), message: p.message }
-        : { path: formatPath(p.path), message: p.message, line };
-    });
-    // In document order (a stable sort keeps problems on one line in the order found).
-    out.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-    throw new ConfigError({ file, problems: out });
-  }
-  return data as RoutingConfig;
+  // In document order (a stable sort keeps problems on one line in the order found).
+  throw new ConfigError({ file, problems: sortConfigProblems(out) });
 }
 
 /**
  * Reads a routing TOML file and parses it with {@link parseRoutingConfig}.
  *
+ * @param path - the file: a path, or a `file:` URL.
  * @throws ConfigError (`CONFIG_INVALID`, with `file` set) for an unreadable file or any problem
- *   in it.
+ *   in it; (without `file`) naming the value when `path` is neither a non-empty string nor a
+ *   `file:` URL, before anything is read.
  * @example
  * ```ts
  * const resolver = new RouteResolver(await loadRoutingConfig('routing.toml'));
+ * const same = await loadRoutingConfig(new URL('./routing.toml', import.meta.url));
  * ```
  */
-export async function loadRoutingConfig(path: string): Promise<RoutingConfig> {
+export async function loadRoutingConfig(path: string | URL): Promise<RoutingConfig> {
+  const file = configFilePath(path, fileURLToPath, 'a routing TOML file');
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readFile(file, 'utf8');
   } catch (error) {
     throw new ConfigError({
-      file: path,
+      file,
       cause: error,
       problems: [
         {
@@ -252,5 +264,5 @@ export async function loadRoutingConfig(path: string): Promise<RoutingConfig> {
       ],
     });
   }
-  return parseWithFile(text, path);
+  return parseWithFile(text, file);
 }

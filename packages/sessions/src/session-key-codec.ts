@@ -1,6 +1,6 @@
 import { describeValue } from '@signalyard/core';
 import { canonicalId, isAsciiSpace, isCanonicalAgentId, isCanonicalChannel, normalizeAgentId } from './normalize.js';
-import { SessionKeyError } from './session-key-error.js';
+import { SessionKeyError } from './errors/session-key-error.js';
 import type { PeerKind, SessionKeyShape as SessionKey, TaskType } from './session-key-types.js';
 
 /** The longest formatted session key, in characters. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describeValue } from '@signalyard/core';
 import { agentIdOrEmpty, canonicalId, normalizeChannel } from './normalize.js';
-import { SessionKeyError } from './session-key-error.js';
+import { SessionKeyError } from './errors/session-key-error.js';
 import type { DmScope, PeerKind, SessionKeyShape, TaskType } from './session-key-types.js';
 import { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH, formatSessionKey, isWellFormed } from './session-key-codec.js';
 

@@ -45,11 +45,11 @@ export function locateTomlKeys(source: string): KeyLines {
 }
 
 /** The line of `path`, or of its nearest enclosing key that has one. */
-export function lineOf(lines: KeyLines, path: readonly Seg[]): number | undefined {
+export function lineOf(lines: KeyLines, path: readonly PropertyKey[]): number | undefined {
   let at: KeyNode | undefined = lines.root;
   let found: number | undefined;
   for (const seg of path) {
-    at = at.children.get(seg);
+    at = typeof seg === 'symbol' ? undefined : at.children.get(seg);
     if (at === undefined) break;
     if (at.line !== undefined) found = at.line;
   }

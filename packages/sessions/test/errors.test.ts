@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { ConfigError as CoreConfigError, SignalyardError, isSignalyardError } from '@signalyard/core';
-import { ConfigError, SessionKey, SessionKeyError } from '@signalyard/sessions';
+import { ConfigError, SessionKey, SessionKeyError, type SessionKeyErrorCode } from '@signalyard/sessions';
 import { thrown } from './support.js';
 
 class AppSessionKeyError extends SessionKeyError {}
@@ -39,6 +39,11 @@ describe('SessionKeyError', () => {
       [Symbol.for('signalyard.error.SessionKeyError')]: true,
     });
     expect(SessionKeyError.isInstance(foreign)).toBe(true);
+  });
+
+  it('owns a typed union of its one code', () => {
+    expectTypeOf<SessionKeyError['code']>().toEqualTypeOf<SessionKeyErrorCode>();
+    expectTypeOf<SessionKeyErrorCode>().toEqualTypeOf<'SESSION_KEY_INVALID'>();
   });
 
   it('is what the factories throw', () => {

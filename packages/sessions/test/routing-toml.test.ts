@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
@@ -373,6 +373,31 @@ describe('loadRoutingConfig', () => {
     expect(ConfigError.isInstance(error)).toBe(true);
     expect((error as ConfigError).message).toContain('cannot read');
     expect((error as ConfigError).cause).toBeInstanceOf(Error);
+  });
+
+  it('reads a file: URL, and names its path in a ConfigError', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'signalyard-routing-'));
+    const good = join(dir, 'routing.toml');
+    const bad = join(dir, 'bad file.toml');
+    await writeFile(good, CONTRACT_TOML);
+    await writeFile(bad, '[routing]\ndefault_agent = "Nope Nope"\n');
+    expect((await loadRoutingConfig(pathToFileURL(good))).bindings[0]?.agentId).toBe('vip-agent');
+    const error = await rejection(loadRoutingConfig(pathToFileURL(bad)));
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).file).toBe(bad);
+  });
+
+  it.each([
+    ['a number (never read as a file descriptor)', 0, '0'],
+    ['null', null, 'null'],
+    ['an empty path', '', '""'],
+    ['an http: URL', new URL('http://example.com/routing.toml'), '"http://example.com/routing.toml"'],
+  ])('refuses %s with a ConfigError naming the value', async (_label, value, shown) => {
+    const error = await rejection(loadRoutingConfig(value as string));
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).code).toBe('CONFIG_INVALID');
+    expect((error as ConfigError).message).toContain(`Invalid path ${shown} for a routing TOML file`);
+    expect((error as ConfigError).problems).toEqual([{ path: '', message: expect.stringContaining(shown) as string }]);
   });
 });
 

@@ -1,6 +1,6 @@
 import {
   CheckpointConflictError,
-  SignalyardError,
+  CheckpointStoreError,
   describeValue,
   type Checkpoint,
   type CheckpointStore,
@@ -250,13 +250,13 @@ export class PostgresCheckpointStore implements CheckpointStore {
    * Keys starting with `prefix` (literally: `%`, `_` and `\` are ordinary characters), in
    * ascending code-unit order like `MemoryCheckpointStore`, as they were when iteration began.
    * One range scan of the primary-key index under `COLLATE "C"`, never `LIKE`.
-   * @throws SignalyardError `CHECKPOINT_KEY_INVALID` for a non-string prefix,
+   * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID` for a non-string prefix,
    * `CHECKPOINT_STORE_CLOSED`; PostgresStoreError `POSTGRES_OPERATION_FAILED`.
    */
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
     if (typeof prefix !== 'string') {
-      throw new SignalyardError({
+      throw new CheckpointStoreError({
         code: 'CHECKPOINT_KEY_INVALID',
         message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
       });

@@ -1,5 +1,6 @@
 import {
   CheckpointConflictError,
+  CheckpointStoreError,
   ConfigError,
   MemoryCheckpointStore,
   SignalyardError,
@@ -487,6 +488,7 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       const s = await migrated();
       const error = await rejection(collect(s.list(7 as unknown as string)));
       expect(isSignalyardError(error, 'CHECKPOINT_KEY_INVALID')).toBe(true);
+      expect(CheckpointStoreError.isInstance(error)).toBe(true); // core's class, like every other store's
       expect((error as Error).message).toContain('7');
     });
 

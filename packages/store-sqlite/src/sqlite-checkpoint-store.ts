@@ -1,5 +1,6 @@
 import {
   CheckpointConflictError,
+  CheckpointStoreError,
   SignalyardError,
   describeValue,
   type Checkpoint,
@@ -316,13 +317,13 @@ export class SqliteCheckpointStore implements CheckpointStore {
    * Keys starting with `prefix` (literally: `%`, `_` and `\` are ordinary characters), in
    * ascending code-unit order, as they were when iteration began. Uses the primary-key index
    * (a range scan), never `LIKE`.
-   * @throws SignalyardError `CHECKPOINT_KEY_INVALID` for a non-string prefix,
+   * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID` for a non-string prefix,
    * `CHECKPOINT_STORE_CLOSED`; SqliteStoreError `SQLITE_OPERATION_FAILED`.
    */
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
     if (typeof prefix !== 'string') {
-      throw new SignalyardError({
+      throw new CheckpointStoreError({
         code: 'CHECKPOINT_KEY_INVALID',
         message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
       });

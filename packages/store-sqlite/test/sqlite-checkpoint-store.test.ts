@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CheckpointConflictError,
+  CheckpointStoreError,
   ConfigError,
   MemoryCheckpointStore,
   SignalyardError,
@@ -375,6 +376,7 @@ describe('list(prefix)', () => {
     const s = store({ path: ':memory:' });
     const error = await rejection(collect(s.list(7 as unknown as string)));
     expect(isSignalyardError(error, 'CHECKPOINT_KEY_INVALID')).toBe(true);
+    expect(CheckpointStoreError.isInstance(error)).toBe(true); // core's class, like every other store's
     expect((error as Error).message).toContain('7');
   });
 

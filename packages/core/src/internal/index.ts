@@ -1,9 +1,10 @@
 /**
  * `@signalyard/core/internal`: building blocks the Signalyard packages share — an event channel,
  * a push-to-pull stream, abort linking, total error-message extraction, timer limits, the action
- * check of the route validators, and the helpers every checkpoint store uses. Internal: not part
- * of the public API, no stability promise between releases; applications and plugins use the
- * root entry.
+ * check of the route validators, the helpers every config loader uses (size limit, path
+ * argument, zod issues as problems, path printing) and the helpers every checkpoint store uses.
+ * Internal: not part of the public API, no stability promise between releases; applications and
+ * plugins use the root entry.
  *
  * @packageDocumentation
  */
@@ -25,6 +26,9 @@ export type { Deadline } from './timers.js';
 export { actionProblem } from '../action.js';
 export { checkpointFromRow, isStoredVersion } from './checkpoint-row.js';
 export { MAX_CONFIG_CHARS, configSizeProblem } from './config-size.js';
+export { configProblemsFromZod, formatConfigPath, sortConfigProblems } from './config-problems.js';
+export type { ConfigPosition, ZodProblemOptions } from './config-problems.js';
+export { configFilePath } from './config-file.js';
 export {
   assertCheckpointKey,
   assertExpectedVersion,

@@ -4,15 +4,7 @@ import type { CrewState } from '../crew-state.js';
 const marker = Symbol.for('signalyard.error.CrewRunError');
 
 /**
- * The codes a {@link CrewRunError} carries:
- *
- * - `CREW_AGENT_FAILED`: an agent's model threw (the error is the `cause`) or returned something
- *   that is not a `ChatResponse`;
- * - `ABORTED`: the run's `abortSignal` fired (or the stream's consumer stopped reading);
- * - `CREW_TOOL_LOOP`: an agent asked for one more tool round than `max_tool_rounds` allows;
- * - `CREW_PARALLEL_FAILED`: no member of a parallel group succeeded;
- * - `CREW_UNKNOWN_AGENT`: `resumeAgentId` (or `state.pausedAgentId`) names no agent of the crew;
- * - `CREW_ARGUMENT_INVALID`: the input or the run options are malformed.
+ * The codes a {@link CrewRunError} carries.
  *
  * @example
  * ```ts
@@ -40,6 +32,8 @@ export type CrewRunErrorCode =
  *
  * A run stopped by its `abortSignal` fails with code `ABORTED`, and its `cause` is core's
  * `AbortedError` (whose own `cause` is the abort reason): test `error.code === 'ABORTED'`.
+ * An agent's failure (`CREW_AGENT_FAILED`, `CREW_TOOL_LOOP`) has the same code as the
+ * `CrewAgentError` a parallel group member reports for it, and the same `cause`.
  *
  * @example
  * ```ts
@@ -53,9 +47,8 @@ export type CrewRunErrorCode =
  * }
  * ```
  */
-export class CrewRunError extends SignalyardError {
+export class CrewRunError extends SignalyardError<CrewRunErrorCode> {
   private readonly [marker] = true;
-  declare readonly code: CrewRunErrorCode;
   /** The state up to the failure (the history the run had built), to keep or retry from. */
   readonly state: CrewState;
   /** The agent concerned, when there is one (the failing agent, the unknown id, the agent running when aborted). */

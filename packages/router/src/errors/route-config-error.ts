@@ -2,6 +2,11 @@ import { SignalyardError, hasErrorMarker, type Tier } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.RouteConfigError');
 
+/** The code of {@link RouteConfigError}. */
+export type RouteConfigErrorCode =
+  /** A route given to a `ComposedRouter` (directly, or by a strategy or plugin through `ComposedRouter.compose`) is malformed: a tier that is not a list, a kind that is not a signal kind, a priority that is not a finite integer, a predicate that is not a function, a malformed action or name; `problems` lists each with its tier and index. (A `RouterArgumentError` with this code: the routes were not an object at all.) Nothing was built. Fix: correct each listed route (build actions with `Action` and kinds with `SignalKind`), and pass the routes as an object `{ strategy?, agent?, plugin? }` of lists. */
+  'ROUTE_INVALID';
+
 /** One invalid route: its tier, its index in that tier's list, and what is wrong with it. */
 export interface RouteProblem {
   readonly tier: Tier;
@@ -13,8 +18,17 @@ export interface RouteProblem {
  * Routes given to a `ComposedRouter` are malformed (code `ROUTE_INVALID`): an unknown kind
  * shape, a non-integer or non-finite priority, a predicate that is not a function, or a
  * malformed action. Lists every problem; `tier` and `index` name the first.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   new ComposedRouter({ agent: routes });
+ * } catch (error) {
+ *   if (RouteConfigError.isInstance(error)) for (const p of error.problems) console.error(`${p.tier}[${p.index}]: ${p.message}`);
+ * }
+ * ```
  */
-export class RouteConfigError extends SignalyardError {
+export class RouteConfigError extends SignalyardError<RouteConfigErrorCode> {
   private readonly [marker] = true;
   /** Every invalid route found, in tier then list order. */
   readonly problems: readonly RouteProblem[];

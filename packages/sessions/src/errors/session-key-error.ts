@@ -2,6 +2,11 @@ import { SignalyardError, hasErrorMarker } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.SessionKeyError');
 
+/** The code of {@link SessionKeyError}. */
+export type SessionKeyErrorCode =
+  /** A session key could not be built, formatted or parsed: a `SessionKey` factory got an empty id, an agent id with no valid character, a bad channel or an unknown task type; `formatSessionKey` got a malformed key object; `parseSessionKey` got text it could not have formatted (a bad escape, a ninth subagent level, over 1,024 characters); or `RouteResolver.resolve` got an inbound message it cannot key. `problem` says what, `input` holds the value. Fix: pass ids as the message describes; parse only keys that `formatSessionKey` produced. */
+  'SESSION_KEY_INVALID';
+
 /**
  * A session key could not be built, formatted or parsed (code `SESSION_KEY_INVALID`).
  *
@@ -19,7 +24,7 @@ const marker = Symbol.for('signalyard.error.SessionKeyError');
  * }
  * ```
  */
-export class SessionKeyError extends SignalyardError {
+export class SessionKeyError extends SignalyardError<SessionKeyErrorCode> {
   private readonly [marker] = true;
   /** What is wrong, without the offending value (e.g. `empty segment 2 (agent id)`). */
   readonly problem: string;
