@@ -14,6 +14,7 @@ import { UNLOADED, type Job, type LiveSession, type LoadedState } from './live-s
 import { asSignalyardError, failedOutcome, outcomeOf, type Applied, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import { isConflict, isUnstorable, type SessionPersistence } from './session-persistence.js';
+import { signalCause } from './session-cause.js';
 import { runTurn } from './turn.js';
 
 const MAX_CONFLICT_RETRIES = 3;
@@ -74,13 +75,17 @@ export class SignalApplier {
       }
       if (applied.save === undefined) return applied.outcome;
       try {
-        await persistence.save(session, loaded, applied.save);
+        await persistence.save(session, loaded, applied.save, signalCause(job.signal, applied.outcome));
       } catch (error) {
         if (applied.rollback !== undefined) loaded.strategy.restore(applied.rollback);
         if (isConflict(error) && attempt < MAX_CONFLICT_RETRIES) continue;
         if (isUnstorable(error) && applied.outcome.status !== 'failed') {
           // The turn's effects cannot be stored; what arrived still is.
-          await persistence.saveArrival(session, job.signal);
+          await persistence.saveArrival(
+            session,
+            job.signal,
+            signalCause(job.signal, { ...applied.outcome, status: 'failed' }),
+          );
         }
         return { ...applied.outcome, status: 'failed', error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') };
       }
@@ -105,8 +110,9 @@ export class SignalApplier {
           message: `Applying a ${job.signal.kind} signal to session ${JSON.stringify(session.key)} failed: ${errorText(error)}`,
           cause: error,
         });
-    await this.#d.persistence.saveArrival(session, job.signal);
-    return failedOutcome(session.ctx, failure);
+    const outcome = failedOutcome(session.ctx, failure);
+    await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome));
+    return outcome;
   }
 
   /** Routes the signal and applies its action to the live session state (nothing saved yet). */

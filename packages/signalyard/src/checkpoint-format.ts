@@ -28,7 +28,9 @@ export function decodeCheckpoint(key: string, data: unknown): SessionCheckpointV
       message: `Cannot read the checkpoint of session ${JSON.stringify(key)}: history[${bad}] is ${describeValue((d.history as unknown[])[bad])}, expected a chat message { role: "system" | "user" | "assistant" | "tool", content: string }`,
     });
   }
+  // Unknown top-level fields (a newer release's) are kept, so a save never drops them.
   return {
+    ...d,
     v: 1,
     agentId: d.agentId,
     strategy: strategy as StrategySnapshot,
@@ -50,4 +52,14 @@ function isStoredMessage(m: unknown): boolean {
   return (
     (role === 'system' || role === 'user' || role === 'assistant' || role === 'tool') && typeof content === 'string'
   );
+}
+
+/** The fields a Runner writes itself on every save; every other top-level field is carried over. */
+const OWN_FIELDS = new Set(['v', 'agentId', 'strategy', 'history', 'engine', 'cause']);
+
+/** The top-level fields of `data` a Runner does not write itself (kept across saves). @internal */
+export function carriedFields(data: SessionCheckpointV1): Readonly<Record<string, unknown>> {
+  const carried: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) if (!OWN_FIELDS.has(key)) carried[key] = value;
+  return carried;
 }

@@ -5,6 +5,7 @@ import type { Stopper } from './stopper.js';
 
 /** One signal waiting for, or going through, its session's queue. @internal */
 export interface Job {
+  readonly kind: 'signal';
   readonly signal: Signal;
   readonly resolve: (outcome: Outcome) => void;
   /** Set once the outcome is resolved; a settled job is skipped by the queue. */
@@ -17,6 +18,23 @@ export interface Job {
   announced: boolean;
 }
 
+/**
+ * Work on a session that is not a signal (a rewind, a delete): it waits its turn in the queue
+ * like a signal, but stop signals never cancel it. @internal
+ */
+export interface Task {
+  readonly kind: 'task';
+  /** Set once it has run or was cancelled. */
+  settled: boolean;
+  /** Runs it (inside the session's lock, when there is one); settles its own promise. */
+  run(session: LiveSession): Promise<void>;
+  /** Rejects it without running (the runner closed). */
+  cancel(error: unknown): void;
+}
+
+/** What a session's queue holds. @internal */
+export type QueueEntry = Job | Task;
+
 /** A session's live state once loaded from the store (or created fresh). @internal */
 export interface LoadedState {
   readonly kind: 'loaded';
@@ -28,6 +46,8 @@ export interface LoadedState {
   version: number;
   history: readonly ChatMessage[];
   engineState: unknown;
+  /** Top-level checkpoint fields the runner does not write itself (e.g. a newer release's), kept on save. */
+  carried: Readonly<Record<string, unknown>>;
 }
 
 /** Not loaded yet, or dropped after a failed save (the next signal reloads it). @internal */
@@ -48,9 +68,9 @@ export class LiveSession {
   /** The route context every predicate of this session receives. */
   readonly ctx: { readonly sessionKey: string; readonly agentId: string };
   /** Taken slots are cleared, so a settled signal (and its payload) is unreachable from here. */
-  readonly #queue: (Job | undefined)[] = [];
+  readonly #queue: (QueueEntry | undefined)[] = [];
   #head = 0;
-  running: Job | undefined;
+  running: QueueEntry | undefined;
   /** The processing loop, while one runs. */
   loop: Promise<void> | undefined;
 
@@ -64,14 +84,14 @@ export class LiveSession {
     this.ctx = Object.freeze({ sessionKey: key, agentId: agent.id });
   }
 
-  push(job: Job): void {
+  push(job: QueueEntry): void {
     this.#queue.push(job);
   }
 
   /** The next unsettled job, or undefined. */
-  next(): Job | undefined {
+  next(): QueueEntry | undefined {
     while (this.#head < this.#queue.length) {
-      const job = this.#queue[this.#head] as Job;
+      const job = this.#queue[this.#head] as QueueEntry;
       this.#queue[this.#head++] = undefined;
       if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
         this.#queue.splice(0, this.#head);
@@ -85,14 +105,19 @@ export class LiveSession {
   }
 
   /** The unsettled jobs waiting now (a copy; the queue is unchanged). */
-  waiting(): Job[] {
+  waiting(): QueueEntry[] {
     return this.#pending();
   }
 
-  #pending(): Job[] {
-    const jobs: Job[] = [];
+  /** The unsettled signals waiting now (not tasks). */
+  waitingSignals(): Job[] {
+    return this.#pending().filter((e): e is Job => e.kind === 'signal');
+  }
+
+  #pending(): QueueEntry[] {
+    const jobs: QueueEntry[] = [];
     for (let i = this.#head; i < this.#queue.length; i++) {
-      const job = this.#queue[i] as Job;
+      const job = this.#queue[i] as QueueEntry;
       if (!job.settled) jobs.push(job);
     }
     return jobs;
@@ -102,7 +127,7 @@ export class LiveSession {
   hasNext(): boolean {
     // Settled jobs at the head (stopped while waiting) are dropped here, so they are released
     // even when no job follows them.
-    while (this.#head < this.#queue.length && (this.#queue[this.#head] as Job).settled) {
+    while (this.#head < this.#queue.length && (this.#queue[this.#head] as QueueEntry).settled) {
       this.#queue[this.#head++] = undefined;
     }
     if (this.#head < this.#queue.length) return true;
@@ -112,7 +137,7 @@ export class LiveSession {
   }
 
   /** Removes and returns every unsettled queued job. */
-  drain(): Job[] {
+  drain(): QueueEntry[] {
     const jobs = this.#pending();
     this.#queue.length = 0;
     this.#head = 0;
@@ -122,7 +147,7 @@ export class LiveSession {
   /** Unsettled jobs waiting behind the one in flight. */
   get queued(): number {
     let n = 0;
-    for (let i = this.#head; i < this.#queue.length; i++) if (!(this.#queue[i] as Job).settled) n++;
+    for (let i = this.#head; i < this.#queue.length; i++) if (!(this.#queue[i] as QueueEntry).settled) n++;
     return n;
   }
 

@@ -4,12 +4,11 @@ import {
   describeValue,
   isSignalKind,
   signal as makeSignal,
-  type ChatMessage,
   type CheckpointStore,
   type Outcome,
   type RunnerEvent,
+  type SessionVersion,
   type Signal,
-  type StrategySnapshot,
 } from '@signalyard/core';
 import { errorText, isAbortSignal } from '@signalyard/core/internal';
 import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type SessionKey } from '@signalyard/sessions';
@@ -22,25 +21,12 @@ import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } 
 import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
 import { SessionQueue } from './session-queue.js';
+import { SessionTimeline } from './session-timeline.js';
+import { viewOf, type SessionView } from './session-view.js';
 
 /** An inbound message: where it came from (`InboundRoute` of `@signalyard/sessions`) and its text. */
 export interface InboundMessage extends InboundRoute {
   text: string;
-}
-
-/** A session as the runner sees it: its checkpoint and its live queue. */
-export interface SessionView {
-  sessionKey: string;
-  agentId: string;
-  /** The checkpoint version (0 = never saved). */
-  version: number;
-  strategy: StrategySnapshot;
-  history: readonly ChatMessage[];
-  engineState: unknown;
-  /** A turn is in flight. */
-  busy: boolean;
-  /** Signals waiting behind it. */
-  queued: number;
 }
 
 /**
@@ -62,6 +48,42 @@ export interface Runner {
   ): Promise<Outcome>;
   /** The session's checkpoint and live state; `undefined` for a session never seen. */
   session(sessionKey: SessionKey | string): Promise<SessionView | undefined>;
+  /**
+   * The session's kept versions, newest first (the current one included), each with why it
+   * exists (`cause`). `before` keeps versions lower than it; `limit` caps the count.
+   */
+  history(sessionKey: SessionKey | string, opts?: { before?: number; limit?: number }): AsyncIterable<SessionVersion>;
+  /**
+   * Version `version` of the session, read-only; `undefined` for a session that does not exist.
+   * @throws RunnerError `VERSION_UNAVAILABLE` for a version the store no longer keeps.
+   */
+  sessionAt(sessionKey: SessionKey | string, version: number): Promise<SessionView | undefined>;
+  /**
+   * Copies version `opts.version` (default: current) of `from` into the new session `to`
+   * (version 1, `cause.forkedFrom`); `from` is untouched. Pending approvals are not re-opened
+   * unless `reissueApprovals` (then under new ids).
+   * @throws RunnerError `SESSION_EXISTS`, `SESSION_AGENT_MISMATCH`, `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`.
+   */
+  fork(
+    from: SessionKey | string,
+    to: SessionKey | string,
+    opts?: { version?: number; reissueApprovals?: boolean },
+  ): Promise<SessionView>;
+  /**
+   * Saves a new version of the session whose data equals version `version`'s (`cause.rewoundTo`);
+   * the versions in between stay, so a rewind can be undone. Waits its turn in the session's
+   * queue; stop signals never cancel it; emits `session_rewound`.
+   * @throws RunnerError `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`; `RUNNER_CLOSED` when the runner closes first.
+   */
+  rewind(sessionKey: SessionKey | string, version: number, opts?: { reissueApprovals?: boolean }): Promise<SessionView>;
+  /** Deletes the session and its whole history, in its turn in the session's queue (like a rewind). */
+  deleteSession(sessionKey: SessionKey | string): Promise<void>;
+  /** The sessions in the store, in code-unit order of their keys, after the key `after` (a paging cursor). */
+  listSessions(opts?: {
+    prefix?: string;
+    after?: string;
+    limit?: number;
+  }): AsyncIterable<{ sessionKey: string; agentId: string; version: number; updatedAt: string }>;
   /** Subscribes to every runner event (synchronous, in order). Returns an unsubscribe function. */
   on(listener: (event: RunnerEvent) => void): () => void;
   /** A buffered async iterable of runner events; ends on `abortSignal` or when the runner closes. */
@@ -106,6 +128,7 @@ class RunnerImpl implements Runner {
   readonly #persistence: SessionPersistence;
   readonly #queue: SessionQueue;
   readonly #applier: SignalApplier;
+  readonly #timeline: SessionTimeline;
   #started: Promise<void> | undefined;
   #ready = false;
   #closing: Promise<void> | undefined;
@@ -137,6 +160,12 @@ class RunnerImpl implements Runner {
       stopQueued: (session) => {
         this.#queue.stopQueued(session);
       },
+    });
+    this.#timeline = new SessionTimeline({
+      store: this.#store,
+      queue: this.#queue,
+      hub: this.#hub,
+      agents: options.agents,
     });
   }
 
@@ -274,12 +303,7 @@ class RunnerImpl implements Runner {
   }
 
   async session(sessionKey: SessionKey | string): Promise<SessionView | undefined> {
-    let key: string;
-    try {
-      key = formatSessionKey(typeof sessionKey === 'string' ? parseSessionKey(sessionKey) : sessionKey);
-    } catch (error) {
-      throw inputError(`Invalid session key ${describeValue(sessionKey)}: ${errorText(error)}`, error);
-    }
+    const key = canonicalKey(sessionKey).key;
     const live = this.#queue.live(key);
     const stored = await this.#persistence.read(key);
     const liveness = { busy: live?.busy ?? false, queued: live?.queued ?? 0 };
@@ -294,20 +318,103 @@ class RunnerImpl implements Runner {
         strategy: strategy.snapshot(),
         history: [],
         engineState: undefined,
+        pendingApprovals: [],
         ...liveness,
       };
     }
-    const { data } = stored;
-    return {
-      sessionKey: key,
-      agentId: data.agentId,
-      version: stored.version,
-      strategy: data.strategy,
-      history: data.history,
-      engineState: data.engine,
-      ...liveness,
-    };
+    return viewOf(key, stored.version, stored.data, liveness);
   }
+
+  // ------------------------------------------------------------------ history and time travel
+
+  history(sessionKey: SessionKey | string, opts?: { before?: number; limit?: number }): AsyncIterable<SessionVersion> {
+    const key = canonicalKey(sessionKey).key; // before iterating: a bad key throws here
+    return this.#timeline.history(key, opts);
+  }
+
+  async sessionAt(sessionKey: SessionKey | string, version: number): Promise<SessionView | undefined> {
+    return this.#timeline.sessionAt(canonicalKey(sessionKey).key, version);
+  }
+
+  async fork(
+    from: SessionKey | string,
+    to: SessionKey | string,
+    opts: { version?: number; reissueApprovals?: boolean } = {},
+  ): Promise<SessionView> {
+    if (this.#closing !== undefined) throw closedError();
+    const o = reopenOptions('fork', opts, true);
+    return this.#timeline.fork(canonicalKey(from).key, canonicalKey(to), o.version, o);
+  }
+
+  async rewind(
+    sessionKey: SessionKey | string,
+    version: number,
+    opts: { reissueApprovals?: boolean } = {},
+  ): Promise<SessionView> {
+    if (this.#closing !== undefined) throw closedError();
+    return this.#timeline.rewind(canonicalKey(sessionKey).key, version, reopenOptions('rewind', opts, false));
+  }
+
+  async deleteSession(sessionKey: SessionKey | string): Promise<void> {
+    if (this.#closing !== undefined) throw closedError();
+    const { key, agentId } = canonicalKey(sessionKey);
+    const agent = this.#queue.live(key)?.agent ?? this.#o.agents.get(agentId);
+    if (agent === undefined) {
+      await this.#store.delete(key); // no agent of this runner: nothing can be queued on it
+      return;
+    }
+    await this.#timeline.deleteSession(key, agent);
+  }
+
+  listSessions(
+    opts: { prefix?: string; after?: string; limit?: number } = {},
+  ): AsyncIterable<{ sessionKey: string; agentId: string; version: number; updatedAt: string }> {
+    return this.#timeline.listSessions(listOptions(opts));
+  }
+}
+
+/** The canonical form of a session key and the agent it names. @throws RunnerError `RUNNER_INPUT_INVALID`. */
+function canonicalKey(sessionKey: SessionKey | string): { key: string; agentId: string } {
+  try {
+    const parsed = typeof sessionKey === 'string' ? parseSessionKey(sessionKey) : sessionKey;
+    return { key: formatSessionKey(parsed), agentId: agentIdOf(parsed) };
+  } catch (error) {
+    throw inputError(`Invalid session key ${describeValue(sessionKey)}: ${errorText(error)}`, error);
+  }
+}
+
+function reopenOptions(
+  method: string,
+  opts: unknown,
+  withVersion: boolean,
+): { version: number | undefined; reissueApprovals: boolean } {
+  if (typeof opts !== 'object' || opts === null) {
+    throw inputError(`${method}() options must be an object, got ${describeValue(opts)}`);
+  }
+  const o = opts as { version?: unknown; reissueApprovals?: unknown };
+  if (o.reissueApprovals !== undefined && typeof o.reissueApprovals !== 'boolean') {
+    throw inputError(
+      `${method}() options.reissueApprovals must be a boolean, got ${describeValue(o.reissueApprovals)}`,
+    );
+  }
+  return {
+    version: withVersion ? (o.version as number | undefined) : undefined,
+    reissueApprovals: o.reissueApprovals === true,
+  };
+}
+
+function listOptions(opts: unknown): { prefix?: string; after?: string; limit?: number } {
+  if (typeof opts !== 'object' || opts === null) {
+    throw inputError(`listSessions() options must be { prefix?, after?, limit? }, got ${describeValue(opts)}`);
+  }
+  const o = opts as { prefix?: unknown; after?: unknown; limit?: unknown };
+  for (const name of ['prefix', 'after'] as const) {
+    if (o[name] !== undefined && typeof o[name] !== 'string')
+      throw inputError(`listSessions() options.${name} must be a string, got ${describeValue(o[name])}`);
+  }
+  if (o.limit !== undefined && (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 1))
+    throw inputError(`listSessions() options.limit must be an integer >= 1, got ${describeValue(o.limit)}`);
+  return o as { prefix?: string; after?: string; limit?: number };
 }
 
 /** Why the options of `handle` / `dispatch` are malformed, as a `RUNNER_INPUT_INVALID` error. */

@@ -6,13 +6,14 @@ import {
   type ChatMessage,
   type CheckpointStore,
   type ExecutionStrategy,
+  type SessionCause,
   type SessionCheckpointV1,
   type Signal,
   type SignalRoute,
 } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { ComposedRouter } from '@signalyard/router';
-import { decodeCheckpoint } from './checkpoint-format.js';
+import { carriedFields, decodeCheckpoint } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { trimHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
@@ -62,7 +63,7 @@ export class SessionPersistence {
     const checkpoint = await this.#store.load(session.key);
     if (checkpoint === undefined) {
       if (current.kind === 'loaded' && current.version === 0) return current;
-      return this.#install(session, newStrategy(session.agent), 0, [], undefined);
+      return this.#install(session, newStrategy(session.agent), 0, [], undefined, {});
     }
     if (current.kind === 'loaded' && checkpoint.version === current.version) return current;
     const data = decodeCheckpoint(session.key, checkpoint.data);
@@ -75,6 +76,7 @@ export class SessionPersistence {
       checkpoint.version,
       trimHistory(data.history, this.#maxHistoryMessages),
       data.engine,
+      carriedFields(data),
     );
   }
 
@@ -84,13 +86,14 @@ export class SessionPersistence {
     version: number,
     history: readonly ChatMessage[],
     engineState: unknown,
+    carried: Readonly<Record<string, unknown>>,
   ): LoadedState {
     const router = new ComposedRouter({
       strategy: strategy.signalRoutes(),
       agent: session.agent.routes,
       plugin: this.#pluginRoutes,
     });
-    const state: LoadedState = { kind: 'loaded', strategy, router, version, history, engineState };
+    const state: LoadedState = { kind: 'loaded', strategy, router, version, history, engineState, carried };
     session.state = state;
     return state;
   }
@@ -100,14 +103,16 @@ export class SessionPersistence {
    * the loaded state takes the new version, history and engine state. On failure the session is
    * unloaded (the next signal reloads it) and the error rethrown.
    */
-  async save(session: LiveSession, loaded: LoadedState, save: SessionSave): Promise<void> {
+  async save(session: LiveSession, loaded: LoadedState, save: SessionSave, cause: SessionCause): Promise<void> {
     try {
       const checkpoint: SessionCheckpointV1 = {
+        ...loaded.carried,
         v: 1,
         agentId: session.agent.id,
         strategy: loaded.strategy.snapshot(),
         history: save.history,
         engine: save.engineState,
+        cause,
       };
       loaded.version = await this.#store.save(session.key, checkpoint, loaded.version);
     } catch (error) {
@@ -123,15 +128,20 @@ export class SessionPersistence {
    * for a signal whose own effects cannot be stored or were lost. Never throws: when even that
    * fails, the session is left unloaded (the next signal reloads it).
    */
-  async saveArrival(session: LiveSession, signal: Signal): Promise<void> {
+  async saveArrival(session: LiveSession, signal: Signal, cause: SessionCause): Promise<void> {
     try {
       const loaded = await this.load(session, true);
       const user = userMessageOf(signal);
       if (user === undefined) return;
-      await this.save(session, loaded, {
-        history: trimHistory([...loaded.history, user], this.#maxHistoryMessages),
-        engineState: loaded.engineState,
-      });
+      await this.save(
+        session,
+        loaded,
+        {
+          history: trimHistory([...loaded.history, user], this.#maxHistoryMessages),
+          engineState: loaded.engineState,
+        },
+        cause,
+      );
     } catch {
       session.state = UNLOADED;
     }

@@ -2,8 +2,16 @@ import { AbortedError, Action, type Outcome, type RunnerEvent, type SessionLock,
 import type { EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import { emitDecision } from './apply-signal.js';
-import { LiveSession, type Job } from './live-session.js';
-import { agentMismatch, asSignalyardError, failedOutcome, outcomeOf, startFailed, stoppedOutcome } from './outcomes.js';
+import { LiveSession, type Job, type Task } from './live-session.js';
+import {
+  agentMismatch,
+  asSignalyardError,
+  closedError,
+  failedOutcome,
+  outcomeOf,
+  startFailed,
+  stoppedOutcome,
+} from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 import type { Semaphore } from './semaphore.js';
 import type { SessionPersistence } from './session-persistence.js';
@@ -48,7 +56,15 @@ export class SessionQueue {
     const session = this.#session(key, agent);
     let resolve!: (outcome: Outcome) => void;
     const promise = new Promise<Outcome>((r) => (resolve = r));
-    const job: Job = { signal, resolve, settled: false, stop: new Stopper(), detach: undefined, announced: false };
+    const job: Job = {
+      kind: 'signal',
+      signal,
+      resolve,
+      settled: false,
+      stop: new Stopper(),
+      detach: undefined,
+      announced: false,
+    };
     if (session.agent !== agent) {
       this.settle(
         job,
@@ -66,8 +82,8 @@ export class SessionQueue {
     // A stop is routed on arrival, never waiting in the queue. It can only stop the work that
     // existed when it arrived: the turn in flight and the signals waiting then.
     if (signal.kind === 'stop') {
-      const victims = session.waiting();
-      const inFlight = session.running;
+      const victims = session.waitingSignals();
+      const inFlight = session.running?.kind === 'signal' ? session.running : undefined;
       if (session.state.kind === 'loaded') this.#stopOnArrival(session, job, victims, inFlight);
       else void this.#loadThenStop(session, job, victims, inFlight);
       return promise;
@@ -104,8 +120,10 @@ export class SessionQueue {
         const starting = this.#d.whenStarted();
         if (starting !== undefined) await starting;
       } catch (error) {
-        for (let job = session.next(); job !== undefined; job = session.next())
-          this.settle(job, failedOutcome(session.ctx, startFailed(error)));
+        for (let job = session.next(); job !== undefined; job = session.next()) {
+          if (job.kind === 'task') job.cancel(startFailed(error));
+          else this.settle(job, failedOutcome(session.ctx, startFailed(error)));
+        }
         return;
       }
       // Wait for a slot before taking the next signal off the queue, so that a stop (or close)
@@ -116,7 +134,10 @@ export class SessionQueue {
         try {
           const job = session.next();
           if (job === undefined) break;
-          if (this.#d.closing()) this.settle(job, stoppedOutcome(session.ctx));
+          if (job.kind === 'task') {
+            if (this.#d.closing()) job.cancel(closedError());
+            else await this.#runTask(session, job);
+          } else if (this.#d.closing()) this.settle(job, stoppedOutcome(session.ctx));
           else await this.#run(session, job);
         } finally {
           this.#d.slots.release();
@@ -148,6 +169,53 @@ export class SessionQueue {
       session.running = undefined;
     }
     this.settle(job, outcome);
+  }
+
+  /** Runs a task in its turn (inside the session's lock, when there is one). */
+  async #runTask(session: LiveSession, task: Task): Promise<void> {
+    session.running = task;
+    try {
+      const lock = this.#d.lock;
+      if (lock === undefined) await task.run(session);
+      else await lock.withLock(session.key, () => task.run(session));
+    } catch (error) {
+      task.cancel(error); // a lock failure: the task did not run (run() settles its own errors)
+    } finally {
+      session.running = undefined;
+    }
+  }
+
+  /**
+   * Queues `run` on the session `key` of `agent`: it runs in its turn, after the signals queued
+   * before it, and before those queued after it. Stop signals never cancel it; `close()` rejects
+   * it with `RUNNER_CLOSED` while it waits.
+   */
+  enqueueTask<T>(key: string, agent: AgentRuntime, run: (session: LiveSession) => Promise<T>): Promise<T> {
+    const session = this.#session(key, agent);
+    return new Promise<T>((resolve, reject) => {
+      const task: Task = {
+        kind: 'task',
+        settled: false,
+        run: async (s) => {
+          if (task.settled) return;
+          task.settled = true;
+          try {
+            resolve(await run(s));
+          } catch (error) {
+            // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the task's own error, passed through unchanged
+            reject(error);
+          }
+        },
+        cancel: (error) => {
+          if (task.settled) return;
+          task.settled = true;
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a RunnerError or the lock's error
+          reject(error);
+        },
+      };
+      session.push(task);
+      session.loop ??= this.#process(session);
+    });
   }
 
   /** A stop for a session not loaded yet: load it (sharing the worker's load), then route the stop. */
@@ -200,9 +268,9 @@ export class SessionQueue {
     this.settle(job, outcomeOf(session.ctx, { action, match, status: 'completed' }));
   }
 
-  /** Resolves every signal queued in `session` as `stopped`. */
+  /** Resolves every signal queued in `session` as `stopped` (queued tasks stay queued). */
   stopQueued(session: LiveSession): void {
-    for (const queued of session.drain()) this.settle(queued, stoppedOutcome(session.ctx));
+    for (const queued of session.waitingSignals()) this.settle(queued, stoppedOutcome(session.ctx));
   }
 
   /** Resolves `job` with `outcome` (once; later calls are ignored) and emits `outcome`. */
@@ -223,7 +291,12 @@ export class SessionQueue {
 
   /** For `close()`: resolves every queued signal as `stopped`; returns the loops still running. */
   stopAllQueued(): Promise<void>[] {
-    for (const session of this.#sessions.values()) this.stopQueued(session);
+    for (const session of this.#sessions.values()) {
+      for (const queued of session.drain()) {
+        if (queued.kind === 'task') queued.cancel(closedError());
+        else this.settle(queued, stoppedOutcome(session.ctx));
+      }
+    }
     return this.loops();
   }
 
@@ -234,7 +307,10 @@ export class SessionQueue {
 
   /** Aborts every turn in flight with `reason`. */
   abortRunning(reason: unknown): void {
-    for (const session of this.#sessions.values()) session.running?.stop.abort(reason);
+    for (const session of this.#sessions.values()) {
+      const running = session.running;
+      if (running?.kind === 'signal') running.stop.abort(reason);
+    }
   }
 
   #evictIdle(): void {

@@ -41,7 +41,7 @@ function countingAgent(seen: TurnContext[] = []): AgentDefinition {
 }
 
 describe('a checkpoint after every applied signal', () => {
-  it('stores { v: 1, agentId, strategy, history, engine } and bumps the version once per signal', async () => {
+  it('stores { v: 1, agentId, strategy, history, engine, cause } and bumps the version once per signal', async () => {
     const store = new MemoryCheckpointStore();
     const runner = createRunner({ store, agents: [countingAgent()] });
 
@@ -54,6 +54,7 @@ describe('a checkpoint after every applied signal', () => {
         strategy: { type: 'fsm', current_state: 'idle' },
         history: [user('hi'), assistant('echo hi')],
         engine: { turns: 1 },
+        cause: { at: expect.any(String), signal: { kind: 'user_message', text: 'hi' }, status: 'completed' },
       },
     });
 
@@ -76,6 +77,7 @@ describe('a checkpoint after every applied signal', () => {
         strategy: { type: 'fsm', current_state: 'idle' },
         history: [user('hi'), assistant('echo hi'), user('gated'), user('again'), assistant('echo again')],
         engine: { turns: 2 },
+        cause: { at: expect.any(String), signal: { kind: 'user_message', text: 'again' }, status: 'completed' },
       },
     });
     await runner.close();

@@ -162,6 +162,7 @@ describe('Runner', () => {
       strategy: StrategySnapshot;
       history: readonly ChatMessage[];
       engineState: unknown;
+      pendingApprovals: readonly PendingApproval[];
       busy: boolean;
       queued: number;
     }>();

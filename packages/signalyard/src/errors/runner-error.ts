@@ -29,7 +29,13 @@ export type RunnerErrorCode =
   /** An agent's strategy factory threw, or returned something that is not an `ExecutionStrategy`; the outcome is `failed`. Fix: make `strategy` a function returning a new strategy (for an FSM: `() => definition.create()`). */
   | 'STRATEGY_FACTORY_FAILED'
   /** The `SessionLock` failed to acquire or hold the session's lock; the outcome is `failed` (the original error is the `cause`). Fix: check the lock's backend (for PostgreSQL, its connection); the signal can be sent again. */
-  | 'SESSION_LOCK_FAILED';
+  | 'SESSION_LOCK_FAILED'
+  /** `fork` was asked to create a session that already exists (it has a checkpoint); nothing is written. Fix: fork into a new session key, or `deleteSession` the target first. */
+  | 'SESSION_EXISTS'
+  /** `sessionAt`, `fork` or `rewind` asked for a version the store no longer keeps (pruned beyond `keepVersions`, or a store without history); the message names the oldest version still kept. Fix: ask for a kept version (`runner.history(key)` lists them), or raise the store's `keepVersions`. */
+  | 'VERSION_UNAVAILABLE'
+  /** `fork` or `rewind` named a session that has no checkpoint; nothing is written. Fix: check the session key (`runner.listSessions()` lists the stored ones). */
+  | 'SESSION_NOT_FOUND';
 
 /**
  * An error of the Runner. `handle` / `dispatch` reject with it only for misuse (`RUNNER_CLOSED`,

@@ -1,0 +1,40 @@
+import type { Outcome, SessionCause, Signal } from '@signalyard/core';
+
+/** How much of a user message's text a version's cause keeps. */
+const CAUSE_TEXT_UNITS = 200;
+
+/**
+ * Why a signal's version exists: the signal (for a user message, the first 200 code units of its
+ * text, one fewer where the 200th would split a surrogate pair; other payloads are not copied),
+ * how it ended, and the route that decided it. @internal
+ */
+export function signalCause(signal: Signal, outcome: Outcome): SessionCause {
+  const text = causeText(signal);
+  const decided = outcome.decidedBy;
+  return {
+    at: new Date().toISOString(),
+    signal: text === undefined ? { kind: signal.kind } : { kind: signal.kind, text },
+    status: outcome.status,
+    ...(decided !== undefined && { tier: decided.tier }),
+    ...(decided?.route.name !== undefined && { routeName: decided.route.name }),
+  };
+}
+
+function causeText(signal: Signal): string | undefined {
+  if (signal.kind !== 'user_message') return undefined;
+  const payload = signal.payload;
+  const text =
+    typeof payload === 'string'
+      ? payload
+      : typeof payload === 'object' && payload !== null && typeof (payload as { text?: unknown }).text === 'string'
+        ? (payload as { text: string }).text
+        : undefined;
+  return text === undefined ? undefined : truncateUnits(text, CAUSE_TEXT_UNITS);
+}
+
+/** The first `max` UTF-16 code units of `text`, one fewer where the last would split a surrogate pair. */
+function truncateUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
