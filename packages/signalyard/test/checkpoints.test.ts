@@ -606,6 +606,7 @@ describe('session(key)', () => {
       strategy: { type: 'fsm', current_state: 'idle' },
       history: [],
       engineState: undefined,
+      pendingApprovals: [],
       busy: false,
       queued: 0,
     });
@@ -629,6 +630,7 @@ describe('session(key)', () => {
       queued: 1,
       history: [user('a')],
       engineState: { a: true },
+      pendingApprovals: [],
     });
     turnB.finish();
     (await held.turn(2)).finish();
