@@ -655,6 +655,7 @@ describe('session(key)', () => {
       strategy: { type: 'fsm', current_state: 'busy' },
       history,
       engineState: { x: 1 },
+      pendingApprovals: [],
       busy: false,
       queued: 0,
     });
