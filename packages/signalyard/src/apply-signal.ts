@@ -131,7 +131,7 @@ export class SignalApplier {
       return { outcome: failedOutcome(session.ctx, error), ...keepArrival };
     }
     const action = match?.action ?? defaultAction(signal);
-    emitDecision(this.#d.hub, session, signal, action, match);
+    emitDecision(this.#d.hub, session, job, action, match);
     if (action === undefined) {
       this.#d.hub.emit({ type: 'unrouted', ...session.ctx, signal });
       return { outcome: outcomeOf(session.ctx, { status: 'unrouted' }) };
@@ -212,15 +212,23 @@ function defaultAction(signal: Signal): Action | undefined {
   return undefined;
 }
 
-/** Emits `route_decided` (when anyone listens). @internal */
+/** Emits `route_decided` (when anyone listens), and `routed` to the job's stream. @internal */
 export function emitDecision(
   hub: EventChannel<RunnerEvent>,
   session: LiveSession,
-  signal: Signal,
+  job: Job,
   action: Action | undefined,
   match: RouteMatch | undefined,
 ): void {
+  job.sink?.({
+    type: 'routed',
+    ...session.ctx,
+    action,
+    ...(match !== undefined && { tier: match.tier }),
+    ...(match?.route.name !== undefined && { routeName: match.route.name }),
+  });
   if (!hub.hasListeners) return;
+  const { signal } = job;
   hub.emit({
     type: 'route_decided',
     ...session.ctx,

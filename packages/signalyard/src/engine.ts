@@ -1,4 +1,12 @@
-import type { Action, ChatMessage, ExecutionStrategy, Signal, SignalRoute } from '@signalyard/core';
+import type {
+  Action,
+  ChatMessage,
+  ExecutionStrategy,
+  Signal,
+  SignalRoute,
+  TextSource,
+  TranscriptEntry,
+} from '@signalyard/core';
 
 /**
  * What an engine sees during one turn (a `continue`).
@@ -18,6 +26,13 @@ export interface TurnContext {
   readonly abortSignal: AbortSignal;
   /** Forwards an event of the engine's (a crew handoff, a pipeline stage) as an `engine_event` RunnerEvent. */
   emit(event: { type: string } & Record<string, unknown>): void;
+  /** True when someone reads this turn as a stream (`runner.stream` / `streamDispatch`): stream the model's reply. */
+  readonly streaming: boolean;
+  /**
+   * A piece of the reply's visible text, as it is produced: a `text_delta` TurnEvent for the
+   * stream and an `engine_event` of type `text_delta` for plugins. A no-op when not streaming.
+   */
+  emitText(delta: string, source?: TextSource): void;
 }
 
 /**
@@ -47,6 +62,11 @@ export type EngineFn = (ctx: TurnContext) => Promise<TurnResult>;
 /** An object with a `turn` function: what a `continue` runs. */
 export interface Engine {
   turn: EngineFn;
+  /**
+   * The visible conversation of a session from its history and this engine's state (for
+   * `runner.transcript`, e.g. a page reload). Default: the user and assistant messages as they are.
+   */
+  transcript?(history: readonly ChatMessage[], state: unknown): TranscriptEntry[];
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ChatMessage, ExecutionStrategy, Outcome, Signal } from '@signalyar
 import type { ComposedRouter } from '@signalyard/router';
 import type { AgentRuntime } from './runner-options.js';
 import type { Stopper } from './stopper.js';
+import type { TurnSink } from './turn-stream.js';
 
 /** One signal waiting for, or going through, its session's queue. @internal */
 export interface Job {
@@ -16,6 +17,8 @@ export interface Job {
   detach: (() => void) | undefined;
   /** Whether `signal_received` was already emitted (stop signals routed on arrival). */
   announced: boolean;
+  /** Where its events go when the caller reads it as a stream. */
+  readonly sink: TurnSink | undefined;
 }
 
 /**

@@ -42,7 +42,8 @@ export function defaultInterruptResponse(text: string, interrupt: Interrupt): In
  * `{ text, sessionKey }`; with one, it resumes that run with `toResponse(text, interrupt)`. The
  * turn's `messages` is one assistant message from `render`; `status` is `paused` while an
  * interrupt is pending; `output` is the `Envelope`. Pipeline events are forwarded with
- * `ctx.emit`.
+ * `ctx.emit`, except the text of streaming stages (`stage_delta`), which goes through
+ * `ctx.emitText` with `{ stage }` (a streamed turn's `text_delta`s).
  *
  * @example
  * ```ts
@@ -67,6 +68,7 @@ export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions =
       let envelope: Envelope | undefined;
       for await (const event of events) {
         if (event.type === 'end') envelope = event.envelope;
+        else if (event.type === 'stage_delta') ctx.emitText(event.delta, { stage: event.stage });
         else ctx.emit({ ...event });
       }
       if (envelope === undefined) {

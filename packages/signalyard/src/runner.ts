@@ -8,6 +8,8 @@ import {
   type Outcome,
   type RunnerEvent,
   type SessionVersion,
+  type ChatMessage,
+  type TranscriptEntry,
   type Signal,
 } from '@signalyard/core';
 import { errorText, isAbortSignal } from '@signalyard/core/internal';
@@ -22,6 +24,7 @@ import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTimeline } from './session-timeline.js';
+import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
 import { viewOf, type SessionView } from './session-view.js';
 
 /** An inbound message: where it came from (`InboundRoute` of `@signalyard/sessions`) and its text. */
@@ -46,6 +49,20 @@ export interface Runner {
     signal: Signal,
     opts?: { agentId?: string; abortSignal?: AbortSignal },
   ): Promise<Outcome>;
+  /** {@link Runner.handle}, streamed: the turn's events as they happen, its outcome last. */
+  stream(message: InboundMessage, opts?: { abortSignal?: AbortSignal }): TurnStream;
+  /** {@link Runner.dispatch}, streamed. */
+  streamDispatch(
+    sessionKey: SessionKey | string,
+    signal: Signal,
+    opts?: { agentId?: string; abortSignal?: AbortSignal },
+  ): TurnStream;
+  /**
+   * The visible conversation of a session (for a page reload): the agent engine's `transcript`
+   * when it has one (a crew's hides markers and shows handoffs), else its user and assistant
+   * messages as they are. Empty for a session never saved.
+   */
+  transcript(sessionKey: SessionKey | string): Promise<TranscriptEntry[]>;
   /** The session's checkpoint and live state; `undefined` for a session never seen. */
   session(sessionKey: SessionKey | string): Promise<SessionView | undefined>;
   /**
@@ -236,6 +253,22 @@ class RunnerImpl implements Runner {
   // ------------------------------------------------------------------ entry points
 
   handle(message: InboundMessage, opts: { abortSignal?: AbortSignal } = {}): Promise<Outcome> {
+    return this.#handle(message, opts, undefined);
+  }
+
+  stream(message: InboundMessage, opts: { abortSignal?: AbortSignal } = {}): TurnStream {
+    return turnStream((sink) => this.#handle(message, opts, sink));
+  }
+
+  streamDispatch(
+    sessionKey: SessionKey | string,
+    signal: Signal,
+    opts: { agentId?: string; abortSignal?: AbortSignal } = {},
+  ): TurnStream {
+    return turnStream((sink) => this.#dispatch(sessionKey, signal, opts, sink));
+  }
+
+  #handle(message: InboundMessage, opts: { abortSignal?: AbortSignal }, sink: TurnSink | undefined): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const badOptions = optionsProblem('handle', opts, false);
     if (badOptions !== undefined) return Promise.reject(badOptions);
@@ -255,6 +288,7 @@ class RunnerImpl implements Runner {
       resolved.agentId,
       makeSignal('user_message', message),
       opts.abortSignal,
+      sink,
     );
   }
 
@@ -262,6 +296,15 @@ class RunnerImpl implements Runner {
     sessionKey: SessionKey | string,
     signal: Signal,
     opts: { agentId?: string; abortSignal?: AbortSignal } = {},
+  ): Promise<Outcome> {
+    return this.#dispatch(sessionKey, signal, opts, undefined);
+  }
+
+  #dispatch(
+    sessionKey: SessionKey | string,
+    signal: Signal,
+    opts: { agentId?: string; abortSignal?: AbortSignal },
+    sink: TurnSink | undefined,
   ): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const badOptions = optionsProblem('dispatch', opts, true);
@@ -276,7 +319,7 @@ class RunnerImpl implements Runner {
     // A canonical key of a live session needs no parsing.
     const live = typeof sessionKey === 'string' ? this.#queue.live(sessionKey) : undefined;
     if (live !== undefined && (opts.agentId === undefined || opts.agentId === live.agent.id)) {
-      return this.#queue.enqueue(live.key, live.agent, signal, opts.abortSignal);
+      return this.#queue.enqueue(live.key, live.agent, signal, opts.abortSignal, sink);
     }
     let key: string;
     let agentId: string;
@@ -287,10 +330,16 @@ class RunnerImpl implements Runner {
     } catch (error) {
       return Promise.reject(inputError(`Invalid session key ${describeValue(sessionKey)}: ${errorText(error)}`, error));
     }
-    return this.#enqueue(key, agentId, signal, opts.abortSignal);
+    return this.#enqueue(key, agentId, signal, opts.abortSignal, sink);
   }
 
-  #enqueue(key: string, agentId: string, signal: Signal, callerAbort: AbortSignal | undefined): Promise<Outcome> {
+  #enqueue(
+    key: string,
+    agentId: string,
+    signal: Signal,
+    callerAbort: AbortSignal | undefined,
+    sink: TurnSink | undefined,
+  ): Promise<Outcome> {
     const agent = this.#o.agents.get(agentId);
     if (agent === undefined) {
       return Promise.reject(
@@ -299,7 +348,7 @@ class RunnerImpl implements Runner {
         ),
       );
     }
-    return this.#queue.enqueue(key, agent, signal, callerAbort);
+    return this.#queue.enqueue(key, agent, signal, callerAbort, sink);
   }
 
   async session(sessionKey: SessionKey | string): Promise<SessionView | undefined> {
@@ -323,6 +372,18 @@ class RunnerImpl implements Runner {
       };
     }
     return viewOf(key, stored.version, stored.data, liveness);
+  }
+
+  async transcript(sessionKey: SessionKey | string): Promise<TranscriptEntry[]> {
+    const key = canonicalKey(sessionKey).key;
+    const stored = await this.#persistence.read(key);
+    if (stored === undefined) return [];
+    const { data } = stored;
+    const agent = this.#o.agents.get(data.agentId);
+    const own = agent?.definition.engine;
+    if (typeof own === 'object' && typeof own.transcript === 'function')
+      return own.transcript(data.history, data.engine);
+    return defaultTranscript(data.history, data.agentId);
   }
 
   // ------------------------------------------------------------------ history and time travel
@@ -371,6 +432,17 @@ class RunnerImpl implements Runner {
   ): AsyncIterable<{ sessionKey: string; agentId: string; version: number; updatedAt: string }> {
     return this.#timeline.listSessions(listOptions(opts));
   }
+}
+
+/** The user and assistant messages of a history, as they are (an assistant message's `name` as its agent, else the session's). */
+function defaultTranscript(history: readonly ChatMessage[], agentId: string): TranscriptEntry[] {
+  const entries: TranscriptEntry[] = [];
+  for (const m of history) {
+    if (m.role === 'user') entries.push({ type: 'user', text: m.content });
+    else if (m.role === 'assistant' && m.content !== '')
+      entries.push({ type: 'assistant', agentId: m.name ?? agentId, text: m.content });
+  }
+  return entries;
 }
 
 /** The canonical form of a session key and the agent it names. @throws RunnerError `RUNNER_INPUT_INVALID`. */

@@ -16,6 +16,7 @@ import type { AgentRuntime } from './runner-options.js';
 import type { Semaphore } from './semaphore.js';
 import type { SessionPersistence } from './session-persistence.js';
 import { Stopper } from './stopper.js';
+import type { TurnSink } from './turn-stream.js';
 
 const MAX_IDLE_SESSIONS = 10_000;
 
@@ -52,7 +53,13 @@ export class SessionQueue {
   }
 
   /** Enqueues synchronously (before any await), so per-session order is call order. */
-  enqueue(key: string, agent: AgentRuntime, signal: Signal, callerAbort: AbortSignal | undefined): Promise<Outcome> {
+  enqueue(
+    key: string,
+    agent: AgentRuntime,
+    signal: Signal,
+    callerAbort: AbortSignal | undefined,
+    sink?: TurnSink,
+  ): Promise<Outcome> {
     const session = this.#session(key, agent);
     let resolve!: (outcome: Outcome) => void;
     const promise = new Promise<Outcome>((r) => (resolve = r));
@@ -64,6 +71,7 @@ export class SessionQueue {
       stop: new Stopper(),
       detach: undefined,
       announced: false,
+      sink,
     };
     if (session.agent !== agent) {
       this.settle(
@@ -249,7 +257,7 @@ export class SessionQueue {
       return;
     }
     const action = match?.action ?? Action.GracefulStop;
-    emitDecision(hub, session, job.signal, action, match);
+    emitDecision(hub, session, job, action, match);
     if (action.type !== 'force_stop' && action.type !== 'graceful_stop') {
       session.push(job); // any other action is applied in order, like any signal
       session.loop ??= this.#process(session);
@@ -286,6 +294,7 @@ export class SessionQueue {
       Object.defineProperty(event, 'signal', { value: job.signal, enumerable: false });
       hub.emit(event);
     }
+    job.sink?.({ type: 'outcome', outcome });
     job.resolve(outcome);
   }
 

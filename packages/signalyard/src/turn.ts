@@ -9,6 +9,7 @@ import {
   type Outcome,
   type RunnerEvent,
   type Signal,
+  type TextSource,
   type TransitionResult,
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
@@ -20,6 +21,7 @@ import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import { raceStop, type Stopper } from './stopper.js';
+import type { TurnSink } from './turn-stream.js';
 
 /** What a turn works with. @internal */
 export interface TurnDeps {
@@ -61,6 +63,7 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
     if (hub.hasListeners) hub.emit({ type: 'turn_end', ...session.ctx, status: parts.status });
     return { outcome: outcomeOf(session.ctx, { ...decided, ...parts }), ...applied };
   };
+  const { sink } = job;
   const ctx = new TurnContextImpl({
     ...session.ctx,
     signal: job.signal,
@@ -69,8 +72,14 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
     strategy: t.loaded.strategy,
     stopper: stop,
     emit: (event) => {
-      if (!over) forwardEngineEvent(hub, session, event);
+      if (!over) forwardEngineEvent(hub, session, event, sink);
     },
+    emitText:
+      sink === undefined
+        ? noText
+        : (delta, source) => {
+            if (!over) forwardText(hub, session, sink, delta, source);
+          },
   });
 
   if (hub.hasListeners) hub.emit({ type: 'turn_start', ...session.ctx });
@@ -163,7 +172,36 @@ async function applyTurnActions(deps: TurnDeps, t: TurnInput, actions: readonly 
   return { transitions, stopQueued };
 }
 
-function forwardEngineEvent(hub: EventChannel<RunnerEvent>, session: LiveSession, event: unknown): void {
+const noText = (): void => undefined;
+
+/** A streamed turn's text: a `text_delta` TurnEvent, and an `engine_event` of type `text_delta` for plugins. */
+function forwardText(
+  hub: EventChannel<RunnerEvent>,
+  session: LiveSession,
+  sink: TurnSink,
+  delta: unknown,
+  source: TextSource | undefined,
+): void {
+  if (typeof delta !== 'string') {
+    hub.emit({
+      type: 'warning',
+      message: `Engine of agent "${session.agent.id}" emitted text ${describeValue(delta)}: expected a string`,
+    });
+    return;
+  }
+  if (delta === '') return;
+  const withSource = source === undefined ? {} : { source };
+  sink({ type: 'text_delta', agentId: session.agent.id, delta, ...withSource });
+  if (hub.hasListeners)
+    hub.emit({ type: 'engine_event', ...session.ctx, event: { type: 'text_delta', delta, ...withSource } });
+}
+
+function forwardEngineEvent(
+  hub: EventChannel<RunnerEvent>,
+  session: LiveSession,
+  event: unknown,
+  sink: TurnSink | undefined,
+): void {
   if (typeof event !== 'object' || event === null || typeof (event as { type?: unknown }).type !== 'string') {
     hub.emit({
       type: 'warning',
@@ -171,7 +209,9 @@ function forwardEngineEvent(hub: EventChannel<RunnerEvent>, session: LiveSession
     });
     return;
   }
-  hub.emit({ type: 'engine_event', ...session.ctx, event: event as { type: string } & Record<string, unknown> });
+  const engineEvent = event as { type: string } & Record<string, unknown>;
+  sink?.({ type: 'engine_event', event: engineEvent });
+  hub.emit({ type: 'engine_event', ...session.ctx, event: engineEvent });
 }
 
 /** The parts of a {@link TurnContextImpl}. */
@@ -184,6 +224,7 @@ interface TurnContextParts {
   readonly strategy: ExecutionStrategy;
   readonly stopper: Stopper;
   readonly emit: TurnContext['emit'];
+  readonly emitText: TurnContext['emitText'];
 }
 
 /** The TurnContext of one turn; `abortSignal` is made on first read (most turns never need one). */
@@ -195,6 +236,8 @@ class TurnContextImpl implements TurnContext {
   readonly state: unknown;
   readonly strategy: ExecutionStrategy;
   readonly emit: TurnContext['emit'];
+  readonly emitText: TurnContext['emitText'];
+  readonly streaming: boolean;
   readonly #stopper: Stopper;
 
   constructor(parts: TurnContextParts) {
@@ -205,6 +248,8 @@ class TurnContextImpl implements TurnContext {
     this.state = parts.state;
     this.strategy = parts.strategy;
     this.emit = parts.emit;
+    this.emitText = parts.emitText;
+    this.streaming = parts.emitText !== noText;
     this.#stopper = parts.stopper;
   }
 
