@@ -53,9 +53,35 @@ export interface CheckpointStore {
 
 /**
  * Cross-process mutual exclusion per session key. A Runner given a lock runs each signal's
- * load → apply → save inside `withLock(sessionKey)`.
+ * load → apply → save inside `withLock(sessionKey)`, and aborts the turn when the lock says it
+ * lost its hold (the outcome is then `failed` with `SESSION_LOCK_FAILED`).
+ *
+ * @example
+ * ```ts
+ * await lock.withLock(sessionKey, async (lockSignal) => {
+ *   const checkpoint = await store.load(sessionKey);
+ *   const next = await work(checkpoint?.data, { abortSignal: lockSignal }); // stops if the lock is lost
+ *   await store.save(sessionKey, next, checkpoint?.version ?? 0);
+ * });
+ * ```
  */
 export interface SessionLock {
-  /** Runs `fn` while holding the lock for `key`; rejects with `AbortedError` if aborted while waiting. */
-  withLock<T>(key: string, fn: () => Promise<T>, opts?: { abortSignal?: AbortSignal }): Promise<T>;
+  /**
+   * Runs `fn` while holding the lock for `key`, and returns (or rejects with) what `fn` returns.
+   *
+   * `fn` receives a `lockSignal`: an `AbortSignal` that fires when the lock is lost while `fn`
+   * runs (for a lock on a database connection: the connection failed or closed, so another
+   * process may hold the key now), with the lock's error as its `reason`. `withLock` then
+   * rejects with that error even if `fn` resolves. A lock that cannot lose its hold passes a
+   * signal that never fires. `fn` may ignore the argument (`() => work()` is a valid `fn`).
+   * The parameter is optional in the type only so that locks written before it existed still
+   * compile: a new lock passes it, and a caller treats a missing one as a signal that never fires.
+   *
+   * Rejects with `AbortedError` when `opts.abortSignal` fires while waiting (`fn` never runs).
+   */
+  withLock<T>(
+    key: string,
+    fn: (lockSignal?: AbortSignal) => Promise<T>,
+    opts?: { abortSignal?: AbortSignal },
+  ): Promise<T>;
 }

@@ -22,6 +22,7 @@ import type {
   Checkpoint,
   CheckpointStore,
   MemoryCheckpointStoreOptions,
+  SessionLock,
   ExecutionStrategy,
   Outcome,
   Plugin,
@@ -360,6 +361,34 @@ describe('CheckpointStore (type)', () => {
       [options?: MemoryCheckpointStoreOptions]
     >();
     expectTypeOf<MemoryCheckpointStoreOptions>().toEqualTypeOf<{ keepVersions?: number }>();
+  });
+});
+
+describe('SessionLock (type)', () => {
+  it('withLock passes fn a lockSignal; fn may ignore it, and a lock written before it existed still is a SessionLock', async () => {
+    type Fn = Parameters<SessionLock['withLock']>[1];
+    expectTypeOf<Parameters<Fn>>().toEqualTypeOf<[lockSignal?: AbortSignal]>();
+    expectTypeOf<Parameters<SessionLock['withLock']>[2]>().toEqualTypeOf<{ abortSignal?: AbortSignal } | undefined>();
+    const seen: (AbortSignal | undefined)[] = [];
+    const current: SessionLock = {
+      withLock: async (_key, fn) => fn(new AbortController().signal),
+    };
+    const older: SessionLock = {
+      async withLock<T>(_key: string, fn: () => Promise<T>): Promise<T> {
+        return fn();
+      },
+    };
+    for (const lock of [current, older]) {
+      expect(await lock.withLock('k', async () => 1)).toBe(1);
+      expect(
+        await lock.withLock('k', async (lockSignal) => {
+          seen.push(lockSignal);
+          return 'seen';
+        }),
+      ).toBe('seen');
+    }
+    expect(seen[0]).toBeInstanceOf(AbortSignal);
+    expect(seen[1]).toBeUndefined();
   });
 });
 

@@ -73,7 +73,8 @@ export class SignalApplier {
       } catch (error) {
         return this.#escaped(session, job, error);
       }
-      if (applied.save === undefined) return applied.outcome;
+      // Without the lock, another process may own the session now: save nothing, retry nothing.
+      if (applied.save === undefined || job.lockLost) return applied.outcome;
       try {
         await persistence.save(session, loaded, applied.save, signalCause(job.signal, applied.outcome));
       } catch (error) {

@@ -17,6 +17,8 @@ export interface Job {
   detach: (() => void) | undefined;
   /** Whether `signal_received` was already emitted (stop signals routed on arrival). */
   announced: boolean;
+  /** Set when the session's lock was lost while it ran: nothing more may be written for it. */
+  lockLost: boolean;
   /** Where its events go when the caller reads it as a stream. */
   readonly sink: TurnSink | undefined;
 }

@@ -1,7 +1,8 @@
 import { AbortedError, Action, type Outcome, type RunnerEvent, type SessionLock, type Signal } from '@signalyard/core';
-import type { EventChannel } from '@signalyard/core/internal';
+import { errorText, isAbortSignal, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import { emitDecision } from './apply-signal.js';
+import { RunnerError } from './errors/runner-error.js';
 import { LiveSession, type Job, type Task } from './live-session.js';
 import {
   agentMismatch,
@@ -71,6 +72,7 @@ export class SessionQueue {
       stop: new Stopper(),
       detach: undefined,
       announced: false,
+      lockLost: false,
       sink,
     };
     if (session.agent !== agent) {
@@ -161,18 +163,28 @@ export class SessionQueue {
     session.running = job;
     let outcome: Outcome;
     const lock = this.#d.lock;
+    const held: LockWatch = { entered: false, lost: undefined };
     try {
       outcome =
         lock === undefined
           ? await apply(session, job, false)
-          : await lock.withLock(session.key, () => apply(session, job, true), { abortSignal: job.stop.signal });
+          : await lock.withLock(
+              session.key,
+              (lockSignal) => underLock(held, session, job, lockSignal, () => apply(session, job, true)),
+              { abortSignal: job.stop.signal },
+            );
+      if (held.lost !== undefined) outcome = failedOutcome(session.ctx, lockFailed(session, held, held.lost.reason));
     } catch (error) {
-      outcome = job.stop.aborted
-        ? stoppedOutcome(session.ctx)
-        : failedOutcome(
-            session.ctx,
-            asSignalyardError(error, lock === undefined ? 'ENGINE_FAILED' : 'SESSION_LOCK_FAILED'),
-          );
+      // The lock lost, or not taken for another reason than this signal's stop: the lock failed.
+      const lockFailure = lock !== undefined && (held.lost !== undefined || (!held.entered && !job.stop.aborted));
+      outcome = lockFailure
+        ? failedOutcome(session.ctx, lockFailed(session, held, error))
+        : job.stop.aborted
+          ? stoppedOutcome(session.ctx)
+          : failedOutcome(
+              session.ctx,
+              asSignalyardError(error, lock === undefined ? 'ENGINE_FAILED' : 'SESSION_LOCK_FAILED'),
+            );
     } finally {
       session.running = undefined;
     }
@@ -329,4 +341,54 @@ export class SessionQueue {
       if (s.idle) this.#sessions.delete(key);
     }
   }
+}
+
+/** What became of a session lock around one signal: whether `fn` ran, whether the lock was lost meanwhile. */
+interface LockWatch {
+  entered: boolean;
+  lost: { readonly reason: unknown } | undefined;
+}
+
+/**
+ * A lock's `fn`: applies the signal, and aborts the turn (its effects are discarded) when the
+ * lock's `lockSignal` fires. A lock that passes no signal is one that cannot lose its hold.
+ */
+async function underLock(
+  held: LockWatch,
+  session: LiveSession,
+  job: Job,
+  lockSignal: unknown,
+  apply: () => Promise<Outcome>,
+): Promise<Outcome> {
+  held.entered = true;
+  if (!isAbortSignal(lockSignal)) return apply();
+  const onLost = (): void => {
+    held.lost ??= { reason: lockSignal.reason };
+    job.lockLost = true; // another process may hold the session now: write nothing more
+    job.stop.abort(new AbortedError({ message: 'The session lock was lost', cause: lockSignal.reason }));
+  };
+  if (lockSignal.aborted) {
+    onLost();
+    return stoppedOutcome(session.ctx); // reported as the lock's failure
+  }
+  lockSignal.addEventListener('abort', onLost, { once: true });
+  try {
+    return await apply();
+  } finally {
+    lockSignal.removeEventListener('abort', onLost);
+  }
+}
+
+/** `SESSION_LOCK_FAILED`: the lock could not be taken, or was lost while the signal was applied; `error` is the cause. */
+function lockFailed(session: LiveSession, held: LockWatch, error: unknown): RunnerError {
+  if (RunnerError.isInstance(error) && error.code === 'SESSION_LOCK_FAILED') return error;
+  const what =
+    held.lost === undefined
+      ? 'could not be taken'
+      : 'was lost while a signal was applied (the turn was aborted and its effects discarded)';
+  return new RunnerError({
+    code: 'SESSION_LOCK_FAILED',
+    message: `The session lock on ${JSON.stringify(session.key)} ${what}: ${errorText(error)}`,
+    cause: error,
+  });
 }

@@ -1,5 +1,9 @@
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { MAX_TIMEOUT_MS } from '@signalyard/core/internal';
 import type { Client } from 'pg';
+
+/** How long `withLock` waits for a lock by default: 2 minutes. */
+const DEFAULT_ACQUIRE_TIMEOUT_MS = 120_000;
 
 /** What every form of {@link PostgresSessionLockOptions} accepts. */
 export interface PostgresSessionLockCommonOptions {
@@ -12,9 +16,12 @@ export interface PostgresSessionLockCommonOptions {
   /** The longest pause between two tries, in milliseconds. Default 250. */
   retryMaxMs?: number;
   /**
-   * How long `withLock` waits for a lock held elsewhere before rejecting with
-   * `POSTGRES_LOCK_TIMEOUT`, in milliseconds (a free lock is always taken, even with 0). Default:
-   * no limit (wait until it is free or the call's `abortSignal` fires).
+   * How long `withLock` waits for a lock held elsewhere (by another process, or by an earlier
+   * call for the key in this process) before rejecting with `POSTGRES_LOCK_TIMEOUT`, in
+   * milliseconds: an integer from 0 to 2147483647 (a free lock is always taken, even with 0), or
+   * `Infinity` for no limit (wait until it is free or the call's `abortSignal` fires). Default
+   * 120000 (2 minutes): longer than a turn should last, so a holder that hangs — a stuck engine
+   * in another process — fails the waiting signals instead of keeping them forever.
    */
   acquireTimeoutMs?: number;
 }
@@ -60,6 +67,7 @@ export interface ResolvedPostgresLockOptions {
   readonly client: Client | undefined;
   readonly retryMinMs: number;
   readonly retryMaxMs: number;
+  /** `undefined`: no limit. */
   readonly acquireTimeoutMs: number | undefined;
 }
 
@@ -96,7 +104,7 @@ export function resolvePostgresLockOptions(options: PostgresSessionLockOptions):
     client,
     retryMinMs = 5,
     retryMaxMs = 250,
-    acquireTimeoutMs,
+    acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS,
   } = options as unknown as Record<string, unknown>;
   if (client !== undefined && connectionString !== undefined) {
     problems.push({ path: 'client', message: 'expected exactly one of connectionString or client, got both' });
@@ -132,10 +140,10 @@ export function resolvePostgresLockOptions(options: PostgresSessionLockOptions):
       message: `expected retryMaxMs >= retryMinMs (${retryMinMs}), got ${retryMaxMs}`,
     });
   }
-  if (acquireTimeoutMs !== undefined && !isMs(acquireTimeoutMs)) {
+  if (acquireTimeoutMs !== Infinity && (!isMs(acquireTimeoutMs) || acquireTimeoutMs > MAX_TIMEOUT_MS)) {
     problems.push({
       path: 'acquireTimeoutMs',
-      message: `expected an integer number of milliseconds >= 0, got ${describeValue(acquireTimeoutMs)}`,
+      message: `expected an integer number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, or Infinity for no limit, got ${describeValue(acquireTimeoutMs)}`,
     });
   }
   for (const key of Object.keys(options)) {
@@ -148,6 +156,6 @@ export function resolvePostgresLockOptions(options: PostgresSessionLockOptions):
     client: client as Client | undefined,
     retryMinMs: retryMinMs as number,
     retryMaxMs: retryMaxMs as number,
-    acquireTimeoutMs: acquireTimeoutMs as number | undefined,
+    acquireTimeoutMs: acquireTimeoutMs === Infinity ? undefined : (acquireTimeoutMs as number),
   };
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { AbortedError, describeValue, type SessionLock } from '@signalyard/core';
 import { unstorableTextIndex, errorText } from '@signalyard/core/internal';
 import { Client } from 'pg';
@@ -23,7 +24,17 @@ interface Connection {
   lost: boolean;
   /** Settles when the last query sent settles: queries go one at a time (pg 9 will not queue them). */
   tail: Promise<unknown>;
+  /** The calls running `fn` on this connection: told (with `pg`'s error, if any) when it is lost. */
+  readonly holders: Set<(cause: unknown) => void>;
   readonly detach: () => void;
+}
+
+/** A key this lock holds in the current async context (a chain: the innermost `withLock` first). */
+interface Holding {
+  readonly key: string;
+  /** False once that `withLock` has ended: work it started and left running may lock the key again. */
+  active: boolean;
+  readonly outer: Holding | undefined;
 }
 
 /** Runs one query on the connection after the ones already sent. */
@@ -64,6 +75,21 @@ class Wait {
   }
 }
 
+/** One `withLock` call while it runs `fn`: its `lockSignal`, fired when the connection is lost. */
+class Hold {
+  readonly controller = new AbortController();
+  /** Set when the lock was lost while `fn` ran. */
+  lost: PostgresLockError | undefined;
+
+  constructor(readonly key: string) {}
+
+  lose(cause: unknown): void {
+    if (this.lost !== undefined) return;
+    this.lost = lostError(this.key, cause);
+    this.controller.abort(this.lost);
+  }
+}
+
 /**
  * A `SessionLock` (core) across processes and machines, on PostgreSQL **session-level advisory
  * locks**: give it to every Runner that shares a {@link PostgresCheckpointStore}, and each
@@ -82,13 +108,20 @@ class Wait {
  *   and other processes take those sessions over at their next try.
  * - Advisory locks are re-entrant per connection, so two calls for one key in one process would
  *   both get it: calls for the same key in one process wait in line (FIFO) in the process first,
- *   and only the head of the line asks the server.
+ *   and only the head of the line asks the server. A call for a key made from inside `fn` of a
+ *   call holding that key would wait for itself: it is refused at once with
+ *   `POSTGRES_LOCK_REENTERED`.
+ * - Every wait is bounded by `acquireTimeoutMs` (default 2 minutes; `POSTGRES_LOCK_TIMEOUT`).
  *
  * If the lock connection is lost while `fn` runs (network, server restart, `pg_terminate_backend`)
- * the server has released the lock and another process may take the session; the checkpoint
- * store's compare-and-set still refuses the stale save, so nothing is overwritten. With
- * `connectionString` the next call opens a new connection. Keys are hashed to 64 bits: two keys
- * colliding would share one lock (more exclusion, never less).
+ * the server has released the lock and another process may take the session: `fn`'s `lockSignal`
+ * fires (reason: a `PostgresLockError` with `POSTGRES_LOCK_LOST`) so that `fn` can stop, and
+ * `withLock` rejects with that error even if `fn` resolves. A Runner aborts the turn and reports
+ * `SESSION_LOCK_FAILED`; the checkpoint store's compare-and-set still refuses any stale save, so
+ * nothing is overwritten. The loss is seen as soon as `pg` reports the connection failed or closed
+ * (at once for a terminated backend or a server restart; for a silent network partition, when TCP
+ * keep-alive gives up). With `connectionString` the next call opens a new connection. Keys are
+ * hashed to 64 bits: two keys colliding would share one lock (more exclusion, never less).
  *
  * @throws ConfigError `CONFIG_INVALID` listing every bad option (the constructor never touches
  * the network).
@@ -100,8 +133,9 @@ class Wait {
  * const runner = createRunner({ agents, store, lock });
  * // or directly:
  * const stop = new AbortController();
- * await lock.withLock('agent:main:main', async () => {
- *   // no other process using this database runs code under this key at the same time
+ * await lock.withLock('agent:main:main', async (lockSignal) => {
+ *   // no other process using this database runs code under this key at the same time;
+ *   // lockSignal fires if the lock is lost meanwhile: stop, the work is no longer exclusive
  * }, { abortSignal: stop.signal });
  * await lock.close();
  * ```
@@ -112,6 +146,8 @@ export class PostgresSessionLock implements SessionLock {
   /** Keys taken (or being taken) in this process → the calls waiting behind, in order. */
   readonly #lines = new Map<string, (() => void)[]>();
   readonly #waits = new Set<Wait>();
+  /** The keys held in the current async context, to refuse a call that would wait for itself. */
+  readonly #holding = new AsyncLocalStorage<Holding>();
   /** `withLock` calls past validation and not yet settled. */
   #calls = 0;
   #drained: (() => void) | undefined;
@@ -126,61 +162,98 @@ export class PostgresSessionLock implements SessionLock {
   /**
    * Runs `fn` while this process holds the lock for `key` across every process using the same
    * database, and returns (or rejects with) what `fn` returns; the lock is released however `fn`
-   * ends. Waits, without limit unless `acquireTimeoutMs` is set, while another process — or
+   * ends. Waits, at most `acquireTimeoutMs` (default 2 minutes), while another process — or
    * another call in this process — holds it.
+   *
+   * `fn` receives a `lockSignal` that fires when the lock connection fails or closes while `fn`
+   * runs (the server has then released the lock), with the `POSTGRES_LOCK_LOST` error as its
+   * reason; `withLock` then rejects with that error, whether `fn` resolves or rejects.
    * @throws AbortedError `ABORTED` when `abortSignal` fires (or has fired) before the lock is
    * taken (`fn` never runs); PostgresLockError `POSTGRES_LOCK_INPUT_INVALID`,
-   * `POSTGRES_LOCK_FAILED`, `POSTGRES_LOCK_TIMEOUT`, `POSTGRES_LOCK_CLOSED` (`fn` never runs).
+   * `POSTGRES_LOCK_REENTERED`, `POSTGRES_LOCK_FAILED`, `POSTGRES_LOCK_TIMEOUT`,
+   * `POSTGRES_LOCK_CLOSED` (`fn` never runs), `POSTGRES_LOCK_LOST` (`fn` ran, the lock was lost).
    */
-  async withLock<T>(key: string, fn: () => Promise<T>, opts?: { abortSignal?: AbortSignal }): Promise<T> {
+  async withLock<T>(
+    key: string,
+    fn: (lockSignal: AbortSignal) => Promise<T>,
+    opts?: { abortSignal?: AbortSignal },
+  ): Promise<T> {
     checkInput(key, fn, opts);
     if (this.#closed) throw closedError(key);
+    if (this.#holds(key)) throw reenteredError(key);
     const abortSignal = opts?.abortSignal;
     if (abortSignal?.aborted === true) throw abortedError(key, abortSignal);
     this.#calls++;
     try {
-      const wait = new Wait();
-      this.#waits.add(wait);
-      const onAbort = (): void => {
-        wait.stop(abortedError(key, abortSignal as AbortSignal));
-      };
-      abortSignal?.addEventListener('abort', onAbort, { once: true });
-      const timeoutMs = this.#o.acquireTimeoutMs;
-      const timer =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              wait.stop(
-                new PostgresLockError({
-                  code: 'POSTGRES_LOCK_TIMEOUT',
-                  key,
-                  message: `The session lock on ${JSON.stringify(key)} was still held elsewhere after ${timeoutMs} ms (acquireTimeoutMs)`,
-                }),
-                true,
-              );
-            }, timeoutMs);
-      let connection: Connection;
+      const connection = await this.#take(key, abortSignal);
       try {
-        await this.#enter(key, wait);
-        try {
-          connection = await this.#acquire(key, wait);
-        } catch (error) {
-          this.#leave(key);
-          throw error;
-        }
-      } finally {
-        clearTimeout(timer);
-        abortSignal?.removeEventListener('abort', onAbort);
-        this.#waits.delete(wait);
-      }
-      try {
-        return await fn();
+        return await this.#hold(connection, key, fn);
       } finally {
         await this.#unlock(connection, key);
         this.#leave(key);
       }
     } finally {
       if (--this.#calls === 0) this.#drained?.();
+    }
+  }
+
+  /** True when the current async context runs inside `fn` of a call of this lock holding `key`. */
+  #holds(key: string): boolean {
+    for (let h = this.#holding.getStore(); h !== undefined; h = h.outer) if (h.active && h.key === key) return true;
+    return false;
+  }
+
+  /**
+   * Takes the lock for `key`: first in this process's line, then on the server. Stopped by
+   * `abortSignal`, the deadline or `close()`; on failure this call has left the line.
+   */
+  async #take(key: string, abortSignal: AbortSignal | undefined): Promise<Connection> {
+    const wait = new Wait();
+    this.#waits.add(wait);
+    const onAbort = (): void => {
+      wait.stop(abortedError(key, abortSignal as AbortSignal));
+    };
+    abortSignal?.addEventListener('abort', onAbort, { once: true });
+    const timeoutMs = this.#o.acquireTimeoutMs;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            wait.stop(timeoutError(key, timeoutMs), true);
+          }, timeoutMs);
+    try {
+      await this.#enter(key, wait);
+      try {
+        return await this.#acquire(key, wait);
+      } catch (error) {
+        this.#leave(key);
+        throw error;
+      }
+    } finally {
+      clearTimeout(timer);
+      abortSignal?.removeEventListener('abort', onAbort);
+      this.#waits.delete(wait);
+    }
+  }
+
+  /** Runs `fn` holding `key` on `connection`, with a `lockSignal` that fires if the connection is lost. */
+  async #hold<T>(connection: Connection, key: string, fn: (lockSignal: AbortSignal) => Promise<T>): Promise<T> {
+    const hold = new Hold(key);
+    const onLost = (cause: unknown): void => {
+      hold.lose(cause);
+    };
+    connection.holders.add(onLost);
+    if (connection.lost) hold.lose(undefined);
+    const holding: Holding = { key, active: true, outer: this.#holding.getStore() };
+    try {
+      const value = await this.#holding.run(holding, () => fn(hold.controller.signal));
+      if (hold.lost !== undefined) throw hold.lost;
+      return value;
+    } catch (error) {
+      throw hold.lost ?? error;
+    } finally {
+      holding.active = false;
+      connection.holders.delete(onLost);
     }
   }
 
@@ -330,10 +403,13 @@ function isLost(connection: Connection): boolean {
   return connection.lost;
 }
 
-/** Follows a client's life: marks it lost when it fails or ends. */
+/** Follows a client's life: marks it lost when it fails or ends, and tells the calls holding locks on it. */
 function watch(client: Client, owned: boolean, ready: Promise<unknown>): Connection {
-  const onGone = (): void => {
+  const onGone = (error?: unknown): void => {
     connection.lost = true;
+    const holders = [...connection.holders];
+    connection.holders.clear();
+    for (const holder of holders) holder(error);
   };
   const connection: Connection = {
     client,
@@ -341,6 +417,7 @@ function watch(client: Client, owned: boolean, ready: Promise<unknown>): Connect
     ready,
     lost: false,
     tail: Promise.resolve(),
+    holders: new Set(),
     detach: () => {
       client.removeListener('error', onGone);
       client.removeListener('end', onGone);
@@ -399,6 +476,33 @@ function abortedError(key: string, abortSignal: AbortSignal): AbortedError {
   return new AbortedError({
     message: `Aborted while waiting for the session lock on ${JSON.stringify(key)}`,
     cause: abortSignal.reason,
+  });
+}
+
+function timeoutError(key: string, timeoutMs: number): PostgresLockError {
+  return new PostgresLockError({
+    code: 'POSTGRES_LOCK_TIMEOUT',
+    key,
+    message: `The session lock on ${JSON.stringify(key)} was still held (by another process, or an earlier call in this process) after ${timeoutMs} ms (acquireTimeoutMs)`,
+  });
+}
+
+function reenteredError(key: string): PostgresLockError {
+  return new PostgresLockError({
+    code: 'POSTGRES_LOCK_REENTERED',
+    key,
+    message: `withLock(${JSON.stringify(key)}) was called inside a withLock(${JSON.stringify(key)}) of the same lock, which already holds the key: it would wait for itself forever. Expected the inner work to run in the outer fn`,
+  });
+}
+
+function lostError(key: string, cause: unknown): PostgresLockError {
+  const pgCode = pgCodeOf(cause);
+  return new PostgresLockError({
+    code: 'POSTGRES_LOCK_LOST',
+    key,
+    message: `Lost the session lock on ${JSON.stringify(key)} while its function ran: the lock connection ${cause === undefined ? 'closed' : `failed (${errorText(cause)})`}, so the server released the lock and another process may hold it now`,
+    ...(pgCode !== undefined && { pgCode }),
+    ...(cause !== undefined && { cause }),
   });
 }
 

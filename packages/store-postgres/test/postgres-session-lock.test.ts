@@ -104,6 +104,14 @@ describe('new PostgresSessionLock(options): validation (no server needed)', () =
     ['both', { connectionString: DATABASE_URL, client: new Client() }, 'client'],
     ['a client that is not one', { client: { query: () => 1 } }, 'client'],
     ['retryMaxMs below retryMinMs', { connectionString: DATABASE_URL, retryMinMs: 50, retryMaxMs: 10 }, 'retryMaxMs'],
+    ['acquireTimeoutMs below 0', { connectionString: DATABASE_URL, acquireTimeoutMs: -1 }, 'acquireTimeoutMs'],
+    [
+      'acquireTimeoutMs beyond what setTimeout honours',
+      { connectionString: DATABASE_URL, acquireTimeoutMs: 2 ** 31 },
+      'acquireTimeoutMs',
+    ],
+    ['acquireTimeoutMs NaN', { connectionString: DATABASE_URL, acquireTimeoutMs: Number.NaN }, 'acquireTimeoutMs'],
+    ['acquireTimeoutMs -Infinity', { connectionString: DATABASE_URL, acquireTimeoutMs: -Infinity }, 'acquireTimeoutMs'],
   ])('refuses %s with CONFIG_INVALID naming the option', (_, options, path) => {
     let error: unknown;
     try {
@@ -113,6 +121,14 @@ describe('new PostgresSessionLock(options): validation (no server needed)', () =
     }
     expect(isSignalyardError(error, 'CONFIG_INVALID')).toBe(true);
     expect((error as ConfigError).problems.map((p) => p.path)).toEqual([path]);
+  });
+
+  it('accepts acquireTimeoutMs from 0 to 2147483647, and Infinity (no limit)', () => {
+    for (const acquireTimeoutMs of [0, 1, 2 ** 31 - 1, Infinity]) {
+      expect(new PostgresSessionLock({ connectionString: DATABASE_URL, acquireTimeoutMs })).toBeInstanceOf(
+        PostgresSessionLock,
+      );
+    }
   });
 
   it.each([
@@ -290,7 +306,8 @@ describePostgres('PostgresSessionLock on a real server', () => {
       await adminPool().query('SELECT pg_terminate_backend($1)', [pid]);
       expect(await second).toBe('b took over');
       release.resolve();
-      expect(await first).toBe('a finished');
+      // A is told it lost the lock (see 'losing the lock while fn runs'), even though its fn resolved.
+      expect(await rejection(first)).toMatchObject({ code: 'POSTGRES_LOCK_LOST', key });
       // A reconnects for its next call.
       expect(await a.withLock(key, async () => (await holders(key)).length)).toBe(1);
       expect(await holders(key)).toEqual([]);
@@ -388,6 +405,223 @@ describePostgres('PostgresSessionLock on a real server', () => {
       const key = freshKey();
       expect(await l.withLock(key, async () => 'ran')).toBe('ran');
       expect(await l.withLock(key, async () => 'again')).toBe('again');
+    });
+  });
+
+  describe('losing the lock while fn runs', () => {
+    /** The backend pid of the lock connection holding `key`. */
+    async function holderPid(key: string): Promise<number> {
+      const [pid] = await holders(key);
+      if (pid === undefined) throw new Error(`nobody holds ${key}`);
+      return pid;
+    }
+
+    it("terminating the holder's backend fires fn's lockSignal, withLock rejects with POSTGRES_LOCK_LOST though fn resolves, and another process takes the key", async () => {
+      const a = lock({ connectionString: DATABASE_URL });
+      const b = await countingClient();
+      const lockB = lock({ client: b.client, retryMinMs: 1, retryMaxMs: 20 });
+      const key = freshKey();
+      const release = deferred();
+      let lockSignal: AbortSignal | undefined;
+      const first = a.withLock(key, async (signal) => {
+        lockSignal = signal;
+        await release.promise;
+        return 'a finished';
+      });
+      await vi.waitFor(() => expect(lockSignal).toBeInstanceOf(AbortSignal), WAIT);
+      expect(lockSignal?.aborted).toBe(false);
+      let bRan = false;
+      const second = lockB.withLock(key, async () => {
+        bRan = true;
+        return 'b took over';
+      });
+      await vi.waitFor(() => expect(b.refusals()).toBeGreaterThanOrEqual(1), WAIT);
+      await adminPool().query('SELECT pg_terminate_backend($1)', [await holderPid(key)]);
+
+      await vi.waitFor(() => expect(lockSignal?.aborted).toBe(true), WAIT);
+      const reason: unknown = lockSignal?.reason;
+      expect(PostgresLockError.isInstance(reason)).toBe(true);
+      expect(reason).toMatchObject({ code: 'POSTGRES_LOCK_LOST', key, pgCode: '57P01' });
+      expect((reason as Error).message).toContain(JSON.stringify(key));
+      // B takes the key while A's fn is still running.
+      expect(await second).toBe('b took over');
+      expect(bRan).toBe(true);
+      release.resolve();
+      const error = await rejection(first);
+      expect(error).toBe(reason);
+      // A reconnects for its next call, and that call's signal is a fresh one.
+      expect(await a.withLock(key, async (signal) => signal !== lockSignal && !signal.aborted)).toBe(true);
+      expect(await holders(key)).toEqual([]);
+    });
+
+    it('every call holding a lock on the lost connection is told, and a rejection of fn is replaced by the lock error', async () => {
+      const l = lock({ connectionString: DATABASE_URL });
+      const keys = [freshKey(), freshKey()];
+      const started = new Map<string, AbortSignal>();
+      const calls = keys.map((key) =>
+        l.withLock(key, async (lockSignal) => {
+          started.set(key, lockSignal);
+          // An fn that stops when told: it rejects with its own error.
+          await new Promise((_resolve, reject) => {
+            lockSignal.addEventListener('abort', () => {
+              reject(new Error('stopped: the lock is gone'));
+            });
+          });
+        }),
+      );
+      await vi.waitFor(() => expect(started.size).toBe(2), WAIT);
+      await adminPool().query('SELECT pg_terminate_backend($1)', [await holderPid(keys[0]!)]);
+      const errors = await Promise.all(calls.map((call) => rejection(call)));
+      expect(errors.map((e) => (e as PostgresLockError).code)).toEqual(['POSTGRES_LOCK_LOST', 'POSTGRES_LOCK_LOST']);
+      expect(errors.map((e) => (e as PostgresLockError).key)).toEqual(keys);
+      for (const [i, key] of keys.entries()) expect(started.get(key)?.reason).toBe(errors[i]);
+    });
+
+    it('with a client of yours: its loss fires lockSignal, and later calls reject with POSTGRES_LOCK_FAILED', async () => {
+      const c = await client();
+      const l = lock({ client: c });
+      const key = freshKey();
+      const release = deferred();
+      let lockSignal: AbortSignal | undefined;
+      const held = l.withLock(key, async (signal) => {
+        lockSignal = signal;
+        await release.promise;
+      });
+      await vi.waitFor(() => expect(lockSignal).toBeDefined(), WAIT);
+      await adminPool().query('SELECT pg_terminate_backend($1)', [await holderPid(key)]);
+      await vi.waitFor(() => expect(lockSignal?.aborted).toBe(true), WAIT);
+      release.resolve();
+      expect(await rejection(held)).toMatchObject({ code: 'POSTGRES_LOCK_LOST', key });
+      expect(await rejection(l.withLock(key, one))).toMatchObject({ code: 'POSTGRES_LOCK_FAILED', key });
+    });
+
+    it('a call that keeps its lock gets a signal that never fires, and resolves with what fn returns', async () => {
+      const l = lock({ connectionString: DATABASE_URL });
+      const key = freshKey();
+      let lockSignal: AbortSignal | undefined;
+      expect(
+        await l.withLock(key, async (signal) => {
+          lockSignal = signal;
+          return 'kept';
+        }),
+      ).toBe('kept');
+      expect(lockSignal?.aborted).toBe(false);
+      // Ending the lock afterwards is no loss for a call that is over.
+      await l.close();
+      expect(lockSignal?.aborted).toBe(false);
+    });
+  });
+
+  describe('re-entry', () => {
+    it('withLock for a key inside fn of a withLock for the same key rejects at once with POSTGRES_LOCK_REENTERED; the outer call goes on', async () => {
+      const l = lock({ connectionString: DATABASE_URL });
+      const key = freshKey();
+      const other = freshKey();
+      const inner = vi.fn(async () => 'never');
+      const result = await l.withLock(key, async () => {
+        const error = await rejection(l.withLock(key, inner));
+        // A key held further out is refused too, and so is a call from work fn started and did not await.
+        const deeper = await l.withLock(other, async () => rejection(l.withLock(key, inner)));
+        const detached = await new Promise((resolve) => {
+          setTimeout(() => {
+            resolve(rejection(l.withLock(key, inner)));
+          }, 0);
+        });
+        return { error, deeper, detached, holders: (await holders(key)).length };
+      });
+      for (const error of [result.error, result.deeper, result.detached]) {
+        expect(PostgresLockError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ code: 'POSTGRES_LOCK_REENTERED', key });
+        expect((error as Error).message).toContain(JSON.stringify(key));
+      }
+      expect(inner).not.toHaveBeenCalled();
+      expect(result.holders).toBe(1);
+      expect(await holders(key)).toEqual([]);
+    });
+
+    it('work started inside fn may lock the key once the outer call has ended; other keys and other lock instances are not re-entry', async () => {
+      const l = lock({ connectionString: DATABASE_URL });
+      const otherInstance = lock({
+        connectionString: DATABASE_URL,
+        acquireTimeoutMs: 50,
+        retryMinMs: 1,
+        retryMaxMs: 10,
+      });
+      const key = freshKey();
+      const gate = deferred();
+      let later: Promise<string> | undefined;
+      const nested = await l.withLock(key, async () => {
+        later = gate.promise.then(() => l.withLock(key, async () => 'after the outer call'));
+        const otherKey = await l.withLock(freshKey(), async () => 'another key');
+        // Another instance is another connection, as another process: it waits, here until its deadline.
+        const elsewhere = await rejection(otherInstance.withLock(key, async () => 'never'));
+        return { otherKey, elsewhere };
+      });
+      expect(nested.otherKey).toBe('another key');
+      expect(nested.elsewhere).toMatchObject({ code: 'POSTGRES_LOCK_TIMEOUT', key });
+      gate.resolve();
+      expect(await later).toBe('after the outer call');
+    });
+  });
+
+  describe('the default acquire timeout', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('is 2 minutes: a call waiting on a holder that never lets go rejects with POSTGRES_LOCK_TIMEOUT then', async () => {
+      const a = lock({ connectionString: DATABASE_URL });
+      const b = lock({ connectionString: DATABASE_URL });
+      const key = freshKey();
+      const release = deferred();
+      let aRunning = false;
+      const first = a.withLock(key, async () => {
+        aRunning = true;
+        await release.promise;
+      });
+      await vi.waitFor(() => expect(aRunning).toBe(true), WAIT);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      let settled = false;
+      const fn = vi.fn(one);
+      const waiting = b.withLock(key, fn).finally(() => {
+        settled = true;
+      });
+      await vi.advanceTimersByTimeAsync(119_999);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = await rejection(waiting);
+      expect(error).toMatchObject({ code: 'POSTGRES_LOCK_TIMEOUT', key });
+      expect((error as Error).message).toContain('120000 ms (acquireTimeoutMs)');
+      expect(fn).not.toHaveBeenCalled();
+      vi.useRealTimers();
+      release.resolve();
+      await first;
+    });
+
+    it('acquireTimeoutMs: Infinity waits without a limit (until aborted)', async () => {
+      const a = lock({ connectionString: DATABASE_URL });
+      const b = lock({ connectionString: DATABASE_URL, acquireTimeoutMs: Infinity });
+      const key = freshKey();
+      const release = deferred();
+      let aRunning = false;
+      const first = a.withLock(key, async () => {
+        aRunning = true;
+        await release.promise;
+      });
+      await vi.waitFor(() => expect(aRunning).toBe(true), WAIT);
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+      const controller = new AbortController();
+      let settled = false;
+      const waiting = b.withLock(key, one, { abortSignal: controller.signal }).finally(() => {
+        settled = true;
+      });
+      await vi.advanceTimersByTimeAsync(10 * 24 * 3600 * 1000);
+      expect(settled).toBe(false);
+      controller.abort();
+      expect(AbortedError.isInstance(await rejection(waiting))).toBe(true);
+      vi.useRealTimers();
+      release.resolve();
+      await first;
     });
   });
 

@@ -8,14 +8,19 @@ export type PostgresLockErrorCode =
   | 'POSTGRES_LOCK_INPUT_INVALID'
   /** The lock connection could not be opened, or failed or was lost while taking the lock; `pgCode` carries `pg`'s code and `fn` did not run. Fix: check the server and the connection settings (a lock connection must not go through a transaction-mode PgBouncer); retry. */
   | 'POSTGRES_LOCK_FAILED'
-  /** The lock was still held by another process after `acquireTimeoutMs`; `fn` did not run. Fix: retry later, or raise `acquireTimeoutMs` if turns are legitimately long. */
+  /** The lock was still held (by another process, or by an earlier call for the key in this process) after `acquireTimeoutMs` (default 120000 ms); `fn` did not run. Fix: retry later, or raise `acquireTimeoutMs` (`Infinity`: no limit) if turns are legitimately long. */
   | 'POSTGRES_LOCK_TIMEOUT'
   /** `close()` was called on the lock before the lock was taken; `fn` did not run. Fix: close the lock only after the runner using it has closed. */
-  | 'POSTGRES_LOCK_CLOSED';
+  | 'POSTGRES_LOCK_CLOSED'
+  /** The lock connection failed or closed while `fn` ran (network, server restart, `pg_terminate_backend`): the server released the lock and another process may hold the key now. `fn`'s `lockSignal` fired with this error, and `withLock` rejects with it even if `fn` resolved; `pgCode` carries `pg`'s code. Fix: treat `fn`'s work as not done under the lock (a Runner discards the turn and reports `SESSION_LOCK_FAILED`); send the signal again. */
+  | 'POSTGRES_LOCK_LOST'
+  /** `withLock(key)` was called inside `fn` of a `withLock` for the same key on the same lock (directly or from work `fn` started): it would wait for itself forever, so it is refused at once and the inner `fn` did not run. Fix: do the inner work in the outer `fn`, which already holds the lock. */
+  | 'POSTGRES_LOCK_REENTERED';
 
 /**
- * A {@link PostgresSessionLock} could not run a function under its lock (codes below). `fn`
- * never ran when this is thrown; a rejection of `fn` itself passes through unchanged, and
+ * A {@link PostgresSessionLock} could not run a function under its lock, or lost the lock while
+ * it ran (codes below). `fn` never ran when this is thrown, except with `POSTGRES_LOCK_LOST`; a
+ * rejection of `fn` itself passes through unchanged (unless the lock was lost meanwhile), and
  * aborting with `abortSignal` while waiting rejects with core's `AbortedError` instead.
  *
  * See {@link PostgresLockErrorCode} for each code: its cause and what to do.
