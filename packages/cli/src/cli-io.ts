@@ -51,6 +51,7 @@ export interface Style {
   readonly red: (text: string) => string;
   readonly green: (text: string) => string;
   readonly cyan: (text: string) => string;
+  readonly yellow: (text: string) => string;
 }
 
 const plain = (text: string): string => text;
@@ -66,6 +67,7 @@ const NO_STYLE: Style = Object.freeze({
   red: plain,
   green: plain,
   cyan: plain,
+  yellow: plain,
 });
 const ANSI_STYLE: Style = Object.freeze({
   enabled: true,
@@ -74,6 +76,7 @@ const ANSI_STYLE: Style = Object.freeze({
   red: sgr(31, 39),
   green: sgr(32, 39),
   cyan: sgr(36, 39),
+  yellow: sgr(33, 39),
 });
 
 /**

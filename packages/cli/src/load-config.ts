@@ -1,7 +1,7 @@
 import { extname } from 'node:path';
 import { ConfigError, describeValue } from '@signalyard/core';
 import { parseCrewConfig, type CrewConfig } from '@signalyard/crew';
-import { parseRoutingConfig, type RoutingConfig } from '@signalyard/sessions';
+import { lintRoutingToml, parseRoutingConfig, type RoutingConfig, type RoutingLintWarning } from '@signalyard/sessions';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { readTextFile } from './read-input.js';
 
@@ -45,10 +45,31 @@ export async function loadCrew(file: string, cwd: string): Promise<CrewConfig> {
  */
 export async function loadRouting(file: string, cwd: string): Promise<RoutingConfig> {
   const text = await readTextFile(file, cwd);
+  return withFile(file, () => parseRoutingConfig(text));
+}
+
+/**
+ * Reads, parses and lints a routing TOML file: the config and its warnings (bindings that can
+ * never win), each with its TOML path and line.
+ *
+ * @throws CliInputError when the file cannot be read; ConfigError (with `file` as given) listing
+ *   every problem in it.
+ */
+export async function lintRouting(
+  file: string,
+  cwd: string,
+): Promise<{ config: RoutingConfig; warnings: RoutingLintWarning[] }> {
+  const text = await readTextFile(file, cwd);
+  return withFile(file, () => ({ config: parseRoutingConfig(text), warnings: lintRoutingToml(text) }));
+}
+
+/** Runs `parse`, giving a ConfigError it throws the file name as typed. */
+function withFile<T>(file: string, parse: () => T): T {
   try {
-    return parseRoutingConfig(text);
+    return parse();
   } catch (error) {
     if (ConfigError.isInstance(error)) throw new ConfigError({ file, problems: error.problems, cause: error });
+    /* v8 ignore next -- the parsers throw nothing else */
     throw error;
   }
 }

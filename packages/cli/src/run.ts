@@ -8,9 +8,10 @@ import { CliInputError } from './errors/cli-input-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { formatProblem } from './format-problems.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
-import type { ConfigKind } from './load-config.js';
-import { resolveCommand, type ResolveOptions } from './resolve-command.js';
-import { validateCommand } from './validate-command.js';
+import { resolveCommand } from './resolve-command.js';
+import { routeExplainCommand } from './route-explain-command.js';
+import type { RouteOptions } from './route-input.js';
+import { validateCommand, type ValidateOptions } from './validate-command.js';
 
 /**
  * The exit codes of the `signalyard` command: `Ok` (0) success; `Problems` (1) the configuration
@@ -27,7 +28,8 @@ export const ExitCode = Object.freeze({ Ok: 0, Problems: 1, Usage: 2 } as const)
 /** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'help']);
+const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'route', 'help']);
+const COMMAND_LIST = 'validate, graph, resolve or route';
 
 function version(): string {
   try {
@@ -44,10 +46,12 @@ function version(): string {
  * `process.exitCode = await run(process.argv.slice(2))`.
  *
  * `argv` holds the arguments after the program name (`['validate', 'crew.yaml']`). Output goes to
- * `io.stdout` (the product: a summary, `validate`'s problems, a graph, a resolution, help) and
- * `io.stderr` (errors, and the problems of a config `graph` or `resolve` cannot use), with colour only when that stream is a terminal and `NO_COLOR` is unset. `run`
- * never calls `process.exit` and never rejects: every failure becomes output and an exit code —
- * 1 when a configuration has problems (every one printed as `file:line: path: message`), 2 for
+ * `io.stdout` (the product: a summary, `validate`'s problems and warnings, a graph, a resolution
+ * or its explanation, help) and `io.stderr` (errors, and the problems of a config `graph`,
+ * `resolve` or `route explain` cannot use), with colour only when that stream is a terminal and
+ * `NO_COLOR` is unset. `run` never calls `process.exit` and never rejects: every failure becomes
+ * output and an exit code — 1 when a configuration has problems (every one printed as
+ * `file:line: path: message`; with `validate --strict`, warnings count as problems), 2 for
  * unknown commands or options, missing arguments, missing or unreadable files and inputs that
  * cannot be routed (one line on stderr). Each call builds its own parser: concurrent calls
  * share nothing.
@@ -78,14 +82,18 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
       });
     }
     if (argv.length === 0) {
-      throw new CliUsageError({ message: "missing command: validate, graph or resolve (see 'signalyard --help')" });
+      throw new CliUsageError({ message: `missing command: ${COMMAND_LIST} (see 'signalyard --help')` });
     }
     const [first, second] = argv;
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !COMMANDS.has(second)) {
       // Commander would print the whole help on stderr; one line says it better.
       throw new CliUsageError({
-        message: `unknown command ${describeValue(second)}: expected validate, graph or resolve (see 'signalyard --help')`,
+        message: `unknown command ${describeValue(second)}: expected ${COMMAND_LIST} (see 'signalyard --help')`,
       });
+    }
+    if (first === 'route' && argv.length === 1) {
+      // Commander would print the route command's help on stderr; one line says it better.
+      throw new CliUsageError({ message: "missing subcommand: explain (see 'signalyard route --help')" });
     }
     await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
     return ExitCode.Ok;
@@ -97,7 +105,7 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command('signalyard');
   program
-    .description('Validate Signalyard configurations, graph a crew, resolve a route.')
+    .description('Validate Signalyard configurations, graph a crew, resolve and explain a route.')
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .helpCommand('help [command]', 'show help for a command')
@@ -124,6 +132,7 @@ turns it off.`,
   addValidateCommand(program, ctx);
   addGraphCommand(program, ctx);
   addResolveCommand(program, ctx);
+  addRouteCommand(program, ctx);
   return program;
 }
 
@@ -139,19 +148,22 @@ function addValidateCommand(program: Command, ctx: CommandContext): void {
         'routing',
       ]),
     )
+    .option('--strict', 'treat warnings (routing bindings that can never win) as problems: exit 1')
     .addHelpText(
       'after',
       `
 Prints every problem as file:line: path: message on stdout and exits 1, or a one-line summary
-on stdout and exits 0.
+on stdout and exits 0. A routing file's warnings (a binding that can never win: an earlier,
+broader binding of the same tier takes every message it matches) come before the summary as
+file:line: path: warning: message; they do not change the exit code unless --strict.
 
 Examples:
   signalyard validate crew.yaml
-  signalyard validate routing.toml
+  signalyard validate routing.toml --strict
   signalyard validate config.txt --kind routing`,
     )
-    .action(async (file: string, options: { kind?: ConfigKind }) => {
-      await validateCommand(ctx, file, options.kind);
+    .action(async (file: string, options: ValidateOptions) => {
+      await validateCommand(ctx, file, options);
     });
 }
 
@@ -178,18 +190,23 @@ Examples:
     });
 }
 
-/** `signalyard resolve --config … --channel …`. */
-function addResolveCommand(program: Command, ctx: CommandContext): void {
-  program
-    .command('resolve')
-    .description('show which agent and session an inbound message is routed to')
+/** The message options `resolve` and `route explain` share. */
+function withRouteOptions(command: Command): Command {
+  return command
     .requiredOption('--config <file>', 'the routing TOML')
     .requiredOption('--channel <channel>', 'the channel the message came in on (telegram, slack, cli, ...)')
     .option('--peer <kind:id>', 'who sent it: dm:<id>, group:<id>, channel:<id> or thread:<id> (none: a local session)')
     .option('--account <id>', 'the bot account that received it (default: "default")')
     .option('--guild <id>', 'the Discord guild')
     .option('--team <id>', 'the Slack team')
-    .option('--thread <id>', 'the thread inside a group, channel or thread peer')
+    .option('--thread <id>', 'the thread inside a group, channel or thread peer');
+}
+
+/** `signalyard resolve --config … --channel …`. */
+function addResolveCommand(program: Command, ctx: CommandContext): void {
+  withRouteOptions(
+    program.command('resolve').description('show which agent and session an inbound message is routed to'),
+  )
     .option('--json', 'print the resolution as JSON')
     .addHelpText(
       'after',
@@ -202,9 +219,41 @@ Examples:
   signalyard resolve --config routing.toml --channel slack --team T12345 --peer dm:user789
   signalyard resolve --config routing.toml --channel cli`,
     )
-    .action(async (options: ResolveOptions) => {
+    .action(async (options: RouteOptions) => {
       await resolveCommand(ctx, options);
     });
+}
+
+/** `signalyard route explain --config … --channel …`. */
+function addRouteCommand(program: Command, ctx: CommandContext): void {
+  const route = program.command('route').description('explain how an inbound message is routed');
+  withRouteOptions(
+    route.command('explain').description('show the routing decision and why every binding on the channel won or lost'),
+  )
+    .option('--json', 'print the explanation as JSON')
+    .addHelpText(
+      'after',
+      `
+Prints what resolve prints (agent, session key, matchedBy, binding), then every binding on the
+message's channel (bound to it or to any channel), in config order, with its tier and why it
+won or lost: "won: ...", "matched, but bindings[i] ..." or "no match: ..." naming each
+constraint the message fails.
+
+Examples:
+  signalyard route explain --config routing.toml --channel telegram --peer dm:123
+  signalyard route explain --config routing.toml --channel slack --team T12345 --peer dm:user789 --json`,
+    )
+    .action(async (options: RouteOptions) => {
+      await routeExplainCommand(ctx, options);
+    });
+}
+
+/** The command `argv` runs (`'route explain'` for the subcommand), or `undefined`. */
+function commandOf(argv: readonly unknown[]): string | undefined {
+  if (!Array.isArray(argv)) return undefined;
+  const at = argv.findIndex((a) => typeof a === 'string' && COMMANDS.has(a));
+  const command = argv[at] as string | undefined;
+  return command === 'route' && argv[at + 1] === 'explain' ? 'route explain' : command;
 }
 
 /** Reports a failure (`validate`'s problems on stdout, other commands' on stderr, everything else as one line on stderr) and returns its exit code. */
@@ -216,9 +265,7 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return ExitCode.Ok; // --help, --version: already printed
     if (error.code === 'commander.help') return ExitCode.Usage; // help printed on stderr
-    const command = Array.isArray(argv)
-      ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a))
-      : undefined;
+    const command = commandOf(argv);
     const hint = command === undefined || command === 'help' ? 'signalyard --help' : `signalyard ${command} --help`;
     // Commander's message, one line: "unknown option '--knd'" + "(Did you mean --kind?)".
     const [first = '', ...rest] = error.message.replace(/^error: /, '').split(/\r?\n/);
@@ -230,9 +277,7 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     // The problem list is what `validate` produces (as eslint and tsc do): stdout. For `graph`
     // and `resolve` it is an error on the way to their real output: stderr, so pipes stay clean.
     const file = error.file ?? '(config)';
-    const command = Array.isArray(argv)
-      ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a))
-      : undefined;
+    const command = commandOf(argv);
     const [stream, style] = command === 'validate' ? [ctx.stdout, ctx.out] : [stderr, err];
     for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
     return ExitCode.Problems;

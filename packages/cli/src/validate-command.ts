@@ -1,18 +1,24 @@
-import { describeValue } from '@signalyard/core';
+import { ConfigError, describeValue } from '@signalyard/core';
 import type { CommandContext } from './command-context.js';
 import { count } from './command-context.js';
-import { configKindOf, loadCrew, loadRouting, type ConfigKind } from './load-config.js';
+import { formatWarning } from './format-problems.js';
+import { configKindOf, lintRouting, loadCrew, type ConfigKind } from './load-config.js';
+
+/** The options of `signalyard validate`. */
+export interface ValidateOptions {
+  readonly kind?: ConfigKind;
+  /** Warnings (bindings that can never win) are problems: printed as such, exit 1. */
+  readonly strict?: boolean;
+}
 
 /**
- * `signalyard validate <file> [--kind crew|routing]`: parses the file and prints a one-line
- * summary on stdout . Problems and unreadable files are thrown for `run` to report.
+ * `signalyard validate <file> [--kind crew|routing] [--strict]`: parses the file and prints a
+ * one-line summary on stdout, after a routing file's warnings (bindings that can never win), one
+ * per line. Problems, unreadable files, and with `--strict` warnings, are thrown for `run` to
+ * report.
  */
-export async function validateCommand(
-  ctx: CommandContext,
-  file: string,
-  kindOption: ConfigKind | undefined,
-): Promise<void> {
-  const kind = configKindOf(file, kindOption);
+export async function validateCommand(ctx: CommandContext, file: string, options: ValidateOptions): Promise<void> {
+  const kind = configKindOf(file, options.kind);
   const valid = ctx.out.green('valid');
   if (kind === 'crew') {
     const crew = await loadCrew(file, ctx.cwd);
@@ -26,13 +32,23 @@ export async function validateCommand(
     ];
     ctx.stdout.write(`${file}: ${valid} crew: ${facts.join(', ')}\n`);
   } else {
-    const routing = await loadRouting(file, ctx.cwd);
+    const { config: routing, warnings } = await lintRouting(file, ctx.cwd);
+    if (options.strict === true && warnings.length > 0) {
+      throw new ConfigError({
+        file,
+        problems: warnings.map(({ path, message, line }) =>
+          line === undefined ? { path, message } : { path, message, line },
+        ),
+      });
+    }
+    for (const warning of warnings) ctx.stdout.write(`${formatWarning(file, warning, ctx.out)}\n`);
     const facts = [
       count(routing.bindings.length, 'binding'),
       count(Object.keys(routing.session.identityLinks).length, 'identity link'),
       `default agent ${describeValue(routing.defaultAgentId)}`,
       `dm_scope ${describeValue(routing.session.dmScope)}`,
     ];
-    ctx.stdout.write(`${file}: ${valid} routing config: ${facts.join(', ')}\n`);
+    const warned = warnings.length === 0 ? '' : `; ${count(warnings.length, 'warning')}`;
+    ctx.stdout.write(`${file}: ${valid} routing config: ${facts.join(', ')}${warned}\n`);
   }
 }

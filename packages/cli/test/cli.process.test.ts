@@ -15,6 +15,8 @@ import {
   INVALID_ROUTING_PROBLEMS,
   PACKAGE_DIR,
   PROBLEM_LINE,
+  SHADOWED_ROUTING_SUMMARY,
+  SHADOWED_ROUTING_WARNINGS,
   ensureBuiltCli,
   lines,
   runBuiltCli as cli,
@@ -46,7 +48,7 @@ describe.concurrent('the bin', () => {
   });
 
   it('without a command: one line on stderr, exit 2', async () => {
-    expectUsageError(await cli([]), /missing command: validate, graph or resolve/);
+    expectUsageError(await cli([]), /missing command: validate, graph, resolve or route/);
   });
 
   it('an unknown command: one line on stderr with a suggestion, exit 2', async () => {
@@ -145,6 +147,23 @@ describe.concurrent('signalyard validate', () => {
   it('a missing or extra argument: one line, exit 2', async () => {
     expectUsageError(await cli(['validate']), /missing required argument 'file'/);
     expectUsageError(await cli(['validate', 'a.yaml', 'b.yaml']), /too many arguments/);
+  });
+
+  it('bindings that can never win: warnings with their lines and the summary on stdout, exit 0', async () => {
+    const result = await cli(['validate', 'routing-shadowed.toml']);
+    expect(result).toEqual({
+      code: 0,
+      stdout: [...SHADOWED_ROUTING_WARNINGS, SHADOWED_ROUTING_SUMMARY].map((l) => `${l}\n`).join(''),
+      stderr: '',
+    });
+  });
+
+  it('--strict: the same findings as problems, exit 1', async () => {
+    const result = await cli(['validate', 'routing-shadowed.toml', '--strict']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('');
+    expect(lines(result.stdout)).toEqual(SHADOWED_ROUTING_WARNINGS.map((w) => w.replace(': warning: ', ': ')));
+    for (const line of lines(result.stdout)) expect(line).toMatch(PROBLEM_LINE);
   });
 });
 
@@ -246,6 +265,58 @@ describe.concurrent('signalyard resolve', () => {
   });
 });
 
+describe.concurrent('signalyard route explain', () => {
+  it('the resolution, then every binding on the channel with why it won or lost', async () => {
+    const result = await cli([
+      'route',
+      'explain',
+      '--config',
+      'routing-shadowed.toml',
+      '--channel',
+      'telegram',
+      '--peer',
+      'dm:someone',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(lines(result.stdout)).toEqual([
+      'agent: general',
+      'session key: agent:general:dm:someone',
+      'matchedBy: channel',
+      'binding: routing.bindings[0] (agent general)',
+      'considered: 5 bindings on channel "telegram", in config order',
+      '  routing.bindings[0] (agent general, channel tier): won: the first matching binding at the most specific tier that matched (channel)',
+      '  routing.bindings[1] (agent vip, peer tier): no match: peer: wants dm "vip", got dm "someone"',
+      '  routing.bindings[2] (agent vip-bot-1, peer tier): no match: peer: wants dm "vip", got dm "someone"; account: wants "bot-1", got "default"',
+      '  routing.bindings[3] (agent support, team tier): no match: team: wants "t1", got none',
+      '  routing.bindings[4] (agent team-only, team tier): no match: team: wants "t1", got none',
+    ]);
+  });
+
+  it('--json: the explanation as JSON', async () => {
+    const result = await cli(['route', 'explain', '--config', 'routing.toml', '--channel', 'telegram', '--json']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      agentId: 'general',
+      matchedBy: 'channel',
+      binding: { index: 1, agentId: 'general' },
+      considered: [{ index: 1, tier: 'channel', matched: true }],
+    });
+  });
+
+  it('an invalid config: problems on stderr, exit 1; a bad option or no subcommand: one line, exit 2', async () => {
+    const invalid = await cli(['route', 'explain', '--config', 'invalid-routing.toml', '--channel', 'cli']);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout).toBe('');
+    expect(lines(invalid.stderr)).toEqual(INVALID_ROUTING_PROBLEMS);
+    expectUsageError(
+      await cli(['route', 'explain', '--config', 'routing.toml', '--channel', 'cli', '--peer', 'x']),
+      /--peer "x": expected kind:id/,
+    );
+    expectUsageError(await cli(['route']), /missing subcommand: explain/);
+  });
+});
+
 describe.concurrent('--help', () => {
   it.each([
     [['--help'], 'Usage: signalyard [options] [command]'],
@@ -254,6 +325,8 @@ describe.concurrent('--help', () => {
     [['graph', '--help'], 'Usage: signalyard graph [options] <crew-file>'],
     [['resolve', '--help'], 'Usage: signalyard resolve [options]'],
     [['help', 'resolve'], 'Usage: signalyard resolve [options]'],
+    [['route', 'explain', '--help'], 'Usage: signalyard route explain [options]'],
+    [['route', '--help'], 'Usage: signalyard route [options] [command]'],
   ])('signalyard %j prints its usage on stdout, exit 0', async (args, usage) => {
     const result = await cli(args);
     expect(result.code).toBe(0);
@@ -277,6 +350,8 @@ describe.concurrent('colour', () => {
       ['validate', 'exam-crew.yaml'],
       ['validate', 'invalid-crew.yaml'],
       ['resolve', '--config', 'routing.toml', '--channel', 'cli'],
+      ['route', 'explain', '--config', 'routing.toml', '--channel', 'telegram'],
+      ['validate', 'routing-shadowed.toml'],
       ['validate', '--bogus'],
       ['--help'],
     ]) {

@@ -236,3 +236,13 @@ export const ACCEPTANCE_ROWS: readonly {
     binding: 'none (no binding matched: the default agent)',
   },
 ];
+
+/** The warnings `validate` prints for test/fixtures/routing-shadowed.toml (two bindings that can never win). */
+export const SHADOWED_ROUTING_WARNINGS = [
+  'routing-shadowed.toml:17: routing.bindings[2]: warning: this binding can never win: bindings[1] comes first at the same tier (peer) and matches every message this one matches (it does not require an account)',
+  'routing-shadowed.toml:36: routing.bindings[5]: warning: this binding can never win: bindings[4] comes first at the same tier (team) and matches every message this one matches (it does not require a channel)',
+];
+
+/** The summary `validate` prints after them. */
+export const SHADOWED_ROUTING_SUMMARY =
+  'routing-shadowed.toml: valid routing config: 6 bindings, 0 identity links, default agent "main", dm_scope "per-peer"; 2 warnings';

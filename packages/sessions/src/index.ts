@@ -1,7 +1,8 @@
 /**
  * `@signalyard/sessions`: which agent and which conversation an inbound message belongs to —
  * channel-aware session keys (six variants, injective string format), DM scopes, route bindings
- * resolved by an indexed `RouteResolver`, cross-channel identity links, and the routing TOML.
+ * resolved by an indexed `RouteResolver` (and explained by `explain`), cross-channel identity
+ * links, the routing TOML, and a lint for bindings that can never win.
  *
  * @packageDocumentation
  */
@@ -31,9 +32,11 @@ export type {
   SessionConfig,
 } from './routing-config.js';
 export { RouteResolver, resolveRoute } from './route-resolver.js';
-export type { InboundRoute, MatchedBy, ResolvedRoute } from './route-resolver.js';
+export type { ConsideredBinding, InboundRoute, MatchedBy, ResolvedRoute, RouteExplanation } from './route-resolver.js';
 export { resolveLinkedPeerId } from './identity-links.js';
 export type { LinkLookupOptions } from './identity-links.js';
 export { loadRoutingConfig, parseRoutingConfig } from './routing-toml.js';
+export { lintRoutingConfig, lintRoutingToml } from './routing-lint.js';
+export type { RoutingLintWarning } from './routing-lint.js';
 export { ConfigError } from '@signalyard/core';
 export type { ConfigProblem } from '@signalyard/core';

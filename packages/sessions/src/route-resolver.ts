@@ -1,6 +1,8 @@
 import { describeValue } from '@signalyard/core';
 import { buildLinkIndex, type LinkIndex } from './identity-links.js';
+import { compileBinding, type Candidate } from './binding-candidate.js';
 import { canonicalId, foldId, normalizeChannel } from './normalize.js';
+import { considerBindings, normalizeMessage, snapshotInput } from './route-explain.js';
 import {
   caseSensitiveSet,
   validateRoutingConfig,
@@ -50,17 +52,31 @@ export interface ResolvedRoute {
   binding?: RouteBinding;
 }
 
-/** A binding compiled for matching: every declared constraint normalised, `undefined` = any. */
-interface Candidate {
-  readonly index: number;
-  readonly binding: RouteBinding;
-  readonly tier: Exclude<MatchedBy, 'default'>;
-  readonly channel: string | undefined;
-  readonly account: string | undefined;
-  readonly guild: string | undefined;
-  readonly team: string | undefined;
-  readonly peerKind: InboundPeerKind | undefined;
-  readonly peerId: string | undefined;
+/** One binding looked at by {@link RouteResolver.explain}, and why it won or lost. */
+export interface ConsideredBinding {
+  /** Its position in the config's `bindings`. */
+  index: number;
+  /** The binding (from {@link RouteResolver.config}). */
+  binding: RouteBinding;
+  /** Its tier: the most specific field it declares. */
+  tier: MatchedBy;
+  /** Every field it declares is satisfied by the message. */
+  matched: boolean;
+  /**
+   * Why it won or lost, for people: `won: …`; `matched, but bindings[2] …` (an earlier binding of
+   * the same tier, or one of a more specific tier, decided); `no match: team: wants "t1", got none`
+   * (every constraint the message fails, `; `-separated).
+   */
+  reason: string;
+}
+
+/** A resolution with its reasons, as returned by {@link RouteResolver.explain}. */
+export interface RouteExplanation extends ResolvedRoute {
+  /**
+   * Every binding on the message's channel (bound to that channel or to any channel), in config
+   * order, with whether it matched and why it won or lost. Bindings for other channels are left out.
+   */
+  considered: ConsideredBinding[];
 }
 
 const PEER_KINDS: ReadonlySet<string> = new Set(['dm', 'group', 'channel', 'thread']);
@@ -139,6 +155,8 @@ export class RouteResolver {
   readonly #byAccount = new Map<string, Candidate[]>();
   readonly #byChannel = new Map<string, Candidate[]>();
   #anyChannel: Candidate[] = [];
+  /** Every binding compiled, in config order (for `explain`). */
+  readonly #candidates: Candidate[] = [];
 
   /**
    * @throws ConfigError (`CONFIG_INVALID`) listing every problem in `config`, each with its path
@@ -158,30 +176,9 @@ export class RouteResolver {
   }
 
   #index(binding: RouteBinding, index: number): void {
-    const m = binding.match;
-    const wild = (v: string | undefined): string | undefined => (v === undefined || v.trim() === '*' ? undefined : v);
-    const channelRaw = wild(m.channel);
-    const channel = channelRaw === undefined ? undefined : normalizeChannel(channelRaw);
-    const accountRaw = wild(m.accountId);
-    const account = accountRaw === undefined ? undefined : foldId(accountRaw);
-    const guild = m.guildId === undefined ? undefined : foldId(m.guildId);
-    const team = m.teamId === undefined ? undefined : foldId(m.teamId);
-    const peerKind = m.peer?.kind;
-    const peerId =
-      m.peer === undefined
-        ? undefined
-        : canonicalId(m.peer.id, channel !== undefined && this.#caseSensitive.has(channel));
-    const tier: Candidate['tier'] =
-      peerId !== undefined
-        ? 'peer'
-        : guild !== undefined
-          ? 'guild'
-          : team !== undefined
-            ? 'team'
-            : account !== undefined
-              ? 'account'
-              : 'channel';
-    const c: Candidate = { index, binding, tier, channel, account, guild, team, peerKind, peerId };
+    const c = compileBinding(binding, index, this.#caseSensitive);
+    const { tier, channel, account, guild, team, peerKind, peerId } = c;
+    this.#candidates.push(c);
     if (!this.#mainKeys.has(binding.agentId)) this.#mainKeys.set(binding.agentId, mainKey(binding.agentId));
     switch (tier) {
       case 'peer': {
@@ -294,6 +291,34 @@ export class RouteResolver {
       matchedBy: winner.tier,
       binding: winner.binding,
     });
+  }
+
+  /**
+   * Routes one message like {@link RouteResolver.resolve} — the same decision, the same errors
+   * — and says why: every binding on the message's channel, in config order, with its tier,
+   * whether it matched, and why it won or lost. For tooling, logs and `signalyard route explain`;
+   * `resolve` stays the fast path (this scans every binding).
+   *
+   * @throws SessionKeyError (`SESSION_KEY_INVALID`) exactly when `resolve` would.
+   * @example
+   * ```ts
+   * const resolver = new RouteResolver({
+   *   bindings: [
+   *     { agentId: 'general', match: { channel: 'telegram' } },
+   *     { agentId: 'vip', match: { channel: 'telegram', peer: { kind: 'dm', id: 'vip' } } },
+   *   ],
+   * });
+   * const why = resolver.explain({ channel: 'telegram', peer: { kind: 'dm', id: '123' } });
+   * why.matchedBy;            // 'channel'
+   * why.considered[1].reason; // 'no match: peer: wants dm "vip", got dm "123"'
+   * ```
+   */
+  explain(input: InboundRoute): RouteExplanation {
+    const snapshot = snapshotInput(input) as InboundRoute;
+    const route = this.resolve(snapshot);
+    const message = normalizeMessage(snapshot, route.channel, this.#caseSensitive.has(route.channel));
+    const considered = Object.freeze(considerBindings(this.#candidates, message, route.binding));
+    return Object.freeze({ ...route, considered }) as RouteExplanation;
   }
 
   /** The winning candidate: the first matching one of the highest tier, found through the indexes. */
