@@ -79,29 +79,33 @@ export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
 }
 
 /**
- * How the time of `run(input(n))` grows when the input grows 4×: the best of `tries` timings at
- * `4n` divided by the best at `n`. A linear algorithm gives about 4, a quadratic one 16. This is
- * a complexity check (a hang or a blow-up fails it), not a speed figure: callers assert a
- * generous bound between the two.
+ * How much longer `run` takes on an input 4× the size: `input(4n)` against `input(n)`, each the
+ * best of `tries` runs, measured alternately and in **CPU time of this process** (not wall time),
+ * so other processes competing for the machine do not skew it. About 4 for linear work, 16 for
+ * quadratic. A complexity check, never a speed assertion.
  */
 export function growthFactor<T>(input: (n: number) => T, run: (input: T) => unknown, n: number, tries = 3): number {
-  const best = (value: T): number => {
-    let min = Infinity;
-    for (let i = 0; i < tries; i++) {
-      const start = performance.now();
-      try {
-        run(value);
-      } catch {
-        // a rejected config is still a full pass over it
-      }
-      min = Math.min(min, performance.now() - start);
+  const once = (value: T): number => {
+    const start = process.cpuUsage();
+    try {
+      run(value);
+    } catch {
+      // a rejected config is still a full pass over it
     }
-    return min;
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000;
   };
   const small = input(n);
   const large = input(4 * n);
-  best(small); // warm up
-  return best(large) / Math.max(best(small), 0.05);
+  once(small); // warm up
+  once(large);
+  let bestSmall = Infinity;
+  let bestLarge = Infinity;
+  for (let i = 0; i < tries; i++) {
+    bestSmall = Math.min(bestSmall, once(small));
+    bestLarge = Math.min(bestLarge, once(large));
+  }
+  return bestLarge / Math.max(bestSmall, 0.05);
 }
 
 let gcFunction: (() => void) | undefined;
