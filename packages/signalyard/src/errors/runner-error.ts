@@ -28,7 +28,7 @@ export type RunnerErrorCode =
   | 'SESSION_AGENT_MISMATCH'
   /** An agent's strategy factory threw, or returned something that is not an `ExecutionStrategy`; the outcome is `failed`. Fix: make `strategy` a function returning a new strategy (for an FSM: `() => definition.create()`). */
   | 'STRATEGY_FACTORY_FAILED'
-  /** The `SessionLock` failed to acquire or hold the session's lock; the outcome is `failed` (the original error is the `cause`). Fix: check the lock's backend (for PostgreSQL, its connection); the signal can be sent again. */
+  /** The `SessionLock` failed to acquire the session's lock, or lost it while the signal was applied (the turn is then aborted and nothing more is written for it); the outcome is `failed` (the lock's error is the `cause`). Fix: check the lock's backend (for PostgreSQL, its connection); the signal can be sent again. */
   | 'SESSION_LOCK_FAILED'
   /** `fork` was asked to create a session that already exists (it has a checkpoint); nothing is written. Fix: fork into a new session key, or `deleteSession` the target first. */
   | 'SESSION_EXISTS'
