@@ -66,8 +66,10 @@ const REJECTED = 1;
 export class FsmStrategy {
   readonly #fsm: CompiledFsm;
   #current: number;
-  #evaluating = false;
-  #reentered = false;
+  /** The action whose guard is being evaluated, while one is. */
+  #evaluating: string | undefined = undefined;
+  /** What a guard called on this FSM while being evaluated (`execute("x")`, `restore()`), if it did. */
+  #reentered: string | undefined = undefined;
 
   /**
    * A new instance of `definition`, in its initial state (the same as
@@ -104,7 +106,7 @@ export class FsmStrategy {
    * as "would not succeed". Called from inside a guard of this FSM, it answers `false`.
    */
   canExecute(action: string, input?: unknown): boolean {
-    if (this.#evaluating) return false;
+    if (this.#evaluating !== undefined) return false;
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) return false;
     try {
@@ -120,14 +122,15 @@ export class FsmStrategy {
    *
    * @throws InvalidTransitionError `FSM_INVALID_TRANSITION` when no transition exists for the action from the current state.
    * @throws GuardRejectedError `FSM_GUARD_REJECTED` when every guard rejected the input.
-   * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or re-entered this FSM.
+   * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or
+   * re-entered this FSM (called `execute` or `restore` on it).
    */
   execute(action: string, input?: unknown): TransitionResult {
-    if (this.#evaluating) {
+    if (this.#evaluating !== undefined) {
       // A guard is executing a transition of the FSM it guards: refuse, and fail the outer
       // execute too (even if the guard swallows this error).
-      this.#reentered = true;
-      throw this.#reentry(action, '(re-entered)');
+      this.#reentered = `execute(${JSON.stringify(action)})`;
+      throw this.#reentry(action, '(re-entered)', this.#reentered);
     }
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) throw this.#invalid(action);
@@ -149,8 +152,15 @@ export class FsmStrategy {
    * Sets the current state from a snapshot taken by {@link FsmStrategy.snapshot}.
    * @throws FsmSnapshotError `FSM_SNAPSHOT_INVALID` for a non-object, a snapshot of another
    * `type`, or an unknown state; the state is unchanged.
+   * @throws GuardFailedError `FSM_GUARD_FAILED` when called from inside a guard of this FSM
+   * (the `execute` being decided fails too, even if the guard swallows this error).
    */
   restore(snapshot: StrategySnapshot): void {
+    if (this.#evaluating !== undefined) {
+      // A guard is restoring the FSM it guards: refuse, as for a nested execute().
+      this.#reentered = 'restore()';
+      throw this.#reentry(this.#evaluating, '(re-entered)', this.#reentered);
+    }
     if (typeof snapshot !== 'object' || (snapshot as unknown) === null) {
       throw new FsmSnapshotError({
         message: `Cannot restore FSM snapshot ${describeValue(snapshot)}: expected { "type": "fsm", "current_state": "<state>" }`,
@@ -184,15 +194,14 @@ export class FsmStrategy {
       const guard = c.guard;
       if (guard === undefined) return c;
       let passed: unknown;
-      this.#evaluating = true;
-      this.#reentered = false;
+      this.#evaluating = action;
+      this.#reentered = undefined;
       try {
         passed = guard.evaluate(input);
       } catch (error) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a nested execute() inside evaluate()
-        if (this.#reentered) {
-          this.#reentered = false;
-          throw this.#reentry(action, c.guardName as string);
+        const reentered = this.#takeReentry();
+        if (reentered !== undefined) {
+          throw this.#reentry(action, c.guardName as string, reentered);
         }
         throw new GuardFailedError({
           currentState: this.currentState,
@@ -202,12 +211,11 @@ export class FsmStrategy {
           cause: error,
         });
       } finally {
-        this.#evaluating = false;
+        this.#evaluating = undefined;
       }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a nested execute() inside evaluate()
-      if (this.#reentered) {
-        this.#reentered = false;
-        throw this.#reentry(action, c.guardName as string);
+      const reentered = this.#takeReentry();
+      if (reentered !== undefined) {
+        throw this.#reentry(action, c.guardName as string, reentered);
       }
       if (passed === true) return c;
       if (passed !== false && isThenable(passed)) {
@@ -224,12 +232,20 @@ export class FsmStrategy {
     return candidates.length === 0 ? NO_ENTRY : REJECTED;
   }
 
-  #reentry(action: string, guard: string): GuardFailedError {
+  /** What a guard called on this FSM during its evaluation (set by a nested call), cleared. */
+  #takeReentry(): string | undefined {
+    const reentered = this.#reentered;
+    this.#reentered = undefined;
+    return reentered;
+  }
+
+  /** `call`: what the guard called on this FSM, e.g. `execute("go")` or `restore()`. */
+  #reentry(action: string, guard: string, call: string): GuardFailedError {
     return new GuardFailedError({
       currentState: this.currentState,
       action,
       guard,
-      reason: 'a guard re-entered the FSM it guards (guards must be pure: they must not execute transitions)',
+      reason: `a guard re-entered the FSM it guards by calling ${call} (guards must be pure: they must not execute transitions or restore snapshots)`,
     });
   }
 
