@@ -1,5 +1,10 @@
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
-import { configProblemsFromZod, type ZodProblemOptions } from '@signalyard/core/internal';
+import {
+  configProblemsFromZod,
+  isReservedName,
+  reservedNameProblem,
+  type ZodProblemOptions,
+} from '@signalyard/core/internal';
 import { z } from 'zod';
 import { canonicalId, foldId, isCanonicalAgentId, normalizeAgentId, normalizeChannel } from './normalize.js';
 import type { DmScope } from './session-key.js';
@@ -73,9 +78,6 @@ export type DeepPartial<T> = T extends readonly (infer U)[]
  * validation, which reports every missing or invalid field with its path.
  */
 export type RoutingConfigInput = DeepPartial<RoutingConfig>;
-
-/** Names that must never become object keys. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
 
 type Ctx = z.RefinementCtx;
 type PathKey = string | number;
@@ -177,8 +179,9 @@ const identityLinksSchema = z
   })
   .superRefine((links, ctx) => {
     for (const name of Object.keys(links)) {
-      if (RESERVED_NAMES.has(name)) {
-        issue(ctx, [name], `${describeValue(name)} is a reserved name and cannot be an identity-link name`);
+      const reserved = reservedNameProblem(name, 'an identity-link name');
+      if (reserved !== undefined) {
+        issue(ctx, [name], reserved);
         continue;
       }
       if (canonicalId(name, false) === '') issue(ctx, [name], 'an identity-link name must not be empty');
@@ -196,7 +199,7 @@ const identityLinksSchema = z
   .transform((links) => {
     const out: Record<string, string[]> = {};
     for (const name of Object.keys(links)) {
-      if (!RESERVED_NAMES.has(name)) out[name] = [...(links[name] as string[])];
+      if (!isReservedName(name)) out[name] = [...(links[name] as string[])];
     }
     return out;
   });
@@ -269,7 +272,7 @@ function crossChecks(value: unknown, ctx: Ctx): void {
     const owners = new Map<string, string>(); // "channel:id" → canonical name
     const names = new Map<string, string>(); // canonical name → name as written
     for (const name of Object.keys(links)) {
-      if (RESERVED_NAMES.has(name)) continue;
+      if (isReservedName(name)) continue;
       const canonical = canonicalId(name, false);
       if (canonical === '') continue;
       const earlier = names.get(canonical);
