@@ -8,7 +8,7 @@ import {
 import { z } from 'zod';
 import { canonicalId, foldId, isCanonicalAgentId, normalizeAgentId, normalizeChannel } from './normalize.js';
 import type { DmScope } from './session-key.js';
-import { isWellFormed } from './session-key-codec.js';
+import { unstorableIdProblem } from './session-key-codec.js';
 
 /** The kind of peer a message comes from, or a binding targets: a person (`dm`) or a group-like peer. */
 export type InboundPeerKind = 'dm' | 'group' | 'channel' | 'thread';
@@ -125,8 +125,9 @@ const channelOrWildcardSchema = z.string().superRefine((value, ctx) => {
 
 function idSchema(what: string): z.ZodString {
   return z.string().superRefine((value, ctx) => {
+    const unstorable = unstorableIdProblem(value);
     if (canonicalId(value, true) === '') issue(ctx, [], `${what} must not be empty`);
-    else if (!isWellFormed(value)) issue(ctx, [], `${what} ${describeValue(value)} is not well-formed Unicode`);
+    else if (unstorable !== undefined) issue(ctx, [], `${what} ${describeValue(value)} ${unstorable}`);
   });
 }
 
@@ -184,7 +185,9 @@ const identityLinksSchema = z
         issue(ctx, [name], reserved);
         continue;
       }
+      const unstorable = unstorableIdProblem(name);
       if (canonicalId(name, false) === '') issue(ctx, [name], 'an identity-link name must not be empty');
+      else if (unstorable !== undefined) issue(ctx, [name], `identity-link name ${describeValue(name)} ${unstorable}`);
       const entries: unknown = links[name];
       if (!Array.isArray(entries)) {
         issue(ctx, [name], `expected a list of "channel:id" entries, got ${describeValue(entries)}`);
@@ -217,7 +220,8 @@ function linkEntryProblem(entry: unknown): string | undefined {
   }
   if (canonicalId(entry.slice(colon + 1), true) === '')
     return `identity-link entry ${describeValue(entry)} has an empty id after the channel`;
-  if (!isWellFormed(entry)) return `identity-link entry ${describeValue(entry)} is not well-formed Unicode`;
+  const unstorable = unstorableIdProblem(entry);
+  if (unstorable !== undefined) return `identity-link entry ${describeValue(entry)} ${unstorable}`;
   return undefined;
 }
 
