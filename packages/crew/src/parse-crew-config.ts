@@ -25,7 +25,8 @@ export interface ParseCrewConfigOptions {
  *
  * @throws ConfigError (`CONFIG_INVALID`) listing **every** problem, each with its YAML path
  * (`routing.signals.teacher[1].target`) and the 1-based line (and column) of the offending key
- * or value itself, sorted by line. A YAML syntax error is a `ConfigError` too, with its line.
+ * or value itself, sorted by line. A YAML syntax error is a `ConfigError` too, with its line; so
+ * are options that are not `{ file?: string }`.
  *
  * @example
  * ```ts
@@ -44,7 +45,18 @@ export interface ParseCrewConfigOptions {
  * ```
  */
 export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = {}): CrewConfig {
-  const file = options.file;
+  const given: unknown = options;
+  const rawFile: unknown = typeof given === 'object' && given !== null ? (given as { file?: unknown }).file : undefined;
+  if (typeof given !== 'object' || given === null || (rawFile !== undefined && typeof rawFile !== 'string')) {
+    throw new ConfigError({
+      problems: [
+        typeof given !== 'object' || given === null
+          ? { path: '', message: `expected options { file? }, got ${describeValue(given)}` }
+          : { path: '', message: `options.file must be a string naming the file, got ${describeValue(rawFile)}` },
+      ],
+    });
+  }
+  const file = rawFile;
   const fail = (problems: ConfigProblem[], cause?: unknown): never => {
     throw new ConfigError({
       problems,

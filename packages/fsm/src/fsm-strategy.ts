@@ -13,7 +13,7 @@ import type {
   StrategySnapshot,
   TransitionResult,
 } from '@signalyard/core';
-import { describeValue } from '@signalyard/core';
+import { InvalidArgumentError, describeValue } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
@@ -120,6 +120,7 @@ export class FsmStrategy {
    * Executes `action` with `input` and returns the transition taken. The result object is frozen
    * and shared by every execution of the same transition (so a hit allocates nothing).
    *
+   * @throws InvalidArgumentError `ACTION_INVALID` when `action` is not a string.
    * @throws InvalidTransitionError `FSM_INVALID_TRANSITION` when no transition exists for the action from the current state.
    * @throws GuardRejectedError `FSM_GUARD_REJECTED` when every guard rejected the input.
    * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or
@@ -133,7 +134,7 @@ export class FsmStrategy {
       throw this.#reentry(action, '(re-entered)', this.#reentered);
     }
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
-    if (list === undefined) throw this.#invalid(action);
+    if (list === undefined) throw typeof action === 'string' ? this.#invalid(action) : notAnAction(action);
     const taken = this.#decide(list, action, input);
     if (taken === REJECTED) {
       throw new GuardRejectedError({ currentState: this.currentState, action, guards: list.guardNames });
@@ -499,6 +500,14 @@ export class FsmStrategyBuilder {
   define(): FsmDefinition {
     return new FsmDefinition(this);
   }
+}
+
+/** The error for an `execute` whose action is not a string (a caller's mistake, not a refusal). */
+function notAnAction(action: unknown): InvalidArgumentError {
+  return new InvalidArgumentError({
+    code: 'ACTION_INVALID',
+    message: `Invalid FSM action ${describeValue(action)}: expected a string such as "start"`,
+  });
 }
 
 /** Options objects are optional; `null` from JavaScript callers counts as none. */

@@ -244,7 +244,8 @@ export class RouteResolver {
     const rawChannel: unknown = input.channel;
     const channel = typeof rawChannel === 'string' ? normalizeChannel(rawChannel) : undefined;
     if (channel === undefined) badInput('channel', rawChannel, 'a channel name matching [a-z0-9][a-z0-9_.-]*');
-    const rawAccount: unknown = input.accountId ?? 'default';
+    let rawAccount: unknown = input.accountId;
+    if (rawAccount === undefined) rawAccount = 'default'; // only absent: null is not an account id
     if (typeof rawAccount !== 'string') badInput('account id', rawAccount, 'a string');
     const account = storable('account id', rawAccount, foldId(rawAccount));
     if (account === '') badInput('account id', rawAccount, 'a non-empty id');
