@@ -19,7 +19,7 @@ const count = (n: number): string => n.toLocaleString('en-US');
  * of the checkpoint stores and session locks (`unstorableTextIndex`), which key by the formatted
  * session key, so an id they would refuse is refused here, where it comes in.
  */
-export function isStorableId(s: string): boolean {
+function isStorableId(s: string): boolean {
   return unstorableTextIndex(s) === -1;
 }
 
