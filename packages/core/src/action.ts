@@ -105,9 +105,17 @@ export function isAction(value: unknown): value is Action {
   return actionProblem(value) === undefined;
 }
 
-/** Renders an action for logs and transcripts: `continue`, `transition(check)`, `reject(busy)`. */
+/**
+ * Renders an action for logs and transcripts: `continue`, `transition(check)`, `reject(busy)`;
+ * `unrouted` for `undefined`.
+ * @throws InvalidArgumentError `ACTION_INVALID` for anything else that is not an {@link Action}.
+ */
 export function formatAction(action: Action | undefined): string {
   if (action === undefined) return 'unrouted';
+  const problem = actionProblem(action);
+  if (problem !== undefined) {
+    throw new InvalidArgumentError({ code: 'ACTION_INVALID', message: `formatAction: ${problem}` });
+  }
   switch (action.type) {
     case 'transition':
       return `transition(${action.target})`;

@@ -109,5 +109,10 @@ function argumentsProblem(call: unknown, tool: unknown, ctx: unknown): string | 
   }
   if (typeof ctx !== 'object' || ctx === null)
     return `invalid context ${describeValue(ctx)}: expected a ToolContext { toolCallId, abortSignal?, agentId? }`;
+  const { toolCallId, agentId } = ctx as { toolCallId?: unknown; agentId?: unknown };
+  if (typeof toolCallId !== 'string')
+    return `invalid context toolCallId ${describeValue(toolCallId)}: expected a string`;
+  if (agentId !== undefined && typeof agentId !== 'string')
+    return `invalid context agentId ${describeValue(agentId)}: expected a string or undefined`;
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { describeValue } from '@signalyard/core';
-import { formatConfigPath } from '@signalyard/core/internal';
+import { formatConfigPath, reservedNameProblem } from '@signalyard/core/internal';
 import * as z from 'zod';
 import {
   DEFAULT_CREW_SETTINGS,
@@ -202,13 +202,21 @@ interface Refs {
 function crossReferences(data: unknown, k: CrewKeys): CrossProblem[] {
   const problems: CrossProblem[] = [];
   if (!isObj(data)) return problems;
+  const routing = own(data, k.routing);
+  const groups = isObj(routing) ? own(routing, k.parallelGroups) : undefined;
+  if (isObj(groups)) {
+    // The routing TOML's rule for names declared as keys: no `__proto__`, no `constructor`.
+    for (const name of Object.keys(groups)) {
+      const reserved = reservedNameProblem(name, 'a parallel group name');
+      if (reserved !== undefined)
+        problems.push({ path: [k.routing, k.parallelGroups, name], message: reserved, atKey: true });
+    }
+  }
   const agents = own(data, k.agents);
   if (!Array.isArray(agents)) return problems; // nothing to check references against
   const ids = agentIds(agents, k, problems);
   // With no usable agent, every reference would be "unknown": the missing agents are the problem.
   if (ids.size === 0) return problems;
-  const routing = own(data, k.routing);
-  const groups = isObj(routing) ? own(routing, k.parallelGroups) : undefined;
   const agentList = `agents: ${names(ids.keys())}`;
   const refs: Refs = {
     k,

@@ -47,14 +47,21 @@ export function aggregateResults(results: readonly { readonly agentId: string; r
   return out;
 }
 
-/** The content of a `tool` message answering a tool that returned `result`. @internal */
-export function toolResultContent(result: unknown): string {
+/**
+ * The content of a `tool` message answering a tool that returned `result`: a string as it is, a
+ * bigint in decimal, anything else as JSON (`String(result)` where JSON has no text: undefined,
+ * functions, symbols). A result with no text either way (a cycle, a BigInt inside an object, a
+ * throwing `toJSON` or getter, a null-prototype object JSON skips) gives `{ problem }`, the reason.
+ * @internal
+ */
+export function toolResultContent(result: unknown): string | { readonly problem: string } {
   if (typeof result === 'string') return result;
+  if (typeof result === 'bigint') return result.toString();
   try {
     const json = JSON.stringify(result) as string | undefined; // undefined for undefined, functions, symbols
     return json ?? String(result);
-  } catch {
-    return String(result);
+  } catch (error) {
+    return { problem: errorText(error) };
   }
 }
 

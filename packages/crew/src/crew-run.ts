@@ -355,7 +355,19 @@ async function runTools(
         isError = true;
       }
     }
-    history.push(toolMessage(call, isError ? toolErrorContent(result) : toolResultContent(result)));
+    let content = isError ? undefined : toolResultContent(result);
+    if (typeof content === 'object') {
+      // Unserializable: answered as a failed call, so the model sees why and the run goes on.
+      result = new CrewToolError({
+        code: 'CREW_TOOL_RESULT_INVALID',
+        message: `Tool ${JSON.stringify(call.name)} of agent ${JSON.stringify(agent.id)} returned a result that cannot be sent to the model: ${content.problem}`,
+        agentId: agent.id,
+        toolName: call.name,
+      });
+      isError = true;
+      content = undefined;
+    }
+    history.push(toolMessage(call, content ?? toolErrorContent(result)));
     emit?.(
       group === undefined
         ? { type: 'tool_result', agentId: agent.id, call, result, isError }

@@ -6,6 +6,7 @@ import {
   configProblemsFromZod,
   configSizeProblem,
   errorText,
+  formatConfigPath,
   sortConfigProblems,
 } from '@signalyard/core/internal';
 import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type YAMLError } from 'yaml';
@@ -24,7 +25,8 @@ export interface ParseCrewConfigOptions {
  *
  * @throws ConfigError (`CONFIG_INVALID`) listing **every** problem, each with its YAML path
  * (`routing.signals.teacher[1].target`) and the 1-based line (and column) of the offending key
- * or value itself, sorted by line. A YAML syntax error is a `ConfigError` too, with its line.
+ * or value itself, sorted by line. A YAML syntax error is a `ConfigError` too, with its line; so
+ * are options that are not `{ file?: string }`.
  *
  * @example
  * ```ts
@@ -43,7 +45,18 @@ export interface ParseCrewConfigOptions {
  * ```
  */
 export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = {}): CrewConfig {
-  const file = options.file;
+  const given: unknown = options;
+  const rawFile: unknown = typeof given === 'object' && given !== null ? (given as { file?: unknown }).file : undefined;
+  if (typeof given !== 'object' || given === null || (rawFile !== undefined && typeof rawFile !== 'string')) {
+    throw new ConfigError({
+      problems: [
+        typeof given !== 'object' || given === null
+          ? { path: '', message: `expected options { file? }, got ${describeValue(given)}` }
+          : { path: '', message: `options.file must be a string naming the file, got ${describeValue(rawFile)}` },
+      ],
+    });
+  }
+  const file = rawFile;
   const fail = (problems: ConfigProblem[], cause?: unknown): never => {
     throw new ConfigError({
       problems,
@@ -60,7 +73,7 @@ export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = 
   // each key with every earlier one, which makes a large mapping quadratic.
   const doc = parseDocument(yaml, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const syntax = [...doc.errors, ...doc.warnings].map((error) => yamlProblem(error, lineCounter));
-  syntax.push(...duplicateKeys(doc.contents, lineCounter));
+  syntax.push(...duplicateKeys(doc.contents, lineCounter), ...unresolvedAliases(doc.contents, lineCounter));
   if (syntax.length > 0) return fail(syntax.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
 
   let data: unknown;
@@ -152,6 +165,61 @@ function duplicateKeys(root: unknown, lineCounter: LineCounter): ConfigProblem[]
     }
   }
   return problems;
+}
+
+interface Visit {
+  readonly node: unknown;
+  readonly parent: Visit | undefined;
+  readonly seg: PropertyKey | undefined;
+}
+
+/**
+ * Every alias naming no anchor set before it (`entry_point: *nope`), with its path and line:
+ * without this, reading the document fails on the first one with no line. One pass in document
+ * order, as the yaml package resolves aliases (the nearest anchor before the alias).
+ */
+function unresolvedAliases(root: unknown, lineCounter: LineCounter): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const anchors = new Set<string>();
+  const stack: Visit[] = [{ node: root, parent: undefined, seg: undefined }];
+  while (stack.length > 0) {
+    const visit = stack.pop() as Visit;
+    const node = visit.node;
+    if (isAlias(node)) {
+      if (!anchors.has(node.source)) problems.push(aliasProblem(visit, node, lineCounter));
+      continue;
+    }
+    const anchor = (node as { anchor?: unknown } | null)?.anchor;
+    if (typeof anchor === 'string') anchors.add(anchor);
+    const children: Visit[] = [];
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const seg = isScalar(pair.key) ? String(pair.key.value) : undefined;
+        children.push({ node: pair.key, parent: visit.parent, seg: visit.seg });
+        children.push({ node: pair.value, parent: visit, seg });
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => children.push({ node: item, parent: visit, seg: i }));
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as Visit);
+  }
+  return problems;
+}
+
+function aliasProblem(
+  visit: Visit,
+  alias: { source: string; range?: readonly number[] | null },
+  lineCounter: LineCounter,
+): ConfigProblem {
+  const path: PropertyKey[] = [];
+  for (let v: Visit | undefined = visit; v !== undefined; v = v.parent) if (v.seg !== undefined) path.unshift(v.seg);
+  const at = alias.range?.[0];
+  const pos = at === undefined ? undefined : lineCounter.linePos(at);
+  return {
+    path: formatConfigPath(path),
+    message: `unresolved alias *${alias.source}: no anchor &${alias.source} is set before it`,
+    ...(pos === undefined ? {} : { line: pos.line, column: pos.col }),
+  };
 }
 
 function yamlProblem(error: YAMLError, lineCounter: LineCounter): ConfigProblem {

@@ -226,6 +226,42 @@ describe('parseCrewConfig: valid files', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('refuses the reserved names __proto__ and constructor as parallel group names, like the routing TOML', () => {
+    const text = yaml(
+      'entry_point: a', // 1
+      'agents: [{ id: a }, { id: b }]', // 2
+      'routing:', // 3
+      '  parallel_groups:', // 4
+      '    __proto__: { agents: [b] }', // 5
+      '    constructor: { agents: [b] }', // 6
+      '    toString: { agents: [b] }', // 7 (not reserved: an ordinary name)
+    );
+    expect(problemsOf(text)).toEqual([
+      {
+        path: 'routing.parallel_groups.__proto__',
+        message: '"__proto__" is a reserved name and cannot be a parallel group name',
+        line: 5,
+        column: 5,
+      },
+      {
+        path: 'routing.parallel_groups.constructor',
+        message: '"constructor" is a reserved name and cannot be a parallel group name',
+        line: 6,
+        column: 5,
+      },
+    ]);
+    // The same rule for a crew written in code (even with no usable agent to check references against).
+    const groups = JSON.parse('{"__proto__": {"agents": ["b"]}}') as Record<string, { agents: string[] }>;
+    const error = configError(() =>
+      resolveCrewConfig({ entryPoint: 'a', agents: [], routing: { parallelGroups: groups } }),
+    );
+    expect(error.problems).toContainEqual({
+      path: 'routing.parallelGroups.__proto__',
+      message: '"__proto__" is a reserved name and cannot be a parallel group name',
+    });
+    expect(({} as Record<string, unknown>).agents).toBeUndefined();
+  });
+
   it('accepts a byte order mark, comments, anchors and CRLF line ends', () => {
     const text =
       '\ufeff# crew\r\nentry_point: a\r\nagents:\r\n  - &a { id: a }\r\n  - id: b\r\n    handoff_targets: [a]\r\n';
@@ -568,6 +604,30 @@ describe('parseCrewConfig: YAML errors', () => {
   it('an empty document is an error', () => {
     expectOneProblem('', '', 1, 'the document is empty');
     expectOneProblem('# only a comment\n', '', 1, 'the document is empty');
+  });
+
+  it('an unresolved alias is a problem at its own line and path', () => {
+    const problems = problemsOf(yaml('entry_point: *nope', ...BASE.slice(1)));
+    expect(problems).toEqual([
+      { path: 'entry_point', message: 'unresolved alias *nope: no anchor &nope is set before it', line: 1, column: 14 },
+    ]);
+  });
+
+  it('reports every unresolved alias at once, including one whose anchor comes after it', () => {
+    const text = yaml(
+      'entry_point: teacher', // 1
+      'agents:', // 2
+      '  - id: teacher', // 3
+      '    handoff_targets: [*later, *missing]', // 4
+      '  - id: &later student', // 5
+      '  - id: *later', // 6 (resolved: the anchor is above)
+      'settings: { max_rounds: *gone }', // 7
+    );
+    expect(problemsOf(text).map((p) => [p.path, p.line, p.message])).toEqual([
+      ['agents[0].handoff_targets[0]', 4, 'unresolved alias *later: no anchor &later is set before it'],
+      ['agents[0].handoff_targets[1]', 4, 'unresolved alias *missing: no anchor &missing is set before it'],
+      ['settings.max_rounds', 7, 'unresolved alias *gone: no anchor &gone is set before it'],
+    ]);
   });
 
   it('an alias bomb is refused', () => {

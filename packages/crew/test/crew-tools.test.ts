@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { ToolArgumentsError, defineTool, type ChatResponse, type Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
-import { CrewExecutor, type CrewConfigInput } from '@signalyard/crew';
+import { CrewExecutor, CrewToolError, type CrewConfigInput } from '@signalyard/crew';
 import { collect, endOf, runError, trace } from './crew-support.js';
 
 const crew = (settings: CrewConfigInput['settings'] = {}): CrewConfigInput => ({
@@ -169,6 +169,43 @@ describe('CrewExecutor: tools', () => {
       'undefined',
       '10',
     ]);
+  });
+
+  it('answers a result JSON cannot serialise (BigInt or cycle, null prototype or not) with a tool error message, and the run goes on', async () => {
+    const bare = (fields: Record<string, unknown>): object => Object.assign(Object.create(null) as object, fields);
+    const cyclic = bare({ name: 'loop' }) as Record<string, unknown>;
+    cyclic.self = cyclic;
+    const plainCycle: Record<string, unknown> = {};
+    plainCycle.self = plainCycle;
+    const values: unknown[] = [bare({ id: 1n }), cyclic, { id: 2n }, plainCycle, bare({ ok: true })];
+    const tool: Tool = { name: 'v', parameters: {}, execute: (args) => Promise.resolve(values[args as number]) };
+    const model = scriptedModel({
+      a: [{ content: '', toolCalls: values.map((_, i) => ({ id: `t${i}`, name: 'v', arguments: i })) }, 'done'],
+    });
+    const events = await collect(
+      new CrewExecutor({ crew: { entryPoint: 'a', agents: [{ id: 'a', tools: ['v'] }] }, model, tools: [tool] }),
+      'go',
+    );
+    const response = endOf(events);
+    expect(response.content).toBe('done');
+    const contents = response.state.history.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(contents.slice(0, 4)).toEqual([
+      expect.stringMatching(
+        /^Error: Tool "v" of agent "a" returned a result that cannot be sent to the model: .*BigInt/,
+      ),
+      expect.stringMatching(
+        /^Error: Tool "v" of agent "a" returned a result that cannot be sent to the model: .*circular/,
+      ),
+      expect.stringMatching(/^Error: .*BigInt/),
+      expect.stringMatching(/^Error: .*circular/),
+    ]);
+    expect(contents[4]).toBe('{"ok":true}');
+    const results = events.filter((e) => e.type === 'tool_result');
+    expect(results.map((e) => e.isError)).toEqual([true, true, true, true, false]);
+    for (const e of results.slice(0, 4)) {
+      expect(CrewToolError.isInstance(e.result)).toBe(true);
+      expect(e.result).toMatchObject({ code: 'CREW_TOOL_RESULT_INVALID', agentId: 'a', toolName: 'v' });
+    }
   });
 
   it('passes the tool the call id, the agent id and the run’s abortSignal', async () => {

@@ -207,7 +207,7 @@ describe('isInstance', () => {
       'CREW_AGENT_FAILED' | 'CREW_TOOL_LOOP' | 'CREW_MAX_ROUNDS' | 'CREW_PARALLEL_TIMEOUT'
     >();
     expectTypeOf<CrewToolError['code']>().toEqualTypeOf<CrewToolErrorCode>();
-    expectTypeOf<CrewToolErrorCode>().toEqualTypeOf<'CREW_UNKNOWN_TOOL'>();
+    expectTypeOf<CrewToolErrorCode>().toEqualTypeOf<'CREW_UNKNOWN_TOOL' | 'CREW_TOOL_RESULT_INVALID'>();
     expectTypeOf<CrewArgumentError['code']>().toEqualTypeOf<CrewArgumentErrorCode>();
     expectTypeOf<CrewArgumentErrorCode>().toEqualTypeOf<'CREW_SIGNAL_INVALID' | 'CREW_CONTENT_INVALID'>();
     expectTypeOf<CrewRunError['code']>().toEqualTypeOf<CrewRunErrorCode>();

@@ -265,6 +265,7 @@ function indexFsm(
     routes,
     finals: Object.freeze([...finals]),
     mermaid: renderMermaid({
+      states,
       initial,
       transitions: transitions.map((t) => ({ from: t.from, to: t.to, action: t.action, guardName: t.guardName })),
       finals,

@@ -13,7 +13,7 @@ import type {
   StrategySnapshot,
   TransitionResult,
 } from '@signalyard/core';
-import { describeValue } from '@signalyard/core';
+import { InvalidArgumentError, describeValue } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
@@ -66,8 +66,10 @@ const REJECTED = 1;
 export class FsmStrategy {
   readonly #fsm: CompiledFsm;
   #current: number;
-  #evaluating = false;
-  #reentered = false;
+  /** The action whose guard is being evaluated, while one is. */
+  #evaluating: string | undefined = undefined;
+  /** What a guard called on this FSM while being evaluated (`execute("x")`, `restore()`), if it did. */
+  #reentered: string | undefined = undefined;
 
   /**
    * A new instance of `definition`, in its initial state (the same as
@@ -104,7 +106,7 @@ export class FsmStrategy {
    * as "would not succeed". Called from inside a guard of this FSM, it answers `false`.
    */
   canExecute(action: string, input?: unknown): boolean {
-    if (this.#evaluating) return false;
+    if (this.#evaluating !== undefined) return false;
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) return false;
     try {
@@ -118,19 +120,21 @@ export class FsmStrategy {
    * Executes `action` with `input` and returns the transition taken. The result object is frozen
    * and shared by every execution of the same transition (so a hit allocates nothing).
    *
+   * @throws InvalidArgumentError `ACTION_INVALID` when `action` is not a string.
    * @throws InvalidTransitionError `FSM_INVALID_TRANSITION` when no transition exists for the action from the current state.
    * @throws GuardRejectedError `FSM_GUARD_REJECTED` when every guard rejected the input.
-   * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or re-entered this FSM.
+   * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or
+   * re-entered this FSM (called `execute` or `restore` on it).
    */
   execute(action: string, input?: unknown): TransitionResult {
-    if (this.#evaluating) {
+    if (this.#evaluating !== undefined) {
       // A guard is executing a transition of the FSM it guards: refuse, and fail the outer
       // execute too (even if the guard swallows this error).
-      this.#reentered = true;
-      throw this.#reentry(action, '(re-entered)');
+      this.#reentered = `execute(${JSON.stringify(action)})`;
+      throw this.#reentry(action, '(re-entered)', this.#reentered);
     }
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
-    if (list === undefined) throw this.#invalid(action);
+    if (list === undefined) throw typeof action === 'string' ? this.#invalid(action) : notAnAction(action);
     const taken = this.#decide(list, action, input);
     if (taken === REJECTED) {
       throw new GuardRejectedError({ currentState: this.currentState, action, guards: list.guardNames });
@@ -149,8 +153,15 @@ export class FsmStrategy {
    * Sets the current state from a snapshot taken by {@link FsmStrategy.snapshot}.
    * @throws FsmSnapshotError `FSM_SNAPSHOT_INVALID` for a non-object, a snapshot of another
    * `type`, or an unknown state; the state is unchanged.
+   * @throws GuardFailedError `FSM_GUARD_FAILED` when called from inside a guard of this FSM
+   * (the `execute` being decided fails too, even if the guard swallows this error).
    */
   restore(snapshot: StrategySnapshot): void {
+    if (this.#evaluating !== undefined) {
+      // A guard is restoring the FSM it guards: refuse, as for a nested execute().
+      this.#reentered = 'restore()';
+      throw this.#reentry(this.#evaluating, '(re-entered)', this.#reentered);
+    }
     if (typeof snapshot !== 'object' || (snapshot as unknown) === null) {
       throw new FsmSnapshotError({
         message: `Cannot restore FSM snapshot ${describeValue(snapshot)}: expected { "type": "fsm", "current_state": "<state>" }`,
@@ -184,15 +195,14 @@ export class FsmStrategy {
       const guard = c.guard;
       if (guard === undefined) return c;
       let passed: unknown;
-      this.#evaluating = true;
-      this.#reentered = false;
+      this.#evaluating = action;
+      this.#reentered = undefined;
       try {
         passed = guard.evaluate(input);
       } catch (error) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a nested execute() inside evaluate()
-        if (this.#reentered) {
-          this.#reentered = false;
-          throw this.#reentry(action, c.guardName as string);
+        const reentered = this.#takeReentry();
+        if (reentered !== undefined) {
+          throw this.#reentry(action, c.guardName as string, reentered);
         }
         throw new GuardFailedError({
           currentState: this.currentState,
@@ -202,12 +212,11 @@ export class FsmStrategy {
           cause: error,
         });
       } finally {
-        this.#evaluating = false;
+        this.#evaluating = undefined;
       }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set by a nested execute() inside evaluate()
-      if (this.#reentered) {
-        this.#reentered = false;
-        throw this.#reentry(action, c.guardName as string);
+      const reentered = this.#takeReentry();
+      if (reentered !== undefined) {
+        throw this.#reentry(action, c.guardName as string, reentered);
       }
       if (passed === true) return c;
       if (passed !== false && isThenable(passed)) {
@@ -224,12 +233,20 @@ export class FsmStrategy {
     return candidates.length === 0 ? NO_ENTRY : REJECTED;
   }
 
-  #reentry(action: string, guard: string): GuardFailedError {
+  /** What a guard called on this FSM during its evaluation (set by a nested call), cleared. */
+  #takeReentry(): string | undefined {
+    const reentered = this.#reentered;
+    this.#reentered = undefined;
+    return reentered;
+  }
+
+  /** `call`: what the guard called on this FSM, e.g. `execute("go")` or `restore()`. */
+  #reentry(action: string, guard: string, call: string): GuardFailedError {
     return new GuardFailedError({
       currentState: this.currentState,
       action,
       guard,
-      reason: 'a guard re-entered the FSM it guards (guards must be pure: they must not execute transitions)',
+      reason: `a guard re-entered the FSM it guards by calling ${call} (guards must be pure: they must not execute transitions or restore snapshots)`,
     });
   }
 
@@ -483,6 +500,14 @@ export class FsmStrategyBuilder {
   define(): FsmDefinition {
     return new FsmDefinition(this);
   }
+}
+
+/** The error for an `execute` whose action is not a string (a caller's mistake, not a refusal). */
+function notAnAction(action: unknown): InvalidArgumentError {
+  return new InvalidArgumentError({
+    code: 'ACTION_INVALID',
+    message: `Invalid FSM action ${describeValue(action)}: expected a string such as "start"`,
+  });
 }
 
 /** Options objects are optional; `null` from JavaScript callers counts as none. */

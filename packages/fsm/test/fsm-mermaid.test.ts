@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { ClosureGuard, FsmStrategy, type FsmDefinition } from '@signalyard/fsm';
 
 const quality = (input: unknown): boolean =>
@@ -169,5 +170,96 @@ describe('toMermaid()', () => {
     expect(fsm.strategy.toMermaid()).toBe(expected);
     fsm.execute('start');
     expect(fsm.toMermaid()).toBe(expected);
+  });
+
+  it('never gives an aliased state an alias that is the name of a real state', () => {
+    const def = FsmStrategy.builder()
+      .initial('a b')
+      .transition('a b', 'go', 's0')
+      .transition('s0', 'go', 's1')
+      .transition('s1', 'back', 'c-d')
+      .define();
+    expect(def.toMermaid()).toBe(
+      [
+        'stateDiagram-v2',
+        '    state "a b" as s2',
+        '    state "c-d" as s3',
+        '    [*] --> s2',
+        '    s2 --> s0 : go',
+        '    s0 --> s1 : go',
+        '    s1 --> s3 : back',
+      ].join('\n'),
+    );
+  });
+
+  it('skips aliases that are declared state names even when those states appear in no transition', () => {
+    const def = FsmStrategy.builder().state('s0').state('x y').initial('x y').define();
+    expect(def.toMermaid()).toBe(['stateDiagram-v2', '    state "x y" as s1', '    [*] --> s1'].join('\n'));
+  });
+});
+
+/** Reads a diagram back: every transition line's (from, to) and every final state, by name. */
+function readDiagram(diagram: string): {
+  aliases: string[];
+  initial: string;
+  transitions: [string, string][];
+  finals: string[];
+} {
+  const lines = diagram.split('\n');
+  expect(lines[0]).toBe('stateDiagram-v2');
+  const byAlias = new Map<string, string>();
+  const aliases: string[] = [];
+  const transitions: [string, string][] = [];
+  const finals: string[] = [];
+  let initial: string | undefined;
+  const name = (id: string): string => byAlias.get(id) ?? id;
+  for (const line of lines.slice(1)) {
+    const declaration = /^ {4}state "(.*)" as (\S+)$/s.exec(line);
+    if (declaration !== null) {
+      const alias = declaration[2] as string;
+      aliases.push(alias);
+      byAlias.set(alias, (declaration[1] as string).replace(/#quot;/g, '"'));
+      continue;
+    }
+    const arrow = /^ {4}(\S+) --> (\S+)(?: : .*)?$/s.exec(line);
+    if (arrow === null) throw new Error(`unexpected line ${JSON.stringify(line)}`);
+    const [from, to] = [arrow[1] as string, arrow[2] as string];
+    if (from === '[*]') initial = name(to);
+    else if (to === '[*]') finals.push(name(from));
+    else transitions.push([name(from), name(to)]);
+  }
+  return { aliases, initial: initial as string, transitions, finals };
+}
+
+describe('toMermaid() property', () => {
+  // Names without line breaks or quotes: the diagram flattens those, so they could not be read back.
+  const stateName = fc.oneof(
+    fc.constantFrom('s0', 's1', 's2', 's3', 's10', 'a b', 's 0', 'S0'),
+    fc.stringMatching(/^[A-Za-z0-9_]{1,4}$/),
+    fc.string({ minLength: 1, maxLength: 6 }).filter((n) => !/[\r\n"]/.test(n)),
+  );
+
+  it('aliases never collide with state names or each other, and every line names the right states', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(stateName, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat()), { maxLength: 12 }),
+        fc.boolean(),
+        (states, edges, declare) => {
+          const pick = (i: number): string => states[i % states.length] as string;
+          const builder = FsmStrategy.builder().initial(pick(0));
+          if (declare) for (const state of states) builder.state(state);
+          const transitions = edges.map(([from, to]): [string, string] => [pick(from), pick(to)]);
+          transitions.forEach(([from, to], i) => builder.transition(from, `go${String(i)}`, to));
+          const definition = builder.define();
+          const diagram = readDiagram(definition.toMermaid());
+          expect(new Set(diagram.aliases).size).toBe(diagram.aliases.length);
+          for (const alias of diagram.aliases) expect(definition.states).not.toContain(alias);
+          expect(diagram.initial).toBe(pick(0));
+          expect(diagram.transitions).toEqual(transitions);
+          expect(diagram.finals).toEqual([]);
+        },
+      ),
+    );
   });
 });

@@ -510,6 +510,67 @@ describe('guards', () => {
       expect(fsm.currentState).toBe('a');
     });
 
+    it('a guard that restores its own FSM and then rejects is a GuardFailedError, and the state is unchanged', () => {
+      let nested: unknown;
+      const fsm: FsmStrategyWithRoutes = FsmStrategy.builder()
+        .initial('a')
+        .transition('a', 'go', 'b', {
+          guard: new ClosureGuard('restorer', () => {
+            try {
+              fsm.restore({ type: 'fsm', current_state: 'c' });
+            } catch (error) {
+              nested = error;
+            }
+            return false;
+          }),
+        })
+        .transition('a', 'other', 'c')
+        .build();
+      const error = catchError(
+        () => fsm.execute('go'),
+        (e) => GuardFailedError.isInstance(e),
+      );
+      expect(error.code).toBe('FSM_GUARD_FAILED');
+      expect(error.guard).toBe('restorer');
+      expect(error.message).toContain('restore()');
+      expect(fsm.currentState).toBe('a');
+      expect(GuardFailedError.isInstance(nested)).toBe(true);
+      expect((nested as GuardFailedError).action).toBe('go');
+    });
+
+    it('a guard that restores its own FSM and then accepts still fails, and the state is unchanged', () => {
+      const fsm: FsmStrategyWithRoutes = FsmStrategy.builder()
+        .initial('a')
+        .transition('a', 'go', 'b', {
+          guard: new ClosureGuard('restorer', () => {
+            fsm.strategy.restore({ type: 'fsm', current_state: 'c' });
+            return true;
+          }),
+        })
+        .transition('a', 'other', 'c')
+        .build();
+      expect(() => fsm.execute('go')).toThrow(expect.objectContaining({ code: 'FSM_GUARD_FAILED' }));
+      expect(fsm.currentState).toBe('a');
+      expect(fsm.canExecute('go')).toBe(false);
+      expect(fsm.currentState).toBe('a');
+    });
+
+    it('restore works again once the guard evaluation is over', () => {
+      const fsm: FsmStrategyWithRoutes = FsmStrategy.builder()
+        .initial('a')
+        .transition('a', 'go', 'b', {
+          guard: new ClosureGuard('restorer', () => {
+            fsm.restore({ type: 'fsm', current_state: 'c' });
+            return true;
+          }),
+        })
+        .transition('a', 'other', 'c')
+        .build();
+      expect(() => fsm.execute('go')).toThrow(expect.objectContaining({ code: 'FSM_GUARD_FAILED' }));
+      fsm.restore({ type: 'fsm', current_state: 'c' });
+      expect(fsm.currentState).toBe('c');
+    });
+
     it('after a re-entry failure the FSM evaluates guards normally again', () => {
       let reenter = true;
       const fsm: FsmStrategyWithRoutes = FsmStrategy.builder()

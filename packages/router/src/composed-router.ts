@@ -188,7 +188,9 @@ export class ComposedRouter {
    * (agent tier) and every plugin's routes, in plugin order (plugin tier). Reads
    * `strategy.signalRoutes()` and each plugin's `signalRoutes()` once.
    *
-   * @throws RouteConfigError `ROUTE_INVALID` listing every malformed route (plugin routes name their plugin).
+   * @throws RouteConfigError `ROUTE_INVALID` listing every malformed route (plugin routes name their
+   * plugin), and a plugin that is not an object with a string `name` or whose `signalRoutes` is
+   * not a function returning a list.
    * @example
    * ```ts
    * const router = ComposedRouter.compose({ strategy: fsm, agent: agentRoutes, plugins: [rateLimit] });
@@ -199,21 +201,10 @@ export class ComposedRouter {
     const plugin: SignalRoute[] = [];
     const pluginOrigins: string[] = [];
     for (const p of parts.plugins ?? []) {
-      const routes: readonly SignalRoute[] = p.signalRoutes === undefined ? NO_ROUTES : p.signalRoutes();
-      if (!Array.isArray(routes)) {
-        throw new RouteConfigError({
-          problems: [
-            {
-              tier: 'plugin',
-              index: plugin.length,
-              message: `plugin "${p.name}" signalRoutes() returned ${typeof routes}, expected an array`,
-            },
-          ],
-        });
-      }
-      for (const r of routes as readonly SignalRoute[]) {
+      const routes = pluginRoutes(p, plugin.length);
+      for (const r of routes) {
         plugin.push(r);
-        pluginOrigins.push(`plugin "${p.name}"`);
+        pluginOrigins.push(`plugin ${JSON.stringify(p.name)}`);
       }
     }
     const input: TierRoutesWithOrigins = { strategy, plugin, [ORIGINS]: { plugin: pluginOrigins } };
@@ -243,7 +234,11 @@ export class ComposedRouter {
   match(signal: Signal, ctx?: RouteContext): RouteMatch | undefined {
     if (typeof signal !== 'object' || (signal as unknown) === null) throw invalidSignal(signal);
     const bucket = this.#byKind.get(signal.kind);
-    if (bucket === undefined) return undefined;
+    if (bucket === undefined) {
+      // Only on a miss: a kind that is a key of the index is a string.
+      if (typeof signal.kind !== 'string') throw invalidSignal(signal);
+      return undefined;
+    }
     const context = ctx ?? EMPTY_CONTEXT;
     for (let i = 0; i < bucket.length; i++) {
       const c = bucket[i] as CompiledRoute;
@@ -272,7 +267,8 @@ export class ComposedRouter {
    *   RouterArgumentError `ROUTE_SIGNAL_INVALID` when `signal` is not a signal object.
    */
   explain(signal: Signal, ctx?: RouteContext): RouteDecision {
-    if (typeof signal !== 'object' || (signal as unknown) === null) throw invalidSignal(signal);
+    if (typeof signal !== 'object' || (signal as unknown) === null || typeof signal.kind !== 'string')
+      throw invalidSignal(signal);
     const bucket = this.#byKind.get(signal.kind) ?? [];
     const context = ctx ?? EMPTY_CONTEXT;
     const considered: ConsideredRoute[] = [];
@@ -345,10 +341,30 @@ function routeProblem(route: unknown): string | undefined {
   return undefined;
 }
 
+/** A plugin's routes, read once; `index` is where they would start in the plugin tier (for the error). */
+function pluginRoutes(p: unknown, index: number): readonly SignalRoute[] {
+  const fail = (message: string): never => {
+    throw new RouteConfigError({ problems: [{ tier: 'plugin', index, message }] });
+  };
+  if (typeof p !== 'object' || p === null) return fail(`expected a Plugin object, got ${describeValue(p)}`);
+  const { name, signalRoutes } = p as { name?: unknown; signalRoutes?: unknown };
+  if (typeof name !== 'string') return fail(`a plugin's name must be a string, got ${describeValue(name)}`);
+  if (signalRoutes === undefined) return NO_ROUTES;
+  if (typeof signalRoutes !== 'function')
+    return fail(`plugin ${JSON.stringify(name)} signalRoutes must be a function, got ${describeValue(signalRoutes)}`);
+  const routes: unknown = (signalRoutes as () => unknown).call(p);
+  if (!Array.isArray(routes))
+    return fail(`plugin ${JSON.stringify(name)} signalRoutes() returned ${typeof routes}, expected an array`);
+  return routes as readonly SignalRoute[];
+}
+
 function invalidSignal(value: unknown): RouterArgumentError {
   return new RouterArgumentError({
     code: 'ROUTE_SIGNAL_INVALID',
-    message: `Cannot route ${value === null ? 'null' : typeof value}: expected a Signal { kind, payload }`,
+    message:
+      typeof value === 'object' && value !== null
+        ? `Cannot route a signal whose kind is ${describeValue((value as { kind?: unknown }).kind)}: expected a Signal { kind, payload } with a string kind`
+        : `Cannot route ${value === null ? 'null' : typeof value}: expected a Signal { kind, payload }`,
     value,
   });
 }

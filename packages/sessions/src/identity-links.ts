@@ -2,6 +2,7 @@ import { ConfigError, describeValue } from '@signalyard/core';
 import { canonicalId, normalizeChannel } from './normalize.js';
 import { routingConfigSchema, routingProblems, splitLinkEntry } from './routing-config.js';
 import { SessionKeyError } from './errors/session-key-error.js';
+import { unstorableIdProblem } from './session-key-codec.js';
 
 /** channel → peer id (folded unless the channel is case-sensitive) → canonical name. */
 export type LinkIndex = ReadonlyMap<string, ReadonlyMap<string, string>>;
@@ -45,7 +46,8 @@ export interface LinkLookupOptions {
  *
  * @throws ConfigError (`CONFIG_INVALID`) when `links` is invalid: a bare or malformed entry, one
  *   entry linked to two names, a reserved name.
- * @throws SessionKeyError (`SESSION_KEY_INVALID`) when `channel` is not a channel name or `peerId` not a string.
+ * @throws SessionKeyError (`SESSION_KEY_INVALID`) when `channel` is not a channel name, or `peerId` is not
+ *   a string or contains a NUL character (U+0000) or a lone surrogate.
  * @example
  * ```ts
  * const links = { john: ['telegram:123456', 'discord:789012'] };
@@ -84,5 +86,13 @@ export function resolveLinkedPeerId(
     });
   }
   const id = canonicalId(peerId, cs);
+  const unstorable = unstorableIdProblem(id);
+  if (unstorable !== undefined) {
+    throw new SessionKeyError({
+      problem: `peer id ${unstorable}`,
+      input: peerId,
+      message: `resolveLinkedPeerId: peer id ${describeValue(peerId)} ${unstorable}; expected an id without NUL characters or lone surrogates`,
+    });
+  }
   return buildLinkIndex(result.data.session.identityLinks, csChannels).get(ch)?.get(id);
 }

@@ -1,3 +1,6 @@
+import { describeValue } from '@signalyard/core';
+import { SessionKeyError } from './errors/session-key-error.js';
+
 /** Longest agent id `normalizeAgentId` produces. */
 export const MAX_AGENT_ID_LENGTH = 64;
 
@@ -21,8 +24,16 @@ const INVALID_AGENT_RUN = /[^a-z0-9_-]+/g;
  * normalizeAgentId('a  b');        // 'a-b'
  * normalizeAgentId('!!!');         // 'main'
  * ```
+ * @throws SessionKeyError (`SESSION_KEY_INVALID`) when `input` is not a string.
  */
 export function normalizeAgentId(input: string): string {
+  if (typeof input !== 'string') {
+    throw new SessionKeyError({
+      problem: 'agent id',
+      input,
+      message: `normalizeAgentId: agent id ${describeValue(input)} is not a string`,
+    });
+  }
   const id = agentIdOrEmpty(input);
   return id === '' ? 'main' : id;
 }

@@ -14,6 +14,7 @@ import {
 } from './routing-config.js';
 import { directMessageKey, groupKey, mainKey, type DmScope, type SessionKey } from './session-key.js';
 import { SessionKeyError } from './errors/session-key-error.js';
+import { unstorableIdProblem } from './session-key-codec.js';
 
 /** What a channel adapter knows about an inbound message. */
 export interface InboundRoute {
@@ -104,12 +105,26 @@ function badInput(field: string, value: unknown, expected: string): never {
   });
 }
 
+/**
+ * `id` (the canonical form of `raw`), after checking it holds no NUL and no lone surrogate: the
+ * checkpoint stores and session locks refuse those, so they are refused here, before any work.
+ */
+function storable(field: string, raw: string, id: string): string {
+  const problem = unstorableIdProblem(id);
+  if (problem === undefined) return id;
+  throw new SessionKeyError({
+    problem: `${field} ${problem}`,
+    input: raw,
+    message: `Cannot route inbound message: ${field} ${describeValue(raw)} ${problem}; expected an id without NUL characters or lone surrogates`,
+  });
+}
+
 function optionalId(value: unknown, field: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') badInput(field, value, 'a string');
   const id = foldId(value);
   if (id === '') badInput(field, value, 'a non-empty id');
-  return id;
+  return storable(field, value, id);
 }
 
 /**
@@ -217,7 +232,8 @@ export class RouteResolver {
    * `channel` / `thread` peer → a group key (threaded when `threadId` is given; never linked).
    *
    * @throws SessionKeyError (`SESSION_KEY_INVALID`) when the message cannot be keyed: a missing or
-   *   invalid channel, an unknown peer kind, an empty peer, account, guild, team or thread id.
+   *   invalid channel, an unknown peer kind, an empty peer, account, guild, team or thread id, or
+   *   one containing a NUL character (U+0000) or a lone surrogate (no store could hold its key).
    */
   resolve(input: InboundRoute): ResolvedRoute {
     if (typeof input !== 'object' || (input as InboundRoute | null) === null)
@@ -225,9 +241,10 @@ export class RouteResolver {
     const rawChannel: unknown = input.channel;
     const channel = typeof rawChannel === 'string' ? normalizeChannel(rawChannel) : undefined;
     if (channel === undefined) badInput('channel', rawChannel, 'a channel name matching [a-z0-9][a-z0-9_.-]*');
-    const rawAccount: unknown = input.accountId ?? 'default';
+    let rawAccount: unknown = input.accountId;
+    if (rawAccount === undefined) rawAccount = 'default'; // only absent: null is not an account id
     if (typeof rawAccount !== 'string') badInput('account id', rawAccount, 'a string');
-    const account = foldId(rawAccount);
+    const account = storable('account id', rawAccount, foldId(rawAccount));
     if (account === '') badInput('account id', rawAccount, 'a non-empty id');
     const guild = optionalId(input.guildId, 'guild id');
     const team = optionalId(input.teamId, 'team id');
@@ -243,7 +260,7 @@ export class RouteResolver {
         badInput('peer kind', kind, '"dm", "group", "channel" or "thread"');
       if (typeof id !== 'string') badInput('peer id', id, 'a string');
       peerKind = kind as InboundPeerKind;
-      peerId = canonicalId(id, cs);
+      peerId = storable('peer id', id, canonicalId(id, cs));
       if (peerId === '') badInput('peer id', id, 'a non-empty id');
     }
 
@@ -265,7 +282,7 @@ export class RouteResolver {
       let threadId: string | undefined;
       if (rawThread !== undefined) {
         if (typeof rawThread !== 'string') badInput('thread id', rawThread, 'a string');
-        threadId = canonicalId(rawThread, cs);
+        threadId = storable('thread id', rawThread, canonicalId(rawThread, cs));
         if (threadId === '') badInput('thread id', rawThread, 'a non-empty id');
       }
       sessionKey = groupKey(agentId, channel, peerKind, peerId as string, threadId);

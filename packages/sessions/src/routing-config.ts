@@ -1,9 +1,14 @@
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
-import { configProblemsFromZod, type ZodProblemOptions } from '@signalyard/core/internal';
+import {
+  configProblemsFromZod,
+  isReservedName,
+  reservedNameProblem,
+  type ZodProblemOptions,
+} from '@signalyard/core/internal';
 import { z } from 'zod';
 import { canonicalId, foldId, isCanonicalAgentId, normalizeAgentId, normalizeChannel } from './normalize.js';
 import type { DmScope } from './session-key.js';
-import { isWellFormed } from './session-key-codec.js';
+import { unstorableIdProblem } from './session-key-codec.js';
 
 /** The kind of peer a message comes from, or a binding targets: a person (`dm`) or a group-like peer. */
 export type InboundPeerKind = 'dm' | 'group' | 'channel' | 'thread';
@@ -74,9 +79,6 @@ export type DeepPartial<T> = T extends readonly (infer U)[]
  */
 export type RoutingConfigInput = DeepPartial<RoutingConfig>;
 
-/** Names that must never become object keys. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constructor']);
-
 type Ctx = z.RefinementCtx;
 type PathKey = string | number;
 
@@ -123,8 +125,9 @@ const channelOrWildcardSchema = z.string().superRefine((value, ctx) => {
 
 function idSchema(what: string): z.ZodString {
   return z.string().superRefine((value, ctx) => {
+    const unstorable = unstorableIdProblem(value);
     if (canonicalId(value, true) === '') issue(ctx, [], `${what} must not be empty`);
-    else if (!isWellFormed(value)) issue(ctx, [], `${what} ${describeValue(value)} is not well-formed Unicode`);
+    else if (unstorable !== undefined) issue(ctx, [], `${what} ${describeValue(value)} ${unstorable}`);
   });
 }
 
@@ -177,11 +180,14 @@ const identityLinksSchema = z
   })
   .superRefine((links, ctx) => {
     for (const name of Object.keys(links)) {
-      if (RESERVED_NAMES.has(name)) {
-        issue(ctx, [name], `${describeValue(name)} is a reserved name and cannot be an identity-link name`);
+      const reserved = reservedNameProblem(name, 'an identity-link name');
+      if (reserved !== undefined) {
+        issue(ctx, [name], reserved);
         continue;
       }
+      const unstorable = unstorableIdProblem(name);
       if (canonicalId(name, false) === '') issue(ctx, [name], 'an identity-link name must not be empty');
+      else if (unstorable !== undefined) issue(ctx, [name], `identity-link name ${describeValue(name)} ${unstorable}`);
       const entries: unknown = links[name];
       if (!Array.isArray(entries)) {
         issue(ctx, [name], `expected a list of "channel:id" entries, got ${describeValue(entries)}`);
@@ -196,7 +202,7 @@ const identityLinksSchema = z
   .transform((links) => {
     const out: Record<string, string[]> = {};
     for (const name of Object.keys(links)) {
-      if (!RESERVED_NAMES.has(name)) out[name] = [...(links[name] as string[])];
+      if (!isReservedName(name)) out[name] = [...(links[name] as string[])];
     }
     return out;
   });
@@ -214,7 +220,8 @@ function linkEntryProblem(entry: unknown): string | undefined {
   }
   if (canonicalId(entry.slice(colon + 1), true) === '')
     return `identity-link entry ${describeValue(entry)} has an empty id after the channel`;
-  if (!isWellFormed(entry)) return `identity-link entry ${describeValue(entry)} is not well-formed Unicode`;
+  const unstorable = unstorableIdProblem(entry);
+  if (unstorable !== undefined) return `identity-link entry ${describeValue(entry)} ${unstorable}`;
   return undefined;
 }
 
@@ -269,7 +276,7 @@ function crossChecks(value: unknown, ctx: Ctx): void {
     const owners = new Map<string, string>(); // "channel:id" → canonical name
     const names = new Map<string, string>(); // canonical name → name as written
     for (const name of Object.keys(links)) {
-      if (RESERVED_NAMES.has(name)) continue;
+      if (isReservedName(name)) continue;
       const canonical = canonicalId(name, false);
       if (canonical === '') continue;
       const earlier = names.get(canonical);

@@ -1,4 +1,5 @@
 import { describeValue } from '@signalyard/core';
+import { unstorableTextIndex } from '@signalyard/core/internal';
 import { canonicalId, isAsciiSpace, isCanonicalAgentId, isCanonicalChannel, normalizeAgentId } from './normalize.js';
 import { SessionKeyError } from './errors/session-key-error.js';
 import type { PeerKind, SessionKeyShape as SessionKey, TaskType } from './session-key-types.js';
@@ -13,17 +14,22 @@ const HEX = '0123456789abcdef';
 
 const count = (n: number): string => n.toLocaleString('en-US');
 
-/** True when `s` has no lone surrogate. */
-export function isWellFormed(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    if (c > 0xdbff) return false;
-    const next = s.charCodeAt(i + 1);
-    if (!(next >= 0xdc00 && next <= 0xdfff)) return false;
-    i++;
-  }
-  return true;
+/**
+ * True when `s` can be part of a session key: no NUL (U+0000) and no lone surrogate — the rule
+ * of the checkpoint stores and session locks (`unstorableTextIndex`), which key by the formatted
+ * session key, so an id they would refuse is refused here, where it comes in.
+ */
+function isStorableId(s: string): boolean {
+  return unstorableTextIndex(s) === -1;
+}
+
+/** Why `s` cannot be part of a session key (see {@link isStorableId}), or `undefined` when it can. */
+export function unstorableIdProblem(s: string): string | undefined {
+  const at = unstorableTextIndex(s);
+  if (at === -1) return undefined;
+  return s.charCodeAt(at) === 0
+    ? `contains a NUL character (U+0000) at index ${at}`
+    : `contains a lone surrogate at index ${at} (not well-formed Unicode)`;
 }
 
 function pushUtf8Escapes(out: string[], cp: number): void {
@@ -56,6 +62,8 @@ function escapeSegment(s: unknown, caseSensitive: boolean): string | undefined {
       break;
     }
     if (c === 0x25 || c === 0x3a) escapes = true;
+    else if (c === 0)
+      return undefined; // NUL: no store can hold it (see isStorableId)
     else if (c >= 0x41 && c <= 0x5a) {
       if (!caseSensitive) return undefined;
       escapes = true;
@@ -64,7 +72,7 @@ function escapeSegment(s: unknown, caseSensitive: boolean): string | undefined {
   if (ascii) {
     if (isAsciiSpace(s.charCodeAt(0)) || isAsciiSpace(s.charCodeAt(n - 1))) return undefined;
     if (!escapes) return s;
-  } else if (canonicalId(s, caseSensitive) !== s || !isWellFormed(s)) {
+  } else if (canonicalId(s, caseSensitive) !== s || !isStorableId(s)) {
     return undefined;
   }
   const out: string[] = [];
@@ -102,9 +110,12 @@ function channelSegment(key: object, value: unknown): string {
 function idSegment(key: object, field: string, value: unknown, caseSensitive: boolean): string {
   const escaped = escapeSegment(value, caseSensitive);
   if (escaped === undefined) {
+    const unstorable = typeof value === 'string' ? unstorableIdProblem(value) : undefined;
     badKey(
       key,
-      `${field} ${describeValue(value)} is not a canonical id (non-empty, trimmed, NFC${caseSensitive ? '' : ', lowercase'})`,
+      unstorable === undefined
+        ? `${field} ${describeValue(value)} is not a canonical id (non-empty, trimmed, NFC${caseSensitive ? '' : ', lowercase'})`
+        : `${field} ${describeValue(value)} ${unstorable}: ids cannot contain NUL or lone surrogates`,
     );
   }
   return escaped;
@@ -212,7 +223,10 @@ function decodeSegment(text: string, raw: string, what: string, caseSensitive: b
     }
     value = out.join('');
   }
-  if (canonicalId(value, caseSensitive) !== value || !isWellFormed(value)) {
+  if (value.includes('\u0000')) {
+    parseError(text, `the ${what} ${describeValue(value)} contains a NUL character (U+0000): ids cannot contain NUL`);
+  }
+  if (canonicalId(value, caseSensitive) !== value || !isStorableId(value)) {
     parseError(
       text,
       `the ${what} ${describeValue(value)} is not in canonical form (trimmed, NFC${caseSensitive ? '' : ', lowercase'})`,
@@ -262,6 +276,9 @@ function decodeEscape(text: string, raw: string, i: number, what: string): { ch:
   const minimum = len === 2 ? 0x80 : len === 3 ? 0x800 : 0x10000;
   if ((len > 1 && cp < minimum) || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
     parseError(text, `bad escape ${describeValue(raw.slice(i, i + 3 * len))} in the ${what} (invalid UTF-8 sequence)`);
+  }
+  if (cp === 0) {
+    parseError(text, `escape "%00" in the ${what} stands for a NUL character (U+0000): ids cannot contain NUL`);
   }
   const ch = String.fromCodePoint(cp);
   if (ch !== '%' && ch !== ':' && ch.toLowerCase() === ch) {

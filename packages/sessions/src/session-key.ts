@@ -3,7 +3,12 @@ import { describeValue } from '@signalyard/core';
 import { agentIdOrEmpty, canonicalId, normalizeChannel } from './normalize.js';
 import { SessionKeyError } from './errors/session-key-error.js';
 import type { DmScope, PeerKind, SessionKeyShape, TaskType } from './session-key-types.js';
-import { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH, formatSessionKey, isWellFormed } from './session-key-codec.js';
+import {
+  MAX_SESSION_KEY_LENGTH,
+  MAX_SUBAGENT_DEPTH,
+  formatSessionKey,
+  unstorableIdProblem,
+} from './session-key-codec.js';
 
 export type { DmScope, PeerKind, TaskType } from './session-key-types.js';
 
@@ -142,7 +147,14 @@ function idArg(value: unknown, what: string, caseSensitive: boolean): string {
   if (typeof value !== 'string') fail(what, value, 'a string');
   const id = canonicalId(value, caseSensitive);
   if (id === '') fail(`empty ${what}`, value, 'a non-empty id');
-  if (!isWellFormed(id)) fail(what, value, 'well-formed Unicode (no lone surrogates)');
+  const unstorable = unstorableIdProblem(id);
+  if (unstorable !== undefined) {
+    throw new SessionKeyError({
+      problem: `${what} ${unstorable}`,
+      input: value,
+      message: `Invalid session key argument: ${what} ${describeValue(value)} ${unstorable}; expected an id without NUL characters or lone surrogates`,
+    });
+  }
   return id;
 }
 

@@ -68,8 +68,10 @@ export const anyIdText: fc.Arbitrary<string> = fc
     return form === 'none' ? s : s.normalize(form);
   });
 
-/** Id text the factories accept (something left after NFC + trim). */
-export const idText: fc.Arbitrary<string> = anyIdText.filter((s) => s.normalize('NFC').trim() !== '');
+/** Id text the factories accept (something left after NFC + trim, and no NUL). */
+export const idText: fc.Arbitrary<string> = anyIdText.filter(
+  (s) => s.normalize('NFC').trim() !== '' && !s.includes('\u0000'),
+);
 
 /** Agent-id text: mostly messy text with at least one valid character. */
 const agentText: fc.Arbitrary<string> = fc.oneof(

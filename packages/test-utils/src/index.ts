@@ -71,6 +71,37 @@ export async function rejectsCode(promise: PromiseLike<unknown>, code: string): 
   return expectCode(await rejection(promise), code);
 }
 
+/**
+ * One value of each kind that is not a string, labelled, for tables of bad string arguments:
+ * `undefined`, `null`, a number, an object and a Symbol (which a template literal cannot print).
+ */
+export const NON_STRINGS: readonly (readonly [label: string, value: unknown])[] = Object.freeze([
+  ['undefined', undefined],
+  ['null', null],
+  ['a number', 42],
+  ['an object', { id: 'x' }],
+  ['a Symbol', Symbol('x')],
+] as const);
+
+/**
+ * What `fn` fails with: the error it throws, or — when it returns a promise or an async
+ * iterable — the rejection (of the iterable's first step). Fails the test when `fn` succeeds.
+ */
+export async function failure(fn: () => unknown): Promise<unknown> {
+  let result: unknown;
+  try {
+    result = fn();
+    if (typeof result === 'object' && result !== null && Symbol.asyncIterator in result) {
+      await (result as AsyncIterable<unknown>)[Symbol.asyncIterator]().next();
+    } else {
+      await result;
+    }
+  } catch (error) {
+    return error;
+  }
+  return expect.unreachable(`expected the call to fail, but it succeeded (${typeof result})`);
+}
+
 /** Drains an async iterable into an array. */
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

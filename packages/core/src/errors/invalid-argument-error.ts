@@ -6,7 +6,7 @@ const marker = Symbol.for('signalyard.error.InvalidArgumentError');
 export type InvalidArgumentErrorCode =
   /** `signal(kind)` or `SignalKind.custom(name)` was given a kind that is not `user_message`, `tool_result`, `stop`, `timer` or `custom:<name>` (or an empty custom name). Fix: use the `SignalKind` constants, or `SignalKind.custom('name')` with a non-empty name. */
   | 'SIGNAL_KIND_INVALID'
-  /** `Action.transition`, `Action.custom` or `Action.reject` was given something other than a non-empty string, or a strategy was asked to execute such an action. Fix: pass the FSM action name, custom action name or reject reason as a non-empty string. */
+  /** `Action.transition`, `Action.custom` or `Action.reject` was given something other than a non-empty string, a strategy was asked to execute such an action, or `formatAction` was given something that is not an `Action`. Fix: pass the FSM action name, custom action name or reject reason as a non-empty string; build actions with `Action`. */
   | 'ACTION_INVALID'
   /** A strategy was asked to restore a snapshot it cannot take (another strategy's, or a malformed one). Fix: restore a snapshot this strategy's own `snapshot()` produced; check that the agent's strategy factory did not change. */
   | 'STRATEGY_SNAPSHOT_INVALID'
@@ -16,7 +16,7 @@ export type InvalidArgumentErrorCode =
   | 'CHAT_MODEL_INVALID'
   /** `streamChat` was given a request that is not a `ChatRequest`: not an object, `messages` not an array, `tools` not an array, `abortSignal` not an `AbortSignal`, or `agentId` not a string. Fix: pass `{ messages: [...], tools?, abortSignal?, agentId? }` as the message describes. */
   | 'CHAT_REQUEST_INVALID'
-  /** `decideApproval` was given a tool call that is not `{ id, name, arguments }` (with string `id` and `name`), a tool that is not a `Tool` (or whose `name` differs from the call's, or whose `needsApproval` is neither a boolean nor a function), or a context that is not a `ToolContext` object. Fix: pass the model's `ToolCall`, the `Tool` it names (or `undefined` for an unknown tool) and the `ToolContext` the tool would run with. */
+  /** `decideApproval` was given a tool call that is not `{ id, name, arguments }` (with string `id` and `name`), a tool that is not a `Tool` (or whose `name` differs from the call's, or whose `needsApproval` is neither a boolean nor a function), or a context that is not a `ToolContext` object (with a string `toolCallId`). Fix: pass the model's `ToolCall`, the `Tool` it names (or `undefined` for an unknown tool) and the `ToolContext` the tool would run with. */
   | 'APPROVAL_ARGUMENT_INVALID';
 
 /**

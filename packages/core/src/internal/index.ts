@@ -2,7 +2,7 @@
  * `@signalyard/core/internal`: building blocks the Signalyard packages share — an event channel,
  * a push-to-pull stream, abort linking, total error-message extraction, timer limits, the action
  * check of the route validators, the helpers every config loader uses (size limit, path
- * argument, zod issues as problems, path printing) and the helpers every checkpoint store uses.
+ * argument, zod issues as problems, path printing, reserved names) and the helpers every checkpoint store uses.
  * Internal: not part of the public API, no stability promise between releases; applications and
  * plugins use the root entry.
  *
@@ -29,6 +29,7 @@ export { MAX_CONFIG_CHARS, configSizeProblem } from './config-size.js';
 export { configProblemsFromZod, formatConfigPath, sortConfigProblems } from './config-problems.js';
 export type { ConfigPosition, ZodProblemOptions } from './config-problems.js';
 export { configFilePath } from './config-file.js';
+export { isReservedName, reservedNameProblem } from './reserved-names.js';
 export {
   assertCheckpointKey,
   assertExpectedVersion,

@@ -4,7 +4,7 @@ const marker = Symbol.for('signalyard.error.RouteConfigError');
 
 /** The code of {@link RouteConfigError}. */
 export type RouteConfigErrorCode =
-  /** A route given to a `ComposedRouter` (directly, or by a strategy or plugin through `ComposedRouter.compose`) is malformed: a tier that is not a list, a kind that is not a signal kind, a priority that is not a finite integer, a predicate that is not a function, a malformed action or name; `problems` lists each with its tier and index. (A `RouterArgumentError` with this code: the routes were not an object at all.) Nothing was built. Fix: correct each listed route (build actions with `Action` and kinds with `SignalKind`), and pass the routes as an object `{ strategy?, agent?, plugin? }` of lists. */
+  /** A route given to a `ComposedRouter` (directly, or by a strategy or plugin through `ComposedRouter.compose`) is malformed: a tier that is not a list, a kind that is not a signal kind, a priority that is not a finite integer, a predicate that is not a function, a malformed action or name; or a plugin given to `ComposedRouter.compose` that is not an object with a string `name` and a `signalRoutes` function returning a list; `problems` lists each with its tier and index. (A `RouterArgumentError` with this code: the routes were not an object at all.) Nothing was built. Fix: correct each listed route (build actions with `Action` and kinds with `SignalKind`), and pass the routes as an object `{ strategy?, agent?, plugin? }` of lists. */
   'ROUTE_INVALID';
 
 /** One invalid route: its tier, its index in that tier's list, and what is wrong with it. */

@@ -8,7 +8,7 @@ export type RouterArgumentErrorCode =
   | 'ROUTE_INVALID'
   /** `router.routes(tier)` was asked for a tier that is not `"strategy"`, `"agent"` or `"plugin"` (names compare exactly: `"Strategy"` and `"plugins"` are not tiers). Fix: pass one of the three tier names. */
   | 'ROUTE_TIER_INVALID'
-  /** `router.route(signal)` or `router.explain(signal)` was given something that is not a `Signal` object (`null`, a string, a number). Nothing was routed. Fix: build the signal with `signal(kind, payload)` from `@signalyard/core`. */
+  /** `router.route(signal)` or `router.explain(signal)` was given something that is not a `Signal` object (`null`, a string, a number, an object whose `kind` is not a string). Nothing was routed. Fix: build the signal with `signal(kind, payload)` from `@signalyard/core`. */
   | 'ROUTE_SIGNAL_INVALID';
 
 /**

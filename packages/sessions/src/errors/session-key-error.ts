@@ -4,7 +4,7 @@ const marker = Symbol.for('signalyard.error.SessionKeyError');
 
 /** The code of {@link SessionKeyError}. */
 export type SessionKeyErrorCode =
-  /** A session key could not be built, formatted or parsed: a `SessionKey` factory got an empty id, an agent id with no valid character, a bad channel or an unknown task type; `formatSessionKey` got a malformed key object; `parseSessionKey` got text it could not have formatted (a bad escape, a ninth subagent level, over 1,024 characters); or `RouteResolver.resolve` got an inbound message it cannot key. `problem` says what, `input` holds the value. Fix: pass ids as the message describes; parse only keys that `formatSessionKey` produced. */
+  /** A session key could not be built, formatted or parsed: a `SessionKey` factory got an empty id, an agent id with no valid character, a bad channel or an unknown task type; `formatSessionKey` got a malformed key object; `parseSessionKey` got text it could not have formatted (a bad escape, a ninth subagent level, over 1,024 characters); `RouteResolver.resolve` got an inbound message it cannot key; or `normalizeAgentId` got something that is not a string. Ids containing a NUL character (U+0000) or a lone surrogate are refused everywhere: no checkpoint store or session lock can hold their key. `problem` says what, `input` holds the value. Fix: pass ids as the message describes; parse only keys that `formatSessionKey` produced. */
   'SESSION_KEY_INVALID';
 
 /**
