@@ -30,9 +30,14 @@ const executor = new CrewExecutor({ crew, model });
 
 const quote = (text: string): string => JSON.stringify(text.length > 90 ? `${text.slice(0, 87)}...` : text);
 
-/** One readable line per event; members of a parallel group are indented under it. */
-function describe(event: CrewEvent): string {
+/**
+ * One readable line per event; members of a parallel group are indented under it. Text deltas
+ * (each reply as it streams, markers hidden) get no line: the whole reply shows at `agent_response`.
+ */
+function describe(event: CrewEvent): string | undefined {
   switch (event.type) {
+    case 'text_delta':
+      return undefined;
     case 'agent_start':
       return `${event.group === undefined ? '' : '    '}▶ ${event.agentId} starts`;
     case 'agent_response':
@@ -58,14 +63,15 @@ function describe(event: CrewEvent): string {
     case 'error':
       return `✗ ${event.error.code}: ${event.error.message}`;
     case 'end':
-      return `= ${event.response.reason} after ${event.response.handoffs} handoffs; ${event.response.state.history.length} messages in the history`;
+      return `= ${event.response.reason} after ${event.response.handoffs} handoffs; ${event.response.state.history.length} messages in the history; the user sees ${quote(event.response.visibleContent)}`;
   }
 }
 
 console.log('Exam crew: teacher → [student + reporter] → teacher …\n');
 let history: readonly { role: string; name?: string; content: string }[] = [];
 for await (const event of executor.executeStream('Please start the exam.')) {
-  console.log(describe(event));
+  const line = describe(event);
+  if (line !== undefined) console.log(line);
   if (event.type === 'end') history = event.response.state.history;
   if (event.type === 'error') process.exitCode = 1;
 }

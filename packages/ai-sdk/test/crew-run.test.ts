@@ -4,7 +4,16 @@ import { AbortedError, defineTool } from '@signalyard/core';
 import { CrewExecutor, CrewRunError, parseCrewConfig, type CrewEvent } from '@signalyard/crew';
 import { MockLanguageModelV3 } from 'ai/test';
 import { ModelCallError, aiSdkModel } from '@signalyard/ai-sdk';
-import { deferred, mockModel, rejectionOf, reply, toolCallPart, type GenerateResult } from './support.js';
+import {
+  deferred,
+  mockModel,
+  mockStreamModel,
+  rejectionOf,
+  reply,
+  streamParts,
+  toolCallPart,
+  type GenerateResult,
+} from './support.js';
 
 const crew = parseCrewConfig(
   `
@@ -42,7 +51,8 @@ describe('a crew run on the adapter', () => {
     );
     const executor = new CrewExecutor({ crew, model: aiSdkModel(mock), tools: [lookup] });
     const events: CrewEvent[] = [];
-    for await (const event of executor.executeStream('What is a signal?')) events.push(event);
+    // The run's events without text deltas: the provider is called through doGenerate.
+    for await (const event of executor.executeStream('What is a signal?', { textDeltas: false })) events.push(event);
 
     const end = events.at(-1);
     expect(end?.type).toBe('end');
@@ -113,6 +123,29 @@ describe('a crew run on the adapter', () => {
       'assistant',
       'assistant',
     ]);
+  });
+
+  it('streams a run through the provider’s stream: text deltas with the markers hidden, the same handoff', async () => {
+    const mock = mockStreamModel(
+      streamParts(['A signal is ', 'a text marker. [ROUTE_', 'EDITOR]']),
+      streamParts(['Approved. [DO', 'NE]']),
+    );
+    const executor = new CrewExecutor({ crew, model: aiSdkModel(mock), tools: [lookup] });
+    const events: CrewEvent[] = [];
+    for await (const event of executor.executeStream('What is a signal?')) events.push(event);
+
+    const deltas = events.flatMap((e) => (e.type === 'text_delta' ? [`${e.path.join('>')}: ${e.delta}`] : []));
+    expect(deltas.join('|')).toBe('clerk: A signal is|clerk:  a text marker.|clerk>editor: Approved.');
+    expect(events.filter((e) => e.type === 'handoff')).toEqual([
+      { type: 'handoff', from: 'clerk', to: 'editor', via: 'signal', signal: '[ROUTE_EDITOR]', handoffs: 1 },
+    ]);
+    const end = events.at(-1);
+    expect(end?.type === 'end' && end.response).toMatchObject({
+      reason: 'terminated_by_signal',
+      content: 'Approved. [DONE]',
+      visibleContent: 'Approved.',
+    });
+    expect([mock.doStreamCalls.length, mock.doGenerateCalls.length]).toEqual([2, 0]);
   });
 
   it('works with one adapter per agent', async () => {

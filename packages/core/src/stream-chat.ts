@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from './errors/invalid-argument-error.js';
-import { isAbortSignal, throwIfAborted, untilAborted } from './internal/abort.js';
+import { abortedError, isAbortSignal, throwIfAborted, untilAborted } from './internal/abort.js';
 import type { ChatModel, ChatRequest, ChatStreamPart } from './model.js';
 import { describeValue } from './signal.js';
 import { StreamCheck, checkResponse, streamInvalid } from './stream-check.js';
@@ -103,6 +103,7 @@ async function* fromStream(model: ChatModel, request: ChatRequest): AsyncGenerat
   throwIfAborted(abortSignal);
   const iterator = openStream(model, request);
   const check = new StreamCheck(request.agentId);
+  const reader = new AbortableReader(iterator, abortSignal);
   // Whether the model's iterator must be closed when this generator stops: not once it is done
   // or has thrown (as `for await` does).
   let open = true;
@@ -110,7 +111,7 @@ async function* fromStream(model: ChatModel, request: ChatRequest): AsyncGenerat
     for (;;) {
       let result: IteratorResult<unknown>;
       try {
-        result = await untilAborted(iterator.next(), abortSignal);
+        result = await reader.next();
       } catch (error) {
         if (!abortSignal?.aborted) open = false;
         throw error;
@@ -133,7 +134,62 @@ async function* fromStream(model: ChatModel, request: ChatRequest): AsyncGenerat
       }
     }
   } finally {
+    reader.stop();
     if (open) close(iterator);
+  }
+}
+
+/**
+ * Reads a model's iterator with each `next()` raced against the abort signal, through one abort
+ * listener for the whole stream (a listener per part would cost more than the part): when the
+ * signal fires, the pending read rejects with `AbortedError` at once, whether or not the model
+ * honours it (its late settlement is then ignored, never unhandled).
+ */
+class AbortableReader {
+  readonly #iterator: AsyncIterator<unknown>;
+  readonly #abortSignal: AbortSignal | undefined;
+  /** Rejects the pending read; `undefined` between reads. */
+  #reject: ((error: unknown) => void) | undefined = undefined;
+  readonly #onAbort = (): void => {
+    const reject = this.#reject;
+    this.#reject = undefined;
+    if (reject !== undefined) reject(abortedError(this.#abortSignal as AbortSignal));
+  };
+
+  constructor(iterator: AsyncIterator<unknown>, abortSignal: AbortSignal | undefined) {
+    this.#iterator = iterator;
+    this.#abortSignal = abortSignal;
+    abortSignal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** The iterator's next result, or a rejection with `AbortedError` as soon as the signal fires. */
+  next(): Promise<IteratorResult<unknown>> {
+    const abortSignal = this.#abortSignal;
+    if (abortSignal?.aborted === true) return Promise.reject(abortedError(abortSignal));
+    return new Promise<IteratorResult<unknown>>((resolve, reject) => {
+      this.#reject = reject;
+      const settled = (): void => {
+        if (this.#reject === reject) this.#reject = undefined;
+      };
+      // A sync throw of next() rejects this promise (the executor catches it), like a rejection.
+      Promise.resolve(this.#iterator.next()).then(
+        (result) => {
+          settled();
+          resolve(result);
+        },
+        (error: unknown) => {
+          settled();
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the model's own rejection, unchanged
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Stops listening to the signal (the stream is over). */
+  stop(): void {
+    this.#reject = undefined;
+    this.#abortSignal?.removeEventListener('abort', this.#onAbort);
   }
 }
 

@@ -361,6 +361,45 @@ describe('streamChat: abort', () => {
     }
   });
 
+  it('listens to the signal once per stream, not once per part, and stops listening when the stream ends', async () => {
+    const controller = new AbortController();
+    const signal = controller.signal;
+    const added = vi.spyOn(signal, 'addEventListener');
+    const removed = vi.spyOn(signal, 'removeEventListener');
+    const parts = [delta('a'), delta('b'), delta('c'), finish({ content: 'abc' })];
+    await expect(collect(streamChat(streaming(parts), req({ abortSignal: signal })))).resolves.toEqual(parts);
+    expect(added).toHaveBeenCalledTimes(1);
+    expect(removed).toHaveBeenCalledTimes(1);
+    expect(removed.mock.calls[0]?.[1]).toBe(added.mock.calls[0]?.[1]);
+    // Also when the stream fails, or its reader stops early.
+    for (const read of [
+      () => collect(streamChat(streaming([delta('a')]), req({ abortSignal: signal }))).catch(() => undefined),
+      async () => {
+        for await (const _ of streamChat(streaming(parts), req({ abortSignal: signal }))) break;
+      },
+    ]) {
+      added.mockClear();
+      removed.mockClear();
+      await read();
+      expect(added).toHaveBeenCalledTimes(1);
+      expect(removed).toHaveBeenCalledTimes(1);
+    }
+  });
+
+  it('ignores a late rejection of a read it abandoned on abort (no unhandled rejection)', async () => {
+    const controller = new AbortController();
+    const late = deferred<IteratorResult<ChatStreamPart>>();
+    const model: ChatModel = {
+      generate: failGenerate,
+      stream: () => ({ [Symbol.asyncIterator]: () => ({ next: () => late.promise }) }),
+    };
+    const pending = collect(streamChat(model, req({ abortSignal: controller.signal })));
+    controller.abort();
+    await rejectsCode(pending, 'ABORTED');
+    late.reject(new Error('the model gave up too'));
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+
   it('keeps an AbortedError given as the abort reason', async () => {
     const controller = new AbortController();
     const reason = new AbortedError({ message: 'turn stopped' });

@@ -60,6 +60,11 @@ export interface CompiledCrew {
   readonly agents: ReadonlyMap<string, CompiledAgent>;
   readonly agentIds: readonly string[];
   readonly entry: CompiledAgent;
+  /**
+   * Every signal configured anywhere in the crew (a model may echo another agent's marker), for
+   * hiding markers from streamed text; `undefined` when the crew has none.
+   */
+  readonly markers: SignalMatcher | undefined;
 }
 
 /** setTimeout's largest delay; a larger one would fire at once. */
@@ -99,7 +104,15 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
     agents,
     agentIds: Object.freeze(ids),
     entry: agents.get(config.entryPoint) as CompiledAgent,
+    markers: crewMarkers(config),
   });
+}
+
+/** One matcher over every distinct signal of the crew, or `undefined` when it has none. */
+function crewMarkers(config: CrewConfig): SignalMatcher | undefined {
+  const signals = new Set<string>();
+  for (const list of Object.values(config.routing.signals)) for (const s of list) signals.add(s.signal);
+  return signals.size === 0 ? undefined : new SignalMatcher([...signals]);
 }
 
 /** The model of each agent: one for all, or one per agent (problems pushed to `problems`). */

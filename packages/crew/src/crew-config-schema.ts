@@ -11,7 +11,7 @@ import {
   type RoutingSignal,
 } from './crew-config.js';
 import { isValidSignal } from './signal-matching.js';
-import { normalizeBracketSpan } from './signal-normalize.js';
+import { BRACKET_WINDOW, normalizeBracketSpan } from './signal-normalize.js';
 
 // One schema builder, two spellings: crew.yaml's snake_case keys (the exported
 // `crewConfigSchema`) and the camelCase keys of a crew written in code (`resolveCrewConfig`).
@@ -33,6 +33,7 @@ interface CrewKeys {
   readonly maxToolRounds: string;
   readonly maxHistoryMessages: string;
   readonly parallelTimeoutSeconds: string;
+  readonly hideSignals: string;
   readonly signals: string;
   readonly agentBehaviors: string;
   readonly parallelGroups: string;
@@ -61,6 +62,7 @@ const CAMEL_KEYS: CrewKeys = Object.freeze({
   maxToolRounds: 'maxToolRounds',
   maxHistoryMessages: 'maxHistoryMessages',
   parallelTimeoutSeconds: 'parallelTimeoutSeconds',
+  hideSignals: 'hideSignals',
   signals: 'signals',
   agentBehaviors: 'agentBehaviors',
   parallelGroups: 'parallelGroups',
@@ -119,12 +121,18 @@ function structuralSchema(k: CrewKeys) {
     [k.maxToolRounds]: positiveInteger().optional(),
     [k.maxHistoryMessages]: positiveInteger().optional(),
     [k.parallelTimeoutSeconds]: positiveSeconds().optional(),
+    [k.hideSignals]: bool().optional(),
   });
   const signal = mapping({
-    [k.signal]: str('a signal such as "[DONE]"').refine(isValidSignal, {
-      error: (issue) =>
-        `invalid signal ${describeValue(issue.input)}: expected "[NAME]" (starts with "[", ends with "]", no other bracket inside, not blank)`,
-    }),
+    [k.signal]: str('a signal such as "[DONE]"')
+      .refine(isValidSignal, {
+        error: (issue) =>
+          `invalid signal ${describeValue(issue.input)}: expected "[NAME]" (starts with "[", ends with "]", no other bracket inside, not blank)`,
+      })
+      .refine((s) => !isValidSignal(s) || s.length <= BRACKET_WINDOW, {
+        error: (issue) =>
+          `signal ${describeValue(issue.input)} is ${(issue.input as string).length} UTF-16 code units long: expected at most ${BRACKET_WINDOW}`,
+      }),
     [k.target]: str('a string: an agent id, a parallel group, or "" to end the run'),
     [k.description]: str().optional(),
   });
@@ -157,7 +165,7 @@ function allowedKeys(path: readonly PropertyKey[], k: CrewKeys): readonly string
   if (path.length === 0) return [k.entryPoint, k.agents, k.settings, k.routing];
   if (a === k.agents && path.length === 2) return [k.id, k.name, k.systemPrompt, k.handoffTargets, k.tools];
   if (a === k.settings)
-    return [k.maxHandoffs, k.maxRounds, k.maxToolRounds, k.maxHistoryMessages, k.parallelTimeoutSeconds];
+    return [k.maxHandoffs, k.maxRounds, k.maxToolRounds, k.maxHistoryMessages, k.parallelTimeoutSeconds, k.hideSignals];
   if (path.length === 1) return [k.signals, k.agentBehaviors, k.parallelGroups];
   if (b === k.signals && d !== undefined) return [k.signal, k.target, k.description];
   if (b === k.agentBehaviors) return [k.waitForSignal, k.isTerminal];
@@ -377,7 +385,7 @@ function resolve(data: Obj, k: CrewKeys): CrewConfig {
     });
   });
   const s = (own(data, k.settings) ?? {}) as Obj;
-  const setting = (key: keyof CrewSettings): number =>
+  const setting = (key: Exclude<keyof CrewSettings, 'hideSignals'>): number =>
     (own(s, k[key]) as number | undefined) ?? DEFAULT_CREW_SETTINGS[key];
   const settings: CrewSettings = Object.freeze({
     maxHandoffs: setting('maxHandoffs'),
@@ -385,6 +393,7 @@ function resolve(data: Obj, k: CrewKeys): CrewConfig {
     maxToolRounds: setting('maxToolRounds'),
     maxHistoryMessages: setting('maxHistoryMessages'),
     parallelTimeoutSeconds: setting('parallelTimeoutSeconds'),
+    hideSignals: (own(s, k.hideSignals) as boolean | undefined) ?? DEFAULT_CREW_SETTINGS.hideSignals,
   });
 
   const r = (own(data, k.routing) ?? {}) as Obj;
@@ -474,7 +483,8 @@ function buildCrewSchema(k: CrewKeys): z.ZodType<CrewConfig> {
  * output is the camelCase {@link CrewConfig} with every default filled in.
  *
  * It checks, all at once: unknown keys at every level; no agents; duplicate agent ids; an
- * unknown `entry_point`; invalid signal formats (`isValidSignal`); duplicate signals within one
+ * unknown `entry_point`; invalid signal formats (`isValidSignal`) and signals longer than 200
+ * UTF-16 code units (so a stream's hold-back window covers a whole marker); duplicate signals within one
  * agent (signals that normalise alike match the same replies, so they count as duplicates);
  * non-empty targets that name neither an agent nor a parallel group; `routing.signals` and
  * `agent_behaviors` keys, `handoff_targets`, group members and `next_agent` naming unknown

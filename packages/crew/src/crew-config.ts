@@ -12,7 +12,7 @@ export interface CrewAgentConfig {
   readonly tools: readonly string[];
 }
 
-/** Limits of one run (crew.yaml `settings`); every value is positive. */
+/** Limits of one run and how its text is streamed (crew.yaml `settings`); every limit is positive. */
 export interface CrewSettings {
   /** A handoff that would bring the count to this is not made. Default 5. */
   readonly maxHandoffs: number;
@@ -24,6 +24,12 @@ export interface CrewSettings {
   readonly maxHistoryMessages: number;
   /** Deadline of a parallel group that sets no `timeoutSeconds`; fractions allowed. Default 60. */
   readonly parallelTimeoutSeconds: number;
+  /**
+   * Keep routing signals out of streamed text (crew.yaml `hide_signals`): the `text_delta`
+   * events of `executeStream` and `CrewResponse.visibleContent` never show the text of a signal
+   * configured anywhere in the crew. History and `agent_response` keep the raw text. Default `true`.
+   */
+  readonly hideSignals: boolean;
 }
 
 /** One routing signal of an agent (crew.yaml `routing.signals.<agent>[]`). */
@@ -132,4 +138,5 @@ export const DEFAULT_CREW_SETTINGS: CrewSettings = Object.freeze({
   maxToolRounds: 5,
   maxHistoryMessages: 200,
   parallelTimeoutSeconds: 60,
+  hideSignals: true,
 });

@@ -35,8 +35,15 @@ export type CrewEndReason =
 export interface CrewResponse {
   /** The agent whose reply `content` is (after a parallel group: the agent that started it). */
   agentId: string;
-  /** The last reply of the run (after a parallel group: the aggregated results). */
+  /** The last reply of the run (after a parallel group: the aggregated results), raw: markers included. */
   content: string;
+  /**
+   * `content` as the user sees it: with `hideSignals` (the default), every span that a signal
+   * configured anywhere in the crew matches is removed together with the whitespace right before
+   * it, and the result is trimmed; for a streamed run it equals the concatenated `text_delta`s of
+   * the last reply. Equal to `content` when `hideSignals` is false.
+   */
+  visibleContent: string;
   reason: CrewEndReason;
   /** True for `terminated_by_signal` and `terminal_agent`: the conversation is over. */
   isTerminal: boolean;
@@ -62,8 +69,17 @@ export type ParallelMemberStatus = 'succeeded' | 'failed' | 'timed_out' | 'cance
 
 /**
  * One event of a crew run, as `CrewExecutor.executeStream` yields them (discriminated by
- * `type`). Events of parallel-group members (`agent_start`, `agent_response`, `tool_start`,
- * `tool_result`) carry the `group` they belong to; those of the main loop have no `group`.
+ * `type`). Events of parallel-group members (`agent_start`, `text_delta`, `agent_response`,
+ * `tool_start`, `tool_result`) carry the `group` they belong to; those of the main loop have no
+ * `group`.
+ *
+ * `text_delta`: a piece of an agent's reply as its model streams it, before that reply's
+ * `agent_response`. With `hideSignals` (the default) routing markers never show: the deltas of
+ * one reply concatenate to its visible text (markers and the whitespace before them removed,
+ * trimmed), so some model deltas release nothing and text may be held back until a marker is
+ * ruled out. `path` is the chain of agent ids of this run from its first agent to `agentId`
+ * (one entry per handoff); a parallel member's path is that of the agent whose reply started
+ * the group, plus the member. Parallel members' deltas may interleave.
  *
  * A stream always ends with exactly one `end` (carrying the response) or `error` (carrying the
  * `CrewRunError` and the state up to the failure) event.
@@ -80,6 +96,7 @@ export type ParallelMemberStatus = 'succeeded' | 'failed' | 'timed_out' | 'cance
  */
 export type CrewEvent =
   | { type: 'agent_start'; agentId: string; group?: string }
+  | { type: 'text_delta'; agentId: string; delta: string; path: readonly string[]; group?: string }
   | { type: 'agent_response'; agentId: string; content: string; toolCalls?: readonly ToolCall[]; group?: string }
   | { type: 'tool_start'; agentId: string; call: ToolCall; group?: string }
   | { type: 'tool_result'; agentId: string; call: ToolCall; result: unknown; isError: boolean; group?: string }
@@ -124,4 +141,11 @@ export interface CrewRunOptions {
   resumeAgentId?: string;
   /** Stops the run: the model call or tool in flight is abandoned and the run fails with `ABORTED`. */
   abortSignal?: AbortSignal;
+  /**
+   * `executeStream` only: read each model reply as a stream (`streamChat`) and emit `text_delta`
+   * events. Default `true`; `false` calls `generate` and emits no `text_delta`, as `execute`
+   * does (for a consumer that wants the run's events but shows no text as it arrives).
+   * `execute` ignores it.
+   */
+  textDeltas?: boolean;
 }

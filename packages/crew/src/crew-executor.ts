@@ -4,6 +4,8 @@ import { compileCrew, type CompiledCrew } from './compiled-crew.js';
 import type { CrewConfig, CrewConfigInput } from './crew-config.js';
 import type { CrewEvent, CrewResponse, CrewRunOptions } from './crew-events.js';
 import { runCrew } from './crew-run.js';
+import { visibleText } from './signal-hider.js';
+import { assertContent } from './signal-normalize.js';
 import { resolveCrewConfig } from './resolve-crew-config.js';
 
 /**
@@ -94,10 +96,19 @@ export class CrewExecutor {
    * event too (`CREW_ARGUMENT_INVALID`, `CREW_UNKNOWN_AGENT`). Stopping iteration early aborts the
    * run (the model call or tool in flight gets its `abortSignal`).
    *
+   * Each model call is read as one stream (core's `streamChat`: the model's `stream`, else its
+   * `generate` reply as one delta), and its text is emitted as `text_delta` events, before that
+   * reply's `agent_response`, with the agent `path` (and `group` for parallel members). With
+   * `hideSignals` (the default) no routing marker reaches a delta: text that might still turn out
+   * to be a marker is held back until it is resolved, and the deltas of one reply concatenate to
+   * {@link CrewExecutor.visibleText} of it. `opts.textDeltas: false` calls `generate` instead
+   * and emits no `text_delta`.
+   *
    * @example
    * ```ts
    * for await (const event of executor.executeStream('Start the exam', { state })) {
-   *   if (event.type === 'agent_response') console.log(`${event.agentId}: ${event.content}`);
+   *   if (event.type === 'text_delta') process.stdout.write(event.delta);   // markers hidden
+   *   if (event.type === 'agent_response') console.log(`\n(${event.agentId} done)`);
    *   if (event.type === 'end') state = event.response.state;
    *   if (event.type === 'error') state = event.state;
    * }
@@ -109,8 +120,9 @@ export class CrewExecutor {
   }
 
   /**
-   * One run (as {@link CrewExecutor.executeStream}, without building events), resolving with its
-   * {@link CrewResponse}.
+   * One run (as {@link CrewExecutor.executeStream}, without building events; models are called
+   * with `generate`), resolving with its {@link CrewResponse} — the same response a streamed run
+   * with the same replies ends with.
    *
    * @throws CrewRunError (as a rejection) carrying `state`, with code `CREW_AGENT_FAILED` (a
    * model threw: its error is the `cause`), `ABORTED` (`opts.abortSignal` fired),
@@ -128,5 +140,26 @@ export class CrewExecutor {
     const result = await runCrew(this.#compiled, input, opts, undefined);
     if (result.ok) return result.response;
     throw result.error;
+  }
+
+  /**
+   * A reply as the user sees it: with `settings.hideSignals` (the default), `content` with every
+   * span that a signal configured anywhere in the crew matches (at any level) removed together
+   * with the run of whitespace right before it, then trimmed; `content` itself when `hideSignals`
+   * is false. One pass: text that only becomes a marker once another is cut out of it stays.
+   * What `text_delta`s of that reply concatenate to, and how `CrewResponse.visibleContent` is
+   * computed — e.g. to show a saved history without its markers.
+   *
+   * @throws CrewArgumentError `CREW_CONTENT_INVALID` when `content` is not a string.
+   * @example
+   * ```ts
+   * executor.visibleText('Good question. [ASK_STUDENT]');       // 'Good question.'
+   * executor.visibleText('Over to you [ ask_student ] now');     // 'Over to you now'
+   * ```
+   */
+  visibleText(content: string): string {
+    assertContent(content);
+    const compiled = this.#compiled;
+    return compiled.settings.hideSignals ? visibleText(content, compiled.markers) : content;
   }
 }

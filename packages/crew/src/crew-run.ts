@@ -10,6 +10,8 @@ import {
 } from '@signalyard/core';
 import { abortedError, errorText, isAbortSignal, linkAbortSignals, untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent, CompiledCrew, CompiledGroup } from './compiled-crew.js';
+import { SignalHider, visibleText } from './signal-hider.js';
+import { streamedReply } from './streamed-reply.js';
 import type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMemberStatus } from './crew-events.js';
 import type { CrewState } from './crew-state.js';
 import {
@@ -35,12 +37,20 @@ export type RunResult =
 /** A turn that could not make the model call it needed: `max_rounds` is reached. */
 const OUT_OF_ROUNDS: unique symbol = Symbol('out of rounds');
 
-const RUN_KEYS: ReadonlySet<string> = new Set(['state', 'resumeAgentId', 'abortSignal']);
+const RUN_KEYS: ReadonlySet<string> = new Set(['state', 'resumeAgentId', 'abortSignal', 'textDeltas']);
+
+/** A run's agent path (see the `text_delta` event); `undefined` when the run emits no text deltas. */
+type Path = readonly string[] | undefined;
 
 /** The per-run state (never stored on the executor: one of these per run). */
 interface Run {
   readonly crew: CompiledCrew;
   readonly emit: Emit;
+  /**
+   * The main loop's agent path (see the `text_delta` event), extended on every handoff;
+   * `undefined` when models are not streamed (`execute`, or `textDeltas: false`).
+   */
+  path: Path;
   readonly history: ChatMessage[];
   readonly abortSignal: AbortSignal;
   modelCalls: number;
@@ -64,7 +74,7 @@ export async function runCrew(
 ): Promise<RunResult> {
   const prepared = prepare(crew, input, opts);
   if (prepared instanceof CrewRunError) return failed(emit, prepared);
-  const { history, start, userSignal } = prepared;
+  const { history, start, userSignal, textDeltas } = prepared;
 
   const controller = new AbortController();
   const linked = linkAbortSignals(userSignal, consumerSignal);
@@ -77,6 +87,7 @@ export async function runCrew(
   const run: Run = {
     crew,
     emit,
+    path: emit !== undefined && textDeltas ? Object.freeze([start.id]) : undefined,
     history,
     abortSignal: controller.signal,
     modelCalls: 0,
@@ -89,7 +100,7 @@ export async function runCrew(
   try {
     for (;;) {
       if (run.abortSignal.aborted) throw abortedError(run.abortSignal);
-      const reply = await runTurn(run, agent, history, run.abortSignal, undefined);
+      const reply = await runTurn(run, agent, history, run.abortSignal, undefined, run.path);
       if (reply === OUT_OF_ROUNDS) return finish(run, 'max_rounds', run.lastAgentId, undefined);
 
       // 3. Termination, before routing.
@@ -146,6 +157,11 @@ export async function runCrew(
   }
 }
 
+/** `path` with `id` appended (a new frozen list: events already emitted keep theirs). */
+function extend(path: Path, id: string): Path {
+  return path === undefined ? undefined : Object.freeze([...path, id]);
+}
+
 /**
  * Step 9: a handoff that would bring the count to `max_handoffs` is not made (`undefined`);
  * otherwise the count goes up, a `handoff` event is emitted, and `to` is returned.
@@ -159,6 +175,7 @@ function handoff(
 ): CompiledAgent | undefined {
   if (run.handoffs + 1 >= run.crew.settings.maxHandoffs) return undefined;
   run.handoffs++;
+  run.path = extend(run.path, to.id);
   run.emit?.(
     signal === undefined
       ? { type: 'handoff', from: from.id, to: to.id, via, handoffs: run.handoffs }
@@ -171,9 +188,11 @@ function handoff(
 function finish(run: Run, reason: CrewEndReason, agentId: string, signal: string | undefined): RunResult {
   const paused = reason === 'paused';
   const state: CrewState = paused ? { history: run.history, pausedAgentId: agentId } : { history: run.history };
+  const content = run.lastContent;
   const response: CrewResponse = {
     agentId,
-    content: run.lastContent,
+    content,
+    visibleContent: run.crew.settings.hideSignals ? visibleText(content, run.crew.markers) : content,
     reason,
     isTerminal: reason === 'terminated_by_signal' || reason === 'terminal_agent',
     ...(paused ? { pausedAgentId: agentId } : {}),
@@ -235,6 +254,7 @@ async function runTurn(
   history: ChatMessage[],
   abortSignal: AbortSignal,
   group: string | undefined,
+  path: Path,
 ): Promise<string | typeof OUT_OF_ROUNDS> {
   const settings = run.crew.settings;
   const emit = run.emit;
@@ -256,7 +276,7 @@ async function runTurn(
     if (agent.toolSpecs !== undefined) request.tools = agent.toolSpecs;
     let response: unknown;
     try {
-      response = await untilAborted(agent.model.generate(request), abortSignal);
+      response = await callModel(run, agent, request, group, path);
     } catch (error) {
       if (abortSignal.aborted) throw abortedError(abortSignal);
       const why = errorText(error);
@@ -305,6 +325,35 @@ async function runTurn(
     toolRounds++;
     await runTools(run, agent, calls, history, abortSignal, group);
   }
+}
+
+/**
+ * One model call: `generate` (raced against the abort signal), or — when the run streams
+ * (`path` set) — a stream whose visible text is emitted as `text_delta`s.
+ */
+function callModel(
+  run: Run,
+  agent: CompiledAgent,
+  request: ChatRequest,
+  group: string | undefined,
+  path: Path,
+): Promise<unknown> {
+  if (path === undefined) return untilAborted(agent.model.generate(request), request.abortSignal);
+  const emit = run.emit as (event: CrewEvent) => void;
+  const agentId = agent.id;
+  const hider = run.crew.settings.hideSignals ? new SignalHider(run.crew.markers) : undefined;
+  return streamedReply(
+    agent.model,
+    request,
+    hider,
+    group === undefined
+      ? (delta) => {
+          emit({ type: 'text_delta', agentId, delta, path });
+        }
+      : (delta) => {
+          emit({ type: 'text_delta', agentId, delta, path, group });
+        },
+  );
 }
 
 /** Runs one round of tool calls in order, answering each with a `tool` message (errors included). */
@@ -413,7 +462,7 @@ async function runGroup(
   group: CompiledGroup,
 ): Promise<undefined | typeof OUT_OF_ROUNDS> {
   run.emit?.({ type: 'parallel_start', group: group.name, agents: group.memberIds });
-  const outcomes = await runMembers(run, group);
+  const outcomes = await runMembers(run, group, run.path);
   if (run.abortSignal.aborted) throw abortedError(run.abortSignal);
   return groupResult(run, from, group, outcomes);
 }
@@ -423,7 +472,7 @@ async function runGroup(
  * history with its own AbortSignal (aborted by the run, the deadline, or — without
  * `wait_for_all` — the first member to succeed). Resolves with each member's outcome.
  */
-async function runMembers(run: Run, group: CompiledGroup): Promise<MemberOutcome[]> {
+async function runMembers(run: Run, group: CompiledGroup, path: Path): Promise<MemberOutcome[]> {
   const emit = run.emit;
   const runSignal = run.abortSignal;
   const members = group.members;
@@ -448,12 +497,7 @@ async function runMembers(run: Run, group: CompiledGroup): Promise<MemberOutcome
   const settle = (i: number, outcome: MemberOutcome): void => {
     outcomes[i] = outcome;
     const agentId = (members[i] as CompiledAgent).id;
-    if (outcome.status !== 'aborted' && emit !== undefined) {
-      const event: CrewEvent = { type: 'parallel_member_end', group: group.name, agentId, status: outcome.status };
-      if (outcome.content !== undefined) event.content = outcome.content;
-      if (outcome.error !== undefined) event.error = outcome.error;
-      emit(event);
-    }
+    if (outcome.status !== 'aborted' && emit !== undefined) emit(memberEnd(group, agentId, outcome));
     if (outcome.status === 'succeeded' && !group.waitForAll) {
       for (let j = 0; j < n; j++) {
         if (outcomes[j] === undefined && cancelled[j] === 0) {
@@ -471,7 +515,14 @@ async function runMembers(run: Run, group: CompiledGroup): Promise<MemberOutcome
   try {
     await Promise.all(
       members.map((agent, i) =>
-        runTurn(run, agent, snapshot.slice(), (controllers[i] as AbortController).signal, group.name).then(
+        runTurn(
+          run,
+          agent,
+          snapshot.slice(),
+          (controllers[i] as AbortController).signal,
+          group.name,
+          extend(path, agent.id),
+        ).then(
           (reply) => {
             if (cancelled[i] === 1) {
               // Finished, but after another member had already completed the group (wait_for_all: false).
@@ -501,6 +552,15 @@ async function runMembers(run: Run, group: CompiledGroup): Promise<MemberOutcome
     runSignal.removeEventListener('abort', onRunAbort);
   }
   return outcomes as MemberOutcome[];
+}
+
+/** The `parallel_member_end` event of a member that ended (not by a run abort). */
+function memberEnd(group: CompiledGroup, agentId: string, outcome: MemberOutcome): CrewEvent {
+  const status = outcome.status as ParallelMemberStatus;
+  const event: CrewEvent = { type: 'parallel_member_end', group: group.name, agentId, status };
+  if (outcome.content !== undefined) event.content = outcome.content;
+  if (outcome.error !== undefined) event.error = outcome.error;
+  return event;
 }
 
 /** The abort reason of a group's members when its deadline passes. */
@@ -617,6 +677,7 @@ interface Prepared {
   readonly history: ChatMessage[];
   readonly start: CompiledAgent;
   readonly userSignal: AbortSignal | undefined;
+  readonly textDeltas: boolean;
 }
 
 /** Validates the input and options; the start agent is `resumeAgentId`, else `state.pausedAgentId`, else the entry point. */
@@ -624,12 +685,16 @@ function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | 
   const invalid = (message: string, state: CrewState = { history: [] }): CrewRunError =>
     new CrewRunError({ code: 'CREW_ARGUMENT_INVALID', message, state });
   if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts))) {
-    return invalid(`Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal? }`);
+    return invalid(
+      `Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal?, textDeltas? }`,
+    );
   }
   const o = (opts ?? {}) as Readonly<Record<string, unknown>> & CrewRunOptions;
   for (const key of Object.keys(o)) {
     if (!RUN_KEYS.has(key))
-      return invalid(`Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId or abortSignal`);
+      return invalid(
+        `Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId, abortSignal or textDeltas`,
+      );
   }
   const given: unknown = o.state;
   let state: CrewState = { history: [] };
@@ -657,6 +722,9 @@ function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | 
   const userSignal: unknown = o.abortSignal;
   if (userSignal !== undefined && !isAbortSignal(userSignal))
     return invalid(`Invalid abortSignal ${describeValue(userSignal)}: expected an AbortSignal`, state);
+  const textDeltas: unknown = o.textDeltas;
+  if (textDeltas !== undefined && typeof textDeltas !== 'boolean')
+    return invalid(`Invalid textDeltas ${describeValue(textDeltas)}: expected true or false`, state);
   const resume: unknown = o.resumeAgentId;
   if (resume !== undefined && typeof resume !== 'string')
     return invalid(`Invalid resumeAgentId ${describeValue(resume)}: expected an agent id`, state);
@@ -675,5 +743,5 @@ function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | 
     }
     start = found;
   }
-  return { history: state.history, start, userSignal };
+  return { history: state.history, start, userSignal, textDeltas: textDeltas ?? true };
 }

@@ -4,8 +4,11 @@
 import { describeValue } from '@signalyard/core';
 import { CrewArgumentError } from './errors/crew-argument-error.js';
 
-/** The longest bracket span (brackets included, raw UTF-16 code units) level 3 looks at. */
-const BRACKET_WINDOW = 200;
+/**
+ * The longest bracket span (brackets included, raw UTF-16 code units) level 3 looks at; also the
+ * longest signal a crew may configure, so the stream's hold-back window covers a whole marker.
+ */
+export const BRACKET_WINDOW = 200;
 
 const OPEN = 0x5b; // [
 const CLOSE = 0x5d; // ]

@@ -19,6 +19,7 @@ describe('crewConfigKeyPaths', () => {
       'settings.max_tool_rounds',
       'settings.max_history_messages',
       'settings.parallel_timeout_seconds',
+      'settings.hide_signals',
       'routing',
       'routing.signals',
       'routing.signals.*',

@@ -96,6 +96,7 @@ describe('parseCrewConfig: valid files', () => {
         maxToolRounds: 5,
         maxHistoryMessages: 200,
         parallelTimeoutSeconds: 60,
+        hideSignals: true,
       },
       routing: {
         signals: {
@@ -126,6 +127,7 @@ describe('parseCrewConfig: valid files', () => {
       maxToolRounds: 5,
       maxHistoryMessages: 200,
       parallelTimeoutSeconds: 60,
+      hideSignals: true,
     });
     expect(crew.settings).toEqual(DEFAULT_CREW_SETTINGS);
     expect(crew.routing).toEqual({ signals: {}, agentBehaviors: {}, parallelGroups: {} });

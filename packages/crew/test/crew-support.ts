@@ -23,26 +23,32 @@ export function endOf(events: readonly CrewEvent[]): CrewResponse {
   return last.response;
 }
 
-/** The `type`s of the events, compactly: `handoff:a>b`, `agent_response:a`, … */
+/**
+ * The `type`s of the events, compactly: `handoff:a>b`, `agent_response:a`, … — without the
+ * `text_delta`s (how many there are depends on the model's chunking; test/crew-streaming.test.ts
+ * covers them).
+ */
 export function trace(events: readonly CrewEvent[]): string[] {
-  return events.map((e) => {
-    switch (e.type) {
-      case 'agent_start':
-      case 'agent_response':
-        return `${e.type}:${e.agentId}${e.group === undefined ? '' : `@${e.group}`}`;
-      case 'handoff':
-        return `handoff:${e.from}>${e.to}:${e.via}`;
-      case 'parallel_member_end':
-        return `member_end:${e.agentId}:${e.status}`;
-      case 'terminate':
-        return `terminate:${e.reason}`;
-      case 'tool_start':
-      case 'tool_result':
-        return `${e.type}:${e.call.name}`;
-      default:
-        return e.type;
-    }
-  });
+  return events
+    .filter((e) => e.type !== 'text_delta')
+    .map((e) => {
+      switch (e.type) {
+        case 'agent_start':
+        case 'agent_response':
+          return `${e.type}:${e.agentId}${e.group === undefined ? '' : `@${e.group}`}`;
+        case 'handoff':
+          return `handoff:${e.from}>${e.to}:${e.via}`;
+        case 'parallel_member_end':
+          return `member_end:${e.agentId}:${e.status}`;
+        case 'terminate':
+          return `terminate:${e.reason}`;
+        case 'tool_start':
+        case 'tool_result':
+          return `${e.type}:${e.call.name}`;
+        default:
+          return e.type;
+      }
+    });
 }
 
 /** The rejection of `promise`, which must be a CrewRunError. */

@@ -24,7 +24,7 @@ interface CrewEngineState {
  * input), so the history lives once, in the session: the turn's `messages` are what the run
  * appended after that user message. `output` is the `CrewResponse`; `status` is `paused` when
  * the crew paused for a signal (`wait_for_signal`), and the next turn resumes at that agent. Crew
- * events are forwarded with `ctx.emit`.
+ * events are forwarded with `ctx.emit` (no `text_delta`s: models are called with `generate`).
  *
  * @throws ConfigError `CONFIG_INVALID` when the crew, models or tools are invalid (checked once, here).
  * @example
@@ -58,7 +58,9 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         ...(typeof saved.pausedAgentId === 'string' && { pausedAgentId: saved.pausedAgentId }),
       };
       let response: CrewResponse | undefined;
-      for await (const event of executor.executeStream(text, { state, abortSignal: ctx.abortSignal })) {
+      // The crew's events without text deltas: models are called with `generate`.
+      const run = executor.executeStream(text, { state, abortSignal: ctx.abortSignal, textDeltas: false });
+      for await (const event of run) {
         if (event.type === 'end') response = event.response;
         else if (event.type === 'error') throw event.error;
         else ctx.emit({ ...event });

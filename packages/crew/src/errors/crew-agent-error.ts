@@ -4,7 +4,7 @@ const marker = Symbol.for('signalyard.error.CrewAgentError');
 
 /** The codes of {@link CrewAgentError}. */
 export type CrewAgentErrorCode =
-  /** An agent's model threw (the model's error is the `cause`) or returned something that is not a `ChatResponse`. A parallel group member reports this in its `parallel_member_end` event (status `failed`); any other agent's failure ends the run with a `CrewRunError` of the same code. Fix: check the model (provider, key, rate limits) and what it returns; retry the run from the `CrewRunError`'s `state`. */
+  /** An agent's model threw (the model's error is the `cause`) or returned something that is not a `ChatResponse` — for a streamed call (`executeStream`) also a stream that broke the `ChatModel.stream` rules (the `cause` is a `ModelStreamError`). A parallel group member reports this in its `parallel_member_end` event (status `failed`); any other agent's failure ends the run with a `CrewRunError` of the same code. Fix: check the model (provider, key, rate limits) and what it returns; retry the run from the `CrewRunError`'s `state`. */
   | 'CREW_AGENT_FAILED'
   /** An agent asked for one more tool round than `max_tool_rounds` allows in one turn; its last calls were answered "not run". A parallel group member reports this in its `parallel_member_end` event; any other agent ends the run with a `CrewRunError` of the same code. Fix: raise `settings.max_tool_rounds`, or tell the agent (system prompt) to answer once it has the tool results. */
   | 'CREW_TOOL_LOOP'

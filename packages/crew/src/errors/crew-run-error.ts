@@ -12,7 +12,7 @@ const marker = Symbol.for('signalyard.error.CrewRunError');
  * ```
  */
 export type CrewRunErrorCode =
-  /** An agent's model threw (the error is the `cause`) or returned something that is not a `ChatResponse`; the error's `state` keeps the history up to the failure. Fix: check the model (provider, key, rate limits); retry from `error.state` with `resumeAgentId`. */
+  /** An agent's model threw (the error is the `cause`) or returned something that is not a `ChatResponse` — for a streamed call also a stream that broke the `ChatModel.stream` rules (the `cause` is a `ModelStreamError`); the error's `state` keeps the history up to the failure. Fix: check the model (provider, key, rate limits); retry from `error.state` with `resumeAgentId`. */
   | 'CREW_AGENT_FAILED'
   /** The run's `abortSignal` fired (or a stream's consumer stopped reading); the `AbortedError` is the `cause`. Fix: nothing, when you aborted on purpose; the error's `state` holds the history so far. */
   | 'ABORTED'
