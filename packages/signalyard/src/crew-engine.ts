@@ -1,4 +1,4 @@
-import { describeValue, type ChatModel, type Tool } from '@signalyard/core';
+import { describeValue, type ChatMessage, type ChatModel, type Tool, type TranscriptEntry } from '@signalyard/core';
 import { CrewExecutor, type CrewConfigInput, type CrewResponse, type CrewState } from '@signalyard/crew';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
 import { userMessageOf } from './history.js';
@@ -24,7 +24,10 @@ interface CrewEngineState {
  * input), so the history lives once, in the session: the turn's `messages` are what the run
  * appended after that user message. `output` is the `CrewResponse`; `status` is `paused` when
  * the crew paused for a signal (`wait_for_signal`), and the next turn resumes at that agent. Crew
- * events are forwarded with `ctx.emit` (no `text_delta`s: models are called with `generate`).
+ * events are forwarded with `ctx.emit`. When the turn is streamed (`ctx.streaming`), models
+ * stream and the crew's `text_delta`s (markers hidden) go through `ctx.emitText` with the
+ * speaking agent and its path; otherwise models are called with `generate`. `transcript` shows
+ * the conversation with markers hidden and handoffs and tool calls as entries.
  *
  * @throws ConfigError `CONFIG_INVALID` when the crew, models or tools are invalid (checked once, here).
  * @example
@@ -58,11 +61,14 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         ...(typeof saved.pausedAgentId === 'string' && { pausedAgentId: saved.pausedAgentId }),
       };
       let response: CrewResponse | undefined;
-      // The crew's events without text deltas: models are called with `generate`.
-      const run = executor.executeStream(text, { state, abortSignal: ctx.abortSignal, textDeltas: false });
+      // Models stream only when someone reads the turn as a stream; else they are called with
+      // `generate` and the crew emits no text deltas.
+      const run = executor.executeStream(text, { state, abortSignal: ctx.abortSignal, textDeltas: ctx.streaming });
       for await (const event of run) {
         if (event.type === 'end') response = event.response;
         else if (event.type === 'error') throw event.error;
+        else if (event.type === 'text_delta')
+          ctx.emitText(event.delta, { crewAgentId: event.agentId, path: event.path });
         else ctx.emit({ ...event });
       }
       if (response === undefined)
@@ -79,7 +85,46 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         status: response.reason === 'paused' ? 'paused' : 'completed',
       };
     },
+    transcript: (history) => crewTranscript(history, (content) => executor.visibleText(content)),
   };
+}
+
+/**
+ * The visible conversation of a crew session: user messages; each agent's reply with its markers
+ * hidden (replies with no visible text left out); a handoff wherever the speaking agent changes
+ * within a turn; each tool call with how it ended (a tool message starting with `Error:` is an
+ * error). The crew's internal messages (tool results, a parallel group's collected results) are
+ * not shown as text.
+ */
+function crewTranscript(history: readonly ChatMessage[], visible: (content: string) => string): TranscriptEntry[] {
+  const entries: TranscriptEntry[] = [];
+  const results = new Map<string, ChatMessage>();
+  for (const m of history) if (m.role === 'tool' && m.toolCallId !== undefined) results.set(m.toolCallId, m);
+  let speaker: string | undefined;
+  for (const m of history) {
+    if (m.role === 'user') {
+      entries.push({ type: 'user', text: m.content });
+      speaker = undefined;
+    } else if (m.role === 'assistant') {
+      const agentId = m.name ?? '';
+      if (speaker !== undefined && speaker !== agentId)
+        entries.push({ type: 'handoff', from: speaker, to: agentId, via: 'signal' });
+      speaker = agentId;
+      const text = visible(m.content);
+      if (text !== '') entries.push({ type: 'assistant', agentId, text });
+      for (const call of m.toolCalls ?? []) {
+        const result = results.get(call.id);
+        const failed = result?.content.startsWith('Error:') === true;
+        entries.push({
+          type: 'tool',
+          call,
+          status: result === undefined ? 'pending_approval' : failed ? 'error' : 'done',
+          ...(result !== undefined && { result: result.content }),
+        });
+      }
+    }
+  }
+  return entries;
 }
 
 function textOfPayload(ctx: TurnContext): string {

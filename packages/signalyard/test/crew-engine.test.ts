@@ -102,3 +102,49 @@ describe('crewEngine', () => {
     expect(() => crewEngine(parseCrewConfig(crewYaml), null as never)).toThrow(/crewEngine needs options/);
   });
 });
+
+describe('crewEngine streamed through the Runner', () => {
+  it('streams each agent’s visible text with its source, never a marker; plain handle streams nothing', async () => {
+    const markers = ['[ROUTE_BILLING]', '[DONE]', '[NEED_INFO]', '[ROUTE]'];
+    const model = scriptedModel(
+      { triage: ['Let me route you. [ROUTE_BILLING]'], billing: ['Refund issued. [DONE]', 'Again. [DONE]'] },
+      { streamChunkChars: 3 },
+    );
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: crewEngine(parseCrewConfig(crewYaml), { model }) }],
+    });
+    const events = [];
+    for await (const event of runner.stream(dm('I was charged twice'))) events.push(event);
+    const deltas = events.flatMap((e) => (e.type === 'text_delta' ? [e] : []));
+    const text = (agent: string) =>
+      deltas
+        .filter((d) => d.source?.crewAgentId === agent)
+        .map((d) => d.delta)
+        .join('');
+    expect(text('triage')).toBe('Let me route you.');
+    expect(text('billing')).toBe('Refund issued.');
+    expect(deltas.find((d) => d.source?.crewAgentId === 'billing')?.source?.path).toEqual(['triage', 'billing']);
+    let prefix = '';
+    for (const d of deltas) {
+      prefix += d.delta;
+      for (const marker of markers) expect(prefix).not.toContain(marker);
+    }
+    expect(events.some((e) => e.type === 'engine_event' && e.event.type === 'handoff')).toBe(true);
+    const outcome = events.at(-1);
+    expect(outcome).toMatchObject({ type: 'outcome', outcome: { status: 'completed' } });
+    // The session keeps the raw replies; the transcript hides the markers and shows the handoff.
+    const key = (outcome as { outcome: { sessionKey: string } }).outcome.sessionKey;
+    expect(await runner.transcript(key)).toEqual([
+      { type: 'user', text: 'I was charged twice' },
+      { type: 'assistant', agentId: 'triage', text: 'Let me route you.' },
+      { type: 'handoff', from: 'triage', to: 'billing', via: 'signal' },
+      { type: 'assistant', agentId: 'billing', text: 'Refund issued.' },
+    ]);
+    // A plain handle: the model is called with generate, no text deltas reach plugins.
+    const seen: RunnerEvent[] = [];
+    runner.on((e) => seen.push(e));
+    await runner.handle(dm('and again'));
+    expect(seen.some((e) => e.type === 'engine_event' && e.event.type === 'text_delta')).toBe(false);
+    await runner.close();
+  });
+});
