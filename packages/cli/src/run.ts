@@ -5,17 +5,22 @@ import { Command, CommanderError, Option } from 'commander';
 import { styleFor, type CliIo, type CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { CliInputError } from './errors/cli-input-error.js';
+import { CliSessionError } from './errors/cli-session-error.js';
+import { CliStoreError } from './errors/cli-store-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { formatProblem } from './format-problems.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
 import type { ConfigKind } from './load-config.js';
 import { resolveCommand, type ResolveOptions } from './resolve-command.js';
+import { SESSIONS_SUBCOMMANDS, addSessionsCommand } from './sessions-command.js';
 import { validateCommand } from './validate-command.js';
 
 /**
  * The exit codes of the `signalyard` command: `Ok` (0) success; `Problems` (1) the configuration
- * has problems, each printed as `file:line: path: message`; `Usage` (2) the command line was
- * wrong or an input could not be read, said in one line on stderr.
+ * has problems, each printed as `file:line: path: message`, or the sessions in a store refused a
+ * `sessions` command (a missing or existing session, a version no longer kept), said in one
+ * line on stderr; `Usage` (2) the command line was wrong, an input could not be read or a store
+ * could not be used, said in one line on stderr.
  *
  * @example
  * ```ts
@@ -27,7 +32,7 @@ export const ExitCode = Object.freeze({ Ok: 0, Problems: 1, Usage: 2 } as const)
 /** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'help']);
+const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'sessions', 'help']);
 
 function version(): string {
   try {
@@ -47,10 +52,10 @@ function version(): string {
  * `io.stdout` (the product: a summary, `validate`'s problems, a graph, a resolution, help) and
  * `io.stderr` (errors, and the problems of a config `graph` or `resolve` cannot use), with colour only when that stream is a terminal and `NO_COLOR` is unset. `run`
  * never calls `process.exit` and never rejects: every failure becomes output and an exit code —
- * 1 when a configuration has problems (every one printed as `file:line: path: message`), 2 for
- * unknown commands or options, missing arguments, missing or unreadable files and inputs that
- * cannot be routed (one line on stderr). Each call builds its own parser: concurrent calls
- * share nothing.
+ * 1 when a configuration has problems (every one printed as `file:line: path: message`) or the
+ * store refused a `sessions` command, 2 for unknown commands or options, missing arguments,
+ * missing or unreadable files, inputs that cannot be routed and stores that cannot be used (one
+ * line on stderr). Each call builds its own parser: concurrent calls share nothing.
  *
  * @example
  * ```ts
@@ -78,13 +83,15 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
       });
     }
     if (argv.length === 0) {
-      throw new CliUsageError({ message: "missing command: validate, graph or resolve (see 'signalyard --help')" });
+      throw new CliUsageError({
+        message: "missing command: validate, graph, resolve or sessions (see 'signalyard --help')",
+      });
     }
     const [first, second] = argv;
     if (first === 'help' && second !== undefined && !second.startsWith('-') && !COMMANDS.has(second)) {
       // Commander would print the whole help on stderr; one line says it better.
       throw new CliUsageError({
-        message: `unknown command ${describeValue(second)}: expected validate, graph or resolve (see 'signalyard --help')`,
+        message: `unknown command ${describeValue(second)}: expected validate, graph, resolve or sessions (see 'signalyard --help')`,
       });
     }
     await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
@@ -97,11 +104,13 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command('signalyard');
   program
-    .description('Validate Signalyard configurations, graph a crew, resolve a route.')
+    .description('Validate Signalyard configurations, graph a crew, resolve a route, inspect and time-travel sessions.')
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .helpCommand('help [command]', 'show help for a command')
     .exitOverride()
+    // Program options (-V/--version, -h/--help) only before the command, so `sessions fork --version 3` is the fork's.
+    .enablePositionalOptions()
     .showSuggestionAfterError(true)
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),
@@ -116,14 +125,15 @@ function buildProgram(ctx: CommandContext): Command {
     .addHelpText(
       'after',
       `
-Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout),
-2 usage errors and unreadable files (one line on stderr). Colour only on a terminal; NO_COLOR
-turns it off.`,
+Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout)
+or a session the store refused (one line on stderr), 2 usage errors, unreadable files and
+unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns it off.`,
     );
 
   addValidateCommand(program, ctx);
   addGraphCommand(program, ctx);
   addResolveCommand(program, ctx);
+  addSessionsCommand(program, ctx);
   return program;
 }
 
@@ -219,7 +229,9 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     const command = Array.isArray(argv)
       ? argv.find((a): a is string => typeof a === 'string' && COMMANDS.has(a))
       : undefined;
-    const hint = command === undefined || command === 'help' ? 'signalyard --help' : `signalyard ${command} --help`;
+    const sub = command === 'sessions' ? argv[argv.indexOf(command) + 1] : undefined;
+    const path = typeof sub === 'string' && SESSIONS_SUBCOMMANDS.has(sub) ? `${command} ${sub}` : command;
+    const hint = path === undefined || path === 'help' ? 'signalyard --help' : `signalyard ${path} --help`;
     // Commander's message, one line: "unknown option '--knd'" + "(Did you mean --kind?)".
     const [first = '', ...rest] = error.message.replace(/^error: /, '').split(/\r?\n/);
     const more = rest.map((s) => s.trim().replace(/^\((.*)\)$/, '$1')).filter((s) => s !== '');
@@ -237,7 +249,11 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
     return ExitCode.Problems;
   }
-  if (CliUsageError.isInstance(error) || CliInputError.isInstance(error)) {
+  if (CliSessionError.isInstance(error)) {
+    line(error.message);
+    return ExitCode.Problems;
+  }
+  if (CliUsageError.isInstance(error) || CliInputError.isInstance(error) || CliStoreError.isInstance(error)) {
     line(error.message);
     return ExitCode.Usage;
   }
