@@ -5,18 +5,23 @@ import { Command, CommanderError, Option } from 'commander';
 import { styleFor, type CliIo, type CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { CliInputError } from './errors/cli-input-error.js';
+import { CliSessionError } from './errors/cli-session-error.js';
+import { CliStoreError } from './errors/cli-store-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { formatProblem } from './format-problems.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
 import { resolveCommand } from './resolve-command.js';
 import { routeExplainCommand } from './route-explain-command.js';
 import type { RouteOptions } from './route-input.js';
+import { SESSIONS_SUBCOMMANDS, addSessionsCommand } from './sessions-command.js';
 import { validateCommand, type ValidateOptions } from './validate-command.js';
 
 /**
  * The exit codes of the `signalyard` command: `Ok` (0) success; `Problems` (1) the configuration
- * has problems, each printed as `file:line: path: message`; `Usage` (2) the command line was
- * wrong or an input could not be read, said in one line on stderr.
+ * has problems, each printed as `file:line: path: message`, or the sessions in a store refused a
+ * `sessions` command (a missing or existing session, a version no longer kept), said in one
+ * line on stderr; `Usage` (2) the command line was wrong, an input could not be read or a store
+ * could not be used, said in one line on stderr.
  *
  * @example
  * ```ts
@@ -28,8 +33,8 @@ export const ExitCode = Object.freeze({ Ok: 0, Problems: 1, Usage: 2 } as const)
 /** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'route', 'help']);
-const COMMAND_LIST = 'validate, graph, resolve or route';
+const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'route', 'sessions', 'help']);
+const COMMAND_LIST = 'validate, graph, resolve, route or sessions';
 
 function version(): string {
   try {
@@ -51,10 +56,10 @@ function version(): string {
  * `resolve` or `route explain` cannot use), with colour only when that stream is a terminal and
  * `NO_COLOR` is unset. `run` never calls `process.exit` and never rejects: every failure becomes
  * output and an exit code — 1 when a configuration has problems (every one printed as
- * `file:line: path: message`; with `validate --strict`, warnings count as problems), 2 for
- * unknown commands or options, missing arguments, missing or unreadable files and inputs that
- * cannot be routed (one line on stderr). Each call builds its own parser: concurrent calls
- * share nothing.
+ * `file:line: path: message`; with `validate --strict`, warnings count as problems) or the store
+ * refused a `sessions` command, 2 for unknown commands or options, missing arguments, missing or
+ * unreadable files, inputs that cannot be routed and stores that cannot be used (one line on
+ * stderr). Each call builds its own parser: concurrent calls share nothing.
  *
  * @example
  * ```ts
@@ -105,11 +110,15 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
 function buildProgram(ctx: CommandContext): Command {
   const program = new Command('signalyard');
   program
-    .description('Validate Signalyard configurations, graph a crew, resolve and explain a route.')
+    .description(
+      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions.',
+    )
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .helpCommand('help [command]', 'show help for a command')
     .exitOverride()
+    // Program options (-V/--version, -h/--help) only before the command, so `sessions fork --version 3` is the fork's.
+    .enablePositionalOptions()
     .showSuggestionAfterError(true)
     .configureOutput({
       writeOut: (text) => ctx.stdout.write(text),
@@ -124,15 +133,16 @@ function buildProgram(ctx: CommandContext): Command {
     .addHelpText(
       'after',
       `
-Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout),
-2 usage errors and unreadable files (one line on stderr). Colour only on a terminal; NO_COLOR
-turns it off.`,
+Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout)
+or a session the store refused (one line on stderr), 2 usage errors, unreadable files and
+unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns it off.`,
     );
 
   addValidateCommand(program, ctx);
   addGraphCommand(program, ctx);
   addResolveCommand(program, ctx);
   addRouteCommand(program, ctx);
+  addSessionsCommand(program, ctx);
   return program;
 }
 
@@ -253,7 +263,10 @@ function commandOf(argv: readonly unknown[]): string | undefined {
   if (!Array.isArray(argv)) return undefined;
   const at = argv.findIndex((a) => typeof a === 'string' && COMMANDS.has(a));
   const command = argv[at] as string | undefined;
-  return command === 'route' && argv[at + 1] === 'explain' ? 'route explain' : command;
+  const sub: unknown = argv[at + 1];
+  if (command === 'route' && sub === 'explain') return 'route explain';
+  if (command === 'sessions' && typeof sub === 'string' && SESSIONS_SUBCOMMANDS.has(sub)) return `sessions ${sub}`;
+  return command;
 }
 
 /** Reports a failure (`validate`'s problems on stdout, other commands' on stderr, everything else as one line on stderr) and returns its exit code. */
@@ -282,7 +295,11 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
     return ExitCode.Problems;
   }
-  if (CliUsageError.isInstance(error) || CliInputError.isInstance(error)) {
+  if (CliSessionError.isInstance(error)) {
+    line(error.message);
+    return ExitCode.Problems;
+  }
+  if (CliUsageError.isInstance(error) || CliInputError.isInstance(error) || CliStoreError.isInstance(error)) {
     line(error.message);
     return ExitCode.Usage;
   }

@@ -289,7 +289,10 @@ describe('help', () => {
   );
 
   it('`help <unknown>` is one line, exit 2', async () => {
-    await expectUsageError(['help', 'frob'], /unknown command "frob": expected validate, graph, resolve or route/);
+    await expectUsageError(
+      ['help', 'frob'],
+      /unknown command "frob": expected validate, graph, resolve, route or sessions/,
+    );
   });
 
   it('wraps help at the terminal width', async () => {
