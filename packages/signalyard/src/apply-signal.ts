@@ -143,14 +143,13 @@ export class SignalApplier {
   async #applyAction(a: Application, action: Action, match: RouteMatch | undefined): Promise<Applied> {
     const { session, loaded, history, arrival } = a;
     const keepArrival = arrival === undefined ? {} : { save: arrival };
-    const decided = { action, match };
     switch (action.type) {
       case 'reject':
-        return { outcome: outcomeOf(session.ctx, { ...decided, status: 'rejected' }), ...keepArrival };
+        return { outcome: outcomeOf(session.ctx, { status: 'rejected' }, action, match), ...keepArrival };
       case 'graceful_stop':
       case 'force_stop':
         return {
-          outcome: outcomeOf(session.ctx, { ...decided, status: 'completed' }),
+          outcome: outcomeOf(session.ctx, { status: 'completed' }, action, match),
           save: arrival ?? { history, engineState: loaded.engineState },
           stopQueued: true,
         };
@@ -159,20 +158,28 @@ export class SignalApplier {
         try {
           const result = loaded.strategy.execute(action.target, a.job.signal.payload);
           return {
-            outcome: outcomeOf(session.ctx, { ...decided, status: 'completed', output: result }),
+            outcome: outcomeOf(session.ctx, { status: 'completed', output: result }, action, match),
             save: { history, engineState: loaded.engineState },
             rollback: before,
             transitions: [result],
           };
         } catch (error) {
           const status = isTransitionRefusal(error) ? 'rejected' : 'failed';
-          return { outcome: outcomeOf(session.ctx, { ...decided, status, error }), ...keepArrival };
+          return { outcome: outcomeOf(session.ctx, { status, error }, action, match), ...keepArrival };
         }
       }
       case 'custom':
         return this.#applyCustom(a, action, match);
       case 'continue':
-        return runTurn(this.#d, { ...a, action, match });
+        return runTurn(this.#d, {
+          session: a.session,
+          loaded: a.loaded,
+          job: a.job,
+          history: a.history,
+          arrival: a.arrival,
+          action,
+          match,
+        });
     }
   }
 
@@ -182,24 +189,24 @@ export class SignalApplier {
     match: RouteMatch | undefined,
   ): Promise<Applied> {
     const { session, job, history, arrival } = a;
-    const decided = { action, match };
     try {
       const call = { ...session.ctx, signal: job.signal, name: action.name, stop: job.stop };
       const output = await this.#d.plugins.runCustom(call);
       return {
-        outcome: outcomeOf(session.ctx, { ...decided, status: 'completed', output }),
+        outcome: outcomeOf(session.ctx, { status: 'completed', output }, action, match),
         save: { history, engineState: a.loaded.engineState },
       };
     } catch (error) {
       const stopped = job.stop.aborted;
       return {
         outcome: stopped
-          ? outcomeOf(session.ctx, { ...decided, status: 'stopped' })
-          : outcomeOf(session.ctx, {
-              ...decided,
-              status: 'failed',
-              error: asSignalyardError(error, 'CUSTOM_ACTION_FAILED'),
-            }),
+          ? outcomeOf(session.ctx, { status: 'stopped' }, action, match)
+          : outcomeOf(
+              session.ctx,
+              { status: 'failed', error: asSignalyardError(error, 'CUSTOM_ACTION_FAILED') },
+              action,
+              match,
+            ),
         ...(arrival && { save: arrival }),
       };
     }

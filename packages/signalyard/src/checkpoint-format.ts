@@ -58,8 +58,11 @@ function isStoredMessage(m: unknown): boolean {
 const OWN_FIELDS = new Set(['v', 'agentId', 'strategy', 'history', 'engine', 'cause']);
 
 /** The top-level fields of `data` a Runner does not write itself (kept across saves). @internal */
-export function carriedFields(data: SessionCheckpointV1): Readonly<Record<string, unknown>> {
-  const carried: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) if (!OWN_FIELDS.has(key)) carried[key] = value;
-  return carried;
+export function carriedFields(
+  data: SessionCheckpointV1,
+  none: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
+  let carried: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(data)) if (!OWN_FIELDS.has(key)) (carried ??= {})[key] = value;
+  return carried ?? none;
 }

@@ -29,18 +29,27 @@ export interface OutcomeParts {
   readonly output?: unknown;
 }
 
-/** Builds an {@link Outcome}. `action` and `decidedBy` are always present (possibly `undefined`). @internal */
-export function outcomeOf(owner: OutcomeOwner, parts: OutcomeParts): Outcome {
-  const { match } = parts;
-  return {
+/**
+ * Builds an {@link Outcome}; `action` and `match` default to the parts'. `action` and
+ * `decidedBy` are always present (possibly `undefined`). No spreads: it is on every signal's path.
+ * @internal
+ */
+export function outcomeOf(
+  owner: OutcomeOwner,
+  parts: OutcomeParts,
+  action: Action | undefined = parts.action,
+  match: RouteMatch | undefined = parts.match,
+): Outcome {
+  const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
     sessionKey: owner.sessionKey,
     agentId: owner.agentId,
-    action: parts.action,
+    action,
     decidedBy: match === undefined ? undefined : { tier: match.tier, route: match.route },
     status: parts.status,
-    ...('error' in parts && { error: asSignalyardError(parts.error, 'ENGINE_FAILED') }),
-    ...('output' in parts && { output: parts.output }),
   };
+  if ('error' in parts) outcome.error = asSignalyardError(parts.error, 'ENGINE_FAILED');
+  if ('output' in parts) outcome.output = parts.output;
+  return outcome;
 }
 
 /** A `stopped` outcome of a signal that never ran (or was aborted). @internal */

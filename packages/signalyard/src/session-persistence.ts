@@ -20,6 +20,9 @@ import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js'
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 
+/** No carried checkpoint fields (the common case): shared, so a save can tell at once. */
+const NO_FIELDS: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /**
  * A session's checkpoint: loading it into a {@link LoadedState} (restoring a new strategy
  * instance from the snapshot), saving with compare-and-set, and saving only what arrived when a
@@ -63,7 +66,7 @@ export class SessionPersistence {
     const checkpoint = await this.#store.load(session.key);
     if (checkpoint === undefined) {
       if (current.kind === 'loaded' && current.version === 0) return current;
-      return this.#install(session, newStrategy(session.agent), 0, [], undefined, {});
+      return this.#install(session, newStrategy(session.agent), 0, [], undefined, NO_FIELDS);
     }
     if (current.kind === 'loaded' && checkpoint.version === current.version) return current;
     const data = decodeCheckpoint(session.key, checkpoint.data);
@@ -76,7 +79,7 @@ export class SessionPersistence {
       checkpoint.version,
       trimHistory(data.history, this.#maxHistoryMessages),
       data.engine,
-      carriedFields(data),
+      carriedFields(data, NO_FIELDS),
     );
   }
 
@@ -105,8 +108,7 @@ export class SessionPersistence {
    */
   async save(session: LiveSession, loaded: LoadedState, save: SessionSave, cause: SessionCause): Promise<void> {
     try {
-      const checkpoint: SessionCheckpointV1 = {
-        ...loaded.carried,
+      const own: SessionCheckpointV1 = {
         v: 1,
         agentId: session.agent.id,
         strategy: loaded.strategy.snapshot(),
@@ -114,6 +116,8 @@ export class SessionPersistence {
         engine: save.engineState,
         cause,
       };
+      // Carried fields go first (the runner's own win); a literal of one shape when there are none.
+      const checkpoint = loaded.carried === NO_FIELDS ? own : { ...loaded.carried, ...own };
       loaded.version = await this.#store.save(session.key, checkpoint, loaded.version);
     } catch (error) {
       session.state = UNLOADED;

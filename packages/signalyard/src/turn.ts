@@ -56,16 +56,17 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   const { session, job } = t;
   const stop = job.stop;
   let over = false;
-  const decided = { action: t.action, match: t.match };
   const keepArrival = t.arrival === undefined ? {} : { save: t.arrival };
   const end: EndTurn = (parts, applied = keepArrival) => {
     over = true;
     if (hub.hasListeners) hub.emit({ type: 'turn_end', ...session.ctx, status: parts.status });
-    return { outcome: outcomeOf(session.ctx, { ...decided, ...parts }), ...applied };
+    const outcome = outcomeOf(session.ctx, parts, t.action, t.match);
+    return { outcome, ...applied };
   };
   const { sink } = job;
   const ctx = new TurnContextImpl({
-    ...session.ctx,
+    sessionKey: session.key,
+    agentId: session.agent.id,
     signal: job.signal,
     history: t.history,
     state: t.loaded.engineState,
