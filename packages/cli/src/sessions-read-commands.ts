@@ -1,7 +1,7 @@
 import { count, type CommandContext } from './command-context.js';
 import { listSessions, sessionAt, sessionHistory } from './offline-timeline.js';
 import type { HistoryStore } from './open-store.js';
-import { pendingCount } from './session-checkpoint-data.js';
+import { pendingApprovalCount } from '@signalyard/core/internal';
 import { causeText, messageLine, oneLine, renderTable, routeText } from './session-format.js';
 
 /** `sessions list`: a table (key, agent, version, updated), or JSON lines. */
@@ -67,7 +67,7 @@ export async function showCommand(
   const { checkpoint, data } = await sessionAt(store, key, flags.version);
   const tail = flags.tail ?? 10;
   const messages = tail === 0 ? [] : data.history.slice(-tail);
-  const pending = pendingCount(data);
+  const pending = pendingApprovalCount(data);
   if (flags.json === true) {
     const out = {
       sessionKey: key,

@@ -9,7 +9,7 @@ import {
   type SessionCheckpointV1,
   type SessionVersion,
 } from '@signalyard/core';
-import { resolveHistoryOptions, type EventChannel } from '@signalyard/core/internal';
+import { resolveHistoryOptions, sessionVersionOf, type EventChannel } from '@signalyard/core/internal';
 import { decodeCheckpoint } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type LiveSession } from './live-session.js';
@@ -206,16 +206,7 @@ function reopened(data: SessionCheckpointV1, cause: SessionCause, opts: ReopenOp
 }
 
 function versionOf(key: string, checkpoint: Checkpoint): SessionVersion {
-  const data = decodeCheckpoint(key, checkpoint.data);
-  return {
-    version: checkpoint.version,
-    updatedAt: checkpoint.updatedAt,
-    agentId: data.agentId,
-    ...(data.cause !== undefined && { cause: data.cause }),
-    strategy: data.strategy,
-    historyLength: data.history.length,
-    pendingApprovals: Array.isArray(data.pendingApprovals) ? data.pendingApprovals.length : 0,
-  };
+  return sessionVersionOf(checkpoint, decodeCheckpoint(key, checkpoint.data));
 }
 
 function assertVersion(version: unknown): asserts version is number {

@@ -52,3 +52,5 @@ export {
 export { approvalPolicyProblems, snakeCaseApprovalPolicySchema } from '../approval-policy-schema.js';
 export type { PolicySpelling } from '../approval-policy-schema.js';
 export { jsonEqual } from '../json-equal.js';
+export { pendingApprovalCount, readSessionCheckpoint, sessionVersionOf } from './session-checkpoint-format.js';
+export type { SessionCheckpointRead } from './session-checkpoint-format.js';
