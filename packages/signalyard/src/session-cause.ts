@@ -1,4 +1,5 @@
 import type { Outcome, SessionCause, Signal } from '@signalyard/core';
+import { userMessageOf } from './history.js';
 
 /** How much of a user message's text a version's cause keeps. */
 const CAUSE_TEXT_UNITS = 200;
@@ -21,15 +22,8 @@ export function signalCause(signal: Signal, outcome: Outcome): SessionCause {
 }
 
 function causeText(signal: Signal): string | undefined {
-  if (signal.kind !== 'user_message') return undefined;
-  const payload = signal.payload;
-  const text =
-    typeof payload === 'string'
-      ? payload
-      : typeof payload === 'object' && payload !== null && typeof (payload as { text?: unknown }).text === 'string'
-        ? (payload as { text: string }).text
-        : undefined;
-  return text === undefined ? undefined : truncateUnits(text, CAUSE_TEXT_UNITS);
+  const user = userMessageOf(signal); // the same text the history keeps
+  return user === undefined ? undefined : truncateUnits(user.content, CAUSE_TEXT_UNITS);
 }
 
 /** The first `max` UTF-16 code units of `text`, one fewer where the last would split a surrogate pair. */
