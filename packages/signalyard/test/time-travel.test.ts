@@ -166,6 +166,43 @@ describe('Runner.fork', () => {
     await runner.close();
   });
 
+  it('continues independently in both directions: the fork starts from the source version, then neither sees the other', async () => {
+    const counting: EngineFn = async (ctx) => {
+      const count = ((ctx.state as number | undefined) ?? 0) + 1;
+      return { state: count, messages: [{ role: 'assistant', content: `turn ${count}` }] };
+    };
+    const store = new MemoryCheckpointStore();
+    const runner = fsmRunner(store, counting);
+    const COPY = 'agent:main:copy';
+    await runner.dispatch(MAIN, say('one'));
+    await runner.dispatch(MAIN, signal(START));
+    const source = await runner.session(MAIN);
+    await runner.fork(MAIN, COPY);
+    const forked = await runner.session(COPY);
+    expect(forked).toMatchObject({
+      strategy: source?.strategy,
+      history: source?.history,
+      engineState: source?.engineState,
+    });
+
+    await runner.dispatch(MAIN, signal(FINISH));
+    await runner.dispatch(MAIN, say('original only'));
+    expect(await runner.session(COPY)).toEqual(forked);
+
+    const original = await runner.session(MAIN);
+    await runner.dispatch(COPY, signal(FINISH));
+    await runner.dispatch(COPY, say('fork only'));
+    expect(await runner.session(MAIN)).toEqual(original);
+    const copy = await runner.session(COPY);
+    expect(userTexts(copy!.history)).toEqual(['one', 'fork only']);
+    expect(userTexts(original!.history)).toEqual(['one', 'original only']);
+    // The same path from the same version: the same state, reached separately.
+    const turns = (source?.engineState as number) + 1; // a transition runs no engine turn
+    expect(copy).toMatchObject({ strategy: { current_state: 'idle' }, engineState: turns });
+    expect(original).toMatchObject({ strategy: { current_state: 'idle' }, engineState: turns });
+    await runner.close();
+  });
+
   it('refuses an existing target, another agent’s session, a missing source; nothing is written', async () => {
     const store = new MemoryCheckpointStore();
     const runner = fsmRunner(store);
