@@ -3,16 +3,26 @@
 // PostgresSessionLock — 1 runner process, then 4 processes in aggregate (each with a pool of at
 // most 5 connections plus its lock connection, each over its own 250 sessions, user_message
 // round robin, an FSM strategy, a trivial engine, history capped at 20), each measured in
-// several rounds. No target is set for these figures: they are printed with the machine they
-// were measured on. Needs the server at DATABASE_URL or postgres://postgres@127.0.0.1:5432/test;
-// without one it says so and skips.
+// several rounds, printed with the machine they were measured on; and the cost of history: a
+// save with keepVersions 20 against one with keepVersions 0 (target <= 1.5x), and history() of a
+// session with 20 kept versions (target <= 1 ms). Needs the server at DATABASE_URL or
+// postgres://postgres@127.0.0.1:5432/test; without one it says so and skips.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { Pool } from 'pg';
-import { MIN_ROUNDS, figure, measure, median, perSecond, printTable } from '../../../scripts/bench/harness.mjs';
+import {
+  MIN_ROUNDS,
+  described,
+  figure,
+  measure,
+  median,
+  perSecond,
+  printTable,
+  ratio,
+} from '../../../scripts/bench/harness.mjs';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const cpu = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${process.platform}`;
@@ -90,6 +100,72 @@ try {
   );
   await store.close();
   printTable(`PostgresCheckpointStore: save + load round trips (per round trip) on ${machine}`, trips);
+
+  // -------------------------------------------------------------- the cost of history
+
+  const bare = new PostgresCheckpointStore({
+    connectionString: url,
+    table: freshTable('bare'),
+    keepVersions: 0,
+    maxConnections: 2,
+  });
+  const kept = new PostgresCheckpointStore({
+    connectionString: url,
+    table: freshTable('kept'),
+    keepVersions: 20,
+    maxConnections: 2,
+  });
+  await bare.migrate();
+  await kept.migrate();
+  /** Saves only (the Runner's write path), one at a time, round robin over KEYS keys. */
+  const saves = (target: PostgresCheckpointStore): (() => Promise<void>) => {
+    const saved = new Array<number>(KEYS).fill(0);
+    return async () => {
+      for (let i = 0; i < SEQUENTIAL; i++) {
+        const k = i % KEYS;
+        saved[k] = await target.save(`agent:main:saves-${k}`, checkpoint, saved[k]!);
+      }
+    };
+  };
+  for (let v = 0; v < 21; v++) await kept.save('agent:main:walked', checkpoint, v);
+  const HISTORY_CALLS = 20;
+  const history = await measure(
+    [
+      { name: 'save, keepVersions 0 (current only)', batch: SEQUENTIAL, fn: saves(bare) },
+      { name: 'save, keepVersions 20', batch: SEQUENTIAL, fn: saves(kept) },
+      {
+        name: 'history() of 20 versions + current',
+        batch: HISTORY_CALLS,
+        fn: async () => {
+          for (let i = 0; i < HISTORY_CALLS; i++) {
+            let n = 0;
+            for await (const _version of kept.history('agent:main:walked')) n++;
+            if (n !== 21) throw new Error(`history listed ${n} versions, expected 21`);
+          }
+        },
+      },
+    ],
+    { time: 1000, warmupTime: 300 },
+  );
+  await bare.close();
+  await kept.close();
+  printTable(`PostgresCheckpointStore: the cost of keeping history (per call) on ${machine}`, history);
+  const [saveBare, saveKept, listHistory] = history;
+  figure({
+    workload: 'store-postgres: save with history (keepVersions 20), 2 KB checkpoint',
+    name: 'save with history / save without',
+    unit: 'x',
+    samples: ratio(saveKept!, saveBare!),
+    target: { atMost: 1.5 },
+    against: described(saveBare!, 'save with keepVersions 0'),
+  });
+  figure({
+    workload: 'store-postgres: history() of a session with 20 kept versions',
+    name: 'history() listing 21 versions',
+    unit: 'ns',
+    samples: listHistory!.samples,
+    target: { atMost: 1_000_000 },
+  });
 
   // -------------------------------------------------------------- Runner dispatch, 1 and 4 processes
 
