@@ -179,6 +179,16 @@ describe('createRunner: several problems at once', () => {
     expect(problems.get('closeTimeoutMs')).toBe('expected a finite number of milliseconds >= 0, got NaN');
   });
 
+  it('reports a second agent with an id already used, even when the first one has another problem', () => {
+    const problems = problemsOf({ agents: [{ id: 'main' }, main] });
+    expect(problems).toEqual(
+      new Map([
+        ['agents[0].engine', 'expected an Engine { turn } or an engine function, got undefined'],
+        ['agents[1].id', 'duplicate agent id "main"'],
+      ]),
+    );
+  });
+
   it('an agent with problems only inside its routes still counts as an agent for the routing checks', () => {
     const problems = problemsOf({
       agents: [{ ...main, routes: [{ kind: 'nope', action: Action.Continue }] }],
