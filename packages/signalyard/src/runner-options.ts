@@ -7,9 +7,20 @@ import {
   type SessionLock,
   type SignalRoute,
 } from '@signalyard/core';
-import { ComposedRouter, RouteConfigError } from '@signalyard/router';
-import { RouteResolver, normalizeAgentId, type RoutingConfigInput } from '@signalyard/sessions';
+import { formatConfigPath } from '@signalyard/core/internal';
+import { RouteResolver, type RoutingConfigInput } from '@signalyard/sessions';
 import type { AgentDefinition, EngineFn } from './engine.js';
+import {
+  agentListSchema,
+  agentSchema,
+  parseAt,
+  pluginListSchema,
+  pluginRoutesSchema,
+  pluginSchema,
+  routingSchema,
+  runnerOptionsObjectSchema,
+  servicesSchema,
+} from './runner-options-schema.js';
 
 /** Options of {@link createRunner}. */
 export interface RunnerOptions {
@@ -55,144 +66,118 @@ export interface ResolvedRunnerOptions {
   readonly logger: RunnerOptions['logger'];
 }
 
-const isPositiveInteger = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
-
-type Report = (path: string, message: string) => void;
-
 /**
- * Validates runner options, reporting every problem at once.
+ * Validates runner options, reporting every problem at once: the shape of each part by its zod
+ * schema (`runner-options-schema.ts`), then what no schema of one part can see (duplicate agent
+ * ids and plugin names, routing that names agents that do not exist).
  * @throws ConfigError `CONFIG_INVALID`.
  */
 export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOptions {
-  if (typeof options !== 'object' || (options as unknown) === null) {
-    throw new ConfigError({
-      problems: [{ path: '', message: `expected runner options { agents, ... }, got ${describeValue(options)}` }],
-    });
-  }
+  const root = parseAt(runnerOptionsObjectSchema, options, []);
+  if (root.problems.length > 0) throw new ConfigError({ problems: root.problems });
   const problems: ConfigProblem[] = [];
-  const report: Report = (path, message) => {
-    problems.push({ path, message });
-  };
-  const agents = resolveAgents(options.agents, report);
-  const { plugins, pluginRoutes } = resolvePlugins(options.plugins ?? [], report);
+  const agents = resolveAgents(options.agents, problems);
+  const { plugins, pluginRoutes } = resolvePlugins(options.plugins, problems);
   const resolver = resolveRouting(options, agents, problems);
-  const limits = resolveServices(options, report);
-  if (problems.length > 0 || resolver === undefined) throw new ConfigError({ problems });
-  return { agents, resolver, plugins, pluginRoutes: Object.freeze(pluginRoutes), ...limits };
+  const services = parseAt(servicesSchema, options, []);
+  problems.push(...services.problems);
+  if (problems.length > 0 || resolver === undefined || services.value === undefined)
+    throw new ConfigError({ problems });
+  const { store, lock, maxConcurrentSessions, maxHistoryMessages, closeTimeoutMs, logger } = services.value;
+  return {
+    agents,
+    resolver,
+    plugins,
+    pluginRoutes: Object.freeze(pluginRoutes),
+    store,
+    lock,
+    maxConcurrentSessions,
+    maxHistoryMessages,
+    closeTimeoutMs,
+    logger,
+  };
 }
 
-function resolveAgents(agentList: unknown, report: Report): Map<string, AgentRuntime> {
+/**
+ * The agents whose own fields are right, by id. An agent with problems only inside its routes
+ * still counts (for the routing checks); a second agent with an id already seen does not.
+ */
+function resolveAgents(agentList: unknown, problems: ConfigProblem[]): Map<string, AgentRuntime> {
   const agents = new Map<string, AgentRuntime>();
-  if (!Array.isArray(agentList) || agentList.length === 0) {
-    report('agents', `expected a non-empty list of agent definitions, got ${describeValue(agentList)}`);
-    return agents;
-  }
-  agentList.forEach((raw: unknown, i) => {
-    const agent = resolveAgent(raw, `agents[${i}]`, agents, report);
-    if (agent !== undefined) agents.set(agent.id, agent);
+  const list = parseAt(agentListSchema, agentList, ['agents']);
+  problems.push(...list.problems);
+  const seenIds = new Set<string>();
+  list.value?.forEach((raw, i) => {
+    const parsed = parseAt(agentSchema, raw, ['agents', i]);
+    problems.push(...parsed.problems);
+    const id = (raw as Partial<AgentDefinition> | null)?.id;
+    if (typeof id !== 'string' || parsed.issues.some((issue) => issue.path.length === 1 && issue.path[0] === 'id'))
+      return;
+    if (seenIds.has(id)) {
+      problems.push({
+        path: formatConfigPath(['agents', i, 'id']),
+        message: `duplicate agent id ${JSON.stringify(id)}`,
+      });
+      return;
+    }
+    seenIds.add(id);
+    if (parsed.issues.some((issue) => issue.path.length <= 1)) return;
+    const a = raw as AgentDefinition;
+    agents.set(id, { id, definition: a, routes: Object.freeze([...(a.routes ?? [])]), engine: engineFn(a.engine) });
   });
   return agents;
 }
 
-function resolveAgent(
-  raw: unknown,
-  path: string,
-  seen: ReadonlyMap<string, AgentRuntime>,
-  report: Report,
-): AgentRuntime | undefined {
-  if (typeof raw !== 'object' || raw === null) {
-    report(path, `expected an agent definition { id, engine, strategy?, routes? }, got ${describeValue(raw)}`);
-    return undefined;
-  }
-  const a = raw as Partial<AgentDefinition>;
-  let ok = true;
-  if (typeof a.id !== 'string' || a.id === '' || normalizeAgentId(a.id) !== a.id) {
-    const hint = typeof a.id === 'string' && a.id !== '' ? `: use ${JSON.stringify(normalizeAgentId(a.id))}` : '';
-    report(`${path}.id`, `agent id ${describeValue(a.id)} is not canonical${hint}`);
-    ok = false;
-  } else if (seen.has(a.id)) {
-    report(`${path}.id`, `duplicate agent id ${JSON.stringify(a.id)}`);
-    ok = false;
-  }
-  if (a.strategy !== undefined && typeof a.strategy !== 'function') {
-    report(`${path}.strategy`, `expected a strategy factory () => ExecutionStrategy, got ${describeValue(a.strategy)}`);
-    ok = false;
-  }
-  const engine = engineFn(a.engine);
-  if (engine === undefined) {
-    report(`${path}.engine`, `expected an Engine { turn } or an engine function, got ${describeValue(a.engine)}`);
-    ok = false;
-  }
-  const routes: unknown = a.routes ?? [];
-  if (!Array.isArray(routes)) {
-    report(`${path}.routes`, `expected a list of signal routes, got ${describeValue(routes)}`);
-    ok = false;
-  } else {
-    for (const p of routeProblems({ agent: routes as SignalRoute[] })) report(`${path}.routes[${p.index}]`, p.message);
-  }
-  if (!ok || typeof a.id !== 'string') return undefined;
-  return { id: a.id, definition: a as AgentDefinition, routes: Object.freeze([...(routes as SignalRoute[])]), engine };
-}
-
-function engineFn(engine: unknown): EngineFn | undefined {
-  if (typeof engine === 'function') return engine as EngineFn;
-  if (typeof engine === 'object' && engine !== null && typeof (engine as { turn?: unknown }).turn === 'function') {
-    const object = engine as { turn: EngineFn };
-    return (ctx) => object.turn(ctx);
-  }
-  return undefined;
+function engineFn(engine: AgentDefinition['engine']): EngineFn {
+  if (typeof engine === 'function') return engine;
+  return (ctx) => engine.turn(ctx);
 }
 
 /** Plugins: unique names; their routes read once, here. */
-function resolvePlugins(pluginList: unknown, report: Report): { plugins: Plugin[]; pluginRoutes: SignalRoute[] } {
+function resolvePlugins(
+  pluginList: unknown,
+  problems: ConfigProblem[],
+): { plugins: Plugin[]; pluginRoutes: SignalRoute[] } {
   const plugins: Plugin[] = [];
   const pluginRoutes: SignalRoute[] = [];
-  if (!Array.isArray(pluginList)) {
-    report('plugins', `expected a list of plugins, got ${describeValue(pluginList)}`);
-    return { plugins, pluginRoutes };
-  }
+  const list = parseAt(pluginListSchema, pluginList, ['plugins']);
+  problems.push(...list.problems);
   const names = new Set<string>();
-  pluginList.forEach((raw: unknown, i) => {
-    const path = `plugins[${i}]`;
-    if (
-      typeof raw !== 'object' ||
-      raw === null ||
-      typeof (raw as { name?: unknown }).name !== 'string' ||
-      (raw as Plugin).name === ''
-    ) {
-      report(path, `expected a plugin with a non-empty name, got ${describeValue(raw)}`);
-      return;
-    }
+  list.value?.forEach((raw, i) => {
+    const parsed = parseAt(pluginSchema, raw, ['plugins', i]);
+    problems.push(...parsed.problems);
+    if (parsed.issues.some((issue) => issue.path.length === 0)) return; // no name: nothing more to say
     const p = raw as Plugin;
-    if (names.has(p.name)) report(`${path}.name`, `duplicate plugin name ${JSON.stringify(p.name)}`);
+    if (names.has(p.name))
+      problems.push({
+        path: formatConfigPath(['plugins', i, 'name']),
+        message: `duplicate plugin name ${JSON.stringify(p.name)}`,
+      });
     names.add(p.name);
-    for (const hook of ['signalRoutes', 'setup', 'dispose'] as const) {
-      const fn: unknown = (p as unknown as Record<string, unknown>)[hook];
-      if (fn !== undefined && typeof fn !== 'function')
-        report(`${path}.${hook}`, `expected a function, got ${describeValue(fn)}`);
-    }
-    pluginRoutes.push(...pluginRoutesOf(p, path, report));
+    pluginRoutes.push(...pluginRoutesOf(p, formatConfigPath(['plugins', i]), problems));
     plugins.push(p);
   });
   return { plugins, pluginRoutes };
 }
 
-function pluginRoutesOf(p: Plugin, path: string, report: Report): readonly SignalRoute[] {
-  let routes: unknown = [];
-  if (typeof p.signalRoutes === 'function') {
-    try {
-      routes = p.signalRoutes();
-    } catch (error) {
-      report(`${path}.signalRoutes`, `threw: ${error instanceof Error ? error.message : describeValue(error)}`);
-    }
-  }
-  if (!Array.isArray(routes)) {
-    report(`${path}.signalRoutes`, `returned ${describeValue(routes)}, expected a list of signal routes`);
+/** Calls `p.signalRoutes()` (when it is a function) and checks what it returned. */
+function pluginRoutesOf(p: Plugin, path: string, problems: ConfigProblem[]): readonly SignalRoute[] {
+  if (typeof p.signalRoutes !== 'function') return [];
+  let routes: unknown;
+  try {
+    routes = p.signalRoutes();
+  } catch (error) {
+    const message = `threw: ${error instanceof Error ? error.message : describeValue(error)}`;
+    problems.push({ path: `${path}.signalRoutes`, message });
     return [];
   }
-  for (const rp of routeProblems({ plugin: routes as SignalRoute[] }))
-    report(`${path}.signalRoutes()[${rp.index}]`, rp.message);
-  return routes as SignalRoute[];
+  const parsed = parseAt(pluginRoutesSchema, routes, []);
+  for (const rp of parsed.problems)
+    problems.push({
+      path: rp.path === '' ? `${path}.signalRoutes` : `${path}.signalRoutes()${rp.path}`,
+      message: rp.message,
+    });
+  return parsed.value === undefined ? [] : (routes as SignalRoute[]);
 }
 
 /** Routing: validated by the sessions package; default agent = the first agent unless given. */
@@ -201,14 +186,14 @@ function resolveRouting(
   agents: ReadonlyMap<string, AgentRuntime>,
   problems: ConfigProblem[],
 ): RouteResolver | undefined {
-  const agentList: unknown = options.agents;
-  const firstAgent = Array.isArray(agentList) ? (agentList[0] as Partial<AgentDefinition> | undefined)?.id : undefined;
-  const routingInput: unknown = options.routing ?? {};
-  if (typeof routingInput !== 'object' || routingInput === null) {
-    problems.push({ path: 'routing', message: `expected a routing config object, got ${describeValue(routingInput)}` });
+  const routing = parseAt(routingSchema, options.routing, ['routing']);
+  if (routing.problems.length > 0) {
+    problems.push(...routing.problems);
     return undefined;
   }
-  const withDefault = { ...(routingInput as RoutingConfigInput) };
+  const agentList: unknown = options.agents;
+  const firstAgent = Array.isArray(agentList) ? (agentList[0] as Partial<AgentDefinition> | undefined)?.id : undefined;
+  const withDefault: RoutingConfigInput = { ...(options.routing ?? {}) };
   if (withDefault.defaultAgentId === undefined && typeof firstAgent === 'string' && agents.has(firstAgent))
     withDefault.defaultAgentId = firstAgent;
   let resolver: RouteResolver;
@@ -219,78 +204,29 @@ function resolveRouting(
     for (const p of error.problems) problems.push({ ...p, path: p.path === '' ? 'routing' : `routing.${p.path}` });
     return undefined;
   }
+  problems.push(...unknownAgentProblems(resolver, agents));
+  return resolver;
+}
+
+/** The routing's default agent and binding agents that are not agents of the runner. */
+function unknownAgentProblems(resolver: RouteResolver, agents: ReadonlyMap<string, AgentRuntime>): ConfigProblem[] {
+  if (agents.size === 0) return [];
+  const problems: ConfigProblem[] = [];
   const known = JSON.stringify([...agents.keys()]);
   const config = resolver.config;
-  if (agents.size > 0 && !agents.has(config.defaultAgentId)) {
+  if (!agents.has(config.defaultAgentId)) {
     problems.push({
       path: 'routing.defaultAgentId',
       message: `default agent ${JSON.stringify(config.defaultAgentId)} is not one of the agents (${known})`,
     });
   }
   config.bindings.forEach((b, i) => {
-    if (agents.size > 0 && !agents.has(b.agentId)) {
+    if (!agents.has(b.agentId)) {
       problems.push({
         path: `routing.bindings[${i}].agentId`,
         message: `binding names unknown agent ${JSON.stringify(b.agentId)} (agents: ${known})`,
       });
     }
   });
-  return resolver;
-}
-
-/** Store, lock, limits and logger. */
-function resolveServices(
-  options: RunnerOptions,
-  report: Report,
-): Pick<
-  ResolvedRunnerOptions,
-  'store' | 'lock' | 'maxConcurrentSessions' | 'maxHistoryMessages' | 'closeTimeoutMs' | 'logger'
-> {
-  const store: unknown = options.store;
-  if (store !== undefined && !hasMethods(store, ['load', 'save', 'delete', 'list']))
-    report('store', `expected a CheckpointStore { load, save, delete, list }, got ${describeValue(store)}`);
-  const lock: unknown = options.lock;
-  if (lock !== undefined && !hasMethods(lock, ['withLock']))
-    report('lock', `expected a SessionLock { withLock }, got ${describeValue(lock)}`);
-  const maxConcurrentSessions = options.maxConcurrentSessions ?? 64;
-  if (!isPositiveInteger(maxConcurrentSessions))
-    report('maxConcurrentSessions', `expected a positive integer, got ${describeValue(maxConcurrentSessions)}`);
-  const maxHistoryMessages = options.maxHistoryMessages ?? 1000;
-  if (!isPositiveInteger(maxHistoryMessages))
-    report('maxHistoryMessages', `expected a positive integer, got ${describeValue(maxHistoryMessages)}`);
-  const closeTimeoutMs = options.closeTimeoutMs ?? 10_000;
-  if (typeof closeTimeoutMs !== 'number' || !Number.isFinite(closeTimeoutMs) || closeTimeoutMs < 0)
-    report('closeTimeoutMs', `expected a finite number of milliseconds >= 0, got ${describeValue(closeTimeoutMs)}`);
-  const logger = options.logger;
-  if (logger !== undefined && !hasMethods(logger, ['debug', 'warn']))
-    report('logger', `expected a logger { debug, warn }, got ${describeValue(logger)}`);
-  return {
-    store: store as CheckpointStore | undefined,
-    lock: lock as SessionLock | undefined,
-    maxConcurrentSessions,
-    maxHistoryMessages,
-    closeTimeoutMs,
-    logger,
-  };
-}
-
-function hasMethods(value: unknown, methods: readonly string[]): boolean {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function')
-  );
-}
-
-function routeProblems(routes: {
-  agent?: SignalRoute[];
-  plugin?: SignalRoute[];
-}): readonly { index: number; message: string }[] {
-  try {
-    new ComposedRouter(routes);
-    return [];
-  } catch (error) {
-    if (!RouteConfigError.isInstance(error)) throw error;
-    return error.problems;
-  }
+  return problems;
 }

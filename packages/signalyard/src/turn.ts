@@ -1,7 +1,6 @@
 import {
   AbortedError,
   describeValue,
-  isAction,
   isTransitionRefusal,
   type Action,
   type ChatMessage,
@@ -21,6 +20,7 @@ import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import { raceStop, type Stopper } from './stopper.js';
+import { turnResultProblem } from './turn-result.js';
 import type { TurnSink } from './turn-stream.js';
 
 /** What a turn works with. @internal */
@@ -257,35 +257,4 @@ class TurnContextImpl implements TurnContext {
   get abortSignal(): AbortSignal {
     return this.#stopper.signal;
   }
-}
-
-/** Why `result` is not a `TurnResult` (`undefined` when it is one, or is `undefined`). */
-function turnResultProblem(result: unknown): string | undefined {
-  if (result === undefined) return undefined;
-  if (typeof result !== 'object' || result === null || Array.isArray(result))
-    return `${describeValue(result)}, expected a TurnResult object`;
-  const r = result as Record<string, unknown>;
-  if (r.messages !== undefined) {
-    if (!Array.isArray(r.messages)) return `messages ${describeValue(r.messages)}, expected a list of chat messages`;
-    for (const m of r.messages as unknown[])
-      if (!isChatMessage(m)) return `a message ${describeValue(m)}, expected { role, content }`;
-  }
-  if (r.status !== undefined && r.status !== 'completed' && r.status !== 'paused')
-    return `status ${describeValue(r.status)}, expected "completed" or "paused"`;
-  if (r.actions !== undefined) {
-    if (!Array.isArray(r.actions)) return `actions ${describeValue(r.actions)}, expected a list of actions`;
-    for (const a of r.actions as unknown[])
-      if (!isAction(a)) return `an action ${describeValue(a)} that is not an Action`;
-  }
-  return undefined;
-}
-
-function isChatMessage(m: unknown): boolean {
-  const msg = m as Partial<ChatMessage> | null;
-  return (
-    typeof msg === 'object' &&
-    msg !== null &&
-    ['system', 'user', 'assistant', 'tool'].includes(msg.role as string) &&
-    typeof msg.content === 'string'
-  );
 }
