@@ -22,9 +22,14 @@ const chatMessageSchema = z.looseObject(
   expected('a chat message { role, content }'),
 );
 
-const actionSchema = z.custom<Action>(isAction, {
-  error: (issue) => `is not an Action: ${actionProblem(issue.input) ?? 'expected an Action'}`,
-});
+const actionSchema = z
+  .custom<Action>(isAction, {
+    error: (issue) => `is not an Action: ${actionProblem(issue.input) ?? 'expected an Action'}`,
+  })
+  // Checked before any action runs, so a turn returning it applies none of its actions.
+  .refine((a) => a.type !== 'continue', {
+    error: 'is the action "continue", which a turn cannot return (the turn is what "continue" runs)',
+  });
 
 /** The schema of a `TurnResult` (`undefined` is a turn that did nothing). @internal */
 export const turnResultSchema = z
@@ -78,7 +83,7 @@ export function isWellFormedTurnResult(result: unknown): boolean {
   }
   if (actions !== undefined) {
     if (!Array.isArray(actions)) return false;
-    for (const a of actions as unknown[]) if (!isAction(a)) return false;
+    for (const a of actions as unknown[]) if (!isAction(a) || a.type === 'continue') return false;
   }
   return true;
 }

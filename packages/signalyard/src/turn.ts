@@ -159,11 +159,7 @@ async function applyTurnActions(deps: TurnDeps, t: TurnInput, actions: readonly 
         await deps.plugins.runCustom({ ...session.ctx, signal: job.signal, name: a.name, stop: job.stop });
       else if (a.type === 'graceful_stop' || a.type === 'force_stop') stopQueued = true;
       else if (a.type === 'reject') return { refusal: { status: 'rejected' } };
-      else
-        throw new RunnerError({
-          code: 'TURN_RESULT_INVALID',
-          message: `A turn cannot return the action "${a.type}" in TurnResult.actions`,
-        });
+      // 'continue' never gets here: turnResultProblem refuses it before any action runs.
     } catch (error) {
       if (job.stop.aborted) return { transitions, stopQueued }; // the caller sees the abort
       const status = isTransitionRefusal(error) ? 'rejected' : 'failed';

@@ -599,6 +599,24 @@ describe('TurnResult.actions', () => {
     expect(outcome.error?.code).toBe('TURN_RESULT_INVALID');
     await runner.close();
   });
+
+  it('a continue after other actions: none of them runs (checked before the first is applied)', async () => {
+    const ran: string[] = [];
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'main',
+          engine: async () => ({ actions: [Action.custom('note'), Action.Continue] }),
+        },
+      ],
+      plugins: [{ name: 'notes', setup: (ctx) => ctx.handleCustomAction('note', () => void ran.push('note')) }],
+    });
+    const outcome = await runner.handle({ channel: 'cli', text: 'go' });
+    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'TURN_RESULT_INVALID' } });
+    expect(outcome.error?.message).toContain('actions[1]');
+    expect(ran).toEqual([]);
+    await runner.close();
+  });
 });
 
 describe('decidedBy', () => {
