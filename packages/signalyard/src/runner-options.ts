@@ -9,7 +9,7 @@ import {
 } from '@signalyard/core';
 import { ComposedRouter, RouteConfigError } from '@signalyard/router';
 import { RouteResolver, normalizeAgentId, type RoutingConfigInput } from '@signalyard/sessions';
-import type { AgentDefinition, EngineFn } from './engine.js';
+import type { AgentDefinition, EngineFn, WhenBusy } from './engine.js';
 
 /** Options of {@link createRunner}. */
 export interface RunnerOptions {
@@ -39,6 +39,8 @@ export interface AgentRuntime {
   readonly definition: AgentDefinition;
   readonly routes: readonly SignalRoute[];
   readonly engine: EngineFn | undefined;
+  /** What a user message arriving while the session is busy does. */
+  readonly whenBusy: WhenBusy;
 }
 
 /** Validated options with defaults filled in. @internal */
@@ -123,6 +125,8 @@ function resolveAgent(
     report(`${path}.engine`, `expected an Engine { turn } or an engine function, got ${describeValue(a.engine)}`);
     ok = false;
   }
+  const whenBusy = whenBusyOf(a.whenBusy, `${path}.whenBusy`, report);
+  if (whenBusy === undefined) ok = false;
   const routes: unknown = a.routes ?? [];
   if (!Array.isArray(routes)) {
     report(`${path}.routes`, `expected a list of signal routes, got ${describeValue(routes)}`);
@@ -130,8 +134,19 @@ function resolveAgent(
   } else {
     for (const p of routeProblems({ agent: routes as SignalRoute[] })) report(`${path}.routes[${p.index}]`, p.message);
   }
-  if (!ok || typeof a.id !== 'string') return undefined;
-  return { id: a.id, definition: a as AgentDefinition, routes: Object.freeze([...(routes as SignalRoute[])]), engine };
+  if (!ok || typeof a.id !== 'string' || whenBusy === undefined) return undefined;
+  const frozenRoutes = Object.freeze([...(routes as SignalRoute[])]);
+  return { id: a.id, definition: a as AgentDefinition, routes: frozenRoutes, engine, whenBusy };
+}
+
+const WHEN_BUSY: readonly WhenBusy[] = ['queue', 'collect', 'interrupt'];
+
+/** `whenBusy`, defaulting to `'queue'`; `undefined` (reported) when it is none of the policies. */
+function whenBusyOf(value: unknown, path: string, report: Report): WhenBusy | undefined {
+  if (value === undefined) return 'queue';
+  if (WHEN_BUSY.includes(value as WhenBusy)) return value as WhenBusy;
+  report(path, `expected one of "queue", "collect", "interrupt", got ${describeValue(value)}`);
+  return undefined;
 }
 
 function engineFn(engine: unknown): EngineFn | undefined {
