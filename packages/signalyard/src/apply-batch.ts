@@ -232,8 +232,9 @@ export class BatchApplier {
     }
     if (batch.lockLost) return 'done';
     const n = ran ? live.length : 1;
-    const causeSignal = (last ?? (batch.merged[batch.merged.length - 1] as MergedMember)).job.signal;
-    const cause = signalCause(causeSignal, applied.outcome, n);
+    const causeMember = last ?? batch.merged.at(-1);
+    if (causeMember === undefined) return 'done'; // a batch with no merged member has no turn
+    const cause = signalCause(causeMember.job.signal, applied.outcome, n);
     const failed = await this.#save(p, applied, cause, this.#unsavedMerged(batch));
     if (failed === 'conflict') return 'conflict';
     if (failed === undefined) {
