@@ -360,11 +360,12 @@ describe('whenBusy validation', () => {
 });
 
 /**
- * One random schedule: `send` a new message, or `finish` the newest turn still open. Whatever the
+ * One random schedule: `send` a new message, `burst` two in the same tick, or `finish` the turns
+ * still open. Whatever the
  * interleaving, every message is in the history exactly once, in send order, and every call
  * settles.
  */
-async function runSchedule(whenBusy: WhenBusy, ops: readonly ('send' | 'finish')[]): Promise<void> {
+async function runSchedule(whenBusy: WhenBusy, ops: readonly ('send' | 'burst' | 'finish')[]): Promise<void> {
   const { held, store, runner } = runnerWith(whenBusy);
   const sent: string[] = [];
   const calls: Promise<Outcome>[] = [];
@@ -373,12 +374,17 @@ async function runSchedule(whenBusy: WhenBusy, ops: readonly ('send' | 'finish')
     for (; finished < held.turns.length; finished++)
       held.turns[finished]?.finish({ messages: [assistant(`r${finished}`)] });
   };
+  const send = (): void => {
+    const text = `m${sent.length}`;
+    sent.push(text);
+    calls.push(say(runner, text));
+  };
   for (const op of ops) {
-    if (op === 'send') {
-      const text = `m${sent.length}`;
-      sent.push(text);
-      calls.push(say(runner, text));
-    } else finishOpen();
+    if (op === 'finish') finishOpen();
+    else {
+      send();
+      if (op === 'burst') send();
+    }
     await settle();
   }
   const all = Promise.all(calls);
@@ -394,7 +400,10 @@ async function runSchedule(whenBusy: WhenBusy, ops: readonly ('send' | 'finish')
 }
 
 describe('property: random arrival interleavings keep order and exactly-once', () => {
-  const schedule = fc.array(fc.constantFrom('send' as const, 'finish' as const), { minLength: 1, maxLength: 40 });
+  const schedule = fc.array(fc.constantFrom('send' as const, 'burst' as const, 'finish' as const), {
+    minLength: 1,
+    maxLength: 40,
+  });
   for (const whenBusy of ['queue', 'collect', 'interrupt'] as const) {
     it(`whenBusy: '${whenBusy}'`, async () => {
       await fc.assert(
