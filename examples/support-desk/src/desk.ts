@@ -110,6 +110,16 @@ export const renderReview = (env: Envelope): string => {
     : `Refund ${assess?.refund ?? '?'}: $${done.refunded} refunded (${done.reference}).`;
 };
 
+/** The user messages of a request after the last assistant message, joined. */
+const sinceLastReply = (request: ChatRequest): string => {
+  const last = request.messages.findLastIndex((m) => m.role === 'assistant');
+  return request.messages
+    .slice(last + 1)
+    .filter((m) => m.role === 'user')
+    .map((m) => m.content)
+    .join(' ');
+};
+
 /** A scripted model: answers by agent and by what the customer said, so any order of events works. */
 export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[] } {
   return scriptedModel((request) => {
@@ -127,6 +137,9 @@ export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[
       case 'lead':
         return 'Clearing the app cache fixes this; shall I send you the steps? [PROPOSE_FIX]';
       case 'concierge':
+        // A merged turn sees every message the VIP sent since the last reply.
+        if (/card/i.test(sinceLastReply(request)) && /\d{4}/.test(sinceLastReply(request)))
+          return 'Your card ending 4417 is blocked for your safety; a senior agent is unblocking it now.';
         return 'Welcome back! A senior agent is on your account right now.';
       default:
         return 'How can I help?';
@@ -162,7 +175,8 @@ export function createDesk(store: CheckpointStore, model: ChatModel, audit: (ent
         routes: [{ kind: SignalKind.Timer, name: 'resolution-done', action: Action.transition('resolve') }],
         engine: deskEngine(model),
       },
-      { id: 'vip', engine: crewEngine(vipCrew, { model }) },
+      // A VIP who sends "wait, also…" while the concierge answers gets one answer to all of it.
+      { id: 'vip', engine: crewEngine(vipCrew, { model }), whenBusy: 'collect' },
       { id: 'reviews', engine: pipelineEngine(refundReview, { render: renderReview }) },
     ],
     plugins: [rateLimitPlugin({ perSession: 3, windowMs: 60_000 }), auditLogPlugin(audit)],

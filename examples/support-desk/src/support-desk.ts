@@ -40,8 +40,8 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   };
   listen(runner);
 
-  /** Prints what happened to one signal, from the runner's events. */
-  const report = (outcome: Outcome): void => {
+  /** Prints what happened since the last print, from the runner's events. */
+  const printEvents = (): void => {
     for (const e of events) {
       if (e.type === 'route_decided') {
         const by = e.tier === undefined ? 'no route: runner default' : `${e.tier} tier, route "${e.routeName ?? '?'}"`;
@@ -64,6 +64,11 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
       }
     }
     events = [];
+  };
+
+  /** Prints what happened to one signal, from the runner's events. */
+  const report = (outcome: Outcome): void => {
+    printEvents();
     const output = outcome.output as CrewResponse | Envelope | undefined;
     if (
       output !== undefined &&
@@ -91,6 +96,43 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     return outcome;
   };
 
+  /** A turn that starts for session `key` from now on. */
+  const turnStarts = (key: string): Promise<void> =>
+    new Promise((resolve) => {
+      const off = runner.on((e) => {
+        if (e.type === 'turn_start' && e.sessionKey === key) {
+          off();
+          resolve();
+        }
+      });
+    });
+
+  /** `message`, then `followUps` sent while its turn runs: the agent (whenBusy 'collect') answers them in one turn. */
+  const sayWhileBusy = async (message: InboundMessage, followUps: readonly string[], note: string): Promise<void> => {
+    const resolved = resolver.resolve(message);
+    const key = formatSessionKey(resolved.sessionKey);
+    write('');
+    write(`── ${who(message)}: "${message.text}"   (${note})`);
+    write(`   agent   ${resolved.agentId} · session ${key} · matched by ${resolved.matchedBy}`);
+    const started = turnStarts(key);
+    const first = runner.handle(message);
+    await started;
+    const more = followUps.map((text) => {
+      write(
+        `── ${who(message)}: "${text}"   (sent while the crew is answering: the ${resolved.agentId} agent collects)`,
+      );
+      return runner.handle({ ...message, text });
+    });
+    report(await first);
+    const merged = await Promise.all(more);
+    const output = merged[0]?.output as CrewResponse | undefined;
+    write(`── the ${followUps.length} messages sent meanwhile: each routed on its own, answered by one crew run`);
+    printEvents();
+    if (output !== undefined) write(`   reply   ${output.agentId}: "${output.content}"`);
+    for (const [i, o] of merged.entries())
+      write(`   = ${o.status} for "${followUps[i] ?? '?'}" (mergedWith ${String(o.mergedWith)})`);
+  };
+
   const alice = { channel: 'telegram', peer: { kind: 'dm' as const, id: '1001' } };
   const aliceOnSlack = { channel: 'slack', teamId: 'T-CUSTOMERS', peer: { kind: 'dm' as const, id: 'U1001' } };
   const vip = { channel: 'telegram', peer: { kind: 'dm' as const, id: '4242' } };
@@ -114,7 +156,11 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   const first = await say({ ...alice, text: 'Hi, my invoice charged me twice' }, 'alice, on telegram');
   await say({ ...aliceOnSlack, text: 'yes please' }, 'alice again, now on slack: the identity link joins her sessions');
   await say({ ...alice, text: 'any news?' }, 'the FSM is resolving: user messages are gated');
-  await say({ ...vip, text: 'I need help with my account' }, 'a VIP, bound to their own agent');
+  await sayWhileBusy(
+    { ...vip, text: 'I need help with my account' },
+    ["it's about my card", 'the one ending 4417'],
+    'a VIP, bound to their own agent',
+  );
   await say({ ...reviewer, text: 'Review refund R-17 for $420' }, 'the finance team, bound to the review pipeline');
 
   write('');

@@ -46,6 +46,21 @@ describe('the support desk example', () => {
       '   agent   vip · session agent:vip:telegram:dm:4242 · matched by peer',
     );
 
+    // Two more messages while the VIP's crew is answering: collected, answered by one crew run.
+    expect(lines).toContain(
+      '── telegram · dm 4242: "the one ending 4417"   (sent while the crew is answering: the vip agent collects)',
+    );
+    const collected = after(lines, 'the 2 messages sent meanwhile');
+    expect(collected).toEqual([
+      '── the 2 messages sent meanwhile: each routed on its own, answered by one crew run',
+      '   route   no route: runner default → continue',
+      '   route   no route: runner default → continue',
+      '   reply   concierge: "Your card ending 4417 is blocked for your safety; a senior agent is unblocking it now."',
+      '   = completed for "it\'s about my card" (mergedWith 2)',
+      '   = completed for "the one ending 4417" (mergedWith 2)',
+      '',
+    ]);
+
     // The review pipeline pauses for confirmation, survives the restart, and resumes on "yes".
     const review = after(lines, '"Review refund R-17 for $420"');
     expect(review).toContain('   agent   reviews · session agent:reviews:slack:channel:c-refunds · matched by team');
@@ -69,6 +84,8 @@ describe('the support desk example', () => {
       'completed',
       'completed',
       'rejected',
+      'completed',
+      'completed',
       'completed',
       'paused',
       'completed',

@@ -17,7 +17,8 @@ import { isConflict, isUnstorable, type SessionPersistence } from './session-per
 import { signalCause } from './session-cause.js';
 import { runTurn } from './turn.js';
 
-const MAX_CONFLICT_RETRIES = 3;
+/** Re-applications after a version conflict before the signal fails. @internal */
+export const MAX_CONFLICT_RETRIES = 3;
 
 /** What {@link SignalApplier} works with. @internal */
 export interface ApplierDeps {
@@ -30,7 +31,7 @@ export interface ApplierDeps {
 }
 
 /** One signal's application, from the route decision to what it changed. @internal */
-interface Application {
+export interface Application {
   readonly session: LiveSession;
   readonly loaded: LoadedState;
   readonly job: Job;
@@ -137,10 +138,11 @@ export class SignalApplier {
       this.#d.hub.emit({ type: 'unrouted', ...session.ctx, signal });
       return { outcome: outcomeOf(session.ctx, { status: 'unrouted' }) };
     }
-    return this.#applyAction({ session, loaded, job, history, arrival }, action, match);
+    return this.applyAction({ session, loaded, job, history, arrival }, action, match);
   }
 
-  async #applyAction(a: Application, action: Action, match: RouteMatch | undefined): Promise<Applied> {
+  /** Applies a routed signal's action to the live session state (nothing saved yet). */
+  async applyAction(a: Application, action: Action, match: RouteMatch | undefined): Promise<Applied> {
     const { session, loaded, history, arrival } = a;
     const keepArrival = arrival === undefined ? {} : { save: arrival };
     switch (action.type) {

@@ -14,8 +14,13 @@ import type {
 export interface TurnContext {
   readonly sessionKey: string;
   readonly agentId: string;
-  /** The signal being applied. */
+  /** The signal being applied (in a merged turn, the last of {@link TurnContext.signals}). */
   readonly signal: Signal;
+  /**
+   * Every signal this turn answers, in arrival order: `[signal]`, or — for an agent with
+   * `whenBusy: 'collect'` (or `'interrupt'`) — all the user messages merged into this one turn.
+   */
+  readonly signals: readonly Signal[];
   /** The session history, already including this signal's user message. */
   readonly history: readonly ChatMessage[];
   /** This engine's state from the checkpoint (`undefined` at first). */
@@ -91,4 +96,22 @@ export interface AgentDefinition {
   routes?: readonly SignalRoute[];
   /** What a `continue` runs. */
   engine: Engine | EngineFn;
+  /**
+   * What a `user_message` that arrives while this agent's session is busy does (every other
+   * signal kind always queues):
+   * - `'queue'` (default): one turn per message, in arrival order.
+   * - `'collect'`: messages that arrive while a turn runs wait; when it ends, each is appended to
+   *   the history and routed on its own, and those routed to `continue` are answered by **one**
+   *   engine turn (`TurnContext.signals`); each caller's outcome carries `mergedWith`.
+   * - `'interrupt'`: a message routed to `continue` on arrival aborts the running turn of a user
+   *   message (its caller gets `stopped`, its effects are discarded, its message stays in the
+   *   history); one turn then answers both, and messages arriving until it starts join it.
+   *
+   * Acts on messages queued in the same process; across processes a `SessionLock` still keeps
+   * each process's order and every message exactly once in the history.
+   */
+  whenBusy?: WhenBusy;
 }
+
+/** What a user message arriving at a busy session does: see {@link AgentDefinition.whenBusy}. */
+export type WhenBusy = 'queue' | 'collect' | 'interrupt';

@@ -11,7 +11,7 @@ export type { InboundMessage, Runner } from './runner.js';
 export type { SessionView } from './session-view.js';
 export type { TurnStream } from './turn-stream.js';
 export type { RunnerOptions } from './runner-options.js';
-export type { AgentDefinition, Engine, EngineFn, TurnContext, TurnResult } from './engine.js';
+export type { AgentDefinition, Engine, EngineFn, TurnContext, TurnResult, WhenBusy } from './engine.js';
 export { RunnerError } from './errors/runner-error.js';
 export type { RunnerErrorCode } from './errors/runner-error.js';
 export { crewEngine } from './crew-engine.js';

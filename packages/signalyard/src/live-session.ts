@@ -37,6 +37,14 @@ export interface Task {
   cancel(error: unknown): void;
 }
 
+/** A batch of user messages being applied together: its jobs, and how to abort it all. @internal */
+export interface RunningBatch {
+  /** Every job taken into the batch, in arrival order. */
+  readonly members: readonly Job[];
+  /** Stops its turn and every member. */
+  abort(reason: unknown): void;
+}
+
 /** What a session's queue holds. @internal */
 export type QueueEntry = Job | Task;
 
@@ -76,6 +84,13 @@ export class LiveSession {
   readonly #queue: (QueueEntry | undefined)[] = [];
   #head = 0;
   running: QueueEntry | undefined;
+  /** A batch of user messages in flight (`whenBusy` collect / interrupt). */
+  batch: RunningBatch | undefined;
+  /**
+   * While the engine turn of a batch runs (`whenBusy: 'interrupt'`): aborts it for a newer
+   * message. Cleared when the turn ends, or once used.
+   */
+  interruptTurn: ((reason: unknown) => void) | undefined;
   /** The processing loop, while one runs. */
   loop: Promise<void> | undefined;
 
@@ -107,6 +122,28 @@ export class LiveSession {
     this.#queue.length = 0;
     this.#head = 0;
     return undefined;
+  }
+
+  /**
+   * Takes the next job when it is a `user_message` signal (skipping settled ones), else takes
+   * nothing: a batch of user messages ends at the first queued entry of another kind.
+   */
+  takeUserMessage(): Job | undefined {
+    if (!this.hasNext()) return undefined;
+    const head = this.#queue[this.#head] as QueueEntry;
+    if (head.kind !== 'signal' || head.signal.kind !== 'user_message') return undefined;
+    return this.next() as Job;
+  }
+
+  /** Whether `job` is in flight: the signal running, or a member of the batch running. */
+  isRunning(job: Job): boolean {
+    return this.running === job || (this.batch?.members.includes(job) ?? false);
+  }
+
+  /** The unsettled signals in flight: the one running, or the members of the batch running. */
+  runningSignals(): Job[] {
+    if (this.batch !== undefined) return this.batch.members.filter((j) => !j.settled);
+    return this.running?.kind === 'signal' && !this.running.settled ? [this.running] : [];
   }
 
   /** The unsettled jobs waiting now (a copy; the queue is unchanged). */

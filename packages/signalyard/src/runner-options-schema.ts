@@ -68,8 +68,9 @@ export const agentSchema = z.looseObject(
     ),
     strategy: z.custom(isFunction, expected('a strategy factory () => ExecutionStrategy')).optional(),
     routes: routeListSchema('agent', expected('a list of signal routes')).nullish(),
+    whenBusy: z.enum(['queue', 'collect', 'interrupt'], expected('one of "queue", "collect", "interrupt"')).optional(),
   },
-  expected('an agent definition { id, engine, strategy?, routes? }'),
+  expected('an agent definition { id, engine, strategy?, routes?, whenBusy? }'),
 );
 
 /** The agent list: at least one (each agent is parsed on its own, see `agentSchema`). */

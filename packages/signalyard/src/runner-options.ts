@@ -9,7 +9,7 @@ import {
 } from '@signalyard/core';
 import { formatConfigPath } from '@signalyard/core/internal';
 import { RouteResolver, type RoutingConfigInput } from '@signalyard/sessions';
-import type { AgentDefinition, EngineFn } from './engine.js';
+import type { AgentDefinition, EngineFn, WhenBusy } from './engine.js';
 import {
   agentListSchema,
   agentSchema,
@@ -50,6 +50,8 @@ export interface AgentRuntime {
   readonly definition: AgentDefinition;
   readonly routes: readonly SignalRoute[];
   readonly engine: EngineFn | undefined;
+  /** What a user message arriving while the session is busy does (default `'queue'`). */
+  readonly whenBusy: WhenBusy;
 }
 
 /** Validated options with defaults filled in. @internal */
@@ -123,7 +125,13 @@ function resolveAgents(agentList: unknown, problems: ConfigProblem[]): Map<strin
     seenIds.add(id);
     if (parsed.issues.some((issue) => issue.path.length <= 1)) return;
     const a = raw as AgentDefinition;
-    agents.set(id, { id, definition: a, routes: Object.freeze([...(a.routes ?? [])]), engine: engineFn(a.engine) });
+    agents.set(id, {
+      id,
+      definition: a,
+      routes: Object.freeze([...(a.routes ?? [])]),
+      engine: engineFn(a.engine),
+      whenBusy: a.whenBusy ?? 'queue',
+    });
   });
   return agents;
 }

@@ -14,6 +14,7 @@ import {
 } from '@signalyard/core';
 import { errorText, isAbortSignal } from '@signalyard/core/internal';
 import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type SessionKey } from '@signalyard/sessions';
+import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
 import { createEventHub } from './event-hub.js';
 import type { RunnerError } from './errors/runner-error.js';
@@ -22,6 +23,7 @@ import { PluginHost } from './plugin-host.js';
 import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } from './runner-options.js';
 import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
+import type { LiveSession } from './live-session.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTimeline } from './session-timeline.js';
 import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
@@ -145,6 +147,7 @@ class RunnerImpl implements Runner {
   readonly #persistence: SessionPersistence;
   readonly #queue: SessionQueue;
   readonly #applier: SignalApplier;
+  readonly #batches: BatchApplier;
   readonly #timeline: SessionTimeline;
   #started: Promise<void> | undefined;
   #ready = false;
@@ -166,18 +169,21 @@ class RunnerImpl implements Runner {
       persistence: this.#persistence,
       lock: options.lock,
       apply: (session, job, reload) => this.#applier.apply(session, job, reload),
+      applyBatch: (batch, reload) => this.#batches.run(batch, reload),
       whenStarted: () => this.#whenStarted(),
       closing: () => this.#closing !== undefined,
     });
-    this.#applier = new SignalApplier({
+    const applierDeps = {
       hub: this.#hub,
       plugins: this.#plugins,
       persistence: this.#persistence,
       maxHistoryMessages: options.maxHistoryMessages,
-      stopQueued: (session) => {
+      stopQueued: (session: LiveSession) => {
         this.#queue.stopQueued(session);
       },
-    });
+    };
+    this.#applier = new SignalApplier(applierDeps);
+    this.#batches = new BatchApplier({ ...applierDeps, applier: this.#applier });
     this.#timeline = new SessionTimeline({
       store: this.#store,
       queue: this.#queue,

@@ -7,9 +7,10 @@ const CAUSE_TEXT_UNITS = 200;
 /**
  * Why a signal's version exists: the signal (for a user message, the first 200 code units of its
  * text, one fewer where the 200th would split a surrogate pair; other payloads are not copied),
- * how it ended, and the route that decided it. @internal
+ * how it ended, and the route that decided it; `merged`: the user messages a merged turn answered
+ * (2 or more). @internal
  */
-export function signalCause(signal: Signal, outcome: Outcome): SessionCause {
+export function signalCause(signal: Signal, outcome: Outcome, merged?: number): SessionCause {
   const text = causeText(signal);
   const decided = outcome.decidedBy;
   return {
@@ -18,6 +19,7 @@ export function signalCause(signal: Signal, outcome: Outcome): SessionCause {
     status: outcome.status,
     ...(decided !== undefined && { tier: decided.tier }),
     ...(decided?.route.name !== undefined && { routeName: decided.route.name }),
+    ...(merged !== undefined && merged > 1 && { merged }),
   };
 }
 

@@ -3,6 +3,7 @@ import { errorText, isAbortSignal, type EventChannel } from '@signalyard/core/in
 import type { RouteMatch } from '@signalyard/router';
 import { emitDecision } from './apply-signal.js';
 import { RunnerError } from './errors/runner-error.js';
+import { Batch } from './busy-batch.js';
 import { LiveSession, type Job, type Task } from './live-session.js';
 import {
   agentMismatch,
@@ -29,6 +30,8 @@ export interface QueueDeps {
   readonly lock: SessionLock | undefined;
   /** Load → route → apply → save one signal (`reload`: from the store first, a lock was just taken). */
   readonly apply: (session: LiveSession, job: Job, reload: boolean) => Promise<Outcome>;
+  /** Applies a batch of user messages (`whenBusy` collect / interrupt), settling its members. */
+  readonly applyBatch: (batch: Batch, reload: boolean) => Promise<void>;
   /** `undefined` once the runner has started; else a promise that settles when it has (or failed to). */
   readonly whenStarted: () => Promise<void> | undefined;
   readonly closing: () => boolean;
@@ -93,14 +96,36 @@ export class SessionQueue {
     // existed when it arrived: the turn in flight and the signals waiting then.
     if (signal.kind === 'stop') {
       const victims = session.waitingSignals();
-      const inFlight = session.running?.kind === 'signal' ? session.running : undefined;
+      const inFlight = session.runningSignals();
       if (session.state.kind === 'loaded') this.#stopOnArrival(session, job, victims, inFlight);
       else void this.#loadThenStop(session, job, victims, inFlight);
       return promise;
     }
+    if (signal.kind === 'user_message' && session.interruptTurn !== undefined)
+      this.#interruptOnArrival(session, signal);
     session.push(job);
     session.loop ??= this.#process(session);
     return promise;
+  }
+
+  /**
+   * `whenBusy: 'interrupt'`: a user message routed to `continue` on arrival aborts the engine turn
+   * of the user messages in flight (their callers get `stopped`); it is then applied in its place
+   * in the queue, and messages arriving until its turn starts join it.
+   */
+  #interruptOnArrival(session: LiveSession, signal: Signal): void {
+    const { state } = session;
+    if (state.kind !== 'loaded') return;
+    let action: Action;
+    try {
+      action = state.router.match(signal, session.ctx)?.action ?? Action.Continue;
+    } catch {
+      return; // routing fails again in the message's turn, and is reported there
+    }
+    if (action.type !== 'continue') return;
+    const interrupt = session.interruptTurn;
+    session.interruptTurn = undefined;
+    interrupt?.(new AbortedError({ message: 'Interrupted by a newer user message' }));
   }
 
   #session(key: string, agent: AgentRuntime): LiveSession {
@@ -115,7 +140,7 @@ export class SessionQueue {
 
   #linkCallerAbort(session: LiveSession, job: Job, callerAbort: AbortSignal): void {
     const onAbort = (): void => {
-      if (session.running === job) job.stop.abort(callerAbort.reason);
+      if (session.isRunning(job)) job.stop.abort(callerAbort.reason);
       else this.settle(job, stoppedOutcome(session.ctx));
     };
     callerAbort.addEventListener('abort', onAbort, { once: true });
@@ -148,6 +173,8 @@ export class SessionQueue {
             if (this.#d.closing()) job.cancel(closedError());
             else await this.#runTask(session, job);
           } else if (this.#d.closing()) this.settle(job, stoppedOutcome(session.ctx));
+          else if (job.signal.kind === 'user_message' && session.agent.whenBusy !== 'queue')
+            await this.#runBatch(session, job);
           else await this.#run(session, job);
         } finally {
           this.#d.slots.release();
@@ -168,11 +195,20 @@ export class SessionQueue {
       outcome =
         lock === undefined
           ? await apply(session, job, false)
-          : await lock.withLock(
+          : ((await lock.withLock(
               session.key,
-              (lockSignal) => underLock(held, session, job, lockSignal, () => apply(session, job, true)),
+              (lockSignal) =>
+                underLock(
+                  held,
+                  lockSignal,
+                  (reason) => {
+                    job.lockLost = true; // another process may hold the session now: write nothing more
+                    job.stop.abort(reason);
+                  },
+                  () => apply(session, job, true),
+                ),
               { abortSignal: job.stop.signal },
-            );
+            )) ?? stoppedOutcome(session.ctx)); // the lock lost before applying: reported below
       if (held.lost !== undefined) outcome = failedOutcome(session.ctx, lockFailed(session, held, held.lost.reason));
     } catch (error) {
       // The lock lost, or not taken for another reason than this signal's stop: the lock failed.
@@ -189,6 +225,49 @@ export class SessionQueue {
       session.running = undefined;
     }
     this.settle(job, outcome);
+  }
+
+  /** Applies a batch of user messages that starts with `lead` (inside the session's lock, when there is one). */
+  async #runBatch(session: LiveSession, lead: Job): Promise<void> {
+    const batch = new Batch(session, lead, (job, outcome) => {
+      this.settle(job, outcome);
+    });
+    session.running = lead;
+    session.batch = batch;
+    const lock = this.#d.lock;
+    const held: LockWatch = { entered: false, lost: undefined };
+    let failure: Outcome | undefined;
+    try {
+      if (lock === undefined) await this.#d.applyBatch(batch, false);
+      else
+        await lock.withLock(
+          session.key,
+          (lockSignal) =>
+            underLock(
+              held,
+              lockSignal,
+              (reason) => {
+                batch.lockLost = true;
+                batch.abort(reason);
+              },
+              () => this.#d.applyBatch(batch, true),
+            ),
+          { abortSignal: lead.stop.signal },
+        );
+      if (held.lost !== undefined) failure = failedOutcome(session.ctx, lockFailed(session, held, held.lost.reason));
+    } catch (error) {
+      const lockFailure = lock !== undefined && (held.lost !== undefined || (!held.entered && !lead.stop.aborted));
+      failure = lockFailure
+        ? failedOutcome(session.ctx, lockFailed(session, held, error))
+        : lead.stop.aborted
+          ? stoppedOutcome(session.ctx)
+          : failedOutcome(session.ctx, asSignalyardError(error, 'ENGINE_FAILED'));
+    } finally {
+      session.running = undefined;
+      session.batch = undefined;
+    }
+    // What the batch did not settle: the lock was lost or not taken.
+    for (const job of batch.members) this.settle(job, failure ?? stoppedOutcome(session.ctx));
   }
 
   /** Runs a task in its turn (inside the session's lock, when there is one). */
@@ -243,7 +322,7 @@ export class SessionQueue {
     session: LiveSession,
     job: Job,
     victims: readonly Job[],
-    inFlight: Job | undefined,
+    inFlight: readonly Job[],
   ): Promise<void> {
     try {
       await this.#d.persistence.loadShared(session);
@@ -255,7 +334,7 @@ export class SessionQueue {
   }
 
   /** A stop signal is routed on arrival, without waiting behind the turn in flight. */
-  #stopOnArrival(session: LiveSession, job: Job, victims: readonly Job[], inFlight: Job | undefined): void {
+  #stopOnArrival(session: LiveSession, job: Job, victims: readonly Job[], inFlight: readonly Job[]): void {
     const { hub } = this.#d;
     job.announced = true;
     hub.emit({ type: 'signal_received', ...session.ctx, signal: job.signal });
@@ -276,10 +355,12 @@ export class SessionQueue {
       return;
     }
     const force = action.type === 'force_stop';
-    for (const victim of [inFlight, ...victims]) {
-      if (victim === undefined || victim.settled) continue;
-      // A victim that has started since the stop arrived is the turn in flight now.
-      if (session.running === victim) {
+    if (force && session.batch !== undefined && inFlight.some((j) => session.isRunning(j)))
+      session.batch.abort(new AbortedError({ message: 'force_stop' }));
+    for (const victim of [...inFlight, ...victims]) {
+      if (victim.settled) continue;
+      // A victim that has started since the stop arrived is in flight now.
+      if (session.isRunning(victim)) {
         if (force) victim.stop.abort(new AbortedError({ message: 'force_stop' }));
       } else {
         this.settle(victim, stoppedOutcome(session.ctx));
@@ -330,7 +411,8 @@ export class SessionQueue {
   abortRunning(reason: unknown): void {
     for (const session of this.#sessions.values()) {
       const running = session.running;
-      if (running?.kind === 'signal') running.stop.abort(reason);
+      if (session.batch !== undefined) session.batch.abort(reason);
+      else if (running?.kind === 'signal') running.stop.abort(reason);
     }
   }
 
@@ -350,26 +432,26 @@ interface LockWatch {
 }
 
 /**
- * A lock's `fn`: applies the signal, and aborts the turn (its effects are discarded) when the
- * lock's `lockSignal` fires. A lock that passes no signal is one that cannot lose its hold.
+ * A lock's `fn`: applies the signal (or batch), and calls `lost` — which aborts the turn (its
+ * effects are discarded) and writes nothing more — when the lock's `lockSignal` fires. A lock that
+ * passes no signal is one that cannot lose its hold. When the lock is lost before `apply` starts,
+ * it never runs (`undefined`: reported as the lock's failure).
  */
-async function underLock(
+async function underLock<T>(
   held: LockWatch,
-  session: LiveSession,
-  job: Job,
   lockSignal: unknown,
-  apply: () => Promise<Outcome>,
-): Promise<Outcome> {
+  lost: (reason: AbortedError) => void,
+  apply: () => Promise<T>,
+): Promise<T | undefined> {
   held.entered = true;
   if (!isAbortSignal(lockSignal)) return apply();
   const onLost = (): void => {
     held.lost ??= { reason: lockSignal.reason };
-    job.lockLost = true; // another process may hold the session now: write nothing more
-    job.stop.abort(new AbortedError({ message: 'The session lock was lost', cause: lockSignal.reason }));
+    lost(new AbortedError({ message: 'The session lock was lost', cause: lockSignal.reason }));
   };
   if (lockSignal.aborted) {
     onLost();
-    return stoppedOutcome(session.ctx); // reported as the lock's failure
+    return undefined;
   }
   lockSignal.addEventListener('abort', onLost, { once: true });
   try {

@@ -41,6 +41,8 @@ export interface TurnInput {
   readonly history: readonly ChatMessage[];
   /** What to save when the turn changes nothing: the arrival, or nothing. */
   readonly arrival: SessionSave | undefined;
+  /** A merged turn's signals in arrival order (`job.signal` is the last); absent: `[job.signal]`. */
+  readonly signals?: readonly Signal[];
 }
 
 /** Ends a turn: `turn_end` once, then what was applied. */
@@ -68,6 +70,7 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
     sessionKey: session.key,
     agentId: session.agent.id,
     signal: job.signal,
+    signals: t.signals,
     history: t.history,
     state: t.loaded.engineState,
     strategy: t.loaded.strategy,
@@ -216,6 +219,7 @@ interface TurnContextParts {
   readonly sessionKey: string;
   readonly agentId: string;
   readonly signal: Signal;
+  readonly signals: readonly Signal[] | undefined;
   readonly history: readonly ChatMessage[];
   readonly state: unknown;
   readonly strategy: ExecutionStrategy;
@@ -236,11 +240,13 @@ class TurnContextImpl implements TurnContext {
   readonly emitText: TurnContext['emitText'];
   readonly streaming: boolean;
   readonly #stopper: Stopper;
+  #signals: readonly Signal[] | undefined;
 
   constructor(parts: TurnContextParts) {
     this.sessionKey = parts.sessionKey;
     this.agentId = parts.agentId;
     this.signal = parts.signal;
+    this.#signals = parts.signals;
     this.history = parts.history;
     this.state = parts.state;
     this.strategy = parts.strategy;
@@ -252,5 +258,10 @@ class TurnContextImpl implements TurnContext {
 
   get abortSignal(): AbortSignal {
     return this.#stopper.signal;
+  }
+
+  /** Made on first read for a single signal's turn (most engines never look). */
+  get signals(): readonly Signal[] {
+    return (this.#signals ??= Object.freeze([this.signal]));
   }
 }

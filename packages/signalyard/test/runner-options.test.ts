@@ -24,7 +24,7 @@ describe('createRunner: each bad option is named with its value and what was exp
     {
       options: { agents: [7] },
       path: 'agents[0]',
-      message: 'expected an agent definition { id, engine, strategy?, routes? }, got 7',
+      message: 'expected an agent definition { id, engine, strategy?, routes?, whenBusy? }, got 7',
     },
     {
       options: { agents: [{ engine }] },

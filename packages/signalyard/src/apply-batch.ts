@@ -1,0 +1,296 @@
+import { AbortedError, Action, SignalyardError, type ChatMessage, type Outcome } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
+import type { RouteMatch } from '@signalyard/router';
+import { MAX_CONFLICT_RETRIES, emitDecision, type ApplierDeps, type SignalApplier } from './apply-signal.js';
+import type { Batch, MergedMember } from './busy-batch.js';
+import { RunnerError } from './errors/runner-error.js';
+import { trimHistory, userMessageOf } from './history.js';
+import { UNLOADED, type Job, type LiveSession, type LoadedState } from './live-session.js';
+import { asSignalyardError, failedOutcome, outcomeOf, type Applied } from './outcomes.js';
+import { isConflict, isUnstorable } from './session-persistence.js';
+import { signalCause } from './session-cause.js';
+import { runTurn } from './turn.js';
+import type { TurnSink } from './turn-stream.js';
+
+/** What {@link BatchApplier} works with. @internal */
+export interface BatchDeps extends ApplierDeps {
+  /** Applies a non-`continue` member's action on its own. */
+  readonly applier: SignalApplier;
+}
+
+/** How a pass over the batch ended: done, or start over on the reloaded session. */
+type PassEnd = 'done' | 'conflict' | 'reload';
+
+/** One pass over a batch: its loaded state and the history built so far. */
+interface Pass {
+  readonly session: LiveSession;
+  readonly batch: Batch;
+  readonly loaded: LoadedState;
+  /** The conflicts seen so far (at most {@link MAX_CONFLICT_RETRIES} re-applications). */
+  readonly attempt: number;
+  /** The loaded history plus the user messages of the members routed so far. */
+  history: readonly ChatMessage[];
+}
+
+/**
+ * Applies a batch of user messages (`whenBusy` collect / interrupt): each member is appended to
+ * the history and routed on its own, in arrival order; a member routed to anything but
+ * `continue` is applied and saved on its own, in its place; those routed to `continue` are
+ * answered by one engine turn (`TurnContext.signals`), saved as one version (`cause.merged`), and
+ * every one of their callers gets that turn's outcome with its own action (`mergedWith`). A
+ * version conflict reloads and goes over the members not settled yet again (a message already
+ * saved is never appended twice). Settles every member, except after a lost lock (the caller
+ * settles those).
+ * @internal
+ */
+export class BatchApplier {
+  readonly #d: BatchDeps;
+
+  constructor(deps: BatchDeps) {
+    this.#d = deps;
+  }
+
+  /** Load → (route → apply → save)* → one merged turn → save. `reload`: load from the store first. */
+  async run(batch: Batch, reload: boolean): Promise<void> {
+    const { session } = batch;
+    for (let attempt = 0, force = reload; ; force = true) {
+      let loaded = session.state;
+      try {
+        if (force || loaded.kind !== 'loaded' || session.loading !== undefined)
+          loaded = await this.#d.persistence.loadShared(session, force);
+      } catch (error) {
+        const failure = asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED');
+        for (const job of batch.members) batch.settle(job, failedOutcome(session.ctx, failure));
+        return;
+      }
+      batch.merged = [];
+      const end = await this.#pass({ session, batch, loaded, attempt, history: loaded.history });
+      if (end === 'done' || batch.lockLost) return;
+      if (end === 'conflict') attempt++;
+    }
+  }
+
+  async #pass(p: Pass): Promise<PassEnd> {
+    const { batch } = p;
+    for (let i = 0; ; i++) {
+      if (batch.lockLost) return 'done'; // the caller fails what is left
+      // Taken here, synchronously before the turn starts: a message arriving until then joins.
+      const job = i < batch.members.length ? batch.members[i] : batch.take();
+      if (job === undefined) break;
+      if (job.settled) continue;
+      this.#announce(p.session, job);
+      if (job.stop.aborted) {
+        batch.settle(job, outcomeOf(p.session.ctx, { status: 'stopped' }));
+        continue;
+      }
+      const end = await this.#member(p, job);
+      if (end !== 'done') return end;
+    }
+    if (batch.merged.length === 0) return 'done';
+    return this.#mergedTurn(p);
+  }
+
+  #announce(session: LiveSession, job: Job): void {
+    if (job.announced) return;
+    job.announced = true;
+    if (this.#d.hub.hasListeners) this.#d.hub.emit({ type: 'signal_received', ...session.ctx, signal: job.signal });
+  }
+
+  /** Appends the member's message and routes it: deferred to the turn (`continue`), or applied and saved now. */
+  async #member(p: Pass, job: Job): Promise<PassEnd> {
+    const { session, batch, loaded } = p;
+    const user = p.batch.saved.has(job) ? undefined : userMessageOf(job.signal);
+    const history = user === undefined ? p.history : trimHistory([...p.history, user], this.#d.maxHistoryMessages);
+    const arrival = { history, engineState: loaded.engineState };
+    let match: RouteMatch | undefined;
+    try {
+      match = loaded.router.match(job.signal, session.ctx);
+    } catch (error) {
+      this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal: job.signal, action: undefined });
+      return this.#saveOwn(p, job, { outcome: failedOutcome(session.ctx, error), save: arrival });
+    }
+    const action = match?.action ?? Action.Continue;
+    emitDecision(this.#d.hub, session, job, action, match);
+    if (action.type === 'continue') {
+      batch.merge({ job, action, match });
+      p.history = history;
+      return 'done';
+    }
+    let applied: Applied;
+    try {
+      applied = await this.#d.applier.applyAction({ session, loaded, job, history, arrival }, action, match);
+    } catch (error) {
+      await this.#escaped(p, [...this.#unsavedMerged(batch), job], error);
+      return 'reload';
+    }
+    return this.#saveOwn(p, job, applied);
+  }
+
+  /** Saves what a member applied on its own produced (with the deferred members' messages before it). */
+  async #saveOwn(p: Pass, job: Job, applied: Applied): Promise<PassEnd> {
+    const { session, batch, loaded } = p;
+    if (batch.lockLost) return 'done';
+    if (applied.save !== undefined) {
+      const pending = [...this.#unsavedMerged(batch), job];
+      const failed = await this.#save(p, applied, signalCause(job.signal, applied.outcome), pending);
+      if (failed === 'conflict') return 'conflict';
+      if (failed !== undefined) {
+        batch.settle(job, failed);
+        return 'reload';
+      }
+      for (const j of pending) batch.saved.add(j);
+      p.history = loaded.history;
+      for (const result of applied.transitions ?? [])
+        this.#d.hub.emit({ type: 'transition_applied', ...session.ctx, result });
+    }
+    batch.settle(job, applied.outcome);
+    if (applied.stopQueued === true) {
+      batch.closed = true;
+      this.#d.stopQueued(session);
+      for (const later of batch.members.slice(batch.members.indexOf(job) + 1))
+        if (!batch.merged.some((m) => m.job === later))
+          batch.settle(later, outcomeOf(session.ctx, { status: 'stopped' }));
+    }
+    return 'done';
+  }
+
+  /**
+   * Saves `applied` with compare-and-set. `undefined` when saved; `'conflict'` to start over;
+   * else the failed outcome (after saving what arrived, when the effects cannot be stored).
+   */
+  async #save(
+    p: Pass,
+    applied: Applied,
+    cause: ReturnType<typeof signalCause>,
+    arrived: readonly Job[],
+  ): Promise<Outcome | 'conflict' | undefined> {
+    if (applied.save === undefined) return undefined;
+    try {
+      await this.#d.persistence.save(p.session, p.loaded, applied.save, cause);
+      return undefined;
+    } catch (error) {
+      if (applied.rollback !== undefined) p.loaded.strategy.restore(applied.rollback);
+      if (isConflict(error) && p.attempt < MAX_CONFLICT_RETRIES) return 'conflict';
+      const failed = { ...applied.outcome, status: 'failed' as const };
+      if (isUnstorable(error) && applied.outcome.status !== 'failed') await this.#saveArrivals(p, arrived, failed);
+      return { ...failed, error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') };
+    }
+  }
+
+  /** The merged members whose message is not stored yet. */
+  #unsavedMerged(batch: Batch): Job[] {
+    return batch.merged.filter((m) => !batch.saved.has(m.job)).map((m) => m.job);
+  }
+
+  /** Saves the user messages of `jobs` (those not stored yet), in order, each on the reloaded state. */
+  async #saveArrivals(p: Pass, jobs: readonly Job[], outcome: Outcome): Promise<void> {
+    for (const job of jobs) {
+      if (p.batch.saved.has(job)) continue;
+      await this.#d.persistence.saveArrival(p.session, job.signal, signalCause(job.signal, outcome));
+      p.batch.saved.add(job);
+    }
+  }
+
+  /**
+   * Something escaped a member's own handling: the live state is dropped (reloaded next pass),
+   * what arrived is saved, and the members `failed` fail with `ENGINE_FAILED` (or the escaped
+   * Signalyard error).
+   */
+  async #escaped(p: Pass, failed: readonly Job[], error: unknown): Promise<void> {
+    p.session.state = UNLOADED;
+    const last = failed[failed.length - 1];
+    const failure = SignalyardError.isInstance(error)
+      ? error
+      : new RunnerError({
+          code: 'ENGINE_FAILED',
+          message: `Applying ${last === undefined ? 'a batch' : `a ${last.signal.kind} signal`} to session ${JSON.stringify(p.session.key)} failed: ${errorText(error)}`,
+          cause: error,
+        });
+    const outcome = failedOutcome(p.session.ctx, failure);
+    await this.#saveArrivals(p, failed, outcome);
+    for (const job of failed) p.batch.settle(job, outcome);
+  }
+
+  /** The merged members' one engine turn, started synchronously after the last member was taken. */
+  async #mergedTurn(p: Pass): Promise<PassEnd> {
+    const { session, batch } = p;
+    const live = batch.liveMerged();
+    const last = live[live.length - 1];
+    let applied: Applied;
+    // No member left, or the batch aborted before its turn: no engine run; what arrived is kept.
+    const ran = last !== undefined && !batch.turnStop.aborted;
+    if (last === undefined || !ran) {
+      const arrival = { history: p.history, engineState: p.loaded.engineState };
+      applied = { outcome: outcomeOf(session.ctx, { status: 'stopped' }), save: arrival };
+    } else {
+      try {
+        applied = await this.#runMergedTurn(p, live, last);
+      } catch (error) {
+        await this.#escaped(p, this.#unsavedMerged(batch), error);
+        return 'reload';
+      }
+    }
+    if (batch.lockLost) return 'done';
+    const n = ran ? live.length : 1;
+    const causeMember = last ?? batch.merged.at(-1);
+    if (causeMember === undefined) return 'done'; // a batch with no merged member has no turn
+    const cause = signalCause(causeMember.job.signal, applied.outcome, n);
+    const failed = await this.#save(p, applied, cause, this.#unsavedMerged(batch));
+    if (failed === 'conflict') return 'conflict';
+    if (failed === undefined) {
+      for (const m of batch.merged) batch.saved.add(m.job);
+      for (const result of applied.transitions ?? [])
+        this.#d.hub.emit({ type: 'transition_applied', ...session.ctx, result });
+      if (applied.stopQueued === true) this.#d.stopQueued(session);
+    }
+    for (const m of live) batch.settle(m.job, memberOutcome(failed ?? applied.outcome, m, n));
+    return 'done';
+  }
+
+  async #runMergedTurn(p: Pass, live: readonly MergedMember[], last: MergedMember): Promise<Applied> {
+    const signals = live.map((m) => m.job.signal);
+    const { session, batch } = p;
+    const lead: Job = {
+      kind: 'signal',
+      signal: last.job.signal,
+      resolve: () => undefined,
+      settled: false,
+      stop: batch.turnStop,
+      detach: undefined,
+      announced: true,
+      lockLost: false,
+      sink: fanOut(live),
+    };
+    const history = p.history;
+    const arrival = { history, engineState: p.loaded.engineState };
+    if (session.agent.whenBusy === 'interrupt') {
+      session.interruptTurn = (reason) => {
+        batch.abort(reason ?? new AbortedError({ message: 'Interrupted by a newer user message' }));
+      };
+    }
+    batch.turnRunning = true;
+    try {
+      const input = { session, loaded: p.loaded, job: lead, action: last.action, match: last.match };
+      return await runTurn(this.#d, { ...input, history, arrival, signals });
+    } finally {
+      batch.turnRunning = false;
+      session.interruptTurn = undefined;
+    }
+  }
+}
+
+/** A merged member's outcome: the turn's shared one, with its own action and route (and `mergedWith`). */
+function memberOutcome(shared: Outcome, m: MergedMember, n: number): Outcome {
+  const decidedBy = m.match === undefined ? undefined : { tier: m.match.tier, route: m.match.route };
+  return { ...shared, action: m.action, decidedBy, ...(n > 1 && { mergedWith: n }) };
+}
+
+/** One sink feeding every member's stream, or `undefined` when no member is streamed. */
+function fanOut(live: readonly MergedMember[]): TurnSink | undefined {
+  const sinks = live.flatMap((m) => (m.job.sink === undefined ? [] : [m.job.sink]));
+  if (sinks.length === 0) return undefined;
+  if (sinks.length === 1) return sinks[0];
+  return (event) => {
+    for (const sink of sinks) sink(event);
+  };
+}

@@ -1,0 +1,89 @@
+import type { Action, Outcome } from '@signalyard/core';
+import type { RouteMatch } from '@signalyard/router';
+import type { Job, LiveSession, RunningBatch } from './live-session.js';
+import { stoppedOutcome } from './outcomes.js';
+import { Stopper } from './stopper.js';
+
+/** A user message of a batch routed to `continue`: it waits for the batch's one engine turn. @internal */
+export interface MergedMember {
+  readonly job: Job;
+  readonly action: Action;
+  readonly match: RouteMatch | undefined;
+}
+
+/**
+ * The user messages of a session applied together (`whenBusy` collect / interrupt): the lead
+ * message, and every `user_message` taken from the head of the queue after it until the batch's
+ * engine turn starts. Aborting the batch (a force_stop, a `close()` timeout, an interrupting
+ * message, a lost lock) stops its turn and every member; one caller's own abort stops only its
+ * member (the turn goes on for the others, and stops when no member is left).
+ * @internal
+ */
+export class Batch implements RunningBatch {
+  readonly session: LiveSession;
+  /** Every job taken into the batch, in arrival order. */
+  readonly members: Job[];
+  /** Members whose user message is in the stored history (never appended again after a reload). */
+  readonly saved = new Set<Job>();
+  /** Stops the batch's engine turn. */
+  readonly turnStop = new Stopper();
+  /** The members of the current pass routed to `continue`. */
+  merged: MergedMember[] = [];
+  /** Set once the batch is aborted as a whole. */
+  aborting = false;
+  /** No more messages join (a stop action was applied, or the batch was aborted). */
+  closed = false;
+  /** The session lock was lost: nothing more may be written. */
+  lockLost = false;
+  /** Whether the engine turn runs now. */
+  turnRunning = false;
+  readonly #settle: (job: Job, outcome: Outcome) => void;
+
+  constructor(session: LiveSession, lead: Job, settle: (job: Job, outcome: Outcome) => void) {
+    this.session = session;
+    this.members = [lead];
+    this.#settle = settle;
+  }
+
+  /** The next user message from the head of the session's queue (none once closed or aborted). */
+  take(): Job | undefined {
+    if (this.closed || this.aborting) return undefined;
+    const job = this.session.takeUserMessage();
+    if (job !== undefined) this.members.push(job);
+    return job;
+  }
+
+  /** Defers `member` to the batch's turn; its own caller's abort stops just it. */
+  merge(member: MergedMember): void {
+    this.merged.push(member);
+    member.job.stop.onAbort(() => {
+      this.#memberAborted(member.job);
+    });
+  }
+
+  /** The merged members still waiting for their outcome. */
+  liveMerged(): MergedMember[] {
+    return this.merged.filter((m) => !m.job.settled);
+  }
+
+  /** Aborts the batch: its turn and every member. */
+  abort(reason: unknown): void {
+    if (this.aborting) return;
+    this.aborting = true;
+    this.closed = true;
+    this.turnStop.abort(reason);
+    for (const job of this.members) job.stop.abort(reason);
+  }
+
+  /** Settles `job` (once). */
+  settle(job: Job, outcome: Outcome): void {
+    this.#settle(job, outcome);
+  }
+
+  /** One member's own abort: it is `stopped` now (its message stays); the turn stops when no member is left. */
+  #memberAborted(job: Job): void {
+    if (this.aborting || job.settled || !this.merged.some((m) => m.job === job)) return;
+    this.#settle(job, stoppedOutcome(this.session.ctx));
+    if (this.turnRunning && this.liveMerged().length === 0) this.turnStop.abort(job.stop.signal.reason);
+  }
+}
