@@ -1,7 +1,7 @@
 // A Runner with the three kinds of agents the inspector shows — an FSM agent, a crew agent that
 // hands off, a pipeline agent — and their diagrams; plus a small HTTP client for the tests.
 import { request } from 'node:http';
-import { Action, SignalKind, type CheckpointStore } from '@signalyard/core';
+import { Action, SignalKind, type CheckpointStore, type SignalRoute } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { parseCrewConfig } from '@signalyard/crew';
 import { FsmStrategy } from '@signalyard/fsm';
@@ -42,6 +42,12 @@ export const diagrams: Record<string, AgentDiagrams> = {
   review: { pipeline: review.toMermaid() },
 };
 
+/** The `desk` agent's routes: `open-ticket` (priority 10) beats `fallback-chat`. */
+export const deskRoutes: readonly SignalRoute[] = [
+  { kind: SignalKind.UserMessage, name: 'open-ticket', priority: 10, action: Action.transition('open') },
+  { kind: SignalKind.UserMessage, name: 'fallback-chat', action: Action.Continue },
+];
+
 /** The test runner: `desk` (FSM; user messages take the agent route `open-ticket`), `support` (crew), `review` (pipeline). */
 export function testRunner(opts: { store?: CheckpointStore; replies?: number } = {}): Runner {
   const replies = opts.replies ?? 4;
@@ -57,10 +63,7 @@ export function testRunner(opts: { store?: CheckpointStore; replies?: number } =
       {
         id: 'desk',
         strategy: () => desk.create(),
-        routes: [
-          { kind: SignalKind.UserMessage, name: 'open-ticket', priority: 10, action: Action.transition('open') },
-          { kind: SignalKind.UserMessage, name: 'fallback-chat', action: Action.Continue },
-        ],
+        routes: deskRoutes,
         engine: (ctx) => Promise.resolve({ messages: [{ role: 'assistant', content: `seen ${ctx.history.length}` }] }),
       },
       { id: 'support', engine: crew },
