@@ -9,7 +9,14 @@ function untilStopped(abortSignal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     if (abortSignal !== undefined) {
       if (abortSignal.aborted) resolve();
-      else abortSignal.addEventListener('abort', () => resolve(), { once: true });
+      else
+        abortSignal.addEventListener(
+          'abort',
+          () => {
+            resolve();
+          },
+          { once: true },
+        );
       return;
     }
     const stop = (): void => {

@@ -2,7 +2,7 @@ import { formatAction, type Action, type RunnerEvent, type Signal } from '@signa
 import { errorData, jsonSafe } from './json-safe.js';
 
 /** One route looked at for a decision, when the runner reports them (`considered` on `route_decided`). */
-export interface ConsideredEntry {
+interface ConsideredEntry {
   readonly tier: string;
   readonly routeName: string | null;
   readonly outcome: string;

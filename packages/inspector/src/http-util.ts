@@ -11,12 +11,15 @@ const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /** An HTTP failure the API reports as `{ error: { code, message } }`. @internal */
-export class HttpProblem {
+export class HttpProblem extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
-    readonly message: string,
-  ) {}
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HttpProblem';
+  }
 }
 
 /** Writes the security headers and `headers`, then `body`. */

@@ -94,33 +94,34 @@ export class InspectorApi {
 
   /** `POST /api/approve` `{ sessionKey, decisions: [{ id, approved, reason? }] }`: `runner.approve(…, { by })`. */
   async approve(body: Record<string, unknown>): Promise<unknown> {
-    const runner = this.#mutable('approve');
+    const approve = this.#mutable('approve');
     const key = keyField(body, 'sessionKey');
     const decisions = decisionsField(body.decisions);
-    const outcome = await callRunner(() => runner.approve!(key, decisions, { by: this.#d.by }));
+    const outcome = await callRunner(() => approve(key, decisions, { by: this.#d.by }));
     return { outcome: { status: outcome.status, sessionKey: outcome.sessionKey } };
   }
 
   /** `POST /api/fork` `{ from, to, version? }`: `runner.fork(from, to, { version })`. */
   async fork(body: Record<string, unknown>): Promise<unknown> {
-    const runner = this.#mutable('fork');
+    const fork = this.#mutable('fork');
     const from = keyField(body, 'from');
     const to = keyField(body, 'to');
     const version = versionField(body, 'version', false);
-    const view = await callRunner(() => runner.fork!(from, to, version === undefined ? {} : { version }));
+    const view = await callRunner(() => fork(from, to, version === undefined ? {} : { version }));
     return { session: { sessionKey: view.sessionKey, version: view.version } };
   }
 
   /** `POST /api/rewind` `{ sessionKey, version }`: `runner.rewind(sessionKey, version)`. */
   async rewind(body: Record<string, unknown>): Promise<unknown> {
-    const runner = this.#mutable('rewind');
+    const rewind = this.#mutable('rewind');
     const key = keyField(body, 'sessionKey');
     const version = versionField(body, 'version', true) as number;
-    const view = await callRunner(() => runner.rewind!(key, version));
+    const view = await callRunner(() => rewind(key, version));
     return { session: { sessionKey: view.sessionKey, version: view.version } };
   }
 
-  #mutable(method: 'approve' | 'fork' | 'rewind'): InspectableRunner {
+  /** The runner's `method`, bound; refused offline (403) or when the runner lacks it (501). */
+  #mutable<M extends 'approve' | 'fork' | 'rewind'>(method: M): NonNullable<InspectableRunner[M]> {
     const runner = this.#d.runner;
     if (runner === undefined) {
       throw new HttpProblem(
@@ -129,10 +130,9 @@ export class InspectorApi {
         `this inspector reads a store (offline): it cannot ${method}; start it over a live runner`,
       );
     }
-    if (runner[method] === undefined) {
-      throw new HttpProblem(501, 'unsupported', `the runner has no ${method}() method`);
-    }
-    return runner;
+    const fn = runner[method] as ((...args: never[]) => unknown) | undefined;
+    if (fn === undefined) throw new HttpProblem(501, 'unsupported', `the runner has no ${method}() method`);
+    return fn.bind(runner) as NonNullable<InspectableRunner[M]>;
   }
 }
 

@@ -50,7 +50,7 @@ export function statusOf(s: {
 }
 
 /** A session as the page shows it, from the runner's view. */
-export function detailOf(view: InspectedSession, transcript: readonly TranscriptEntry[] | null): SessionDetail {
+function detailOf(view: InspectedSession, transcript: readonly TranscriptEntry[] | null): SessionDetail {
   return {
     sessionKey: view.sessionKey,
     agentId: view.agentId,

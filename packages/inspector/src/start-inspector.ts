@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describeValue } from '@signalyard/core';
+import { describeValue, type CheckpointStore } from '@signalyard/core';
 import { abortedError, errorCode, errorText, onAbort } from '@signalyard/core/internal';
 import { AccessGuard } from './access-guard.js';
 import { InspectorError } from './errors/inspector-error.js';
@@ -60,7 +60,8 @@ export async function startInspector(opts: InspectorOptions): Promise<Inspector>
   const guard = new AccessGuard({ token: o.token, port, allowedHosts: o.allowedHosts ?? defaultHosts(o.host, port) });
   const log = new EventLog({ limit: o.timelineLimit, maxSessions: MAX_LOGGED_SESSIONS });
   const hub = new SseHub();
-  const source: SessionSource = o.runner !== undefined ? new RunnerSource(o.runner) : new StoreSource(o.store!);
+  const source: SessionSource =
+    o.runner !== undefined ? new RunnerSource(o.runner) : new StoreSource(o.store as CheckpointStore);
   const api = new InspectorApi({ source, runner: o.runner, log, diagrams: o.diagrams, by: o.by });
   const assets = new StaticAssets();
   const unsubscribe =

@@ -11,7 +11,7 @@ const UI_FILES: Readonly<Record<string, { file: string; type: string }>> = {
 };
 
 /** The diagram library's URL path (loaded by the page only when it draws a diagram). */
-export const MERMAID_PATH = '/assets/mermaid.min.js';
+const MERMAID_PATH = '/assets/mermaid.min.js';
 
 /**
  * Where the Mermaid bundle is: copied into `dist/vendor/` by the package build, or (running

@@ -1,7 +1,14 @@
 // A stand-in for a Runner with approvals (Runner.approve is being built elsewhere): one session of
 // agent `cashier` holding a pending tool call; `approve` resolves it the way approvals.md says
 // the Runner will — an `approval_resolved` engine event, then the outcome — and saves a version.
-import type { ApprovalDecision, Outcome, PendingApproval, RunnerEvent, SessionVersion } from '@signalyard/core';
+import type {
+  ApprovalDecision,
+  ChatMessage,
+  Outcome,
+  PendingApproval,
+  RunnerEvent,
+  SessionVersion,
+} from '@signalyard/core';
 import type { InspectableRunner, InspectedSession } from '../src/index.js';
 
 export const PAYMENTS = 'agent:cashier:main';
@@ -24,7 +31,7 @@ export function approvalRunner(): InspectableRunner & {
       requestedAt: new Date(0).toISOString(),
     },
   ];
-  const history = [{ role: 'user' as const, content: 'refund order 4711' }];
+  const history: ChatMessage[] = [{ role: 'user', content: 'refund order 4711' }];
   const versions: SessionVersion[] = [
     {
       version: 1,
@@ -118,12 +125,8 @@ export function approvalRunner(): InspectableRunner & {
         decidedBy: undefined,
         status: 'completed',
       };
-      emit(
-        Object.defineProperty({ type: 'outcome', outcome }, 'signal', {
-          value: signal,
-          enumerable: false,
-        }) as RunnerEvent,
-      );
+      const event: RunnerEvent = { type: 'outcome', outcome };
+      emit(Object.defineProperty(event, 'signal', { value: signal, enumerable: false }));
       return Promise.resolve(outcome);
     },
   };

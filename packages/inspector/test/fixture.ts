@@ -9,7 +9,7 @@ import { definePipeline } from '@signalyard/pipeline';
 import { createRunner, crewEngine, pipelineEngine, type Runner } from 'signalyard';
 import type { AgentDiagrams } from '../src/index.js';
 
-export const desk = FsmStrategy.builder()
+const desk = FsmStrategy.builder()
   .initial('new')
   .transition('new', 'open', 'open')
   .transition('open', 'open', 'open')
@@ -29,7 +29,7 @@ routing:
       - { signal: "[DONE]", target: "" }
 `;
 
-export const review = definePipeline({
+const review = definePipeline({
   name: 'review',
   stages: [
     { name: 'plan', run: () => ({ steps: 2 }), defaultNext: 'check' },

@@ -8,7 +8,7 @@ import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import type { Browser, Page } from 'playwright-core';
 import type { Runner } from 'signalyard';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startInspector, type InspectableRunner, type Inspector } from '../src/index.js';
+import { startInspector, type InspectableRunner } from '../src/index.js';
 import { PAYMENTS, approvalRunner } from './approval-runner.js';
 import { describeBrowser, launchBrowser } from './browser.js';
 import { deskRoutes, diagrams, says, testRunner } from './fixture.js';
@@ -80,9 +80,8 @@ describeBrowser('the inspector page in Chromium', () => {
     const page = await openPage(browser, inspector.url);
     expect(page.url()).not.toContain('token='); // redirected: the token now lives in the cookie
 
-    const keys = await page
-      .locator('#session-list [data-session]')
-      .evaluateAll((els) => els.map((e) => e.getAttribute('data-session')));
+    const rows = await page.locator('#session-list [data-session]').all();
+    const keys = await Promise.all(rows.map((row) => row.getAttribute('data-session')));
     expect(keys).toEqual(['agent:desk:main', 'agent:review:main', 'agent:support:main']);
 
     await page.click('[data-session="agent:desk:main"]');
@@ -110,7 +109,7 @@ describeBrowser('the inspector page in Chromium', () => {
     await runner.dispatch('agent:desk:main', says(hostile));
     await expect.poll(() => page.locator('#chat').textContent(), { timeout: 10_000 }).toContain(hostile);
     expect(await page.locator('#timeline .text').allTextContents()).toContain(hostile);
-    expect(await page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('#detail script, #detail img').count()).toBe(0);
 
     // Fork from version 1.

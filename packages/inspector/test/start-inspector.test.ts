@@ -5,6 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InspectorError, startInspector, type Inspector, type InspectorOptions } from '../src/index.js';
 import { diagrams, http, says, testRunner } from './fixture.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, read field by field
+type Json = Record<string, any>;
+
 const open: Inspector[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((i) => i.close()));
@@ -20,7 +23,7 @@ async function start(opts: InspectorOptions): Promise<Inspector & { base: string
 
 async function getJson(i: { base: string; cookie: string }, path: string) {
   const res = await http(`${i.base}${path}`, { headers: { cookie: i.cookie } });
-  return { status: res.status, body: JSON.parse(res.body) as Record<string, any> };
+  return { status: res.status, body: JSON.parse(res.body) as Json };
 }
 
 async function postJson(i: { base: string; cookie: string }, path: string, body: unknown, headers = {}) {
@@ -29,7 +32,7 @@ async function postJson(i: { base: string; cookie: string }, path: string, body:
     headers: { cookie: i.cookie, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: JSON.parse(res.body) as Record<string, any> };
+  return { status: res.status, body: JSON.parse(res.body) as Json };
 }
 
 describe('startInspector: options', () => {
@@ -61,10 +64,7 @@ describe('startInspector: options', () => {
 
   it('refuses a non-object and lists every problem at once', async () => {
     await rejectsCode(startInspector(null as unknown as InspectorOptions), 'INSPECTOR_OPTIONS_INVALID');
-    const error = await rejectsCode(
-      startInspector({ port: -1, token: '' } as InspectorOptions),
-      'INSPECTOR_OPTIONS_INVALID',
-    );
+    const error = await rejectsCode(startInspector({ port: -1, token: '' }), 'INSPECTOR_OPTIONS_INVALID');
     expect(error.message).toContain('neither');
     expect(error.message).toContain('port');
     expect(error.message).toContain('token');
