@@ -4,7 +4,7 @@ const marker = Symbol.for('signalyard.error.InspectorError');
 
 /** The codes of {@link InspectorError}. */
 export type InspectorErrorCode =
-  /** `startInspector` was given options it cannot use: neither a `runner` nor a `store`, a runner without `on` / `listSessions` / `session` / `history` / `sessionAt`, a store without `load` / `list`, a port outside 0–65535, an empty `host` or `token`, a token with characters other than letters, digits, `-` and `_`, an `allowedHosts` that is not a list of non-empty strings, a `by` that is not a non-empty string, `diagrams` that are not Mermaid texts by agent id, or an `abortSignal` that is not an `AbortSignal`. Nothing was started. Fix: pass the options as the message describes. */
+  /** `startInspector` was given options it cannot use: neither a `runner` nor a `store`, a runner without `on` / `listSessions` / `session` / `history` / `sessionAt`, a store without `load` / `list`, a port outside 0–65535, an empty `host` or `token`, a token with characters other than letters, digits, `-` and `_`, an `allowedHosts` that is not a list of non-empty strings, a `by` that is not a non-empty string, `diagrams` that are not Mermaid texts by agent id, a `timelineLimit` that is not a whole number of 1 or more, or an `abortSignal` that is not an `AbortSignal`. Nothing was started. Fix: pass the options as the message describes. */
   | 'INSPECTOR_OPTIONS_INVALID'
   /** The inspector's HTTP server could not listen: the port is taken (`EADDRINUSE`), the host is not an address of this machine, or listening is not allowed. Nothing is left running. Fix: pass another `port` (0 picks a free one) or `host`. */
   | 'INSPECTOR_LISTEN_FAILED';
