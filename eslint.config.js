@@ -12,6 +12,7 @@ export default tseslint.config(
       '**/*.config.ts',
       '**/*.config.js',
       'scripts/**',
+      'packages/*/scripts/**',
     ],
   },
   js.configs.recommended,
@@ -34,6 +35,31 @@ export default tseslint.config(
       '@typescript-eslint/unified-signatures': 'off',
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/non-nullable-type-assertion-style': 'off',
+    },
+  },
+  {
+    // The inspector's page: plain browser JavaScript served as it is (no build, no tsconfig), so
+    // the recommended rules without type information, with the browser's globals.
+    files: ['packages/inspector/ui/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'history',
+          'fetch',
+          'EventSource',
+          'URLSearchParams',
+          'DOMParser',
+          'console',
+          'setTimeout',
+          'clearTimeout',
+        ].map((g) => [g, 'readonly']),
+      ),
     },
   },
   {

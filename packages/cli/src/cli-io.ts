@@ -41,6 +41,8 @@ export interface CliIo {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Relative file arguments are resolved against this directory (and printed as given). */
   readonly cwd?: string;
+  /** Stops `inspect` (which otherwise serves until the process gets SIGINT or SIGTERM). */
+  readonly abortSignal?: AbortSignal;
 }
 
 /** ANSI styling for one stream; every function is the identity when colour is off. */

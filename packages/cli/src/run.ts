@@ -10,6 +10,7 @@ import { CliStoreError } from './errors/cli-store-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { formatProblem } from './format-problems.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
+import { addInspectCommand } from './inspect-command.js';
 import { resolveCommand } from './resolve-command.js';
 import { routeExplainCommand } from './route-explain-command.js';
 import type { RouteOptions } from './route-input.js';
@@ -33,8 +34,8 @@ export const ExitCode = Object.freeze({ Ok: 0, Problems: 1, Usage: 2 } as const)
 /** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'route', 'sessions', 'help']);
-const COMMAND_LIST = 'validate, graph, resolve, route or sessions';
+const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'route', 'sessions', 'inspect', 'help']);
+const COMMAND_LIST = 'validate, graph, resolve, route, sessions or inspect';
 
 function version(): string {
   try {
@@ -100,18 +101,18 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
       // Commander would print the route command's help on stderr; one line says it better.
       throw new CliUsageError({ message: "missing subcommand: explain (see 'signalyard route --help')" });
     }
-    await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
+    await buildProgram(ctx, io.abortSignal).parseAsync([...argv], { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
     return report(ctx, error, argv);
   }
 }
 
-function buildProgram(ctx: CommandContext): Command {
+function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined): Command {
   const program = new Command('signalyard');
   program
     .description(
-      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions.',
+      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page.',
     )
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -143,6 +144,7 @@ unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns 
   addResolveCommand(program, ctx);
   addRouteCommand(program, ctx);
   addSessionsCommand(program, ctx);
+  addInspectCommand(program, ctx, abortSignal);
   return program;
 }
 

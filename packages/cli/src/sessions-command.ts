@@ -15,7 +15,7 @@ export const SESSIONS_SUBCOMMANDS: ReadonlySet<string> = new Set([
 ]);
 
 /** An integer option or argument: `min` or more. */
-function integerParser(min: number, what: string): (value: string) => number {
+export function integerParser(min: number, what: string): (value: string) => number {
   return (value: string): number => {
     const n = /^\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
     if (!Number.isSafeInteger(n) || n < min) throw new InvalidArgumentError(`expected ${what}, an integer >= ${min}`);
@@ -28,8 +28,8 @@ const parseVersion = integerParser(1, 'a session version');
 /** A count: an integer >= 1. */
 const parseCount = integerParser(1, 'a count');
 
-/** The options every `sessions` subcommand takes, as parsed. */
-interface StoreFlags {
+/** The options every `sessions` subcommand (and `inspect`) takes, as parsed. */
+export interface StoreFlags {
   readonly store: string;
   readonly table?: string;
   readonly keepVersions?: number;
@@ -37,7 +37,7 @@ interface StoreFlags {
 }
 
 /** Adds `--store`, `--table`, `--keep-versions` and `--migrate` to a subcommand. */
-function withStoreOptions(command: Command): Command {
+export function withStoreOptions(command: Command): Command {
   return command
     .requiredOption('--store <url>', 'the checkpoint store: sqlite:<path> or a postgres:// connection string')
     .option('--table <name>', 'PostgreSQL: the checkpoint table (default: signalyard_checkpoints)')
@@ -50,6 +50,16 @@ function withStoreOptions(command: Command): Command {
     .option('--migrate', "PostgreSQL: bring the database to this release's schema first (idempotent)");
 }
 
+/** The parsed store flags as {@link openStore} takes them. */
+export function storeOptionsOf(flags: StoreFlags): StoreOptions {
+  return {
+    store: flags.store,
+    ...(flags.table !== undefined && { table: flags.table }),
+    ...(flags.keepVersions !== undefined && { keepVersions: flags.keepVersions }),
+    ...(flags.migrate === true && { migrate: true }),
+  };
+}
+
 /**
  * Opens the store, runs `fn` with it and closes it; store errors become CLI errors naming the
  * store.
@@ -59,13 +69,7 @@ async function withStore<T>(
   flags: StoreFlags,
   fn: (store: HistoryStore) => Promise<T>,
 ): Promise<T> {
-  const options: StoreOptions = {
-    store: flags.store,
-    ...(flags.table !== undefined && { table: flags.table }),
-    ...(flags.keepVersions !== undefined && { keepVersions: flags.keepVersions }),
-    ...(flags.migrate === true && { migrate: true }),
-  };
-  const opened = await openStore(options, ctx.cwd);
+  const opened = await openStore(storeOptionsOf(flags), ctx.cwd);
   try {
     return await fn(opened.store);
   } catch (error) {
@@ -75,7 +79,7 @@ async function withStore<T>(
   }
 }
 
-const STORES_HELP = `
+export const STORES_HELP = `
 Stores: --store sqlite:<path> (an existing file: relative to the working directory) or
 --store postgres://user@host:5432/db (password masked in messages). A PostgreSQL database no
 runner has migrated, or one of an earlier release, needs --migrate once.`;

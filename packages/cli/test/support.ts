@@ -17,7 +17,7 @@ export interface CliResult {
 }
 
 /** The packages whose `dist/` the built bin loads (itself and its workspace dependencies). */
-const BUILT_PACKAGES = ['core', 'sessions', 'crew', 'store-sqlite', 'store-postgres', 'cli'] as const;
+const BUILT_PACKAGES = ['core', 'sessions', 'crew', 'store-sqlite', 'store-postgres', 'inspector', 'cli'] as const;
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;

@@ -8,6 +8,7 @@ export type * as core from '@signalyard/core';
 export type * as coreTesting from '@signalyard/core/testing';
 export type * as crew from '@signalyard/crew';
 export type * as fsm from '@signalyard/fsm';
+export type * as inspector from '@signalyard/inspector';
 export type * as otel from '@signalyard/otel';
 export type * as pipeline from '@signalyard/pipeline';
 export type * as router from '@signalyard/router';

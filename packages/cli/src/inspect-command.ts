@@ -1,0 +1,76 @@
+import { Option, type Command } from 'commander';
+import type { CommandContext } from './command-context.js';
+import { CliUsageError } from './errors/cli-usage-error.js';
+import { openStore, storeError } from './open-store.js';
+import { STORES_HELP, integerParser, storeOptionsOf, withStoreOptions, type StoreFlags } from './sessions-command.js';
+
+/** What `inspect` waits on: the caller's abort signal, else Ctrl-C / SIGTERM of the process. */
+function untilStopped(abortSignal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (abortSignal !== undefined) {
+      if (abortSignal.aborted) resolve();
+      else
+        abortSignal.addEventListener(
+          'abort',
+          () => {
+            resolve();
+          },
+          { once: true },
+        );
+      return;
+    }
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/**
+ * `signalyard inspect --store <url> [--port] [--host]`: the inspector page over a store, offline
+ * and read-only, until the process is stopped (or `abortSignal` fires).
+ */
+export function addInspectCommand(program: Command, ctx: CommandContext, abortSignal: AbortSignal | undefined): void {
+  withStoreOptions(program.command('inspect'))
+    .description("open the inspector page over a store's sessions and their versions (offline, read-only)")
+    .addOption(
+      new Option('--port <port>', 'the port to listen on (0: any free port)')
+        .argParser(integerParser(0, 'a port'))
+        .default(4319),
+    )
+    .option('--host <address>', 'the address to listen on', '127.0.0.1')
+    .addHelpText(
+      'after',
+      `${STORES_HELP}
+
+Prints the page's address (with its token) and serves it until Ctrl-C. The page lists the
+sessions in the store, each session's versions with their cause (signal, tier, route, status,
+approvals), the chat of any version, and the agents' diagrams; nothing can be changed from it.
+
+Examples:
+  signalyard inspect --store sqlite:sessions.db
+  signalyard inspect --store $DATABASE_URL --port 0`,
+    )
+    .action(async (flags: StoreFlags & { port: number; host: string }) => {
+      const opened = await openStore(storeOptionsOf(flags), ctx.cwd);
+      try {
+        const { startInspector, InspectorError } = await import('@signalyard/inspector');
+        const inspector = await startInspector({ store: opened.store, port: flags.port, host: flags.host }).catch(
+          (error: unknown) => {
+            if (InspectorError.isInstance(error)) throw new CliUsageError({ message: error.message, cause: error });
+            throw error;
+          },
+        );
+        ctx.stdout.write(`inspector: ${inspector.url}\n(${opened.shown}, read-only; Ctrl-C stops it)\n`);
+        await untilStopped(abortSignal);
+        await inspector.close();
+      } catch (error) {
+        throw storeError(error, opened.shown);
+      } finally {
+        await opened.close();
+      }
+    });
+}

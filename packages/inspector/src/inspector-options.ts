@@ -1,0 +1,164 @@
+import { randomBytes } from 'node:crypto';
+import { describeValue, type CheckpointStore } from '@signalyard/core';
+import { isAbortSignal } from '@signalyard/core/internal';
+import type { AgentDiagrams } from './diagrams.js';
+import { InspectorError } from './errors/inspector-error.js';
+import type { InspectableRunner } from './inspectable-runner.js';
+
+/** The options of {@link startInspector}. */
+export interface InspectorOptions {
+  /** Live: sessions, events as they happen, and (when the runner has them) approve, fork, rewind. */
+  runner?: InspectableRunner;
+  /** Offline (when there is no `runner`): sessions and their versions from the store alone, read-only. */
+  store?: CheckpointStore;
+  /** Default 4319; 0 = any free port (read it from `inspector.url`). */
+  port?: number;
+  /** The address to listen on; default `'127.0.0.1'` (this machine only). */
+  host?: string;
+  /** The secret every request must carry; default 32 random hex characters. Letters, digits, `-` and `_`. */
+  token?: string;
+  /** `Host` header values accepted (DNS-rebinding defence); default the loopback names with the port: `127.0.0.1:<port>`, `localhost:<port>`, `[::1]:<port>`. */
+  allowedHosts?: readonly string[];
+  /** Who approvals made from the page are recorded as (`runner.approve(…, { by })`); default `'inspector'`. */
+  by?: string;
+  /** The Mermaid texts of each agent's diagrams, by agent id (FSM, crew, pipeline). */
+  diagrams?: Readonly<Record<string, AgentDiagrams>>;
+  /** How many recent events the timeline keeps per live session; default 200. */
+  timelineLimit?: number;
+  /** Closes the inspector when aborted (as `close()` does). */
+  abortSignal?: AbortSignal;
+}
+
+/** {@link InspectorOptions} after validation. @internal */
+export interface ResolvedInspectorOptions {
+  readonly runner: InspectableRunner | undefined;
+  readonly store: CheckpointStore | undefined;
+  readonly port: number;
+  readonly host: string;
+  readonly token: string;
+  readonly allowedHosts: readonly string[] | undefined;
+  readonly by: string;
+  readonly diagrams: ReadonlyMap<string, AgentDiagrams>;
+  readonly timelineLimit: number;
+  readonly abortSignal: AbortSignal | undefined;
+}
+
+const TOKEN = /^[A-Za-z0-9_-]+$/;
+const RUNNER_METHODS = ['on', 'listSessions', 'session', 'sessionAt', 'history'] as const;
+const OPTIONAL_RUNNER_METHODS = ['transcript', 'fork', 'rewind', 'approve'] as const;
+const DIAGRAM_KINDS: ReadonlySet<string> = new Set(['fsm', 'crew', 'pipeline']);
+
+/**
+ * Checks every option and reports every problem at once.
+ * @throws InspectorError `INSPECTOR_OPTIONS_INVALID` listing the problems.
+ */
+export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions {
+  if (typeof opts !== 'object' || opts === null || Array.isArray(opts)) {
+    throw invalid([`expected an options object { runner?, store?, port?, … }, got ${describeValue(opts)}`]);
+  }
+  const o = opts as Record<keyof InspectorOptions, unknown>;
+  const problems = [...sourceProblems(o.runner, o.store), ...serverProblems(o), ...diagramProblems(o.diagrams)];
+  if (problems.length > 0) throw invalid(problems);
+  const diagrams = new Map<string, AgentDiagrams>(Object.entries((o.diagrams ?? {}) as Record<string, AgentDiagrams>));
+  return {
+    runner: o.runner as InspectableRunner | undefined,
+    store: o.store as CheckpointStore | undefined,
+    port: (o.port as number | undefined) ?? 4319,
+    host: (o.host as string | undefined) ?? '127.0.0.1',
+    token: (o.token as string | undefined) ?? randomBytes(16).toString('hex'),
+    allowedHosts: o.allowedHosts as readonly string[] | undefined,
+    by: (o.by as string | undefined) ?? 'inspector',
+    diagrams,
+    timelineLimit: (o.timelineLimit as number | undefined) ?? 200,
+    abortSignal: o.abortSignal as AbortSignal | undefined,
+  };
+}
+
+function sourceProblems(runner: unknown, store: unknown): string[] {
+  const problems: string[] = [];
+  if (runner === undefined && store === undefined) {
+    problems.push('expected a runner (live) or a store (offline), got neither');
+  }
+  if (runner !== undefined) {
+    if (typeof runner !== 'object' || runner === null) {
+      problems.push(`runner: expected a Runner, got ${describeValue(runner)}`);
+    } else {
+      const r = runner as Record<string, unknown>;
+      const missing = RUNNER_METHODS.filter((m) => typeof r[m] !== 'function');
+      const wrong = OPTIONAL_RUNNER_METHODS.filter((m) => r[m] !== undefined && typeof r[m] !== 'function');
+      if (missing.length > 0) problems.push(`runner: expected a Runner, but it has no ${missing.join(', ')} method`);
+      if (wrong.length > 0) problems.push(`runner: ${wrong.join(', ')} must be a method when present`);
+    }
+  }
+  if (store !== undefined) {
+    const s = store as Record<string, unknown> | null;
+    if (typeof store !== 'object' || s === null || typeof s.load !== 'function' || typeof s.list !== 'function') {
+      problems.push(`store: expected a CheckpointStore (load, list), got ${describeValue(store)}`);
+    }
+  }
+  return problems;
+}
+
+function serverProblems(o: Record<keyof InspectorOptions, unknown>): string[] {
+  const problems: string[] = [];
+  const { port, host, token, allowedHosts, by, timelineLimit, abortSignal } = o;
+  if (port !== undefined && !(typeof port === 'number' && Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    problems.push(`port: expected an integer from 0 (any free port) to 65535, got ${describeValue(port)}`);
+  }
+  if (host !== undefined && !(typeof host === 'string' && host.trim() !== '')) {
+    problems.push(`host: expected an address such as "127.0.0.1", got ${describeValue(host)}`);
+  }
+  if (token !== undefined && !(typeof token === 'string' && TOKEN.test(token))) {
+    problems.push(`token: expected a non-empty string of letters, digits, "-" and "_", got ${describeValue(token)}`);
+  }
+  if (
+    allowedHosts !== undefined &&
+    !(Array.isArray(allowedHosts) && allowedHosts.every((h) => typeof h === 'string' && h.trim() !== ''))
+  ) {
+    problems.push(
+      `allowedHosts: expected a list of Host header values such as "localhost:4319", got ${describeValue(allowedHosts)}`,
+    );
+  }
+  if (by !== undefined && !(typeof by === 'string' && by.trim() !== '')) {
+    problems.push(`by: expected a non-empty name for approvals made from the page, got ${describeValue(by)}`);
+  }
+  if (
+    timelineLimit !== undefined &&
+    !(typeof timelineLimit === 'number' && Number.isInteger(timelineLimit) && timelineLimit >= 1)
+  ) {
+    problems.push(`timelineLimit: expected an integer >= 1, got ${describeValue(timelineLimit)}`);
+  }
+  if (abortSignal !== undefined && !isAbortSignal(abortSignal)) {
+    problems.push(`abortSignal: expected an AbortSignal, got ${describeValue(abortSignal)}`);
+  }
+  return problems;
+}
+
+function diagramProblems(diagrams: unknown): string[] {
+  if (diagrams === undefined) return [];
+  if (typeof diagrams !== 'object' || diagrams === null || Array.isArray(diagrams)) {
+    return [`diagrams: expected { [agentId]: { fsm?, crew?, pipeline? } }, got ${describeValue(diagrams)}`];
+  }
+  const problems: string[] = [];
+  for (const [agentId, entry] of Object.entries(diagrams)) {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`diagrams.${agentId}: expected { fsm?, crew?, pipeline? }, got ${describeValue(entry)}`);
+      continue;
+    }
+    for (const [kind, text] of Object.entries(entry as Record<string, unknown>)) {
+      if (!DIAGRAM_KINDS.has(kind)) {
+        problems.push(`diagrams.${agentId}.${kind}: unknown diagram; expected fsm, crew or pipeline`);
+      } else if (text !== undefined && typeof text !== 'string') {
+        problems.push(`diagrams.${agentId}.${kind}: expected Mermaid text, got ${describeValue(text)}`);
+      }
+    }
+  }
+  return problems;
+}
+
+function invalid(problems: readonly string[]): InspectorError {
+  return new InspectorError({
+    code: 'INSPECTOR_OPTIONS_INVALID',
+    message: `Invalid inspector options: ${problems.join('; ')}`,
+  });
+}

@@ -1,0 +1,93 @@
+// A Runner with the three kinds of agents the inspector shows — an FSM agent, a crew agent that
+// hands off, a pipeline agent — and their diagrams; plus a small HTTP client for the tests.
+import { request } from 'node:http';
+import { Action, SignalKind, type CheckpointStore, type SignalRoute } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import { parseCrewConfig } from '@signalyard/crew';
+import { FsmStrategy } from '@signalyard/fsm';
+import { definePipeline } from '@signalyard/pipeline';
+import { createRunner, crewEngine, pipelineEngine, type Runner } from 'signalyard';
+import type { AgentDiagrams } from '../src/index.js';
+
+const desk = FsmStrategy.builder()
+  .initial('new')
+  .transition('new', 'open', 'open')
+  .transition('open', 'open', 'open')
+  .transition('open', 'close', 'closed')
+  .define();
+
+const crewYaml = `
+entry_point: triage
+agents:
+  - id: triage
+  - id: billing
+routing:
+  signals:
+    triage:
+      - { signal: "[ROUTE_BILLING]", target: billing }
+    billing:
+      - { signal: "[DONE]", target: "" }
+`;
+
+const review = definePipeline({
+  name: 'review',
+  stages: [
+    { name: 'plan', run: () => ({ steps: 2 }), defaultNext: 'check' },
+    { name: 'check', run: () => ({ ok: true }) },
+  ],
+});
+
+export const diagrams: Record<string, AgentDiagrams> = {
+  desk: { fsm: desk.toMermaid() },
+  review: { pipeline: review.toMermaid() },
+};
+
+/** The `desk` agent's routes: `open-ticket` (priority 10) beats `fallback-chat`. */
+export const deskRoutes: readonly SignalRoute[] = [
+  { kind: SignalKind.UserMessage, name: 'open-ticket', priority: 10, action: Action.transition('open') },
+  { kind: SignalKind.UserMessage, name: 'fallback-chat', action: Action.Continue },
+];
+
+/** The test runner: `desk` (FSM; user messages take the agent route `open-ticket`), `support` (crew), `review` (pipeline). */
+export function testRunner(opts: { store?: CheckpointStore; replies?: number } = {}): Runner {
+  const replies = opts.replies ?? 4;
+  const crew = crewEngine(parseCrewConfig(crewYaml), {
+    model: scriptedModel({
+      triage: Array.from({ length: replies }, () => 'Let me route you to billing. [ROUTE_BILLING]'),
+      billing: Array.from({ length: replies }, () => 'Refund issued. [DONE]'),
+    }),
+  });
+  return createRunner({
+    ...(opts.store !== undefined && { store: opts.store }),
+    agents: [
+      {
+        id: 'desk',
+        strategy: () => desk.create(),
+        routes: deskRoutes,
+        engine: (ctx) => Promise.resolve({ messages: [{ role: 'assistant', content: `seen ${ctx.history.length}` }] }),
+      },
+      { id: 'support', engine: crew },
+      { id: 'review', engine: pipelineEngine(review) },
+    ],
+  });
+}
+
+/** A user message signal for `dispatch`. */
+export const says = (text: string) => ({ kind: SignalKind.UserMessage, payload: { text } }) as const;
+
+/** One raw HTTP request (so tests can send any Host header); resolves with status, headers and body. */
+export function http(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}

@@ -1,0 +1,213 @@
+// The inspector page in headless Chromium (Debian's package, driven by playwright-core).
+import { mkdtempSync, mkdirSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunnerEvent } from '@signalyard/core';
+import { ComposedRouter } from '@signalyard/router';
+import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
+import type { Browser, Page } from 'playwright-core';
+import type { Runner } from 'signalyard';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startInspector, type InspectableRunner } from '../src/index.js';
+import { PAYMENTS, approvalRunner } from './approval-runner.js';
+import { describeBrowser, launchBrowser } from './browser.js';
+import { deskRoutes, diagrams, says, testRunner } from './fixture.js';
+
+const shots = mkdtempSync(join(tmpdir(), 'signalyard-inspector-shots-'));
+/** Set to a folder (docs/images) to keep the screenshots as documentation images. */
+const keepShots = process.env.SIGNALYARD_INSPECTOR_SCREENSHOTS;
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const file = join(shots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  if (keepShots !== undefined && keepShots !== '') {
+    mkdirSync(keepShots, { recursive: true });
+    copyFileSync(file, join(keepShots, `${name}.png`));
+  }
+}
+
+/**
+ * The runner with the `explain()` list on `route_decided` (`considered`), computed by the
+ * router from the desk's routes — what the Runner adds under `explainDecisions` (runner.md).
+ */
+function explaining(runner: Runner): InspectableRunner {
+  const router = new ComposedRouter({ agent: deskRoutes });
+  return {
+    listSessions: (opts) => runner.listSessions(opts),
+    session: (key) => runner.session(key),
+    sessionAt: (key, version) => runner.sessionAt(key, version),
+    history: (key, opts) => runner.history(key, opts),
+    transcript: (key) => runner.transcript(key),
+    fork: (from, to, opts) => runner.fork(from, to, opts),
+    rewind: (key, version) => runner.rewind(key, version),
+    on: (listener: (e: RunnerEvent) => void) =>
+      runner.on((e) => {
+        listener(
+          e.type === 'route_decided' && e.agentId === 'desk'
+            ? ({ ...e, considered: router.explain(e.signal).considered } as RunnerEvent)
+            : e,
+        );
+      }),
+  };
+}
+
+async function openPage(browser: Browser, url: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  const res = await page.goto(url);
+  expect(res?.status()).toBe(200);
+  await page.waitForSelector('body[data-ready="true"]');
+  return page;
+}
+
+describeBrowser('the inspector page in Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('lists sessions, shows a route decision with tier, route and the routes it beat, highlights the FSM state, updates live, renders <script> as text and forks', async () => {
+    const runner = testRunner();
+    await runner.dispatch('agent:desk:main', says('my printer is on fire'));
+    await runner.dispatch('agent:support:main', says('I was charged twice'));
+    await runner.dispatch('agent:review:main', says('review my change'));
+    const inspector = await startInspector({ runner: explaining(runner), port: 0, diagrams });
+    const page = await openPage(browser, inspector.url);
+    expect(page.url()).not.toContain('token='); // redirected: the token now lives in the cookie
+
+    const rows = await page.locator('#session-list [data-session]').all();
+    const keys = await Promise.all(rows.map((row) => row.getAttribute('data-session')));
+    expect(keys).toEqual(['agent:desk:main', 'agent:review:main', 'agent:support:main']);
+
+    await page.click('[data-session="agent:desk:main"]');
+    // Events seen before the inspector started are not in its log: dispatch one now.
+    await runner.dispatch('agent:desk:main', says('still burning'));
+    const route = page.locator('#timeline li[data-entry-type="route"]').first();
+    await expect.poll(() => route.textContent()).toContain('tier agent');
+    expect(await route.locator('.route-name').textContent()).toBe('route open-ticket');
+    expect(await route.locator('.loser').allTextContents()).toEqual(['beat: agent · fallback-chat · outranked']);
+    await expect
+      .poll(() => page.locator('#timeline li[data-entry-type="outcome"]').first().textContent())
+      .toContain('completed');
+    expect(await page.locator('#timeline li[data-entry-type="transition"]').first().textContent()).toContain(
+      'open → open via open',
+    );
+
+    // The FSM diagram, drawn as SVG in the page, with the current state highlighted.
+    const current = page.locator('[data-diagram="fsm"] svg .current');
+    await current.first().waitFor({ timeout: 30_000 });
+    expect(await current.first().textContent()).toContain('open');
+    await screenshot(page, 'inspector-session');
+
+    // A message holding markup shows as text and runs nothing.
+    const hostile = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
+    await runner.dispatch('agent:desk:main', says(hostile));
+    await expect.poll(() => page.locator('#chat').textContent(), { timeout: 10_000 }).toContain(hostile);
+    expect(await page.locator('#timeline .text').allTextContents()).toContain(hostile);
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('#detail script, #detail img').count()).toBe(0);
+
+    // Fork from version 1.
+    const row = page.locator('#versions tr[data-version="1"]');
+    await row.locator('input').fill('agent:desk:what-if');
+    await row.locator('button.fork').click();
+    await expect.poll(() => page.locator('#session-header h2').textContent()).toBe('agent:desk:what-if');
+    expect((await runner.session('agent:desk:what-if'))?.history).toEqual([
+      { role: 'user', content: 'my printer is on fire' },
+    ]);
+    await expect.poll(() => page.locator('[data-session="agent:desk:what-if"]').count()).toBe(1);
+
+    // The crew session's handoff and the pipeline's stages arrive live.
+    await page.click('[data-session="agent:support:main"]');
+    await page.waitForSelector('#session-header');
+    await runner.dispatch('agent:support:main', says('and again'));
+    await expect.poll(() => page.locator('#timeline').textContent()).toContain('handoff');
+    expect(await page.locator('#timeline').textContent()).toContain('triage → billing');
+    expect(await page.locator('#chat').textContent()).toContain('Refund issued.');
+    await screenshot(page, 'inspector-crew');
+    await page.click('[data-session="agent:review:main"]');
+    await page.waitForSelector('[data-diagram="pipeline"] svg', { timeout: 30_000 });
+    await runner.dispatch('agent:review:main', says('and this one'));
+    await expect.poll(() => page.locator('#timeline').textContent()).toContain('stage start');
+
+    await page.close();
+    await inspector.close();
+    await runner.close();
+  }, 120_000);
+
+  it('approves a pending tool call with the button and shows the outcome when it arrives', async () => {
+    const runner = approvalRunner();
+    const inspector = await startInspector({ runner, port: 0, by: 'alice' });
+    const page = await openPage(browser, inspector.url);
+    await page.click(`[data-session="${PAYMENTS}"]`);
+    const approval = page.locator('[data-approval="ap-1"]');
+    await approval.waitFor();
+    expect(await approval.textContent()).toContain('refund');
+    expect(await approval.locator('pre').textContent()).toContain('"amount": 40');
+    await screenshot(page, 'inspector-approval');
+    await approval.locator('button.approve').click();
+    await expect.poll(() => page.locator('#timeline li[data-entry-type="outcome"]').count()).toBe(1);
+    expect(await page.locator('#timeline').textContent()).toContain('ap-1 approved');
+    await expect.poll(() => page.locator('[data-approval="ap-1"]').count()).toBe(0);
+    expect(await page.locator('#chat').textContent()).toContain('Refunded 40.');
+    expect(runner.decisions).toEqual([{ decisions: [{ id: 'ap-1', approved: true }], by: 'alice' }]);
+    await page.close();
+    await inspector.close();
+  }, 60_000);
+
+  it('answers 401 without the token and 403 for a Host it does not allow', async () => {
+    const runner = testRunner();
+    const inspector = await startInspector({ runner, port: 0 });
+    const page = await browser.newPage();
+    const origin = new URL(inspector.url).origin;
+    const res = await page.goto(`${origin}/`);
+    expect(res?.status()).toBe(401);
+    expect(await page.textContent('body')).toContain('needs its token');
+    await inspector.close();
+    const strict = await startInspector({ runner, port: 0, allowedHosts: ['inspector.invalid'] });
+    const refused = await page.goto(strict.url);
+    expect(refused?.status()).toBe(403);
+    expect(await page.textContent('body')).toContain('host_not_allowed');
+    await page.close();
+    await strict.close();
+    await runner.close();
+  }, 60_000);
+
+  it('offline over an SQLite file: the same sessions and their versions, read-only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signalyard-inspector-offline-'));
+    const path = join(dir, 'sessions.db');
+    const writer = new SqliteCheckpointStore({ path });
+    const runner = testRunner({ store: writer });
+    await runner.dispatch('agent:desk:main', says('first'));
+    await runner.dispatch('agent:desk:main', says('second <b>bold?</b>'));
+    await runner.close();
+    await writer.close();
+
+    const store = new SqliteCheckpointStore({ path });
+    const inspector = await startInspector({ store, port: 0, diagrams });
+    const page = await openPage(browser, inspector.url);
+    expect(await page.isVisible('#offline-note')).toBe(true);
+    expect(await page.textContent('#mode')).toBe('offline');
+    await page.click('[data-session="agent:desk:main"]');
+    await page.waitForSelector('#versions tr[data-version="2"]');
+    expect(await page.locator('#timeline li[data-entry-type="version"]').allTextContents()).toEqual([
+      expect.stringContaining(
+        'version 2user_message “second <b>bold?</b>” · tier agent · route open-ticket · completed',
+      ),
+      expect.stringContaining('version 1user_message “first” · tier agent · route open-ticket · completed'),
+    ]);
+    expect(await page.locator('button.fork').count()).toBe(0);
+    await page.locator('#versions tr[data-version="1"] button.view').click();
+    await expect.poll(() => page.locator('#viewing-version').textContent()).toContain('Viewing version 1');
+    expect(await page.locator('#chat').textContent()).toBe('userfirst');
+    await screenshot(page, 'inspector-offline');
+    await page.close();
+    await inspector.close();
+    await store.close();
+  }, 60_000);
+});
