@@ -1,4 +1,5 @@
 import type { Outcome, SessionCause, Signal } from '@signalyard/core';
+import { decisionRecords } from './approvals.js';
 import { userMessageOf } from './history.js';
 
 /** How much of a user message's text a version's cause keeps. */
@@ -9,15 +10,20 @@ const CAUSE_TEXT_UNITS = 200;
  * text, one fewer where the 200th would split a surrogate pair; other payloads are not copied),
  * how it ended, and the route that decided it. @internal
  */
-export function signalCause(signal: Signal, outcome: Outcome): SessionCause {
+export function signalCause(
+  signal: Signal,
+  outcome: Pick<Outcome, 'decidedBy'> & { status?: Outcome['status'] },
+): SessionCause {
   const text = causeText(signal);
   const decided = outcome.decidedBy;
+  const approvals = signal.kind === 'tool_approval' ? decisionRecords(signal) : undefined;
   return {
     at: new Date().toISOString(),
     signal: text === undefined ? { kind: signal.kind } : { kind: signal.kind, text },
-    status: outcome.status,
+    ...(outcome.status !== undefined && { status: outcome.status }),
     ...(decided !== undefined && { tier: decided.tier }),
     ...(decided?.route.name !== undefined && { routeName: decided.route.name }),
+    ...(approvals !== undefined && { approvals }),
   };
 }
 
