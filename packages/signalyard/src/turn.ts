@@ -59,6 +59,9 @@ interface TurnRun {
   readonly commits: TurnCommits;
   /** `ctx.approvals`. */
   readonly approvals: readonly ApprovalDecision[];
+  /** The approvals pending and stale when the turn started (a commit changes the loaded ones). */
+  readonly pendingBefore: readonly PendingApproval[];
+  readonly staleBefore: LoadedState['staleApprovals'];
   /** Approval ids the engine announced itself (made on its first approval event). */
   announced: AnnouncedApprovals | undefined;
 }
@@ -76,6 +79,8 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   const run: TurnRun = {
     over: false,
     approvals,
+    pendingBefore: t.loaded.pendingApprovals,
+    staleBefore: t.loaded.staleApprovals,
     announced: undefined,
     commits: new TurnCommits(deps.persistence, t, approvals),
   };
@@ -137,7 +142,7 @@ function turnContext(deps: TurnDeps, t: TurnInput, run: TurnRun): TurnContextImp
     strategy: t.loaded.strategy,
     stopper: job.stop,
     approvals: run.approvals,
-    pendingApprovals: t.loaded.pendingApprovals,
+    pendingApprovals: run.pendingBefore,
     commits: run.commits,
     emit: (event) => {
       if (run.over) return;
@@ -201,10 +206,10 @@ async function applyTurnResult(
 
 /** Emits the approval events the turn implies and its engine did not emit itself. */
 function announceApprovals(deps: TurnDeps, t: TurnInput, run: TurnRun, after: readonly PendingApproval[]): void {
-  const before = t.loaded.pendingApprovals;
+  const before = run.pendingBefore;
   if (before.length === 0 && after.length === 0 && run.approvals.length === 0) return;
   const events = impliedApprovalEvents(
-    { before, stale: t.loaded.staleApprovals, after, decisions: run.approvals },
+    { before, stale: run.staleBefore, after, decisions: run.approvals },
     run.announced ?? new AnnouncedApprovals(),
   );
   for (const event of events) forwardEngineEvent(deps.hub, t.session, event, t.job.sink);
