@@ -55,14 +55,14 @@ export class TurnCommits {
 
   async #commit(state: unknown): Promise<void> {
     const { session, loaded, job, history } = this.#c;
+    if (job.stop.aborted || job.lockLost)
+      throw new AbortedError({ message: 'The turn was stopped: nothing committed' });
     if (this.over) {
       throw new RunnerError({
         code: 'COMMIT_REFUSED',
         message: `ctx.commit was called after the turn of session ${JSON.stringify(session.key)} ended: commit before returning the TurnResult`,
       });
     }
-    if (job.stop.aborted || job.lockLost)
-      throw new AbortedError({ message: 'The turn was stopped: nothing committed' });
     if (this.conflict !== undefined) throw this.conflict;
     const answered = new Set(this.#approvals.map((d) => d.id));
     const pending = loaded.pendingApprovals.filter((p) => !answered.has(p.id));

@@ -47,6 +47,8 @@ export interface ApprovalTurnResult {
 export interface ApprovalEngineOptions {
   /** The side effect: runs once per approved call (its return value is the tool result). */
   readonly tool: (args: { readonly request: string }) => unknown;
+  /** Called before the claim is committed (a test can hold two runners' turns there, to race them). */
+  readonly beforeClaim?: () => unknown;
   /** Called after the claim is committed and before the tool runs (a test can hold the turn there). */
   readonly beforeTool?: () => unknown;
 }
@@ -109,6 +111,7 @@ async function resume(
   if (state.started.includes(held.id)) return done('outcome unknown: not retried');
   // The durable claim: once this commit is saved, the call never runs again.
   const claimed: ApprovalEngineState = { ...state, started: [...state.started, held.id] };
+  await opts.beforeClaim?.();
   await ctx.commit(claimed);
   await opts.beforeTool?.();
   const result = await opts.tool(held.arguments as { request: string });
