@@ -4,7 +4,6 @@
 import {
   CheckpointConflictError,
   type Checkpoint,
-  type SessionCause,
   type SessionCheckpointV1,
   type SessionVersion,
 } from '@signalyard/core';

@@ -1,7 +1,19 @@
 import { describeValue, type ApprovalDecision, type PendingApproval, type Signal } from '@signalyard/core';
 import type { StaleApproval } from './live-session.js';
 
-/** The payload of a `tool_approval` signal (`Runner.approve`). */
+/**
+ * The payload of a `tool_approval` signal, as `Runner.approve` dispatches it (and `dispatch`
+ * checks it). Routes read it, e.g. to refuse an approver:
+ *
+ * @example
+ * ```ts
+ * const reviewersOnly: SignalRoute = {
+ *   kind: SignalKind.ToolApproval,
+ *   predicate: (s) => !reviewers.has((s.payload as ToolApprovalPayload).by ?? ''),
+ *   action: Action.reject('not a reviewer'),
+ * };
+ * ```
+ */
 export interface ToolApprovalPayload {
   readonly decisions: readonly ApprovalDecision[];
   /** Who decided (a user id, an email): routes may check it; the audit log and the version's cause record it. */
@@ -46,16 +58,16 @@ export function decisionsProblem(decisions: unknown): string | undefined {
   return undefined;
 }
 
-/** The decisions a `tool_approval` signal carries (none for other signals or a malformed payload). @internal */
-export function decisionsOf(signal: Signal): readonly ApprovalDecision[] {
+/** The decisions a `tool_approval` signal carries (none for other signals or a malformed payload). */
+function decisionsOf(signal: Signal): readonly ApprovalDecision[] {
   if (signal.kind !== 'tool_approval') return NONE;
   const payload = signal.payload as { decisions?: unknown } | null;
   const decisions = typeof payload === 'object' && payload !== null ? payload.decisions : undefined;
   return Array.isArray(decisions) ? (decisions as ApprovalDecision[]) : NONE;
 }
 
-/** Who decided, for a `tool_approval` signal with a `by`. @internal */
-export function approverOf(signal: Signal): string | undefined {
+/** Who decided, for a `tool_approval` signal with a `by`. */
+function approverOf(signal: Signal): string | undefined {
   if (signal.kind !== 'tool_approval') return undefined;
   const by = (signal.payload as { by?: unknown } | null)?.by;
   return typeof by === 'string' ? by : undefined;

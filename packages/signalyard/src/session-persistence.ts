@@ -3,7 +3,6 @@ import {
   DirectStrategy,
   describeValue,
   isSignalyardError,
-  type ChatMessage,
   type CheckpointStore,
   type ExecutionStrategy,
   type SessionCause,

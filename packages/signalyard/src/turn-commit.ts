@@ -34,7 +34,7 @@ export class TurnCommits {
   /** Set when the turn has ended: later commits are refused. */
   over = false;
   /** Set by a commit that lost to another writer (the error). */
-  conflict: unknown = undefined;
+  conflict: Error | undefined = undefined;
 
   constructor(persistence: SessionPersistence, turn: CommitInput, approvals: readonly ApprovalDecision[]) {
     this.#persistence = persistence;
@@ -63,6 +63,7 @@ export class TurnCommits {
         message: `ctx.commit was called after the turn of session ${JSON.stringify(session.key)} ended: commit before returning the TurnResult`,
       });
     }
+    // A commit of this turn lost already: the turn's work is being discarded.
     if (this.conflict !== undefined) throw this.conflict;
     const answered = new Set(this.#approvals.map((d) => d.id));
     const pending = loaded.pendingApprovals.filter((p) => !answered.has(p.id));
@@ -79,7 +80,7 @@ export class TurnCommits {
         signalCause(job.signal, { decidedBy: decidedBy(this.#c.match) }),
       );
     } catch (error) {
-      if (isConflict(error)) this.conflict = error;
+      if (isConflict(error)) this.conflict = error as Error;
       throw error;
     }
     job.committed = true;

@@ -1,5 +1,6 @@
 import type { Checkpoint } from '../checkpoint-store.js';
 import type { ChatMessage } from '../model.js';
+import type { PendingApproval } from '../approval.js';
 import type { SessionCause, SessionCheckpointV1, SessionVersion } from '../session-checkpoint.js';
 import type { StrategySnapshot } from '../execution-strategy.js';
 import { describeValue } from '../signal.js';
@@ -81,8 +82,10 @@ export function retireApprovals(
   reason: 'stale: rewound' | 'stale: forked',
 ): SessionCheckpointV1 {
   const { pendingApprovals: pending, staleApprovals: stale, ...rest } = data;
-  const retired = Array.isArray(pending) ? pending.map((p) => ({ id: p.id, reason })) : [];
-  const kept = Array.isArray(stale) ? stale : [];
+  const retired = Array.isArray(pending)
+    ? (pending as readonly PendingApproval[]).map((p) => ({ id: p.id, reason }))
+    : [];
+  const kept: readonly { readonly id: string; readonly reason: string }[] = Array.isArray(stale) ? stale : [];
   const staleApprovals = [...kept, ...retired];
   return staleApprovals.length === 0 ? { ...rest, cause } : { ...rest, staleApprovals, cause };
 }
