@@ -31,20 +31,22 @@ export class TurnCommits {
   /** The decisions the turn applies (`ctx.approvals`). */
   readonly #approvals: readonly ApprovalDecision[];
   #chain: Promise<void> = Promise.resolve();
-  /** Set when the turn has ended: later commits are refused. */
-  over = false;
   /** Set by a commit that lost to another writer (the error). */
   conflict: Error | undefined = undefined;
 
-  constructor(persistence: SessionPersistence, turn: CommitInput, approvals: readonly ApprovalDecision[]) {
+  /** True once the turn has ended: later commits are refused. */
+  readonly #over: () => boolean;
+
+  constructor(
+    persistence: SessionPersistence,
+    turn: CommitInput,
+    approvals: readonly ApprovalDecision[],
+    over: () => boolean,
+  ) {
     this.#persistence = persistence;
     this.#c = turn;
     this.#approvals = approvals;
-  }
-
-  /** True once a commit of this turn has saved. */
-  get committed(): boolean {
-    return this.#c.job.committed === true;
+    this.#over = over;
   }
 
   commit(state: unknown): Promise<void> {
@@ -57,7 +59,7 @@ export class TurnCommits {
     const { session, loaded, job, history } = this.#c;
     if (job.stop.aborted || job.lockLost)
       throw new AbortedError({ message: 'The turn was stopped: nothing committed' });
-    if (this.over) {
+    if (this.#over()) {
       throw new RunnerError({
         code: 'COMMIT_REFUSED',
         message: `ctx.commit was called after the turn of session ${JSON.stringify(session.key)} ended: commit before returning the TurnResult`,

@@ -56,7 +56,8 @@ type EndTurn = (parts: OutcomeParts, applied?: Omit<Applied, 'outcome'>) => Appl
 /** A turn in progress: its commits, its approvals, the engine's own approval events, whether it is over. */
 interface TurnRun {
   over: boolean;
-  readonly commits: TurnCommits;
+  /** Made by the turn's first `ctx.commit` (most turns never commit). */
+  commits: TurnCommits | undefined;
   /** `ctx.approvals`. */
   readonly approvals: readonly ApprovalDecision[];
   /** The approvals pending and stale when the turn started (a commit changes the loaded ones). */
@@ -82,20 +83,19 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
     pendingBefore: t.loaded.pendingApprovals,
     staleBefore: t.loaded.staleApprovals,
     announced: undefined,
-    commits: new TurnCommits(deps.persistence, t, approvals),
+    commits: undefined,
   };
   const keepArrival = t.arrival === undefined ? {} : { save: t.arrival };
   const end: EndTurn = (parts, applied) => {
     run.over = true;
-    run.commits.over = true;
-    const { conflict } = run.commits;
+    const conflict = run.commits?.conflict;
     // A commit lost to another writer: nothing of this attempt is saved; the signal is applied again.
     const final = conflict === undefined ? parts : { status: 'failed' as const, error: conflict };
     if (hub.hasListeners) hub.emit({ type: 'turn_end', ...session.ctx, status: final.status });
     const outcome = outcomeOf(session.ctx, final, t.action, t.match);
     if (conflict !== undefined) return { outcome, conflict };
     // After a commit, what arrived is saved already: a failure saves nothing more.
-    return { outcome, ...(applied ?? (run.commits.committed ? {} : keepArrival)) };
+    return { outcome, ...(applied ?? (job.committed === true ? {} : keepArrival)) };
   };
   const ctx = turnContext(deps, t, run);
   if (hub.hasListeners) hub.emit({ type: 'turn_start', ...session.ctx });
@@ -143,7 +143,10 @@ function turnContext(deps: TurnDeps, t: TurnInput, run: TurnRun): TurnContextImp
     stopper: job.stop,
     approvals: run.approvals,
     pendingApprovals: run.pendingBefore,
-    commits: run.commits,
+    commit: (state) => {
+      run.commits ??= new TurnCommits(deps.persistence, t, run.approvals, () => run.over);
+      return run.commits.commit(state);
+    },
     emit: (event) => {
       if (run.over) return;
       if (isApprovalEvent(event)) (run.announced ??= new AnnouncedApprovals()).note(event);
@@ -298,7 +301,7 @@ interface TurnContextParts {
   readonly stopper: Stopper;
   readonly approvals: readonly ApprovalDecision[];
   readonly pendingApprovals: readonly PendingApproval[];
-  readonly commits: TurnCommits;
+  readonly commit: TurnContext['commit'];
   readonly emit: TurnContext['emit'];
   readonly emitText: TurnContext['emitText'];
 }
@@ -317,7 +320,7 @@ class TurnContextImpl implements TurnContext {
   readonly approvals: readonly ApprovalDecision[];
   readonly pendingApprovals: readonly PendingApproval[];
   readonly #stopper: Stopper;
-  readonly #commits: TurnCommits;
+  readonly commit: TurnContext['commit'];
 
   constructor(parts: TurnContextParts) {
     this.sessionKey = parts.sessionKey;
@@ -332,15 +335,11 @@ class TurnContextImpl implements TurnContext {
     this.approvals = parts.approvals;
     this.pendingApprovals = parts.pendingApprovals;
     this.#stopper = parts.stopper;
-    this.#commits = parts.commits;
+    this.commit = parts.commit;
   }
 
   get abortSignal(): AbortSignal {
     return this.#stopper.signal;
-  }
-
-  commit(state: unknown): Promise<void> {
-    return this.#commits.commit(state);
   }
 }
 
