@@ -74,6 +74,15 @@ export class SignalApplier {
       } catch (error) {
         return this.#escaped(session, job, error);
       }
+      // The engine's commit lost to another writer: nothing of this attempt is kept beyond it.
+      if (applied.conflict !== undefined) {
+        if (attempt < MAX_CONFLICT_RETRIES && !job.lockLost) continue;
+        return {
+          ...applied.outcome,
+          status: 'failed',
+          error: asSignalyardError(applied.conflict, 'CHECKPOINT_SAVE_FAILED'),
+        };
+      }
       // Without the lock, another process may own the session now: save nothing, retry nothing.
       if (applied.save === undefined || job.lockLost) return applied.outcome;
       try {
@@ -81,7 +90,7 @@ export class SignalApplier {
       } catch (error) {
         if (applied.rollback !== undefined) loaded.strategy.restore(applied.rollback);
         if (isConflict(error) && attempt < MAX_CONFLICT_RETRIES) continue;
-        if (isUnstorable(error) && applied.outcome.status !== 'failed') {
+        if (isUnstorable(error) && applied.outcome.status !== 'failed' && job.committed !== true) {
           // The turn's effects cannot be stored; what arrived still is.
           await persistence.saveArrival(
             session,
@@ -113,14 +122,17 @@ export class SignalApplier {
           cause: error,
         });
     const outcome = failedOutcome(session.ctx, failure);
-    await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome));
+    // After a commit, what arrived is saved already.
+    if (job.committed !== true)
+      await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome));
     return outcome;
   }
 
   /** Routes the signal and applies its action to the live session state (nothing saved yet). */
   async #applyOnce(session: LiveSession, loaded: LoadedState, job: Job): Promise<Applied> {
     const { signal } = job;
-    const user = userMessageOf(signal);
+    // Applied again after its engine committed: the user message is saved already.
+    const user = job.committed === true ? undefined : userMessageOf(signal);
     const history =
       user === undefined ? loaded.history : trimHistory([...loaded.history, user], this.#d.maxHistoryMessages);
     const arrival = user === undefined ? undefined : { history, engineState: loaded.engineState };
@@ -132,7 +144,7 @@ export class SignalApplier {
       this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal, action: undefined });
       return { outcome: failedOutcome(session.ctx, error), ...keepArrival };
     }
-    const action = match?.action ?? defaultAction(signal);
+    const action = match?.action ?? defaultAction(signal, loaded);
     emitDecision(this.#d.hub, session, job, action, match);
     if (action === undefined) {
       this.#d.hub.emit({ type: 'unrouted', ...session.ctx, signal });
@@ -215,11 +227,30 @@ export class SignalApplier {
   }
 }
 
-/** Runner defaults for unrouted signals: `user_message` → continue, `stop` → graceful_stop. */
-function defaultAction(signal: Signal): Action | undefined {
-  if (signal.kind === 'user_message') return Action.Continue;
-  if (signal.kind === 'stop') return Action.GracefulStop;
-  return undefined;
+const AWAITING_APPROVAL = Action.reject('awaiting_approval');
+const NO_PENDING_APPROVAL = Action.reject('no_pending_approval');
+
+/** The runner default for an unrouted `user_message`: continue, or `reject('awaiting_approval')` while approvals are pending. @internal */
+export function userMessageDefault(loaded: LoadedState): Action {
+  return loaded.pendingApprovals.length > 0 ? AWAITING_APPROVAL : Action.Continue;
+}
+
+/**
+ * Runner defaults for unrouted signals: `user_message` → continue (`reject('awaiting_approval')`
+ * while approvals are pending), `tool_approval` → continue when approvals are pending, else
+ * `reject('no_pending_approval')`, `stop` → graceful_stop. @internal
+ */
+function defaultAction(signal: Signal, loaded: LoadedState): Action | undefined {
+  switch (signal.kind) {
+    case 'user_message':
+      return userMessageDefault(loaded);
+    case 'tool_approval':
+      return loaded.pendingApprovals.length > 0 ? Action.Continue : NO_PENDING_APPROVAL;
+    case 'stop':
+      return Action.GracefulStop;
+    default:
+      return undefined;
+  }
 }
 
 /** Emits `route_decided` (when anyone listens), and `routed` to the job's stream. @internal */

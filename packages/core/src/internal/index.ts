@@ -52,5 +52,10 @@ export {
 export { approvalPolicyProblems, snakeCaseApprovalPolicySchema } from '../approval-policy-schema.js';
 export type { PolicySpelling } from '../approval-policy-schema.js';
 export { jsonEqual } from '../json-equal.js';
-export { pendingApprovalCount, readSessionCheckpoint, sessionVersionOf } from './session-checkpoint-format.js';
+export {
+  pendingApprovalCount,
+  readSessionCheckpoint,
+  retireApprovals,
+  sessionVersionOf,
+} from './session-checkpoint-format.js';
 export type { SessionCheckpointRead } from './session-checkpoint-format.js';
