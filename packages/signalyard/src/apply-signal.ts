@@ -2,9 +2,11 @@ import {
   Action,
   SignalyardError,
   isTransitionRefusal,
+  type ExecutionStrategy,
   type Outcome,
   type RunnerEvent,
   type Signal,
+  type TransitionAttempt,
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
@@ -170,7 +172,12 @@ export class SignalApplier {
       case 'transition': {
         const before = loaded.strategy.snapshot();
         try {
-          const result = loaded.strategy.execute(action.target, a.job.signal.payload);
+          const attempt = attemptTransition(loaded.strategy, action.target, a.job.signal.payload);
+          if (!attempt.ok) {
+            const error = attempt.refusal.toError();
+            return { outcome: outcomeOf(session.ctx, { status: 'rejected', error }, action, match), ...keepArrival };
+          }
+          const result = attempt.result;
           return {
             outcome: outcomeOf(session.ctx, { status: 'completed', output: result }, action, match),
             save: { history, engineState: loaded.engineState },
@@ -278,4 +285,13 @@ export function emitDecision(
     ...(match !== undefined && { tier: match.tier }),
     ...(match?.route.name !== undefined && { routeName: match.route.name }),
   });
+}
+
+/**
+ * A `transition` action through `tryExecute` when the strategy offers it (a refusal is then a
+ * value: no exception is thrown and caught), else through `execute`, whose refusals throw.
+ */
+function attemptTransition(strategy: ExecutionStrategy, target: string, payload: unknown): TransitionAttempt {
+  if (strategy.tryExecute !== undefined) return strategy.tryExecute(target, payload);
+  return { ok: true, result: strategy.execute(target, payload) };
 }
