@@ -13,7 +13,7 @@ import type {
   ChatResponse,
   Tool,
 } from '@signalyard/core';
-import { CrewExecutor, CrewRunError, type CrewConfigInput, type CrewState } from '@signalyard/crew';
+import { CrewExecutor, CrewRunError, type CrewConfigInput, type CrewResponse, type CrewState } from '@signalyard/crew';
 import { roundTrip } from './crew-support-approvals.js';
 
 const TOOLS = ['t0', 't1', 't2'] as const;
@@ -199,7 +199,9 @@ describe('CrewExecutor approvals: at most once (property)', () => {
                       return Promise.reject(new Error('died after the save'));
                     return Promise.resolve();
                   };
-            const outcome = await executor
+            let response: CrewResponse | undefined;
+            let failure: unknown;
+            await executor
               .execute('go', {
                 state: roundTrip(store),
                 approvals: decisions,
@@ -207,14 +209,21 @@ describe('CrewExecutor approvals: at most once (property)', () => {
                 ...(commit === undefined ? {} : { commit }),
               })
               .then(
-                (response) => response,
-                (error: unknown) => (CrewRunError.isInstance(error) ? error.code : error),
+                (r) => {
+                  response = r;
+                },
+                (error: unknown) => {
+                  failure = error;
+                },
               );
-            if (typeof outcome === 'object' && outcome !== null && 'state' in outcome) {
-              store = roundTrip(outcome.state); // the caller saves what the run returned
-              checkAnswers(outcome.state, executions);
+            if (response !== undefined) {
+              store = roundTrip(response.state); // the caller saves what the run returned
+              checkAnswers(response.state, executions);
             } else {
-              expect(outcome).toMatch(/^(CREW_COMMIT_FAILED|ABORTED)$/); // the last durable save stays
+              // the last durable save stays
+              expect(CrewRunError.isInstance(failure) ? failure.code : failure).toMatch(
+                /^(CREW_COMMIT_FAILED|ABORTED)$/,
+              );
             }
             for (const count of executions.values()) expect(count).toBeLessThanOrEqual(1);
             checkAnswers(store, executions);
