@@ -35,7 +35,7 @@ export async function holdBatch(
       return { status: 'done', content: answer.content, isError: true };
     }
     book.issued++;
-    const approval: PendingApproval = {
+    const approval: PendingApproval = Object.freeze({
       id: `ap-${book.issued}`,
       toolCallId: call.id,
       toolName: call.name,
@@ -44,7 +44,7 @@ export async function holdBatch(
       ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
       ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
       requestedAt,
-    };
+    });
     requested.push(approval);
     return { status: 'held', approval };
   });

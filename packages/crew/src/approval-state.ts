@@ -97,7 +97,7 @@ function readCall(value: unknown): CrewBatchCall | string {
     const approval = value.approval;
     if (!isObj(approval) || typeof approval.id !== 'string' || typeof approval.toolCallId !== 'string')
       return `.approval ${describeValue(approval)}: expected a PendingApproval { id, toolCallId, … }`;
-    entry.approval = approval as unknown as PendingApproval;
+    entry.approval = Object.freeze({ ...approval }) as unknown as PendingApproval;
   } else if (status === 'held') return `.approval: a held call needs its PendingApproval`;
   if (status === 'done') {
     if (typeof value.content !== 'string')
