@@ -49,7 +49,11 @@ export {
   keyPrefixUpperBound,
   unstorableTextIndex,
 } from '../checkpoint-text.js';
-export { approvalPolicyProblems, snakeCaseApprovalPolicySchema } from '../approval-policy-schema.js';
+export {
+  approvalPolicyKeys,
+  approvalPolicyProblems,
+  snakeCaseApprovalPolicySchema,
+} from '../approval-policy-schema.js';
 export type { PolicySpelling } from '../approval-policy-schema.js';
 export { jsonEqual } from '../json-equal.js';
 export {
