@@ -45,7 +45,7 @@ function tools(store: CheckpointStore): { tools: Tool[]; runs: string[]; claimed
   return { tools: [tool('refund'), tool('lookup')], runs, claimed };
 }
 
-function desk(store: CheckpointStore, script: ChatResponse[] | string[]) {
+function desk(store: CheckpointStore, script: readonly (ChatResponse | string)[]) {
   const t = tools(store);
   const model = scriptedModel({ clerk: script });
   const runner = createRunner({ store, agents: [{ id: 'desk', engine: crewEngine(crew, { model, tools: t.tools }) }] });
