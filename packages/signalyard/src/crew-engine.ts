@@ -1,5 +1,12 @@
 import { describeValue, type ChatMessage, type ChatModel, type Tool, type TranscriptEntry } from '@signalyard/core';
-import { CrewExecutor, type CrewConfigInput, type CrewResponse, type CrewState } from '@signalyard/crew';
+import { crewGraphMermaid, crewGraphOf } from '@signalyard/core/internal';
+import {
+  CrewExecutor,
+  resolveCrewConfig,
+  type CrewConfigInput,
+  type CrewResponse,
+  type CrewState,
+} from '@signalyard/crew';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
 import { userMessageOf } from './history.js';
 import { RunnerError } from './errors/runner-error.js';
@@ -27,7 +34,8 @@ interface CrewEngineState {
  * events are forwarded with `ctx.emit`. When the turn is streamed (`ctx.streaming`), models
  * stream and the crew's `text_delta`s (markers hidden) go through `ctx.emitText` with the
  * speaking agent and its path; otherwise models are called with `generate`. `transcript` shows
- * the conversation with markers hidden and handoffs and tool calls as entries.
+ * the conversation with markers hidden and handoffs and tool calls as entries; `diagrams()` draws
+ * the crew as a Mermaid flowchart (as `signalyard graph` does).
  *
  * @throws ConfigError `CONFIG_INVALID` when the crew, models or tools are invalid (checked once, here).
  * @example
@@ -48,6 +56,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
     model: opts.model,
     ...(opts.tools === undefined ? {} : { tools: opts.tools }),
   });
+  let mermaid: string | undefined;
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const user = userMessageOf(ctx.signal);
@@ -86,6 +95,11 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       };
     },
     transcript: (history) => crewTranscript(history, (content) => executor.visibleText(content)),
+    diagrams: () => {
+      // The crew was validated by the executor above: resolving it again cannot fail.
+      mermaid ??= crewGraphMermaid(crewGraphOf(resolveCrewConfig(crew)));
+      return { crew: mermaid };
+    },
   };
 }
 

@@ -54,3 +54,12 @@ export type { PolicySpelling } from '../approval-policy-schema.js';
 export { jsonEqual } from '../json-equal.js';
 export { pendingApprovalCount, readSessionCheckpoint, sessionVersionOf } from './session-checkpoint-format.js';
 export type { SessionCheckpointRead } from './session-checkpoint-format.js';
+export { crewGraphMermaid, crewGraphOf } from './crew-graph.js';
+export type {
+  CrewGraph,
+  CrewGraphAgent,
+  CrewGraphEdge,
+  CrewGraphGroup,
+  CrewGraphSource,
+  CrewGraphTermination,
+} from './crew-graph.js';
