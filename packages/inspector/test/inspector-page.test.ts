@@ -2,16 +2,13 @@
 import { mkdtempSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunnerEvent } from '@signalyard/core';
-import { ComposedRouter } from '@signalyard/router';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import type { Browser, Page } from 'playwright-core';
-import type { Runner } from 'signalyard';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startInspector, type InspectableRunner } from '../src/index.js';
+import { startInspector } from '../src/index.js';
 import { PAYMENTS, approvalRunner } from './approval-runner.js';
 import { describeBrowser, launchBrowser } from './browser.js';
-import { deskRoutes, diagrams, says, testRunner } from './fixture.js';
+import { diagrams, says, testRunner } from './fixture.js';
 
 const shots = mkdtempSync(join(tmpdir(), 'signalyard-inspector-shots-'));
 /** Set to a folder (docs/images) to keep the screenshots as documentation images. */
@@ -24,31 +21,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
     mkdirSync(keepShots, { recursive: true });
     copyFileSync(file, join(keepShots, `${name}.png`));
   }
-}
-
-/**
- * The runner with the `explain()` list on `route_decided` (`considered`), computed by the
- * router from the desk's routes — what the Runner adds under `explainDecisions` (runner.md).
- */
-function explaining(runner: Runner): InspectableRunner {
-  const router = new ComposedRouter({ agent: deskRoutes });
-  return {
-    listSessions: (opts) => runner.listSessions(opts),
-    session: (key) => runner.session(key),
-    sessionAt: (key, version) => runner.sessionAt(key, version),
-    history: (key, opts) => runner.history(key, opts),
-    transcript: (key) => runner.transcript(key),
-    fork: (from, to, opts) => runner.fork(from, to, opts),
-    rewind: (key, version) => runner.rewind(key, version),
-    on: (listener: (e: RunnerEvent) => void) =>
-      runner.on((e) => {
-        listener(
-          e.type === 'route_decided' && e.agentId === 'desk'
-            ? ({ ...e, considered: router.explain(e.signal).considered } as RunnerEvent)
-            : e,
-        );
-      }),
-  };
 }
 
 async function openPage(browser: Browser, url: string): Promise<Page> {
@@ -76,7 +48,8 @@ describeBrowser('the inspector page in Chromium', () => {
     await runner.dispatch('agent:desk:main', says('my printer is on fire'));
     await runner.dispatch('agent:support:main', says('I was charged twice'));
     await runner.dispatch('agent:review:main', says('review my change'));
-    const inspector = await startInspector({ runner: explaining(runner), port: 0, diagrams });
+    // The real Runner: its timeline, its explained decisions and its describe() diagrams (no `diagrams` option).
+    const inspector = await startInspector({ runner, port: 0 });
     const page = await openPage(browser, inspector.url);
     expect(page.url()).not.toContain('token='); // redirected: the token now lives in the cookie
 
@@ -85,12 +58,28 @@ describeBrowser('the inspector page in Chromium', () => {
     expect(keys).toEqual(['agent:desk:main', 'agent:review:main', 'agent:support:main']);
 
     await page.click('[data-session="agent:desk:main"]');
-    // Events seen before the inspector started are not in its log: dispatch one now.
+    // Caught up from the runner's timeline: the decision made before the inspector started
+    // (not explained then: nobody asked for it).
+    const before = page.locator('#timeline li[data-entry-type="route"]');
+    await expect.poll(() => before.count()).toBe(1);
+    expect(await before.first().textContent()).toContain('tier agent');
+    expect(await before.first().locator('.route-name').textContent()).toBe('route open-ticket');
+    expect(await before.first().locator('.loser').count()).toBe(0);
+    expect(await page.locator('#timeline li[data-entry-type="signal"]').first().textContent()).toContain(
+      'my printer is on fire',
+    );
+    // Now the inspector is attached, the Runner explains its decisions in the same routing pass.
     await runner.dispatch('agent:desk:main', says('still burning'));
     const route = page.locator('#timeline li[data-entry-type="route"]').first();
-    await expect.poll(() => route.textContent()).toContain('tier agent');
+    await expect.poll(() => before.count()).toBe(2);
+    expect(await route.textContent()).toContain('tier agent');
     expect(await route.locator('.route-name').textContent()).toBe('route open-ticket');
     expect(await route.locator('.loser').allTextContents()).toEqual(['beat: agent · fallback-chat · outranked']);
+    const decided = runner.timeline('agent:desk:main').find((e) => e.event.type === 'route_decided');
+    expect(decided?.event.type === 'route_decided' && decided.event.considered?.map((c) => c.outcome)).toEqual([
+      'matched',
+      'outranked',
+    ]);
     await expect
       .poll(() => page.locator('#timeline li[data-entry-type="outcome"]').first().textContent())
       .toContain('completed');
@@ -125,8 +114,11 @@ describeBrowser('the inspector page in Chromium', () => {
     // The crew session's handoff and the pipeline's stages arrive live.
     await page.click('[data-session="agent:support:main"]');
     await page.waitForSelector('#session-header');
-    await runner.dispatch('agent:support:main', says('and again'));
+    // The crew's graph from describe(), and its handoff from before the inspector started.
+    await page.waitForSelector('[data-diagram="crew"] svg', { timeout: 30_000 });
     await expect.poll(() => page.locator('#timeline').textContent()).toContain('handoff');
+    await runner.dispatch('agent:support:main', says('and again'));
+    await expect.poll(() => page.locator('#timeline li[data-entry-type="outcome"]').count()).toBe(2);
     expect(await page.locator('#timeline').textContent()).toContain('triage → billing');
     expect(await page.locator('#chat').textContent()).toContain('Refund issued.');
     await screenshot(page, 'inspector-crew');
