@@ -15,7 +15,7 @@ interface ConsideredEntry {
 }
 
 /** What a timeline entry holds besides its place: one of the runner events, made plain JSON. */
-export type EntryDetail =
+type EntryDetail =
   | { readonly type: 'signal'; readonly kind: string; readonly text?: string; readonly payload: unknown }
   | {
       readonly type: 'route';

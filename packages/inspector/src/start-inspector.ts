@@ -111,9 +111,9 @@ export async function startInspector(opts: InspectorOptions): Promise<Inspector>
 
 /** The runner's own log when it has `timeline()`, else the inspector's, from now on. */
 function timelineFeed(o: ResolvedInspectorOptions): TimelineFeed {
-  const timeline = o.runner?.timeline;
-  if (o.runner !== undefined && timeline !== undefined)
-    return new RunnerTimelineFeed(timeline.bind(o.runner), o.timelineLimit);
+  const runner = o.runner;
+  if (runner?.timeline !== undefined)
+    return new RunnerTimelineFeed((key, opts) => runner.timeline?.(key, opts) ?? [], o.timelineLimit);
   return new EventLog({ limit: o.timelineLimit, maxSessions: MAX_LOGGED_SESSIONS });
 }
 

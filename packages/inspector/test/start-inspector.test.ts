@@ -3,7 +3,7 @@ import { MemoryCheckpointStore, signal } from '@signalyard/core';
 import { rejectsCode } from '@signalyard/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InspectorError, startInspector, type Inspector, type InspectorOptions } from '../src/index.js';
-import { diagrams, http, says, testRunner } from './fixture.js';
+import { http, says, testRunner } from './fixture.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, read field by field
 type Json = Record<string, any>;

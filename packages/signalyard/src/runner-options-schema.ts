@@ -125,7 +125,7 @@ const timelineSchema = z
     expected('false or { limit?, sessions? } (positive integers)'),
   )
   .nullish()
-  .transform((v) => (v === undefined || v === null ? DEFAULT_TIMELINE : v));
+  .transform((v) => v ?? DEFAULT_TIMELINE);
 
 /** Store, lock, limits (with their defaults) and logger. */
 export const servicesSchema = z.object({

@@ -566,14 +566,12 @@ function reopenOptions(
 /** `on()`'s options: whether the listener asks for explained decisions. */
 function listenerOptions(opts: unknown): boolean {
   if (opts === undefined) return false;
-  const o = opts as { explainDecisions?: unknown } | null;
-  if (
-    typeof o !== 'object' ||
-    o === null ||
-    (o.explainDecisions !== undefined && typeof o.explainDecisions !== 'boolean')
-  )
-    throw inputError(`on() options must be { explainDecisions?: boolean }, got ${describeValue(opts)}`);
-  return o.explainDecisions === true;
+  const bad = (): RunnerError =>
+    inputError(`on() options must be { explainDecisions?: boolean }, got ${describeValue(opts)}`);
+  if (typeof opts !== 'object' || opts === null) throw bad();
+  const { explainDecisions } = opts as { explainDecisions?: unknown };
+  if (explainDecisions !== undefined && typeof explainDecisions !== 'boolean') throw bad();
+  return explainDecisions === true;
 }
 
 /** `timeline()`'s `limit`: an integer >= 1, default every entry kept. */
