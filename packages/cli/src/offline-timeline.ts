@@ -4,12 +4,11 @@
 import {
   CheckpointConflictError,
   type Checkpoint,
-  type SessionCause,
   type SessionCheckpointV1,
   type SessionVersion,
 } from '@signalyard/core';
 import { SessionKeyError, agentIdOf, formatSessionKey, parseSessionKey } from '@signalyard/sessions';
-import { errorText } from '@signalyard/core/internal';
+import { errorText, retireApprovals } from '@signalyard/core/internal';
 import { CliSessionError } from './errors/cli-session-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import type { HistoryStore } from './open-store.js';
@@ -115,10 +114,11 @@ export async function forkSession(
       message: `cannot fork session ${JSON.stringify(from)} of agent ${JSON.stringify(data.agentId)} into ${JSON.stringify(to.key)}, a session of agent ${JSON.stringify(to.agentId)}: fork into a key of the same agent (agent:${data.agentId}:…)`,
     });
   }
-  const forked = reopened(data, {
-    at: new Date().toISOString(),
-    forkedFrom: { sessionKey: from, version: source.version },
-  });
+  const forked = retireApprovals(
+    data,
+    { at: new Date().toISOString(), forkedFrom: { sessionKey: from, version: source.version } },
+    'stale: forked',
+  );
   if ((await store.load(to.key)) !== undefined) throw exists(to.key);
   try {
     return { version: await store.save(to.key, forked, 0), data: forked };
@@ -142,10 +142,11 @@ export async function rewindSession(
   const current = await store.load(key);
   if (current === undefined) throw notFound('rewind', key);
   const target = await versionOf(store, key, current, version);
-  const restored = reopened(decodeSessionCheckpoint(key, target.data), {
-    at: new Date().toISOString(),
-    rewoundTo: target.version,
-  });
+  const restored = retireApprovals(
+    decodeSessionCheckpoint(key, target.data),
+    { at: new Date().toISOString(), rewoundTo: target.version },
+    'stale: rewound',
+  );
   try {
     return { version: await store.save(key, restored, current.version), rewoundTo: target.version, data: restored };
   } catch (error) {
@@ -188,11 +189,6 @@ async function versionOf(store: HistoryStore, key: string, current: Checkpoint, 
     sessionKey: key,
     message: `version ${version} of session ${JSON.stringify(key)} is not available: ${why}`,
   });
-}
-
-/** `data` as a fork's or rewind's new version: the given cause, pending approvals not re-opened. */
-function reopened(data: SessionCheckpointV1, cause: SessionCause): SessionCheckpointV1 {
-  return { ...data, pendingApprovals: [], cause };
 }
 
 function notFound(what: string, key: string): CliSessionError {

@@ -4,7 +4,7 @@ import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { collect } from '@signalyard/test-utils';
 import { afterAll, expect, it } from 'vitest';
 import { DATABASE_URL, describePostgres, dropTables, sql, uniqueTable } from './postgres-server.js';
-import { SUPPORT_VERSIONS, seed, sessionOf, withoutTimes } from './session-fixtures.js';
+import { PENDING, SUPPORT_VERSIONS, seed, sessionOf, withoutTimes } from './session-fixtures.js';
 import { lines, runInProcess, type CliResult } from './support.js';
 
 afterAll(async () => {
@@ -89,9 +89,11 @@ describePostgres('signalyard sessions on PostgreSQL', () => {
     });
     const fork = await withStore(table, (s) => s.load('agent:support:b'));
     expect(fork?.version).toBe(1);
+    // The pending approval is not re-opened: the fork holds it as stale.
+    const { pendingApprovals: _pending, ...withoutPending } = SUPPORT_VERSIONS[1] as SessionCheckpointV1;
     expect(fork?.data).toEqual({
-      ...SUPPORT_VERSIONS[1],
-      pendingApprovals: [],
+      ...withoutPending,
+      staleApprovals: [{ id: PENDING.id, reason: 'stale: forked' }],
       cause: { at: expect.any(String), forkedFrom: { sessionKey: 'agent:support:main', version: 2 } },
     });
     expectError(
@@ -116,7 +118,6 @@ describePostgres('signalyard sessions on PostgreSQL', () => {
     expect(kept.map((c) => c.version)).toEqual([5, 4, 3, 2, 1]);
     expect(kept[0]?.data).toEqual({
       ...SUPPORT_VERSIONS[0],
-      pendingApprovals: [],
       cause: { at: expect.any(String), rewoundTo: 1 },
     });
     const show = await cli(table, ['sessions', 'show', 'agent:support:main', '--json']);

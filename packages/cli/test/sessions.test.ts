@@ -298,7 +298,13 @@ describe('sessions fork', () => {
       const fork = await s.load('agent:support:what-if');
       expect(fork?.version).toBe(1);
       const { cause, ...rest } = fork?.data as SessionCheckpointV1;
-      expect(rest).toEqual({ ...SUPPORT_VERSIONS[1], cause: undefined, pendingApprovals: [] });
+      // The pending approval is not re-opened: it is stale, and the engine is told on its next turn.
+      const { pendingApprovals: _pending, ...withoutPending } = SUPPORT_VERSIONS[1] as SessionCheckpointV1;
+      expect(rest).toEqual({
+        ...withoutPending,
+        cause: undefined,
+        staleApprovals: [{ id: PENDING.id, reason: 'stale: forked' }],
+      });
       expect(cause).toEqual({
         at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         forkedFrom: { sessionKey: 'agent:support:main', version: 2 },
@@ -379,7 +385,13 @@ describe('sessions rewind', () => {
       const history = await collect(s.history('agent:support:main'));
       expect(history.map((c) => c.version)).toEqual([5, 4, 3, 2, 1]);
       const { cause, ...rest } = history[0]?.data as SessionCheckpointV1;
-      expect(rest).toEqual({ ...SUPPORT_VERSIONS[1], cause: undefined, pendingApprovals: [] });
+      // The pending approval is not re-opened: it is stale, and the engine is told on its next turn.
+      const { pendingApprovals: _pending, ...withoutPending } = SUPPORT_VERSIONS[1] as SessionCheckpointV1;
+      expect(rest).toEqual({
+        ...withoutPending,
+        cause: undefined,
+        staleApprovals: [{ id: PENDING.id, reason: 'stale: rewound' }],
+      });
       expect(cause).toEqual({ at: expect.any(String), rewoundTo: 2 });
       expect(history[3]?.data).toEqual(SUPPORT_VERSIONS[1]); // the pending approval stays in version 2
       expect((history[3]?.data as SessionCheckpointV1).pendingApprovals).toEqual([PENDING]);
@@ -394,7 +406,6 @@ describe('sessions rewind', () => {
     expect(current?.version).toBe(6);
     expect(current?.data).toEqual({
       ...SUPPORT_VERSIONS[3],
-      pendingApprovals: [],
       cause: { at: expect.any(String), rewoundTo: 4 },
     });
   });

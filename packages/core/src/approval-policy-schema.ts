@@ -215,8 +215,12 @@ function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** The keys allowed in the object at `path` of a policy (the policy, a rule, or a condition). */
-function allowedKeys(path: readonly PropertyKey[], spelling: PolicySpelling): readonly string[] {
+/**
+ * The keys allowed in the object at `path` of a policy (the policy, a rule, or a condition), for
+ * unknown-key messages of a config that embeds a policy (crew.yaml `approvals:`).
+ * @internal
+ */
+export function approvalPolicyKeys(path: readonly PropertyKey[], spelling: PolicySpelling): readonly string[] {
   if (path.length === 0) return POLICY_KEYS;
   return path.length === 2 ? RULE_KEYS : conditionKeys(spelling);
 }
@@ -245,7 +249,7 @@ export function approvalPolicyProblems(
       problems.push({ path: formatPath(issue.path), message: issue.message });
       continue;
     }
-    const allowed = allowedKeys(issue.path, spelling).join(', ');
+    const allowed = approvalPolicyKeys(issue.path, spelling).join(', ');
     for (const key of issue.keys)
       problems.push({
         path: formatPath([...issue.path, key]),

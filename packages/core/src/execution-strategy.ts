@@ -1,3 +1,4 @@
+import type { SignalyardError } from './errors/signalyard-error.js';
 import type { SignalRoute } from './route.js';
 
 /**
@@ -36,4 +37,37 @@ export interface ExecutionStrategy {
   snapshot(): StrategySnapshot;
   /** Restores a snapshot taken by `snapshot()`; throws on a snapshot it cannot take, leaving the state unchanged. */
   restore(snapshot: StrategySnapshot): void;
+  /**
+   * Optional: `execute` without the exception for a refusal. Returns `{ ok: true, result }` when
+   * the action was executed, `{ ok: false, refusal }` when it was refused (the state unchanged);
+   * everything else `execute` would throw (bad input, a failing guard) it still throws. A Runner
+   * uses it when present, so a refused action costs no thrown error.
+   */
+  tryExecute?(action: string, input?: unknown): TransitionAttempt;
 }
+
+/**
+ * A strategy's refusal of an action, as a value (see {@link ExecutionStrategy.tryExecute}): the
+ * `code` and fields of the error `execute` would throw, and `toError()` to build that error
+ * (which carries the `transitionRefusal` marker) when one is needed.
+ */
+export interface StrategyRefusal {
+  /** The code of the error `execute` would throw, e.g. `FSM_INVALID_TRANSITION`. */
+  readonly code: string;
+  /** The refused action. */
+  readonly action: string;
+  /** The error `execute` would have thrown for this refusal: same code, fields and message. */
+  toError(): SignalyardError;
+}
+
+/**
+ * What {@link ExecutionStrategy.tryExecute} returns: the transition taken, or the refusal.
+ *
+ * @example
+ * ```ts
+ * const attempt = strategy.tryExecute?.('approve', input);
+ * if (attempt?.ok === false) console.log(attempt.refusal.code); // 'FSM_INVALID_TRANSITION'
+ * ```
+ */
+export type TransitionAttempt<R extends StrategyRefusal = StrategyRefusal> =
+  { readonly ok: true; readonly result: TransitionResult } | { readonly ok: false; readonly refusal: R };

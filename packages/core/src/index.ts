@@ -14,7 +14,13 @@ export type { CustomActionHandler, Plugin, PluginContext } from './plugin.js';
 export type { EngineEvent, Outcome, OutcomeStatus, RunnerEvent } from './runner-event.js';
 export type { TimelineEntry, TimelineEvent } from './timeline-entry.js';
 export type { AgentDescription, AgentDiagrams, DescribedRoute, RunnerDescription } from './runner-description.js';
-export type { ExecutionStrategy, StrategySnapshot, TransitionResult } from './execution-strategy.js';
+export type {
+  ExecutionStrategy,
+  StrategyRefusal,
+  StrategySnapshot,
+  TransitionAttempt,
+  TransitionResult,
+} from './execution-strategy.js';
 export { DirectStrategy } from './direct-strategy.js';
 export { SignalyardError, hasErrorMarker, isSignalyardError } from './errors/signalyard-error.js';
 export type { SignalyardErrorOptions } from './errors/signalyard-error.js';

@@ -39,6 +39,12 @@ export interface SessionCheckpointV1 {
   readonly engine: unknown;
   /** Tool calls waiting for a person's decision; absent or empty when none. */
   readonly pendingApprovals?: readonly PendingApproval[];
+  /**
+   * Approvals a `rewind` or `fork` retired (they were pending in the restored version): the
+   * engine is told on its next turn to answer them as denied with `reason` (`stale: rewound`,
+   * `stale: forked`). Absent or empty when none; cleared once a turn has delivered them.
+   */
+  readonly staleApprovals?: readonly { readonly id: string; readonly reason: string }[];
   /** Why this version exists. */
   readonly cause?: SessionCause;
 }

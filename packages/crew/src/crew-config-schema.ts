@@ -1,5 +1,11 @@
-import { describeValue } from '@signalyard/core';
-import { formatConfigPath, reservedNameProblem } from '@signalyard/core/internal';
+import { approvalPolicySchema, describeValue, type ApprovalPolicy } from '@signalyard/core';
+import {
+  approvalPolicyKeys,
+  approvalPolicyProblems,
+  formatConfigPath,
+  reservedNameProblem,
+  snakeCaseApprovalPolicySchema,
+} from '@signalyard/core/internal';
 import * as z from 'zod';
 import {
   DEFAULT_CREW_SETTINGS,
@@ -23,6 +29,7 @@ interface CrewKeys {
   readonly agents: string;
   readonly settings: string;
   readonly routing: string;
+  readonly approvals: string;
   readonly id: string;
   readonly name: string;
   readonly systemPrompt: string;
@@ -52,6 +59,7 @@ const CAMEL_KEYS: CrewKeys = Object.freeze({
   agents: 'agents',
   settings: 'settings',
   routing: 'routing',
+  approvals: 'approvals',
   id: 'id',
   name: 'name',
   systemPrompt: 'systemPrompt',
@@ -156,13 +164,16 @@ function structuralSchema(k: CrewKeys) {
     [k.agents]: list(agent).min(1, { error: 'a crew needs at least one agent' }),
     [k.settings]: settings.optional(),
     [k.routing]: routing.optional(),
+    // core's approval policy schema, in this spelling (crew.yaml: `starts_with`, `ends_with`)
+    [k.approvals]: (k === SNAKE_KEYS ? snakeCaseApprovalPolicySchema : approvalPolicySchema).optional(),
   });
 }
 
 /** The keys allowed in the mapping at `path` (for the unknown-key message). */
 function allowedKeys(path: readonly PropertyKey[], k: CrewKeys): readonly string[] {
   const [a, b, , d] = path;
-  if (path.length === 0) return [k.entryPoint, k.agents, k.settings, k.routing];
+  if (path.length === 0) return [k.entryPoint, k.agents, k.settings, k.routing, k.approvals];
+  if (a === k.approvals) return approvalPolicyKeys(path.slice(1), k === SNAKE_KEYS ? 'snake_case' : 'camelCase');
   if (a === k.agents && path.length === 2) return [k.id, k.name, k.systemPrompt, k.handoffTargets, k.tools];
   if (a === k.settings)
     return [k.maxHandoffs, k.maxRounds, k.maxToolRounds, k.maxHistoryMessages, k.parallelTimeoutSeconds, k.hideSignals];
@@ -428,6 +439,7 @@ function resolve(data: Obj, k: CrewKeys): CrewConfig {
     });
   }
 
+  const approvals = approvalsOf(own(data, k.approvals), k);
   const config: CrewConfig = Object.freeze({
     entryPoint: own(data, k.entryPoint) as string,
     agents: Object.freeze(agents),
@@ -437,9 +449,16 @@ function resolve(data: Obj, k: CrewKeys): CrewConfig {
       agentBehaviors: Object.freeze(agentBehaviors),
       parallelGroups: Object.freeze(parallelGroups),
     }),
+    ...(approvals === undefined ? {} : { approvals }),
   });
   resolvedConfigs.add(config);
   return config;
+}
+
+/** The validated, deep-frozen camelCase policy of an accepted `approvals` section (absent: `undefined`). */
+function approvalsOf(value: unknown, k: CrewKeys): ApprovalPolicy | undefined {
+  if (value === undefined) return undefined;
+  return approvalPolicyProblems(value, k === SNAKE_KEYS ? 'snake_case' : 'camelCase').policy;
 }
 
 /** Builds the full schema (shape, unknown keys, cross references, then the camelCase result) for one spelling. */

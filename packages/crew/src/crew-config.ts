@@ -1,3 +1,5 @@
+import type { ApprovalPolicy } from '@signalyard/core';
+
 /** One agent of a crew (crew.yaml `agents[]`). */
 export interface CrewAgentConfig {
   /** Unique within the crew; the name signals, behaviours and groups refer to. */
@@ -87,6 +89,12 @@ export interface CrewConfig {
   readonly agents: readonly CrewAgentConfig[];
   readonly settings: CrewSettings;
   readonly routing: CrewRouting;
+  /**
+   * Which tool calls run, wait for a person, or are refused (crew.yaml `approvals:`, with
+   * snake_case condition keys such as `starts_with`): core's `ApprovalPolicy`, validated and
+   * deep-frozen. Absent: every call runs unless its tool's `needsApproval` asks.
+   */
+  readonly approvals?: ApprovalPolicy;
 }
 
 /**
@@ -112,6 +120,8 @@ export interface CrewConfigInput {
     readonly agentBehaviors?: Readonly<Record<string, Partial<AgentBehavior>>>;
     readonly parallelGroups?: Readonly<Record<string, ParallelGroupInput>>;
   };
+  /** The approval policy (camelCase keys: `startsWith`, …), validated with core's `approvalPolicySchema`. */
+  readonly approvals?: ApprovalPolicy;
 }
 
 /** An agent of a {@link CrewConfigInput}: `handoffTargets` and `tools` default to `[]`. */

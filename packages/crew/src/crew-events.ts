@@ -1,4 +1,4 @@
-import type { SignalyardError, ToolCall } from '@signalyard/core';
+import type { ApprovalDecision, PendingApproval, SignalyardError, ToolCall } from '@signalyard/core';
 import type { CrewState } from './crew-state.js';
 import type { CrewRunError } from './errors/crew-run-error.js';
 
@@ -11,7 +11,9 @@ import type { CrewRunError } from './errors/crew-run-error.js';
  *   the returned `state` starts at that agent;
  * - `max_handoffs`: a handoff would have brought the count to `max_handoffs`;
  * - `max_rounds`: another model call would have been needed beyond `max_rounds`;
- * - `no_next_agent`: nothing routed the reply and the fallback found no other agent.
+ * - `no_next_agent`: nothing routed the reply and the fallback found no other agent;
+ * - `awaiting_approval`: a tool call of the last reply is held for a person's decision
+ *   (`pendingApprovals`); the next run with the returned `state` and `approvals` continues it.
  *
  * @example
  * ```ts
@@ -20,7 +22,13 @@ import type { CrewRunError } from './errors/crew-run-error.js';
  * ```
  */
 export type CrewEndReason =
-  'terminated_by_signal' | 'terminal_agent' | 'paused' | 'max_handoffs' | 'max_rounds' | 'no_next_agent';
+  | 'terminated_by_signal'
+  | 'terminal_agent'
+  | 'paused'
+  | 'max_handoffs'
+  | 'max_rounds'
+  | 'no_next_agent'
+  | 'awaiting_approval';
 
 /**
  * How a successful run ended: the last reply, why the run stopped, and the state to keep.
@@ -49,6 +57,11 @@ export interface CrewResponse {
   isTerminal: boolean;
   /** Set when `reason` is `'paused'` (the same as `state.pausedAgentId`). */
   pausedAgentId?: string;
+  /**
+   * Set when `reason` is `'awaiting_approval'`: every held call of the batch the run paused on
+   * (not only those requested by this run). Answer them by `id` with `opts.approvals`.
+   */
+  pendingApprovals?: readonly PendingApproval[];
   /** Handoffs made during this run (signal, parallel `next_agent` and fallback handoffs alike). */
   handoffs: number;
   /** The state to pass to the next run. */
@@ -80,6 +93,12 @@ export type ParallelMemberStatus = 'succeeded' | 'failed' | 'timed_out' | 'cance
  * ruled out. `path` is the chain of agent ids of this run from its first agent to `agentId`
  * (one entry per handoff); a parallel member's path is that of the agent whose reply started
  * the group, plus the member. Parallel members' deltas may interleave.
+ *
+ * `approval_requested`: the run pauses because calls of `agentId`'s reply are held for a
+ * person's decision; emitted once per approval, by the run that holds it (a run that applies
+ * only some decisions ends `awaiting_approval` without repeating it). `approval_resolved`: a
+ * decision of `opts.approvals` was applied (`reason` is the decider's). A decision for an id
+ * already decided is ignored with a `warning`.
  *
  * A stream always ends with exactly one `end` (carrying the response) or `error` (carrying the
  * `CrewRunError` and the state up to the failure) event.
@@ -121,6 +140,8 @@ export type CrewEvent =
   | { type: 'terminate'; agentId: string; reason: CrewEndReason; signal?: string }
   | { type: 'pause'; agentId: string }
   | { type: 'warning'; agentId: string; message: string }
+  | { type: 'approval_requested'; agentId: string; approvals: readonly PendingApproval[] }
+  | { type: 'approval_resolved'; agentId: string; id: string; approved: boolean; reason?: string }
   | { type: 'error'; error: CrewRunError; state: CrewState }
   | { type: 'end'; response: CrewResponse };
 
@@ -148,4 +169,31 @@ export interface CrewRunOptions {
    * `execute` ignores it.
    */
   textDeltas?: boolean;
+  /**
+   * Decisions on held tool calls (`CrewResponse.pendingApprovals`), by approval `id`. With a
+   * `state` whose batch is pending, approved calls run, denied ones are answered
+   * `denied: <reason>`, and once every call of the batch is answered the agent's turn
+   * continues with its next model call (the same run: `max_rounds`, `max_handoffs`,
+   * `max_tool_rounds` and the agent path go on). Decisions for some calls only: those are
+   * applied and the run ends `awaiting_approval` again. While a batch is pending, `input` is
+   * ignored (not appended to the history).
+   *
+   * An id that was never issued (or is no longer remembered) fails the run with
+   * `CREW_APPROVAL_UNKNOWN` and nothing is applied; a second decision for an id already decided
+   * is ignored with a `warning` event.
+   */
+  approvals?: readonly ApprovalDecision[];
+  /**
+   * Makes a state durable before an approved tool call runs (the durable claim). The executor
+   * records the call as `started` in the state, then awaits `commit(state)`, and only then calls
+   * the tool: a call recorded as `started` never runs again, whatever happens afterwards (a
+   * `started` call without a recorded result is answered `outcome unknown: not retried`). Under a
+   * Runner, `crewEngine` passes the turn's `ctx.commit`, which saves the session
+   * (compare-and-set).
+   *
+   * If `commit` rejects (or throws), the tool does not run and the run fails with
+   * `CREW_COMMIT_FAILED`, the rejection as `cause`; the error's `state` has the call approved but
+   * not started.
+   */
+  commit?: (state: CrewState) => Promise<void>;
 }

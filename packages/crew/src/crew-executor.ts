@@ -104,6 +104,13 @@ export class CrewExecutor {
    * {@link CrewExecutor.visibleText} of it. `opts.textDeltas: false` calls `generate` instead
    * and emits no `text_delta`.
    *
+   * Tool approvals (crew.yaml `approvals:`, a tool's `needsApproval`): each call of a reply is
+   * decided before it runs — denied calls are answered `denied: <reason>`, asked ones are held and
+   * the run ends `awaiting_approval` with `pendingApprovals` and an `approval_requested` event. The
+   * next run with the returned `state` and `opts.approvals` continues the same run (see
+   * {@link CrewRunOptions.approvals}); `opts.commit` makes each approved call's claim durable
+   * before the tool runs, so no call runs twice (see {@link CrewRunOptions.commit}).
+   *
    * @example
    * ```ts
    * for await (const event of executor.executeStream('Start the exam', { state })) {
@@ -127,7 +134,9 @@ export class CrewExecutor {
    * @throws CrewRunError (as a rejection) carrying `state`, with code `CREW_AGENT_FAILED` (a
    * model threw: its error is the `cause`), `ABORTED` (`opts.abortSignal` fired),
    * `CREW_TOOL_LOOP`, `CREW_PARALLEL_FAILED`, `CREW_UNKNOWN_AGENT` (an unknown `resumeAgentId`
-   * or `state.pausedAgentId`) or `CREW_ARGUMENT_INVALID`.
+   * or `state.pausedAgentId`), `CREW_APPROVAL_UNKNOWN` (a decision for an approval id the state
+   * does not know; nothing applied), `CREW_COMMIT_FAILED` (`opts.commit` rejected; the tool did
+   * not run) or `CREW_ARGUMENT_INVALID`.
    * @example
    * ```ts
    * const first = await executor.execute('Start the exam');

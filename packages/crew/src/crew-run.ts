@@ -4,6 +4,8 @@ import {
   isSignalyardError,
   type ChatMessage,
   type ChatRequest,
+  type ApprovalDecision,
+  type ApprovalVerdict,
   type ChatResponse,
   type SignalyardError,
   type ToolCall,
@@ -14,51 +16,35 @@ import { SignalHider, visibleText } from './signal-hider.js';
 import { streamedReply } from './streamed-reply.js';
 import type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMemberStatus } from './crew-events.js';
 import type { CrewState } from './crew-state.js';
-import {
-  aggregateResults,
-  messageProblem,
-  requestMessages,
-  toolCallsProblem,
-  toolErrorContent,
-  toolMessage,
-  toolResultContent,
-} from './crew-history.js';
+import { aggregateResults, messageProblem, requestMessages, toolCallsProblem, toolMessage } from './crew-history.js';
 import { CrewAgentError } from './errors/crew-agent-error.js';
 import { CrewRunError, type CrewRunErrorCode } from './errors/crew-run-error.js';
-import { CrewToolError } from './errors/crew-tool-error.js';
+import { applyDecisions, holdBatch, pendingApprovals, resumeBatch } from './approval-batch.js';
+import { readApprovalState, readDecisions, unknownApprovalId } from './approval-state.js';
+import { decideCalls } from './approval-verdicts.js';
+import {
+  AWAITING,
+  OUT_OF_ROUNDS,
+  approvalStateOf,
+  extend,
+  stateOf,
+  where,
+  type ApprovalBook,
+  type Emit,
+  type Path,
+  type Run,
+  type RunResult,
+} from './run-context.js';
+import { deniedAnswer, emitAnswer, runToolCall } from './tool-call.js';
 
-/** Where events go; `undefined` when nobody listens (`execute`), so no event is even built. @internal */
-export type Emit = ((event: CrewEvent) => void) | undefined;
-
-/** How a run ended: the final event's payload. @internal */
-export type RunResult =
-  { readonly ok: true; readonly response: CrewResponse } | { readonly ok: false; readonly error: CrewRunError };
-
-/** A turn that could not make the model call it needed: `max_rounds` is reached. */
-const OUT_OF_ROUNDS: unique symbol = Symbol('out of rounds');
-
-const RUN_KEYS: ReadonlySet<string> = new Set(['state', 'resumeAgentId', 'abortSignal', 'textDeltas']);
-
-/** A run's agent path (see the `text_delta` event); `undefined` when the run emits no text deltas. */
-type Path = readonly string[] | undefined;
-
-/** The per-run state (never stored on the executor: one of these per run). */
-interface Run {
-  readonly crew: CompiledCrew;
-  readonly emit: Emit;
-  /**
-   * The main loop's agent path (see the `text_delta` event), extended on every handoff;
-   * `undefined` when models are not streamed (`execute`, or `textDeltas: false`).
-   */
-  path: Path;
-  readonly history: ChatMessage[];
-  readonly abortSignal: AbortSignal;
-  modelCalls: number;
-  handoffs: number;
-  /** The agent whose reply `lastContent` is (after a group: the agent that started it). */
-  lastAgentId: string;
-  lastContent: string;
-}
+const RUN_KEYS: ReadonlySet<string> = new Set([
+  'state',
+  'resumeAgentId',
+  'abortSignal',
+  'textDeltas',
+  'approvals',
+  'commit',
+]);
 
 /**
  * One run of a crew, start to end. Never rejects: every outcome is the returned result, and
@@ -74,7 +60,7 @@ export async function runCrew(
 ): Promise<RunResult> {
   const prepared = prepare(crew, input, opts);
   if (prepared instanceof CrewRunError) return failed(emit, prepared);
-  const { history, start, userSignal, textDeltas } = prepared;
+  const { history, start, userSignal, textDeltas, book, decisions, commit } = prepared;
 
   const controller = new AbortController();
   const linked = linkAbortSignals(userSignal, consumerSignal);
@@ -84,82 +70,107 @@ export async function runCrew(
   if (linked?.aborted === true) onAbort();
   else linked?.addEventListener('abort', onAbort, { once: true });
 
+  // A run that resumes a paused batch continues the paused run: its counts and agent path.
+  const paused = book.batch;
+  const chain = paused === undefined ? [start.id] : paused.run.path.slice();
   const run: Run = {
     crew,
     emit,
-    path: emit !== undefined && textDeltas ? Object.freeze([start.id]) : undefined,
+    path: emit !== undefined && textDeltas ? Object.freeze(chain.slice()) : undefined,
+    chain,
     history,
     abortSignal: controller.signal,
-    modelCalls: 0,
-    handoffs: 0,
+    modelCalls: paused?.run.modelCalls ?? 0,
+    handoffs: paused?.run.handoffs ?? 0,
     lastAgentId: start.id,
-    lastContent: '',
+    lastContent: paused?.message.content ?? '',
+    agentId: start.id,
+    approvals: book,
+    requested: undefined,
+    commit,
   };
-  history.push({ role: 'user', content: input as string });
-  let agent = start;
   try {
-    for (;;) {
-      if (run.abortSignal.aborted) throw abortedError(run.abortSignal);
-      const reply = await runTurn(run, agent, history, run.abortSignal, undefined, run.path);
-      if (reply === OUT_OF_ROUNDS) return finish(run, 'max_rounds', run.lastAgentId, undefined);
-
-      // 3. Termination, before routing.
-      const t = agent.terminationMatcher?.first(reply);
-      if (t !== undefined) return finish(run, 'terminated_by_signal', agent.id, agent.terminations[t]);
-
-      // 4. Routing, in config order.
-      const r = agent.routeMatcher?.first(reply);
-      if (r !== undefined) {
-        const route = agent.routes[r] as CompiledAgent['routes'][number];
-        if (route.agent !== undefined) {
-          const next = handoff(run, agent, route.agent, 'signal', route.signal);
-          if (next === undefined) return finish(run, 'max_handoffs', agent.id, undefined);
-          agent = next;
-          continue;
-        }
-        if (route.group !== undefined) {
-          const group = route.group;
-          // 7. A parallel group, if every member can make its first call.
-          if (crew.settings.maxRounds - run.modelCalls < group.members.length)
-            return finish(run, 'max_rounds', agent.id, undefined);
-          const outcome = await runGroup(run, agent, group);
-          if (outcome === OUT_OF_ROUNDS) return finish(run, 'max_rounds', agent.id, undefined);
-          const target = group.next ?? agent.fallback;
-          if (target === undefined) return finish(run, 'no_next_agent', agent.id, undefined);
-          const next = handoff(run, agent, target, group.next === undefined ? 'fallback' : 'parallel', undefined);
-          if (next === undefined) return finish(run, 'max_handoffs', agent.id, undefined);
-          agent = next;
-          continue;
-        }
-        // Only reachable with a config that bypassed validation.
-        emit?.({
-          type: 'warning',
-          agentId: agent.id,
-          message: `Signal ${JSON.stringify(route.signal)} of agent ${JSON.stringify(agent.id)} targets ${JSON.stringify(route.target)}, which is neither an agent nor a parallel group: ignored`,
-        });
-      }
-
-      // 5–6. Behaviours.
-      if (agent.waitForSignal) return finish(run, 'paused', agent.id, undefined);
-      if (agent.isTerminal) return finish(run, 'terminal_agent', agent.id, undefined);
-
-      // 8. Fallback.
-      if (agent.fallback === undefined) return finish(run, 'no_next_agent', agent.id, undefined);
-      const next = handoff(run, agent, agent.fallback, 'fallback', undefined);
-      if (next === undefined) return finish(run, 'max_handoffs', agent.id, undefined);
-      agent = next;
+    let toolRounds = 0;
+    if (paused === undefined) {
+      if (decisions.length > 0) applyDecisions(run, start.id, decisions, undefined);
+      history.push({ role: 'user', content: input as string });
+    } else {
+      // `input` is ignored while approvals are pending: the decisions continue the batch.
+      if ((await resumeBatch(run, start, decisions)) === AWAITING)
+        return finish(run, 'awaiting_approval', start.id, undefined);
+      toolRounds = paused.run.toolRounds;
     }
+    return await mainLoop(run, start, toolRounds);
   } catch (error) {
-    return failed(emit, runError(error, agent.id, run));
+    return failed(emit, runError(error, run.agentId, run));
   } finally {
     userSignal?.removeEventListener('abort', onAbort);
     consumerSignal?.removeEventListener('abort', onAbort);
   }
 }
 
-/** `path` with `id` appended (a new frozen list: events already emitted keep theirs). */
-function extend(path: Path, id: string): Path {
-  return path === undefined ? undefined : Object.freeze([...path, id]);
+/**
+ * The loop of agent turns (steps 1–9) from `agent`, whose turn has made `toolRounds` tool rounds
+ * already (a turn resumed after approval), until the run ends.
+ */
+async function mainLoop(run: Run, start: CompiledAgent, toolRounds: number): Promise<RunResult> {
+  const crew = run.crew;
+  let agent = start;
+  let rounds = toolRounds;
+  for (;;) {
+    run.agentId = agent.id;
+    if (run.abortSignal.aborted) throw abortedError(run.abortSignal);
+    const reply = await runTurn(run, agent, run.history, run.abortSignal, undefined, run.path, rounds);
+    rounds = 0;
+    if (reply === OUT_OF_ROUNDS) return finish(run, 'max_rounds', run.lastAgentId, undefined);
+    if (reply === AWAITING) return finish(run, 'awaiting_approval', agent.id, undefined);
+
+    // 3. Termination, before routing.
+    const t = agent.terminationMatcher?.first(reply);
+    if (t !== undefined) return finish(run, 'terminated_by_signal', agent.id, agent.terminations[t]);
+
+    // 4. Routing, in config order.
+    const r = agent.routeMatcher?.first(reply);
+    if (r !== undefined) {
+      const route = agent.routes[r] as CompiledAgent['routes'][number];
+      if (route.agent !== undefined) {
+        const next = handoff(run, agent, route.agent, 'signal', route.signal);
+        if (next === undefined) return finish(run, 'max_handoffs', agent.id, undefined);
+        agent = next;
+        continue;
+      }
+      if (route.group !== undefined) {
+        const group = route.group;
+        // 7. A parallel group, if every member can make its first call.
+        if (crew.settings.maxRounds - run.modelCalls < group.members.length)
+          return finish(run, 'max_rounds', agent.id, undefined);
+        const outcome = await runGroup(run, agent, group);
+        if (outcome === OUT_OF_ROUNDS) return finish(run, 'max_rounds', agent.id, undefined);
+        const target = group.next ?? agent.fallback;
+        if (target === undefined) return finish(run, 'no_next_agent', agent.id, undefined);
+        const next = handoff(run, agent, target, group.next === undefined ? 'fallback' : 'parallel', undefined);
+        if (next === undefined) return finish(run, 'max_handoffs', agent.id, undefined);
+        agent = next;
+        continue;
+      }
+      // Only reachable with a config that bypassed validation.
+      run.emit?.({
+        type: 'warning',
+        agentId: agent.id,
+        message: `Signal ${JSON.stringify(route.signal)} of agent ${JSON.stringify(agent.id)} targets ${JSON.stringify(route.target)}, which is neither an agent nor a parallel group: ignored`,
+      });
+    }
+
+    // 5–6. Behaviours.
+    if (agent.waitForSignal) return finish(run, 'paused', agent.id, undefined);
+    if (agent.isTerminal) return finish(run, 'terminal_agent', agent.id, undefined);
+
+    // 8. Fallback.
+    if (agent.fallback === undefined) return finish(run, 'no_next_agent', agent.id, undefined);
+    const next = handoff(run, agent, agent.fallback, 'fallback', undefined);
+    if (next === undefined) return finish(run, 'max_handoffs', agent.id, undefined);
+    agent = next;
+  }
 }
 
 /**
@@ -176,6 +187,7 @@ function handoff(
   if (run.handoffs + 1 >= run.crew.settings.maxHandoffs) return undefined;
   run.handoffs++;
   run.path = extend(run.path, to.id);
+  run.chain.push(to.id);
   run.emit?.(
     signal === undefined
       ? { type: 'handoff', from: from.id, to: to.id, via, handoffs: run.handoffs }
@@ -184,10 +196,14 @@ function handoff(
   return to;
 }
 
-/** Ends the run successfully: `terminate` (or `pause`), then `end`. */
+/**
+ * Ends the run successfully: `terminate` (or `pause`, or — awaiting approval — the
+ * `approval_requested` of the approvals this run requested), then `end`.
+ */
 function finish(run: Run, reason: CrewEndReason, agentId: string, signal: string | undefined): RunResult {
   const paused = reason === 'paused';
-  const state: CrewState = paused ? { history: run.history, pausedAgentId: agentId } : { history: run.history };
+  const awaiting = reason === 'awaiting_approval';
+  const state = stateOf(run, paused ? agentId : undefined);
   const content = run.lastContent;
   const response: CrewResponse = {
     agentId,
@@ -196,13 +212,18 @@ function finish(run: Run, reason: CrewEndReason, agentId: string, signal: string
     reason,
     isTerminal: reason === 'terminated_by_signal' || reason === 'terminal_agent',
     ...(paused ? { pausedAgentId: agentId } : {}),
+    ...(awaiting ? { pendingApprovals: pendingApprovals(run) } : {}),
     handoffs: run.handoffs,
     state,
   };
   const emit = run.emit;
   if (emit !== undefined) {
     if (paused) emit({ type: 'pause', agentId });
-    else
+    else if (awaiting) {
+      const requested = run.requested;
+      if (requested !== undefined && requested.length > 0)
+        emit({ type: 'approval_requested', agentId, approvals: requested });
+    } else
       emit(
         signal === undefined ? { type: 'terminate', agentId, reason } : { type: 'terminate', agentId, reason, signal },
       );
@@ -220,7 +241,7 @@ const RUN_CODES: ReadonlySet<string> = new Set<CrewRunErrorCode>(['CREW_AGENT_FA
 
 /** Any error thrown inside the loop, as the run's `CrewRunError` carrying the state so far. */
 function runError(error: unknown, agentId: string, run: Run): CrewRunError {
-  const state: CrewState = { history: run.history };
+  const state = stateOf(run);
   if (CrewRunError.isInstance(error)) return error;
   if (isSignalyardError(error) && RUN_CODES.has(error.code)) {
     const code = error.code as CrewRunErrorCode;
@@ -243,10 +264,13 @@ function runError(error: unknown, agentId: string, run: Run): CrewRunError {
 
 /**
  * One agent turn (steps 1–2): model calls and tool rounds until a reply without tool calls,
- * whose content is returned — or `OUT_OF_ROUNDS` when `max_rounds` forbids the next call.
- * Appends every reply and tool result to `history`.
+ * whose content is returned — or `OUT_OF_ROUNDS` when `max_rounds` forbids the next call, or
+ * `AWAITING` when calls of a reply are held for approval (main loop only: the reply and its
+ * results are then in `run.approvals.batch`, not in `history`). Appends every other reply and
+ * tool result to `history`. `toolRounds`: the rounds this turn already made (a resumed turn).
  *
- * @throws AbortedError `ABORTED`; CrewAgentError `CREW_AGENT_FAILED`, `CREW_TOOL_LOOP`.
+ * @throws AbortedError `ABORTED`; CrewAgentError `CREW_AGENT_FAILED`, `CREW_TOOL_LOOP`;
+ * CrewRunError `CREW_COMMIT_FAILED`.
  */
 async function runTurn(
   run: Run,
@@ -255,53 +279,25 @@ async function runTurn(
   abortSignal: AbortSignal,
   group: string | undefined,
   path: Path,
-): Promise<string | typeof OUT_OF_ROUNDS> {
+  toolRounds = 0,
+): Promise<string | typeof OUT_OF_ROUNDS | typeof AWAITING> {
   const settings = run.crew.settings;
   const emit = run.emit;
-  let toolRounds = 0;
+  let rounds = toolRounds;
   for (;;) {
     if (run.modelCalls >= settings.maxRounds) return OUT_OF_ROUNDS;
-    if (toolRounds === 0)
+    if (rounds === 0)
       emit?.(
         group === undefined
           ? { type: 'agent_start', agentId: agent.id }
           : { type: 'agent_start', agentId: agent.id, group },
       );
-    run.modelCalls++;
-    const request: ChatRequest = {
-      messages: requestMessages(history, settings.maxHistoryMessages, agent.system),
-      agentId: agent.id,
-      abortSignal,
-    };
-    if (agent.toolSpecs !== undefined) request.tools = agent.toolSpecs;
-    let response: unknown;
-    try {
-      response = await callModel(run, agent, request, group, path);
-    } catch (error) {
-      if (abortSignal.aborted) throw abortedError(abortSignal);
-      const why = errorText(error);
-      throw new CrewAgentError({
-        code: 'CREW_AGENT_FAILED',
-        message: `Agent ${JSON.stringify(agent.id)} failed: its model threw: ${why}`,
-        ...where(agent, group),
-        cause: error,
-      });
-    }
-    const problem = responseProblem(response);
-    if (problem !== undefined) {
-      throw new CrewAgentError({
-        code: 'CREW_AGENT_FAILED',
-        message: `Agent ${JSON.stringify(agent.id)} failed: its model returned ${problem}`,
-        ...where(agent, group),
-      });
-    }
-    const { content, toolCalls } = response as ChatResponse;
+    const { content, toolCalls } = await askModel(run, agent, history, abortSignal, group, path);
     const calls = toolCalls === undefined || toolCalls.length === 0 ? undefined : toolCalls.slice();
-    history.push(
+    const message: ChatMessage =
       calls === undefined
         ? { role: 'assistant', content, name: agent.id }
-        : { role: 'assistant', content, name: agent.id, toolCalls: calls },
-    );
+        : { role: 'assistant', content, name: agent.id, toolCalls: calls };
     if (group === undefined) {
       run.lastAgentId = agent.id;
       run.lastContent = content;
@@ -312,19 +308,94 @@ async function runTurn(
       if (group !== undefined) event.group = group;
       emit(event);
     }
-    if (calls === undefined) return content;
-    if (toolRounds >= settings.maxToolRounds) {
+    if (calls === undefined) {
+      history.push(message);
+      return content;
+    }
+    if (rounds >= settings.maxToolRounds) {
       const why = `agent ${JSON.stringify(agent.id)} reached max_tool_rounds (${settings.maxToolRounds})`;
+      history.push(message);
       closeCalls(history, calls, 0, `not run: ${why}`);
       throw new CrewAgentError({
         code: 'CREW_TOOL_LOOP',
-        message: `Agent ${JSON.stringify(agent.id)} asked for tool round ${toolRounds + 1}, but max_tool_rounds is ${settings.maxToolRounds}`,
+        message: `Agent ${JSON.stringify(agent.id)} asked for tool round ${rounds + 1}, but max_tool_rounds is ${settings.maxToolRounds}`,
         ...where(agent, group),
       });
     }
-    toolRounds++;
-    await runTools(run, agent, calls, history, abortSignal, group);
+    rounds++; // a round counts once, however many approval pauses it spans
+    if ((await toolRound(run, agent, message, history, abortSignal, group, rounds)) === AWAITING) return AWAITING;
   }
+}
+
+/**
+ * One model call of a turn (counted against `max_rounds`) with the trimmed history, returning a
+ * valid reply.
+ *
+ * @throws AbortedError `ABORTED`; CrewAgentError `CREW_AGENT_FAILED` (the model threw, or its
+ * reply is not a `ChatResponse`).
+ */
+async function askModel(
+  run: Run,
+  agent: CompiledAgent,
+  history: ChatMessage[],
+  abortSignal: AbortSignal,
+  group: string | undefined,
+  path: Path,
+): Promise<ChatResponse> {
+  run.modelCalls++;
+  const request: ChatRequest = {
+    messages: requestMessages(history, run.crew.settings.maxHistoryMessages, agent.system),
+    agentId: agent.id,
+    abortSignal,
+  };
+  if (agent.toolSpecs !== undefined) request.tools = agent.toolSpecs;
+  let response: unknown;
+  try {
+    response = await callModel(run, agent, request, group, path);
+  } catch (error) {
+    if (abortSignal.aborted) throw abortedError(abortSignal);
+    const why = errorText(error);
+    throw new CrewAgentError({
+      code: 'CREW_AGENT_FAILED',
+      message: `Agent ${JSON.stringify(agent.id)} failed: its model threw: ${why}`,
+      ...where(agent, group),
+      cause: error,
+    });
+  }
+  const problem = responseProblem(response);
+  if (problem !== undefined) {
+    throw new CrewAgentError({
+      code: 'CREW_AGENT_FAILED',
+      message: `Agent ${JSON.stringify(agent.id)} failed: its model returned ${problem}`,
+      ...where(agent, group),
+    });
+  }
+  return response as ChatResponse;
+}
+
+/**
+ * One tool round: decides every call of `message` first (the crew's approval policy and each
+ * tool's `needsApproval`), then — when a call of the main loop is held — pauses on the batch
+ * (`AWAITING`; allowed calls run now); else appends `message` and answers every call in order.
+ */
+async function toolRound(
+  run: Run,
+  agent: CompiledAgent,
+  message: ChatMessage,
+  history: ChatMessage[],
+  abortSignal: AbortSignal,
+  group: string | undefined,
+  rounds: number,
+): Promise<typeof AWAITING | undefined> {
+  const calls = message.toolCalls as readonly ToolCall[];
+  const verdicts = await decideCalls(run, agent, calls, abortSignal);
+  if (group === undefined && verdicts?.some((v) => v.decision === 'ask') === true) {
+    run.requested = await holdBatch(run, agent, message, verdicts, rounds);
+    return AWAITING;
+  }
+  history.push(message);
+  await runTools(run, agent, calls, verdicts, history, abortSignal, group);
+  return undefined;
 }
 
 /**
@@ -356,72 +427,49 @@ function callModel(
   );
 }
 
-/** Runs one round of tool calls in order, answering each with a `tool` message (errors included). */
+/** A held call's reason in a parallel group, where a run cannot pause. */
+const NO_APPROVAL_IN_GROUP = 'approval unavailable in a parallel group';
+
+/**
+ * Runs one round of tool calls in order, answering each with a `tool` message (errors and
+ * denials included). `verdicts`: the decide step's, `undefined` when every call runs. A call that
+ * would need approval here (a parallel member) is denied with a `warning`.
+ */
 async function runTools(
   run: Run,
   agent: CompiledAgent,
   calls: readonly ToolCall[],
+  verdicts: readonly ApprovalVerdict[] | undefined,
   history: ChatMessage[],
   abortSignal: AbortSignal,
   group: string | undefined,
 ): Promise<void> {
-  const emit = run.emit;
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
     if (abortSignal.aborted) {
       closeCalls(history, calls, i, 'not run: the run was aborted');
       throw abortedError(abortSignal);
     }
-    emit?.(
-      group === undefined
-        ? { type: 'tool_start', agentId: agent.id, call }
-        : { type: 'tool_start', agentId: agent.id, call, group },
-    );
-    const tool = agent.tools.get(call.name);
-    let result: unknown;
-    let isError = false;
-    if (tool === undefined) {
-      const names = [...agent.tools.keys()].map((n) => JSON.stringify(n)).join(', ');
-      result = new CrewToolError({
-        code: 'CREW_UNKNOWN_TOOL',
-        message: `Unknown tool ${JSON.stringify(call.name)}: agent ${JSON.stringify(agent.id)} has ${names === '' ? 'no tools' : `the tools ${names}`}`,
-        agentId: agent.id,
-        toolName: call.name,
-      });
-      isError = true;
-    } else {
-      try {
-        result = await untilAborted(
-          tool.execute(call.arguments, { abortSignal, toolCallId: call.id, agentId: agent.id }),
-          abortSignal,
-        );
-      } catch (error) {
-        if (isAborted(abortSignal)) {
-          closeCalls(history, calls, i, 'aborted: the run was aborted');
-          throw abortedError(abortSignal);
-        }
-        result = error;
-        isError = true;
-      }
+    const verdict = verdicts?.[i];
+    if (verdict !== undefined && verdict.decision !== 'allow') {
+      const asked = verdict.decision === 'ask';
+      if (asked)
+        run.emit?.({
+          type: 'warning',
+          agentId: agent.id,
+          message: `Tool call ${JSON.stringify(call.name)} (${JSON.stringify(call.id)}) of agent ${JSON.stringify(agent.id)} needs approval, which is unavailable in parallel group ${JSON.stringify(group)}: denied`,
+        });
+      const answer = deniedAnswer(asked ? NO_APPROVAL_IN_GROUP : verdict.reason);
+      history.push(toolMessage(call, answer.content));
+      emitAnswer(run, agent, call, answer, group);
+      continue;
     }
-    let content = isError ? undefined : toolResultContent(result);
-    if (typeof content === 'object') {
-      // Unserializable: answered as a failed call, so the model sees why and the run goes on.
-      result = new CrewToolError({
-        code: 'CREW_TOOL_RESULT_INVALID',
-        message: `Tool ${JSON.stringify(call.name)} of agent ${JSON.stringify(agent.id)} returned a result that cannot be sent to the model: ${content.problem}`,
-        agentId: agent.id,
-        toolName: call.name,
-      });
-      isError = true;
-      content = undefined;
+    const answer = await runToolCall(run, agent, call, abortSignal, group);
+    if (answer === undefined) {
+      closeCalls(history, calls, i, 'aborted: the run was aborted');
+      throw abortedError(abortSignal);
     }
-    history.push(toolMessage(call, content ?? toolErrorContent(result)));
-    emit?.(
-      group === undefined
-        ? { type: 'tool_result', agentId: agent.id, call, result, isError }
-        : { type: 'tool_result', agentId: agent.id, call, result, isError, group },
-    );
+    history.push(toolMessage(call, answer.content));
   }
 }
 
@@ -529,7 +577,8 @@ async function runMembers(run: Run, group: CompiledGroup, path: Path): Promise<M
               settle(i, { status: 'cancelled' });
               return;
             }
-            settle(i, replyOutcome(run, agent, group, reply));
+            // a member's turn never pauses (a call that would need approval is denied there)
+            settle(i, replyOutcome(run, agent, group, reply as string | typeof OUT_OF_ROUNDS));
           },
           (error: unknown) => {
             settle(
@@ -621,7 +670,7 @@ function groupResult(
     throw new CrewRunError({
       code: 'CREW_PARALLEL_FAILED',
       message: `No member of parallel group ${JSON.stringify(group.name)} succeeded: ${summary.join('; ')}`,
-      state: { history: run.history },
+      state: stateOf(run),
       agentId: from.id,
       group: group.name,
       cause: new AggregateError(errors, `every member of parallel group ${JSON.stringify(group.name)} failed`),
@@ -659,18 +708,6 @@ function memberFailure(
   return { status: 'failed', error: error as SignalyardError }; // runTurn throws only CrewAgentErrors and AbortedErrors
 }
 
-// ------------------------------------------------------------------------------------ helpers
-
-/** The agent (and group) a {@link CrewAgentError} of a turn names. */
-function where(agent: CompiledAgent, group: string | undefined): { agentId: string; group?: string } {
-  return group === undefined ? { agentId: agent.id } : { agentId: agent.id, group };
-}
-
-/** `signal.aborted`, read through a call: it changes across awaits, which narrowing does not see. */
-function isAborted(signal: AbortSignal): boolean {
-  return signal.aborted;
-}
-
 // ------------------------------------------------------------------------------ run arguments
 
 interface Prepared {
@@ -678,45 +715,35 @@ interface Prepared {
   readonly start: CompiledAgent;
   readonly userSignal: AbortSignal | undefined;
   readonly textDeltas: boolean;
+  readonly book: ApprovalBook;
+  readonly decisions: readonly ApprovalDecision[];
+  readonly commit: Run['commit'];
 }
 
-/** Validates the input and options; the start agent is `resumeAgentId`, else `state.pausedAgentId`, else the entry point. */
+const invalid = (message: string, state: CrewState = { history: [] }): CrewRunError =>
+  new CrewRunError({ code: 'CREW_ARGUMENT_INVALID', message, state });
+
+/**
+ * Validates the input and options. The start agent is the paused batch's (approvals pending),
+ * else `resumeAgentId`, else `state.pausedAgentId`, else the entry point. Decisions for approval
+ * ids the state does not know fail here, before anything is applied.
+ */
 function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | CrewRunError {
-  const invalid = (message: string, state: CrewState = { history: [] }): CrewRunError =>
-    new CrewRunError({ code: 'CREW_ARGUMENT_INVALID', message, state });
   if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts))) {
     return invalid(
-      `Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal?, textDeltas? }`,
+      `Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal?, textDeltas?, approvals?, commit? }`,
     );
   }
   const o = (opts ?? {}) as Readonly<Record<string, unknown>> & CrewRunOptions;
   for (const key of Object.keys(o)) {
     if (!RUN_KEYS.has(key))
       return invalid(
-        `Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId, abortSignal or textDeltas`,
+        `Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId, abortSignal, textDeltas, approvals or commit`,
       );
   }
-  const given: unknown = o.state;
-  let state: CrewState = { history: [] };
-  if (given !== undefined) {
-    if (typeof given !== 'object' || given === null)
-      return invalid(`Invalid state ${describeValue(given)}: expected { history: ChatMessage[], pausedAgentId? }`);
-    const s = given as Readonly<Record<string, unknown>>;
-    if (!Array.isArray(s.history))
-      return invalid(`Invalid state.history ${describeValue(s.history)}: expected a list of ChatMessages`);
-    const history = s.history as unknown[];
-    for (let i = 0; i < history.length; i++) {
-      const problem = messageProblem(history[i]);
-      if (problem !== undefined) return invalid(`Invalid state.history[${i}]: ${problem}`);
-    }
-    if (s.pausedAgentId !== undefined && typeof s.pausedAgentId !== 'string') {
-      return invalid(`Invalid state.pausedAgentId ${describeValue(s.pausedAgentId)}: expected an agent id`);
-    }
-    state =
-      s.pausedAgentId === undefined
-        ? { history: (history as ChatMessage[]).slice() }
-        : { history: (history as ChatMessage[]).slice(), pausedAgentId: s.pausedAgentId };
-  }
+  const read = readState(crew, o.state);
+  if (read instanceof CrewRunError) return read;
+  const { state, book } = read;
   if (typeof input !== 'string')
     return invalid(`Invalid input ${describeValue(input)}: expected the user's message as a string`, state);
   const userSignal: unknown = o.abortSignal;
@@ -725,23 +752,92 @@ function prepare(crew: CompiledCrew, input: unknown, opts: unknown): Prepared | 
   const textDeltas: unknown = o.textDeltas;
   if (textDeltas !== undefined && typeof textDeltas !== 'boolean')
     return invalid(`Invalid textDeltas ${describeValue(textDeltas)}: expected true or false`, state);
-  const resume: unknown = o.resumeAgentId;
+  const commit: unknown = o.commit;
+  if (commit !== undefined && typeof commit !== 'function')
+    return invalid(`Invalid commit ${describeValue(commit)}: expected a function (state) => Promise<void>`, state);
+  const decisions = readDecisions(o.approvals);
+  if ('problem' in decisions) return invalid(decisions.problem, state);
+  const start = startAgent(crew, o.resumeAgentId, state, book);
+  if (start instanceof CrewRunError) return start;
+  const unknown = unknownApprovalId(book, decisions);
+  if (unknown !== undefined) {
+    return new CrewRunError({
+      code: 'CREW_APPROVAL_UNKNOWN',
+      message: `Unknown approval id ${JSON.stringify(unknown)}: ${knownIds(book)}; nothing was applied`,
+      state,
+      agentId: start.id,
+    });
+  }
+  return {
+    history: state.history.slice(),
+    start,
+    userSignal,
+    textDeltas: textDeltas ?? true,
+    book,
+    decisions,
+    commit: commit as Run['commit'],
+  };
+}
+
+/** What a CREW_APPROVAL_UNKNOWN message says the state knows. */
+function knownIds(book: ApprovalBook): string {
+  const held = (book.batch?.calls ?? []).flatMap((c) => (c.status === 'held' && c.approval ? [c.approval.id] : []));
+  return held.length === 0
+    ? 'no approval is pending in this state (decide the ids of CrewResponse.pendingApprovals, with the state that response returned)'
+    : `the pending approvals are ${held.map((id) => JSON.stringify(id)).join(', ')}`;
+}
+
+/** The agent the run starts at (see {@link prepare}), or why there is none. */
+function startAgent(
+  crew: CompiledCrew,
+  resume: unknown,
+  state: CrewState,
+  book: ApprovalBook,
+): CompiledAgent | CrewRunError {
   if (resume !== undefined && typeof resume !== 'string')
     return invalid(`Invalid resumeAgentId ${describeValue(resume)}: expected an agent id`, state);
-  const startId = resume ?? state.pausedAgentId;
-  let start = crew.entry;
-  if (startId !== undefined) {
-    const found = crew.agents.get(startId);
-    if (found === undefined) {
-      const where = resume === undefined ? 'state.pausedAgentId' : 'resumeAgentId';
-      return new CrewRunError({
-        code: 'CREW_UNKNOWN_AGENT',
-        message: `Unknown agent ${JSON.stringify(startId)} in ${where}: expected one of ${crew.agentIds.map((id) => JSON.stringify(id)).join(', ')}`,
+  if (book.batch !== undefined) {
+    if (resume !== undefined)
+      return invalid(
+        `resumeAgentId ${JSON.stringify(resume)} cannot be used while approvals are pending: the run continues the turn of agent ${JSON.stringify(book.batch.agentId)}`,
         state,
-        agentId: startId,
-      });
-    }
-    start = found;
+      );
+    return crew.agents.get(book.batch.agentId) as CompiledAgent; // checked by readState
   }
-  return { history: state.history, start, userSignal, textDeltas: textDeltas ?? true };
+  const startId = resume ?? state.pausedAgentId;
+  if (startId === undefined) return crew.entry;
+  const found = crew.agents.get(startId);
+  if (found !== undefined) return found;
+  const where = resume === undefined ? 'state.pausedAgentId' : 'resumeAgentId';
+  return new CrewRunError({
+    code: 'CREW_UNKNOWN_AGENT',
+    message: `Unknown agent ${JSON.stringify(startId)} in ${where}: expected one of ${crew.agentIds.map((id) => JSON.stringify(id)).join(', ')}`,
+    state,
+    agentId: startId,
+  });
+}
+
+/** `opts.state` checked and copied (nothing shared with the caller's), with its approval bookkeeping. */
+function readState(crew: CompiledCrew, given: unknown): { state: CrewState; book: ApprovalBook } | CrewRunError {
+  if (given === undefined) return { state: { history: [] }, book: { issued: 0, decided: [], batch: undefined } };
+  if (typeof given !== 'object' || given === null)
+    return invalid(`Invalid state ${describeValue(given)}: expected { history: ChatMessage[], pausedAgentId? }`);
+  const s = given as Readonly<Record<string, unknown>>;
+  if (!Array.isArray(s.history))
+    return invalid(`Invalid state.history ${describeValue(s.history)}: expected a list of ChatMessages`);
+  const history = s.history as unknown[];
+  for (let i = 0; i < history.length; i++) {
+    const problem = messageProblem(history[i]);
+    if (problem !== undefined) return invalid(`Invalid state.history[${i}]: ${problem}`);
+  }
+  if (s.pausedAgentId !== undefined && typeof s.pausedAgentId !== 'string') {
+    return invalid(`Invalid state.pausedAgentId ${describeValue(s.pausedAgentId)}: expected an agent id`);
+  }
+  const state: CrewState = { history: (history as ChatMessage[]).slice() };
+  if (s.pausedAgentId !== undefined) state.pausedAgentId = s.pausedAgentId;
+  const book = readApprovalState(s.approvals, history.length, (id) => crew.agents.has(id));
+  if ('problem' in book) return invalid(book.problem, state);
+  const approvals = approvalStateOf(book);
+  if (approvals !== undefined) state.approvals = approvals;
+  return { state, book };
 }

@@ -27,7 +27,7 @@ export { resolveCrewConfig } from './resolve-crew-config.js';
 export { CrewExecutor } from './crew-executor.js';
 export type { CrewExecutorOptions } from './crew-executor.js';
 export type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMemberStatus } from './crew-events.js';
-export type { CrewState } from './crew-state.js';
+export type { CrewApprovalState, CrewBatchCall, CrewRunProgress, CrewState, CrewToolBatch } from './crew-state.js';
 export { CrewRunError } from './errors/crew-run-error.js';
 export type { CrewRunErrorCode } from './errors/crew-run-error.js';
 export { CrewAgentError } from './errors/crew-agent-error.js';

@@ -106,12 +106,22 @@ export function normalizeBracketSpan(span: string): string {
  * `]`. Hence `[[[[…` (no `]`), `[[[…]` and random text are all linear in `content.length`.
  */
 export function forEachBracketSpan(content: string, visit: (key: string) => boolean): boolean {
+  return walkBracketSpans(content, (start, close) => visit(normalizeBracketSpan(content.slice(start, close + 1))));
+}
+
+/**
+ * The walk behind {@link forEachBracketSpan}: calls `visit(start, close)` with the bounds
+ * (indexes of the `[` and of the `]`) of every bracket span of `content` without an inner
+ * bracket and at most {@link BRACKET_WINDOW} code units long, left to right, until `visit`
+ * returns `true`; returns whether it did. Spans never overlap.
+ */
+export function walkBracketSpans(content: string, visit: (start: number, close: number) => boolean): boolean {
   let open = content.indexOf('[');
   while (open !== -1) {
     const close = content.indexOf(']', open + 1);
     if (close === -1) return false;
     const start = content.lastIndexOf('[', close - 1); // >= open
-    if (close - start < BRACKET_WINDOW && visit(normalizeBracketSpan(content.slice(start, close + 1)))) return true;
+    if (close - start < BRACKET_WINDOW && visit(start, close)) return true;
     open = content.indexOf('[', close + 1);
   }
   return false;

@@ -290,7 +290,7 @@ describe('parseCrewConfig: every validation rule, with the line of the offending
       yaml(...BASE, 'entrypoint: x'),
       'entrypoint',
       7,
-      'unknown key "entrypoint" (expected entry_point, agents, settings, routing)',
+      'unknown key "entrypoint" (expected entry_point, agents, settings, routing, approvals)',
     );
     expectOneProblem(yaml(...BASE, '    nmae: Reporter'), 'agents[2].nmae', 7, 'unknown key "nmae"');
     expectOneProblem(
@@ -774,7 +774,10 @@ describe('resolveCrewConfig: a crew written in code', () => {
     const problems = configError(() => resolveCrewConfig(input)).problems;
     expect(problems).toEqual([
       { path: 'entryPoint', message: 'required' },
-      { path: 'entry_point', message: 'unknown key "entry_point" (expected entryPoint, agents, settings, routing)' },
+      {
+        path: 'entry_point',
+        message: 'unknown key "entry_point" (expected entryPoint, agents, settings, routing, approvals)',
+      },
     ]);
   });
 

@@ -9,6 +9,7 @@ import {
   type CrewEndReason,
   type CrewEvent,
   type CrewResponse,
+  type CrewApprovalState,
   type CrewState,
 } from '@signalyard/crew';
 import { collect, deferred, endOf, trace } from './crew-support.js';
@@ -521,9 +522,19 @@ describe('CrewExecutor: types', () => {
   it('exposes the contract’s shapes', () => {
     expectTypeOf<CrewResponse['reason']>().toEqualTypeOf<CrewEndReason>();
     expectTypeOf<CrewEndReason>().toEqualTypeOf<
-      'terminated_by_signal' | 'terminal_agent' | 'paused' | 'max_handoffs' | 'max_rounds' | 'no_next_agent'
+      | 'terminated_by_signal'
+      | 'terminal_agent'
+      | 'paused'
+      | 'max_handoffs'
+      | 'max_rounds'
+      | 'no_next_agent'
+      | 'awaiting_approval'
     >();
-    expectTypeOf<CrewState>().toEqualTypeOf<{ history: ChatMessage[]; pausedAgentId?: string }>();
+    expectTypeOf<CrewState>().toEqualTypeOf<{
+      history: ChatMessage[];
+      pausedAgentId?: string;
+      approvals?: CrewApprovalState;
+    }>();
     expectTypeOf<Extract<CrewEvent, { type: 'handoff' }>['via']>().toEqualTypeOf<'signal' | 'parallel' | 'fallback'>();
     expectTypeOf<CrewExecutor['execute']>().returns.resolves.toEqualTypeOf<CrewResponse>();
     expectTypeOf<CrewExecutor['executeStream']>().returns.toEqualTypeOf<AsyncIterable<CrewEvent>>();

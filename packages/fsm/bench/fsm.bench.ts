@@ -2,7 +2,9 @@
 // a 6-action cycle) through FsmStrategy.execute, next to the plain table floor (makeTableFsm) and
 // XState v5 (createActor(machine).send), in one process run.
 // Targets (docs/fsm.md): within 3x of the floor, at least 10x XState's transitions per second, and
-// a refused canExecute costing no more than a successful execute.
+// a refused canExecute costing no more than a successful execute. Issue 24: a refused execute (it
+// throws InvalidTransitionError) at most 2 µs, and a refused tryExecute (the refusal as a value)
+// at most 50 ns, next to XState's refused send (an event with no transition, ignored).
 import { ClosureGuard, FsmStrategy } from '@signalyard/fsm';
 import { createActor, createMachine } from 'xstate';
 import { makeTableFsm } from '../../../scripts/bench/floor.mjs';
@@ -38,6 +40,8 @@ const machine = createMachine({
 } as never);
 const actor = createActor(machine);
 actor.start();
+const refusingActor = createActor(machine); // stays in `idle`: `finish` is ignored there
+refusingActor.start();
 
 // All three visit the same states, or the figures mean nothing.
 let floorState = FSM.initial;
@@ -55,7 +59,14 @@ for (let i = 0; i < FSM.cycle.length; i++) {
   }
 }
 
+if (refuser.tryExecute(FSM.rejected.event.type).ok || refuser.canExecute(FSM.rejected.event.type))
+  throw new Error('the rejected action was not refused');
+refusingActor.send(FSM.rejected.event);
+if (refusingActor.getSnapshot().value !== FSM.rejected.from) throw new Error('XState took the rejected action');
+
 const cycle = FSM.cycle;
+const REFUSED = FSM.rejected.event.type;
+const THROW_BATCH = 500;
 const n = cycle.length;
 let sink = 0;
 const results = await measure([
@@ -93,9 +104,36 @@ const results = await measure([
       for (let i = 0; i < BATCH; i++) if (refuser.canExecute('finish')) sink++;
     },
   },
+  {
+    name: 'FsmStrategy.execute (refused: throws)',
+    batch: THROW_BATCH,
+    fn: () => {
+      for (let i = 0; i < THROW_BATCH; i++) {
+        try {
+          refuser.execute(REFUSED);
+        } catch (error) {
+          if (error !== undefined) sink++;
+        }
+      }
+    },
+  },
+  {
+    name: 'FsmStrategy.tryExecute (refused)',
+    batch: BATCH,
+    fn: () => {
+      for (let i = 0; i < BATCH; i++) if (!refuser.tryExecute(REFUSED).ok) sink++;
+    },
+  },
+  {
+    name: 'XState v5 actor.send (refused)',
+    batch: BATCH,
+    fn: () => {
+      for (let i = 0; i < BATCH; i++) refusingActor.send(FSM.rejected.event);
+    },
+  },
 ]);
 printTable('@signalyard/fsm: 5-state workload (per transition)', results);
-const [floor, ours, xstate, refused] = results;
+const [floor, ours, xstate, refused, refusedThrow, refusedTry, xstateRefused] = results;
 figure({
   workload: WORKLOAD,
   name: 'execute() time / table floor time',
@@ -121,4 +159,20 @@ figure({
   against: described(ours!, 'FsmStrategy.execute'),
 });
 figure({ workload: WORKLOAD, name: 'execute() per transition', unit: 'ns', samples: ours!.samples });
+figure({
+  workload: WORKLOAD,
+  name: 'refused execute() (throws), per action',
+  unit: 'ns',
+  samples: refusedThrow!.samples,
+  target: { atMost: 2000 },
+  against: described(xstateRefused!, 'XState v5 refused send'),
+});
+figure({
+  workload: WORKLOAD,
+  name: 'refused tryExecute() (a value), per action',
+  unit: 'ns',
+  samples: refusedTry!.samples,
+  target: { atMost: 50 },
+  against: described(xstateRefused!, 'XState v5 refused send'),
+});
 if (sink < 0) console.log(sink);

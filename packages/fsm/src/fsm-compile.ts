@@ -242,7 +242,8 @@ function indexFsm(
             ? { from: t.from, action: t.action, to: t.to }
             : { from: t.from, action: t.action, to: t.to, guard: t.guardName },
         );
-        return { to: stateIndex.get(t.to) as number, guard: t.guard, guardName: t.guardName, result };
+        const taken = Object.freeze({ ok: true as const, result });
+        return { to: stateIndex.get(t.to) as number, guard: t.guard, guardName: t.guardName, result, taken };
       });
       compiled.set(action, {
         transitions: Object.freeze(candidates),

@@ -18,10 +18,12 @@ import { errorText } from '@signalyard/core/internal';
 import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
 import { GuardFailedError } from './errors/guard-failed-error.js';
-import { GuardRejectedError } from './errors/guard-rejected-error.js';
-import { InvalidTransitionError } from './errors/invalid-transition-error.js';
 import type { GuardCondition } from './guard.js';
 import { compileFsm } from './fsm-compile.js';
+import type { GuardRejectedError } from './errors/guard-rejected-error.js';
+import type { InvalidTransitionError } from './errors/invalid-transition-error.js';
+import { guardRejected, invalidTransition, refusalError } from './fsm-refusal.js';
+import type { FsmAttempt } from './fsm-refusal.js';
 import {
   builderSpecs,
   type FsmSpec,
@@ -125,6 +127,10 @@ export class FsmStrategy {
    * @throws GuardRejectedError `FSM_GUARD_REJECTED` when every guard rejected the input.
    * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or
    * re-entered this FSM (called `execute` or `restore` on it).
+   *
+   * The two refusals (`FSM_INVALID_TRANSITION`, `FSM_GUARD_REJECTED`) are answers, not bugs: their
+   * errors carry no stack frames, which makes a refused `execute` several times cheaper. Where a
+   * refusal is expected, {@link FsmStrategy.tryExecute} returns it as a value without any error.
    */
   execute(action: string, input?: unknown): TransitionResult {
     if (this.#evaluating !== undefined) {
@@ -137,11 +143,48 @@ export class FsmStrategy {
     if (list === undefined) throw typeof action === 'string' ? this.#invalid(action) : notAnAction(action);
     const taken = this.#decide(list, action, input);
     if (taken === REJECTED) {
-      throw new GuardRejectedError({ currentState: this.currentState, action, guards: list.guardNames });
+      throw refusalError(guardRejected(this.currentState, action, list.guardNames));
     }
     if (taken === NO_ENTRY) throw this.#invalid(action);
     this.#current = taken.to;
     return taken.result;
+  }
+
+  /**
+   * {@link FsmStrategy.execute} without the exception for a refusal: `{ ok: true, result }` when
+   * the transition was taken (a frozen object per transition: a hit allocates nothing), or
+   * `{ ok: false, refusal }` when the action was refused, with the state unchanged. The refusal
+   * has the code and fields of the error `execute` would throw (`FSM_INVALID_TRANSITION` with
+   * `validActions`, `FSM_GUARD_REJECTED` with `guards`), and `refusal.toError()` builds that error.
+   * Failures are still thrown, as by `execute`.
+   *
+   * @throws InvalidArgumentError `ACTION_INVALID` when `action` is not a string.
+   * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or
+   * re-entered this FSM.
+   *
+   * @example
+   * ```ts
+   * const attempt = fsm.tryExecute('finish');
+   * if (attempt.ok) console.log(attempt.result.to);
+   * else console.log(attempt.refusal.code, attempt.refusal.currentState); // 'FSM_INVALID_TRANSITION' 'idle'
+   * ```
+   */
+  tryExecute(action: string, input?: unknown): FsmAttempt {
+    if (this.#evaluating !== undefined) {
+      this.#reentered = `tryExecute(${JSON.stringify(action)})`;
+      throw this.#reentry(action, '(re-entered)', this.#reentered);
+    }
+    const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
+    if (list === undefined) {
+      if (typeof action !== 'string') throw notAnAction(action);
+      return { ok: false, refusal: invalidTransition(this.currentState, action, this.validActions()) };
+    }
+    const taken = this.#decide(list, action, input);
+    if (taken === REJECTED) return { ok: false, refusal: guardRejected(this.currentState, action, list.guardNames) };
+    if (taken === NO_ENTRY)
+      return { ok: false, refusal: invalidTransition(this.currentState, action, this.validActions()) };
+    this.#current = taken.to;
+    return taken.taken;
   }
 
   /** The current state as `{ type: 'fsm', current_state }` (a frozen object per state). */
@@ -250,8 +293,8 @@ export class FsmStrategy {
     });
   }
 
-  #invalid(action: string): InvalidTransitionError {
-    return new InvalidTransitionError({ currentState: this.currentState, action, validActions: this.validActions() });
+  #invalid(action: string): InvalidTransitionError | GuardRejectedError {
+    return refusalError(invalidTransition(this.currentState, action, this.validActions()));
   }
 }
 
@@ -315,7 +358,7 @@ export class FsmDefinition {
 
 /**
  * An {@link FsmStrategy} bundled with the strategy-tier routes registered on its builder: the
- * `ExecutionStrategy` a Runner agent uses. `execute`, `canExecute`, `snapshot` and
+ * `ExecutionStrategy` a Runner agent uses. `execute`, `tryExecute`, `canExecute`, `snapshot` and
  * `restore` delegate to {@link FsmStrategyWithRoutes.strategy}; `signalRoutes()` returns the
  * builder's routes, with each `inStates` route matching only while **this instance** is in one
  * of those states.
@@ -356,6 +399,11 @@ export class FsmStrategyWithRoutes implements ExecutionStrategy {
   /** See {@link FsmStrategy.execute}. */
   execute(action: string, input?: unknown): TransitionResult {
     return this.strategy.execute(action, input);
+  }
+
+  /** See {@link FsmStrategy.tryExecute}. */
+  tryExecute(action: string, input?: unknown): FsmAttempt {
+    return this.strategy.tryExecute(action, input);
   }
 
   /** See {@link FsmStrategy.canExecute}. */

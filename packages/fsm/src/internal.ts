@@ -16,6 +16,8 @@ export interface CompiledTransition {
   readonly guardName: string | undefined;
   /** Returned by every execution of this transition: frozen, shared. */
   readonly result: TransitionResult;
+  /** `{ ok: true, result }`, returned by every `tryExecute` of this transition: frozen, shared. */
+  readonly taken: { readonly ok: true; readonly result: TransitionResult };
 }
 
 /** A candidate list for one (state, action), in evaluation order. */

@@ -1,8 +1,14 @@
-import { AbortedError, Action, SignalyardError, type ChatMessage, type Outcome } from '@signalyard/core';
+import { AbortedError, SignalyardError, type ChatMessage, type Outcome } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import { routeExplained, type ExplainedDecision } from './route-decision.js';
-import { MAX_CONFLICT_RETRIES, emitDecision, type ApplierDeps, type SignalApplier } from './apply-signal.js';
+import {
+  MAX_CONFLICT_RETRIES,
+  userMessageDefault,
+  emitDecision,
+  type ApplierDeps,
+  type SignalApplier,
+} from './apply-signal.js';
 import type { Batch, MergedMember } from './busy-batch.js';
 import { RunnerError } from './errors/runner-error.js';
 import { trimHistory, userMessageOf } from './history.js';
@@ -112,7 +118,7 @@ export class BatchApplier {
       this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal: job.signal, action: undefined });
       return this.#saveOwn(p, job, { outcome: failedOutcome(session.ctx, error), save: arrival });
     }
-    const action = match?.action ?? Action.Continue;
+    const action = match?.action ?? userMessageDefault(loaded);
     emitDecision(this.#d.hub, session, job, action, match, explained?.considered);
     if (action.type === 'continue') {
       batch.merge({ job, action, match });

@@ -3,9 +3,11 @@ import {
   SignalyardError,
   isTransitionRefusal,
   type ConsideredRoute,
+  type ExecutionStrategy,
   type Outcome,
   type RunnerEvent,
   type Signal,
+  type TransitionAttempt,
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
@@ -78,6 +80,15 @@ export class SignalApplier {
       } catch (error) {
         return this.#escaped(session, job, error);
       }
+      // The engine's commit lost to another writer: nothing of this attempt is kept beyond it.
+      if (applied.conflict !== undefined) {
+        if (attempt < MAX_CONFLICT_RETRIES && !job.lockLost) continue;
+        return {
+          ...applied.outcome,
+          status: 'failed',
+          error: asSignalyardError(applied.conflict, 'CHECKPOINT_SAVE_FAILED'),
+        };
+      }
       // Without the lock, another process may own the session now: save nothing, retry nothing.
       if (applied.save === undefined || job.lockLost) return applied.outcome;
       try {
@@ -85,7 +96,7 @@ export class SignalApplier {
       } catch (error) {
         if (applied.rollback !== undefined) loaded.strategy.restore(applied.rollback);
         if (isConflict(error) && attempt < MAX_CONFLICT_RETRIES) continue;
-        if (isUnstorable(error) && applied.outcome.status !== 'failed') {
+        if (isUnstorable(error) && applied.outcome.status !== 'failed' && job.committed !== true) {
           // The turn's effects cannot be stored; what arrived still is.
           await persistence.saveArrival(
             session,
@@ -117,14 +128,17 @@ export class SignalApplier {
           cause: error,
         });
     const outcome = failedOutcome(session.ctx, failure);
-    await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome));
+    // After a commit, what arrived is saved already.
+    if (job.committed !== true)
+      await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome));
     return outcome;
   }
 
   /** Routes the signal and applies its action to the live session state (nothing saved yet). */
   async #applyOnce(session: LiveSession, loaded: LoadedState, job: Job): Promise<Applied> {
     const { signal } = job;
-    const user = userMessageOf(signal);
+    // Applied again after its engine committed: the user message is saved already.
+    const user = job.committed === true ? undefined : userMessageOf(signal);
     const history =
       user === undefined ? loaded.history : trimHistory([...loaded.history, user], this.#d.maxHistoryMessages);
     const arrival = user === undefined ? undefined : { history, engineState: loaded.engineState };
@@ -138,7 +152,7 @@ export class SignalApplier {
       this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal, action: undefined });
       return { outcome: failedOutcome(session.ctx, error), ...keepArrival };
     }
-    const action = match?.action ?? defaultAction(signal);
+    const action = match?.action ?? defaultAction(signal, loaded);
     emitDecision(this.#d.hub, session, job, action, match, explained?.considered);
     if (action === undefined) {
       this.#d.hub.emit({ type: 'unrouted', ...session.ctx, signal });
@@ -164,7 +178,12 @@ export class SignalApplier {
       case 'transition': {
         const before = loaded.strategy.snapshot();
         try {
-          const result = loaded.strategy.execute(action.target, a.job.signal.payload);
+          const attempt = attemptTransition(loaded.strategy, action.target, a.job.signal.payload);
+          if (!attempt.ok) {
+            const error = attempt.refusal.toError();
+            return { outcome: outcomeOf(session.ctx, { status: 'rejected', error }, action, match), ...keepArrival };
+          }
+          const result = attempt.result;
           return {
             outcome: outcomeOf(session.ctx, { status: 'completed', output: result }, action, match),
             save: { history, engineState: loaded.engineState },
@@ -221,11 +240,30 @@ export class SignalApplier {
   }
 }
 
-/** Runner defaults for unrouted signals: `user_message` → continue, `stop` → graceful_stop. */
-function defaultAction(signal: Signal): Action | undefined {
-  if (signal.kind === 'user_message') return Action.Continue;
-  if (signal.kind === 'stop') return Action.GracefulStop;
-  return undefined;
+const AWAITING_APPROVAL = Action.reject('awaiting_approval');
+const NO_PENDING_APPROVAL = Action.reject('no_pending_approval');
+
+/** The runner default for an unrouted `user_message`: continue, or `reject('awaiting_approval')` while approvals are pending. @internal */
+export function userMessageDefault(loaded: LoadedState): Action {
+  return loaded.pendingApprovals.length > 0 ? AWAITING_APPROVAL : Action.Continue;
+}
+
+/**
+ * Runner defaults for unrouted signals: `user_message` → continue (`reject('awaiting_approval')`
+ * while approvals are pending), `tool_approval` → continue when approvals are pending, else
+ * `reject('no_pending_approval')`, `stop` → graceful_stop. @internal
+ */
+function defaultAction(signal: Signal, loaded: LoadedState): Action | undefined {
+  switch (signal.kind) {
+    case 'user_message':
+      return userMessageDefault(loaded);
+    case 'tool_approval':
+      return loaded.pendingApprovals.length > 0 ? Action.Continue : NO_PENDING_APPROVAL;
+    case 'stop':
+      return Action.GracefulStop;
+    default:
+      return undefined;
+  }
 }
 
 /**
@@ -258,4 +296,13 @@ export function emitDecision(
     ...(match?.route.name !== undefined && { routeName: match.route.name }),
     ...(considered !== undefined && { considered }),
   });
+}
+
+/**
+ * A `transition` action through `tryExecute` when the strategy offers it (a refusal is then a
+ * value: no exception is thrown and caught), else through `execute`, whose refusals throw.
+ */
+function attemptTransition(strategy: ExecutionStrategy, target: string, payload: unknown): TransitionAttempt {
+  if (strategy.tryExecute !== undefined) return strategy.tryExecute(target, payload);
+  return { ok: true, result: strategy.execute(target, payload) };
 }

@@ -6,6 +6,7 @@ import {
   type SignalKind,
   type Tier,
 } from '@signalyard/core';
+import { decisionRecords } from './approvals.js';
 import { RunnerError } from './errors/runner-error.js';
 
 /** One audit-log entry: one per signal a runner handled. */
@@ -19,12 +20,17 @@ export interface AuditEntry {
   tier?: Tier;
   routeName?: string;
   status: OutcomeStatus;
+  /**
+   * A `tool_approval` signal's decisions, with who made them (`Runner.approve`'s `by`) —
+   * whatever the status: a `rejected` entry records an approval a route refused.
+   */
+  approvals?: { id: string; approved: boolean; by?: string }[];
 }
 
 /**
  * A reference plugin: calls `sink` with one {@link AuditEntry} per signal, when its outcome is
- * reached — the signal's kind, the action applied, the tier and route name that decided, and
- * the status. A sink that throws (or returns a rejected promise) is reported as a runner
+ * reached — the signal's kind, the action applied, the tier and route name that decided, the
+ * status, and for a `tool_approval` signal its decisions with who made them (`approvals`). A sink that throws (or returns a rejected promise) is reported as a runner
  * `warning`, never breaking dispatch.
  *
  * @throws RunnerError `RUNNER_INPUT_INVALID` when `sink` is not a function.
@@ -57,6 +63,8 @@ export function auditLogPlugin(sink: (entry: AuditEntry) => void): Plugin {
           ...(outcome.decidedBy?.route.name !== undefined && { routeName: outcome.decidedBy.route.name }),
           status: outcome.status,
         };
+        const approvals = decisionRecords(event.signal);
+        if (approvals !== undefined) entry.approvals = approvals;
         // A sink typed to return void may still be async: never leave its rejection unhandled.
         // eslint-disable-next-line @typescript-eslint/no-confusing-void-expression -- a sink typed void may still return a promise
         const result: unknown = sink(entry);

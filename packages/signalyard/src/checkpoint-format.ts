@@ -1,6 +1,7 @@
-import type { SessionCheckpointV1 } from '@signalyard/core';
+import type { PendingApproval, SessionCheckpointV1 } from '@signalyard/core';
 import { readSessionCheckpoint } from '@signalyard/core/internal';
 import { RunnerError } from './errors/runner-error.js';
+import type { StaleApproval } from './live-session.js';
 
 /**
  * Reads a stored checkpoint (core's session checkpoint rules). An unknown `v` (or a malformed
@@ -18,7 +19,16 @@ export function decodeCheckpoint(key: string, data: unknown): SessionCheckpointV
 }
 
 /** The fields a Runner writes itself on every save; every other top-level field is carried over. */
-const OWN_FIELDS = new Set(['v', 'agentId', 'strategy', 'history', 'engine', 'cause']);
+const OWN_FIELDS = new Set([
+  'v',
+  'agentId',
+  'strategy',
+  'history',
+  'engine',
+  'cause',
+  'pendingApprovals',
+  'staleApprovals',
+]);
 
 /** The top-level fields of `data` a Runner does not write itself (kept across saves); `none` when there are none. @internal */
 export function carriedFields(
@@ -29,3 +39,18 @@ export function carriedFields(
   for (const [key, value] of Object.entries(data)) if (!OWN_FIELDS.has(key)) (carried ??= {})[key] = value;
   return carried ?? none;
 }
+
+const NONE: readonly never[] = Object.freeze([]);
+
+/** The checkpoint's pending approvals (a shared empty list when none). @internal */
+export function pendingOf(data: SessionCheckpointV1): readonly PendingApproval[] {
+  return Array.isArray(data.pendingApprovals) && data.pendingApprovals.length > 0 ? data.pendingApprovals : NONE;
+}
+
+/** The checkpoint's stale approvals (a shared empty list when none). @internal */
+export function staleOf(data: SessionCheckpointV1): readonly StaleApproval[] {
+  return Array.isArray(data.staleApprovals) && data.staleApprovals.length > 0 ? data.staleApprovals : NONE;
+}
+
+/** The shared empty list of approvals. @internal */
+export const NO_APPROVALS: readonly never[] = NONE;

@@ -1,7 +1,9 @@
 import type {
   Action,
   AgentDiagrams,
+  ApprovalDecision,
   ChatMessage,
+  PendingApproval,
   ExecutionStrategy,
   Signal,
   SignalRoute,
@@ -39,6 +41,33 @@ export interface TurnContext {
    * stream and an `engine_event` of type `text_delta` for plugins. A no-op when not streaming.
    */
   emitText(delta: string, source?: TextSource): void;
+  /**
+   * The approval decisions this turn must apply, in order: first a denial for every approval a
+   * `rewind` or `fork` retired (`{ id, approved: false, reason: 'stale: rewound' }` or
+   * `'stale: forked'`: the engine answers those calls as denied and never runs them), then the
+   * decisions of a `tool_approval` signal (`Runner.approve`). Empty for most turns. Pass them
+   * straight to an executor that resumes with decisions (a crew's `execute(input, { approvals })`).
+   */
+  readonly approvals: readonly ApprovalDecision[];
+  /** The approvals pending in the session checkpoint when the turn started (empty when none). */
+  readonly pendingApprovals: readonly PendingApproval[];
+  /**
+   * Saves the session now, compare-and-set: `state` as this engine's state, the history so far
+   * (with this signal's user message), the strategy as it is. Call it before a side effect that
+   * must not run twice (the durable claim of an approved tool call). A later failure or stop of
+   * the turn discards only what came after the commit; the turn's final save builds on it.
+   *
+   * A commit also records what the turn has taken in: the approvals answered by this turn's
+   * decisions are no longer pending (a second runner approving the same call is then refused
+   * with `no_pending_approval`), and stale approvals count as delivered. Commits of one turn run
+   * one after another.
+   *
+   * @throws CheckpointConflictError when another writer saved the session first: stop without
+   * side effects (throw it, or return); the runner reloads the session and applies the signal
+   * again, as for any conflict. AbortedError when the turn was stopped; RunnerError
+   * `COMMIT_REFUSED` after the turn ended; the store's error when the state cannot be stored.
+   */
+  commit(state: unknown): Promise<void>;
 }
 
 /**
@@ -60,6 +89,13 @@ export interface TurnResult {
    * `rejected`, nothing saved). `continue` is not allowed.
    */
   actions?: readonly Action[];
+  /**
+   * Tool calls now waiting for a person's decision. Saved as the checkpoint's top-level
+   * `pendingApprovals` (what `SessionView`, `Runner.history`, the inspector and the CLI read);
+   * when non-empty the outcome is `paused` with these approvals. A turn that returns none (or
+   * omits the key) clears them. Each needs a non-empty `id` unique in the list.
+   */
+  pendingApprovals?: readonly PendingApproval[];
 }
 
 /** Runs one turn. (A plain, non-promise `TurnResult` is accepted too.) */

@@ -9,6 +9,7 @@
 export { createRunner } from './runner.js';
 export type { InboundMessage, Runner } from './runner.js';
 export type { SessionView } from './session-view.js';
+export type { ToolApprovalPayload } from './approvals.js';
 export type { TurnStream } from './turn-stream.js';
 export type { RunnerOptions } from './runner-options.js';
 export type { AgentDefinition, Engine, EngineFn, TurnContext, TurnResult, WhenBusy } from './engine.js';

@@ -1,4 +1,4 @@
-import type { ChatMessage, ExecutionStrategy, Outcome, Signal } from '@signalyard/core';
+import type { ChatMessage, ExecutionStrategy, Outcome, PendingApproval, Signal } from '@signalyard/core';
 import type { ComposedRouter } from '@signalyard/router';
 import type { AgentRuntime } from './runner-options.js';
 import type { Stopper } from './stopper.js';
@@ -21,6 +21,17 @@ export interface Job {
   lockLost: boolean;
   /** Where its events go when the caller reads it as a stream. */
   readonly sink: TurnSink | undefined;
+  /**
+   * Set once its engine committed (`ctx.commit`): the user message is saved, so applying the
+   * signal again (after a conflict) does not append it again, and a failure saves nothing more.
+   */
+  committed?: boolean;
+}
+
+/** An approval a rewind or fork retired, to be answered as denied with `reason`. @internal */
+export interface StaleApproval {
+  readonly id: string;
+  readonly reason: string;
 }
 
 /**
@@ -59,6 +70,10 @@ export interface LoadedState {
   version: number;
   history: readonly ChatMessage[];
   engineState: unknown;
+  /** The checkpoint's `pendingApprovals` (empty when none). */
+  pendingApprovals: readonly PendingApproval[];
+  /** The checkpoint's `staleApprovals` (empty when none). */
+  staleApprovals: readonly StaleApproval[];
   /** Top-level checkpoint fields the runner does not write itself (e.g. a newer release's), kept on save. */
   carried: Readonly<Record<string, unknown>>;
 }

@@ -3,12 +3,14 @@ import {
   type Action,
   type ChatMessage,
   type Outcome,
+  type PendingApproval,
   type StrategySnapshot,
   type TransitionResult,
 } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import { RunnerError, type RunnerErrorCode } from './errors/runner-error.js';
+import type { StaleApproval } from './live-session.js';
 
 /** Whose outcome it is: a session key and its agent. @internal */
 export interface OutcomeOwner {
@@ -27,6 +29,8 @@ export interface OutcomeParts {
   readonly error?: unknown;
   /** Present only when given (`undefined` included). */
   readonly output?: unknown;
+  /** A paused turn's pending approvals (present only when given). */
+  readonly pendingApprovals?: readonly PendingApproval[];
 }
 
 /**
@@ -49,6 +53,7 @@ export function outcomeOf(
   };
   if ('error' in parts) outcome.error = asSignalyardError(parts.error, 'ENGINE_FAILED');
   if ('output' in parts) outcome.output = parts.output;
+  if (parts.pendingApprovals !== undefined) outcome.pendingApprovals = parts.pendingApprovals;
   return outcome;
 }
 
@@ -73,12 +78,19 @@ export interface Applied {
   readonly stopQueued?: boolean;
   /** Events to emit once saved. */
   readonly transitions?: readonly TransitionResult[];
+  /** A commit of the turn lost to another writer: reload and apply the signal again. */
+  readonly conflict?: unknown;
 }
 
-/** The history and engine state a save writes (with the strategy's snapshot at that time). @internal */
+/**
+ * The history and engine state a save writes (with the strategy's snapshot at that time), and the
+ * approval fields when it changes them (absent: kept as loaded). @internal
+ */
 export interface SessionSave {
   readonly history: readonly ChatMessage[];
   readonly engineState: unknown;
+  readonly pendingApprovals?: readonly PendingApproval[];
+  readonly staleApprovals?: readonly StaleApproval[];
 }
 
 /** `error` itself when it is a `SignalyardError`, else a `RunnerError` with `code` wrapping it. @internal */

@@ -13,11 +13,13 @@ import {
   type ChatMessage,
   type TranscriptEntry,
   type Signal,
+  type ApprovalDecision,
 } from '@signalyard/core';
 import { errorText, isAbortSignal } from '@signalyard/core/internal';
 import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type SessionKey } from '@signalyard/sessions';
 import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
+import { decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
 import { createEventHub } from './event-hub.js';
 import { EventTimeline } from './event-timeline.js';
 import type { RunnerError } from './errors/runner-error.js';
@@ -62,6 +64,33 @@ export interface Runner {
     sessionKey: SessionKey | string,
     signal: Signal,
     opts?: { agentId?: string; abortSignal?: AbortSignal },
+  ): TurnStream;
+  /**
+   * Decides pending tool approvals: dispatches `signal('tool_approval', { decisions, by })` to the
+   * session. It goes through the three tiers like every signal, so a route can refuse an approver
+   * (e.g. `reject('not a reviewer')` on `payload.by`). Unrouted, the runner's default is
+   * `continue` when the session has pending approvals (the engine resumes with the decisions in
+   * `ctx.approvals`), else outcome `rejected` with `reject('no_pending_approval')` and nothing
+   * runs. Any runner over the same store can approve: the checkpoint is the truth.
+   *
+   * @throws RunnerError `RUNNER_INPUT_INVALID` (the promise rejects) when `decisions` is not a
+   * non-empty list of `{ id, approved, reason? }` with distinct ids, or `by` is not a non-empty
+   * string; `RUNNER_CLOSED` after `close()`.
+   * @example
+   * ```ts
+   * const outcome = await runner.approve('agent:support:main', [{ id: 'ap-1', approved: true }], { by: 'alice' });
+   * ```
+   */
+  approve(
+    sessionKey: SessionKey | string,
+    decisions: readonly ApprovalDecision[],
+    opts?: { by?: string; abortSignal?: AbortSignal },
+  ): Promise<Outcome>;
+  /** {@link Runner.approve}, streamed: the resumed turn's events as they happen, its outcome last. */
+  streamApprove(
+    sessionKey: SessionKey | string,
+    decisions: readonly ApprovalDecision[],
+    opts?: { by?: string; abortSignal?: AbortSignal },
   ): TurnStream;
   /**
    * The visible conversation of a session (for a page reload): the agent engine's `transcript`
@@ -355,6 +384,43 @@ class RunnerImpl implements Runner {
     return turnStream((sink) => this.#dispatch(sessionKey, signal, opts, sink));
   }
 
+  approve(
+    sessionKey: SessionKey | string,
+    decisions: readonly ApprovalDecision[],
+    opts: { by?: string; abortSignal?: AbortSignal } = {},
+  ): Promise<Outcome> {
+    return this.#approve(sessionKey, decisions, opts, undefined);
+  }
+
+  streamApprove(
+    sessionKey: SessionKey | string,
+    decisions: readonly ApprovalDecision[],
+    opts: { by?: string; abortSignal?: AbortSignal } = {},
+  ): TurnStream {
+    return turnStream((sink) => this.#approve(sessionKey, decisions, opts, sink));
+  }
+
+  #approve(
+    sessionKey: SessionKey | string,
+    decisions: readonly ApprovalDecision[],
+    opts: { by?: string; abortSignal?: AbortSignal },
+    sink: TurnSink | undefined,
+  ): Promise<Outcome> {
+    if (this.#closing !== undefined) return Promise.reject(closedError());
+    const badOptions = optionsProblem('approve', opts, false, true);
+    if (badOptions !== undefined) return Promise.reject(badOptions);
+    const problem = decisionsProblem(decisions);
+    if (problem !== undefined) return Promise.reject(inputError(`approve() got ${problem}`));
+    const copies = decisions.map((d): ApprovalDecision =>
+      d.reason === undefined
+        ? { id: d.id, approved: d.approved }
+        : { id: d.id, approved: d.approved, reason: d.reason },
+    );
+    const payload = opts.by === undefined ? { decisions: copies } : { decisions: copies, by: opts.by };
+    const abortSignal = opts.abortSignal === undefined ? {} : { abortSignal: opts.abortSignal };
+    return this.#dispatch(sessionKey, makeSignal('tool_approval', payload), abortSignal, sink);
+  }
+
   #handle(message: InboundMessage, opts: { abortSignal?: AbortSignal }, sink: TurnSink | undefined): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const badOptions = optionsProblem('handle', opts, false);
@@ -402,6 +468,10 @@ class RunnerImpl implements Runner {
       !isSignalKind((signal as { kind?: unknown }).kind)
     ) {
       return Promise.reject(inputError(`dispatch() needs a Signal { kind, payload }, got ${describeValue(signal)}`));
+    }
+    if (signal.kind === 'tool_approval') {
+      const problem = toolApprovalPayloadProblem(signal.payload);
+      if (problem !== undefined) return Promise.reject(inputError(`A tool_approval signal has ${problem}`));
     }
     // A canonical key of a live session needs no parsing.
     const live = typeof sessionKey === 'string' ? this.#queue.live(sessionKey) : undefined;
@@ -599,14 +669,21 @@ function listOptions(opts: unknown): { prefix?: string; after?: string; limit?: 
   return o as { prefix?: string; after?: string; limit?: number };
 }
 
-/** Why the options of `handle` / `dispatch` are malformed, as a `RUNNER_INPUT_INVALID` error. */
-function optionsProblem(method: string, opts: unknown, agentId: boolean): RunnerError | undefined {
+/** Why the options of `handle` / `dispatch` / `approve` are malformed, as a `RUNNER_INPUT_INVALID` error. */
+function optionsProblem(method: string, opts: unknown, agentId: boolean, by = false): RunnerError | undefined {
   if (opts === undefined) return undefined;
-  const expected = agentId ? '{ agentId?: string, abortSignal?: AbortSignal }' : '{ abortSignal?: AbortSignal }';
+  const expected = agentId
+    ? '{ agentId?: string, abortSignal?: AbortSignal }'
+    : by
+      ? '{ by?: string, abortSignal?: AbortSignal }'
+      : '{ abortSignal?: AbortSignal }';
   if (typeof opts !== 'object' || opts === null) {
     return inputError(`${method}() options must be ${expected}, got ${describeValue(opts)}`);
   }
-  const o = opts as { abortSignal?: unknown; agentId?: unknown };
+  const o = opts as { abortSignal?: unknown; agentId?: unknown; by?: unknown };
+  if (by && o.by !== undefined && (typeof o.by !== 'string' || o.by === '')) {
+    return inputError(`${method}() options.by must be a non-empty string (who decided), got ${describeValue(o.by)}`);
+  }
   if (o.abortSignal !== undefined && !isAbortSignal(o.abortSignal)) {
     return inputError(`${method}() options.abortSignal must be an AbortSignal, got ${describeValue(o.abortSignal)}`);
   }

@@ -1,4 +1,5 @@
 import type { Outcome, SessionCause, Signal } from '@signalyard/core';
+import { decisionRecords } from './approvals.js';
 import { userMessageOf } from './history.js';
 
 /** How much of a user message's text a version's cause keeps. */
@@ -10,16 +11,22 @@ const CAUSE_TEXT_UNITS = 200;
  * how it ended, and the route that decided it; `merged`: the user messages a merged turn answered
  * (2 or more). @internal
  */
-export function signalCause(signal: Signal, outcome: Outcome, merged?: number): SessionCause {
+export function signalCause(
+  signal: Signal,
+  outcome: Pick<Outcome, 'decidedBy'> & { status?: Outcome['status'] },
+  merged?: number,
+): SessionCause {
   const text = causeText(signal);
   const decided = outcome.decidedBy;
+  const approvals = signal.kind === 'tool_approval' ? decisionRecords(signal) : undefined;
   return {
     at: new Date().toISOString(),
     signal: text === undefined ? { kind: signal.kind } : { kind: signal.kind, text },
-    status: outcome.status,
+    ...(outcome.status !== undefined && { status: outcome.status }),
     ...(decided !== undefined && { tier: decided.tier }),
     ...(decided?.route.name !== undefined && { routeName: decided.route.name }),
     ...(merged !== undefined && merged > 1 && { merged }),
+    ...(approvals !== undefined && { approvals }),
   };
 }
 

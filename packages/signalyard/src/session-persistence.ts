@@ -3,7 +3,6 @@ import {
   DirectStrategy,
   describeValue,
   isSignalyardError,
-  type ChatMessage,
   type CheckpointStore,
   type ExecutionStrategy,
   type SessionCause,
@@ -13,7 +12,7 @@ import {
 } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { ComposedRouter } from '@signalyard/router';
-import { carriedFields, decodeCheckpoint } from './checkpoint-format.js';
+import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { trimHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
@@ -66,37 +65,50 @@ export class SessionPersistence {
     const checkpoint = await this.#store.load(session.key);
     if (checkpoint === undefined) {
       if (current.kind === 'loaded' && current.version === 0) return current;
-      return this.#install(session, newStrategy(session.agent), 0, [], undefined, NO_FIELDS);
+      return this.#install(session, newStrategy(session.agent), 0, {
+        history: [],
+        engineState: undefined,
+        pendingApprovals: NO_APPROVALS,
+        staleApprovals: NO_APPROVALS,
+        carried: NO_FIELDS,
+      });
     }
     if (current.kind === 'loaded' && checkpoint.version === current.version) return current;
     const data = decodeCheckpoint(session.key, checkpoint.data);
     if (data.agentId !== session.agent.id) throw agentMismatch(session.key, data.agentId, session.agent.id);
     const strategy = newStrategy(session.agent);
     strategy.restore(data.strategy);
-    return this.#install(
-      session,
-      strategy,
-      checkpoint.version,
-      trimHistory(data.history, this.#maxHistoryMessages),
-      data.engine,
-      carriedFields(data, NO_FIELDS),
-    );
+    return this.#install(session, strategy, checkpoint.version, {
+      history: trimHistory(data.history, this.#maxHistoryMessages),
+      engineState: data.engine,
+      pendingApprovals: pendingOf(data),
+      staleApprovals: staleOf(data),
+      carried: carriedFields(data, NO_FIELDS),
+    });
   }
 
   #install(
     session: LiveSession,
     strategy: ExecutionStrategy,
     version: number,
-    history: readonly ChatMessage[],
-    engineState: unknown,
-    carried: Readonly<Record<string, unknown>>,
+    parts: Pick<LoadedState, 'history' | 'engineState' | 'pendingApprovals' | 'staleApprovals' | 'carried'>,
   ): LoadedState {
     const router = new ComposedRouter({
       strategy: strategy.signalRoutes(),
       agent: session.agent.routes,
       plugin: this.#pluginRoutes,
     });
-    const state: LoadedState = { kind: 'loaded', strategy, router, version, history, engineState, carried };
+    const state: LoadedState = {
+      kind: 'loaded',
+      strategy,
+      router,
+      version,
+      history: parts.history,
+      engineState: parts.engineState,
+      pendingApprovals: parts.pendingApprovals,
+      staleApprovals: parts.staleApprovals,
+      carried: parts.carried,
+    };
     session.state = state;
     return state;
   }
@@ -107,8 +119,10 @@ export class SessionPersistence {
    * unloaded (the next signal reloads it) and the error rethrown.
    */
   async save(session: LiveSession, loaded: LoadedState, save: SessionSave, cause: SessionCause): Promise<void> {
+    const pending = save.pendingApprovals ?? loaded.pendingApprovals;
+    const stale = save.staleApprovals ?? loaded.staleApprovals;
     try {
-      const own: SessionCheckpointV1 = {
+      const own: { -readonly [K in keyof SessionCheckpointV1]: SessionCheckpointV1[K] } = {
         v: 1,
         agentId: session.agent.id,
         strategy: loaded.strategy.snapshot(),
@@ -116,6 +130,9 @@ export class SessionPersistence {
         engine: save.engineState,
         cause,
       };
+      // The approval fields only when there are any: most sessions never have one.
+      if (pending.length > 0) own.pendingApprovals = pending;
+      if (stale.length > 0) own.staleApprovals = stale;
       // Carried fields go first (the runner's own win); a literal of one shape when there are none.
       const checkpoint = loaded.carried === NO_FIELDS ? own : { ...loaded.carried, ...own };
       loaded.version = await this.#store.save(session.key, checkpoint, loaded.version);
@@ -125,6 +142,8 @@ export class SessionPersistence {
     }
     loaded.history = save.history;
     loaded.engineState = save.engineState;
+    loaded.pendingApprovals = pending;
+    loaded.staleApprovals = stale;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { AbortedError, Action, type Outcome, type RunnerEvent, type SessionLock, type Signal } from '@signalyard/core';
 import { errorText, isAbortSignal, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
-import { emitDecision } from './apply-signal.js';
+import { emitDecision, userMessageDefault } from './apply-signal.js';
 import { RunnerError } from './errors/runner-error.js';
 import { routeExplained, type ExplainedDecision } from './route-decision.js';
 import { Batch } from './busy-batch.js';
@@ -121,7 +121,7 @@ export class SessionQueue {
     if (state.kind !== 'loaded') return;
     let action: Action;
     try {
-      action = state.router.match(signal, session.ctx)?.action ?? Action.Continue;
+      action = state.router.match(signal, session.ctx)?.action ?? userMessageDefault(state);
     } catch {
       return; // routing fails again in the message's turn, and is reported there
     }

@@ -1,15 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import {
   describeValue,
   type Checkpoint,
   type CheckpointStore,
-  type PendingApproval,
   type RunnerEvent,
   type SessionCause,
   type SessionCheckpointV1,
   type SessionVersion,
 } from '@signalyard/core';
-import { resolveHistoryOptions, sessionVersionOf, type EventChannel } from '@signalyard/core/internal';
+import { resolveHistoryOptions, retireApprovals, sessionVersionOf, type EventChannel } from '@signalyard/core/internal';
 import { decodeCheckpoint } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type LiveSession } from './live-session.js';
@@ -97,7 +95,7 @@ export class SessionTimeline {
       at: new Date().toISOString(),
       forkedFrom: { sessionKey: from, version: source.version },
     };
-    const forked = reopened(data, cause, opts);
+    const forked = reopened(data, cause, opts, 'stale: forked');
     // Queued on the new session, so no signal for it can interleave with its first save.
     return this.#d.queue.enqueueTask(to.key, agent, async (session) => {
       if ((await store.load(to.key)) !== undefined) throw exists(to.key);
@@ -125,7 +123,12 @@ export class SessionTimeline {
       if (current === undefined) throw notFound('rewind', key);
       const target = await this.#version(key, current, version);
       const data = decodeCheckpoint(key, target.data);
-      const restored = reopened(data, { at: new Date().toISOString(), rewoundTo: target.version }, opts);
+      const restored = reopened(
+        data,
+        { at: new Date().toISOString(), rewoundTo: target.version },
+        opts,
+        'stale: rewound',
+      );
       const saved = await store.save(key, restored, current.version);
       session.state = UNLOADED; // the next signal loads the rewound state
       this.#d.hub.emit({
@@ -196,13 +199,18 @@ export class SessionTimeline {
   }
 }
 
-/** `data` as a fork's or rewind's new version: the given cause, pending approvals not re-opened unless reissued. */
-function reopened(data: SessionCheckpointV1, cause: SessionCause, opts: ReopenOptions): SessionCheckpointV1 {
-  const pending: readonly PendingApproval[] = Array.isArray(data.pendingApprovals) ? data.pendingApprovals : [];
-  const pendingApprovals: readonly PendingApproval[] = opts.reissueApprovals
-    ? pending.map((p): PendingApproval => ({ ...p, id: randomUUID(), requestedAt: cause.at }))
-    : [];
-  return { ...data, pendingApprovals, cause };
+/**
+ * `data` as a fork's or rewind's new version, with the given cause. Its pending approvals become
+ * stale (the engine's next turn answers them as denied with `reason`), unless `reissueApprovals`:
+ * then they stay pending, under the ids the engine's restored state knows them by.
+ */
+function reopened(
+  data: SessionCheckpointV1,
+  cause: SessionCause,
+  opts: ReopenOptions,
+  reason: 'stale: rewound' | 'stale: forked',
+): SessionCheckpointV1 {
+  return opts.reissueApprovals ? { ...data, cause } : retireApprovals(data, cause, reason);
 }
 
 function versionOf(key: string, checkpoint: Checkpoint): SessionVersion {

@@ -1,6 +1,7 @@
 import { describeValue, isAction, type Action, type ChatMessage } from '@signalyard/core';
 import { actionProblem, configProblemsFromZod } from '@signalyard/core/internal';
 import * as z from 'zod';
+import { pendingApprovalsProblem } from './approvals.js';
 
 // What an engine may return. The zod schema is the rule and writes the messages; a turn whose
 // result is well formed (nearly every turn) is accepted by a cheap check that accepts only what
@@ -38,10 +39,16 @@ export const turnResultSchema = z
       messages: z.array(chatMessageSchema, expected('a list of chat messages')).optional(),
       status: z.enum(STATUSES, expected(quotedList(STATUSES))).optional(),
       actions: z.array(actionSchema, expected('a list of actions')).optional(),
+      pendingApprovals: z
+        .custom((value) => pendingApprovalsProblem(value) === undefined, {
+          error: (issue) =>
+            `is invalid: ${pendingApprovalsProblem(issue.input) ?? 'expected a list of PendingApproval'}`,
+        })
+        .optional(),
     },
     {
       error: (issue) =>
-        `${describeValue(issue.input)}, expected a TurnResult object { messages?, state?, output?, status?, actions? }`,
+        `${describeValue(issue.input)}, expected a TurnResult object { messages?, state?, output?, status?, actions?, pendingApprovals? }`,
     },
   )
   .optional();
@@ -75,7 +82,13 @@ export function turnResultProblem(result: unknown): string | undefined {
 export function isWellFormedTurnResult(result: unknown): boolean {
   if (result === undefined) return true;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return false;
-  const { messages, status, actions } = result as { messages?: unknown; status?: unknown; actions?: unknown };
+  const { messages, status, actions, pendingApprovals } = result as {
+    messages?: unknown;
+    status?: unknown;
+    actions?: unknown;
+    pendingApprovals?: unknown;
+  };
+  if (pendingApprovals !== undefined && pendingApprovalsProblem(pendingApprovals) !== undefined) return false;
   if (status !== undefined && status !== 'completed' && status !== 'paused') return false;
   if (messages !== undefined) {
     if (!Array.isArray(messages)) return false;

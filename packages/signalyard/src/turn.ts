@@ -1,6 +1,8 @@
 import {
   AbortedError,
   describeValue,
+  type ApprovalDecision,
+  type PendingApproval,
   isTransitionRefusal,
   type Action,
   type ChatMessage,
@@ -13,13 +15,17 @@ import {
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
+import { AnnouncedApprovals, impliedApprovalEvents, turnApprovals } from './approvals.js';
+import { NO_APPROVALS } from './checkpoint-format.js';
 import type { TurnContext, TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
 import { trimHistory } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
+import type { SessionPersistence } from './session-persistence.js';
 import { raceStop, type Stopper } from './stopper.js';
+import { TurnCommits } from './turn-commit.js';
 import { turnResultProblem } from './turn-result.js';
 import type { TurnSink } from './turn-stream.js';
 
@@ -27,6 +33,7 @@ import type { TurnSink } from './turn-stream.js';
 export interface TurnDeps {
   readonly hub: EventChannel<RunnerEvent>;
   readonly plugins: PluginHost;
+  readonly persistence: SessionPersistence;
   readonly maxHistoryMessages: number;
 }
 
@@ -48,6 +55,20 @@ export interface TurnInput {
 /** Ends a turn: `turn_end` once, then what was applied. */
 type EndTurn = (parts: OutcomeParts, applied?: Omit<Applied, 'outcome'>) => Applied;
 
+/** A turn in progress: its commits, its approvals, the engine's own approval events, whether it is over. */
+interface TurnRun {
+  over: boolean;
+  /** Made by the turn's first `ctx.commit` (most turns never commit). */
+  commits: TurnCommits | undefined;
+  /** `ctx.approvals`. */
+  readonly approvals: readonly ApprovalDecision[];
+  /** The approvals pending and stale when the turn started (a commit changes the loaded ones). */
+  readonly pendingBefore: readonly PendingApproval[];
+  readonly staleBefore: LoadedState['staleApprovals'];
+  /** Approval ids the engine announced itself (made on its first approval event). */
+  announced: AnnouncedApprovals | undefined;
+}
+
 /**
  * A `continue`: one engine turn, then its `TurnResult.actions`, all or nothing. Emits
  * `turn_start` / `turn_end` (when anyone listens) and the engine's own events as `engine_event`.
@@ -57,35 +78,28 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   const { hub } = deps;
   const { session, job } = t;
   const stop = job.stop;
-  let over = false;
-  const keepArrival = t.arrival === undefined ? {} : { save: t.arrival };
-  const end: EndTurn = (parts, applied = keepArrival) => {
-    over = true;
-    if (hub.hasListeners) hub.emit({ type: 'turn_end', ...session.ctx, status: parts.status });
-    const outcome = outcomeOf(session.ctx, parts, t.action, t.match);
-    return { outcome, ...applied };
+  const approvals = turnApprovals(job.signal, t.loaded.staleApprovals);
+  const run: TurnRun = {
+    over: false,
+    approvals,
+    pendingBefore: t.loaded.pendingApprovals,
+    staleBefore: t.loaded.staleApprovals,
+    announced: undefined,
+    commits: undefined,
   };
-  const { sink } = job;
-  const ctx = new TurnContextImpl({
-    sessionKey: session.key,
-    agentId: session.agent.id,
-    signal: job.signal,
-    signals: t.signals,
-    history: t.history,
-    state: t.loaded.engineState,
-    strategy: t.loaded.strategy,
-    stopper: stop,
-    emit: (event) => {
-      if (!over) forwardEngineEvent(hub, session, event, sink);
-    },
-    emitText:
-      sink === undefined
-        ? noText
-        : (delta, source) => {
-            if (!over) forwardText(hub, session, sink, delta, source);
-          },
-  });
-
+  const keepArrival = t.arrival === undefined ? {} : { save: t.arrival };
+  const end: EndTurn = (parts, applied) => {
+    run.over = true;
+    const conflict = run.commits?.conflict;
+    // A commit lost to another writer: nothing of this attempt is saved; the signal is applied again.
+    const final = conflict === undefined ? parts : { status: 'failed' as const, error: conflict };
+    if (hub.hasListeners) hub.emit({ type: 'turn_end', ...session.ctx, status: final.status });
+    const outcome = outcomeOf(session.ctx, final, t.action, t.match);
+    if (conflict !== undefined) return { outcome, conflict };
+    // After a commit, what arrived is saved already: a failure saves nothing more.
+    return { outcome, ...(applied ?? (job.committed === true ? {} : keepArrival)) };
+  };
+  const ctx = turnContext(deps, t, run);
   if (hub.hasListeners) hub.emit({ type: 'turn_start', ...session.ctx });
   let result: unknown;
   try {
@@ -113,11 +127,57 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
     const message = `Engine of agent "${session.agent.id}" returned ${problem}`;
     return end({ status: 'failed', error: new RunnerError({ code: 'TURN_RESULT_INVALID', message }) });
   }
-  return applyTurnResult(deps, t, result ?? {}, end);
+  return applyTurnResult(deps, t, run, result ?? {}, end);
+}
+
+/** The engine's {@link TurnContext} for one turn. */
+function turnContext(deps: TurnDeps, t: TurnInput, run: TurnRun): TurnContextImpl {
+  const { hub } = deps;
+  const { session, job } = t;
+  const { sink } = job;
+  return new TurnContextImpl({
+    sessionKey: session.key,
+    agentId: session.agent.id,
+    signal: job.signal,
+    signals: t.signals,
+    history: t.history,
+    state: t.loaded.engineState,
+    strategy: t.loaded.strategy,
+    stopper: job.stop,
+    approvals: run.approvals,
+    pendingApprovals: run.pendingBefore,
+    commit: (state) => {
+      run.commits ??= new TurnCommits(deps.persistence, t, run.approvals, () => run.over);
+      return run.commits.commit(state);
+    },
+    emit: (event) => {
+      if (run.over) return;
+      if (isApprovalEvent(event)) (run.announced ??= new AnnouncedApprovals()).note(event);
+      forwardEngineEvent(hub, session, event, sink);
+    },
+    emitText:
+      sink === undefined
+        ? noText
+        : (delta, source) => {
+            if (!run.over) forwardText(hub, session, sink, delta, source);
+          },
+  });
+}
+
+function isApprovalEvent(event: unknown): event is { type: string } & Record<string, unknown> {
+  if (typeof event !== 'object' || event === null) return false;
+  const type = (event as { type?: unknown }).type;
+  return type === 'approval_requested' || type === 'approval_resolved';
 }
 
 /** Applies a valid `TurnResult`: its actions all or nothing, then what to save. */
-async function applyTurnResult(deps: TurnDeps, t: TurnInput, turn: TurnResult, end: EndTurn): Promise<Applied> {
+async function applyTurnResult(
+  deps: TurnDeps,
+  t: TurnInput,
+  run: TurnRun,
+  turn: TurnResult,
+  end: EndTurn,
+): Promise<Applied> {
   const { strategy } = t.loaded;
   const before = strategy.snapshot();
   const applied = await applyTurnActions(deps, t, turn.actions ?? []);
@@ -135,15 +195,30 @@ async function applyTurnResult(deps: TurnDeps, t: TurnInput, turn: TurnResult, e
       ? t.history
       : trimHistory([...t.history, ...turn.messages], deps.maxHistoryMessages);
   const engineState = Object.prototype.hasOwnProperty.call(turn, 'state') ? turn.state : t.loaded.engineState;
-  return end(
-    { status: turn.status === 'paused' ? 'paused' : 'completed', ...('output' in turn && { output: turn.output }) },
-    {
-      save: { history: next, engineState },
-      rollback: before,
-      transitions: applied.transitions,
-      stopQueued: applied.stopQueued,
-    },
+  const pending =
+    turn.pendingApprovals === undefined || turn.pendingApprovals.length === 0 ? NO_APPROVALS : turn.pendingApprovals;
+  announceApprovals(deps, t, run, pending);
+  const paused = pending.length > 0 || turn.status === 'paused';
+  const parts: { -readonly [K in keyof OutcomeParts]: OutcomeParts[K] } = { status: paused ? 'paused' : 'completed' };
+  if ('output' in turn) parts.output = turn.output;
+  if (pending.length > 0) parts.pendingApprovals = pending;
+  return end(parts, {
+    save: { history: next, engineState, pendingApprovals: pending, staleApprovals: NO_APPROVALS },
+    rollback: before,
+    transitions: applied.transitions,
+    stopQueued: applied.stopQueued,
+  });
+}
+
+/** Emits the approval events the turn implies and its engine did not emit itself. */
+function announceApprovals(deps: TurnDeps, t: TurnInput, run: TurnRun, after: readonly PendingApproval[]): void {
+  const before = run.pendingBefore;
+  if (before.length === 0 && after.length === 0 && run.approvals.length === 0) return;
+  const events = impliedApprovalEvents(
+    { before, stale: run.staleBefore, after, decisions: run.approvals },
+    run.announced ?? new AnnouncedApprovals(),
   );
+  for (const event of events) forwardEngineEvent(deps.hub, t.session, event, t.job.sink);
 }
 
 type ActionsApplied =
@@ -224,6 +299,9 @@ interface TurnContextParts {
   readonly state: unknown;
   readonly strategy: ExecutionStrategy;
   readonly stopper: Stopper;
+  readonly approvals: readonly ApprovalDecision[];
+  readonly pendingApprovals: readonly PendingApproval[];
+  readonly commit: TurnContext['commit'];
   readonly emit: TurnContext['emit'];
   readonly emitText: TurnContext['emitText'];
 }
@@ -239,21 +317,27 @@ class TurnContextImpl implements TurnContext {
   readonly emit: TurnContext['emit'];
   readonly emitText: TurnContext['emitText'];
   readonly streaming: boolean;
+  readonly approvals: readonly ApprovalDecision[];
+  readonly pendingApprovals: readonly PendingApproval[];
   readonly #stopper: Stopper;
+  readonly commit: TurnContext['commit'];
   #signals: readonly Signal[] | undefined;
 
   constructor(parts: TurnContextParts) {
     this.sessionKey = parts.sessionKey;
     this.agentId = parts.agentId;
     this.signal = parts.signal;
-    this.#signals = parts.signals;
     this.history = parts.history;
     this.state = parts.state;
     this.strategy = parts.strategy;
     this.emit = parts.emit;
     this.emitText = parts.emitText;
     this.streaming = parts.emitText !== noText;
+    this.approvals = parts.approvals;
+    this.pendingApprovals = parts.pendingApprovals;
     this.#stopper = parts.stopper;
+    this.commit = parts.commit;
+    this.#signals = parts.signals;
   }
 
   get abortSignal(): AbortSignal {

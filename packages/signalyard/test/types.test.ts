@@ -33,6 +33,7 @@ import {
   type Runner,
   type RunnerOptions,
   type SessionCheckpointV1,
+  type ApprovalDecision,
   type PendingApproval,
   type SessionCause,
   type SessionView,
@@ -80,6 +81,9 @@ describe('TurnContext and TurnResult', () => {
     expectTypeOf<TurnContext['state']>().toEqualTypeOf<unknown>();
     expectTypeOf<TurnContext['strategy']>().toEqualTypeOf<ExecutionStrategy>();
     expectTypeOf<TurnContext['abortSignal']>().toEqualTypeOf<AbortSignal>();
+    expectTypeOf<TurnContext['approvals']>().toEqualTypeOf<readonly ApprovalDecision[]>();
+    expectTypeOf<TurnContext['pendingApprovals']>().toEqualTypeOf<readonly PendingApproval[]>();
+    expectTypeOf<TurnContext['commit']>().toEqualTypeOf<(state: unknown) => Promise<void>>();
     expectTypeOf<TurnContext['emit']>().toEqualTypeOf<(event: { type: string } & Record<string, unknown>) => void>();
     expectTypeOf<TurnContext['emit']>().toBeCallableWith({ type: 'handoff', to: 'billing' });
     // @ts-expect-error -- an engine event needs a type
@@ -89,13 +93,14 @@ describe('TurnContext and TurnResult', () => {
     expect(typeof mutate).toBe('function');
   });
 
-  it('TurnResult is all optional: output, messages, state, status and actions', () => {
+  it('TurnResult is all optional: output, messages, state, status, actions and pendingApprovals', () => {
     expectTypeOf<TurnResult>().toEqualTypeOf<{
       output?: unknown;
       messages?: readonly ChatMessage[];
       state?: unknown;
       status?: 'completed' | 'paused';
       actions?: readonly Action[];
+      pendingApprovals?: readonly PendingApproval[];
     }>();
     const nothing: TurnResult = {};
     expect(nothing).toEqual({});
@@ -188,7 +193,7 @@ describe('Runner', () => {
     expectTypeOf<{ agents: [] }>().toExtend<RunnerOptions>();
   });
 
-  it('SessionCheckpointV1 is { v: 1, agentId, strategy, history, engine, pendingApprovals?, cause? }', () => {
+  it('SessionCheckpointV1 is { v: 1, agentId, strategy, history, engine, pendingApprovals?, staleApprovals?, cause? }', () => {
     expectTypeOf<SessionCheckpointV1>().toEqualTypeOf<{
       readonly v: 1;
       readonly agentId: string;
@@ -196,6 +201,7 @@ describe('Runner', () => {
       readonly history: readonly ChatMessage[];
       readonly engine: unknown;
       readonly pendingApprovals?: readonly PendingApproval[];
+      readonly staleApprovals?: readonly { readonly id: string; readonly reason: string }[];
       readonly cause?: SessionCause;
     }>();
   });

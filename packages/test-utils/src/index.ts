@@ -1,7 +1,8 @@
 /**
  * Helpers the Signalyard packages' own tests share: deferred promises, the error a call throws
  * or a promise rejects with, typed error-code assertions, draining async iterables, garbage-collection checks. Private to
- * the repository (never published); depends on nothing but vitest.
+ * the repository (never published); depends on nothing but vitest. Also a scripted engine that
+ * asks for tool approval (`approvalEngine`), for the Runner's approval tests.
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -180,3 +181,12 @@ export function heapAfterGc(): number {
   collectGarbage();
   return process.memoryUsage().heapUsed;
 }
+
+export { approvalEngine } from './approval-engine.js';
+export type {
+  ApprovalEngineOptions,
+  ApprovalEngineState,
+  ApprovalTurnContext,
+  ApprovalTurnResult,
+  TestPendingApproval,
+} from './approval-engine.js';

@@ -49,10 +49,19 @@ export {
   keyPrefixUpperBound,
   unstorableTextIndex,
 } from '../checkpoint-text.js';
-export { approvalPolicyProblems, snakeCaseApprovalPolicySchema } from '../approval-policy-schema.js';
+export {
+  approvalPolicyKeys,
+  approvalPolicyProblems,
+  snakeCaseApprovalPolicySchema,
+} from '../approval-policy-schema.js';
 export type { PolicySpelling } from '../approval-policy-schema.js';
 export { jsonEqual } from '../json-equal.js';
-export { pendingApprovalCount, readSessionCheckpoint, sessionVersionOf } from './session-checkpoint-format.js';
+export {
+  pendingApprovalCount,
+  readSessionCheckpoint,
+  retireApprovals,
+  sessionVersionOf,
+} from './session-checkpoint-format.js';
 export type { SessionCheckpointRead } from './session-checkpoint-format.js';
 export { crewGraphMermaid, crewGraphOf } from './crew-graph.js';
 export type {

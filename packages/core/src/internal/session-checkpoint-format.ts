@@ -1,6 +1,7 @@
 import type { Checkpoint } from '../checkpoint-store.js';
 import type { ChatMessage } from '../model.js';
-import type { SessionCheckpointV1, SessionVersion } from '../session-checkpoint.js';
+import type { PendingApproval } from '../approval.js';
+import type { SessionCause, SessionCheckpointV1, SessionVersion } from '../session-checkpoint.js';
 import type { StrategySnapshot } from '../execution-strategy.js';
 import { describeValue } from '../signal.js';
 
@@ -67,6 +68,26 @@ function isStoredMessage(m: unknown): boolean {
 /** How many approvals are pending in a session checkpoint (0 when the field is absent). */
 export function pendingApprovalCount(data: SessionCheckpointV1): number {
   return Array.isArray(data.pendingApprovals) ? data.pendingApprovals.length : 0;
+}
+
+/**
+ * `data` as the first version of a fork or the new version of a rewind, with `cause`: its pending
+ * approvals are never re-opened. They move to `staleApprovals` with `reason` (`stale: forked` /
+ * `stale: rewound`), so the engine's next turn answers them as denied; stale approvals not yet
+ * delivered stay. The one rule the Runner and the CLI both apply.
+ */
+export function retireApprovals(
+  data: SessionCheckpointV1,
+  cause: SessionCause,
+  reason: 'stale: rewound' | 'stale: forked',
+): SessionCheckpointV1 {
+  const { pendingApprovals: pending, staleApprovals: stale, ...rest } = data;
+  const retired = Array.isArray(pending)
+    ? (pending as readonly PendingApproval[]).map((p) => ({ id: p.id, reason }))
+    : [];
+  const kept: readonly { readonly id: string; readonly reason: string }[] = Array.isArray(stale) ? stale : [];
+  const staleApprovals = [...kept, ...retired];
+  return staleApprovals.length === 0 ? { ...rest, cause } : { ...rest, staleApprovals, cause };
 }
 
 /** A kept checkpoint and its decoded data as a `SessionVersion` (what `Runner.history` yields). */

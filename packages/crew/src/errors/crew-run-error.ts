@@ -23,7 +23,11 @@ export type CrewRunErrorCode =
   /** `resumeAgentId` (or `state.pausedAgentId`) names no agent of the crew, e.g. a state saved with another crew.yaml. Fix: resume with an agent id the crew has, or start without state. */
   | 'CREW_UNKNOWN_AGENT'
   /** The input or the run options of `execute` / `executeStream` are malformed (a non-string input, a state that is not a `CrewState`). Fix: pass the input text and the `state` a previous run returned, as the message describes. */
-  | 'CREW_ARGUMENT_INVALID';
+  | 'CREW_ARGUMENT_INVALID'
+  /** `opts.approvals` holds a decision for an approval id that was never issued for this state, or is too old to be remembered (only the last 256 decided ids are); nothing of the decisions was applied and the error's `state` is the one given. Fix: answer the ids of `CrewResponse.pendingApprovals`, with the state that response returned. */
+  | 'CREW_APPROVAL_UNKNOWN'
+  /** The `commit` hook of the run options rejected (its error is the `cause`) when the executor made the claim of an approved tool call durable, so the tool did not run; the error's `state` holds the call approved but not started. Fix: under a Runner the turn is retried from the saved session (a compare-and-set conflict); otherwise make `commit` succeed and run again with the error's `state`. */
+  | 'CREW_COMMIT_FAILED';
 
 /**
  * Why a crew run failed: what `CrewExecutor.execute` rejects with and the `error` of a stream's

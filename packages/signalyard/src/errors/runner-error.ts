@@ -35,7 +35,9 @@ export type RunnerErrorCode =
   /** `sessionAt`, `fork` or `rewind` asked for a version the store no longer keeps (pruned beyond `keepVersions`, or a store without history); the message names the oldest version still kept. Fix: ask for a kept version (`runner.history(key)` lists them), or raise the store's `keepVersions`. */
   | 'VERSION_UNAVAILABLE'
   /** `fork` or `rewind` named a session that has no checkpoint; nothing is written. Fix: check the session key (`runner.listSessions()` lists the stored ones). */
-  | 'SESSION_NOT_FOUND';
+  | 'SESSION_NOT_FOUND'
+  /** An engine called `ctx.commit` after its turn had ended (after it returned its `TurnResult`, or after it failed); nothing is saved. Fix: await every `ctx.commit` before returning from the turn. */
+  | 'COMMIT_REFUSED';
 
 /**
  * An error of the Runner. `handle` / `dispatch` reject with it only for misuse (`RUNNER_CLOSED`,

@@ -1,0 +1,45 @@
+import { decideApproval, type ApprovalVerdict, type ToolCall } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
+import type { CompiledAgent } from './compiled-crew.js';
+import type { Run } from './run-context.js';
+
+/**
+ * The decide step for one reply's tool calls: core's `decideApproval` with the crew's policy
+ * (`approvals:`) and each tool's `needsApproval`, in call order. `undefined` when every call runs
+ * without asking anything (no policy, no tool of these calls with `needsApproval`), so a crew
+ * without approvals pays nothing.
+ *
+ * A call to a tool the agent does not have is `allow`ed: it cannot run, and is answered with the
+ * unknown-tool error as before. A `needsApproval` that throws denies the call (the reason says
+ * why): a check that cannot be made never lets a call through.
+ * @internal
+ */
+export async function decideCalls(
+  run: Run,
+  agent: CompiledAgent,
+  calls: readonly ToolCall[],
+  abortSignal: AbortSignal,
+): Promise<ApprovalVerdict[] | undefined> {
+  const policy = run.crew.config.approvals;
+  if (policy === undefined && !calls.some((c) => asks(agent, c))) return undefined;
+  const verdicts: ApprovalVerdict[] = [];
+  for (const call of calls) {
+    const tool = agent.tools.get(call.name);
+    if (tool === undefined) {
+      verdicts.push({ decision: 'allow' });
+      continue;
+    }
+    try {
+      verdicts.push(await decideApproval(policy, call, tool, { toolCallId: call.id, agentId: agent.id, abortSignal }));
+    } catch (error) {
+      verdicts.push({ decision: 'deny', reason: `the approval check failed: ${errorText(error)}` });
+    }
+  }
+  return verdicts;
+}
+
+/** Whether the tool `call` names has a `needsApproval` that may ask. */
+function asks(agent: CompiledAgent, call: ToolCall): boolean {
+  const needs = agent.tools.get(call.name)?.needsApproval;
+  return needs !== undefined && needs !== false;
+}

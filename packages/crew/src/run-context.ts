@@ -1,0 +1,113 @@
+import type { ChatMessage, PendingApproval } from '@signalyard/core';
+import type { CompiledAgent, CompiledCrew } from './compiled-crew.js';
+import type { CrewEvent, CrewResponse } from './crew-events.js';
+import type { CrewApprovalState, CrewState, CrewToolBatch } from './crew-state.js';
+import type { CrewRunError } from './errors/crew-run-error.js';
+
+/** Where events go; `undefined` when nobody listens (`execute`), so no event is even built. @internal */
+export type Emit = ((event: CrewEvent) => void) | undefined;
+
+/** How a run ended: the final event's payload. @internal */
+export type RunResult =
+  { readonly ok: true; readonly response: CrewResponse } | { readonly ok: false; readonly error: CrewRunError };
+
+/** A run's agent path (see the `text_delta` event); `undefined` when the run emits no text deltas. @internal */
+export type Path = readonly string[] | undefined;
+
+/** A turn that could not make the model call it needed: `max_rounds` is reached. @internal */
+export const OUT_OF_ROUNDS: unique symbol = Symbol('out of rounds');
+
+/** A turn that paused: calls of its last reply are held for approval (`run.approvals.batch`). @internal */
+export const AWAITING: unique symbol = Symbol('awaiting approval');
+
+/** The approval bookkeeping of a run (the mutable form of `CrewApprovalState`). @internal */
+export interface ApprovalBook {
+  issued: number;
+  /** Decided approval ids, oldest first, at most {@link DECIDED_KEPT}. */
+  readonly decided: string[];
+  /** The batch the run paused on (or resumed), until every call of it is answered. */
+  batch: CrewToolBatch | undefined;
+}
+
+/** How many decided approval ids a state remembers. @internal */
+export const DECIDED_KEPT = 256;
+
+/** The per-run state (never stored on the executor: one of these per run). @internal */
+export interface Run {
+  readonly crew: CompiledCrew;
+  readonly emit: Emit;
+  /**
+   * The main loop's agent path (see the `text_delta` event), extended on every handoff;
+   * `undefined` when models are not streamed (`execute`, or `textDeltas: false`).
+   */
+  path: Path;
+  /** The main loop's agent path, always kept (the state carries it across an approval pause). */
+  readonly chain: string[];
+  readonly history: ChatMessage[];
+  readonly abortSignal: AbortSignal;
+  modelCalls: number;
+  handoffs: number;
+  /** The agent whose reply `lastContent` is (after a group: the agent that started it). */
+  lastAgentId: string;
+  lastContent: string;
+  /** The main loop's current agent (the one a run error names). */
+  agentId: string;
+  readonly approvals: ApprovalBook;
+  /** The approvals this run requested (when it paused on a batch), for the `approval_requested` event. */
+  requested: readonly PendingApproval[] | undefined;
+  /** `opts.commit`: makes a claim durable before an approved call runs. */
+  readonly commit: ((state: CrewState) => Promise<void>) | undefined;
+}
+
+/** `path` with `id` appended (a new frozen list: events already emitted keep theirs). @internal */
+export function extend(path: Path, id: string): Path {
+  return path === undefined ? undefined : Object.freeze([...path, id]);
+}
+
+/** The agent (and group) a `CrewAgentError` of a turn names. @internal */
+export function where(agent: CompiledAgent, group: string | undefined): { agentId: string; group?: string } {
+  return group === undefined ? { agentId: agent.id } : { agentId: agent.id, group };
+}
+
+/** `signal.aborted`, read through a call: it changes across awaits, which narrowing does not see. @internal */
+export function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
+/**
+ * The run's state as a {@link CrewState}: its history and, once an approval was ever issued, the
+ * approval bookkeeping. With `copy`, nothing of it is shared with the run (for `commit`, which may
+ * keep the object while the run goes on); otherwise the history array is the run's own (the run
+ * is over).
+ * @internal
+ */
+export function stateOf(run: Run, pausedAgentId?: string, copy = false): CrewState {
+  const state: CrewState = { history: copy ? run.history.slice() : run.history };
+  if (pausedAgentId !== undefined) state.pausedAgentId = pausedAgentId;
+  const approvals = approvalStateOf(run.approvals);
+  if (approvals !== undefined) state.approvals = approvals;
+  return state;
+}
+
+/**
+ * `book` as a `CrewApprovalState` sharing nothing mutable with it; `undefined` while no approval
+ * was ever issued (a state without approvals stays as it was).
+ * @internal
+ */
+export function approvalStateOf(book: ApprovalBook): CrewApprovalState | undefined {
+  if (book.issued === 0 && book.decided.length === 0 && book.batch === undefined) return undefined;
+  const approvals: CrewApprovalState = { issued: book.issued, decided: book.decided.slice() };
+  if (book.batch !== undefined) approvals.batch = copyBatch(book.batch);
+  return approvals;
+}
+
+/** A batch sharing nothing mutable with `batch` (its messages and approvals are never changed, so they are shared). */
+function copyBatch(batch: CrewToolBatch): CrewToolBatch {
+  return {
+    agentId: batch.agentId,
+    message: batch.message,
+    calls: batch.calls.map((c) => ({ ...c })),
+    at: batch.at,
+    run: { ...batch.run, path: batch.run.path.slice() },
+  };
+}

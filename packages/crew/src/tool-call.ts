@@ -1,0 +1,103 @@
+import type { ToolCall } from '@signalyard/core';
+import { untilAborted } from '@signalyard/core/internal';
+import type { CompiledAgent } from './compiled-crew.js';
+import { toolErrorContent, toolResultContent } from './crew-history.js';
+import { CrewToolError } from './errors/crew-tool-error.js';
+import { isAborted, type Run } from './run-context.js';
+
+/** How a tool call ended: the `tool_result` event's `result` and `isError`, and the `tool` message text. @internal */
+export interface ToolAnswer {
+  readonly result: unknown;
+  readonly isError: boolean;
+  readonly content: string;
+}
+
+/**
+ * Runs one tool call — `tool_start`, the tool, `tool_result` — and returns how it ended: a tool
+ * the agent does not have, a tool that throws and a result with no text are answers with
+ * `isError`, not failures. `undefined` when the run was aborted while the tool ran (no
+ * `tool_result` then).
+ * @internal
+ */
+export async function runToolCall(
+  run: Run,
+  agent: CompiledAgent,
+  call: ToolCall,
+  abortSignal: AbortSignal,
+  group: string | undefined,
+): Promise<ToolAnswer | undefined> {
+  const emit = run.emit;
+  emit?.(
+    group === undefined
+      ? { type: 'tool_start', agentId: agent.id, call }
+      : { type: 'tool_start', agentId: agent.id, call, group },
+  );
+  const tool = agent.tools.get(call.name);
+  let result: unknown;
+  let isError = false;
+  if (tool === undefined) {
+    const names = [...agent.tools.keys()].map((n) => JSON.stringify(n)).join(', ');
+    result = new CrewToolError({
+      code: 'CREW_UNKNOWN_TOOL',
+      message: `Unknown tool ${JSON.stringify(call.name)}: agent ${JSON.stringify(agent.id)} has ${names === '' ? 'no tools' : `the tools ${names}`}`,
+      agentId: agent.id,
+      toolName: call.name,
+    });
+    isError = true;
+  } else {
+    try {
+      result = await untilAborted(
+        tool.execute(call.arguments, { abortSignal, toolCallId: call.id, agentId: agent.id }),
+        abortSignal,
+      );
+    } catch (error) {
+      if (isAborted(abortSignal)) return undefined;
+      result = error;
+      isError = true;
+    }
+  }
+  let content = isError ? undefined : toolResultContent(result);
+  if (typeof content === 'object') {
+    // Unserializable: answered as a failed call, so the model sees why and the run goes on.
+    result = new CrewToolError({
+      code: 'CREW_TOOL_RESULT_INVALID',
+      message: `Tool ${JSON.stringify(call.name)} of agent ${JSON.stringify(agent.id)} returned a result that cannot be sent to the model: ${content.problem}`,
+      agentId: agent.id,
+      toolName: call.name,
+    });
+    isError = true;
+    content = undefined;
+  }
+  const answer: ToolAnswer = { result, isError, content: content ?? toolErrorContent(result) };
+  emitAnswer(run, agent, call, answer, group);
+  return answer;
+}
+
+/** The `tool_result` event of an answered call. @internal */
+export function emitAnswer(
+  run: Run,
+  agent: CompiledAgent,
+  call: ToolCall,
+  answer: ToolAnswer,
+  group: string | undefined,
+): void {
+  const { result, isError } = answer;
+  run.emit?.(
+    group === undefined
+      ? { type: 'tool_result', agentId: agent.id, call, result, isError }
+      : { type: 'tool_result', agentId: agent.id, call, result, isError, group },
+  );
+}
+
+/** The answer to a refused call: `denied`, or `denied: <reason>`. @internal */
+export function deniedAnswer(reason: string | undefined): ToolAnswer {
+  const content = reason === undefined || reason === '' ? 'denied' : `denied: ${reason}`;
+  return { result: content, isError: true, content };
+}
+
+/** The answer to a claimed call with no recorded result: it is never run again. @internal */
+export const OUTCOME_UNKNOWN: ToolAnswer = Object.freeze({
+  result: 'outcome unknown: not retried',
+  isError: true,
+  content: 'outcome unknown: not retried',
+});

@@ -1,0 +1,92 @@
+// Refusals of the FSM as values (`tryExecute`) and as errors (`execute`), built from the same
+// fields. A refusal is an answer ("not now"), not a bug: the error built for one captures no stack
+// frames. Capturing them (even one: V8's stack walk has a high fixed cost) was about 80% of the
+// cost of a refused `execute`; the message, code and fields say what happened.
+import type { TransitionResult } from '@signalyard/core';
+import { GuardRejectedError } from './errors/guard-rejected-error.js';
+import { InvalidTransitionError } from './errors/invalid-transition-error.js';
+
+/** `tryExecute`'s refusal when no transition exists for the action from the current state. */
+export interface InvalidTransitionRefusal {
+  readonly code: 'FSM_INVALID_TRANSITION';
+  /** The state the FSM was (and still is) in. */
+  readonly currentState: string;
+  /** The refused action. */
+  readonly action: string;
+  /** The actions with a transition from `currentState`, sorted by code unit. */
+  readonly validActions: readonly string[];
+  /** The {@link InvalidTransitionError} `execute` throws for this refusal (as a method call; no stack frames). */
+  toError(): InvalidTransitionError;
+}
+
+/** `tryExecute`'s refusal when transitions exist for the action but every guard rejected the input. */
+export interface GuardRejectedRefusal {
+  readonly code: 'FSM_GUARD_REJECTED';
+  /** The state the FSM was (and still is) in. */
+  readonly currentState: string;
+  /** The refused action. */
+  readonly action: string;
+  /** The names of the guards evaluated, in evaluation order. */
+  readonly guards: readonly string[];
+  /** The {@link GuardRejectedError} `execute` throws for this refusal (as a method call; no stack frames). */
+  toError(): GuardRejectedError;
+}
+
+/** Why `FsmStrategy.tryExecute` refused an action: the code and fields of the error `execute` throws. */
+export type FsmRefusal = InvalidTransitionRefusal | GuardRejectedRefusal;
+
+/**
+ * What `FsmStrategy.tryExecute` returns: `{ ok: true, result }` (a frozen object per
+ * transition, shared like the result) or `{ ok: false, refusal }`.
+ */
+export type FsmAttempt =
+  { readonly ok: true; readonly result: TransitionResult } | { readonly ok: false; readonly refusal: FsmRefusal };
+
+/** Calls `make` with stack capture switched off (restored after, whatever happens). */
+function withoutStack<E extends Error>(make: () => E): E {
+  const limit = Error.stackTraceLimit;
+  if (typeof limit !== 'number' || limit === 0) return make();
+  try {
+    Error.stackTraceLimit = 0;
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+function invalidError(refusal: InvalidTransitionRefusal): InvalidTransitionError {
+  const { currentState, action, validActions } = refusal;
+  return withoutStack(() => new InvalidTransitionError({ currentState, action, validActions }));
+}
+
+function rejectedError(refusal: GuardRejectedRefusal): GuardRejectedError {
+  const { currentState, action, guards } = refusal;
+  return withoutStack(() => new GuardRejectedError({ currentState, action, guards }));
+}
+
+function invalidToError(this: InvalidTransitionRefusal): InvalidTransitionError {
+  return invalidError(this);
+}
+
+function rejectedToError(this: GuardRejectedRefusal): GuardRejectedError {
+  return rejectedError(this);
+}
+
+/** The refusal value for "no transition for `action` from `currentState`". */
+export function invalidTransition(
+  currentState: string,
+  action: string,
+  validActions: readonly string[],
+): InvalidTransitionRefusal {
+  return { code: 'FSM_INVALID_TRANSITION', currentState, action, validActions, toError: invalidToError };
+}
+
+/** The refusal value for "every guard rejected `action` from `currentState`". */
+export function guardRejected(currentState: string, action: string, guards: readonly string[]): GuardRejectedRefusal {
+  return { code: 'FSM_GUARD_REJECTED', currentState, action, guards, toError: rejectedToError };
+}
+
+/** The error `execute` throws for `refusal` (without stack frames). */
+export function refusalError(refusal: FsmRefusal): InvalidTransitionError | GuardRejectedError {
+  return refusal.code === 'FSM_INVALID_TRANSITION' ? invalidError(refusal) : rejectedError(refusal);
+}
