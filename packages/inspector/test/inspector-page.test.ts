@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { approvalEngine, collect } from '@signalyard/test-utils';
+import { createRunner, type EngineFn } from 'signalyard';
 import { startInspector } from '../src/index.js';
-import { PAYMENTS, approvalRunner } from './approval-runner.js';
 import { describeBrowser, launchBrowser } from './browser.js';
 import { diagrams, says, testRunner } from './fixture.js';
 
+const PAYMENTS = 'agent:cashier:main';
 const shots = mkdtempSync(join(tmpdir(), 'signalyard-inspector-shots-'));
 /** Set to a folder (docs/images) to keep the screenshots as documentation images. */
 const keepShots = process.env.SIGNALYARD_INSPECTOR_SCREENSHOTS;
@@ -132,24 +134,40 @@ describeBrowser('the inspector page in Chromium', () => {
     await runner.close();
   }, 120_000);
 
-  it('approves a pending tool call with the button and shows the outcome when it arrives', async () => {
-    const runner = approvalRunner();
+  it('approves a pending tool call with the button (the real Runner.approve) and shows the outcome when it arrives', async () => {
+    const refunds: string[] = [];
+    // A scripted engine that asks before its one tool runs and resumes with the decision.
+    const engine = approvalEngine({
+      tool: (args) => {
+        refunds.push(args.request);
+        return `refunded ${args.request}`;
+      },
+    }) as EngineFn;
+    const runner = createRunner({ agents: [{ id: 'cashier', engine }] });
+    expect((await runner.dispatch(PAYMENTS, says('order 4711'))).status).toBe('paused');
     const inspector = await startInspector({ runner, port: 0, by: 'alice' });
     const page = await openPage(browser, inspector.url);
     await page.click(`[data-session="${PAYMENTS}"]`);
     const approval = page.locator('[data-approval="ap-1"]');
     await approval.waitFor();
     expect(await approval.textContent()).toContain('refund');
-    expect(await approval.locator('pre').textContent()).toContain('"amount": 40');
+    expect(await approval.locator('pre').textContent()).toContain('"request": "order 4711"');
+    const outcomes = page.locator('#timeline li[data-entry-type="outcome"]');
+    await expect.poll(() => outcomes.count()).toBe(1); // the paused turn, from the runner's timeline
+    expect(await outcomes.first().textContent()).toContain('paused');
     await screenshot(page, 'inspector-approval');
     await approval.locator('button.approve').click();
-    await expect.poll(() => page.locator('#timeline li[data-entry-type="outcome"]').count()).toBe(1);
+    await expect.poll(() => outcomes.count()).toBe(2);
+    expect(await outcomes.first().textContent()).toContain('completed');
     expect(await page.locator('#timeline').textContent()).toContain('ap-1 approved');
     await expect.poll(() => page.locator('[data-approval="ap-1"]').count()).toBe(0);
-    expect(await page.locator('#chat').textContent()).toContain('Refunded 40.');
-    expect(runner.decisions).toEqual([{ decisions: [{ id: 'ap-1', approved: true }], by: 'alice' }]);
+    await expect.poll(() => page.locator('#chat').textContent()).toContain('refunded order 4711');
+    expect(refunds).toEqual(['order 4711']);
+    const [latest] = await collect(runner.history(PAYMENTS, { limit: 1 }));
+    expect(latest?.cause?.approvals).toEqual([expect.objectContaining({ id: 'ap-1', approved: true, by: 'alice' })]);
     await page.close();
     await inspector.close();
+    await runner.close();
   }, 60_000);
 
   it('answers 401 without the token and 403 for a Host it does not allow', async () => {
