@@ -2,7 +2,9 @@ import { describeValue, type ChatMessage, type ChatModel, type Tool, type Transc
 import { crewGraphMermaid, crewGraphOf } from '@signalyard/core/internal';
 import {
   CrewExecutor,
+  CrewRunError,
   resolveCrewConfig,
+  type CrewApprovalState,
   type CrewConfigInput,
   type CrewResponse,
   type CrewState,
@@ -22,6 +24,8 @@ export interface CrewEngineOptions {
 /** The engine state a crew engine keeps in the session checkpoint. */
 interface CrewEngineState {
   pausedAgentId?: string;
+  /** The crew's approval bookkeeping: the id counter, recently decided ids, a held batch. */
+  approvals?: CrewApprovalState;
 }
 
 /**
@@ -59,42 +63,41 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
   let mermaid: string | undefined;
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
-      const user = userMessageOf(ctx.signal);
-      const text = user?.content ?? textOfPayload(ctx);
-      // The session history already ends with this signal's user message; the crew adds its
-      // input itself, so it gets the history before it.
-      const prior = user === undefined ? ctx.history : ctx.history.slice(0, -1);
       const saved = (typeof ctx.state === 'object' && ctx.state !== null ? ctx.state : {}) as CrewEngineState;
-      const state: CrewState = {
-        history: [...prior],
-        ...(typeof saved.pausedAgentId === 'string' && { pausedAgentId: saved.pausedAgentId }),
-      };
+      const { prior, text, state } = crewInput(ctx, saved);
       let response: CrewResponse | undefined;
       // Models stream only when someone reads the turn as a stream; else they are called with
       // `generate` and the crew emits no text deltas.
-      const run = executor.executeStream(text, { state, abortSignal: ctx.abortSignal, textDeltas: ctx.streaming });
+      const run = executor.executeStream(text, {
+        state,
+        abortSignal: ctx.abortSignal,
+        textDeltas: ctx.streaming,
+        ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
+        // The durable claim: the session is saved with the call marked started before it runs.
+        commit: (claimed) => ctx.commit(engineStateOf(claimed)),
+      });
       for await (const event of run) {
         if (event.type === 'end') response = event.response;
-        else if (event.type === 'error') throw event.error;
+        else if (event.type === 'error') throw unwrapCommitFailure(event.error);
         else if (event.type === 'text_delta')
           ctx.emitText(event.delta, { crewAgentId: event.agentId, path: event.path });
         else ctx.emit({ ...event });
       }
       if (response === undefined)
         throw new RunnerError({ code: 'ENGINE_FAILED', message: 'The crew run ended without a response' });
-      const appended = response.state.history.slice(prior.length + 1);
-      const next: CrewEngineState =
-        response.reason === 'paused' && response.pausedAgentId !== undefined
-          ? { pausedAgentId: response.pausedAgentId }
-          : {};
+      const awaiting = response.reason === 'awaiting_approval';
       return {
         output: response,
-        messages: appended,
-        state: next,
-        status: response.reason === 'paused' ? 'paused' : 'completed',
+        messages: response.state.history.slice(prior),
+        state: engineStateOf(response.state, response),
+        status: response.reason === 'paused' || awaiting ? 'paused' : 'completed',
+        pendingApprovals: awaiting ? (response.pendingApprovals ?? []) : [],
       };
     },
-    transcript: (history) => crewTranscript(history, (content) => executor.visibleText(content)),
+    transcript: (history, state) => {
+      const entries = crewTranscript(history, (content) => executor.visibleText(content));
+      return [...entries, ...heldBatchEntries(state, (content) => executor.visibleText(content))];
+    },
     diagrams: () => {
       // The crew was validated by the executor above: resolving it again cannot fail.
       mermaid ??= crewGraphMermaid(crewGraphOf(resolveCrewConfig(crew)));
@@ -128,11 +131,10 @@ function crewTranscript(history: readonly ChatMessage[], visible: (content: stri
       if (text !== '') entries.push({ type: 'assistant', agentId, text });
       for (const call of m.toolCalls ?? []) {
         const result = results.get(call.id);
-        const failed = result?.content.startsWith('Error:') === true;
         entries.push({
           type: 'tool',
           call,
-          status: result === undefined ? 'pending_approval' : failed ? 'error' : 'done',
+          status: toolStatus(result?.content),
           ...(result !== undefined && { result: result.content }),
         });
       }
@@ -148,4 +150,80 @@ function textOfPayload(ctx: TurnContext): string {
     code: 'ENGINE_FAILED',
     message: `crewEngine needs a user message with text; got a ${ctx.signal.kind} signal with payload ${describeValue(payload)}`,
   });
+}
+
+/**
+ * What the crew runs on: the session history before this turn's input (`prior` messages the
+ * session already has), the input text, and the crew state. While a batch of tool calls is held
+ * for approval, the crew ignores the input: it gets the whole history, and the completed batch is
+ * appended after it (user messages that arrived meanwhile stay before the block — a tool call is
+ * still never separated from its results).
+ */
+function crewInput(ctx: TurnContext, saved: CrewEngineState): { prior: number; text: string; state: CrewState } {
+  const approvals = saved.approvals;
+  const pausedAgentId = typeof saved.pausedAgentId === 'string' ? { pausedAgentId: saved.pausedAgentId } : {};
+  if (approvals?.batch !== undefined) {
+    const history = [...ctx.history];
+    const state: CrewState = {
+      history,
+      ...pausedAgentId,
+      approvals: { ...approvals, batch: { ...approvals.batch, at: history.length } },
+    };
+    return { prior: history.length, text: '', state };
+  }
+  const user = userMessageOf(ctx.signal);
+  const text = user?.content ?? textOfPayload(ctx);
+  // The session history already ends with this signal's user message; the crew adds its input
+  // itself, so it gets the history before it.
+  const history = user === undefined ? [...ctx.history] : ctx.history.slice(0, -1);
+  const state: CrewState = { history, ...pausedAgentId, ...(approvals !== undefined && { approvals }) };
+  return { prior: history.length + 1, text, state };
+}
+
+/** The engine state kept in the session for a crew state: the paused agent and the approval bookkeeping. */
+function engineStateOf(state: CrewState, response?: CrewResponse): CrewEngineState {
+  const paused =
+    response === undefined ? state.pausedAgentId : response.reason === 'paused' ? response.pausedAgentId : undefined;
+  return {
+    ...(paused !== undefined && { pausedAgentId: paused }),
+    ...(state.approvals !== undefined && { approvals: state.approvals }),
+  };
+}
+
+/** A claim commit the Runner refused (another writer got there first): the Runner's own error, so it reloads and re-applies. */
+function unwrapCommitFailure(error: unknown): unknown {
+  if (CrewRunError.isInstance(error) && error.code === 'CREW_COMMIT_FAILED' && error.cause !== undefined)
+    return error.cause;
+  return error;
+}
+
+/** How a tool call ended, from its result message's text (`undefined`: no result yet). */
+function toolStatus(content: string | undefined): 'done' | 'error' | 'denied' | 'pending_approval' {
+  if (content === undefined) return 'pending_approval';
+  if (content === 'denied' || content.startsWith('denied: ')) return 'denied';
+  return content.startsWith('Error:') || content.startsWith('outcome unknown') ? 'error' : 'done';
+}
+
+/**
+ * The reply a crew paused on for approval (held in its state, not yet in the history): its text,
+ * and each call — answered, or pending with its approval id.
+ */
+function heldBatchEntries(state: unknown, visible: (content: string) => string): TranscriptEntry[] {
+  const batch = (state as CrewEngineState | undefined)?.approvals?.batch;
+  if (typeof batch !== 'object' || (batch as unknown) === null) return [];
+  const entries: TranscriptEntry[] = [];
+  const text = visible(batch.message.content);
+  if (text !== '') entries.push({ type: 'assistant', agentId: batch.agentId, text });
+  batch.message.toolCalls?.forEach((call, i) => {
+    const held = batch.calls[i];
+    const answered = held?.status === 'done' ? held.content : undefined;
+    entries.push({
+      type: 'tool',
+      call,
+      status: held?.status === 'done' ? (held.isError === true ? toolStatus(answered) : 'done') : 'pending_approval',
+      ...(answered !== undefined && { result: answered }),
+      ...(held?.approval !== undefined && held.status === 'held' && { approvalId: held.approval.id }),
+    });
+  });
+  return entries;
 }
