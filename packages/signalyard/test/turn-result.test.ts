@@ -24,7 +24,10 @@ describe('turnResultProblem', () => {
   });
 
   it.each([
-    { result: 42, message: '42, expected a TurnResult object { messages?, state?, output?, status?, actions?, pendingApprovals? }' },
+    {
+      result: 42,
+      message: '42, expected a TurnResult object { messages?, state?, output?, status?, actions?, pendingApprovals? }',
+    },
     { result: null, message: 'null, expected a TurnResult object' },
     { result: [], message: '[], expected a TurnResult object' },
     { result: { messages: 'hi' }, message: 'a TurnResult whose messages is "hi", expected a list of chat messages' },
