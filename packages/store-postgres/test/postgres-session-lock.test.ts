@@ -469,9 +469,11 @@ describePostgres('PostgresSessionLock on a real server', () => {
           });
         }),
       );
+      // Caught from the start: the calls may reject before the terminating query has answered.
+      const rejections = calls.map((call) => rejection(call));
       await vi.waitFor(() => expect(started.size).toBe(2), WAIT);
       await adminPool().query('SELECT pg_terminate_backend($1)', [await holderPid(keys[0]!)]);
-      const errors = await Promise.all(calls.map((call) => rejection(call)));
+      const errors = await Promise.all(rejections);
       expect(errors.map((e) => (e as PostgresLockError).code)).toEqual(['POSTGRES_LOCK_LOST', 'POSTGRES_LOCK_LOST']);
       expect(errors.map((e) => (e as PostgresLockError).key)).toEqual(keys);
       for (const [i, key] of keys.entries()) expect(started.get(key)?.reason).toBe(errors[i]);
