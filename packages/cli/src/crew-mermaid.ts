@@ -1,21 +1,6 @@
 import type { CrewConfig, CrewConfigInput } from '@signalyard/crew';
-import { buildCrewGraph, type CrewGraph } from './crew-graph.js';
-
-/**
- * Text for a quoted Mermaid label: characters the Mermaid lexer reads specially become entity
- * codes, line breaks become spaces.
- */
-function label(text: string): string {
-  const escaped = text
-    .replace(/#/g, '#35;')
-    .replace(/"/g, '#quot;')
-    .replace(/</g, '#lt;')
-    .replace(/>/g, '#gt;')
-    .replace(/\|/g, '#124;')
-    .replace(/`/g, '#96;')
-    .replace(/[\r\n\t]+/g, ' ');
-  return `"${escaped}"`;
-}
+import { crewGraphMermaid } from '@signalyard/core/internal';
+import { buildCrewGraph } from './crew-graph.js';
 
 /**
  * Renders a crew as a Mermaid `flowchart LR`. The text is deterministic (same crew, same
@@ -51,76 +36,5 @@ function label(text: string): string {
  * ```
  */
 export function renderCrewMermaid(crew: CrewConfig | CrewConfigInput): string {
-  return graphToMermaid(buildCrewGraph(crew));
-}
-
-/** The lines of one agent, by kind, in the order they are printed. */
-interface AgentLines {
-  readonly signals: string[];
-  readonly terminations: string[];
-  readonly fallbacks: string[];
-  readonly behaviors: string[];
-}
-
-/** Renders a graph built by `buildCrewGraph` (so every reference in it resolves). */
-export function graphToMermaid(graph: CrewGraph): string {
-  const ids = new Map<string, string>();
-  const nodes: string[] = ['    start(("start"))'];
-  const perAgent = new Map<string, AgentLines>();
-  graph.agents.forEach((agent, i) => {
-    ids.set(agent.id, `a${i}`);
-    perAgent.set(agent.id, { signals: [], terminations: [], fallbacks: [], behaviors: [] });
-    const text = agent.name === undefined || agent.name === agent.id ? agent.id : `${agent.id} (${agent.name})`;
-    nodes.push(`    a${i}[${label(text)}]`);
-  });
-  graph.parallelGroups.forEach((group, i) => {
-    ids.set(group.id, `g${i}`);
-    const mode = group.waitForAll ? 'wait for all' : 'first success';
-    nodes.push(`    g${i}{{${label(`${group.id} (${mode}, ${group.timeoutSeconds}s)`)}}}`);
-  });
-  const ref = (name: string): string => ids.get(name) as string;
-  const linesOf = (agent: string): AgentLines => perAgent.get(agent) as AgentLines;
-
-  const groupLines: string[] = [];
-  for (const edge of graph.edges) {
-    const from = ref(edge.from);
-    const to = ref(edge.to);
-    switch (edge.kind) {
-      case 'signal':
-        linesOf(edge.from).signals.push(`    ${from} -->|${label(edge.signal)}| ${to}`);
-        break;
-      case 'fallback':
-        linesOf(edge.from).fallbacks.push(`    ${from} -.->|${label('fallback')}| ${to}`);
-        break;
-      case 'fan_out':
-        groupLines.push(`    ${from} ==>|${label('fan-out')}| ${to}`);
-        break;
-      case 'next_agent':
-        groupLines.push(`    ${from} -->|${label('next_agent')}| ${to}`);
-        break;
-    }
-  }
-  let usesStop = false;
-  for (const t of graph.terminations) {
-    usesStop = true;
-    if (t.kind === 'signal') linesOf(t.agent).terminations.push(`    ${ref(t.agent)} -->|${label(t.signal)}| stop`);
-    else linesOf(t.agent).behaviors.push(`    ${ref(t.agent)} -.->|${label('is_terminal')}| stop`);
-  }
-  let usesPause = false;
-  for (const agent of graph.agents) {
-    if (agent.waitForSignal) {
-      usesPause = true;
-      linesOf(agent.id).behaviors.push(`    ${ref(agent.id)} -.->|${label('wait_for_signal')}| pause`);
-    }
-  }
-  if (usesStop) nodes.push('    stop((("end")))');
-  if (usesPause) nodes.push('    pause(["paused"])');
-
-  const lines = ['flowchart LR', ...nodes, `    start --> ${ref(graph.entryPoint)}`];
-  for (const agent of graph.agents) {
-    const own = linesOf(agent.id);
-    lines.push(...own.signals, ...own.terminations, ...own.fallbacks, ...own.behaviors);
-  }
-  lines.push(...groupLines);
-  return `${lines.join('\n')}\n`;
+  return crewGraphMermaid(buildCrewGraph(crew));
 }

@@ -2,7 +2,7 @@ import { extname } from 'node:path';
 import { describeValue } from '@signalyard/core';
 import type { CommandContext } from './command-context.js';
 import { buildCrewGraph } from './crew-graph.js';
-import { graphToMermaid } from './crew-mermaid.js';
+import { crewGraphMermaid } from '@signalyard/core/internal';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { loadCrew } from './load-config.js';
 
@@ -20,5 +20,5 @@ export async function graphCommand(ctx: CommandContext, file: string, format: Gr
     });
   }
   const graph = buildCrewGraph(await loadCrew(file, ctx.cwd));
-  ctx.stdout.write(format === 'json' ? `${JSON.stringify(graph, null, 2)}\n` : graphToMermaid(graph));
+  ctx.stdout.write(format === 'json' ? `${JSON.stringify(graph, null, 2)}\n` : crewGraphMermaid(graph));
 }

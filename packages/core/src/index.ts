@@ -9,9 +9,11 @@ export { SignalKind, describeValue, isSignalKind, signal } from './signal.js';
 export type { Signal } from './signal.js';
 export { Action, formatAction, isAction } from './action.js';
 export type { ActionType } from './action.js';
-export type { RouteContext, SignalRoute, Tier } from './route.js';
+export type { ConsideredRoute, RouteContext, RouteOutcome, SignalRoute, Tier } from './route.js';
 export type { CustomActionHandler, Plugin, PluginContext } from './plugin.js';
 export type { EngineEvent, Outcome, OutcomeStatus, RunnerEvent } from './runner-event.js';
+export type { TimelineEntry, TimelineEvent } from './timeline-entry.js';
+export type { AgentDescription, AgentDiagrams, DescribedRoute, RunnerDescription } from './runner-description.js';
 export type {
   ExecutionStrategy,
   StrategyRefusal,

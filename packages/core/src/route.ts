@@ -31,3 +31,21 @@ export interface SignalRoute {
  * beats an agent route beats a plugin route, whatever their priorities.
  */
 export type Tier = 'strategy' | 'agent' | 'plugin';
+
+/** Why a route did or did not win a routing decision (the router's `explain()`). */
+export type RouteOutcome = 'matched' | 'predicate_false' | 'outranked' | 'shadowed_by_higher_tier';
+
+/**
+ * One route looked at for a routing decision, with why it did or did not win: the router's
+ * `explain()` list, and the `considered` list of a runner's `route_decided` event.
+ */
+export interface ConsideredRoute {
+  readonly tier: Tier;
+  readonly route: SignalRoute;
+  readonly outcome: RouteOutcome;
+  /**
+   * Present when the predicate of a route ranked below the winner threw while being explained
+   * (`route()` never evaluates such predicates, so routing itself is unaffected).
+   */
+  readonly error?: unknown;
+}

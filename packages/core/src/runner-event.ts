@@ -2,7 +2,7 @@ import type { Action } from './action.js';
 import type { PendingApproval } from './approval.js';
 import type { SignalyardError } from './errors/signalyard-error.js';
 import type { TransitionResult } from './execution-strategy.js';
-import type { SignalRoute, Tier } from './route.js';
+import type { ConsideredRoute, SignalRoute, Tier } from './route.js';
 import type { Signal } from './signal.js';
 
 /** How one signal ended. */
@@ -44,8 +44,19 @@ export type RunnerEvent =
       readonly agentId: string;
       readonly signal: Signal;
       readonly action: Action | undefined;
+      /** The tier of the route that decided; absent when unrouted or a runner default applied. */
       readonly tier?: Tier;
+      /** The name of the route that decided, when it has one. */
       readonly routeName?: string;
+      /**
+       * Every route of the signal's kind that was looked at, in evaluation order, with why each
+       * did or did not win (the router's `explain()` list: `matched`, `predicate_false`,
+       * `outranked`, `shadowed_by_higher_tier`). Computed in the same routing pass as the
+       * decision, and present only while explaining is on: the runner was created with
+       * `explainDecisions: true`, or a listener subscribed with `{ explainDecisions: true }`.
+       * Absent when routing itself failed (a predicate threw).
+       */
+      readonly considered?: readonly ConsideredRoute[];
     }
   | {
       readonly type: 'transition_applied';

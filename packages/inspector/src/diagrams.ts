@@ -1,11 +1,40 @@
-/** The Mermaid texts of one agent's diagrams, as the packages export them. */
-export interface AgentDiagrams {
-  /** The agent's FSM: `FsmDefinition.toMermaid()` (`@signalyard/fsm`). The session's current state is highlighted. */
-  readonly fsm?: string;
-  /** The agent's crew: `renderCrewMermaid(config)` (`@signalyard/cli`, as `signalyard graph` prints it). */
-  readonly crew?: string;
-  /** The agent's pipeline: `pipeline.toMermaid()` (`@signalyard/pipeline`). */
-  readonly pipeline?: string;
+import type { AgentDiagrams, RunnerDescription } from '@signalyard/core';
+
+// AgentDiagrams (core): the FSM is `FsmDefinition.toMermaid()` (its current state highlighted on
+// the page), the crew `renderCrewMermaid(config)` of `@signalyard/cli` (as `signalyard graph`
+// prints it, and as `crewEngine` draws it for `runner.describe()`), the pipeline `pipeline.toMermaid()`.
+export type { AgentDiagrams };
+
+/**
+ * Each agent's diagrams: what `runner.describe()` says (read once, when first needed), with the
+ * agents of the `diagrams` option overriding it.
+ */
+export class DiagramSource {
+  readonly #given: ReadonlyMap<string, AgentDiagrams>;
+  readonly #describe: (() => RunnerDescription) | undefined;
+  #described: ReadonlyMap<string, AgentDiagrams> | undefined;
+
+  constructor(given: ReadonlyMap<string, AgentDiagrams>, describe: (() => RunnerDescription) | undefined) {
+    this.#given = given;
+    this.#describe = describe;
+  }
+
+  /** The agent's diagrams, or `undefined` when nothing draws it. */
+  get(agentId: string): AgentDiagrams | undefined {
+    return this.#given.get(agentId) ?? this.#fromRunner().get(agentId);
+  }
+
+  #fromRunner(): ReadonlyMap<string, AgentDiagrams> {
+    if (this.#described !== undefined) return this.#described;
+    const described = new Map<string, AgentDiagrams>();
+    try {
+      for (const agent of this.#describe?.().agents ?? []) described.set(agent.id, agent.diagrams);
+    } catch {
+      // A runner that cannot describe itself (a strategy factory throwing): no diagrams from it.
+    }
+    this.#described = described;
+    return described;
+  }
 }
 
 const PLAIN = /^[A-Za-z0-9_]+$/;

@@ -1,7 +1,13 @@
-import { formatAction, type Action, type RunnerEvent, type Signal } from '@signalyard/core';
+import {
+  formatAction,
+  type Action,
+  type RunnerEvent,
+  type Signal,
+  type TimelineEntry as RunnerTimelineEntry,
+} from '@signalyard/core';
 import { errorData, jsonSafe } from './json-safe.js';
 
-/** One route looked at for a decision, when the runner reports them (`considered` on `route_decided`). */
+/** One route looked at for a decision, when the runner reports them (`considered` on `route_decided`), made plain. */
 interface ConsideredEntry {
   readonly tier: string;
   readonly routeName: string | null;
@@ -9,7 +15,7 @@ interface ConsideredEntry {
 }
 
 /** What a timeline entry holds besides its place: one of the runner events, made plain JSON. */
-export type EntryDetail =
+type EntryDetail =
   | { readonly type: 'signal'; readonly kind: string; readonly text?: string; readonly payload: unknown }
   | {
       readonly type: 'route';
@@ -56,9 +62,10 @@ export type TimelineEntry = EntryDetail & {
 const QUIET_ENGINE_EVENTS: ReadonlySet<string> = new Set(['text_delta', 'stage_delta']);
 
 /**
- * A bounded log of recent runner events per session (`limit` entries each, the sessions seen
- * least recently dropped beyond `maxSessions`), the data behind the page's timeline while a
- * runner is live. Durations are measured from a signal's `signal_received` to its `outcome`.
+ * The inspector's own bounded log of recent runner events per session (`limit` entries each, the
+ * sessions seen least recently dropped beyond `maxSessions`): the page's live timeline over a
+ * runner without `timeline()`, holding only what happened since the inspector started. Durations
+ * are measured from a signal's `signal_received` to its `outcome`.
  */
 export class EventLog {
   readonly #limit: number;
@@ -74,15 +81,13 @@ export class EventLog {
 
   /** Records `event`; returns its entry, or `undefined` for an event the timeline does not show. */
   add(event: RunnerEvent, now = Date.now()): TimelineEntry | undefined {
-    const placed = this.#detailOf(event, now);
-    if (placed === undefined) return undefined;
-    const entry: TimelineEntry = {
-      ...placed.detail,
-      seq: ++this.#seq,
-      at: new Date(now).toISOString(),
-      sessionKey: placed.sessionKey,
-      agentId: placed.agentId,
-    };
+    if (event.type === 'signal_received') this.#arrivals.set(event.signal, now);
+    const arrived =
+      event.type === 'outcome' && event.signal !== undefined ? this.#arrivals.get(event.signal) : undefined;
+    const durationMs = arrived === undefined ? undefined : Math.max(0, now - arrived);
+    const entry = pageEntryOf({ seq: this.#seq + 1, at: new Date(now).toISOString(), event, durationMs });
+    if (entry === undefined) return undefined;
+    this.#seq++;
     let list = this.#bySession.get(entry.sessionKey);
     if (list === undefined) {
       list = [];
@@ -103,47 +108,73 @@ export class EventLog {
   entries(sessionKey: string): TimelineEntry[] {
     return [...(this.#bySession.get(sessionKey) ?? [])].reverse();
   }
+}
 
-  #detailOf(event: RunnerEvent, now: number): { sessionKey: string; agentId: string; detail: EntryDetail } | undefined {
-    switch (event.type) {
-      case 'signal_received':
-        this.#arrivals.set(event.signal, now);
-        return { ...event, detail: signalDetail(event.signal) };
-      case 'route_decided':
-        return { ...event, detail: routeDetail(event) };
-      case 'transition_applied': {
-        const { from, action, to, guard } = event.result;
-        return { ...event, detail: { type: 'transition', from, action, to, guard: guard ?? null } };
-      }
-      case 'engine_event':
-        if (QUIET_ENGINE_EVENTS.has(event.event.type)) return undefined;
-        return { ...event, detail: { type: 'engine', event: jsonSafe(event.event) } };
-      case 'outcome':
-        return this.#outcome(event, now);
-      case 'unrouted':
-        return { ...event, detail: { type: 'unrouted', kind: event.signal.kind } };
-      case 'session_rewound':
-        return { ...event, detail: { type: 'rewound', version: event.version, rewoundTo: event.rewoundTo } };
-      default:
-        return undefined; // turn_start / turn_end (the outcome says it), warnings (no session)
+/**
+ * A runner's timeline entry (`runner.timeline()`, or an event the inspector numbered itself) as
+ * the page shows it; `undefined` for an event the page does not show.
+ */
+export function pageEntryOf(entry: {
+  readonly seq: number;
+  readonly at: string;
+  readonly event: RunnerEvent;
+  readonly durationMs?: number | undefined;
+}): TimelineEntry | undefined {
+  const placed = detailOf(entry.event, entry.durationMs);
+  if (placed === undefined) return undefined;
+  return { ...placed.detail, seq: entry.seq, at: entry.at, sessionKey: placed.sessionKey, agentId: placed.agentId };
+}
+
+/** The page's entries from a runner's timeline (newest first, as given). */
+export function pageEntries(entries: readonly RunnerTimelineEntry[]): TimelineEntry[] {
+  const out: TimelineEntry[] = [];
+  for (const e of entries) {
+    const entry = pageEntryOf(e);
+    if (entry !== undefined) out.push(entry);
+  }
+  return out;
+}
+
+function detailOf(
+  event: RunnerEvent,
+  durationMs: number | undefined,
+): { sessionKey: string; agentId: string; detail: EntryDetail } | undefined {
+  switch (event.type) {
+    case 'signal_received':
+      return { ...event, detail: signalDetail(event.signal) };
+    case 'route_decided':
+      return { ...event, detail: routeDetail(event) };
+    case 'transition_applied': {
+      const { from, action, to, guard } = event.result;
+      return { ...event, detail: { type: 'transition', from, action, to, guard: guard ?? null } };
     }
+    case 'engine_event':
+      if (QUIET_ENGINE_EVENTS.has(event.event.type)) return undefined;
+      return { ...event, detail: { type: 'engine', event: jsonSafe(event.event) } };
+    case 'outcome':
+      return outcomeDetail(event, durationMs);
+    case 'unrouted':
+      return { ...event, detail: { type: 'unrouted', kind: event.signal.kind } };
+    case 'session_rewound':
+      return { ...event, detail: { type: 'rewound', version: event.version, rewoundTo: event.rewoundTo } };
+    default:
+      return undefined; // turn_start / turn_end (the outcome says it), warnings (no session)
   }
+}
 
-  #outcome(event: Extract<RunnerEvent, { type: 'outcome' }>, now: number) {
-    const { outcome } = event;
-    const arrived = event.signal === undefined ? undefined : this.#arrivals.get(event.signal);
-    const detail: EntryDetail = {
-      type: 'outcome',
-      status: outcome.status,
-      action: actionText(outcome.action),
-      tier: outcome.decidedBy?.tier ?? null,
-      routeName: outcome.decidedBy?.route.name ?? null,
-      durationMs: arrived === undefined ? null : Math.max(0, now - arrived),
-      error: outcome.error === undefined ? null : errorData(outcome.error),
-      pendingApprovals: outcome.pendingApprovals?.length ?? 0,
-    };
-    return { sessionKey: outcome.sessionKey, agentId: outcome.agentId, detail };
-  }
+function outcomeDetail(event: Extract<RunnerEvent, { type: 'outcome' }>, durationMs: number | undefined) {
+  const { outcome } = event;
+  const detail: EntryDetail = {
+    type: 'outcome',
+    status: outcome.status,
+    action: actionText(outcome.action),
+    tier: outcome.decidedBy?.tier ?? null,
+    routeName: outcome.decidedBy?.route.name ?? null,
+    durationMs: durationMs ?? null,
+    error: outcome.error === undefined ? null : errorData(outcome.error),
+    pendingApprovals: outcome.pendingApprovals?.length ?? 0,
+  };
+  return { sessionKey: outcome.sessionKey, agentId: outcome.agentId, detail };
 }
 
 function signalDetail(signal: Signal): EntryDetail {
@@ -165,13 +196,14 @@ function routeDetail(event: Extract<RunnerEvent, { type: 'route_decided' }>): En
     action: actionText(event.action),
     tier: event.tier ?? null,
     routeName: event.routeName ?? null,
-    considered: consideredOf((event as { considered?: unknown }).considered),
+    considered: consideredOf(event.considered),
   };
 }
 
 /**
- * The `explain()` list a runner may put on `route_decided` as `considered` (the router's
- * `RouteDecision.considered`: `{ tier, route, outcome }`), made plain; `null` when absent.
+ * The `explain()` list a runner puts on `route_decided` as `considered` while explaining
+ * (`{ tier, route, outcome }`), made plain; `null` when absent. Read defensively: the runner is
+ * taken structurally.
  */
 function consideredOf(value: unknown): ConsideredEntry[] | null {
   if (!Array.isArray(value)) return null;

@@ -3,9 +3,11 @@ import type {
   ChatMessage,
   Outcome,
   PendingApproval,
+  RunnerDescription,
   RunnerEvent,
   SessionVersion,
   StrategySnapshot,
+  TimelineEntry,
   TranscriptEntry,
 } from '@signalyard/core';
 
@@ -43,12 +45,18 @@ export interface InspectedListing {
  *
  * Required: `on`, `listSessions`, `session`, `sessionAt`, `history`. Optional: `transcript`
  * (the chat as the agent's engine shows it), `fork` and `rewind` (the page's "fork from here"
- * and "rewind to here"), and `approve` (the Approve / Deny buttons). The page offers an action
- * only when the runner has the method.
+ * and "rewind to here"), `approve` (the Approve / Deny buttons), `timeline` (the runner's log of
+ * recent events: a page opened mid-run catches up from it; without it, the page shows the events
+ * seen since the inspector started) and `describe` (the agents' diagrams). The page offers an
+ * action only when the runner has the method.
  */
 export interface InspectableRunner {
-  /** Subscribes to every runner event; returns an unsubscribe function. */
-  on(listener: (event: RunnerEvent) => void): () => void;
+  /**
+   * Subscribes to every runner event; returns an unsubscribe function. The inspector subscribes
+   * with `{ explainDecisions: true }`, so that `route_decided` events carry `considered` (the
+   * routes each decision beat) while it is attached.
+   */
+  on(listener: (event: RunnerEvent) => void, opts?: { explainDecisions?: boolean }): () => void;
   listSessions(opts?: { prefix?: string; after?: string; limit?: number }): AsyncIterable<InspectedListing>;
   session(sessionKey: string): Promise<InspectedSession | undefined>;
   sessionAt(sessionKey: string, version: number): Promise<InspectedSession | undefined>;
@@ -61,4 +69,8 @@ export interface InspectableRunner {
     decisions: readonly ApprovalDecision[],
     opts?: { by?: string; abortSignal?: AbortSignal },
   ): Promise<Outcome>;
+  /** The session's recent events, newest first, each recorded before listeners see its event (`Runner.timeline`). */
+  timeline?(sessionKey: string, opts?: { limit?: number }): readonly TimelineEntry[];
+  /** The agents with their routes and diagrams (`Runner.describe`): the page's FSM, crew and pipeline diagrams. */
+  describe?(): RunnerDescription;
 }

@@ -1,9 +1,9 @@
 import { isSignalyardError, type ApprovalDecision } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
-import { diagramsFor, type AgentDiagrams } from './diagrams.js';
-import type { EventLog } from './event-log.js';
+import { diagramsFor, type DiagramSource } from './diagrams.js';
 import { HttpProblem } from './http-util.js';
 import type { InspectableRunner } from './inspectable-runner.js';
+import type { TimelineFeed } from './runner-timeline.js';
 import type { SessionSource } from './session-source.js';
 
 /** What the API works with. */
@@ -11,8 +11,9 @@ export interface ApiDeps {
   readonly source: SessionSource;
   /** Present when live. */
   readonly runner: InspectableRunner | undefined;
-  readonly log: EventLog;
-  readonly diagrams: ReadonlyMap<string, AgentDiagrams>;
+  /** The live timeline: the runner's own log, or the inspector's. */
+  readonly log: TimelineFeed;
+  readonly diagrams: DiagramSource;
   readonly by: string;
 }
 
@@ -86,10 +87,23 @@ export class InspectorApi {
     return { versions };
   }
 
-  /** `GET /api/timeline?key=`: the recent events the inspector saw for the session, newest first. */
+  /**
+   * `GET /api/timeline?key=`: the session's recent events, newest first — from the runner's log
+   * when it has `timeline()` (`source: 'runner'`: including what happened before the inspector
+   * started), else the events the inspector saw (`source: 'inspector'`); offline, none
+   * (`source: 'store'`: the page shows the versions' causes).
+   */
   timeline(url: URL): unknown {
     const key = keyParam(url, 'key');
-    return { live: this.#d.source.live, entries: this.#d.log.entries(key) };
+    const runner = this.#d.runner;
+    const source = runner === undefined ? 'store' : runner.timeline === undefined ? 'inspector' : 'runner';
+    let entries;
+    try {
+      entries = this.#d.log.entries(key);
+    } catch (error) {
+      throw problemOf(error);
+    }
+    return { live: this.#d.source.live, source, entries };
   }
 
   /** `POST /api/approve` `{ sessionKey, decisions: [{ id, approved, reason? }] }`: `runner.approve(…, { by })`. */

@@ -21,9 +21,17 @@ export interface InspectorOptions {
   allowedHosts?: readonly string[];
   /** Who approvals made from the page are recorded as (`runner.approve(…, { by })`); default `'inspector'`. */
   by?: string;
-  /** The Mermaid texts of each agent's diagrams, by agent id (FSM, crew, pipeline). */
+  /**
+   * The Mermaid texts of each agent's diagrams, by agent id (FSM, crew, pipeline). With a runner
+   * that has `describe()`, its diagrams are shown without this; an agent given here overrides
+   * what `describe()` says of it. Offline (store only), this is the only source of diagrams.
+   */
   diagrams?: Readonly<Record<string, AgentDiagrams>>;
-  /** How many recent events the timeline keeps per live session; default 200. */
+  /**
+   * How many recent events the page's timeline shows per live session; default 200. With a
+   * runner that has `timeline()`, the runner's log is read (it keeps up to its own bound);
+   * otherwise the inspector keeps this many events per session from the moment it starts.
+   */
   timelineLimit?: number;
   /** Closes the inspector when aborted (as `close()` does). */
   abortSignal?: AbortSignal;
@@ -45,7 +53,7 @@ export interface ResolvedInspectorOptions {
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 const RUNNER_METHODS = ['on', 'listSessions', 'session', 'sessionAt', 'history'] as const;
-const OPTIONAL_RUNNER_METHODS = ['transcript', 'fork', 'rewind', 'approve'] as const;
+const OPTIONAL_RUNNER_METHODS = ['transcript', 'fork', 'rewind', 'approve', 'timeline', 'describe'] as const;
 const DIAGRAM_KINDS: ReadonlySet<string> = new Set(['fsm', 'crew', 'pipeline']);
 
 /**

@@ -4,10 +4,12 @@ import { describeValue, type CheckpointStore } from '@signalyard/core';
 import { abortedError, errorCode, errorText, onAbort } from '@signalyard/core/internal';
 import { AccessGuard } from './access-guard.js';
 import { InspectorError } from './errors/inspector-error.js';
+import { DiagramSource } from './diagrams.js';
 import { EventLog } from './event-log.js';
 import { HttpProblem, readJsonBody, send, sendJson, sendProblem } from './http-util.js';
 import { InspectorApi, problemOf } from './inspector-api.js';
 import { resolveInspectorOptions, type InspectorOptions, type ResolvedInspectorOptions } from './inspector-options.js';
+import { RunnerTimelineFeed, type TimelineFeed } from './runner-timeline.js';
 import { RunnerSource, type SessionSource } from './session-source.js';
 import { SseHub } from './sse-hub.js';
 import { StaticAssets } from './static-assets.js';
@@ -35,6 +37,11 @@ const MAX_LOGGED_SESSIONS = 1000;
  * durations, live through Server-Sent Events) or over a checkpoint store alone (offline and
  * read-only: sessions, their versions and each version's `cause`).
  *
+ * Over a runner, it subscribes with `on(listener, { explainDecisions: true })`, so every route
+ * decision shows the routes it beat while the inspector is attached; reads the runner's
+ * `timeline()` (a page opened mid-run catches up) and `describe()` (the agents' diagrams) when
+ * the runner has them.
+ *
  * Listens on `127.0.0.1:4319` by default. Every request needs the token (`inspector.url`
  * carries it once; the page then keeps it in an `HttpOnly`, `SameSite=Strict` cookie named
  * after the port); requests without it get 401, requests with a `Host` header outside
@@ -46,7 +53,7 @@ const MAX_LOGGED_SESSIONS = 1000;
  * @example
  * ```ts
  * const runner = createRunner({ agents, store });
- * const inspector = await startInspector({ runner, diagrams: { support: { fsm: definition.toMermaid() } } });
+ * const inspector = await startInspector({ runner }); // diagrams from runner.describe()
  * console.log(`inspector: ${inspector.url}`);
  * // …
  * await inspector.close(); // the runner keeps running
@@ -58,17 +65,23 @@ export async function startInspector(opts: InspectorOptions): Promise<Inspector>
   const server = createServer();
   const port = await listen(server, o);
   const guard = new AccessGuard({ token: o.token, port, allowedHosts: o.allowedHosts ?? defaultHosts(o.host, port) });
-  const log = new EventLog({ limit: o.timelineLimit, maxSessions: MAX_LOGGED_SESSIONS });
+  const log = timelineFeed(o);
   const hub = new SseHub();
   const source: SessionSource =
     o.runner !== undefined ? new RunnerSource(o.runner) : new StoreSource(o.store as CheckpointStore);
-  const api = new InspectorApi({ source, runner: o.runner, log, diagrams: o.diagrams, by: o.by });
+  const describe = o.runner?.describe?.bind(o.runner);
+  const diagrams = new DiagramSource(o.diagrams, describe);
+  const api = new InspectorApi({ source, runner: o.runner, log, diagrams, by: o.by });
   const assets = new StaticAssets();
+  // Asks the runner for explained decisions (the routes each one beat) while attached.
   const unsubscribe =
-    o.runner?.on((event) => {
-      const entry = log.add(event);
-      if (entry !== undefined) hub.broadcast('entry', entry);
-    }) ?? noop;
+    o.runner?.on(
+      (event) => {
+        const entry = log.add(event);
+        if (entry !== undefined) hub.broadcast('entry', entry);
+      },
+      { explainDecisions: true },
+    ) ?? noop;
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     void handle(req, res, { guard, api, hub, assets }).catch((error: unknown) => {
       if (!res.headersSent) sendProblem(res, problemOf(error));
@@ -94,6 +107,14 @@ export async function startInspector(opts: InspectorOptions): Promise<Inspector>
   };
   if (o.abortSignal !== undefined) stopAbort = onAbort(o.abortSignal, () => void close());
   return { url: `http://${urlHost(o.host)}:${port}/?token=${o.token}`, token: o.token, close };
+}
+
+/** The runner's own log when it has `timeline()`, else the inspector's, from now on. */
+function timelineFeed(o: ResolvedInspectorOptions): TimelineFeed {
+  const runner = o.runner;
+  if (runner?.timeline !== undefined)
+    return new RunnerTimelineFeed((key, opts) => runner.timeline?.(key, opts) ?? [], o.timelineLimit);
+  return new EventLog({ limit: o.timelineLimit, maxSessions: MAX_LOGGED_SESSIONS });
 }
 
 function noop(): void {

@@ -43,7 +43,7 @@ export const diagrams: Record<string, AgentDiagrams> = {
 };
 
 /** The `desk` agent's routes: `open-ticket` (priority 10) beats `fallback-chat`. */
-export const deskRoutes: readonly SignalRoute[] = [
+const deskRoutes: readonly SignalRoute[] = [
   { kind: SignalKind.UserMessage, name: 'open-ticket', priority: 10, action: Action.transition('open') },
   { kind: SignalKind.UserMessage, name: 'fallback-chat', action: Action.Continue },
 ];

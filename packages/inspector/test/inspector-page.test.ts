@@ -2,17 +2,16 @@
 import { mkdtempSync, mkdirSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunnerEvent } from '@signalyard/core';
-import { ComposedRouter } from '@signalyard/router';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import type { Browser, Page } from 'playwright-core';
-import type { Runner } from 'signalyard';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startInspector, type InspectableRunner } from '../src/index.js';
-import { PAYMENTS, approvalRunner } from './approval-runner.js';
+import { approvalEngine, collect } from '@signalyard/test-utils';
+import { createRunner, type EngineFn } from 'signalyard';
+import { startInspector } from '../src/index.js';
 import { describeBrowser, launchBrowser } from './browser.js';
-import { deskRoutes, diagrams, says, testRunner } from './fixture.js';
+import { diagrams, says, testRunner } from './fixture.js';
 
+const PAYMENTS = 'agent:cashier:main';
 const shots = mkdtempSync(join(tmpdir(), 'signalyard-inspector-shots-'));
 /** Set to a folder (docs/images) to keep the screenshots as documentation images. */
 const keepShots = process.env.SIGNALYARD_INSPECTOR_SCREENSHOTS;
@@ -24,31 +23,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
     mkdirSync(keepShots, { recursive: true });
     copyFileSync(file, join(keepShots, `${name}.png`));
   }
-}
-
-/**
- * The runner with the `explain()` list on `route_decided` (`considered`), computed by the
- * router from the desk's routes — what the Runner adds under `explainDecisions` (runner.md).
- */
-function explaining(runner: Runner): InspectableRunner {
-  const router = new ComposedRouter({ agent: deskRoutes });
-  return {
-    listSessions: (opts) => runner.listSessions(opts),
-    session: (key) => runner.session(key),
-    sessionAt: (key, version) => runner.sessionAt(key, version),
-    history: (key, opts) => runner.history(key, opts),
-    transcript: (key) => runner.transcript(key),
-    fork: (from, to, opts) => runner.fork(from, to, opts),
-    rewind: (key, version) => runner.rewind(key, version),
-    on: (listener: (e: RunnerEvent) => void) =>
-      runner.on((e) => {
-        listener(
-          e.type === 'route_decided' && e.agentId === 'desk'
-            ? ({ ...e, considered: router.explain(e.signal).considered } as RunnerEvent)
-            : e,
-        );
-      }),
-  };
 }
 
 async function openPage(browser: Browser, url: string): Promise<Page> {
@@ -76,7 +50,8 @@ describeBrowser('the inspector page in Chromium', () => {
     await runner.dispatch('agent:desk:main', says('my printer is on fire'));
     await runner.dispatch('agent:support:main', says('I was charged twice'));
     await runner.dispatch('agent:review:main', says('review my change'));
-    const inspector = await startInspector({ runner: explaining(runner), port: 0, diagrams });
+    // The real Runner: its timeline, its explained decisions and its describe() diagrams (no `diagrams` option).
+    const inspector = await startInspector({ runner, port: 0 });
     const page = await openPage(browser, inspector.url);
     expect(page.url()).not.toContain('token='); // redirected: the token now lives in the cookie
 
@@ -85,12 +60,28 @@ describeBrowser('the inspector page in Chromium', () => {
     expect(keys).toEqual(['agent:desk:main', 'agent:review:main', 'agent:support:main']);
 
     await page.click('[data-session="agent:desk:main"]');
-    // Events seen before the inspector started are not in its log: dispatch one now.
+    // Caught up from the runner's timeline: the decision made before the inspector started
+    // (not explained then: nobody asked for it).
+    const before = page.locator('#timeline li[data-entry-type="route"]');
+    await expect.poll(() => before.count()).toBe(1);
+    expect(await before.first().textContent()).toContain('tier agent');
+    expect(await before.first().locator('.route-name').textContent()).toBe('route open-ticket');
+    expect(await before.first().locator('.loser').count()).toBe(0);
+    expect(await page.locator('#timeline li[data-entry-type="signal"]').first().textContent()).toContain(
+      'my printer is on fire',
+    );
+    // Now the inspector is attached, the Runner explains its decisions in the same routing pass.
     await runner.dispatch('agent:desk:main', says('still burning'));
     const route = page.locator('#timeline li[data-entry-type="route"]').first();
-    await expect.poll(() => route.textContent()).toContain('tier agent');
+    await expect.poll(() => before.count()).toBe(2);
+    expect(await route.textContent()).toContain('tier agent');
     expect(await route.locator('.route-name').textContent()).toBe('route open-ticket');
     expect(await route.locator('.loser').allTextContents()).toEqual(['beat: agent · fallback-chat · outranked']);
+    const decided = runner.timeline('agent:desk:main').find((e) => e.event.type === 'route_decided');
+    expect(decided?.event.type === 'route_decided' && decided.event.considered?.map((c) => c.outcome)).toEqual([
+      'matched',
+      'outranked',
+    ]);
     await expect
       .poll(() => page.locator('#timeline li[data-entry-type="outcome"]').first().textContent())
       .toContain('completed');
@@ -125,8 +116,11 @@ describeBrowser('the inspector page in Chromium', () => {
     // The crew session's handoff and the pipeline's stages arrive live.
     await page.click('[data-session="agent:support:main"]');
     await page.waitForSelector('#session-header');
-    await runner.dispatch('agent:support:main', says('and again'));
+    // The crew's graph from describe(), and its handoff from before the inspector started.
+    await page.waitForSelector('[data-diagram="crew"] svg', { timeout: 30_000 });
     await expect.poll(() => page.locator('#timeline').textContent()).toContain('handoff');
+    await runner.dispatch('agent:support:main', says('and again'));
+    await expect.poll(() => page.locator('#timeline li[data-entry-type="outcome"]').count()).toBe(2);
     expect(await page.locator('#timeline').textContent()).toContain('triage → billing');
     expect(await page.locator('#chat').textContent()).toContain('Refund issued.');
     await screenshot(page, 'inspector-crew');
@@ -140,24 +134,40 @@ describeBrowser('the inspector page in Chromium', () => {
     await runner.close();
   }, 120_000);
 
-  it('approves a pending tool call with the button and shows the outcome when it arrives', async () => {
-    const runner = approvalRunner();
+  it('approves a pending tool call with the button (the real Runner.approve) and shows the outcome when it arrives', async () => {
+    const refunds: string[] = [];
+    // A scripted engine that asks before its one tool runs and resumes with the decision.
+    const engine = approvalEngine({
+      tool: (args) => {
+        refunds.push(args.request);
+        return `refunded ${args.request}`;
+      },
+    }) as EngineFn;
+    const runner = createRunner({ agents: [{ id: 'cashier', engine }] });
+    expect((await runner.dispatch(PAYMENTS, says('order 4711'))).status).toBe('paused');
     const inspector = await startInspector({ runner, port: 0, by: 'alice' });
     const page = await openPage(browser, inspector.url);
     await page.click(`[data-session="${PAYMENTS}"]`);
     const approval = page.locator('[data-approval="ap-1"]');
     await approval.waitFor();
     expect(await approval.textContent()).toContain('refund');
-    expect(await approval.locator('pre').textContent()).toContain('"amount": 40');
+    expect(await approval.locator('pre').textContent()).toContain('"request": "order 4711"');
+    const outcomes = page.locator('#timeline li[data-entry-type="outcome"]');
+    await expect.poll(() => outcomes.count()).toBe(1); // the paused turn, from the runner's timeline
+    expect(await outcomes.first().textContent()).toContain('paused');
     await screenshot(page, 'inspector-approval');
     await approval.locator('button.approve').click();
-    await expect.poll(() => page.locator('#timeline li[data-entry-type="outcome"]').count()).toBe(1);
+    await expect.poll(() => outcomes.count()).toBe(2);
+    expect(await outcomes.first().textContent()).toContain('completed');
     expect(await page.locator('#timeline').textContent()).toContain('ap-1 approved');
     await expect.poll(() => page.locator('[data-approval="ap-1"]').count()).toBe(0);
-    expect(await page.locator('#chat').textContent()).toContain('Refunded 40.');
-    expect(runner.decisions).toEqual([{ decisions: [{ id: 'ap-1', approved: true }], by: 'alice' }]);
+    await expect.poll(() => page.locator('#chat').textContent()).toContain('refunded order 4711');
+    expect(refunds).toEqual(['order 4711']);
+    const [latest] = await collect(runner.history(PAYMENTS, { limit: 1 }));
+    expect(latest?.cause?.approvals).toEqual([expect.objectContaining({ id: 'ap-1', approved: true, by: 'alice' })]);
     await page.close();
     await inspector.close();
+    await runner.close();
   }, 60_000);
 
   it('answers 401 without the token and 403 for a Host it does not allow', async () => {

@@ -3,7 +3,7 @@ import { MemoryCheckpointStore, signal } from '@signalyard/core';
 import { rejectsCode } from '@signalyard/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InspectorError, startInspector, type Inspector, type InspectorOptions } from '../src/index.js';
-import { diagrams, http, says, testRunner } from './fixture.js';
+import { http, says, testRunner } from './fixture.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, read field by field
 type Json = Record<string, any>;
@@ -168,7 +168,7 @@ describe('startInspector: access rules', () => {
 describe('startInspector: the API over a live runner', () => {
   it('lists sessions with their status, shows one with its FSM diagram highlighted, its versions and its timeline', async () => {
     const runner = testRunner();
-    const i = await start({ runner, diagrams });
+    const i = await start({ runner }); // diagrams from runner.describe()
     await runner.dispatch('agent:desk:main', signal('user_message', { text: 'hello' }));
     await runner.dispatch('agent:review:main', signal('user_message', { text: 'review this' }));
 
@@ -198,15 +198,54 @@ describe('startInspector: the API over a live runner', () => {
     const { body: timeline } = await getJson(i, '/api/timeline?key=agent:desk:main');
     const types = timeline.entries.map((e: { type: string }) => e.type);
     expect(types).toEqual(['outcome', 'transition', 'route', 'signal']);
+    expect(timeline.source).toBe('runner');
+    // Explained by the Runner while the inspector is attached: the route it beat.
     expect(timeline.entries[2]).toMatchObject({
       tier: 'agent',
       routeName: 'open-ticket',
       action: 'transition(open)',
-      considered: null,
+      considered: [
+        { tier: 'agent', routeName: 'open-ticket', outcome: 'matched' },
+        { tier: 'agent', routeName: 'fallback-chat', outcome: 'outranked' },
+      ],
     });
+    // The page's entries are the runner's: same seq, time and duration.
+    const own = runner.timeline('agent:desk:main');
+    expect(timeline.entries.map((e: { seq: number }) => e.seq)).toEqual(own.map((e) => e.seq));
+    expect(timeline.entries[0].durationMs).toBe(own[0]?.durationMs);
     expect(timeline.entries[1]).toMatchObject({ from: 'new', to: 'open', action: 'open' });
     expect(timeline.entries[0].status).toBe('completed');
     expect(timeline.entries[0].durationMs).toBeGreaterThanOrEqual(0);
+    await runner.close();
+  });
+
+  it("catches up from the runner's timeline, draws every agent from describe() (the diagrams option overriding one), and stops explaining when closed", async () => {
+    const runner = testRunner();
+    await runner.dispatch('agent:desk:main', says('before the inspector'));
+    await runner.dispatch('agent:support:main', says('charged twice'));
+    const i = await start({ runner, diagrams: { review: { pipeline: 'flowchart LR\n  given --> here' } } });
+    const { body: timeline } = await getJson(i, '/api/timeline?key=agent:desk:main');
+    expect(timeline.entries.map((e: { type: string }) => e.type)).toEqual(['outcome', 'transition', 'route', 'signal']);
+    expect(timeline.entries[2].considered).toBeNull(); // decided before anyone asked for explanations
+    const { body: crew } = await getJson(i, '/api/timeline?key=agent:support:main');
+    expect(crew.entries.some((e: { type: string; event?: { type: string } }) => e.event?.type === 'handoff')).toBe(
+      true,
+    );
+    await runner.dispatch('agent:review:main', says('review'));
+    const { body: support } = await getJson(i, '/api/session?key=agent:support:main');
+    expect(support.diagrams.crew).toContain('flowchart LR');
+    expect(support.diagrams.crew).toContain('"[ROUTE_BILLING]"');
+    const { body: review } = await getJson(i, '/api/session?key=agent:review:main');
+    expect(review.diagrams).toEqual({ pipeline: 'flowchart LR\n  given --> here' });
+    expect((await getJson(i, '/api/timeline?key=not a key')).status).toBe(400);
+
+    await i.close();
+    const decisions: unknown[] = [];
+    runner.on((e) => {
+      if (e.type === 'route_decided') decisions.push(e.considered);
+    });
+    await runner.dispatch('agent:desk:main', says('after the inspector'));
+    expect(decisions).toEqual([undefined]);
     await runner.close();
   });
 
@@ -374,7 +413,11 @@ describe('startInspector: offline over a store', () => {
     expect(history.versions[1].cause.signal).toEqual({ kind: 'user_message', text: 'one' });
     const { body: v1 } = await getJson(i, '/api/session?key=agent:desk:main&version=1');
     expect(v1.session.history).toEqual([{ role: 'user', content: 'one' }]);
-    expect((await getJson(i, '/api/timeline?key=agent:desk:main')).body).toEqual({ live: false, entries: [] });
+    expect((await getJson(i, '/api/timeline?key=agent:desk:main')).body).toEqual({
+      live: false,
+      source: 'store',
+      entries: [],
+    });
     const fork = await postJson(i, '/api/fork', { from: 'agent:desk:main', to: 'agent:desk:b' });
     expect(fork.status).toBe(403);
     expect(fork.body.error.code).toBe('read_only');

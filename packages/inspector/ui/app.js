@@ -202,7 +202,13 @@ function timelineSection(timeline, versions) {
     {},
     el('h2', {}, 'Timeline (newest first)'),
     timeline.live
-      ? el('p', { className: 'muted' }, 'Events seen since the inspector started (the most recent per session).')
+      ? el(
+          'p',
+          { className: 'muted' },
+          timeline.source === 'runner'
+            ? "The runner's recent events for this session (its timeline), live."
+            : 'Events seen since the inspector started (the most recent per session).',
+        )
       : el('p', { className: 'muted' }, "Offline: from each version's cause."),
     list,
   );

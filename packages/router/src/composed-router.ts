@@ -3,6 +3,7 @@ import {
   describeValue,
   isSignalKind,
   type Action,
+  type ConsideredRoute,
   type ExecutionStrategy,
   type Plugin,
   type RouteContext,
@@ -13,21 +14,6 @@ import {
 import { RouteConfigError, type RouteProblem } from './errors/route-config-error.js';
 import { RoutePredicateError } from './errors/route-predicate-error.js';
 import { RouterArgumentError } from './errors/router-argument-error.js';
-
-/** Why a route did or did not win, as reported by {@link ComposedRouter.explain}. */
-export type RouteOutcome = 'matched' | 'predicate_false' | 'outranked' | 'shadowed_by_higher_tier';
-
-/** One route looked at by {@link ComposedRouter.explain}. */
-export interface ConsideredRoute {
-  readonly tier: Tier;
-  readonly route: SignalRoute;
-  readonly outcome: RouteOutcome;
-  /**
-   * Present when the predicate of a route ranked below the winner threw while being explained
-   * (`route()` never evaluates such predicates, so routing itself is unaffected).
-   */
-  readonly error?: unknown;
-}
 
 /** The full routing decision for one signal, for tooling, logs and tests. */
 export interface RouteDecision {

@@ -1,6 +1,7 @@
 import { AbortedError, SignalyardError, type ChatMessage, type Outcome } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
+import { routeExplained, type ExplainedDecision } from './route-decision.js';
 import {
   MAX_CONFLICT_RETRIES,
   userMessageDefault,
@@ -109,14 +110,16 @@ export class BatchApplier {
     const history = user === undefined ? p.history : trimHistory([...p.history, user], this.#d.maxHistoryMessages);
     const arrival = { history, engineState: loaded.engineState };
     let match: RouteMatch | undefined;
+    let explained: ExplainedDecision | undefined;
     try {
-      match = loaded.router.match(job.signal, session.ctx);
+      explained = this.#d.explaining() ? routeExplained(loaded.router, job.signal, session.ctx) : undefined;
+      match = explained === undefined ? loaded.router.match(job.signal, session.ctx) : explained.match;
     } catch (error) {
       this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal: job.signal, action: undefined });
       return this.#saveOwn(p, job, { outcome: failedOutcome(session.ctx, error), save: arrival });
     }
     const action = match?.action ?? userMessageDefault(loaded);
-    emitDecision(this.#d.hub, session, job, action, match);
+    emitDecision(this.#d.hub, session, job, action, match, explained?.considered);
     if (action.type === 'continue') {
       batch.merge({ job, action, match });
       p.history = history;

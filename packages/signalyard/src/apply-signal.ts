@@ -2,6 +2,7 @@ import {
   Action,
   SignalyardError,
   isTransitionRefusal,
+  type ConsideredRoute,
   type ExecutionStrategy,
   type Outcome,
   type RunnerEvent,
@@ -17,6 +18,7 @@ import { asSignalyardError, failedOutcome, outcomeOf, type Applied, type Session
 import type { PluginHost } from './plugin-host.js';
 import { isConflict, isUnstorable, type SessionPersistence } from './session-persistence.js';
 import { signalCause } from './session-cause.js';
+import { routeExplained, type ExplainedDecision } from './route-decision.js';
 import { runTurn } from './turn.js';
 
 /** Re-applications after a version conflict before the signal fails. @internal */
@@ -30,6 +32,8 @@ export interface ApplierDeps {
   readonly maxHistoryMessages: number;
   /** Resolves every signal queued in `session` as `stopped` (a stop action was applied and saved). */
   readonly stopQueued: (session: LiveSession) => void;
+  /** Whether route decisions carry the router's `explain()` list now. */
+  readonly explaining: () => boolean;
 }
 
 /** One signal's application, from the route decision to what it changed. @internal */
@@ -140,14 +144,16 @@ export class SignalApplier {
     const arrival = user === undefined ? undefined : { history, engineState: loaded.engineState };
     const keepArrival = arrival === undefined ? {} : { save: arrival };
     let match: RouteMatch | undefined;
+    let explained: ExplainedDecision | undefined;
     try {
-      match = loaded.router.match(signal, session.ctx);
+      explained = this.#d.explaining() ? routeExplained(loaded.router, signal, session.ctx) : undefined;
+      match = explained === undefined ? loaded.router.match(signal, session.ctx) : explained.match;
     } catch (error) {
       this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal, action: undefined });
       return { outcome: failedOutcome(session.ctx, error), ...keepArrival };
     }
     const action = match?.action ?? defaultAction(signal, loaded);
-    emitDecision(this.#d.hub, session, job, action, match);
+    emitDecision(this.#d.hub, session, job, action, match, explained?.considered);
     if (action === undefined) {
       this.#d.hub.emit({ type: 'unrouted', ...session.ctx, signal });
       return { outcome: outcomeOf(session.ctx, { status: 'unrouted' }) };
@@ -260,13 +266,17 @@ function defaultAction(signal: Signal, loaded: LoadedState): Action | undefined 
   }
 }
 
-/** Emits `route_decided` (when anyone listens), and `routed` to the job's stream. @internal */
+/**
+ * Emits `route_decided` (when anyone listens; with `considered` when the decision was explained),
+ * and `routed` to the job's stream. @internal
+ */
 export function emitDecision(
   hub: EventChannel<RunnerEvent>,
   session: LiveSession,
   job: Job,
   action: Action | undefined,
   match: RouteMatch | undefined,
+  considered?: readonly ConsideredRoute[],
 ): void {
   job.sink?.({
     type: 'routed',
@@ -284,6 +294,7 @@ export function emitDecision(
     action,
     ...(match !== undefined && { tier: match.tier }),
     ...(match?.route.name !== undefined && { routeName: match.route.name }),
+    ...(considered !== undefined && { considered }),
   });
 }
 

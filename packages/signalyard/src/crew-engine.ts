@@ -1,7 +1,9 @@
 import { describeValue, type ChatMessage, type ChatModel, type Tool, type TranscriptEntry } from '@signalyard/core';
+import { crewGraphMermaid, crewGraphOf } from '@signalyard/core/internal';
 import {
   CrewExecutor,
   CrewRunError,
+  resolveCrewConfig,
   type CrewApprovalState,
   type CrewConfigInput,
   type CrewResponse,
@@ -36,7 +38,8 @@ interface CrewEngineState {
  * events are forwarded with `ctx.emit`. When the turn is streamed (`ctx.streaming`), models
  * stream and the crew's `text_delta`s (markers hidden) go through `ctx.emitText` with the
  * speaking agent and its path; otherwise models are called with `generate`. `transcript` shows
- * the conversation with markers hidden and handoffs and tool calls as entries.
+ * the conversation with markers hidden and handoffs and tool calls as entries; `diagrams()` draws
+ * the crew as a Mermaid flowchart (as `signalyard graph` does).
  *
  * @throws ConfigError `CONFIG_INVALID` when the crew, models or tools are invalid (checked once, here).
  * @example
@@ -57,6 +60,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
     model: opts.model,
     ...(opts.tools === undefined ? {} : { tools: opts.tools }),
   });
+  let mermaid: string | undefined;
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const saved = (typeof ctx.state === 'object' && ctx.state !== null ? ctx.state : {}) as CrewEngineState;
@@ -93,6 +97,11 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
     transcript: (history, state) => {
       const entries = crewTranscript(history, (content) => executor.visibleText(content));
       return [...entries, ...heldBatchEntries(state, (content) => executor.visibleText(content))];
+    },
+    diagrams: () => {
+      // The crew was validated by the executor above: resolving it again cannot fail.
+      mermaid ??= crewGraphMermaid(crewGraphOf(resolveCrewConfig(crew)));
+      return { crew: mermaid };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type {
   Action,
+  AgentDiagrams,
   ApprovalDecision,
   ChatMessage,
   PendingApproval,
@@ -108,6 +109,11 @@ export interface Engine {
    * `runner.transcript`, e.g. a page reload). Default: the user and assistant messages as they are.
    */
   transcript?(history: readonly ChatMessage[], state: unknown): TranscriptEntry[];
+  /**
+   * The engine's diagrams as Mermaid text, for `runner.describe()` (and through it the
+   * inspector): a crew engine draws its crew, a pipeline engine its pipeline.
+   */
+  diagrams?(): Pick<AgentDiagrams, 'crew' | 'pipeline'>;
 }
 
 /**

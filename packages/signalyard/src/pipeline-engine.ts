@@ -43,7 +43,7 @@ export function defaultInterruptResponse(text: string, interrupt: Interrupt): In
  * turn's `messages` is one assistant message from `render`; `status` is `paused` while an
  * interrupt is pending; `output` is the `Envelope`. Pipeline events are forwarded with
  * `ctx.emit`, except the text of streaming stages (`stage_delta`), which goes through
- * `ctx.emitText` with `{ stage }` (a streamed turn's `text_delta`s).
+ * `ctx.emitText` with `{ stage }` (a streamed turn's `text_delta`s). `diagrams()` draws the pipeline (`pipeline.toMermaid()`).
  *
  * @example
  * ```ts
@@ -55,6 +55,7 @@ export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions =
   const runtime = new PipelineRuntime(pipeline, opts.model === undefined ? {} : { model: opts.model });
   const toResponse = opts.toResponse ?? defaultInterruptResponse;
   const render = opts.render ?? renderLastOutput(pipeline);
+  let mermaid: string | undefined;
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const text = textOf(ctx);
@@ -84,6 +85,10 @@ export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions =
         state: pending ? envelope.toJSON() : undefined,
         status: pending ? 'paused' : 'completed',
       };
+    },
+    diagrams: () => {
+      mermaid ??= pipeline.toMermaid();
+      return { pipeline: mermaid };
     },
   };
 }

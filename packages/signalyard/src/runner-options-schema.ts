@@ -4,6 +4,7 @@ import { ComposedRouter, RouteConfigError } from '@signalyard/router';
 import { normalizeAgentId } from '@signalyard/sessions';
 import * as z from 'zod';
 import type { $ZodIssue } from 'zod/v4/core';
+import { DEFAULT_TIMELINE } from './event-timeline.js';
 
 // The zod schemas of the runner options, one per seam (agents, plugins, routing, services), each
 // writing its messages in the form `expected <what>, got <value>`. What a schema cannot see (two
@@ -108,6 +109,24 @@ const limit = (fallback: number) =>
     .nullish()
     .transform((v) => v ?? fallback);
 
+/** The recent-events log: `false` (off), or its bounds (defaults: 200 entries per session, 1,000 sessions). */
+const timelineSchema = z
+  .union(
+    [
+      z.literal(false),
+      z.strictObject(
+        {
+          limit: limit(DEFAULT_TIMELINE.limit),
+          sessions: limit(DEFAULT_TIMELINE.sessions),
+        },
+        expected('false or { limit?, sessions? } (positive integers)'),
+      ),
+    ],
+    expected('false or { limit?, sessions? } (positive integers)'),
+  )
+  .nullish()
+  .transform((v) => v ?? DEFAULT_TIMELINE);
+
 /** Store, lock, limits (with their defaults) and logger. */
 export const servicesSchema = z.object({
   store: z
@@ -125,6 +144,11 @@ export const servicesSchema = z.object({
     .nullish()
     .transform((v) => v ?? 10_000),
   logger: z.custom<RunnerLogger>(hasMethods(['debug', 'warn']), expected('a logger { debug, warn }')).optional(),
+  explainDecisions: z
+    .boolean(expected('true or false'))
+    .nullish()
+    .transform((v) => v ?? false),
+  timeline: timelineSchema,
 });
 
 /**

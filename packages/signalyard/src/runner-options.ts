@@ -10,6 +10,7 @@ import {
 import { formatConfigPath } from '@signalyard/core/internal';
 import { RouteResolver, type RoutingConfigInput } from '@signalyard/sessions';
 import type { AgentDefinition, EngineFn, WhenBusy } from './engine.js';
+import type { TimelineBounds } from './event-timeline.js';
 import {
   agentListSchema,
   agentSchema,
@@ -42,6 +43,19 @@ export interface RunnerOptions {
   closeTimeoutMs?: number;
   /** Passed to plugins as `PluginContext.logger`. */
   logger?: { debug(...args: unknown[]): void; warn(...args: unknown[]): void };
+  /**
+   * Puts the router's `explain()` list on every `route_decided` event (`considered`: each route
+   * looked at and why it lost), computed in the same routing pass as the decision. Default
+   * `false`: then only while a listener subscribed with `on(listener, { explainDecisions: true })`
+   * (an attached inspector) is there.
+   */
+  explainDecisions?: boolean;
+  /**
+   * The bounded log of recent events per session behind {@link Runner.timeline}: `limit` entries
+   * per session (the oldest dropped), for the `sessions` most recently active sessions (the least
+   * recently active forgotten). Default `{ limit: 200, sessions: 1000 }`; `false` turns it off.
+   */
+  timeline?: false | { limit?: number; sessions?: number };
 }
 
 /** An agent, validated and ready to serve. @internal */
@@ -66,6 +80,8 @@ export interface ResolvedRunnerOptions {
   readonly maxHistoryMessages: number;
   readonly closeTimeoutMs: number;
   readonly logger: RunnerOptions['logger'];
+  readonly explainDecisions: boolean;
+  readonly timeline: false | TimelineBounds;
 }
 
 /**
@@ -85,7 +101,8 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
   problems.push(...services.problems);
   if (problems.length > 0 || resolver === undefined || services.value === undefined)
     throw new ConfigError({ problems });
-  const { store, lock, maxConcurrentSessions, maxHistoryMessages, closeTimeoutMs, logger } = services.value;
+  const { store, lock, maxConcurrentSessions, maxHistoryMessages, closeTimeoutMs, logger, explainDecisions, timeline } =
+    services.value;
   return {
     agents,
     resolver,
@@ -97,6 +114,8 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     maxHistoryMessages,
     closeTimeoutMs,
     logger,
+    explainDecisions,
+    timeline,
   };
 }
 

@@ -6,6 +6,8 @@ import {
   signal as makeSignal,
   type CheckpointStore,
   type Outcome,
+  type RunnerDescription,
+  type TimelineEntry,
   type RunnerEvent,
   type SessionVersion,
   type ChatMessage,
@@ -19,9 +21,11 @@ import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
 import { decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
 import { createEventHub } from './event-hub.js';
+import { EventTimeline } from './event-timeline.js';
 import type { RunnerError } from './errors/runner-error.js';
 import { closedError, inputError } from './outcomes.js';
 import { PluginHost } from './plugin-host.js';
+import { describeRunner } from './runner-description.js';
 import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } from './runner-options.js';
 import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
@@ -132,10 +136,53 @@ export interface Runner {
     after?: string;
     limit?: number;
   }): AsyncIterable<{ sessionKey: string; agentId: string; version: number; updatedAt: string }>;
-  /** Subscribes to every runner event (synchronous, in order). Returns an unsubscribe function. */
-  on(listener: (event: RunnerEvent) => void): () => void;
+  /**
+   * Subscribes to every runner event (synchronous, in order). Returns an unsubscribe function.
+   *
+   * With `{ explainDecisions: true }`, the listener asks for explained decisions: while it is
+   * subscribed, every `route_decided` event carries `considered` (the router's `explain()` list,
+   * computed in the same routing pass), as with `createRunner({ explainDecisions: true })`.
+   * Unsubscribing the last such listener turns it off again.
+   * @throws RunnerError `RUNNER_INPUT_INVALID` for a listener that is not a function or bad options.
+   * @example
+   * ```ts
+   * const off = runner.on((e) => {
+   *   if (e.type === 'route_decided') console.log(e.routeName, e.considered?.map((c) => c.outcome));
+   * }, { explainDecisions: true });
+   * ```
+   */
+  on(listener: (event: RunnerEvent) => void, opts?: { explainDecisions?: boolean }): () => void;
   /** A buffered async iterable of runner events; ends on `abortSignal` or when the runner closes. */
   events(opts?: { abortSignal?: AbortSignal }): AsyncIterable<RunnerEvent>;
+  /**
+   * The recent events of a live session, newest first: its signals' arrivals, route decisions
+   * (with `considered` while explaining is on), transitions, engine events (handoffs, tool calls,
+   * approvals, pipeline stages), outcomes with `durationMs`, rewinds — at most `limit` (default:
+   * every one kept). The runner keeps the last `RunnerOptions.timeline.limit` events (200) of the
+   * `timeline.sessions` most recently active sessions (1,000), in memory: an entry is recorded
+   * before any listener sees its event, so a page opened mid-run catches up from here and
+   * continues with `on()`. Empty for a session with no recent events, or with `timeline: false`.
+   * @throws RunnerError `RUNNER_INPUT_INVALID` for a malformed session key or a `limit` that is not an integer >= 1.
+   * @example
+   * ```ts
+   * for (const { at, event } of runner.timeline('agent:desk:main', { limit: 20 })) console.log(at, event.type);
+   * ```
+   */
+  timeline(sessionKey: SessionKey | string, opts?: { limit?: number }): TimelineEntry[];
+  /**
+   * What this runner serves: each agent with its strategy type, the routes a fresh session is
+   * routed by (name, kind, tier, priority, action, whether conditional; strategy, agent and
+   * plugin tiers, each in evaluation order) and its diagrams as Mermaid text — the FSM when its
+   * strategy is one, the crew or pipeline when its engine is `crewEngine` / `pipelineEngine` (or
+   * any engine with `diagrams()`).
+   * @throws RunnerError `STRATEGY_FACTORY_FAILED` when an agent's strategy factory throws.
+   * @example
+   * ```ts
+   * const { agents } = runner.describe();
+   * agents[0].diagrams.fsm; // 'stateDiagram-v2\n…'
+   * ```
+   */
+  describe(): RunnerDescription;
   /** Stops accepting signals, lets in-flight turns finish (up to `closeTimeoutMs`), disposes plugins. */
   close(): Promise<void>;
 }
@@ -178,6 +225,9 @@ class RunnerImpl implements Runner {
   readonly #applier: SignalApplier;
   readonly #batches: BatchApplier;
   readonly #timeline: SessionTimeline;
+  readonly #recent: EventTimeline | undefined;
+  /** Listeners subscribed with `{ explainDecisions: true }`. */
+  #explainers = 0;
   #started: Promise<void> | undefined;
   #ready = false;
   #closing: Promise<void> | undefined;
@@ -186,6 +236,15 @@ class RunnerImpl implements Runner {
     this.#o = options;
     this.#ownsStore = options.store === undefined;
     this.#store = options.store ?? new MemoryCheckpointStore();
+    if (options.timeline !== false) {
+      // The first listener: an entry is recorded before any other listener sees its event.
+      const recent = new EventTimeline(options.timeline);
+      this.#hub.on((event) => {
+        recent.record(event);
+      });
+      this.#recent = recent;
+    }
+    const explaining = (): boolean => options.explainDecisions || this.#explainers > 0;
     this.#plugins = new PluginHost(options.plugins, this.#hub, options.logger);
     this.#persistence = new SessionPersistence({
       store: this.#store,
@@ -201,6 +260,7 @@ class RunnerImpl implements Runner {
       applyBatch: (batch, reload) => this.#batches.run(batch, reload),
       whenStarted: () => this.#whenStarted(),
       closing: () => this.#closing !== undefined,
+      explaining,
     });
     const applierDeps = {
       hub: this.#hub,
@@ -210,6 +270,7 @@ class RunnerImpl implements Runner {
       stopQueued: (session: LiveSession) => {
         this.#queue.stopQueued(session);
       },
+      explaining,
     };
     this.#applier = new SignalApplier(applierDeps);
     this.#batches = new BatchApplier({ ...applierDeps, applier: this.#applier });
@@ -275,10 +336,30 @@ class RunnerImpl implements Runner {
 
   // ------------------------------------------------------------------ events
 
-  on(listener: (event: RunnerEvent) => void): () => void {
+  on(listener: (event: RunnerEvent) => void, opts?: { explainDecisions?: boolean }): () => void {
     if (typeof listener !== 'function')
       throw inputError(`on() needs a listener function, got ${describeValue(listener)}`);
-    return this.#hub.on(listener);
+    const explain = listenerOptions(opts);
+    const off = this.#hub.on(listener);
+    if (!explain) return off;
+    this.#explainers++;
+    let active = true;
+    return () => {
+      if (!active) return;
+      active = false;
+      this.#explainers--;
+      off();
+    };
+  }
+
+  timeline(sessionKey: SessionKey | string, opts: { limit?: number } = {}): TimelineEntry[] {
+    const key = canonicalKey(sessionKey).key;
+    const limit = timelineLimit(opts);
+    return this.#recent?.entries(key, limit) ?? [];
+  }
+
+  describe(): RunnerDescription {
+    return describeRunner(this.#o.agents, this.#o.pluginRoutes);
   }
 
   events(opts: { abortSignal?: AbortSignal } = {}): AsyncIterable<RunnerEvent> {
@@ -495,6 +576,7 @@ class RunnerImpl implements Runner {
   async deleteSession(sessionKey: SessionKey | string): Promise<void> {
     if (this.#closing !== undefined) throw closedError();
     const { key, agentId } = canonicalKey(sessionKey);
+    this.#recent?.forget(key);
     const agent = this.#queue.live(key)?.agent ?? this.#o.agents.get(agentId);
     if (agent === undefined) {
       await this.#store.delete(key); // no agent of this runner: nothing can be queued on it
@@ -549,6 +631,28 @@ function reopenOptions(
     version: withVersion ? (o.version as number | undefined) : undefined,
     reissueApprovals: o.reissueApprovals === true,
   };
+}
+
+/** `on()`'s options: whether the listener asks for explained decisions. */
+function listenerOptions(opts: unknown): boolean {
+  if (opts === undefined) return false;
+  const bad = (): RunnerError =>
+    inputError(`on() options must be { explainDecisions?: boolean }, got ${describeValue(opts)}`);
+  if (typeof opts !== 'object' || opts === null) throw bad();
+  const { explainDecisions } = opts as { explainDecisions?: unknown };
+  if (explainDecisions !== undefined && typeof explainDecisions !== 'boolean') throw bad();
+  return explainDecisions === true;
+}
+
+/** `timeline()`'s `limit`: an integer >= 1, default every entry kept. */
+function timelineLimit(opts: unknown): number {
+  if (typeof opts !== 'object' || opts === null)
+    throw inputError(`timeline() options must be { limit? }, got ${describeValue(opts)}`);
+  const { limit } = opts as { limit?: unknown };
+  if (limit === undefined) return Number.POSITIVE_INFINITY;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
+    throw inputError(`timeline() options.limit must be an integer >= 1, got ${describeValue(limit)}`);
+  return limit;
 }
 
 function listOptions(opts: unknown): { prefix?: string; after?: string; limit?: number } {

@@ -3,6 +3,7 @@ import { errorText, isAbortSignal, type EventChannel } from '@signalyard/core/in
 import type { RouteMatch } from '@signalyard/router';
 import { emitDecision, userMessageDefault } from './apply-signal.js';
 import { RunnerError } from './errors/runner-error.js';
+import { routeExplained, type ExplainedDecision } from './route-decision.js';
 import { Batch } from './busy-batch.js';
 import { LiveSession, type Job, type Task } from './live-session.js';
 import {
@@ -35,6 +36,8 @@ export interface QueueDeps {
   /** `undefined` once the runner has started; else a promise that settles when it has (or failed to). */
   readonly whenStarted: () => Promise<void> | undefined;
   readonly closing: () => boolean;
+  /** Whether route decisions carry the router's `explain()` list now. */
+  readonly explaining: () => boolean;
 }
 
 /**
@@ -339,16 +342,20 @@ export class SessionQueue {
     job.announced = true;
     hub.emit({ type: 'signal_received', ...session.ctx, signal: job.signal });
     let match: RouteMatch | undefined;
+    let explained: ExplainedDecision | undefined;
     try {
       const { state } = session;
-      match = state.kind === 'loaded' ? state.router.match(job.signal, session.ctx) : undefined;
+      if (state.kind === 'loaded' && this.#d.explaining())
+        explained = routeExplained(state.router, job.signal, session.ctx);
+      else if (state.kind === 'loaded') match = state.router.match(job.signal, session.ctx);
+      if (explained !== undefined) match = explained.match;
     } catch (error) {
       hub.emit({ type: 'route_decided', ...session.ctx, signal: job.signal, action: undefined });
       this.settle(job, failedOutcome(session.ctx, error));
       return;
     }
     const action = match?.action ?? Action.GracefulStop;
-    emitDecision(hub, session, job, action, match);
+    emitDecision(hub, session, job, action, match, explained?.considered);
     if (action.type !== 'force_stop' && action.type !== 'graceful_stop') {
       session.push(job); // any other action is applied in order, like any signal
       session.loop ??= this.#process(session);

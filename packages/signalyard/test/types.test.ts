@@ -11,6 +11,7 @@ import {
   type Outcome,
   type OutcomeStatus,
   type Plugin,
+  type RunnerDescription,
   type RunnerEvent,
   type SessionLock,
   type Signal,
@@ -18,6 +19,7 @@ import {
   type SignalyardError,
   type StrategySnapshot,
   type Tier,
+  type TimelineEntry,
 } from '@signalyard/core';
 import { FsmStrategy } from '@signalyard/fsm';
 import type { InboundRoute, RoutingConfigInput, SessionKey } from '@signalyard/sessions';
@@ -145,7 +147,13 @@ describe('Runner', () => {
     expectTypeOf<Runner['session']>().toEqualTypeOf<
       (sessionKey: SessionKey | string) => Promise<SessionView | undefined>
     >();
-    expectTypeOf<Runner['on']>().toEqualTypeOf<(listener: (event: RunnerEvent) => void) => () => void>();
+    expectTypeOf<Runner['on']>().toEqualTypeOf<
+      (listener: (event: RunnerEvent) => void, opts?: { explainDecisions?: boolean }) => () => void
+    >();
+    expectTypeOf<Runner['timeline']>().toEqualTypeOf<
+      (sessionKey: SessionKey | string, opts?: { limit?: number }) => TimelineEntry[]
+    >();
+    expectTypeOf<Runner['describe']>().toEqualTypeOf<() => RunnerDescription>();
     expectTypeOf<Runner['events']>().toEqualTypeOf<
       (opts?: { abortSignal?: AbortSignal }) => AsyncIterable<RunnerEvent>
     >();
