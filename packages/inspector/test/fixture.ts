@@ -69,6 +69,8 @@ export function testRunner(opts: { store?: CheckpointStore; replies?: number } =
       { id: 'support', engine: crew },
       { id: 'review', engine: pipelineEngine(review) },
     ],
+    // Record from the start, so a page opened after the first signals catches up on them.
+    timeline: true,
   });
 }
 

@@ -143,7 +143,7 @@ describeBrowser('the inspector page in Chromium', () => {
         return `refunded ${args.request}`;
       },
     }) as EngineFn;
-    const runner = createRunner({ agents: [{ id: 'cashier', engine }] });
+    const runner = createRunner({ agents: [{ id: 'cashier', engine }], timeline: true });
     expect((await runner.dispatch(PAYMENTS, says('order 4711'))).status).toBe('paused');
     const inspector = await startInspector({ runner, port: 0, by: 'alice' });
     const page = await openPage(browser, inspector.url);

@@ -4,7 +4,7 @@ import { ComposedRouter, RouteConfigError } from '@signalyard/router';
 import { normalizeAgentId } from '@signalyard/sessions';
 import * as z from 'zod';
 import type { $ZodIssue } from 'zod/v4/core';
-import { DEFAULT_TIMELINE } from './event-timeline.js';
+import { DEFAULT_TIMELINE, type TimelineBounds } from './event-timeline.js';
 
 // The zod schemas of the runner options, one per seam (agents, plugins, routing, services), each
 // writing its messages in the form `expected <what>, got <value>`. What a schema cannot see (two
@@ -109,23 +109,40 @@ const limit = (fallback: number) =>
     .nullish()
     .transform((v) => v ?? fallback);
 
-/** The recent-events log: `false` (off), or its bounds (defaults: 200 entries per session, 1,000 sessions). */
+/**
+ * The recent-events log: `false` (never), `true` or bounds (always; defaults 200 entries per
+ * session, 1,000 sessions), or absent (while an inspector listens).
+ */
 const timelineSchema = z
   .union(
     [
-      z.literal(false),
+      z.boolean(),
       z.strictObject(
         {
           limit: limit(DEFAULT_TIMELINE.limit),
           sessions: limit(DEFAULT_TIMELINE.sessions),
         },
-        expected('false or { limit?, sessions? } (positive integers)'),
+        expected('a boolean or { limit?, sessions? } (positive integers)'),
       ),
     ],
-    expected('false or { limit?, sessions? } (positive integers)'),
+    expected('a boolean or { limit?, sessions? } (positive integers)'),
   )
   .nullish()
-  .transform((v) => v ?? DEFAULT_TIMELINE);
+  .transform((v): TimelineMode =>
+    v === false
+      ? { record: 'never', bounds: DEFAULT_TIMELINE }
+      : v === true
+        ? { record: 'always', bounds: DEFAULT_TIMELINE }
+        : v === undefined || v === null
+          ? { record: 'inspecting', bounds: DEFAULT_TIMELINE }
+          : { record: 'always', bounds: v },
+  );
+
+/** When the recent-events log records, and its bounds. @internal */
+export interface TimelineMode {
+  readonly record: 'never' | 'always' | 'inspecting';
+  readonly bounds: TimelineBounds;
+}
 
 /** Store, lock, limits (with their defaults) and logger. */
 export const servicesSchema = z.object({

@@ -10,7 +10,6 @@ import {
 import { formatConfigPath } from '@signalyard/core/internal';
 import { RouteResolver, type RoutingConfigInput } from '@signalyard/sessions';
 import type { AgentDefinition, EngineFn, WhenBusy } from './engine.js';
-import type { TimelineBounds } from './event-timeline.js';
 import {
   agentListSchema,
   agentSchema,
@@ -21,6 +20,7 @@ import {
   routingSchema,
   runnerOptionsObjectSchema,
   servicesSchema,
+  type TimelineMode,
 } from './runner-options-schema.js';
 
 /** Options of {@link createRunner}. */
@@ -53,9 +53,14 @@ export interface RunnerOptions {
   /**
    * The bounded log of recent events per session behind {@link Runner.timeline}: `limit` entries
    * per session (the oldest dropped), for the `sessions` most recently active sessions (the least
-   * recently active forgotten). Default `{ limit: 200, sessions: 1000 }`; `false` turns it off.
+   * recently active forgotten); defaults `{ limit: 200, sessions: 1000 }`.
+   *
+   * When it records: absent (the default), while an inspector listens — a listener subscribed
+   * with `on(listener, { explainDecisions: true })`, as `startInspector` does — so a runner nobody
+   * inspects pays nothing for it; `true` or bounds, always (a page opened later catches up on
+   * what happened before); `false`, never.
    */
-  timeline?: false | { limit?: number; sessions?: number };
+  timeline?: boolean | { limit?: number; sessions?: number };
 }
 
 /** An agent, validated and ready to serve. @internal */
@@ -81,7 +86,7 @@ export interface ResolvedRunnerOptions {
   readonly closeTimeoutMs: number;
   readonly logger: RunnerOptions['logger'];
   readonly explainDecisions: boolean;
-  readonly timeline: false | TimelineBounds;
+  readonly timeline: TimelineMode;
 }
 
 /**

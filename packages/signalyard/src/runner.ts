@@ -159,9 +159,11 @@ export interface Runner {
    * (with `considered` while explaining is on), transitions, engine events (handoffs, tool calls,
    * approvals, pipeline stages), outcomes with `durationMs`, rewinds — at most `limit` (default:
    * every one kept). The runner keeps the last `RunnerOptions.timeline.limit` events (200) of the
-   * `timeline.sessions` most recently active sessions (1,000), in memory: an entry is recorded
-   * before any listener sees its event, so a page opened mid-run catches up from here and
-   * continues with `on()`. Empty for a session with no recent events, or with `timeline: false`.
+   * `timeline.sessions` most recently active sessions (1,000), in memory, while it records: by
+   * default while an inspector listens (a listener subscribed with `{ explainDecisions: true }`),
+   * always with `timeline: true` (or bounds). An entry is recorded before the inspecting listener
+   * sees its event, so a page opened mid-run catches up from here and continues with `on()`.
+   * Empty for a session with no recent events, or with `timeline: false`.
    * @throws RunnerError `RUNNER_INPUT_INVALID` for a malformed session key or a `limit` that is not an integer >= 1.
    * @example
    * ```ts
@@ -228,6 +230,10 @@ class RunnerImpl implements Runner {
   readonly #recent: EventTimeline | undefined;
   /** Listeners subscribed with `{ explainDecisions: true }`. */
   #explainers = 0;
+  /** Records an event in the timeline (absent with `timeline: false`). */
+  #record: ((event: RunnerEvent) => void) | undefined;
+  /** Unsubscribes the recorder started by an inspecting listener. */
+  #stopRecording: (() => void) | undefined;
   #started: Promise<void> | undefined;
   #ready = false;
   #closing: Promise<void> | undefined;
@@ -236,13 +242,14 @@ class RunnerImpl implements Runner {
     this.#o = options;
     this.#ownsStore = options.store === undefined;
     this.#store = options.store ?? new MemoryCheckpointStore();
-    if (options.timeline !== false) {
-      // The first listener: an entry is recorded before any other listener sees its event.
-      const recent = new EventTimeline(options.timeline);
-      this.#hub.on((event) => {
-        recent.record(event);
-      });
+    if (options.timeline.record !== 'never') {
+      const recent = new EventTimeline(options.timeline.bounds);
       this.#recent = recent;
+      this.#record = (event) => {
+        recent.record(event);
+      };
+      // Always: the first listener, so an entry is recorded before any other listener sees its event.
+      if (options.timeline.record === 'always') this.#hub.on(this.#record);
     }
     const explaining = (): boolean => options.explainDecisions || this.#explainers > 0;
     this.#plugins = new PluginHost(options.plugins, this.#hub, options.logger);
@@ -340,16 +347,28 @@ class RunnerImpl implements Runner {
     if (typeof listener !== 'function')
       throw inputError(`on() needs a listener function, got ${describeValue(listener)}`);
     const explain = listenerOptions(opts);
+    // The first inspecting listener starts the recording (before it subscribes, so it finds its
+    // events recorded); the last one leaving stops it, keeping what was recorded.
+    if (explain && this.#explainers++ === 0) this.#inspecting(true);
     const off = this.#hub.on(listener);
     if (!explain) return off;
-    this.#explainers++;
     let active = true;
     return () => {
       if (!active) return;
       active = false;
-      this.#explainers--;
       off();
+      if (--this.#explainers === 0) this.#inspecting(false);
     };
+  }
+
+  /** Starts or stops recording the timeline while someone inspects (the default `timeline` option). */
+  #inspecting(on: boolean): void {
+    if (this.#record === undefined || this.#o.timeline.record !== 'inspecting') return;
+    if (on) this.#stopRecording = this.#hub.on(this.#record);
+    else {
+      this.#stopRecording?.();
+      this.#stopRecording = undefined;
+    }
   }
 
   timeline(sessionKey: SessionKey | string, opts: { limit?: number } = {}): TimelineEntry[] {

@@ -174,7 +174,7 @@ describe('explained decisions', () => {
 
 describe('runner.timeline()', () => {
   it("holds a session's recent events newest first: arrival, decision with its explanation, transition, outcome with duration", async () => {
-    const runner = createRunner({ agents: [deskAgent()], explainDecisions: true });
+    const runner = createRunner({ agents: [deskAgent()], explainDecisions: true, timeline: true });
     await runner.dispatch(DESK, says('one'));
     await runner.dispatch(DESK, says('two'));
     const entries = runner.timeline(DESK);
@@ -212,6 +212,7 @@ describe('runner.timeline()', () => {
           },
         },
       ],
+      timeline: true,
     });
     await runner.dispatch(DESK, says('hi'));
     const types = runner
@@ -222,7 +223,7 @@ describe('runner.timeline()', () => {
   });
 
   it('records an entry before any listener sees its event: a listener finds its event as the newest entry', async () => {
-    const runner = createRunner({ agents: [deskAgent()] });
+    const runner = createRunner({ agents: [deskAgent()], timeline: true });
     const found: boolean[] = [];
     runner.on((e) => {
       if (e.type === 'warning') return;
@@ -235,7 +236,7 @@ describe('runner.timeline()', () => {
   });
 
   it('is empty for a session with no events, after deleteSession, and with timeline: false', async () => {
-    const runner = createRunner({ agents: [deskAgent()] });
+    const runner = createRunner({ agents: [deskAgent()], timeline: { limit: 50 } });
     expect(runner.timeline('agent:desk:never')).toEqual([]);
     await runner.dispatch(DESK, says('hi'));
     expect(runner.timeline(DESK)).not.toEqual([]);
@@ -248,8 +249,31 @@ describe('runner.timeline()', () => {
     await off.close();
   });
 
-  it('records rewinds', async () => {
+  it('by default records only while an inspecting listener is subscribed, keeping what it recorded', async () => {
     const runner = createRunner({ agents: [deskAgent()] });
+    await runner.dispatch(DESK, says('before'));
+    expect(runner.timeline(DESK)).toEqual([]);
+    const seen: boolean[] = [];
+    const off = runner.on(
+      (e) => {
+        if (e.type === 'signal_received') seen.push(runner.timeline(DESK, { limit: 1 })[0]?.event === e);
+      },
+      { explainDecisions: true },
+    );
+    const plain = runner.on(() => undefined); // a plain listener starts nothing
+    await runner.dispatch(DESK, says('while inspected'));
+    expect(seen).toEqual([true]);
+    const recorded = runner.timeline(DESK);
+    expect(recorded.map((e) => e.event.type)).toContain('route_decided');
+    off();
+    await runner.dispatch(DESK, says('after'));
+    expect(runner.timeline(DESK)).toEqual(recorded);
+    plain();
+    await runner.close();
+  });
+
+  it('records rewinds', async () => {
+    const runner = createRunner({ agents: [deskAgent()], timeline: true });
     await runner.dispatch(DESK, says('one'));
     await runner.dispatch(DESK, says('two'));
     await runner.rewind(DESK, 1);
@@ -265,7 +289,7 @@ describe('runner.timeline()', () => {
       expect(error.message).toContain('integer >= 1');
     }
     throwsCode(() => runner.timeline(DESK, null as never), 'RUNNER_INPUT_INVALID');
-    for (const timeline of [true, { limit: 0 }, { sessions: 1.5 }, { keep: 3 }, 'all']) {
+    for (const timeline of [{ limit: 0 }, { sessions: 1.5 }, { keep: 3 }, 'all', 1]) {
       const error = thrownBy(() => createRunner({ agents: [deskAgent()], timeline: timeline as never }));
       expectCode(error, 'CONFIG_INVALID');
       expect(ConfigError.isInstance(error) && error.problems[0]?.path.startsWith('timeline')).toBe(true);
