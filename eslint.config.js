@@ -12,6 +12,7 @@ export default tseslint.config(
       '**/*.config.ts',
       '**/*.config.js',
       'scripts/**',
+      '**/.doc-blocks/**',
     ],
   },
   js.configs.recommended,
