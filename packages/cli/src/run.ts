@@ -283,7 +283,10 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     // Commander's message, one line: "unknown option '--knd'" + "(Did you mean --kind?)".
     const [first = '', ...rest] = error.message.replace(/^error: /, '').split(/\r?\n/);
     const more = rest.map((s) => s.trim().replace(/^\((.*)\)$/, '$1')).filter((s) => s !== '');
-    line(`${first}${more.length === 0 ? '' : ` (${more.join(' ').replace(/^Did/, 'did')})`}; see '${hint}'`);
+    // Commander ends some messages with a full stop ("Allowed choices are mermaid, json."): one
+    // sentence then continues, so it goes.
+    const said = `${first}${more.length === 0 ? '' : ` (${more.join(' ').replace(/^Did/, 'did')})`}`.replace(/\.$/, '');
+    line(`${said}; see '${hint}'`);
     return ExitCode.Usage;
   }
   if (ConfigError.isInstance(error)) {

@@ -5,14 +5,18 @@ import type { SignalRoute } from './route.js';
  * rest is the strategy's own. Saved in every session checkpoint.
  */
 export interface StrategySnapshot {
+  /** The strategy that wrote the snapshot (`fsm`, `direct`, …); `restore` refuses another type. */
   readonly type: string;
   readonly [k: string]: unknown;
 }
 
 /** What one executed strategy action did: `from` state, `action`, `to` state, and the guard that passed, if any. */
 export interface TransitionResult {
+  /** The state before the transition. */
   readonly from: string;
+  /** The action executed. */
   readonly action: string;
+  /** The state after it. */
   readonly to: string;
   /** The name of the guard that allowed the transition; absent for an unguarded transition. */
   readonly guard?: string;
