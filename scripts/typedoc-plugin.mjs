@@ -5,8 +5,8 @@
 //   the site (assets/mermaid.min.js) and loaded only by pages that have a diagram: no CDN.
 import { copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { Converter, JSX, RendererEvent } from 'typedoc';
+import { basename, dirname, join } from 'node:path';
+import { Converter, JSX, ReflectionKind, RendererEvent } from 'typedoc';
 
 const MERMAID_FILE = 'assets/mermaid.min.js';
 
@@ -48,13 +48,20 @@ function mermaidLoader(src) {
 
 /** @param {import('typedoc').Application} app */
 export function load(app) {
+  // A README is named after its folder (examples/exam-crew/README.md: exam-crew), so that each
+  // has a URL of its own (documents/exam-crew.html).
   app.converter.on(Converter.EVENT_CREATE_DOCUMENT, (_context, document) => {
-    if (typeof document.frontmatter?.title === 'string') return;
-    const title = titleOf(document.content);
-    if (title !== undefined) document.name = title;
+    const file = document.project.files.getReflectionPath?.(document) ?? '';
+    if (document.name === 'README') document.name = basename(dirname(file)) || document.name;
   });
 
+  // Renamed once the pages have their URLs, so the URLs stay the file names (runner.html).
   app.renderer.on(RendererEvent.BEGIN, (event) => {
+    for (const document of event.project.getReflectionsByKind(ReflectionKind.Document)) {
+      if (typeof document.frontmatter?.title === 'string') continue;
+      const title = titleOf(document.content);
+      if (title !== undefined) document.name = title;
+    }
     const readme = event.project.readme;
     const first = readme?.[0];
     if (first?.kind === 'text') first.text = first.text.replace(/^\s*# [^\n]*\n+/, '');

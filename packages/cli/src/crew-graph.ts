@@ -40,24 +40,67 @@ export interface CrewGraphGroup {
  */
 export type CrewGraphEdge =
   | {
+      /** A routing signal: `from` hands off to `to` when its reply carries `signal`. */
       readonly kind: 'signal';
+      /** Where the edge starts (an agent id; for `fan_out` and `next_agent`, a group id). */
       readonly from: string;
+      /** Where it leads (an agent or a group id). */
       readonly to: string;
+      /** Whether `to` is an agent or a parallel group. */
       readonly toKind: 'agent' | 'parallel_group';
+      /** The marker, as configured (`[ANSWER]`). */
       readonly signal: string;
+      /** The signal's `description`, when set. */
       readonly description?: string;
     }
-  | { readonly kind: 'fan_out'; readonly from: string; readonly to: string }
-  | { readonly kind: 'next_agent'; readonly from: string; readonly to: string }
-  | { readonly kind: 'fallback'; readonly from: string; readonly to: string; readonly order: number };
+  | {
+      /** A parallel group runs one of its members. */
+      readonly kind: 'fan_out';
+      /** Where the edge starts (an agent id; for `fan_out` and `next_agent`, a group id). */
+      readonly from: string;
+      /** Where it leads (an agent or a group id). */
+      readonly to: string;
+    }
+  | {
+      /** After the group, the run moves to this agent. */
+      readonly kind: 'next_agent';
+      /** Where the edge starts (an agent id; for `fan_out` and `next_agent`, a group id). */
+      readonly from: string;
+      /** Where it leads (an agent or a group id). */
+      readonly to: string;
+    }
+  | {
+      /** A fallback handoff: where `from` goes when no signal routes its reply. */
+      readonly kind: 'fallback';
+      /** Where the edge starts (an agent id; for `fan_out` and `next_agent`, a group id). */
+      readonly from: string;
+      /** Where it leads (an agent or a group id). */
+      readonly to: string;
+      /** Its position in `from`'s `handoff_targets`. */
+      readonly order: number;
+    };
 
 /**
  * A way a run ends: a termination signal of `agent` (a signal whose target is `""`), or a
  * terminal agent (`is_terminal`) whose reply no signal routes.
  */
 export type CrewGraphTermination =
-  | { readonly kind: 'signal'; readonly agent: string; readonly signal: string; readonly description?: string }
-  | { readonly kind: 'terminal_agent'; readonly agent: string };
+  | {
+      /** A termination signal: `agent`'s reply carrying it ends the run. */
+      readonly kind: 'signal';
+      /** The agent. */
+      readonly agent: string;
+      /** The marker, as configured. */
+      readonly signal: string;
+      /** The signal's `description`, when set. */
+      readonly description?: string;
+    }
+  | {
+      /** An `is_terminal` agent: the run ends after its reply. */
+      readonly kind: 'terminal_agent';
+      /** The agent. */
+      readonly agent: string;
+    };
 
 /**
  * The routing structure of a crew, as `signalyard graph --format json` prints it: agents, parallel
@@ -80,9 +123,13 @@ export interface CrewGraph {
   readonly version: 1;
   /** The agent a fresh run starts with. */
   readonly entryPoint: string;
+  /** Every agent, in crew order. */
   readonly agents: readonly CrewGraphAgent[];
+  /** Every parallel group, in config order. */
   readonly parallelGroups: readonly CrewGraphGroup[];
+  /** Every handoff path: agent by agent, then group by group. */
   readonly edges: readonly CrewGraphEdge[];
+  /** Every way a run ends by configuration, agent by agent. */
   readonly terminations: readonly CrewGraphTermination[];
 }
 

@@ -28,7 +28,14 @@ import { validateCommand, type ValidateOptions } from './validate-command.js';
  * if ((await run(['validate', 'crew.yaml'])) === ExitCode.Problems) process.exitCode = 1;
  * ```
  */
-export const ExitCode = Object.freeze({ Ok: 0, Problems: 1, Usage: 2 } as const);
+export const ExitCode = Object.freeze({
+  /** Success: the product is on stdout. */
+  Ok: 0,
+  /** The configuration has problems (or a store refused a `sessions` command). */
+  Problems: 1,
+  /** The command line is wrong, or an input or a store cannot be used. */
+  Usage: 2,
+} as const);
 
 /** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
