@@ -13,10 +13,9 @@ const MERMAID_FILE = 'assets/mermaid.min.js';
 /** The text of a markdown heading line, without its inline code marks. */
 const plainTitle = (heading) => heading.replace(/`([^`]*)`/g, '$1').trim();
 
-/** The first `# heading` of a document's content (an array of comment display parts). */
+/** The first `# heading` of a document's content (comment display parts: text, `code`, links). */
 function titleOf(content) {
-  const first = content.find((part) => part.kind === 'text');
-  const match = first === undefined ? null : /^\s*# (.+)$/m.exec(first.text);
+  const match = /^\s*# (.+)$/m.exec(content.map((part) => part.text).join(''));
   return match === null ? undefined : plainTitle(match[1]);
 }
 

@@ -145,7 +145,11 @@ describe('validate', () => {
   });
 
   it('a directory is reported as one, whatever its name, with or without --kind', async () => {
-    for (const args of [['validate', '.'], ['validate', '..'], ['validate', '.', '--kind', 'routing']]) {
+    for (const args of [
+      ['validate', '.'],
+      ['validate', '..'],
+      ['validate', '.', '--kind', 'routing'],
+    ]) {
       await expectUsageError(args, /^signalyard: error: cannot read "\.{1,2}": it is a directory, not a file$/m);
     }
   });
@@ -161,7 +165,9 @@ describe('validate', () => {
         writeFileSync(join(dir, name), text);
         const result = await cli(['validate', name], { cwd: dir });
         expect(result.code, name).toBe(ExitCode.Problems);
-        expect(result.stdout, name).toMatch(new RegExp(`^${name}:5: \\(root\\): YAML syntax error: Missing closing "quote`));
+        expect(result.stdout, name).toMatch(
+          new RegExp(`^${name}:5: \\(root\\): YAML syntax error: Missing closing "quote`),
+        );
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -204,7 +204,12 @@ function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
         file,
         cause: error,
         problems: [
-          { path: '', message: `TOML syntax error: ${tomlErrorText(error, text)}`, line: error.line, column: error.column },
+          {
+            path: '',
+            message: `TOML syntax error: ${tomlErrorText(error, text)}`,
+            line: error.line,
+            column: error.column,
+          },
         ],
       });
     }

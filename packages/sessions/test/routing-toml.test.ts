@@ -111,7 +111,7 @@ routing.bindings = [
     }
   });
 
-  it('a control character inside a closed string keeps the parser\'s message', () => {
+  it("a control character inside a closed string keeps the parser's message", () => {
     const [problem] = configProblems(() => parseRoutingConfig('[routing]\ndefault_agent = "ma\u0001in"\n'));
     expect(problem?.message).toBe('TOML syntax error: control characters are not allowed in strings');
   });
