@@ -13,9 +13,18 @@ import { describeValue } from './signal.js';
  * - `reject`: refuse the signal; nothing runs and the session goes on.
  */
 export type Action =
-  | { /** `continue`: run the agent's engine. */ readonly type: 'continue' }
-  | { /** `graceful_stop`: let the current turn finish, stop what is queued. */ readonly type: 'graceful_stop' }
-  | { /** `force_stop`: abort the current turn and stop what is queued. */ readonly type: 'force_stop' }
+  | {
+      /** `continue`: run the agent's engine. */
+      readonly type: 'continue';
+    }
+  | {
+      /** `graceful_stop`: let the current turn finish, stop what is queued. */
+      readonly type: 'graceful_stop';
+    }
+  | {
+      /** `force_stop`: abort the current turn and stop what is queued. */
+      readonly type: 'force_stop';
+    }
   | {
       /** `transition`: execute `target` on the session's strategy. */
       readonly type: 'transition';

@@ -51,7 +51,12 @@ export interface ChatResponse {
   /** The tools the model asks to run, in order. */
   toolCalls?: readonly ToolCall[];
   /** Token counts, when the provider reports them. */
-  usage?: { /** Tokens read. */ inputTokens?: number; /** Tokens written. */ outputTokens?: number };
+  usage?: {
+    /** Tokens read. */
+    inputTokens?: number;
+    /** Tokens written. */
+    outputTokens?: number;
+  };
 }
 
 /**
@@ -78,11 +83,26 @@ export interface ChatModel {
  */
 export type ChatStreamPart =
   /** A piece of the reply's text; never empty. */
-  | { /** `text-delta`. */ readonly type: 'text-delta'; /** The text to append. */ readonly delta: string }
+  | {
+      /** `text-delta`. */
+      readonly type: 'text-delta';
+      /** The text to append. */
+      readonly delta: string;
+    }
   /** A complete tool call, its arguments parsed. */
-  | { /** `tool-call`. */ readonly type: 'tool-call'; /** The call. */ readonly call: ToolCall }
+  | {
+      /** `tool-call`. */
+      readonly type: 'tool-call';
+      /** The call. */
+      readonly call: ToolCall;
+    }
   /** The whole response; exactly one, last. */
-  | { /** `finish`. */ readonly type: 'finish'; /** The whole reply. */ readonly response: ChatResponse };
+  | {
+      /** `finish`. */
+      readonly type: 'finish';
+      /** The whole reply. */
+      readonly response: ChatResponse;
+    };
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
