@@ -13,6 +13,7 @@ export default tseslint.config(
       '**/*.config.js',
       'scripts/**',
       'packages/*/scripts/**',
+      '**/.doc-blocks/**',
     ],
   },
   js.configs.recommended,

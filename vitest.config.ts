@@ -22,6 +22,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
         },
       })),
+      // The guides' runnable code blocks (README.md and docs/*.md), type-checked and run.
+      { extends: true, test: { name: 'docs', root: 'docs', include: ['test/**/*.test.ts'] } },
       // Checks of the repository itself (generated docs are fresh, …).
       { extends: true, test: { name: 'repo', root: '.', include: ['scripts/test/**/*.test.ts'] } },
     ],

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { ConfigError, describeValue } from '@signalyard/core';
+import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
 import { parseCrewConfig, type CrewConfig } from '@signalyard/crew';
 import { lintRoutingToml, parseRoutingConfig, type RoutingConfig, type RoutingLintWarning } from '@signalyard/sessions';
 import { CliUsageError } from './errors/cli-usage-error.js';
@@ -34,7 +34,16 @@ export function configKindOf(file: string, explicit: ConfigKind | undefined): Co
  *   every problem in it.
  */
 export async function loadCrew(file: string, cwd: string): Promise<CrewConfig> {
-  return parseCrewConfig(await readTextFile(file, cwd), { file });
+  return parseCrew(file, await readTextFile(file, cwd));
+}
+
+/**
+ * Parses the text of a crew.yaml read from `file`.
+ *
+ * @throws ConfigError (with `file` as given) listing every problem in it.
+ */
+export function parseCrew(file: string, text: string): CrewConfig {
+  return withFile(file, text, () => parseCrewConfig(text, { file }));
 }
 
 /**
@@ -45,31 +54,42 @@ export async function loadCrew(file: string, cwd: string): Promise<CrewConfig> {
  */
 export async function loadRouting(file: string, cwd: string): Promise<RoutingConfig> {
   const text = await readTextFile(file, cwd);
-  return withFile(file, () => parseRoutingConfig(text));
+  return withFile(file, text, () => parseRoutingConfig(text));
 }
 
 /**
- * Reads, parses and lints a routing TOML file: the config and its warnings (bindings that can
- * never win), each with its TOML path and line.
+ * Parses and lints the text of a routing TOML file read from `file`: the config and its warnings
+ * (bindings that can never win), each with its TOML path and line.
  *
- * @throws CliInputError when the file cannot be read; ConfigError (with `file` as given) listing
- *   every problem in it.
+ * @throws ConfigError (with `file` as given) listing every problem in it.
  */
-export async function lintRouting(
-  file: string,
-  cwd: string,
-): Promise<{ config: RoutingConfig; warnings: RoutingLintWarning[] }> {
-  const text = await readTextFile(file, cwd);
-  return withFile(file, () => ({ config: parseRoutingConfig(text), warnings: lintRoutingToml(text) }));
+export function lintRouting(file: string, text: string): { config: RoutingConfig; warnings: RoutingLintWarning[] } {
+  return withFile(file, text, () => ({ config: parseRoutingConfig(text), warnings: lintRoutingToml(text) }));
 }
 
-/** Runs `parse`, giving a ConfigError it throws the file name as typed. */
-function withFile<T>(file: string, parse: () => T): T {
+/**
+ * Runs `parse`, giving a ConfigError it throws the file name as typed, and its problems lines
+ * within the file: a parser that reports an error at the end of the input (an unterminated
+ * quote, say) may place it on the line after a final line break, which the file does not have;
+ * such a problem is reported at the end of the file's last line.
+ */
+function withFile<T>(file: string, text: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (ConfigError.isInstance(error)) throw new ConfigError({ file, problems: error.problems, cause: error });
+    if (ConfigError.isInstance(error)) {
+      const problems = error.problems.map((p) => withinText(p, text));
+      throw new ConfigError({ file, problems, cause: error });
+    }
     /* v8 ignore next -- the parsers throw nothing else */
     throw error;
   }
+}
+
+/** `problem`, its line (and column) moved to the end of the last line when past it. */
+function withinText(problem: ConfigProblem, text: string): ConfigProblem {
+  const lines = text.split(/\r?\n/);
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  if (problem.line === undefined || problem.line <= lines.length) return problem;
+  return { ...problem, line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1 };
 }

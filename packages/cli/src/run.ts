@@ -29,7 +29,14 @@ import { validateCommand, type ValidateOptions } from './validate-command.js';
  * if ((await run(['validate', 'crew.yaml'])) === ExitCode.Problems) process.exitCode = 1;
  * ```
  */
-export const ExitCode = Object.freeze({ Ok: 0, Problems: 1, Usage: 2 } as const);
+export const ExitCode = Object.freeze({
+  /** Success: the product is on stdout. */
+  Ok: 0,
+  /** The configuration has problems (or a store refused a `sessions` command). */
+  Problems: 1,
+  /** The command line is wrong, or an input or a store cannot be used. */
+  Usage: 2,
+} as const);
 
 /** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -285,7 +292,10 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     // Commander's message, one line: "unknown option '--knd'" + "(Did you mean --kind?)".
     const [first = '', ...rest] = error.message.replace(/^error: /, '').split(/\r?\n/);
     const more = rest.map((s) => s.trim().replace(/^\((.*)\)$/, '$1')).filter((s) => s !== '');
-    line(`${first}${more.length === 0 ? '' : ` (${more.join(' ').replace(/^Did/, 'did')})`}; see '${hint}'`);
+    // Commander ends some messages with a full stop ("Allowed choices are mermaid, json."): one
+    // sentence then continues, so it goes.
+    const said = `${first}${more.length === 0 ? '' : ` (${more.join(' ').replace(/^Did/, 'did')})`}`.replace(/\.$/, '');
+    line(`${said}; see '${hint}'`);
     return ExitCode.Usage;
   }
   if (ConfigError.isInstance(error)) {

@@ -2,7 +2,8 @@ import { ConfigError, describeValue } from '@signalyard/core';
 import type { CommandContext } from './command-context.js';
 import { count } from './command-context.js';
 import { formatWarning } from './format-problems.js';
-import { configKindOf, lintRouting, loadCrew, type ConfigKind } from './load-config.js';
+import { configKindOf, lintRouting, parseCrew, type ConfigKind } from './load-config.js';
+import { readTextFile } from './read-input.js';
 
 /** The options of `signalyard validate`. */
 export interface ValidateOptions {
@@ -18,10 +19,12 @@ export interface ValidateOptions {
  * report.
  */
 export async function validateCommand(ctx: CommandContext, file: string, options: ValidateOptions): Promise<void> {
+  // Read first: a directory or a missing file is reported as such, whatever its name says.
+  const text = await readTextFile(file, ctx.cwd);
   const kind = configKindOf(file, options.kind);
   const valid = ctx.out.green('valid');
   if (kind === 'crew') {
-    const crew = await loadCrew(file, ctx.cwd);
+    const crew = parseCrew(file, text);
     let signals = 0;
     for (const list of Object.values(crew.routing.signals)) signals += list.length;
     const facts = [
@@ -32,7 +35,7 @@ export async function validateCommand(ctx: CommandContext, file: string, options
     ];
     ctx.stdout.write(`${file}: ${valid} crew: ${facts.join(', ')}\n`);
   } else {
-    const { config: routing, warnings } = await lintRouting(file, ctx.cwd);
+    const { config: routing, warnings } = lintRouting(file, text);
     if (options.strict === true && warnings.length > 0) {
       throw new ConfigError({
         file,

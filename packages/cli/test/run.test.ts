@@ -1,5 +1,8 @@
 // `run(argv, io)` in-process: the same command as the bin, with captured streams, a pinned
 // environment and terminals on demand.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ExitCode, run } from '@signalyard/cli';
 import {
@@ -129,7 +132,8 @@ describe('validate', () => {
       ['validate'],
       /^signalyard: error: missing required argument 'file'; see 'signalyard validate --help'$/m,
     );
-    await expectUsageError(['validate', 'x.json'], /cannot tell what "x\.json" is from its extension/);
+    await expectUsageError(['validate', 'routing.conf'], /cannot tell what "routing\.conf" is from its extension/);
+    await expectUsageError(['validate', 'x.json'], /cannot read "x\.json": no such file/);
     await expectUsageError(['validate', 'exam-crew.yaml', '--kind'], /option '--kind <kind>' argument missing/);
     await expectUsageError(['validate', 'directory.yaml'], /it is a directory, not a file/);
     await expectUsageError(
@@ -138,6 +142,49 @@ describe('validate', () => {
     );
     await expectUsageError(['validate', 'exam-crew.yaml/x.yaml'], /no such file \(a parent is not a directory\)/);
     await expectUsageError(['--bogus'], /unknown option '--bogus'; see 'signalyard --help'/);
+  });
+
+  it('a directory is reported as one, whatever its name, with or without --kind', async () => {
+    for (const args of [
+      ['validate', '.'],
+      ['validate', '..'],
+      ['validate', '.', '--kind', 'routing'],
+    ]) {
+      await expectUsageError(args, /^signalyard: error: cannot read "\.{1,2}": it is a directory, not a file$/m);
+    }
+  });
+
+  it('an unterminated YAML quote is reported within the file, at its last line at the latest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-'));
+    try {
+      for (const [name, text] of [
+        ['with-break.yaml', 'entry_point: a\nagents:\n  - id: a\n    description: "open\nrouting: {}\n'],
+        ['without-break.yaml', 'entry_point: a\nagents:\n  - id: a\n    description: "open\nrouting: {}'],
+        ['crlf.yaml', 'entry_point: a\r\nagents:\r\n  - id: a\r\n    description: "open\r\nrouting: {}\r\n'],
+      ] as const) {
+        writeFileSync(join(dir, name), text);
+        const result = await cli(['validate', name], { cwd: dir });
+        expect(result.code, name).toBe(ExitCode.Problems);
+        expect(result.stdout, name).toMatch(
+          new RegExp(`^${name}:5: \\(root\\): YAML syntax error: Missing closing "quote`),
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an unterminated TOML string is reported as one, at the line where it opens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-'));
+    try {
+      writeFileSync(join(dir, 'routing.toml'), '[routing]\ndefault_agent = "main\n\n[routing.session]\n');
+      const result = await cli(['validate', 'routing.toml'], { cwd: dir });
+      expect(result.code).toBe(ExitCode.Problems);
+      expect(result.stdout).toMatch(/^routing\.toml:2: \(root\): TOML syntax error: unterminated string: /);
+      expect(result.stdout).not.toContain('control characters');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a path too long for the file system: one line, exit 2', async () => {
@@ -160,6 +207,13 @@ describe('graph', () => {
 
   it('refuses a .toml file with one line', async () => {
     await expectUsageError(['graph', 'routing.toml'], /"routing\.toml" looks like a routing file: graph draws a crew/);
+  });
+
+  it('a value --format does not accept: the allowed choices, in one sentence', async () => {
+    await expectUsageError(
+      ['graph', 'exam-crew.yaml', '--format', 'dot'],
+      /^signalyard: error: option '--format <format>' argument 'dot' is invalid\. Allowed choices are mermaid, json; see 'signalyard graph --help'$/m,
+    );
   });
 
   it('reports every problem of an invalid crew, exit 1', async () => {

@@ -13,12 +13,36 @@ import { describeValue } from './signal.js';
  * - `reject`: refuse the signal; nothing runs and the session goes on.
  */
 export type Action =
-  | { readonly type: 'continue' }
-  | { readonly type: 'graceful_stop' }
-  | { readonly type: 'force_stop' }
-  | { readonly type: 'transition'; readonly target: string }
-  | { readonly type: 'custom'; readonly name: string }
-  | { readonly type: 'reject'; readonly reason: string };
+  | {
+      /** `continue`: run the agent's engine. */
+      readonly type: 'continue';
+    }
+  | {
+      /** `graceful_stop`: let the current turn finish, stop what is queued. */
+      readonly type: 'graceful_stop';
+    }
+  | {
+      /** `force_stop`: abort the current turn and stop what is queued. */
+      readonly type: 'force_stop';
+    }
+  | {
+      /** `transition`: execute `target` on the session's strategy. */
+      readonly type: 'transition';
+      /** The strategy action to execute (for an FSM: an action name, not a state). */
+      readonly target: string;
+    }
+  | {
+      /** `custom`: call the handler a plugin claimed for `name`. */
+      readonly type: 'custom';
+      /** The custom action's name, as claimed with `handleCustomAction`. */
+      readonly name: string;
+    }
+  | {
+      /** `reject`: refuse the signal; nothing runs. */
+      readonly type: 'reject';
+      /** Why it was refused, for the outcome and the logs. */
+      readonly reason: string;
+    };
 
 /** The `type` of an {@link Action}. */
 export type ActionType = Action['type'];

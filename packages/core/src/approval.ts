@@ -13,23 +13,37 @@ export type ApprovalDecisionKind = 'allow' | 'ask' | 'deny';
  * structurally; the string tests apply to strings only (no regular expressions).
  */
 export interface ArgCondition {
+  /** A dot path into the arguments (`amount`, `to.email`, `items.0.sku`). */
   readonly path: string;
+  /** The value equals this JSON value (structurally). */
   readonly equals?: JsonValue;
+  /** The value equals one of these JSON values. */
   readonly in?: readonly JsonValue[];
+  /** A number greater than this. */
   readonly gt?: number;
+  /** A number greater than or equal to this. */
   readonly gte?: number;
+  /** A number less than this. */
   readonly lt?: number;
+  /** A number less than or equal to this. */
   readonly lte?: number;
+  /** A string starting with this. */
   readonly startsWith?: string;
+  /** A string ending with this. */
   readonly endsWith?: string;
+  /** A string containing this. */
   readonly includes?: string;
+  /** `true`: the path must exist; `false`: it must not. */
   readonly exists?: boolean;
 }
 
 /** One rule of an {@link ApprovalPolicy}: for `tool` (an exact name or `*`), when every condition holds, `decision`. */
 export interface ApprovalRule {
+  /** The tool name this rule applies to. */
   readonly tool: string;
+  /** Conditions on the call's arguments, all of which must hold (none: every call of the tool). */
   readonly when?: readonly ArgCondition[];
+  /** What the rule decides when it matches. */
   readonly decision: ApprovalDecisionKind;
   /** Shown to the approver and, for `deny`, to the model. */
   readonly reason?: string;
@@ -42,7 +56,9 @@ export interface ApprovalRule {
  * `default` (`allow` when absent).
  */
 export interface ApprovalPolicy {
+  /** Tried in order; the first that matches decides. */
   readonly rules?: readonly ApprovalRule[];
+  /** The decision when no rule matches (and the tool does not ask by itself). Default `allow`. */
   readonly default?: ApprovalDecisionKind;
 }
 
@@ -52,12 +68,17 @@ export interface ApprovalPolicy {
  * save/load — the id an approval answers (and the AI SDK UI protocol's `approvalId`).
  */
 export interface PendingApproval {
+  /** The approval id, unique within the session; the id an {@link ApprovalDecision} answers. */
   readonly id: string;
+  /** The model's id for the tool call. */
   readonly toolCallId: string;
+  /** The tool the model asked to call. */
   readonly toolName: string;
+  /** The arguments the model gave. */
   readonly arguments: unknown;
   /** The crew agent whose call this is. */
   readonly agentId: string;
+  /** Why it is held: the matching rule's `reason`, when it has one. */
   readonly reason?: string;
   /** The index of the policy rule that asked, when a rule did. */
   readonly rule?: number;
@@ -67,7 +88,9 @@ export interface PendingApproval {
 
 /** A person's decision on one {@link PendingApproval}, by its `id`. */
 export interface ApprovalDecision {
+  /** The {@link PendingApproval.id} this decision answers. */
   readonly id: string;
+  /** `true` runs the call; `false` answers the model that it was denied. */
   readonly approved: boolean;
   /** Why; a denied call's tool message carries it to the model (`denied: <reason>`). */
   readonly reason?: string;

@@ -6,14 +6,18 @@ import type { SignalRoute } from './route.js';
  * rest is the strategy's own. Saved in every session checkpoint.
  */
 export interface StrategySnapshot {
+  /** The strategy that wrote the snapshot (`fsm`, `direct`, …); `restore` refuses another type. */
   readonly type: string;
   readonly [k: string]: unknown;
 }
 
 /** What one executed strategy action did: `from` state, `action`, `to` state, and the guard that passed, if any. */
 export interface TransitionResult {
+  /** The state before the transition. */
   readonly from: string;
+  /** The action executed. */
   readonly action: string;
+  /** The state after it. */
   readonly to: string;
   /** The name of the guard that allowed the transition; absent for an unguarded transition. */
   readonly guard?: string;
@@ -70,4 +74,15 @@ export interface StrategyRefusal {
  * ```
  */
 export type TransitionAttempt<R extends StrategyRefusal = StrategyRefusal> =
-  { readonly ok: true; readonly result: TransitionResult } | { readonly ok: false; readonly refusal: R };
+  | {
+      /** The action was executed. */
+      readonly ok: true;
+      /** The transition taken. */
+      readonly result: TransitionResult;
+    }
+  | {
+      /** The action was refused; the state is unchanged. */
+      readonly ok: false;
+      /** Why, as a value. */
+      readonly refusal: R;
+    };

@@ -2,13 +2,17 @@
 export interface ToolCall {
   /** Unique within the reply; the tool's result message answers it by `toolCallId`. */
   id: string;
+  /** The tool to run. */
   name: string;
+  /** The arguments, as the model gave them (parsed JSON). */
   arguments: unknown;
 }
 
 /** One message of a conversation, in the shape every Signalyard model adapter maps from and to. */
 export interface ChatMessage {
+  /** Who says it: instructions, the user, the model, or a tool's result. */
   role: 'system' | 'user' | 'assistant' | 'tool';
+  /** The text (for a tool message: the result, JSON or `Error: …`). */
   content: string;
   /** For example the crew agent that spoke. */
   name?: string;
@@ -20,15 +24,21 @@ export interface ChatMessage {
 
 /** The description of a tool a model may call; `parameters` is a JSON Schema object. */
 export interface ToolSpec {
+  /** The tool's name, as the model calls it. */
   name: string;
+  /** What the tool does, for the model. */
   description?: string;
+  /** The JSON Schema of the tool's arguments. */
   parameters: Record<string, unknown>;
 }
 
 /** One model call. */
 export interface ChatRequest {
+  /** The conversation so far, oldest first. */
   messages: readonly ChatMessage[];
+  /** The tools the model may call. */
   tools?: readonly ToolSpec[];
+  /** Fires when the caller gives up: stop and reject. */
   abortSignal?: AbortSignal;
   /** The crew agent (or pipeline stage) making the call. */
   agentId?: string;
@@ -36,9 +46,17 @@ export interface ChatRequest {
 
 /** A model's reply: text, tool calls, and token usage when the provider reports it. */
 export interface ChatResponse {
+  /** The reply's text (may be empty when it only calls tools). */
   content: string;
+  /** The tools the model asks to run, in order. */
   toolCalls?: readonly ToolCall[];
-  usage?: { inputTokens?: number; outputTokens?: number };
+  /** Token counts, when the provider reports them. */
+  usage?: {
+    /** Tokens read. */
+    inputTokens?: number;
+    /** Tokens written. */
+    outputTokens?: number;
+  };
 }
 
 /**
@@ -65,16 +83,34 @@ export interface ChatModel {
  */
 export type ChatStreamPart =
   /** A piece of the reply's text; never empty. */
-  | { readonly type: 'text-delta'; readonly delta: string }
+  | {
+      /** `text-delta`. */
+      readonly type: 'text-delta';
+      /** The text to append. */
+      readonly delta: string;
+    }
   /** A complete tool call, its arguments parsed. */
-  | { readonly type: 'tool-call'; readonly call: ToolCall }
+  | {
+      /** `tool-call`. */
+      readonly type: 'tool-call';
+      /** The call. */
+      readonly call: ToolCall;
+    }
   /** The whole response; exactly one, last. */
-  | { readonly type: 'finish'; readonly response: ChatResponse };
+  | {
+      /** `finish`. */
+      readonly type: 'finish';
+      /** The whole reply. */
+      readonly response: ChatResponse;
+    };
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
+  /** Fires when the run is stopped: abandon the work. */
   abortSignal?: AbortSignal;
+  /** The model's id for this call. */
   toolCallId: string;
+  /** The crew agent that called the tool. */
   agentId?: string;
 }
 
@@ -83,6 +119,7 @@ export interface ToolContext {
  * arguments unvalidated.
  */
 export interface Tool extends ToolSpec {
+  /** Runs the tool; the value (as JSON) is the tool message the model reads; a rejection is answered as `Error: <message>`. */
   execute(args: unknown, ctx: ToolContext): Promise<unknown>;
   /**
    * Whether a call must be approved by a person before it runs: a flag, or a function of the

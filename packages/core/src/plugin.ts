@@ -20,7 +20,13 @@ export interface PluginContext {
   on(listener: (event: RunnerEvent) => void): () => void;
   /** Claims the custom action `name`. Two plugins claiming one name is a config error at start. */
   handleCustomAction(name: string, handler: CustomActionHandler): void;
-  readonly logger?: { debug(...args: unknown[]): void; warn(...args: unknown[]): void };
+  /** The runner's logger, when it was given one. */
+  readonly logger?: {
+    /** Detail for debugging. */
+    debug(...args: unknown[]): void;
+    /** Something worth a look that did not fail anything. */
+    warn(...args: unknown[]): void;
+  };
 }
 
 /**

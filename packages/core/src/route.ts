@@ -3,7 +3,9 @@ import type { Signal, SignalKind } from './signal.js';
 
 /** What a route predicate knows besides the signal: the session and agent it is routed for. */
 export interface RouteContext {
+  /** The session the signal is for (absent outside a Runner). */
   readonly sessionKey?: string;
+  /** That session's agent (absent outside a Runner). */
   readonly agentId?: string;
 }
 
@@ -16,9 +18,11 @@ export interface RouteContext {
  * needs per-session data reads it from the {@link RouteContext} and state its plugin keeps.
  */
 export interface SignalRoute {
+  /** The kind of signal the route is for. */
   readonly kind: SignalKind;
   /** Absent: matches every signal of `kind`. Only a result of exactly `true` counts as a match. */
   readonly predicate?: (signal: Signal, ctx: RouteContext) => boolean;
+  /** The action applied when this route matches. */
   readonly action: Action;
   /** An integer; default 0; higher wins within a tier. */
   readonly priority?: number;
@@ -40,8 +44,11 @@ export type RouteOutcome = 'matched' | 'predicate_false' | 'outranked' | 'shadow
  * `explain()` list, and the `considered` list of a runner's `route_decided` event.
  */
 export interface ConsideredRoute {
+  /** The tier the route belongs to. */
   readonly tier: Tier;
+  /** The route. */
   readonly route: SignalRoute;
+  /** What became of it for this signal. */
   readonly outcome: RouteOutcome;
   /**
    * Present when the predicate of a route ranked below the winner threw while being explained

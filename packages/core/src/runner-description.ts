@@ -28,6 +28,7 @@ export interface AgentDiagrams {
 
 /** One agent of a runner, as `runner.describe()` reports it. */
 export interface AgentDescription {
+  /** The agent id. */
   readonly id: string;
   /** The `type` of its strategy's snapshot (`'fsm'`, `'direct'`, …). */
   readonly strategy: string;

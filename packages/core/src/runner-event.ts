@@ -13,14 +13,26 @@ export type OutcomeStatus = 'completed' | 'stopped' | 'rejected' | 'unrouted' | 
  * `rejected` means refused by policy, `failed` means something broke (see `error`).
  */
 export interface Outcome {
+  /** The session the signal was applied to. */
   readonly sessionKey: string;
+  /** The agent of that session. */
   readonly agentId: string;
   /** The action applied; `undefined` when unrouted. */
   readonly action: Action | undefined;
   /** The route that decided; `undefined` when unrouted or a runner default applied. */
-  readonly decidedBy: { readonly tier: Tier; readonly route: SignalRoute } | undefined;
+  readonly decidedBy:
+    | {
+        /** The tier of the deciding route. */
+        readonly tier: Tier;
+        /** The route that decided. */
+        readonly route: SignalRoute;
+      }
+    | undefined;
+  /** How the signal ended. */
   readonly status: OutcomeStatus;
+  /** What the action produced: the engine turn's `output`, a `TransitionResult`, a custom action handler's return value. */
   readonly output?: unknown;
+  /** With status `failed` (and a refused transition's `rejected`): what went wrong. */
   readonly error?: SignalyardError;
   /** With status `paused`: the tool calls now waiting for a person's decision. */
   readonly pendingApprovals?: readonly PendingApproval[];
@@ -29,7 +41,10 @@ export interface Outcome {
 }
 
 /** An event of a crew or pipeline engine, forwarded by the runner. */
-export type EngineEvent = { readonly type: string } & Readonly<Record<string, unknown>>;
+export type EngineEvent = {
+  /** The event's kind (`handoff`, `stage_end`, …); the other fields depend on it. */
+  readonly type: string;
+} & Readonly<Record<string, unknown>>;
 
 /**
  * The runner's one inspection channel: a discriminated union of everything that happens to a
@@ -37,12 +52,26 @@ export type EngineEvent = { readonly type: string } & Readonly<Record<string, un
  * `warning` event and never breaks dispatch.
  */
 export type RunnerEvent =
-  | { readonly type: 'signal_received'; readonly sessionKey: string; readonly agentId: string; readonly signal: Signal }
   | {
-      readonly type: 'route_decided';
+      /** A signal arrived for a session, before it is routed. */
+      readonly type: 'signal_received';
+      /** The session the event is about. */
       readonly sessionKey: string;
+      /** The agent of that session. */
       readonly agentId: string;
+      /** The signal being applied. */
       readonly signal: Signal;
+    }
+  | {
+      /** The session's router chose an action for the signal. */
+      readonly type: 'route_decided';
+      /** The session the event is about. */
+      readonly sessionKey: string;
+      /** The agent of that session. */
+      readonly agentId: string;
+      /** The signal being applied. */
+      readonly signal: Signal;
+      /** The action chosen; `undefined` when no route matched. */
       readonly action: Action | undefined;
       /** The tier of the route that decided; absent when unrouted or a runner default applied. */
       readonly tier?: Tier;
@@ -59,36 +88,70 @@ export type RunnerEvent =
       readonly considered?: readonly ConsideredRoute[];
     }
   | {
+      /** A `transition` action was executed on the session's strategy. */
       readonly type: 'transition_applied';
+      /** The session the event is about. */
       readonly sessionKey: string;
+      /** The agent of that session. */
       readonly agentId: string;
+      /** The transition made. */
       readonly result: TransitionResult;
     }
   | {
+      /** The engine's turn started, or ended. */
       readonly type: 'turn_start' | 'turn_end';
+      /** The session the event is about. */
       readonly sessionKey: string;
+      /** The agent of that session. */
       readonly agentId: string;
+      /** `turn_end`: how the turn ended (an `OutcomeStatus`). */
       readonly status?: string;
     }
   | {
+      /** An event of the engine, forwarded as it happened (crew and pipeline events, `text_delta`s of a streamed turn). */
       readonly type: 'engine_event';
+      /** The session the event is about. */
       readonly sessionKey: string;
+      /** The agent of that session. */
       readonly agentId: string;
+      /** The engine's event, as it emitted it. */
       readonly event: EngineEvent;
     }
   | {
+      /** The signal is done: how it ended. */
       readonly type: 'outcome';
+      /** The outcome, as `handle` / `dispatch` resolve it. */
       readonly outcome: Outcome;
-      /** The signal this outcome is for: the Runner always sets it, non-enumerably (the event's own shape stays `{ type, outcome }`). */ readonly signal?: Signal;
+      /** The signal this outcome is for: the Runner always sets it, non-enumerably (the event's own shape stays `{ type, outcome }`). */
+      readonly signal?: Signal;
     }
-  | { readonly type: 'unrouted'; readonly sessionKey: string; readonly agentId: string; readonly signal: Signal }
   | {
-      readonly type: 'session_rewound';
+      /** No route matched and the signal's kind has no runner default. */
+      readonly type: 'unrouted';
+      /** The session the event is about. */
       readonly sessionKey: string;
+      /** The agent of that session. */
+      readonly agentId: string;
+      /** The signal being applied. */
+      readonly signal: Signal;
+    }
+  | {
+      /** The session was rewound to an earlier version. */
+      readonly type: 'session_rewound';
+      /** The session the event is about. */
+      readonly sessionKey: string;
+      /** The agent of that session. */
       readonly agentId: string;
       /** The new version saved by the rewind. */
       readonly version: number;
       /** The version whose data it restored. */
       readonly rewoundTo: number;
     }
-  | { readonly type: 'warning'; readonly message: string; readonly cause?: unknown };
+  | {
+      /** Something went wrong without failing a signal (a listener threw, …). */
+      readonly type: 'warning';
+      /** What happened. */
+      readonly message: string;
+      /** The error behind it, when there is one. */
+      readonly cause?: unknown;
+    };

@@ -13,16 +13,36 @@ export interface SessionCause {
   /** ISO-8601 time of the save. */
   readonly at: string;
   /** The signal that produced this version; for a user message, the first 200 code units of its text. */
-  readonly signal?: { readonly kind: SignalKind; readonly text?: string };
+  readonly signal?: {
+    /** The signal's kind. */
+    readonly kind: SignalKind;
+    /** For a user message, the start of its text. */
+    readonly text?: string;
+  };
+  /** How the signal ended. */
   readonly status?: OutcomeStatus;
+  /** The tier of the route that decided (absent for a runner default). */
   readonly tier?: Tier;
+  /** The name of the route that decided, when it has one. */
   readonly routeName?: string;
   /** A `tool_approval`'s decisions, with who made each. */
-  readonly approvals?: readonly { readonly id: string; readonly approved: boolean; readonly by?: string }[];
+  readonly approvals?: readonly {
+    /** The approval's id. */
+    readonly id: string;
+    /** Whether the call was approved. */
+    readonly approved: boolean;
+    /** Who decided, when the decision said. */
+    readonly by?: string;
+  }[];
   /** User messages merged into this turn (a `collect` agent). */
   readonly merged?: number;
   /** A fork's first version: where it was forked from. */
-  readonly forkedFrom?: { readonly sessionKey: string; readonly version: number };
+  readonly forkedFrom?: {
+    /** The session this one was forked from. */
+    readonly sessionKey: string;
+    /** The version of it that was copied. */
+    readonly version: number;
+  };
   /** A rewind's version: the version whose data it restored. */
   readonly rewoundTo?: number;
 }
@@ -32,10 +52,15 @@ export interface SessionCause {
  * by older readers (stores never drop unknown top-level fields).
  */
 export interface SessionCheckpointV1 {
+  /** The format version: 1. */
   readonly v: 1;
+  /** The agent the session belongs to. */
   readonly agentId: string;
+  /** The strategy instance's snapshot (an FSM's current state). */
   readonly strategy: StrategySnapshot;
+  /** The conversation, oldest first. */
   readonly history: readonly ChatMessage[];
+  /** The engine's own state (JSON): a paused crew agent, a pending pipeline envelope. */
   readonly engine: unknown;
   /** Tool calls waiting for a person's decision; absent or empty when none. */
   readonly pendingApprovals?: readonly PendingApproval[];
@@ -44,18 +69,29 @@ export interface SessionCheckpointV1 {
    * engine is told on its next turn to answer them as denied with `reason` (`stale: rewound`,
    * `stale: forked`). Absent or empty when none; cleared once a turn has delivered them.
    */
-  readonly staleApprovals?: readonly { readonly id: string; readonly reason: string }[];
+  readonly staleApprovals?: readonly {
+    /** The approval id. */
+    readonly id: string;
+    /** Why it is stale: `stale: rewound` or `stale: forked`. */
+    readonly reason: string;
+  }[];
   /** Why this version exists. */
   readonly cause?: SessionCause;
 }
 
 /** One saved version of a session, as `Runner.history` lists it (newest first). */
 export interface SessionVersion {
+  /** The version number (1 for the first save). */
   readonly version: number;
+  /** ISO-8601 time it was saved. */
   readonly updatedAt: string;
+  /** The agent the session belongs to. */
   readonly agentId: string;
+  /** Why this version exists. */
   readonly cause?: SessionCause;
+  /** The strategy's snapshot in this version. */
   readonly strategy: StrategySnapshot;
+  /** How many messages its history holds. */
   readonly historyLength: number;
   /** How many approvals were pending in this version. */
   readonly pendingApprovals: number;

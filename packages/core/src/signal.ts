@@ -62,7 +62,9 @@ export function isSignalKind(value: unknown): value is SignalKind {
  * custom event. The router decides what the agent does with it.
  */
 export interface Signal<P = unknown> {
+  /** What kind of signal this is: a built-in kind (`user_message`, `stop`, …) or `custom:<name>`. */
   readonly kind: SignalKind;
+  /** The data the signal carries (`null` when none): for a `user_message` made by a Runner, the `InboundMessage`. */
   readonly payload: P;
 }
 

@@ -8,6 +8,7 @@ import type { RunnerEvent } from './runner-event.js';
 export type TimelineEvent = Extract<
   RunnerEvent,
   {
+    /** The kinds of events a timeline keeps. */
     readonly type:
       | 'signal_received'
       | 'route_decided'

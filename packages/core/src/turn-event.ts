@@ -21,16 +21,41 @@ export interface TextSource {
  */
 export type TurnEvent =
   | {
+      /** The signal was routed: the action chosen for it. */
       readonly type: 'routed';
+      /** The session the turn belongs to. */
       readonly sessionKey: string;
+      /** The agent of the session (for a crew, the session's agent, not the speaking crew agent). */
       readonly agentId: string;
+      /** The action chosen; `undefined` when no route matched. */
       readonly action: Action | undefined;
+      /** The tier of the route that decided; absent when a runner default applied. */
       readonly tier?: Tier;
+      /** The name of the route that decided, when it has one. */
       readonly routeName?: string;
     }
-  | { readonly type: 'text_delta'; readonly agentId: string; readonly delta: string; readonly source?: TextSource }
-  | { readonly type: 'engine_event'; readonly event: EngineEvent }
-  | { readonly type: 'outcome'; readonly outcome: Outcome };
+  | {
+      /** A piece of the visible reply, as the engine produced it. */
+      readonly type: 'text_delta';
+      /** The agent of the session (for a crew, the session's agent, not the speaking crew agent). */
+      readonly agentId: string;
+      /** The text to append to what was shown. */
+      readonly delta: string;
+      /** Who is speaking: a crew agent and its path, or a pipeline stage. */
+      readonly source?: TextSource;
+    }
+  | {
+      /** An engine event (a handoff, a stage, a tool call). */
+      readonly type: 'engine_event';
+      /** The engine's event, as it emitted it. */
+      readonly event: EngineEvent;
+    }
+  | {
+      /** The turn is over: always the last event. */
+      readonly type: 'outcome';
+      /** The turn's outcome, as `turn.outcome` resolves it. */
+      readonly outcome: Outcome;
+    };
 
 /**
  * One entry of a session's visible conversation (`Runner.transcript`), for rebuilding a chat
@@ -38,19 +63,42 @@ export type TurnEvent =
  * messages left out.
  */
 export type TranscriptEntry =
-  | { readonly type: 'user'; readonly text: string; readonly at?: string }
-  /** An agent's visible text (markers hidden). */
-  | { readonly type: 'assistant'; readonly agentId: string; readonly text: string }
   | {
+      /** A user message. */
+      readonly type: 'user';
+      /** Its text. */
+      readonly text: string;
+      /** ISO-8601 time it arrived, when known. */
+      readonly at?: string;
+    }
+  /** An agent's visible text (markers hidden). */
+  | {
+      /** A reply. */
+      readonly type: 'assistant';
+      /** The agent that spoke (for a crew, the crew agent). */
+      readonly agentId: string;
+      /** Its visible text. */
+      readonly text: string;
+    }
+  | {
+      /** The conversation moved from one crew agent to another. */
       readonly type: 'handoff';
+      /** The agent that handed off. */
       readonly from: string;
+      /** The agent that took over. */
       readonly to: string;
+      /** How: a routing signal, a parallel group's `next_agent`, or a fallback. */
       readonly via: 'signal' | 'parallel' | 'fallback';
     }
   | {
+      /** A tool call and how it ended. */
       readonly type: 'tool';
+      /** The call the model made. */
       readonly call: ToolCall;
+      /** `done`, `error`, `denied` by a person, or `pending_approval`. */
       readonly status: 'done' | 'error' | 'denied' | 'pending_approval';
+      /** What the tool returned (or the error), when it ran. */
       readonly result?: unknown;
+      /** With `pending_approval`: the id to answer. */
       readonly approvalId?: string;
     };

@@ -140,8 +140,21 @@ export type CrewEvent =
   | { type: 'terminate'; agentId: string; reason: CrewEndReason; signal?: string }
   | { type: 'pause'; agentId: string }
   | { type: 'warning'; agentId: string; message: string }
-  | { type: 'approval_requested'; agentId: string; approvals: readonly PendingApproval[] }
-  | { type: 'approval_resolved'; agentId: string; id: string; approved: boolean; reason?: string }
+  | {
+      type: 'approval_requested';
+      agentId: string;
+      /** The calls held for a person's decision. */
+      approvals: readonly PendingApproval[];
+    }
+  | {
+      type: 'approval_resolved';
+      agentId: string;
+      /** The approval id the decision was for. */
+      id: string;
+      /** Whether the call was approved (it runs) or denied (answered `denied`). */
+      approved: boolean;
+      reason?: string;
+    }
   | { type: 'error'; error: CrewRunError; state: CrewState }
   | { type: 'end'; response: CrewResponse };
 

@@ -74,6 +74,7 @@ export interface CrewToolBatch {
  *   unknown outcome).
  */
 export interface CrewBatchCall {
+  /** Where the call stands (see above). */
   status: 'held' | 'approved' | 'started' | 'done';
   /** Set for a call that was held for approval (whatever happened to it since). */
   approval?: PendingApproval;

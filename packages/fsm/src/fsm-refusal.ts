@@ -8,6 +8,7 @@ import { InvalidTransitionError } from './errors/invalid-transition-error.js';
 
 /** `tryExecute`'s refusal when no transition exists for the action from the current state. */
 export interface InvalidTransitionRefusal {
+  /** The code of the {@link InvalidTransitionError} `execute` throws. */
   readonly code: 'FSM_INVALID_TRANSITION';
   /** The state the FSM was (and still is) in. */
   readonly currentState: string;
@@ -21,6 +22,7 @@ export interface InvalidTransitionRefusal {
 
 /** `tryExecute`'s refusal when transitions exist for the action but every guard rejected the input. */
 export interface GuardRejectedRefusal {
+  /** The code of the {@link GuardRejectedError} `execute` throws. */
   readonly code: 'FSM_GUARD_REJECTED';
   /** The state the FSM was (and still is) in. */
   readonly currentState: string;
@@ -40,7 +42,18 @@ export type FsmRefusal = InvalidTransitionRefusal | GuardRejectedRefusal;
  * transition, shared like the result) or `{ ok: false, refusal }`.
  */
 export type FsmAttempt =
-  { readonly ok: true; readonly result: TransitionResult } | { readonly ok: false; readonly refusal: FsmRefusal };
+  | {
+      /** The action was executed. */
+      readonly ok: true;
+      /** The transition taken. */
+      readonly result: TransitionResult;
+    }
+  | {
+      /** The action was refused; the state is unchanged. */
+      readonly ok: false;
+      /** Why, with the fields of the error `execute` would throw. */
+      readonly refusal: FsmRefusal;
+    };
 
 /** Calls `make` with stack capture switched off (restored after, whatever happens). */
 function withoutStack<E extends Error>(make: () => E): E {

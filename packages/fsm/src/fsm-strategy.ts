@@ -188,7 +188,12 @@ export class FsmStrategy {
   }
 
   /** The current state as `{ type: 'fsm', current_state }` (a frozen object per state). */
-  snapshot(): { readonly type: 'fsm'; readonly current_state: string } {
+  snapshot(): {
+    /** Always `fsm`. */
+    readonly type: 'fsm';
+    /** The state the machine is in. */
+    readonly current_state: string;
+  } {
     return this.#fsm.snapshots[this.#current] as { readonly type: 'fsm'; readonly current_state: string };
   }
 
@@ -436,7 +441,12 @@ export class FsmStrategyWithRoutes implements ExecutionStrategy {
   }
 
   /** See {@link FsmStrategy.snapshot}. */
-  snapshot(): { readonly type: 'fsm'; readonly current_state: string } {
+  snapshot(): {
+    /** Always `fsm`. */
+    readonly type: 'fsm';
+    /** The state the machine is in. */
+    readonly current_state: string;
+  } {
     return this.strategy.snapshot();
   }
 
@@ -463,6 +473,7 @@ export interface TransitionOptions {
 export interface StateOptions {
   /** No transition may leave a final state. */
   readonly final?: boolean;
+  /** What the state means, for people reading the definition. */
   readonly description?: string;
 }
 

@@ -6,7 +6,9 @@ import { FsmDefinitionError } from './errors/fsm-definition-error.js';
  * lets the transition through. Names appear in errors, `TransitionResult.guard` and diagrams.
  */
 export interface GuardCondition {
+  /** Shown in errors, `TransitionResult.guard` and diagrams. */
   readonly name: string;
+  /** Decides from the transition's input; only exactly `true` allows it. Synchronous and pure. */
   evaluate(input: unknown): boolean;
 }
 
@@ -20,6 +22,7 @@ export interface GuardCondition {
  * ```
  */
 export class ClosureGuard implements GuardCondition {
+  /** Shown in errors, `TransitionResult.guard` and diagrams. */
   readonly name: string;
   readonly #fn: (input: unknown) => boolean;
 

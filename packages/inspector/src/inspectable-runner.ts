@@ -17,11 +17,15 @@ import type {
  * them still fits.
  */
 export interface InspectedSession {
+  /** The canonical session key. */
   readonly sessionKey: string;
+  /** The agent serving the session. */
   readonly agentId: string;
   /** The checkpoint version (0 = never saved). */
   readonly version: number;
+  /** The strategy's snapshot (an FSM's current state). */
   readonly strategy: StrategySnapshot;
+  /** The chat history. */
   readonly history: readonly ChatMessage[];
   /** Tool calls waiting for a person's decision. */
   readonly pendingApprovals?: readonly PendingApproval[];
@@ -33,9 +37,13 @@ export interface InspectedSession {
 
 /** One session as `listSessions` yields it. */
 export interface InspectedListing {
+  /** The canonical session key. */
   readonly sessionKey: string;
+  /** The agent serving the session. */
   readonly agentId: string;
+  /** The current checkpoint version. */
   readonly version: number;
+  /** When the current version was saved (ISO-8601). */
   readonly updatedAt: string;
 }
 
@@ -57,13 +65,21 @@ export interface InspectableRunner {
    * routes each decision beat) while it is attached.
    */
   on(listener: (event: RunnerEvent) => void, opts?: { explainDecisions?: boolean }): () => void;
+  /** The stored sessions in key order (`Runner.listSessions`): the page's sessions list. */
   listSessions(opts?: { prefix?: string; after?: string; limit?: number }): AsyncIterable<InspectedListing>;
+  /** A session's current state (`Runner.session`), or `undefined` when it was never saved. */
   session(sessionKey: string): Promise<InspectedSession | undefined>;
+  /** A past version of a session (`Runner.sessionAt`): "view this version". */
   sessionAt(sessionKey: string, version: number): Promise<InspectedSession | undefined>;
+  /** A session's kept versions, newest first, each with its cause (`Runner.history`). */
   history(sessionKey: string, opts?: { before?: number; limit?: number }): AsyncIterable<SessionVersion>;
+  /** The chat as the agent's engine shows it (`Runner.transcript`): markers hidden, handoffs shown. */
   transcript?(sessionKey: string): Promise<readonly TranscriptEntry[]>;
+  /** Copies a version into a new session (`Runner.fork`): "fork from here". */
   fork?(from: string, to: string, opts?: { version?: number }): Promise<InspectedSession>;
+  /** Saves an old version as the newest (`Runner.rewind`): "rewind to here". */
   rewind?(sessionKey: string, version: number): Promise<InspectedSession>;
+  /** Decides pending tool calls (`Runner.approve`): the Approve / Deny buttons. */
   approve?(
     sessionKey: string,
     decisions: readonly ApprovalDecision[],

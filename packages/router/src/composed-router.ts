@@ -29,22 +29,31 @@ export interface RouteDecision {
 
 /** The winning route of a decision: its action, tier and the route itself (as registered). */
 export interface RouteMatch {
+  /** The action to apply. */
   readonly action: Action;
+  /** The tier of the route that decided. */
   readonly tier: Tier;
+  /** The route that decided. */
   readonly route: SignalRoute;
 }
 
 /** The routes of each tier, as given to the {@link ComposedRouter} constructor. */
 export interface TierRoutes {
+  /** Routes of the execution strategy (searched first). */
   readonly strategy?: readonly SignalRoute[];
+  /** The agent's own routes (searched second). */
   readonly agent?: readonly SignalRoute[];
+  /** Every plugin's routes (searched last). */
   readonly plugin?: readonly SignalRoute[];
 }
 
 /** The parts {@link ComposedRouter.compose} reads routes from. */
 export interface ComposeParts {
+  /** The strategy whose `signalRoutes()` form the strategy tier. */
   readonly strategy?: ExecutionStrategy;
+  /** The agent's own routes: the agent tier. */
   readonly agent?: readonly SignalRoute[];
+  /** The plugins whose routes form the plugin tier, in order. */
   readonly plugins?: readonly Plugin[];
 }
 

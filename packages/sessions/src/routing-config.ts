@@ -15,7 +15,9 @@ export type InboundPeerKind = 'dm' | 'group' | 'channel' | 'thread';
 
 /** A peer: its kind and its platform id. */
 export interface PeerRef {
+  /** A person (`dm`), or a group, channel or thread. */
   kind: InboundPeerKind;
+  /** The peer's id on its channel. */
   id: string;
 }
 
@@ -26,16 +28,23 @@ export interface PeerRef {
  * case-sensitive channels. A peer binding must name a channel.
  */
 export interface MatchRule {
+  /** The channel (`telegram`, …); `*` or absent: any. */
   channel?: string;
+  /** The bot account; `*`: any; absent: the default account. */
   accountId?: string;
+  /** The exact peer (peer tier). */
   peer?: PeerRef;
+  /** The Discord guild (guild tier). */
   guildId?: string;
+  /** The Slack team (team tier). */
   teamId?: string;
 }
 
 /** Routes messages matching `match` to the agent `agentId` (a canonical agent id). */
 export interface RouteBinding {
+  /** The agent that gets the messages this binding matches. */
   agentId: string;
+  /** What a message must match; every field given must match. */
   match: MatchRule;
 }
 
@@ -56,6 +65,7 @@ export interface SessionConfig {
 export interface RoutingConfig {
   /** The agent that handles messages no binding matches. Default `'main'`. */
   defaultAgentId: string;
+  /** How sessions are keyed. */
   session: SessionConfig;
   /** In config order: within a tier, the first matching binding wins. */
   bindings: RouteBinding[];

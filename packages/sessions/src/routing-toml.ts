@@ -169,6 +169,22 @@ export function parseRoutingConfig(toml: string): RoutingConfig {
   return parseWithFile(toml, undefined);
 }
 
+/**
+ * The parser's message, first line only, without its prefix. A one-line string that reaches the
+ * end of its line unclosed is reported by the parser as a control character (the line break)
+ * inside a string: it is called what it is, an unterminated string.
+ */
+function tomlErrorText(error: TomlError, text: string): string {
+  const message = (error.message.split('\n')[0] ?? error.message).replace(/^Invalid TOML document: /, '');
+  const line = text.split('\n')[error.line - 1] ?? '';
+  const atEndOfLine = error.column - 1 >= line.replace(/\r$/, '').length;
+  if (message.startsWith('control characters') && atEndOfLine) {
+    return 'unterminated string: the string opened on this line is not closed before the line ends (only """ and \'\'\' strings span lines)';
+  }
+  if (message === 'unfinished string') return 'unterminated string: the string opened on this line is never closed';
+  return message;
+}
+
 function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
   if (typeof toml !== 'string') {
     throw new ConfigError({
@@ -184,11 +200,17 @@ function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
     doc = parse(text);
   } catch (error) {
     if (error instanceof TomlError) {
-      const message = (error.message.split('\n')[0] ?? error.message).replace(/^Invalid TOML document: /, '');
       throw new ConfigError({
         file,
         cause: error,
-        problems: [{ path: '', message: `TOML syntax error: ${message}`, line: error.line, column: error.column }],
+        problems: [
+          {
+            path: '',
+            message: `TOML syntax error: ${tomlErrorText(error, text)}`,
+            line: error.line,
+            column: error.column,
+          },
+        ],
       });
     }
     throw new ConfigError({

@@ -32,22 +32,63 @@ export type TaskType = 'cron' | 'webhook' | 'scheduled';
  * | `ephemeral` | `agent:{agent}:ephemeral:{id}` |
  */
 export type SessionKeyShape =
-  | { readonly kind: 'main'; readonly agentId: string; readonly mainKey: string }
   | {
-      readonly kind: 'direct_message';
+      /** The agent's main session (`agent:<id>:<mainKey>`). */
+      readonly kind: 'main';
+      /** The agent the session belongs to. */
       readonly agentId: string;
+      /** The main session's name (`main` by default). */
+      readonly mainKey: string;
+    }
+  | {
+      /** A direct-message session with one person. */
+      readonly kind: 'direct_message';
+      /** The agent the session belongs to. */
+      readonly agentId: string;
+      /** The person: their canonical name when identity links join their ids, else their id. */
       readonly peerId: string;
+      /** `per-peer`: one session per person; `per-channel-peer`: one per channel and person. */
       readonly dmScope: 'per-peer' | 'per-channel-peer';
+      /** With `per-channel-peer`: the channel. */
       readonly channel?: string;
     }
   | {
+      /** A group, channel or thread session. */
       readonly kind: 'group';
+      /** The agent the session belongs to. */
       readonly agentId: string;
+      /** The channel the group is on. */
       readonly channel: string;
+      /** `group`, `channel` or `thread`. */
       readonly peerKind: PeerKind;
+      /** The group's id on its channel. */
       readonly peerId: string;
+      /** The thread inside the group, for threaded sessions. */
       readonly threadId?: string;
     }
-  | { readonly kind: 'task'; readonly agentId: string; readonly taskType: TaskType; readonly taskId: string }
-  | { readonly kind: 'subagent'; readonly parent: SessionKeyShape; readonly subagentId: string }
-  | { readonly kind: 'ephemeral'; readonly agentId: string; readonly ephemeralId: string };
+  | {
+      /** A task's session (`agent:<id>:<taskType>:<taskId>`). */
+      readonly kind: 'task';
+      /** The agent the session belongs to. */
+      readonly agentId: string;
+      /** What kind of task. */
+      readonly taskType: TaskType;
+      /** The task's id. */
+      readonly taskId: string;
+    }
+  | {
+      /** A sub-agent's session under a parent session. */
+      readonly kind: 'subagent';
+      /** The parent session's key. */
+      readonly parent: SessionKeyShape;
+      /** The sub-agent's id. */
+      readonly subagentId: string;
+    }
+  | {
+      /** A throwaway session. */
+      readonly kind: 'ephemeral';
+      /** The agent the session belongs to. */
+      readonly agentId: string;
+      /** Its id. */
+      readonly ephemeralId: string;
+    };

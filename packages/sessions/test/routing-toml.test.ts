@@ -97,6 +97,25 @@ routing.bindings = [
     expect(problem.message).not.toContain('\n');
   });
 
+  it('an unterminated string is reported as one, at the line where it opens', () => {
+    for (const [toml, line] of [
+      ['[routing]\ndefault_agent = "main\n', 2],
+      ['[routing]\ndefault_agent = "main\r\ndm_scope = "main"\r\n', 2],
+      ["[routing]\ndefault_agent = 'main\n[routing.session]\n", 2],
+      ['[routing]\ndefault_agent = "main', 2],
+      ['[routing]\ndefault_agent = """main\n\n', 2],
+    ] as const) {
+      const [problem] = configProblems(() => parseRoutingConfig(toml));
+      expect(problem?.message, toml).toMatch(/^TOML syntax error: unterminated string: the string opened on this line/);
+      expect(problem?.line, toml).toBe(line);
+    }
+  });
+
+  it("a control character inside a closed string keeps the parser's message", () => {
+    const [problem] = configProblems(() => parseRoutingConfig('[routing]\ndefault_agent = "ma\u0001in"\n'));
+    expect(problem?.message).toBe('TOML syntax error: control characters are not allowed in strings');
+  });
+
   it('a key written twice is a syntax error with its line', () => {
     const [problem] = configProblems(() => parseRoutingConfig('[routing]\ndefault_agent = "a"\ndefault_agent = "b"\n'));
     expect(problem?.line).toBe(3);

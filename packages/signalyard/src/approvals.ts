@@ -15,6 +15,7 @@ import type { StaleApproval } from './live-session.js';
  * ```
  */
 export interface ToolApprovalPayload {
+  /** The decisions, one per approval id. */
   readonly decisions: readonly ApprovalDecision[];
   /** Who decided (a user id, an email): routes may check it; the audit log and the version's cause record it. */
   readonly by?: string;

@@ -24,7 +24,14 @@ export interface AuditEntry {
    * A `tool_approval` signal's decisions, with who made them (`Runner.approve`'s `by`) —
    * whatever the status: a `rejected` entry records an approval a route refused.
    */
-  approvals?: { id: string; approved: boolean; by?: string }[];
+  approvals?: {
+    /** The approval id. */
+    id: string;
+    /** The decision. */
+    approved: boolean;
+    /** Who decided (`approve()`'s `by`). */
+    by?: string;
+  }[];
 }
 
 /**

@@ -60,7 +60,14 @@ export interface RunnerOptions {
    * inspects pays nothing for it; `true` or bounds, always (a page opened later catches up on
    * what happened before); `false`, never.
    */
-  timeline?: boolean | { limit?: number; sessions?: number };
+  timeline?:
+    | boolean
+    | {
+        /** Entries kept per session (default 200). */
+        limit?: number;
+        /** Sessions kept (default 1,000; the least recently active forgotten). */
+        sessions?: number;
+      };
 }
 
 /** An agent, validated and ready to serve. @internal */

@@ -24,7 +24,9 @@ export interface PostgresCheckpointStoreCommonOptions {
 export interface PostgresCheckpointStorePoolOptions extends PostgresCheckpointStoreCommonOptions {
   /** A `pg` pool; the store borrows a connection per call and never ends the pool. */
   pool: Pool;
+  /** Not with `pool`. */
   connectionString?: undefined;
+  /** Not with `pool`: size your own pool. */
   maxConnections?: undefined;
 }
 
@@ -34,6 +36,7 @@ export interface PostgresCheckpointStoreConnectionOptions extends PostgresCheckp
   connectionString: string;
   /** The most connections the store's pool opens at once. Default 10 (`pg`'s default). */
   maxConnections?: number;
+  /** Not with `connectionString`. */
   pool?: undefined;
 }
 

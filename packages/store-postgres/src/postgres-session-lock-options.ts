@@ -34,6 +34,7 @@ export interface PostgresSessionLockConnectionOptions extends PostgresSessionLoc
    * network drops it.
    */
   connectionString: string;
+  /** Not with `connectionString`. */
   client?: undefined;
 }
 
@@ -45,6 +46,7 @@ export interface PostgresSessionLockClientOptions extends PostgresSessionLockCom
    * the connection is lost, later calls reject with `POSTGRES_LOCK_FAILED`.
    */
   client: Client;
+  /** Not with `client`. */
   connectionString?: undefined;
 }
 

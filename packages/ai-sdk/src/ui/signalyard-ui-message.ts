@@ -3,7 +3,9 @@ import type { UIMessage } from 'ai';
 
 /** The data of a `data-handoff` part: one agent handed the conversation to another. */
 export interface HandoffData {
+  /** The crew agent that handed off. */
   readonly from: string;
+  /** The crew agent that took over. */
   readonly to: string;
   /** How: a routing signal in the reply, a parallel group's `next_agent`, or the fallback. */
   readonly via: 'signal' | 'parallel' | 'fallback';
@@ -42,8 +44,11 @@ export interface RejectedData {
  */
 // eslint-disable-next-line @typescript-eslint/consistent-type-definitions -- a type literal: the AI SDK needs it assignable to Record<string, unknown>, which an interface is not
 export type SignalyardUIDataTypes = {
+  /** `data-handoff`: a crew handoff. */
   handoff: HandoffData;
+  /** `data-route`: how the turn was routed. */
   route: RouteData;
+  /** `data-rejected`: the turn was refused. */
   rejected: RejectedData;
 };
 

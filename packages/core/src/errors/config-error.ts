@@ -15,9 +15,13 @@ export type ConfigErrorCode =
  * parser reports positions (YAML, TOML).
  */
 export interface ConfigProblem {
+  /** Where the problem is, in the configuration's own keys (`routing.bindings[2].match.peer.id`; `""` for the whole document). */
   readonly path: string;
+  /** What is wrong and what was expected. */
   readonly message: string;
+  /** The 1-based line in the file, when the parser knows it. */
   readonly line?: number;
+  /** The 1-based column in that line, when the parser knows it. */
   readonly column?: number;
 }
 

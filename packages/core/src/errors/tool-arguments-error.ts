@@ -2,7 +2,9 @@ import { SignalyardError, hasErrorMarker } from './signalyard-error.js';
 
 /** One reason a tool's arguments were rejected: where (`items[2].name`, `''` for the whole) and why. */
 export interface ToolArgumentIssue {
+  /** Where in the arguments, dotted (`items.0.sku`; `""` for the arguments themselves). */
   readonly path: string;
+  /** What the schema expected there. */
   readonly message: string;
 }
 

@@ -4,7 +4,9 @@ import { isSignalyardError } from '../errors/signalyard-error.js';
 
 /** The test-registration functions of the runner you use: vitest's, `node:test`'s, mocha's… */
 export interface ConformanceHarness {
+  /** Your test runner's `describe` (vitest, jest, `node:test`). */
   readonly describe: (name: string, fn: () => void) => unknown;
+  /** Your test runner's `it` (or `test`). */
   readonly it: (name: string, fn: () => Promise<void>) => unknown;
 }
 

@@ -3,7 +3,9 @@ import type { StageConfig } from './stage-config.js';
 
 /** An edge limit: the edge `from → to` may be traversed at most `maxCount` times per run. */
 export interface EdgeLimit {
+  /** The stage the edge leaves. */
   from: string;
+  /** The stage it enters. */
   to: string;
   /** An integer ≥ 1. */
   maxCount: number;
@@ -35,6 +37,7 @@ export interface PipelineBounds {
  * ```
  */
 export interface PipelineConfig {
+  /** The pipeline's name, in envelopes, events and diagrams. */
   name: string;
   /** List order is stage order: the first stage runs first, and a transition to an earlier stage is a loop-back. */
   stages: readonly StageConfig[];
@@ -44,6 +47,7 @@ export interface PipelineConfig {
   maxLlmCalls?: number;
   /** At most this many stage executions per run. Default 21. */
   maxAgentHops?: number;
+  /** Per-edge traversal limits of a run. */
   edgeLimits?: readonly EdgeLimit[];
   /** Where a run resumes after a clarification. Default: the stage that raised it. */
   clarificationResumeStage?: string;

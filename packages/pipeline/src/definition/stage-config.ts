@@ -12,8 +12,11 @@ import type { StageContext } from './stage-context.js';
  * `target` is a stage name, `end`, `clarification` or `confirmation`.
  */
 export interface RoutingRule {
+  /** The output key to read. */
   condition: string;
+  /** The value it must equal (JSON-deep equality; see the guide). */
   value: unknown;
+  /** Where the run goes on a match: a stage, `end`, `clarification` or `confirmation`. */
   target: string;
 }
 

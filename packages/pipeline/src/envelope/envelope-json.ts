@@ -6,6 +6,7 @@ export type PipelineMode = 'sequential' | 'parallel';
 
 /** A stage failure, as recorded in `envelope.errors` (with or without `errorNext`). */
 export interface StageErrorRecord {
+  /** The stage that failed. */
   stage: string;
   /** The error's message. */
   error: string;
@@ -17,6 +18,7 @@ export interface StageErrorRecord {
 
 /** One stage execution, as recorded in `envelope.trace`. */
 export interface TraceEntry {
+  /** The stage that ran. */
   stage: string;
   /** ISO 8601. */
   startedAt: string;
@@ -28,25 +30,43 @@ export interface TraceEntry {
 
 /** The JSON form of an {@link Envelope}: what `toJSON()` returns and `Envelope.fromJSON` accepts. */
 export interface EnvelopeJSON {
+  /** The run's id. */
   id: string;
+  /** The run's input. */
   input: unknown;
+  /** The latest output of each stage, by output key. */
   outputs: Record<string, unknown>;
+  /** The stage running, paused at, or that ended the run; `end` once completed. */
   currentStage: string;
+  /** Loop-backs so far (toward `maxIterations`). */
   iteration: number;
+  /** Model calls so far (toward `maxLlmCalls`). */
   llmCalls: number;
+  /** Stage executions so far (toward `maxAgentHops`). */
   agentHops: number;
+  /** Traversals of each edge, by `"from->to"`. */
   edgeTraversals: Record<string, number>;
+  /** Whether the run is over, however it ended. */
   terminated: boolean;
+  /** How it ended, once over. */
   terminalReason?: TerminalReason;
+  /** A readable detail of how it ended. */
   terminationReason?: string;
+  /** What the paused run waits on. */
   interrupt?: Interrupt;
+  /** The interrupts answered so far, with their answers. */
   resolvedInterrupts: ResolvedInterrupt[];
+  /** Every stage failure. */
   errors: StageErrorRecord[];
+  /** The most recent stage executions, oldest first. */
   trace: TraceEntry[];
   /** How many of the oldest trace entries were dropped to keep the trace within its cap; absent when none were. */
   droppedTraceEntries?: number;
+  /** `sequential` or `parallel` (DAG mode). */
   mode: PipelineMode;
+  /** The stages that succeeded, each once. */
   completedStages: string[];
+  /** DAG mode: the stages skipped. */
   skippedStages: string[];
 }
 

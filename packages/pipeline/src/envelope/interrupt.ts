@@ -31,6 +31,7 @@ export function isInterruptKind(value: unknown): value is InterruptKind {
 export interface Interrupt {
   /** Unique id (a UUID). */
   id: string;
+  /** What the run asks for. */
   kind: InterruptKind;
   /** The stage that raised it. */
   stage: string;
@@ -47,14 +48,19 @@ export interface Interrupt {
  * confirmation with `approved` (anything but `approved: true` denies it).
  */
 export interface InterruptResponse {
+  /** A written answer (a clarification). */
   text?: string;
+  /** A confirmation's answer: `true` continues, anything else ends the run `user_denied`. */
   approved?: boolean;
+  /** A named decision, for interrupts that offer choices. */
   decision?: string;
+  /** Anything else the answering stage needs. */
   data?: unknown;
 }
 
 /** An interrupt that `resume` answered, as kept in `envelope.resolvedInterrupts`. */
 export type ResolvedInterrupt = Interrupt & {
+  /** The answer given to `resume`. */
   response: InterruptResponse;
   /** When it was answered (ISO 8601). */
   resolvedAt: string;

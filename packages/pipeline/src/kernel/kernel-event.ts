@@ -24,7 +24,43 @@ import type { ResourceQuota } from './resource-quota.js';
  * ```
  */
 export type KernelEvent =
-  | { type: 'process_created'; pid: string; priority: Priority; service: string }
-  | { type: 'process_state_changed'; pid: string; from: ProcessState; to: ProcessState }
-  | { type: 'interrupt_raised'; pid: string; interrupt: Interrupt }
-  | { type: 'resource_exhausted'; pid: string; resource: keyof ResourceQuota; used: number; limit: number };
+  | {
+      /** A run was submitted. */
+      type: 'process_created';
+      /** The process id `submit` returned. */
+      pid: string;
+      /** Its scheduling priority. */
+      priority: Priority;
+      /** The service it was submitted for (its quota's name). */
+      service: string;
+    }
+  | {
+      /** A process moved from one state to another. */
+      type: 'process_state_changed';
+      /** The process id. */
+      pid: string;
+      /** The state it left. */
+      from: ProcessState;
+      /** The state it entered. */
+      to: ProcessState;
+    }
+  | {
+      /** A process's run paused on an interrupt. */
+      type: 'interrupt_raised';
+      /** The process id. */
+      pid: string;
+      /** What the run waits on. */
+      interrupt: Interrupt;
+    }
+  | {
+      /** A process ran out of one of its quotas. */
+      type: 'resource_exhausted';
+      /** The process id. */
+      pid: string;
+      /** The quota that ran out. */
+      resource: keyof ResourceQuota;
+      /** How much was used. */
+      used: number;
+      /** The quota's limit. */
+      limit: number;
+    };

@@ -20,7 +20,9 @@ import type { ResourceQuota } from './resource-quota.js';
  * ```
  */
 export interface ProcessHandle {
+  /** The process id: `status(pid)`, `resume(pid, …)`, `cancel(pid)` take it. */
   readonly pid: string;
+  /** Resolves with the final envelope when the process ends. */
   readonly result: Promise<Envelope>;
 }
 
@@ -50,12 +52,18 @@ export interface ProcessUsage {
  * ```
  */
 export interface ProcessStatus {
+  /** The process id. */
   pid: string;
+  /** Where it is in its lifecycle. */
   state: ProcessState;
+  /** Its scheduling priority. */
   priority: Priority;
   /** The service it was submitted to (`''` when none was named and none is registered). */
   service: string;
+  /** What it has used so far. */
   usage: ProcessUsage;
+  /** What its quota has left, for each limit the quota sets. */
   remaining: Partial<ResourceQuota>;
+  /** While paused: what it waits on. */
   interrupt?: Interrupt;
 }

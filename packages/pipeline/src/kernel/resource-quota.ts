@@ -20,10 +20,15 @@
  * ```
  */
 export interface ResourceQuota {
+  /** Model calls per process. */
   maxLlmCalls?: number;
+  /** Tool calls per process (`ctx.countToolCall`). */
   maxToolCalls?: number;
+  /** Stage executions per process. */
   maxAgentHops?: number;
+  /** Loop-backs per process. */
   maxIterations?: number;
+  /** Wall-clock time per process, in milliseconds. */
   timeoutMs?: number;
 }
 

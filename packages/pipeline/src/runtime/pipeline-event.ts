@@ -18,15 +18,47 @@ import type { Interrupt } from '../envelope/interrupt.js';
  * - `end`: always the last event, also when the run paused or was terminated.
  */
 export type PipelineEvent =
-  | { type: 'stage_start'; stage: string }
-  | { type: 'stage_delta'; stage: string; delta: string }
   | {
-      type: 'stage_end';
+      /** A stage starts. */
+      type: 'stage_start';
+      /** The stage. */
       stage: string;
+    }
+  | {
+      /** A piece of a streaming stage's model reply. */
+      type: 'stage_delta';
+      /** The stage. */
+      stage: string;
+      /** The text to append. */
+      delta: string;
+    }
+  | {
+      /** A stage ended. */
+      type: 'stage_end';
+      /** The stage. */
+      stage: string;
+      /** Its output. */
       output: Record<string, unknown>;
+      /** Whether it failed. */
       failed: boolean;
+      /** Where the run goes next. */
       next: string;
     }
-  | { type: 'interrupt'; interrupt: Interrupt }
-  | { type: 'warning'; message: string }
-  | { type: 'end'; envelope: Envelope };
+  | {
+      /** The run paused on an interrupt. */
+      type: 'interrupt';
+      /** What it waits on. */
+      interrupt: Interrupt;
+    }
+  | {
+      /** Something was ignored. */
+      type: 'warning';
+      /** What. */
+      message: string;
+    }
+  | {
+      /** The run ended or paused: always the last event. */
+      type: 'end';
+      /** The envelope as the run left it. */
+      envelope: Envelope;
+    };

@@ -23,8 +23,11 @@ export const DEFAULT_MAX_TRACE_ENTRIES = 1000;
 
 /** Per-run tightening of the pipeline's bounds: for each, the smaller of the two applies. */
 export interface RunBounds {
+  /** At most this many loop-backs in this run. */
   maxIterations?: number;
+  /** At most this many model calls in this run. */
   maxLlmCalls?: number;
+  /** At most this many stage executions in this run. */
   maxAgentHops?: number;
 }
 

@@ -9,8 +9,11 @@ export type RouteConfigErrorCode =
 
 /** One invalid route: its tier, its index in that tier's list, and what is wrong with it. */
 export interface RouteProblem {
+  /** The tier of the bad route. */
   readonly tier: Tier;
+  /** Its index in that tier's list. */
   readonly index: number;
+  /** What is wrong with it. */
   readonly message: string;
 }
 
