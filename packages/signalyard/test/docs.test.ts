@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 
 const doc = (name: string): string => readFileSync(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
 
-/** The first ```ts block of a markdown file that contains `marker`. */
+/** The first ```ts block (```ts run included) of a markdown file that contains `marker`. */
 function codeBlock(markdown: string, marker: string): string {
-  for (const m of markdown.matchAll(/```ts\n([\s\S]*?)```/g)) if (m[1]?.includes(marker)) return m[1];
+  for (const m of markdown.matchAll(/```ts[^\n]*\n([\s\S]*?)```/g)) if (m[1]?.includes(marker)) return m[1];
   throw new Error(`no ts block containing ${marker}`);
 }
 
