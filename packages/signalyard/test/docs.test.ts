@@ -7,7 +7,7 @@ const doc = (name: string): string => readFileSync(new URL(`../../../docs/${name
 
 /** The first ```ts block of a markdown file that contains `marker`. */
 function codeBlock(markdown: string, marker: string): string {
-  for (const m of markdown.matchAll(/```ts\n([\s\S]*?)```/g)) if (m[1]?.includes(marker)) return m[1];
+  for (const m of markdown.matchAll(/```ts(?: run)?\n([\s\S]*?)```/g)) if (m[1]?.includes(marker)) return m[1];
   throw new Error(`no ts block containing ${marker}`);
 }
 
