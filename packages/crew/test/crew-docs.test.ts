@@ -6,7 +6,7 @@ const guide = readFileSync(new URL('../../../docs/crew.md', import.meta.url), 'u
 
 /** The first ```ts block of the guide that contains `marker`. */
 function codeBlock(marker: string): string {
-  for (const m of guide.matchAll(/```ts\n([\s\S]*?)```/g)) if (m[1]?.includes(marker)) return m[1];
+  for (const m of guide.matchAll(/```ts(?: run)?\n([\s\S]*?)```/g)) if (m[1]?.includes(marker)) return m[1];
   throw new Error(`no ts block containing ${marker}`);
 }
 
