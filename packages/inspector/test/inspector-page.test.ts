@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { approvalEngine, collect } from '@signalyard/test-utils';
-import { createRunner, type EngineFn } from 'signalyard';
+import type { Tool } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import { collect } from '@signalyard/test-utils';
+import { createRunner, crewEngine } from 'signalyard';
 import { startInspector } from '../src/index.js';
 import { describeBrowser, launchBrowser } from './browser.js';
 import { diagrams, says, testRunner } from './fixture.js';
@@ -134,15 +136,33 @@ describeBrowser('the inspector page in Chromium', () => {
     await runner.close();
   }, 120_000);
 
-  it('approves a pending tool call with the button (the real Runner.approve) and shows the outcome when it arrives', async () => {
+  it("approves a crew's pending tool call with the button (the real Runner.approve) and shows the outcome when it arrives", async () => {
     const refunds: string[] = [];
-    // A scripted engine that asks before its one tool runs and resumes with the decision.
-    const engine = approvalEngine({
-      tool: (args) => {
-        refunds.push(args.request);
-        return `refunded ${args.request}`;
+    // A crew whose refund tool needs approval by policy; the scripted clerk asks, then answers.
+    const refund: Tool = {
+      name: 'refund',
+      parameters: { type: 'object' },
+      execute: (args) => {
+        const { request } = args as { request: string };
+        refunds.push(request);
+        return Promise.resolve(`refunded ${request}`);
       },
-    }) as EngineFn;
+    };
+    const model = scriptedModel({
+      clerk: [
+        { content: 'Let me check.', toolCalls: [{ id: 'c1', name: 'refund', arguments: { request: 'order 4711' } }] },
+        'Refunded. [DONE]',
+      ],
+    });
+    const engine = crewEngine(
+      {
+        entryPoint: 'clerk',
+        agents: [{ id: 'clerk', tools: ['refund'] }],
+        routing: { signals: { clerk: [{ signal: '[DONE]', target: '' }] } },
+        approvals: { rules: [{ tool: 'refund', decision: 'ask', reason: 'refunds need a person' }] },
+      },
+      { model, tools: [refund] },
+    );
     const runner = createRunner({ agents: [{ id: 'cashier', engine }], timeline: true });
     expect((await runner.dispatch(PAYMENTS, says('order 4711'))).status).toBe('paused');
     const inspector = await startInspector({ runner, port: 0, by: 'alice' });

@@ -349,7 +349,8 @@ function chatSection(s) {
             return el('li', { className: 'user' }, el('span', { className: 'who' }, 'user'), t.text);
           if (t.type === 'assistant') return el('li', {}, el('span', { className: 'who' }, t.agentId), t.text);
           if (t.type === 'handoff') return el('li', { className: 'muted' }, `handoff ${t.from} → ${t.to} (${t.via})`);
-          return el('li', { className: 'muted' }, `tool ${t.call?.name ?? '?'}: ${t.status}`);
+          const result = t.result === undefined ? '' : ` → ${typeof t.result === 'string' ? t.result : json(t.result)}`;
+          return el('li', { className: 'muted' }, `tool ${t.call?.name ?? '?'}: ${t.status}${result}`);
         })
       : s.history.map((m) =>
           el('li', { className: m.role }, el('span', { className: 'who' }, m.name ?? m.role), m.content),
