@@ -10,7 +10,7 @@ import { SignalMatcher, parseCrewConfig, type CrewResponse } from '@signalyard/c
 import { deferred, type Deferred } from '@signalyard/test-utils';
 import { createRunner, crewEngine } from 'signalyard';
 import type { UIMessage, UIMessageChunk } from 'ai';
-import { toUIMessageStream } from '@signalyard/ai-sdk';
+import { toUIMessageStream, transcriptToUIMessages } from '@signalyard/ai-sdk';
 import { chunksOf, readMessage, texts } from './ui-support.js';
 
 const dataParts = (message: UIMessage | undefined, type: string): unknown[] =>
@@ -229,6 +229,15 @@ routing:
     expect(outcome.status).toBe('completed');
     expect((outcome.output as CrewResponse).visibleContent).toBe('Both agree.');
     expect(events.at(-1)).toEqual({ type: 'outcome', outcome } satisfies TurnEvent);
+    // After a page reload: the transcript leaves the group's collected results (the members' raw
+    // replies) out, so no text part shows a marker, and the move on after the group is a handoff.
+    const reloaded = transcriptToUIMessages(await runner.transcript(outcome.sessionKey));
+    const reloadedTexts = reloaded.flatMap((m) => texts(m));
+    expect(reloadedTexts).toEqual(['Can I deduct it?', 'Asking both experts.', 'Both agree.']);
+    for (const text of reloadedTexts) expect(text).not.toMatch(/\[(ASK_EXPERTS|DONE)\]/);
+    expect(reloaded.flatMap((m) => dataParts(m, 'data-handoff'))).toEqual([
+      { from: 'lead', to: 'summary', via: 'parallel' },
+    ]);
     await runner.close();
   });
 });

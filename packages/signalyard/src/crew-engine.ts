@@ -4,7 +4,9 @@ import {
   CrewExecutor,
   CrewRunError,
   resolveCrewConfig,
+  signalMatches,
   type CrewApprovalState,
+  type CrewConfig,
   type CrewConfigInput,
   type CrewResponse,
   type CrewState,
@@ -61,6 +63,9 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
     ...(opts.tools === undefined ? {} : { tools: opts.tools }),
   });
   let mermaid: string | undefined;
+  let resolved: CrewConfig | undefined;
+  // The crew was validated by the executor above: resolving it again cannot fail.
+  const config = (): CrewConfig => (resolved ??= resolveCrewConfig(crew));
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const saved = (typeof ctx.state === 'object' && ctx.state !== null ? ctx.state : {}) as CrewEngineState;
@@ -95,12 +100,15 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       };
     },
     transcript: (history, state) => {
-      const entries = crewTranscript(history, (content) => executor.visibleText(content));
+      const entries = crewTranscript(
+        history,
+        (content) => executor.visibleText(content),
+        (agentId, content) => groupHandoff(config(), agentId, content),
+      );
       return [...entries, ...heldBatchEntries(state, (content) => executor.visibleText(content))];
     },
     diagrams: () => {
-      // The crew was validated by the executor above: resolving it again cannot fail.
-      mermaid ??= crewGraphMermaid(crewGraphOf(resolveCrewConfig(crew)));
+      mermaid ??= crewGraphMermaid(crewGraphOf(config()));
       return { crew: mermaid };
     },
   };
@@ -113,20 +121,35 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
  * error). The crew's internal messages (tool results, a parallel group's collected results) are
  * not shown as text.
  */
-function crewTranscript(history: readonly ChatMessage[], visible: (content: string) => string): TranscriptEntry[] {
+function crewTranscript(
+  history: readonly ChatMessage[],
+  visible: (content: string) => string,
+  toGroup: (agentId: string, content: string) => GroupHandoff | undefined,
+): TranscriptEntry[] {
   const entries: TranscriptEntry[] = [];
   const results = new Map<string, ChatMessage>();
   for (const m of history) if (m.role === 'tool' && m.toolCallId !== undefined) results.set(m.toolCallId, m);
   let speaker: string | undefined;
+  // Set by a reply that started a parallel group: the next message is the group's collected
+  // results (left out), and the next speaker's handoff goes via the group.
+  let group: GroupHandoff | undefined;
+  let via: GroupHandoff | undefined;
   for (const m of history) {
-    if (m.role === 'user') {
+    const after = group;
+    group = undefined;
+    if (m.role === 'user' && after !== undefined) {
+      via = after;
+    } else if (m.role === 'user') {
       entries.push({ type: 'user', text: m.content });
       speaker = undefined;
+      via = undefined;
     } else if (m.role === 'assistant') {
       const agentId = m.name ?? '';
-      if (speaker !== undefined && speaker !== agentId)
-        entries.push({ type: 'handoff', from: speaker, to: agentId, via: 'signal' });
+      if (speaker !== undefined && (via !== undefined || speaker !== agentId))
+        entries.push({ type: 'handoff', from: speaker, to: agentId, via: via ?? 'signal' });
       speaker = agentId;
+      via = undefined;
+      if ((m.toolCalls ?? []).length === 0) group = toGroup(agentId, m.content);
       const text = visible(m.content);
       if (text !== '') entries.push({ type: 'assistant', agentId, text });
       for (const call of m.toolCalls ?? []) {
@@ -141,6 +164,23 @@ function crewTranscript(history: readonly ChatMessage[], visible: (content: stri
     }
   }
   return entries;
+}
+
+/** How the crew moves on after a parallel group: to its `next_agent`, else by fallback. */
+type GroupHandoff = 'parallel' | 'fallback';
+
+/**
+ * Whether `agentId`'s reply `content` started a parallel group, decided as the crew does
+ * (a matching termination signal ends the run; else the first matching routing signal decides),
+ * and how the run moved on after it.
+ */
+function groupHandoff(config: CrewConfig, agentId: string, content: string): GroupHandoff | undefined {
+  const signals = config.routing.signals[agentId] ?? [];
+  if (signals.some((s) => s.target === '' && signalMatches(s.signal, content))) return undefined;
+  const route = signals.find((s) => s.target !== '' && signalMatches(s.signal, content));
+  const target = route === undefined ? undefined : config.routing.parallelGroups[route.target];
+  if (target === undefined) return undefined;
+  return target.nextAgent === undefined ? 'fallback' : 'parallel';
 }
 
 function textOfPayload(ctx: TurnContext): string {

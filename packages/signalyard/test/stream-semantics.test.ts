@@ -278,6 +278,31 @@ describe('TurnStream: iteration is optional and never aborts', () => {
     expect(events.at(-1)).toEqual({ type: 'outcome', outcome });
     await runner.close();
   });
+  it('two loops reading one stream at once share its events, and both end with the turn', async () => {
+    const gate = deferred();
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'main',
+          engine: async (ctx) => {
+            ctx.emitText('one');
+            await gate.promise;
+            ctx.emitText('two');
+            return { output: 'done' };
+          },
+        },
+      ],
+    });
+    const turn = runner.stream({ channel: 'cli', text: 'x' });
+    const both = Promise.all([collect(turn), collect(turn)]);
+    await new Promise((resolve) => setImmediate(resolve)); // both loops now wait for the next event
+    gate.resolve();
+    const [left, right] = await both;
+    const all = [...left, ...right];
+    expect(all.map((e) => e.type).sort()).toEqual(['outcome', 'routed', 'text_delta', 'text_delta']);
+    expect(all.find((e) => e.type === 'outcome')).toEqual({ type: 'outcome', outcome: await turn.outcome });
+    await runner.close();
+  });
 });
 
 describe("TurnStream: the caller's abortSignal", () => {
