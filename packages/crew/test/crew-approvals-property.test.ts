@@ -232,5 +232,5 @@ describe('CrewExecutor approvals: at most once (property)', () => {
       ),
       { numRuns: 150 },
     );
-  });
+  }, 60_000); // CPU-heavy: over 5 s on a loaded machine
 });
