@@ -13,12 +13,16 @@ import { Chat } from './chat.js';
 type Part = UIMessage['parts'][number];
 type ToolPart = Extract<Part, { toolCallId: string }>;
 
-const $ = <T extends HTMLElement>(selector: string): T => document.querySelector<T>(selector)!;
-const list = $<HTMLElement>('#messages');
-const form = $<HTMLFormElement>('#composer');
-const prompt = $<HTMLInputElement>('#prompt');
-const send = $<HTMLButtonElement>('#send');
-const errorLine = $<HTMLParagraphElement>('#error');
+function $<T extends HTMLElement>(selector: string, type: new () => T): T {
+  const node = document.querySelector(selector);
+  if (!(node instanceof type)) throw new Error(`The page has no ${selector}`);
+  return node;
+}
+const list = $('#messages', HTMLElement);
+const form = $('#composer', HTMLFormElement);
+const prompt = $('#prompt', HTMLInputElement);
+const send = $('#send', HTMLButtonElement);
+const errorLine = $('#error', HTMLParagraphElement);
 
 function el(tag: string, attrs: Record<string, string> = {}, text?: string): HTMLElement {
   const node = document.createElement(tag);
@@ -113,26 +117,27 @@ async function main(): Promise<void> {
   const res = await fetch(`/api/chat/${encodeURIComponent(id)}/messages`);
   if (!res.ok) throw new Error(`Could not load the conversation: ${res.status}`);
   const messages = (await res.json()) as UIMessage[];
-  let chat: Chat | undefined;
-  chat = new Chat({
+  const chat: Chat = new Chat({
     id,
     messages,
     transport: new DefaultChatTransport({ api: '/api/chat' }),
     // After the person answered every approval request, send the answers (the server resumes the turn).
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    // Render after the change (not inside the chat's constructor or its state update).
     onChange: () => {
-      if (chat !== undefined) render(chat);
+      queueMicrotask(() => {
+        render(chat);
+      });
     },
   });
-  const ready = chat;
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const text = prompt.value.trim();
     if (text === '' || send.disabled) return;
     prompt.value = '';
-    void ready.sendMessage({ text });
+    void chat.sendMessage({ text });
   });
-  render(ready);
+  render(chat);
   document.body.dataset.ready = 'true';
 }
 

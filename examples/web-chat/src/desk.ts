@@ -10,7 +10,7 @@ import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { RouteResolver, createRunner, crewEngine, formatSessionKey, parseCrewConfig, type Runner } from 'signalyard';
 
 /** The crew, from config/desk-crew.yaml. */
-export const deskCrew = parseCrewConfig(readFileSync(new URL('../config/desk-crew.yaml', import.meta.url), 'utf8'));
+const deskCrew = parseCrewConfig(readFileSync(new URL('../config/desk-crew.yaml', import.meta.url), 'utf8'));
 
 /** Every browser chat is a DM of the `web` channel to the `desk` agent. */
 const routing = { defaultAgentId: 'desk' };
@@ -26,7 +26,7 @@ export interface RefundLedger {
 }
 
 /** Billing's refund tool. Refunds over $100 wait for a person (the crew's `approvals:` policy). */
-export function refundTool(ledger: RefundLedger): Tool {
+function refundTool(ledger: RefundLedger): Tool {
   return {
     name: 'refund',
     description: 'Refund an amount in dollars on an invoice to the customer’s card.',

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import {
+  DefaultChatTransport,
+  isToolUIPart,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  type UIMessage,
+} from 'ai';
 import { Chat } from '../page/chat.js';
 import { deskRunner, scriptedDeskModel, type RefundLedger } from './desk.js';
 import { startWebChat } from './server.js';
@@ -44,8 +49,8 @@ async function story(id: string, approved: boolean): Promise<UIMessage[]> {
     await chat.sendMessage({ text });
     show(chat.lastMessage);
   }
-  const waiting = chat.lastMessage?.parts.find((p) => 'state' in p && p.state === 'approval-requested');
-  assert.ok(waiting !== undefined && 'approval' in waiting && waiting.approval !== undefined, 'an approval request');
+  const waiting = chat.lastMessage?.parts.find(isToolUIPart);
+  assert.ok(waiting?.state === 'approval-requested', 'an approval request');
   console.log(`── ${id} · the person clicks ${approved ? 'Approve' : 'Deny'}`);
   await chat.addToolApprovalResponse({ id: waiting.approval.id, approved });
   await settled(chat);

@@ -17,7 +17,7 @@ import type { Runner } from 'signalyard';
 import { sessionKeyOf } from './desk.js';
 
 /** Where `vite build` puts the page. */
-export const PAGE_DIR = fileURLToPath(new URL('../dist/page', import.meta.url));
+const PAGE_DIR = fileURLToPath(new URL('../dist/page', import.meta.url));
 
 /** Options of {@link startWebChat}. */
 export interface WebChatOptions {
@@ -76,7 +76,10 @@ export async function startWebChat(opts: WebChatOptions): Promise<WebChat> {
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
-        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.close((error) => {
+          if (error === undefined) resolve();
+          else reject(error);
+        });
       }),
   };
 }
@@ -96,15 +99,20 @@ async function handle(runner: Runner, pageDir: string, req: IncomingMessage, res
   if (url.pathname === '/api/chat' && req.method === 'POST') {
     // A client that goes away stops reading; the turn still runs to its end and is saved, so a
     // reload shows it.
-    return send(res, chat(runner, await readJson(req)));
+    await send(res, chat(runner, await readJson(req)));
+    return;
   }
   const transcript = /^\/api\/chat\/([^/]+)\/messages$/.exec(url.pathname);
   if (transcript !== null && req.method === 'GET') {
     const chatId = checkChatId(decodeURIComponent(transcript[1] ?? ''));
     const messages = transcriptToUIMessages(await runner.transcript(sessionKeyOf(chatId)));
-    return send(res, Response.json(messages, { headers: { 'cache-control': 'no-store' } }));
+    await send(res, Response.json(messages, { headers: { 'cache-control': 'no-store' } }));
+    return;
   }
-  if (req.method === 'GET' || req.method === 'HEAD') return servePage(pageDir, url.pathname, res);
+  if (req.method === 'GET' || req.method === 'HEAD') {
+    servePage(pageDir, url.pathname, res);
+    return;
+  }
   throw new HttpError(404, `No route ${req.method ?? '?'} ${url.pathname}`);
 }
 

@@ -52,7 +52,7 @@ describeBrowser('the web chat in Chromium', () => {
     });
     chat = await startWebChat({ runner, port: 0, pageDir });
     browser = await launchBrowser();
-  }, 60_000);
+  }, 120_000); // a Vite build and a browser start, on a loaded machine
   afterAll(async () => {
     await browser?.close();
     await chat?.close();
