@@ -58,7 +58,7 @@ function chatId(): string {
 
 function renderTool(chat: Chat, part: ToolPart): HTMLElement {
   const box = el('div', { class: 'tool', 'data-state': part.state, 'data-tool-call-id': part.toolCallId });
-  box.append(el('div', { class: 'tool-name' }, `🔧 ${getToolName(part)}`));
+  box.append(el('div', { class: 'tool-name' }, `tool · ${getToolName(part)}`));
   if (part.input !== undefined) box.append(el('pre', { class: 'tool-input' }, json(part.input)));
   if (part.state === 'approval-requested') {
     const id = part.approval.id;
@@ -76,7 +76,7 @@ function renderTool(chat: Chat, part: ToolPart): HTMLElement {
   } else if (part.state === 'output-error') {
     box.append(el('div', { class: 'tool-status error' }, part.errorText));
   } else if (part.state === 'output-denied') {
-    box.append(el('div', { class: 'tool-status denied' }, 'denied'));
+    box.append(el('div', { class: 'tool-status denied' }, 'denied: it did not run'));
   }
   return box;
 }

@@ -80,7 +80,9 @@ export function scriptedDeskModel(opts: { chunkChars?: number } = {}): ChatModel
     (request) => {
       if (request.agentId === 'billing') return billingReply(request);
       if (/invoice|charge|refund|bill/i.test(lastUserText(request))) {
-        return 'Thanks for reaching out. That is a billing question, so I am passing you to our billing team. [ROUTE_BILLING]';
+        return request.messages.some((m) => m.role === 'assistant')
+          ? 'Billing will take care of that. [ROUTE_BILLING]'
+          : 'Thanks for reaching out. That is a billing question, so I am passing you to our billing team. [ROUTE_BILLING]';
       }
       return 'Happy to help! Could you tell me a little more about what went wrong? [ANSWERED]';
     },
