@@ -6,7 +6,9 @@ import { parseArgs } from 'node:util';
 import { defaultModel, deskRunner } from './desk.js';
 import { startWebChat } from './server.js';
 
+const args = process.argv.slice(2);
 const { values } = parseArgs({
+  args: args[0] === '--' ? args.slice(1) : args, // `pnpm start -- --port 8080` passes the `--` on
   options: { port: { type: 'string', default: '4320' }, db: { type: 'string', default: '.data/web-chat.db' } },
 });
 if (values.db !== ':memory:') mkdirSync(dirname(values.db), { recursive: true });
