@@ -31,18 +31,9 @@ function el(tag: string, attrs: Record<string, string> = {}, text?: string): HTM
   return node;
 }
 
-/**
- * A tool's input or output, pretty-printed. A reloaded conversation carries a tool's result as the
- * JSON text the tool message holds (the live stream carries the value): both print the same.
- */
+/** A tool's input or output, pretty-printed (a string result as it is). */
 function json(value: unknown): string {
-  if (typeof value !== 'string') return JSON.stringify(value, null, 2);
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return typeof parsed === 'object' && parsed !== null ? JSON.stringify(parsed, null, 2) : value;
-  } catch {
-    return value;
-  }
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
 }
 
 /** The chat id: `?chat=…` in the address, or a new one put there (so a reload keeps the conversation). */

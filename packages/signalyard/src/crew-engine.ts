@@ -154,11 +154,12 @@ function crewTranscript(
       if (text !== '') entries.push({ type: 'assistant', agentId, text });
       for (const call of m.toolCalls ?? []) {
         const result = results.get(call.id);
+        const status = toolStatus(result?.content);
         entries.push({
           type: 'tool',
           call,
-          status: toolStatus(result?.content),
-          ...(result !== undefined && { result: result.content }),
+          status,
+          ...(result !== undefined && { result: toolResult(status, result.content) }),
         });
       }
     }
@@ -245,6 +246,21 @@ function toolStatus(content: string | undefined): 'done' | 'error' | 'denied' | 
 }
 
 /**
+ * What a tool returned, from its result message's text: the crew sends an object or array result
+ * to the model as JSON, so a `done` call's JSON object or array text is parsed back — a reloaded
+ * transcript then shows the same value the live stream showed. Any other text (a string result,
+ * an error, a denial) stays as it is.
+ */
+function toolResult(status: string, content: string): unknown {
+  if (status !== 'done' || (content[0] !== '{' && content[0] !== '[')) return content;
+  try {
+    return JSON.parse(content) as unknown;
+  } catch {
+    return content; // a string result that only looks like JSON
+  }
+}
+
+/**
  * The reply a crew paused on for approval (held in its state, not yet in the history): its text,
  * and each call — answered, or pending with its approval id.
  */
@@ -257,11 +273,13 @@ function heldBatchEntries(state: unknown, visible: (content: string) => string):
   batch.message.toolCalls?.forEach((call, i) => {
     const held = batch.calls[i];
     const answered = held?.status === 'done' ? held.content : undefined;
+    const status =
+      held?.status === 'done' ? (held.isError === true ? toolStatus(answered) : 'done') : 'pending_approval';
     entries.push({
       type: 'tool',
       call,
-      status: held?.status === 'done' ? (held.isError === true ? toolStatus(answered) : 'done') : 'pending_approval',
-      ...(answered !== undefined && { result: answered }),
+      status,
+      ...(answered !== undefined && { result: toolResult(status, answered) }),
       ...(held?.approval !== undefined && held.status === 'held' && { approvalId: held.approval.id }),
     });
   });
