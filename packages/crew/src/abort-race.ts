@@ -42,7 +42,8 @@ export class AbortRace {
         },
         (error: unknown) => {
           pending.delete(reject);
-          reject(error as Error);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the model's own rejection, unchanged
+          reject(error);
         },
       );
     });

@@ -186,13 +186,7 @@ export class StageStep {
   #traceEntry(next: string): TraceEntry {
     const stage = this.stage;
     const recent = this.#recent[stage.index];
-    if (
-      recent !== undefined &&
-      recent.next === next &&
-      recent.endedAt === this.endedAt &&
-      recent.startedAt === this.startedAt
-    )
-      return recent;
+    if (recent?.next === next && recent.endedAt === this.endedAt && recent.startedAt === this.startedAt) return recent;
     const entry: TraceEntry = Object.freeze({
       stage: stage.name,
       startedAt: this.startedAt,
