@@ -87,11 +87,13 @@ const KEPT_VERSIONS = `SELECT version, data, updated_at FROM ${TABLE} WHERE key 
  *
  * The file is opened in WAL mode with `synchronous = NORMAL` (configurable), and holds two
  * tables, created on open: `checkpoints (key TEXT PRIMARY KEY, version INTEGER, data TEXT,
- * updated_at TEXT)` with the current versions and `checkpoint_history` (same columns, primary
- * key `(key, version)`) with the older ones. The schema version is kept in `PRAGMA
- * user_version` (`SQLITE_SCHEMA_VERSION`); a file written by an earlier release is migrated
- * forward when opened, in one transaction (its checkpoints start their history there). Give the
- * store a file of its own. `path: ':memory:'` gives a private in-memory database (for tests).
+ * updated_at TEXT, history_slots INTEGER)` with the current versions and `checkpoint_history
+ * (key, slot, version, data, updated_at)`, primary key `(key, slot)`, with the older ones: a ring
+ * of `keepVersions` slots per key, where a save overwrites the slot of the version it evicts in
+ * place. The schema version is kept in `PRAGMA user_version` (`SQLITE_SCHEMA_VERSION`); a file
+ * written by an earlier release is migrated forward when opened, in one transaction (a schema 1
+ * file's checkpoints start their history there; a schema 2 file keeps its kept versions). Give
+ * the store a file of its own. `path: ':memory:'` gives a private in-memory database (for tests).
  *
  * Keys are non-empty strings of well-formed Unicode without NUL: SQLite text cannot hold a NUL
  * or a lone surrogate, so such keys are refused (`CHECKPOINT_KEY_INVALID`) rather than truncated
