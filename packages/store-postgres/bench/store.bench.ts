@@ -1,18 +1,22 @@
 // PostgreSQL store throughput on loopback: save+load round trips per second (one after another,
-// and 16 in flight), and Runner dispatch throughput with PostgresCheckpointStore and
+// and 16 in flight); the cost of history (scripts/bench/history-cost.mjs); Runner dispatch over
+// 1,000 sessions in one process, without a lock (target >= 5k signals/s) and with
+// PostgresSessionLock, next to what one statement and one commit cost on the server (where the
+// time goes); and Runner dispatch throughput with PostgresCheckpointStore and
 // PostgresSessionLock — 1 runner process, then 4 processes in aggregate (each with a pool of at
 // most 5 connections plus its lock connection, each over its own 250 sessions, user_message
 // round robin, an FSM strategy, a trivial engine, history capped at 20), each measured in
-// several rounds, printed with the machine they were measured on; and the cost of history: a
-// save with keepVersions 20 against one with keepVersions 0 (target <= 1.5x), and history() of a
-// session with 20 kept versions (target <= 1 ms). Needs the server at DATABASE_URL or
+// several rounds, printed with the machine they were measured on. Needs the server at DATABASE_URL or
 // postgres://postgres@127.0.0.1:5432/test; without one it says so and skips.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { PostgresCheckpointStore } from '@signalyard/store-postgres';
+import { Action, SignalKind, signal, type ChatMessage } from '@signalyard/core';
+import { FsmStrategy } from '@signalyard/fsm';
+import { PostgresCheckpointStore, PostgresSessionLock } from '@signalyard/store-postgres';
 import { Pool } from 'pg';
+import { SessionKey, createRunner, formatSessionKey, type TurnResult } from 'signalyard';
 import {
   MIN_ROUNDS,
   described,
@@ -21,8 +25,9 @@ import {
   median,
   perSecond,
   printTable,
-  ratio,
+  type BenchTask,
 } from '../../../scripts/bench/harness.mjs';
+import { historyCost } from '../../../scripts/bench/history-cost.mjs';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const cpu = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${process.platform}`;
@@ -103,68 +108,133 @@ try {
 
   // -------------------------------------------------------------- the cost of history
 
-  const bare = new PostgresCheckpointStore({
-    connectionString: url,
-    table: freshTable('bare'),
-    keepVersions: 0,
-    maxConnections: 2,
+  await historyCost({
+    label: 'store-postgres',
+    open: async ({ keepVersions }) => {
+      const s = new PostgresCheckpointStore({
+        connectionString: url,
+        table: freshTable(`keep${keepVersions}`),
+        keepVersions,
+        maxConnections: 2,
+      });
+      await s.migrate();
+      return s;
+    },
+    checkpoint,
+    machine,
+    keys: 20,
+    batch: SEQUENTIAL,
   });
-  const kept = new PostgresCheckpointStore({
-    connectionString: url,
-    table: freshTable('kept'),
-    keepVersions: 20,
-    maxConnections: 2,
-  });
-  await bare.migrate();
-  await kept.migrate();
-  /** Saves only (the Runner's write path), one at a time, round robin over KEYS keys. */
-  const saves = (target: PostgresCheckpointStore): (() => Promise<void>) => {
-    const saved = new Array<number>(KEYS).fill(0);
-    return async () => {
-      for (let i = 0; i < SEQUENTIAL; i++) {
-        const k = i % KEYS;
-        saved[k] = await target.save(`agent:main:saves-${k}`, checkpoint, saved[k]!);
-      }
-    };
-  };
-  for (let v = 0; v < 21; v++) await kept.save('agent:main:walked', checkpoint, v);
-  const HISTORY_CALLS = 20;
-  const history = await measure(
-    [
-      { name: 'save, keepVersions 0 (current only)', batch: SEQUENTIAL, fn: saves(bare) },
-      { name: 'save, keepVersions 20', batch: SEQUENTIAL, fn: saves(kept) },
-      {
-        name: 'history() of 20 versions + current',
-        batch: HISTORY_CALLS,
-        fn: async () => {
-          for (let i = 0; i < HISTORY_CALLS; i++) {
-            let n = 0;
-            for await (const _version of kept.history('agent:main:walked')) n++;
-            if (n !== 21) throw new Error(`history listed ${n} versions, expected 21`);
-          }
+
+  // -------------------------------------------------------------- Runner dispatch, 1,000 sessions in one process
+
+  /**
+   * A runner over `SESSIONS` sessions (the shape of the SQLite benchmark's: user_message round
+   * robin, FSM, trivial engine, history capped at 20) on a store of its own table, optionally
+   * with PostgresSessionLock; one timed call dispatches one signal to every session at once.
+   */
+  async function inProcessDispatch(
+    name: string,
+    withLock: boolean,
+  ): Promise<{ task: BenchTask; close: () => Promise<void> }> {
+    const table = freshTable(withLock ? 'dlock' : 'dplain');
+    const dispatchStore = new PostgresCheckpointStore({ connectionString: url, table, maxConnections: POOL });
+    await dispatchStore.migrate();
+    const lock = withLock ? new PostgresSessionLock({ connectionString: url }) : undefined;
+    const definition = FsmStrategy.builder()
+      .initial('idle')
+      .transition('idle', 'start', 'working')
+      .route({ kind: SignalKind.UserMessage, name: 'chat', action: Action.Continue })
+      .define();
+    const reply: readonly ChatMessage[] = [{ role: 'assistant', content: 'ok' }];
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'main',
+          strategy: () => definition.create(),
+          engine: (): Promise<TurnResult> => Promise.resolve({ messages: reply }),
         },
+      ],
+      store: dispatchStore,
+      ...(lock !== undefined && { lock }),
+      maxHistoryMessages: 20,
+    });
+    const keys = Array.from({ length: SESSIONS }, (_, i) => formatSessionKey(SessionKey.main('main', `d${i}`)));
+    const message = signal(SignalKind.UserMessage, 'hello');
+    const all = async (): Promise<void> => {
+      const outcomes = await Promise.all(keys.map((key) => runner.dispatch(key, message)));
+      const failed = outcomes.filter((o) => o.status !== 'completed').length;
+      if (failed > 0) throw new Error(`${failed} of ${SESSIONS} signals did not complete`);
+    };
+    await all(); // every session created
+    return {
+      task: { name, batch: SESSIONS, once: true, fn: all },
+      close: async () => {
+        await runner.close();
+        await lock?.close();
+        await dispatchStore.close();
       },
+    };
+  }
+  const SESSIONS = 1000;
+  const POOL = 10;
+  const plain = await inProcessDispatch(`runner.dispatch, ${SESSIONS} sessions, pool of ${POOL}`, false);
+  const locked = await inProcessDispatch(
+    `runner.dispatch, ${SESSIONS} sessions, pool of ${POOL} + PostgresSessionLock`,
+    true,
+  );
+  // Where the time of a save goes: one round trip, and a commit's WAL flush.
+  const probe = new Pool({ connectionString: url, max: 1 });
+  probe.on('error', () => undefined);
+  const probeTable = freshTable('probe');
+  await probe.query(`CREATE TABLE ${probeTable} (k int PRIMARY KEY, v text)`);
+  await probe.query(`INSERT INTO ${probeTable} VALUES (1, '')`);
+  const PROBES = 20;
+  const probeTask = (name: string, sql: string): BenchTask => ({
+    name,
+    batch: PROBES,
+    fn: async () => {
+      for (let i = 0; i < PROBES; i++) await probe.query(sql);
+    },
+  });
+  const dispatch = await measure(
+    [
+      plain.task,
+      locked.task,
+      probeTask('SELECT 1 (one round trip)', 'SELECT 1'),
+      probeTask(
+        'UPDATE of one row, committed (round trip + WAL flush)',
+        `UPDATE ${probeTable} SET v = 'x' WHERE k = 1`,
+      ),
+      probeTask(
+        'the same UPDATE with synchronous_commit off (no flush wait)',
+        `BEGIN; SET LOCAL synchronous_commit = off; UPDATE ${probeTable} SET v = 'x' WHERE k = 1; COMMIT`,
+      ),
     ],
     { time: 1000, warmupTime: 300 },
   );
-  await bare.close();
-  await kept.close();
-  printTable(`PostgresCheckpointStore: the cost of keeping history (per call) on ${machine}`, history);
-  const [saveBare, saveKept, listHistory] = history;
+  await plain.close();
+  await locked.close();
+  await probe.end();
+  printTable(
+    `Runner with PostgresCheckpointStore, one process, ${SESSIONS} sessions (per signal) on ${machine}`,
+    dispatch,
+  );
+  const [plainResult, lockedResult, roundTrip, flushed, unflushed] = dispatch;
   figure({
-    workload: 'store-postgres: save with history (keepVersions 20), 2 KB checkpoint',
-    name: 'save with history / save without',
-    unit: 'x',
-    samples: ratio(saveKept!, saveBare!),
-    target: { atMost: 1.5 },
-    against: described(saveBare!, 'save with keepVersions 0'),
+    workload: `store-postgres: runner over ${SESSIONS} sessions, one process`,
+    name: 'runner.dispatch signals per second, no lock',
+    unit: '/s',
+    samples: perSecond(plainResult!),
+    target: { atLeast: 5000 },
+    against: `a committed one-row UPDATE ${Math.round(flushed!.nsPerOp / 1000).toLocaleString('en-US')} µs (no flush wait ${Math.round(unflushed!.nsPerOp / 1000).toLocaleString('en-US')} µs, SELECT 1 ${Math.round(roundTrip!.nsPerOp / 1000).toLocaleString('en-US')} µs)`,
   });
   figure({
-    workload: 'store-postgres: history() of a session with 20 kept versions',
-    name: 'history() listing 21 versions',
-    unit: 'ns',
-    samples: listHistory!.samples,
-    target: { atMost: 1_000_000 },
+    workload: `store-postgres: runner over ${SESSIONS} sessions, one process`,
+    name: 'runner.dispatch signals per second, PostgresSessionLock',
+    unit: '/s',
+    samples: perSecond(lockedResult!),
+    against: described(plainResult!, 'no lock', '/s'),
   });
 
   // -------------------------------------------------------------- Runner dispatch, 1 and 4 processes

@@ -34,7 +34,11 @@ interface Statements {
   readonly insert: Statement;
   readonly update: Statement;
   readonly keepOld: Statement;
-  readonly prune: Statement;
+  readonly keepOldLaidOut: Statement;
+  readonly slotsOf: Statement;
+  readonly historyRows: Statement;
+  readonly deleteRow: Statement;
+  readonly moveRow: Statement;
   readonly clearHistory: Statement;
   readonly history: Statement;
   readonly loadVersion: Statement;
@@ -52,6 +56,13 @@ const STORE_NAME = 'SqliteCheckpointStore';
  * The kept versions of `:key`: the current row, and the history rows below it within the
  * `:keep` versions before it (rows another store left beyond that are not listed).
  */
+/** The current row of `:key` at `:version`, into the slot `:slot` of its ring. */
+const KEEP_OLD =
+  `INSERT INTO ${HISTORY_TABLE} (key, slot, version, data, updated_at) ` +
+  `SELECT key, :slot, version, data, updated_at FROM ${TABLE} WHERE key = :key AND version = :version`;
+const KEEP_OLD_UPSERT =
+  'ON CONFLICT (key, slot) DO UPDATE SET version = excluded.version, data = excluded.data, updated_at = excluded.updated_at';
+
 const KEPT_VERSIONS = `SELECT version, data, updated_at FROM ${TABLE} WHERE key = :key
   UNION ALL
   SELECT h.version, h.data, h.updated_at FROM ${HISTORY_TABLE} h JOIN ${TABLE} c ON c.key = h.key
@@ -76,11 +87,13 @@ const KEPT_VERSIONS = `SELECT version, data, updated_at FROM ${TABLE} WHERE key 
  *
  * The file is opened in WAL mode with `synchronous = NORMAL` (configurable), and holds two
  * tables, created on open: `checkpoints (key TEXT PRIMARY KEY, version INTEGER, data TEXT,
- * updated_at TEXT)` with the current versions and `checkpoint_history` (same columns, primary
- * key `(key, version)`) with the older ones. The schema version is kept in `PRAGMA
- * user_version` (`SQLITE_SCHEMA_VERSION`); a file written by an earlier release is migrated
- * forward when opened, in one transaction (its checkpoints start their history there). Give the
- * store a file of its own. `path: ':memory:'` gives a private in-memory database (for tests).
+ * updated_at TEXT, history_slots INTEGER)` with the current versions and `checkpoint_history
+ * (key, slot, version, data, updated_at)`, primary key `(key, slot)`, with the older ones: a ring
+ * of `keepVersions` slots per key, where a save overwrites the slot of the version it evicts in
+ * place. The schema version is kept in `PRAGMA user_version` (`SQLITE_SCHEMA_VERSION`); a file
+ * written by an earlier release is migrated forward when opened, in one transaction (a schema 1
+ * file's checkpoints start their history there; a schema 2 file keeps its kept versions). Give
+ * the store a file of its own. `path: ':memory:'` gives a private in-memory database (for tests).
  *
  * Keys are non-empty strings of well-formed Unicode without NUL: SQLite text cannot hold a NUL
  * or a lone surrogate, so such keys are refused (`CHECKPOINT_KEY_INVALID`) rather than truncated
@@ -130,16 +143,19 @@ export class SqliteCheckpointStore implements CheckpointStore {
         load: raw(`SELECT version, data, updated_at FROM ${TABLE} WHERE key = ?`),
         version: raw(`SELECT version FROM ${TABLE} WHERE key = ?`),
         insert: db.prepare(
-          `INSERT INTO ${TABLE} (key, version, data, updated_at) VALUES (?, 1, ?, ?) ON CONFLICT (key) DO NOTHING`,
+          `INSERT INTO ${TABLE} (key, version, data, updated_at, history_slots) VALUES (?, 1, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
         ),
-        update: db.prepare(`UPDATE ${TABLE} SET version = ?, data = ?, updated_at = ? WHERE key = ? AND version = ?`),
-        // Copies the current row into the history before an update replaces it (a row of another
-        // store's leftovers under that version is replaced).
-        keepOld: db.prepare(
-          `INSERT OR REPLACE INTO ${HISTORY_TABLE} (key, version, data, updated_at) ` +
-            `SELECT key, version, data, updated_at FROM ${TABLE} WHERE key = ? AND version = ?`,
+        update: db.prepare(
+          `UPDATE ${TABLE} SET version = ?, data = ?, updated_at = ?, history_slots = ? WHERE key = ? AND version = ?`,
         ),
-        prune: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE key = ? AND version < ?`),
+        // Copies the current row into its slot of the key's ring, overwriting the version it
+        // evicts in place, when the key's history is laid out for this store's ring size.
+        keepOld: db.prepare(`${KEEP_OLD} AND history_slots = :keep ${KEEP_OLD_UPSERT}`),
+        keepOldLaidOut: db.prepare(`${KEEP_OLD} ${KEEP_OLD_UPSERT}`),
+        slotsOf: raw(`SELECT history_slots FROM ${TABLE} WHERE key = ? AND version = ?`),
+        historyRows: raw(`SELECT rowid, slot, version FROM ${HISTORY_TABLE} WHERE key = ? ORDER BY version DESC`),
+        deleteRow: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE rowid = ?`),
+        moveRow: db.prepare(`UPDATE ${HISTORY_TABLE} SET slot = ? WHERE rowid = ?`),
         clearHistory: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE key = ?`),
         history: raw(
           `SELECT version, data, updated_at FROM (${KEPT_VERSIONS}) WHERE version < :before ORDER BY version DESC LIMIT :limit`,
@@ -225,17 +241,53 @@ export class SqliteCheckpointStore implements CheckpointStore {
    */
   #write(key: string, text: string, expectedVersion: number): boolean {
     const s = this.#s;
-    const version = expectedVersion + 1;
+    const keep = this.#keepVersions;
+    const at = isoNow();
     if (expectedVersion === 0) {
-      if (s.insert.run(key, text, isoNow()).changes !== 1) return false;
+      if (s.insert.run(key, text, at, keep).changes !== 1) return false;
       s.clearHistory.run(key);
       return true;
     }
-    const keep = this.#keepVersions;
-    if (keep > 0 && s.keepOld.run(key, expectedVersion).changes !== 1) return false;
-    if (s.update.run(version, text, isoNow(), key, expectedVersion).changes !== 1) return false;
-    if (version - keep > 1) s.prune.run(key, version - keep);
-    return true;
+    if (keep === 0) {
+      s.clearHistory.run(key);
+    } else {
+      const old = { key, version: expectedVersion, slot: expectedVersion % keep, keep };
+      if (s.keepOld.run(old).changes !== 1) {
+        // The compare-and-set lost, or the history is not laid out for this ring size (a store
+        // with another keepVersions wrote it, or it came from a schema 2 file): lay it out first.
+        if (s.slotsOf.get(key, expectedVersion) === undefined) return false;
+        this.#layOut(key, expectedVersion, keep);
+        if (s.keepOldLaidOut.run(old).changes !== 1) return false;
+      }
+    }
+    return s.update.run(expectedVersion + 1, text, at, keep, key, expectedVersion).changes === 1;
+  }
+
+  /**
+   * Makes the history of `key` (current version `current`) a ring of `keep` slots: of the rows
+   * below the current version, the unbroken run of at most `keep - 1` versions just below it
+   * stays, each moved to slot `version % keep` (leaving the slot of `current` free); every other
+   * row goes. The slow path of a save, inside its transaction: taken once after an upgrade from
+   * schema 2 and whenever stores with different keepVersions take turns on a key.
+   */
+  #layOut(key: string, current: number, keep: number): void {
+    const s = this.#s;
+    const rows = s.historyRows.all(key) as [number, number, number][]; // newest first
+    const kept: [rowid: number, version: number][] = [];
+    let next = current - 1;
+    let lowestSlot = 0;
+    for (const [rowid, slot, version] of rows) {
+      lowestSlot = Math.min(lowestSlot, slot);
+      if (version === next && version > current - keep) {
+        kept.push([rowid, version]);
+        next--;
+      } else {
+        s.deleteRow.run(rowid);
+      }
+    }
+    // Two moves, so no row lands on a slot another still holds: below every slot, then home.
+    kept.forEach(([rowid], i) => s.moveRow.run(lowestSlot - 1 - i, rowid));
+    for (const [rowid, version] of kept) s.moveRow.run(version % keep, rowid);
   }
 
   /**

@@ -74,6 +74,7 @@ describe('new SqliteCheckpointStore(options)', () => {
       ['version', 'INTEGER', 0],
       ['data', 'TEXT', 0],
       ['updated_at', 'TEXT', 0],
+      ['history_slots', 'INTEGER', 0],
     ]);
     const history = db.prepare('PRAGMA table_info(checkpoint_history)').all() as {
       name: string;
@@ -82,7 +83,8 @@ describe('new SqliteCheckpointStore(options)', () => {
     }[];
     expect(history.map((c) => [c.name, c.type, c.pk])).toEqual([
       ['key', 'TEXT', 1],
-      ['version', 'INTEGER', 2],
+      ['slot', 'INTEGER', 2],
+      ['version', 'INTEGER', 0],
       ['data', 'TEXT', 0],
       ['updated_at', 'TEXT', 0],
     ]);
@@ -512,7 +514,7 @@ describe('types', () => {
     >();
     expectTypeOf<SqliteStoreError['code']>().toEqualTypeOf<SqliteStoreErrorCode>();
     expectTypeOf<SqliteSchemaVersionError['found']>().toEqualTypeOf<number>();
-    expectTypeOf<typeof SQLITE_SCHEMA_VERSION>().toEqualTypeOf<2>();
+    expectTypeOf<typeof SQLITE_SCHEMA_VERSION>().toEqualTypeOf<3>();
     expectTypeOf<SqliteCheckpointStoreOptions['keepVersions']>().toEqualTypeOf<number | undefined>();
     expectTypeOf<SqliteCheckpointStore['history']>().toEqualTypeOf<
       (key: string, opts?: { before?: number; limit?: number }) => AsyncIterable<Checkpoint>

@@ -158,6 +158,178 @@ describe('a file written by the previous release (schema version 1)', () => {
   });
 });
 
+/**
+ * A file as the previous release (schema version 2) left it: its CREATE statements and pragmas
+ * verbatim, and checkpoints written with its save statements (the replaced version copied into
+ * `checkpoint_history`, versions beyond `keep` deleted).
+ */
+function schema2File(path: string, keep: number, checkpoints: Record<string, number>): void {
+  const db = new Database(path);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('BEGIN IMMEDIATE');
+  db.exec(`CREATE TABLE IF NOT EXISTS checkpoints (
+  key TEXT PRIMARY KEY NOT NULL,
+  version INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+)`);
+  db.exec(`CREATE TABLE IF NOT EXISTS checkpoint_history (
+  key TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (key, version)
+)`);
+  db.exec('PRAGMA user_version = 2');
+  db.exec('COMMIT');
+  const insert = db.prepare(
+    'INSERT INTO checkpoints (key, version, data, updated_at) VALUES (?, 1, ?, ?) ON CONFLICT (key) DO NOTHING',
+  );
+  const keepOld = db.prepare(
+    'INSERT OR REPLACE INTO checkpoint_history (key, version, data, updated_at) ' +
+      'SELECT key, version, data, updated_at FROM checkpoints WHERE key = ? AND version = ?',
+  );
+  const update = db.prepare(
+    'UPDATE checkpoints SET version = ?, data = ?, updated_at = ? WHERE key = ? AND version = ?',
+  );
+  const prune = db.prepare('DELETE FROM checkpoint_history WHERE key = ? AND version < ?');
+  for (const [key, versions] of Object.entries(checkpoints)) {
+    for (let version = 1; version <= versions; version++) {
+      const at = new Date(Date.UTC(2025, 0, 1, 0, 0, version)).toISOString();
+      const data = JSON.stringify({ key, n: version });
+      db.exec('BEGIN IMMEDIATE');
+      if (version === 1) {
+        insert.run(key, data, at);
+      } else {
+        keepOld.run(key, version - 1);
+        update.run(version, data, at, key, version - 1);
+        if (version - keep > 1) prune.run(key, version - keep);
+      }
+      db.exec('COMMIT');
+    }
+  }
+  db.close();
+}
+
+describe('a file written by the previous release (schema version 2)', () => {
+  it('opens, is migrated to the ring layout, and lists the same history it held', async () => {
+    const path = freshPath();
+    schema2File(path, 20, { a: 30, b: 5, c: 1 });
+    const s = store({ path });
+    const db = raw(path);
+    expect(userVersion(db)).toBe(SQLITE_SCHEMA_VERSION);
+    expect(tables(db)).toEqual(['checkpoint_history', 'checkpoints']);
+    const a = await collect(s.history('a'));
+    expect(versionsOf(a)).toEqual(Array.from({ length: 21 }, (_, i) => 30 - i));
+    expect(a[1]).toEqual({ version: 29, data: { key: 'a', n: 29 }, updatedAt: '2025-01-01T00:00:29.000Z' });
+    expect(versionsOf(await collect(s.history('b')))).toEqual([5, 4, 3, 2, 1]);
+    expect(versionsOf(await collect(s.history('c')))).toEqual([1]);
+    expect(await s.loadVersion('a', 10)).toMatchObject({ data: { key: 'a', n: 10 } });
+    expect(await s.loadVersion('a', 9)).toBeUndefined();
+  });
+
+  it('keeps working: sessions continue their version line, the history stays unbroken and bounded', async () => {
+    const path = freshPath();
+    schema2File(path, 20, { a: 30, b: 5 });
+    const s = store({ path, keepVersions: 20 });
+    for (let v = 30; v < 35; v++) expect(await s.save('a', { key: 'a', n: v + 1 }, v)).toBe(v + 1);
+    expect(await s.save('b', { key: 'b', n: 6 }, 5)).toBe(6);
+    const a = await collect(s.history('a'));
+    expect(versionsOf(a)).toEqual(Array.from({ length: 21 }, (_, i) => 35 - i));
+    expect(a.map((c) => (c.data as { n: number }).n)).toEqual(versionsOf(a));
+    expect(versionsOf(await collect(s.history('b')))).toEqual([6, 5, 4, 3, 2, 1]);
+    const db = raw(path);
+    // The migrated rows now sit in their ring slots: at most keepVersions rows per key.
+    const rows = db.prepare("SELECT slot, version FROM checkpoint_history WHERE key = 'a'").all() as {
+      slot: number;
+      version: number;
+    }[];
+    expect(rows).toHaveLength(20);
+    for (const row of rows) expect(row.slot).toBe(row.version % 20);
+    await s.delete('b');
+    expect(db.prepare("SELECT count(*) FROM checkpoint_history WHERE key = 'b'").raw().get()).toEqual([0]);
+    expect(await s.save('b', { n: 1 }, 0)).toBe(1);
+    expect(versionsOf(await collect(s.history('b')))).toEqual([1]);
+  });
+
+  it('continues under a smaller keepVersions: the history is cut to it at the next save', async () => {
+    const path = freshPath();
+    schema2File(path, 20, { a: 30 });
+    const s = store({ path, keepVersions: 3 });
+    expect(versionsOf(await collect(s.history('a')))).toEqual([30, 29, 28, 27]);
+    await s.save('a', { n: 31 }, 30);
+    expect(versionsOf(await collect(s.history('a')))).toEqual([31, 30, 29, 28]);
+    expect(raw(path).prepare('SELECT count(*) FROM checkpoint_history').raw().get()).toEqual([3]);
+  });
+
+  it('is left exactly as it was when the migration cannot complete (a foreign table)', () => {
+    const path = freshPath();
+    schema2File(path, 20, { k: 3 });
+    const db = new Database(path);
+    db.exec('ALTER TABLE checkpoint_history RENAME TO elsewhere');
+    db.exec('CREATE TABLE checkpoint_history (id INTEGER PRIMARY KEY, note TEXT)');
+    db.close();
+    const error = thrown(() => new SqliteCheckpointStore({ path }));
+    expect(error).toMatchObject({ code: 'SQLITE_OPEN_FAILED' });
+    expect((error as Error).message).toContain('["id","note"]');
+    const check = raw(path);
+    expect(userVersion(check)).toBe(2);
+    expect(check.prepare('PRAGMA table_info(checkpoints)').all()).toHaveLength(4);
+  });
+});
+
+describe('the history ring', () => {
+  it('rewrites one row in place per save once a key has keepVersions versions behind it', async () => {
+    const path = freshPath();
+    const s = store({ path, keepVersions: 4 });
+    for (let v = 0; v < 5; v++) await s.save('k', { v: v + 1 }, v);
+    const db = raw(path);
+    const rowids = (): unknown => db.prepare('SELECT rowid, slot FROM checkpoint_history ORDER BY slot').raw().all();
+    const before = rowids();
+    for (let v = 5; v < 13; v++) await s.save('k', { v: v + 1 }, v);
+    expect(rowids()).toEqual(before);
+    expect(db.prepare('SELECT slot, version FROM checkpoint_history ORDER BY slot').raw().all()).toEqual([
+      [0, 12],
+      [1, 9],
+      [2, 10],
+      [3, 11],
+    ]);
+    expect(versionsOf(await collect(s.history('k')))).toEqual([13, 12, 11, 10, 9]);
+  });
+
+  it('stays unbroken and bounded while stores with different keepVersions take turns on a key', async () => {
+    const path = freshPath();
+    const keeps = [0, 1, 2, 3, 5, 8];
+    const stores = keeps.map((keepVersions) => store({ path, keepVersions }));
+    const db = raw(path);
+    let seed = 7;
+    const pick = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % keeps.length;
+    };
+    let version = 0;
+    for (let i = 0; i < 300; i++) {
+      const writer = pick();
+      version = await (stores[writer] as SqliteCheckpointStore).save('k', { v: version + 1 }, version);
+      const rows = db.prepare("SELECT count(*) FROM checkpoint_history WHERE key = 'k'").raw().get() as [number];
+      expect(rows[0]).toBeLessThanOrEqual(keeps[writer] as number);
+      for (const [j, reader] of stores.entries()) {
+        const listed = versionsOf(await collect(reader.history('k')));
+        // newest first, no gap, the current one first, at most keepVersions + 1
+        expect(listed[0]).toBe(version);
+        expect(listed).toEqual(listed.map((_, n) => version - n));
+        expect(listed.length).toBeLessThanOrEqual((keeps[j] as number) + 1);
+      }
+    }
+    // One store alone again: its history fills back up to keepVersions.
+    const last = stores.at(-1) as SqliteCheckpointStore;
+    for (let i = 0; i < 8; i++) version = await last.save('k', { v: version + 1 }, version);
+    expect(versionsOf(await collect(last.history('k')))).toEqual(Array.from({ length: 9 }, (_, n) => version - n));
+    expect(db.prepare('SELECT slot, version FROM checkpoint_history').raw().all()).toHaveLength(8);
+  });
+});
+
 describe('history in the file', () => {
   it('keeps 20 versions before the current one by default', async () => {
     const s = store({ path: freshPath() });
@@ -224,7 +396,7 @@ describe('history in the file', () => {
     const s = store({ path });
     // What a process of the previous release leaves when it deletes a key of a migrated file.
     raw(path).exec(
-      `INSERT INTO checkpoint_history (key, version, data, updated_at) VALUES ('k', 1, '"stale"', '2025-01-01T00:00:00.000Z')`,
+      `INSERT INTO checkpoint_history (key, slot, version, data, updated_at) VALUES ('k', 1, 1, '"stale"', '2025-01-01T00:00:00.000Z')`,
     );
     expect(await collect(s.history('k'))).toEqual([]);
     expect(await s.loadVersion('k', 1)).toBeUndefined();
