@@ -154,7 +154,7 @@ describe('validate', () => {
     }
   });
 
-  it('an unterminated YAML quote is reported within the file, at its last line at the latest', async () => {
+  it('an unterminated YAML quote is reported at the line where it opens', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-'));
     try {
       for (const [name, text] of [
@@ -166,9 +166,21 @@ describe('validate', () => {
         const result = await cli(['validate', name], { cwd: dir });
         expect(result.code, name).toBe(ExitCode.Problems);
         expect(result.stdout, name).toMatch(
-          new RegExp(`^${name}:5: \\(root\\): YAML syntax error: Missing closing "quote`),
+          new RegExp(`^${name}:4: \\(root\\): YAML syntax error: Missing closing "quote`),
         );
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a TOML error found where the text ends is reported within the file, at its last line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-'));
+    try {
+      writeFileSync(join(dir, 'routing.toml'), '[routing]\ndefault_agent = [1,\n');
+      const result = await cli(['validate', 'routing.toml'], { cwd: dir });
+      expect(result.code).toBe(ExitCode.Problems);
+      expect(result.stdout).toMatch(/^routing\.toml:2: \(root\): TOML syntax error: /);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
