@@ -18,7 +18,13 @@ import fc from 'fast-check';
 import type { types } from 'pg';
 import { Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
 import { collect, rejection } from '@signalyard/test-utils';
 
 const tables = new Set<string>();
