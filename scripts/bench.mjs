@@ -16,8 +16,10 @@ import { RESULTS_ENV } from './bench/figures.mjs';
 import { formatResult, formatSpread, formatTarget, formatValue, renderTable } from './bench/format.mjs';
 
 const only = process.argv.slice(2);
+// `{./packages/x}...` is the package in that folder and its dependencies; without the braces pnpm
+// reads `./packages/x...` as a folder glob and builds only x (whose types then lack its deps' dist).
 const buildArgs =
-  only.length === 0 ? ['build'] : [...only.flatMap((o) => ['--filter', `./packages/${o}...`]), 'run', 'build'];
+  only.length === 0 ? ['build'] : [...only.flatMap((o) => ['--filter', `{./packages/${o}}...`]), 'run', 'build'];
 const build = spawnSync('pnpm', buildArgs, { stdio: ['ignore', 'ignore', 'inherit'] });
 if (build.status !== 0) {
   console.error(`pnpm ${buildArgs.join(' ')} failed (exit ${build.status})`);

@@ -69,9 +69,10 @@ export function lintRouting(file: string, text: string): { config: RoutingConfig
 
 /**
  * Runs `parse`, giving a ConfigError it throws the file name as typed, and its problems lines
- * within the file: a parser that reports an error at the end of the input (an unterminated
- * quote, say) may place it on the line after a final line break, which the file does not have;
- * such a problem is reported at the end of the file's last line.
+ * within the file: a parser that reports an error at the end of the input (the TOML parser for
+ * an unclosed array, say) may place it on the line after a final line break, which the file does
+ * not have; such a problem is reported at the end of the file's last line. (crew.yaml's parser
+ * already reports an unterminated quote where it opens.)
  */
 function withFile<T>(file: string, text: string, parse: () => T): T {
   try {

@@ -16,6 +16,7 @@ import {
   PACKAGE_DIR,
   lines,
   runInProcess as cli,
+  type CliResult,
 } from './support.js';
 
 /** Exit 2 with exactly one line on stderr and nothing on stdout. */
@@ -25,6 +26,17 @@ async function expectUsageError(args: readonly string[], pattern: RegExp): Promi
   expect(result.stdout).toBe('');
   expect(lines(result.stderr)).toHaveLength(1);
   expect(result.stderr).toMatch(pattern);
+}
+
+/** `signalyard validate <name>` on a file holding `text`, in a scratch directory of its own. */
+async function validateText(name: string, text: string): Promise<CliResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-'));
+  try {
+    writeFileSync(join(dir, name), text);
+    return await cli(['validate', name], { cwd: dir });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('run', () => {
@@ -154,37 +166,31 @@ describe('validate', () => {
     }
   });
 
-  it('an unterminated YAML quote is reported within the file, at its last line at the latest', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-'));
-    try {
-      for (const [name, text] of [
-        ['with-break.yaml', 'entry_point: a\nagents:\n  - id: a\n    description: "open\nrouting: {}\n'],
-        ['without-break.yaml', 'entry_point: a\nagents:\n  - id: a\n    description: "open\nrouting: {}'],
-        ['crlf.yaml', 'entry_point: a\r\nagents:\r\n  - id: a\r\n    description: "open\r\nrouting: {}\r\n'],
-      ] as const) {
-        writeFileSync(join(dir, name), text);
-        const result = await cli(['validate', name], { cwd: dir });
-        expect(result.code, name).toBe(ExitCode.Problems);
-        expect(result.stdout, name).toMatch(
-          new RegExp(`^${name}:5: \\(root\\): YAML syntax error: Missing closing "quote`),
-        );
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+  it('an unterminated YAML quote is reported at the line where it opens', async () => {
+    for (const [name, text] of [
+      ['with-break.yaml', 'entry_point: a\nagents:\n  - id: a\n    description: "open\nrouting: {}\n'],
+      ['without-break.yaml', 'entry_point: a\nagents:\n  - id: a\n    description: "open\nrouting: {}'],
+      ['crlf.yaml', 'entry_point: a\r\nagents:\r\n  - id: a\r\n    description: "open\r\nrouting: {}\r\n'],
+    ] as const) {
+      const result = await validateText(name, text);
+      expect(result.code, name).toBe(ExitCode.Problems);
+      expect(result.stdout, name).toMatch(
+        new RegExp(`^${name}:4: \\(root\\): YAML syntax error: Missing closing "quote`),
+      );
     }
   });
 
+  it('a TOML error found where the text ends is reported within the file, at its last line', async () => {
+    const result = await validateText('routing.toml', '[routing]\ndefault_agent = [1,\n');
+    expect(result.code).toBe(ExitCode.Problems);
+    expect(result.stdout).toMatch(/^routing\.toml:2: \(root\): TOML syntax error: /);
+  });
+
   it('an unterminated TOML string is reported as one, at the line where it opens', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-'));
-    try {
-      writeFileSync(join(dir, 'routing.toml'), '[routing]\ndefault_agent = "main\n\n[routing.session]\n');
-      const result = await cli(['validate', 'routing.toml'], { cwd: dir });
-      expect(result.code).toBe(ExitCode.Problems);
-      expect(result.stdout).toMatch(/^routing\.toml:2: \(root\): TOML syntax error: unterminated string: /);
-      expect(result.stdout).not.toContain('control characters');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const result = await validateText('routing.toml', '[routing]\ndefault_agent = "main\n\n[routing.session]\n');
+    expect(result.code).toBe(ExitCode.Problems);
+    expect(result.stdout).toMatch(/^routing\.toml:2: \(root\): TOML syntax error: unterminated string: /);
+    expect(result.stdout).not.toContain('control characters');
   });
 
   it('a path too long for the file system: one line, exit 2', async () => {

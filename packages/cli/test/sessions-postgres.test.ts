@@ -2,18 +2,32 @@
 import type { SessionCheckpointV1 } from '@signalyard/core';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { collect } from '@signalyard/test-utils';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
 import { afterAll, expect, it } from 'vitest';
-import { DATABASE_URL, describePostgres, dropTables, sql, uniqueTable } from './postgres-server.js';
 import { PENDING, SUPPORT_VERSIONS, seed, sessionOf, withoutTimes } from './session-fixtures.js';
 import { lines, runInProcess, type CliResult } from './support.js';
 
+const tables: string[] = [];
 afterAll(async () => {
-  await dropTables();
+  await dropTablesAndEnd(tables);
 });
+
+/** A checkpoint table of this file's own, dropped (with its history table) after the file. */
+function newTable(): string {
+  const name = uniqueTable('cli');
+  tables.push(name);
+  return name;
+}
 
 /** A migrated table holding `agent:support:main` (4 versions) and `agent:billing:main`. */
 async function database(): Promise<string> {
-  const table = uniqueTable();
+  const table = newTable();
   await withStore(table, async (store) => {
     await store.migrate();
     await seed(store, 'agent:support:main');
@@ -125,7 +139,7 @@ describePostgres('signalyard sessions on PostgreSQL', () => {
   });
 
   it('a database no runner has migrated: a clear error, and --migrate creates the tables', async () => {
-    const table = uniqueTable();
+    const table = newTable();
     expectError(
       await cli(table, ['sessions', 'list']),
       2,
@@ -141,15 +155,15 @@ describePostgres('signalyard sessions on PostgreSQL', () => {
   });
 
   it('a table of the previous release: reading history says to --migrate; --migrate brings it forward', async () => {
-    const table = uniqueTable();
-    await sql(`CREATE TABLE "${table}" (
+    const table = newTable();
+    await adminPool().query(`CREATE TABLE "${table}" (
   key text COLLATE "C" NOT NULL PRIMARY KEY,
   version bigint NOT NULL CHECK (version > 0),
   data text NOT NULL,
   updated_at timestamptz NOT NULL DEFAULT now()
 )`);
     const data: SessionCheckpointV1 = sessionOf('support', 'old release');
-    await sql(`INSERT INTO "${table}" (key, version, data) VALUES ($1, 3, $2)`, [
+    await adminPool().query(`INSERT INTO "${table}" (key, version, data) VALUES ($1, 3, $2)`, [
       'agent:support:old',
       JSON.stringify(data),
     ]);

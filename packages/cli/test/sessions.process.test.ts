@@ -6,13 +6,14 @@ import { join } from 'node:path';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DATABASE_URL, describePostgres, dropTables, uniqueTable } from './postgres-server.js';
+import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
 import { seed, sessionOf, withoutTimes } from './session-fixtures.js';
 import { ensureBuiltCli, lines, runBuiltCli } from './support.js';
 
 // Each test spawns the built CLI a few times: allow for a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });
 
+const tables: string[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-bin-'));
 beforeAll(async () => {
   ensureBuiltCli();
@@ -22,7 +23,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
-  await dropTables();
+  await dropTablesAndEnd(tables);
 });
 
 const cli = (args: readonly string[]) => runBuiltCli(args, { cwd: dir });
@@ -92,7 +93,8 @@ describe('signalyard sessions (the built bin, SQLite)', () => {
 
 describePostgres('signalyard sessions (the built bin, PostgreSQL)', () => {
   it('list and history after --migrate', async () => {
-    const table = uniqueTable();
+    const table = uniqueTable('cli');
+    tables.push(table);
     const s = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table });
     await s.migrate();
     await seed(s, 'agent:billing:main', [sessionOf('billing'), sessionOf('billing', 'again')]);

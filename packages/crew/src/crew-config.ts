@@ -40,6 +40,10 @@ export interface RoutingSignal {
   readonly signal: string;
   /** An agent id, a parallel group name, or `""` to end the run (`terminated_by_signal`). */
   readonly target: string;
+  /**
+   * What the signal means, for people and prompts (crew.yaml `description`): not used in
+   * routing. Absent when the config gives none.
+   */
   readonly description?: string;
 }
 
@@ -87,7 +91,9 @@ export interface CrewConfig {
   readonly entryPoint: string;
   /** In crew order (the fallback's last resort is the first other agent in this order). */
   readonly agents: readonly CrewAgentConfig[];
+  /** The run's limits and streaming options (crew.yaml `settings`), every default filled in ({@link DEFAULT_CREW_SETTINGS}). */
   readonly settings: CrewSettings;
+  /** Signals, behaviours and parallel groups (crew.yaml `routing`); each map is `{}` when the config has none. */
   readonly routing: CrewRouting;
   /**
    * Which tool calls run, wait for a person, or are refused (crew.yaml `approvals:`, with
@@ -112,12 +118,28 @@ export interface CrewConfig {
  * ```
  */
 export interface CrewConfigInput {
+  /** The agent a fresh run starts with: the `id` of one of {@link CrewConfigInput.agents}. */
   readonly entryPoint: string;
+  /** The crew's agents, at least one, with unique ids; their order is the fallback's last resort. */
   readonly agents: readonly CrewAgentInput[];
+  /**
+   * Limits and streaming options; each one left out takes its default from
+   * {@link DEFAULT_CREW_SETTINGS} (e.g. `{ maxHandoffs: 3 }` keeps `maxRounds: 10`).
+   */
   readonly settings?: Partial<CrewSettings>;
+  /** Signals, behaviours and parallel groups; absent (or any map absent) means none. */
   readonly routing?: {
+    /**
+     * Agent id → its routing signals, in order, e.g.
+     * `{ teacher: [{ signal: '[TO_STUDENT]', target: 'student' }] }`. Default `{}`.
+     */
     readonly signals?: Readonly<Record<string, readonly RoutingSignal[]>>;
+    /**
+     * Agent id → how its turn ends when no signal decides, e.g. `{ student: { waitForSignal: true } }`;
+     * omitted flags are `false`. Default `{}`.
+     */
     readonly agentBehaviors?: Readonly<Record<string, Partial<AgentBehavior>>>;
+    /** Group name → agents that run concurrently, e.g. `{ reviewers: { agents: ['a', 'b'], nextAgent: 'editor' } }`. Default `{}`. */
     readonly parallelGroups?: Readonly<Record<string, ParallelGroupInput>>;
   };
   /** The approval policy (camelCase keys: `startsWith`, …), validated with core's `approvalPolicySchema`. */
@@ -126,18 +148,27 @@ export interface CrewConfigInput {
 
 /** An agent of a {@link CrewConfigInput}: `handoffTargets` and `tools` default to `[]`. */
 export interface CrewAgentInput {
+  /** Unique within the crew; the name signals, behaviours and groups refer to, e.g. `'teacher'`. */
   readonly id: string;
+  /** A display name for people, e.g. `'Teacher'`; routing never uses it. Absent when the config gives none. */
   readonly name?: string;
+  /** Sent as a `system` message before the history on each of this agent's model calls; absent → none. */
   readonly systemPrompt?: string;
+  /** Agent ids to hand off to, in order, when no signal routes a reply. Default `[]`. */
   readonly handoffTargets?: readonly string[];
+  /** Names of the tools this agent may call (matched against the executor's tools by `Tool.name`). Default `[]`. */
   readonly tools?: readonly string[];
 }
 
 /** A parallel group of a {@link CrewConfigInput}: `timeoutSeconds` and `waitForAll` are optional. */
 export interface ParallelGroupInput {
+  /** Member agent ids, at least one, in the order their results are aggregated. */
   readonly agents: readonly string[];
+  /** Deadline in seconds (fractions allowed, positive); absent → `settings.parallelTimeoutSeconds` (60 by default). */
   readonly timeoutSeconds?: number;
+  /** Wait for every member (or the deadline); `false` completes at the first success. Default `true`. */
   readonly waitForAll?: boolean;
+  /** The agent that continues after the group; absent → fallback routing from the agent that started it. */
   readonly nextAgent?: string;
 }
 

@@ -52,6 +52,7 @@ export interface CrewResponse {
    * the last reply. Equal to `content` when `hideSignals` is false.
    */
   visibleContent: string;
+  /** Why the run ended, e.g. `'terminated_by_signal'` or `'paused'`: see {@link CrewEndReason}. */
   reason: CrewEndReason;
   /** True for `terminated_by_signal` and `terminal_agent`: the conversation is over. */
   isTerminal: boolean;
@@ -114,49 +115,175 @@ export type ParallelMemberStatus = 'succeeded' | 'failed' | 'timed_out' | 'cance
  * ```
  */
 export type CrewEvent =
-  | { type: 'agent_start'; agentId: string; group?: string }
-  | { type: 'text_delta'; agentId: string; delta: string; path: readonly string[]; group?: string }
-  | { type: 'agent_response'; agentId: string; content: string; toolCalls?: readonly ToolCall[]; group?: string }
-  | { type: 'tool_start'; agentId: string; call: ToolCall; group?: string }
-  | { type: 'tool_result'; agentId: string; call: ToolCall; result: unknown; isError: boolean; group?: string }
   | {
+      /** An agent's turn starts: its model is about to be called. */
+      type: 'agent_start';
+      /** The agent whose turn starts. */
+      agentId: string;
+      /** The parallel group this member event belongs to; absent for an event of the main loop. */
+      group?: string;
+    }
+  | {
+      /** A piece of an agent's reply as its model streams it (`executeStream` with `textDeltas`, the default). */
+      type: 'text_delta';
+      /** The agent whose reply this is. */
+      agentId: string;
+      /** The new visible text, in order: concatenated, the deltas of one reply give its visible text. Never empty. */
+      delta: string;
+      /** The agent ids of this run from its first agent to `agentId`, one entry per handoff, e.g. `['teacher', 'student']`. */
+      path: readonly string[];
+      /** The parallel group this member event belongs to; absent for an event of the main loop. */
+      group?: string;
+    }
+  | {
+      /** An agent's model replied (one event per model call, tool rounds included). */
+      type: 'agent_response';
+      /** The agent that replied. */
+      agentId: string;
+      /** The reply's text, raw: routing markers such as `[ANSWER]` included. May be `''` when the reply only calls tools. */
+      content: string;
+      /** The tool calls the reply asks for, in order; absent when it asks for none. */
+      toolCalls?: readonly ToolCall[];
+      /** The parallel group this member event belongs to; absent for an event of the main loop. */
+      group?: string;
+    }
+  | {
+      /** A tool call is about to run (a call refused by policy or a person has no `tool_start`, only a `tool_result`). */
+      type: 'tool_start';
+      /** The agent whose reply asked for the call. */
+      agentId: string;
+      /** The call: its `id`, tool `name` and parsed `arguments`. */
+      call: ToolCall;
+      /** The parallel group this member event belongs to; absent for an event of the main loop. */
+      group?: string;
+    }
+  | {
+      /** A tool call was answered: run, failed, or refused. */
+      type: 'tool_result';
+      /** The agent whose reply asked for the call. */
+      agentId: string;
+      /** The call answered (the same `id` as its `tool_start`, when it had one). */
+      call: ToolCall;
+      /**
+       * What the tool's `execute` returned; with `isError`, what it threw (or a `CrewToolError`:
+       * `CREW_UNKNOWN_TOOL`, `CREW_TOOL_RESULT_INVALID`), or for a refused call the text the model
+       * is sent, `'denied'` or `'denied: <reason>'`.
+       */
+      result: unknown;
+      /** True when the call failed or was refused: the model is told so and the run goes on. */
+      isError: boolean;
+      /** The parallel group this member event belongs to; absent for an event of the main loop. */
+      group?: string;
+    }
+  | {
+      /** The run moves on from one agent to another. */
       type: 'handoff';
+      /** The agent handing off. */
       from: string;
+      /** The agent taking over. */
       to: string;
+      /**
+       * Why: `signal` (the reply matched one of `from`'s routing signals), `parallel` (a parallel
+       * group's `next_agent`), `fallback` (nothing routed the reply: `handoff_targets`, then the
+       * crew's order).
+       */
       via: 'signal' | 'parallel' | 'fallback';
+      /** The signal that matched, e.g. `'[TO_STUDENT]'`; only with `via: 'signal'`. */
       signal?: string;
+      /** Handoffs made in this run so far, this one included (compare with `settings.maxHandoffs`). */
       handoffs: number;
     }
-  | { type: 'parallel_start'; group: string; agents: readonly string[] }
   | {
-      type: 'parallel_member_end';
+      /** A parallel group starts: its members run concurrently on copies of the history. */
+      type: 'parallel_start';
+      /** The group's name (crew.yaml `routing.parallel_groups` key). */
       group: string;
+      /** The members' agent ids, in declaration order. */
+      agents: readonly string[];
+    }
+  | {
+      /** One member of a parallel group ended. */
+      type: 'parallel_member_end';
+      /** The group's name. */
+      group: string;
+      /** The member that ended. */
       agentId: string;
+      /** How it ended: `succeeded`, `failed`, `timed_out` or `cancelled`. */
       status: ParallelMemberStatus;
+      /** The member's last reply, raw; only with status `succeeded`. */
       content?: string;
+      /**
+       * Why it did not succeed: `CREW_PARALLEL_TIMEOUT` with `timed_out`, the model's error or
+       * `CREW_MAX_ROUNDS` with `failed`; absent with `succeeded` and `cancelled`.
+       */
       error?: SignalyardError;
     }
-  | { type: 'parallel_end'; group: string; succeeded: readonly string[] }
-  | { type: 'terminate'; agentId: string; reason: CrewEndReason; signal?: string }
-  | { type: 'pause'; agentId: string }
-  | { type: 'warning'; agentId: string; message: string }
   | {
+      /** A parallel group ended; its results are aggregated in declaration order. */
+      type: 'parallel_end';
+      /** The group's name. */
+      group: string;
+      /** The members that succeeded, in declaration order (possibly none). */
+      succeeded: readonly string[];
+    }
+  | {
+      /** The run ends (not paused and not waiting for approval); followed by `end`. */
+      type: 'terminate';
+      /** The agent whose reply ended the run. */
+      agentId: string;
+      /** Why the run ended: one of {@link CrewEndReason} other than `paused` and `awaiting_approval`. */
+      reason: CrewEndReason;
+      /** The signal with target `""` that ended it; only with reason `terminated_by_signal`. */
+      signal?: string;
+    }
+  | {
+      /** The run pauses at an agent with `wait_for_signal` (reason `paused`); followed by `end`. */
+      type: 'pause';
+      /** The agent the next run with the returned state resumes at (`CrewResponse.pausedAgentId`). */
+      agentId: string;
+    }
+  | {
+      /** Something was ignored rather than failing the run, e.g. a second decision for an approval already decided. */
+      type: 'warning';
+      /** The agent the warning is about. */
+      agentId: string;
+      /** What was ignored and why, for a person to read. */
+      message: string;
+    }
+  | {
+      /** The run pauses: calls of `agentId`'s reply wait for a person's decision (reason `awaiting_approval`); followed by `end`. */
       type: 'approval_requested';
+      /** The agent whose reply asked for the held calls. */
       agentId: string;
       /** The calls held for a person's decision. */
       approvals: readonly PendingApproval[];
     }
   | {
+      /** A decision of `opts.approvals` was applied to a held call. */
       type: 'approval_resolved';
+      /** The agent whose reply asked for the call. */
       agentId: string;
       /** The approval id the decision was for. */
       id: string;
       /** Whether the call was approved (it runs) or denied (answered `denied`). */
       approved: boolean;
+      /** The decider's reason, as given in the decision; absent when none was given. */
       reason?: string;
     }
-  | { type: 'error'; error: CrewRunError; state: CrewState }
-  | { type: 'end'; response: CrewResponse };
+  | {
+      /** The run failed; the stream's last event. */
+      type: 'error';
+      /** What failed (`error.code`, e.g. `CREW_AGENT_FAILED`, `CREW_TOOL_LOOP`). */
+      error: CrewRunError;
+      /** The state up to the failure: pass it to a next run to carry on from there. */
+      state: CrewState;
+    }
+  | {
+      /** The run ended without an error; the stream's last event. */
+      type: 'end';
+      /** The run's result, as `execute` returns it. */
+      response: CrewResponse;
+    };
 
 /**
  * Options of one run (`CrewExecutor.execute` / `executeStream`). Unknown keys are rejected

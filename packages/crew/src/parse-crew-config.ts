@@ -9,7 +9,17 @@ import {
   formatConfigPath,
   sortConfigProblems,
 } from '@signalyard/core/internal';
-import { LineCounter, isAlias, isMap, isScalar, isSeq, parseDocument, type Document, type YAMLError } from 'yaml';
+import {
+  LineCounter,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  parseDocument,
+  visit as visitYaml,
+  type Document,
+  type YAMLError,
+} from 'yaml';
 import type { CrewConfig } from './crew-config.js';
 import { AT_KEY, crewConfigSchema } from './crew-config-schema.js';
 
@@ -72,7 +82,7 @@ export function parseCrewConfig(yaml: string, options: ParseCrewConfigOptions = 
   // Duplicate keys are found by duplicateKeys (linear); the yaml package's own check compares
   // each key with every earlier one, which makes a large mapping quadratic.
   const doc = parseDocument(yaml, { lineCounter, prettyErrors: false, uniqueKeys: false });
-  const syntax = [...doc.errors, ...doc.warnings].map((error) => yamlProblem(error, lineCounter));
+  const syntax = [...doc.errors, ...doc.warnings].map((error) => yamlProblem(error, doc, yaml, lineCounter));
   syntax.push(...duplicateKeys(doc.contents, lineCounter), ...unresolvedAliases(doc.contents, lineCounter));
   if (syntax.length > 0) return fail(syntax.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)));
 
@@ -222,14 +232,42 @@ function aliasProblem(
   };
 }
 
-function yamlProblem(error: YAMLError, lineCounter: LineCounter): ConfigProblem {
-  const { line, col } = lineCounter.linePos(error.pos[0]);
+/**
+ * A YAML syntax error as a problem, at a line the text has. The yaml package reports an
+ * unterminated quote where the text ends — after a final line break, that is a line past the
+ * end of the file — so such an error is placed where the quoted scalar opens; any other error
+ * past the last character is placed on the last line that has one.
+ */
+function yamlProblem(error: YAMLError, doc: Document, text: string, lineCounter: LineCounter): ConfigProblem {
+  const offset = (error.code === 'MISSING_CHAR' ? unclosedQuoteStart(doc, error.pos[0]) : undefined) ?? error.pos[0];
+  const { line, col } = lineCounter.linePos(Math.min(offset, lastCharOffset(text)));
   return {
     path: '',
     message: `YAML ${error.name === 'YAMLWarning' ? 'warning' : 'syntax error'}: ${error.message}`,
     line,
     column: col,
   };
+}
+
+/** Where the quoted scalar that runs up to `offset` opens (its opening quote), if there is one. */
+function unclosedQuoteStart(doc: Document, offset: number): number | undefined {
+  let start: number | undefined;
+  visitYaml(doc, {
+    Scalar(_, node) {
+      const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
+      if (quoted && node.range !== undefined && node.range !== null) {
+        if (node.range[0] <= offset && offset <= node.range[1]) start = node.range[0];
+      }
+    },
+  });
+  return start;
+}
+
+/** The offset of the text's last character that is not a line break (0 for an empty text). */
+function lastCharOffset(text: string): number {
+  let end = text.length - 1;
+  while (end > 0 && (text[end] === '\n' || text[end] === '\r')) end--;
+  return Math.max(end, 0);
 }
 
 const pairIndex = new WeakMap<object, Map<string, { key: unknown; value: unknown }>>();

@@ -590,6 +590,32 @@ describe('parseCrewConfig: YAML errors', () => {
     expect(error.problems[0]!.line).toBeGreaterThanOrEqual(8);
   });
 
+  it('an unterminated quote is reported at the line and column where it opens, never past the end of the file', () => {
+    const lines = ['entry_point: a', 'agents:', '  - id: a', '    name: "open', 'routing: {}'];
+    for (const [name, text] of [
+      ['with a final line break', lines.join('\n') + '\n'],
+      ['without one', lines.join('\n')],
+      ['with CRLF line breaks', lines.join('\r\n') + '\r\n'],
+      ['single quotes', lines.join('\n').replace('"open', "'open") + '\n'],
+      ['trailing blank lines', lines.join('\n') + '\n\n\n'],
+    ] as const) {
+      const problems = problemsOf(text);
+      expect(problems, name).toHaveLength(1);
+      expect(problems[0], name).toMatchObject({ path: '', line: 4, column: 11 });
+      expect(problems[0]!.message, name).toMatch(/^YAML syntax error: Missing closing ["']quote/);
+    }
+  });
+
+  it('an unterminated quoted key is reported where it opens', () => {
+    expect(problemsOf('entry_point: a\n"agents\n: []\n')[0]).toMatchObject({ path: '', line: 2, column: 1 });
+  });
+
+  it('a syntax error found where the text ends is reported on the last line that has text', () => {
+    const problems = problemsOf('entry_point: a\nagents: [a,\n\n');
+    expect(problems.length).toBeGreaterThanOrEqual(1);
+    for (const problem of problems) expect(problem.line).toBeLessThanOrEqual(2);
+  });
+
   it('reports a bad indentation at its line', () => {
     const problems = problemsOf(yaml('entry_point: a', 'agents:', '  - id: a', ' bad: indent'));
     expect(problems[0]).toMatchObject({ path: '', line: 4 });

@@ -24,6 +24,7 @@ import {
   type CrewRunErrorCode,
   type CrewToolErrorCode,
 } from '@signalyard/crew';
+import { thrown } from '@signalyard/test-utils';
 import { collect, endOf, hangingModel, runError } from './crew-support.js';
 
 afterEach(() => {
@@ -54,15 +55,6 @@ const throwingModel = (error: unknown): ChatModel => ({
 
 const memberErrors = (events: readonly CrewEvent[]): unknown[] =>
   events.flatMap((e) => (e.type === 'parallel_member_end' && e.error !== undefined ? [e.error] : []));
-
-function thrown(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the call to throw');
-}
 
 describe('CrewAgentError: one agent turn failed', () => {
   it('a parallel member whose model throws reports CREW_AGENT_FAILED with its agent, group and the model error as cause', async () => {

@@ -13,12 +13,26 @@ import { RunnerError } from './errors/runner-error.js';
 export interface AuditEntry {
   /** When the outcome was reached (ISO-8601). */
   at: string;
+  /** The canonical key of the session the signal was applied to, e.g. `'agent:support:main'`. */
   sessionKey: string;
+  /** The id of that session's agent. */
   agentId: string;
+  /** The signal's kind: `'user_message'`, `'tool_approval'`, `'custom:webhook'`, … */
   kind: SignalKind;
+  /**
+   * The action applied, e.g. `{ type: 'continue' }` or `{ type: 'transition', target: 'triage' }`.
+   * Absent when no route matched and no runner default applied (status `unrouted`).
+   */
   action?: Action;
+  /**
+   * The tier of the route that decided (`'strategy'`, `'agent'` or `'plugin'`). Absent when the
+   * signal was unrouted or a runner default decided (e.g. `continue` for a user message no route
+   * matched, `graceful_stop` for a `stop` signal).
+   */
   tier?: Tier;
+  /** The `name` of the route that decided. Absent when {@link AuditEntry.tier} is, or when that route has no name. */
   routeName?: string;
+  /** How the signal ended: `'completed'`, `'paused'`, `'rejected'`, `'unrouted'`, `'stopped'` or `'failed'`. */
   status: OutcomeStatus;
   /**
    * A `tool_approval` signal's decisions, with who made them (`Runner.approve`'s `by`) —

@@ -15,7 +15,9 @@ import type {
  * What an engine sees during one turn (a `continue`).
  */
 export interface TurnContext {
+  /** The canonical key of the session this turn runs for, e.g. `'agent:support:main'`. */
   readonly sessionKey: string;
+  /** The id of the session's agent: the {@link AgentDefinition.id} whose engine runs. */
   readonly agentId: string;
   /** The signal being applied (in a merged turn, the last of {@link TurnContext.signals}). */
   readonly signal: Signal;
@@ -103,6 +105,19 @@ export type EngineFn = (ctx: TurnContext) => Promise<TurnResult>;
 
 /** An object with a `turn` function: what a `continue` runs. */
 export interface Engine {
+  /**
+   * Runs one turn: called once per `continue` with the turn's {@link TurnContext}; what it
+   * returns (or resolves to) is applied after the turn. A throw or rejection ends the signal
+   * with outcome `failed` (its `error` the thrown `SignalyardError`, or an `ENGINE_FAILED` one
+   * wrapping anything else); nothing of the turn is applied beyond what `ctx.commit` saved.
+   *
+   * @example
+   * ```ts
+   * const engine: Engine = {
+   *   turn: async (ctx) => ({ messages: [{ role: 'assistant', content: `echo: ${ctx.history.at(-1)?.content}` }] }),
+   * };
+   * ```
+   */
   turn: EngineFn;
   /**
    * The visible conversation of a session from its history and this engine's state (for

@@ -42,7 +42,12 @@ export interface RunnerOptions {
   /** How long `close()` waits for in-flight turns before aborting them. Default 10000. */
   closeTimeoutMs?: number;
   /** Passed to plugins as `PluginContext.logger`. */
-  logger?: { debug(...args: unknown[]): void; warn(...args: unknown[]): void };
+  logger?: {
+    /** Receives diagnostic detail a plugin chooses to log (a console-style variadic call). */
+    debug(...args: unknown[]): void;
+    /** Receives problems a plugin reports without failing, e.g. the audit-log plugin's failed sink. */
+    warn(...args: unknown[]): void;
+  };
   /**
    * Puts the router's `explain()` list on every `route_decided` event (`considered`: each route
    * looked at and why it lost), computed in the same routing pass as the decision. Default

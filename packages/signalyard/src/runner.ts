@@ -37,6 +37,15 @@ import { viewOf, type SessionView } from './session-view.js';
 
 /** An inbound message: where it came from (`InboundRoute` of `@signalyard/sessions`) and its text. */
 export interface InboundMessage extends InboundRoute {
+  /**
+   * What the person wrote. It becomes the payload's `text` of the `user_message` signal the
+   * runner dispatches (the whole message is the payload), and the user message in the history.
+   *
+   * @example
+   * ```ts
+   * await runner.handle({ channel: 'cli', text: 'Where is my refund?' });
+   * ```
+   */
   text: string;
 }
 
@@ -131,11 +140,16 @@ export interface Runner {
   /** Deletes the session and its whole history, in its turn in the session's queue (like a rewind). */
   deleteSession(sessionKey: SessionKey | string): Promise<void>;
   /** The sessions in the store, in code-unit order of their keys, after the key `after` (a paging cursor). */
-  listSessions(opts?: {
-    prefix?: string;
-    after?: string;
-    limit?: number;
-  }): AsyncIterable<{ sessionKey: string; agentId: string; version: number; updatedAt: string }>;
+  listSessions(opts?: { prefix?: string; after?: string; limit?: number }): AsyncIterable<{
+    /** The session's canonical key, e.g. `'agent:support:main'`. */
+    sessionKey: string;
+    /** The id of the session's agent. */
+    agentId: string;
+    /** The session's current checkpoint version (1 after its first save). */
+    version: number;
+    /** When that version was saved, as an ISO-8601 timestamp (`2026-11-26T10:22:35.123Z`). */
+    updatedAt: string;
+  }>;
   /**
    * Subscribes to every runner event (synchronous, in order). Returns an unsubscribe function.
    *

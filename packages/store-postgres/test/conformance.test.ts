@@ -2,7 +2,7 @@ import { checkpointStoreConformance } from '@signalyard/core/testing';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { Pool } from 'pg';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
 
 // One table per run (the suite uses unique key prefixes per test, so its tests share it).
 const table = uniqueTable('conformance');

@@ -18,7 +18,13 @@ import fc from 'fast-check';
 import type { types } from 'pg';
 import { Pool } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
 import { collect, rejection } from '@signalyard/test-utils';
 
 const tables = new Set<string>();
@@ -361,35 +367,41 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       }
     });
 
-    it('counters incremented by read-modify-write from many clients lose no increment', async () => {
-      const table = freshTable('counter');
-      const clients = Array.from({ length: 8 }, () =>
-        store({ connectionString: DATABASE_URL, table, maxConnections: 1 }),
-      );
-      await clients[0]!.migrate();
-      const PER_CLIENT = 15;
-      await Promise.all(
-        clients.map(async (s) => {
-          for (let done = 0; done < PER_CLIENT;) {
-            const current = await s.load('counter');
-            try {
-              await s.save(
-                'counter',
-                { n: ((current?.data as { n: number } | undefined)?.n ?? 0) + 1 },
-                current?.version ?? 0,
-              );
-              done++;
-            } catch (error) {
-              if (!CheckpointConflictError.isInstance(error)) throw error;
+    // Many round trips to the server: on a busy 2-core machine more than vitest's default 5 s
+    // (a time limit, not a timing assertion).
+    it(
+      'counters incremented by read-modify-write from many clients lose no increment',
+      { timeout: 60_000 },
+      async () => {
+        const table = freshTable('counter');
+        const clients = Array.from({ length: 8 }, () =>
+          store({ connectionString: DATABASE_URL, table, maxConnections: 1 }),
+        );
+        await clients[0]!.migrate();
+        const PER_CLIENT = 15;
+        await Promise.all(
+          clients.map(async (s) => {
+            for (let done = 0; done < PER_CLIENT;) {
+              const current = await s.load('counter');
+              try {
+                await s.save(
+                  'counter',
+                  { n: ((current?.data as { n: number } | undefined)?.n ?? 0) + 1 },
+                  current?.version ?? 0,
+                );
+                done++;
+              } catch (error) {
+                if (!CheckpointConflictError.isInstance(error)) throw error;
+              }
             }
-          }
-        }),
-      );
-      expect(await clients[0]!.load('counter')).toMatchObject({
-        version: clients.length * PER_CLIENT,
-        data: { n: clients.length * PER_CLIENT },
-      });
-    });
+          }),
+        );
+        expect(await clients[0]!.load('counter')).toMatchObject({
+          version: clients.length * PER_CLIENT,
+          data: { n: clients.length * PER_CLIENT },
+        });
+      },
+    );
 
     it('reports the real stored version in a conflict even when another tool wrote it', async () => {
       const s = await migrated();
@@ -492,32 +504,52 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       expect((error as Error).message).toContain('7');
     });
 
-    it('yields exactly what MemoryCheckpointStore yields, in the same order, for any keys and prefix', async () => {
-      const s = await migrated('property');
-      const alphabet = ['a', 'b', 'A', '%', '_', '\\', ':', '\u00e9', '\ud7ff', '\ue000', '\uffff', '😀', '\u{10ffff}'];
-      const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 4 }).map((parts) => parts.join(''));
-      let run = 0;
-      await fc.assert(
-        fc.asyncProperty(
-          fc.uniqueArray(
-            text.filter((k) => k !== ''),
-            { maxLength: 10 },
+    // Many round trips to the server: on a busy 2-core machine more than vitest's default 5 s
+    // (a time limit, not a timing assertion).
+    it(
+      'yields exactly what MemoryCheckpointStore yields, in the same order, for any keys and prefix',
+      { timeout: 60_000 },
+      async () => {
+        const s = await migrated('property');
+        const alphabet = [
+          'a',
+          'b',
+          'A',
+          '%',
+          '_',
+          '\\',
+          ':',
+          '\u00e9',
+          '\ud7ff',
+          '\ue000',
+          '\uffff',
+          '😀',
+          '\u{10ffff}',
+        ];
+        const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 4 }).map((parts) => parts.join(''));
+        let run = 0;
+        await fc.assert(
+          fc.asyncProperty(
+            fc.uniqueArray(
+              text.filter((k) => k !== ''),
+              { maxLength: 10 },
+            ),
+            text,
+            async (keys, prefix) => {
+              // Each run under its own namespace in the one table: `r<n>/` + key.
+              const ns = `r${run++}/`;
+              const memory = new MemoryCheckpointStore();
+              for (const key of keys) {
+                await s.save(ns + key, key, 0);
+                await memory.save(ns + key, key, 0);
+              }
+              expect(await collect(s.list(ns + prefix))).toEqual(await collect(memory.list(ns + prefix)));
+            },
           ),
-          text,
-          async (keys, prefix) => {
-            // Each run under its own namespace in the one table: `r<n>/` + key.
-            const ns = `r${run++}/`;
-            const memory = new MemoryCheckpointStore();
-            for (const key of keys) {
-              await s.save(ns + key, key, 0);
-              await memory.save(ns + key, key, 0);
-            }
-            expect(await collect(s.list(ns + prefix))).toEqual(await collect(memory.list(ns + prefix)));
-          },
-        ),
-        { numRuns: 120 },
-      );
-    });
+          { numRuns: 120 },
+        );
+      },
+    );
 
     it('takes its snapshot at the first step: deleting while iterating is safe', async () => {
       const s = await migrated();

@@ -7,7 +7,13 @@ import {
 } from '@signalyard/store-postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { collect, rejection, thrown } from '@signalyard/test-utils';
-import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
 
 const tables = new Set<string>();
 function freshTable(label = 'history'): string {

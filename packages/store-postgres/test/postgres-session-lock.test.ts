@@ -7,7 +7,7 @@ import {
 } from '@signalyard/store-postgres';
 import { Client } from 'pg';
 import { afterAll, afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd } from './fixtures/database.js';
+import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd } from '@signalyard/test-utils/postgres';
 import { deferred, rejection } from '@signalyard/test-utils';
 
 /** Generous bound for conditions that depend on the server (a busy CI machine). */

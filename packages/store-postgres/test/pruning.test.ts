@@ -8,7 +8,13 @@ import { fileURLToPath } from 'node:url';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { collect } from '@signalyard/test-utils';
 import { afterAll, expect, it } from 'vitest';
-import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const childScript = fileURLToPath(new URL('./fixtures/saver-child.ts', import.meta.url));

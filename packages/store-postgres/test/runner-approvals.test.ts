@@ -5,7 +5,7 @@ import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { approvalEngine, deferred } from '@signalyard/test-utils';
 import { Action, createRunner, type EngineFn, type Runner } from 'signalyard';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
 
 const tables = new Set<string>();
 const open: { close(): Promise<void> }[] = [];

@@ -6,7 +6,7 @@ import { PostgresCheckpointStore, PostgresSessionLock } from '@signalyard/store-
 import { deferred } from '@signalyard/test-utils';
 import { createRunner, type Runner, type SessionCheckpointV1, type TurnContext, type TurnResult } from 'signalyard';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
 
 const tables = new Set<string>();
 const open: { close(): Promise<void> }[] = [];

@@ -5,7 +5,13 @@ import { PostgresCheckpointStore, PostgresLockError, PostgresSessionLock } from 
 import { deferred } from '@signalyard/test-utils';
 import { RunnerError, createRunner, type Runner, type SessionCheckpointV1, type TurnContext } from 'signalyard';
 import { afterAll, afterEach, expect, it, vi } from 'vitest';
-import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
 
 /** Generous bound for conditions that depend on the server (a busy CI machine). */
 const WAIT = { timeout: 20_000, interval: 5 };

@@ -9,7 +9,13 @@ import type { ChatMessage } from '@signalyard/core';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import type { SessionCheckpointV1 } from 'signalyard';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import { DATABASE_URL, adminPool, describePostgres, dropTablesAndEnd, uniqueTable } from './fixtures/database.js';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
 import { keyOf, textOf, type ChildReply, type ChildRequestBody } from './fixtures/runner-protocol.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));

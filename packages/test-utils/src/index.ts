@@ -1,7 +1,7 @@
 /**
  * Helpers the Signalyard packages' own tests share: deferred promises, the error a call throws
  * or a promise rejects with, typed error-code assertions, draining async iterables, garbage-collection checks. Private to
- * the repository (never published); depends on nothing but vitest. Also a scripted engine that
+ * the repository (never published); depends on nothing but vitest (the `./postgres` subpath adds `pg`). Also a scripted engine that
  * asks for tool approval (`approvalEngine`), for the Runner's approval tests.
  */
 import v8 from 'node:v8';

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AbortedError } from '@signalyard/core';
 import { pushStream } from '@signalyard/core/internal';
-
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const e of iterable) out.push(e);
-  return out;
-}
+import { collect } from '@signalyard/test-utils';
 
 describe('pushStream', () => {
   it('yields what the producer emits, in order, and ends when it settles', async () => {
