@@ -1,9 +1,4 @@
-import {
-  assertCheckpointKey,
-  assertExpectedVersion,
-  serializeCheckpointData,
-  storeClosedError,
-} from './checkpoint-data.js';
+import { assertCheckpointKey, assertExpectedVersion, storeClosedError } from './checkpoint-data.js';
 import {
   DEFAULT_KEEP_VERSIONS,
   assertCheckpointVersion,
@@ -11,6 +6,7 @@ import {
   resolveHistoryOptions,
 } from './checkpoint-history.js';
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
+import { cloneJson, copyCheckpointData } from './checkpoint-json.js';
 import { compareCodeUnits } from './checkpoint-text.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
@@ -19,7 +15,8 @@ import { describeValue } from './signal.js';
 
 interface Entry {
   readonly version: number;
-  readonly text: string;
+  /** The data as JSON.parse(its JSON text) would return it, owned by the store (never handed out). */
+  readonly data: unknown;
   readonly updatedAt: string;
 }
 
@@ -35,7 +32,7 @@ export interface MemoryCheckpointStoreOptions {
   /**
    * How many versions before the current one each key keeps for `history` and `loadVersion`.
    * Default 20; 0 keeps the current version only. Older versions are dropped as new ones are
-   * saved. Every kept version is held in memory as its JSON text.
+   * saved. Every kept version is held in memory as a copy of its data with JSON semantics.
    */
   keepVersions?: number;
 }
@@ -48,7 +45,8 @@ export interface MemoryCheckpointStoreOptions {
  * It keeps the last `keepVersions` (default 20) versions of every key before the current one:
  * `history(key)` lists them newest first, `loadVersion(key, version)` reads one, and `delete`
  * drops them all. Memory grows with the number of keys × (`keepVersions` + 1) × the size of a
- * checkpoint's JSON; pass `keepVersions: 0` to keep the current version only.
+ * checkpoint's data (frozen chat messages a Runner keeps are shared between versions, not
+ * copied); pass `keepVersions: 0` to keep the current version only.
  *
  * @throws ConfigError `CONFIG_INVALID` for options other than `{ keepVersions? }` with an
  * integer ≥ 0.
@@ -84,18 +82,17 @@ export class MemoryCheckpointStore implements CheckpointStore {
     this.#open();
     assertCheckpointKey(key);
     assertExpectedVersion(expectedVersion);
-    const text = serializeCheckpointData(data, key);
+    const copy = copyCheckpointData(data, key);
     const versions = this.#entries.get(key);
     const actual = versions === undefined ? 0 : (versions[versions.length - 1] as Entry).version;
     if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
     const version = expectedVersion + 1;
-    const entry: Entry = { version, text, updatedAt: isoNow() };
+    const entry: Entry = { version, data: copy, updatedAt: isoNow() };
     if (versions === undefined) {
       this.#entries.set(key, [entry]);
     } else {
       versions.push(entry);
-      const excess = versions.length - (this.#keepVersions + 1);
-      if (excess > 0) versions.splice(0, excess);
+      if (versions.length > this.#keepVersions + 1) versions.shift(); // one in, one out
     }
     return version;
   }
@@ -171,7 +168,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
 }
 
 function toCheckpoint(entry: Entry): Checkpoint {
-  return { version: entry.version, data: JSON.parse(entry.text) as unknown, updatedAt: entry.updatedAt };
+  return { version: entry.version, data: cloneJson(entry.data), updatedAt: entry.updatedAt };
 }
 
 /** `keepVersions` from the options, checked. */

@@ -11,7 +11,7 @@ import {
 } from './apply-signal.js';
 import type { Batch, MergedMember } from './busy-batch.js';
 import { RunnerError } from './errors/runner-error.js';
-import { trimHistory, userMessageOf } from './history.js';
+import { appendHistory, userMessageOf } from './history.js';
 import { UNLOADED, type Job, type LiveSession, type LoadedState } from './live-session.js';
 import { asSignalyardError, failedOutcome, outcomeOf, type Applied } from './outcomes.js';
 import { isConflict, isUnstorable } from './session-persistence.js';
@@ -107,7 +107,7 @@ export class BatchApplier {
   async #member(p: Pass, job: Job): Promise<PassEnd> {
     const { session, batch, loaded } = p;
     const user = p.batch.saved.has(job) ? undefined : userMessageOf(job.signal);
-    const history = user === undefined ? p.history : trimHistory([...p.history, user], this.#d.maxHistoryMessages);
+    const history = user === undefined ? p.history : appendHistory(p.history, user, this.#d.maxHistoryMessages);
     const arrival = { history, engineState: loaded.engineState };
     let match: RouteMatch | undefined;
     let explained: ExplainedDecision | undefined;

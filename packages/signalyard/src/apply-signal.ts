@@ -11,7 +11,7 @@ import {
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
-import { trimHistory, userMessageOf } from './history.js';
+import { appendHistory, userMessageOf } from './history.js';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type Job, type LiveSession, type LoadedState } from './live-session.js';
 import { asSignalyardError, failedOutcome, outcomeOf, type Applied, type SessionSave } from './outcomes.js';
@@ -140,7 +140,7 @@ export class SignalApplier {
     // Applied again after its engine committed: the user message is saved already.
     const user = job.committed === true ? undefined : userMessageOf(signal);
     const history =
-      user === undefined ? loaded.history : trimHistory([...loaded.history, user], this.#d.maxHistoryMessages);
+      user === undefined ? loaded.history : appendHistory(loaded.history, user, this.#d.maxHistoryMessages);
     const arrival = user === undefined ? undefined : { history, engineState: loaded.engineState };
     const keepArrival = arrival === undefined ? {} : { save: arrival };
     let match: RouteMatch | undefined;

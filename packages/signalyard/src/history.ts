@@ -1,15 +1,35 @@
+import { frozenJsonRecord, isJsonRecord } from '@signalyard/core/internal';
 import type { ChatMessage, Signal } from '@signalyard/core';
 
 /**
+ * A message as the history keeps it: a frozen copy when it is a plain object of JSON primitives
+ * (most messages are `{ role, content }`; core's `frozenJsonRecord`), else as it is. A store
+ * (the memory store) shares such a message between the versions it keeps instead of copying it
+ * with every save while it stays in the history; the copy also isolates the history from later
+ * changes to the engine's object.
+ */
+function keptMessage(message: ChatMessage): ChatMessage {
+  if (isJsonRecord(message)) return message;
+  return frozenJsonRecord(message) ?? message;
+}
+
+/** `messages` as the history keeps them ({@link keptMessage}). */
+export function keptMessages(messages: readonly ChatMessage[]): ChatMessage[] {
+  const kept = new Array<ChatMessage>(messages.length);
+  for (let i = 0; i < messages.length; i++) kept[i] = keptMessage(messages[i] as ChatMessage);
+  return kept;
+}
+
+/**
  * The user message a signal adds to the history: a `user_message` whose payload is a string,
- * or has `text: string`. Other signals add nothing.
+ * or has `text: string` (frozen, see {@link keptMessage}). Other signals add nothing.
  */
 export function userMessageOf(signal: Signal): ChatMessage | undefined {
   if (signal.kind !== 'user_message') return undefined;
   const payload = signal.payload;
-  if (typeof payload === 'string') return { role: 'user', content: payload };
+  if (typeof payload === 'string') return keptMessage({ role: 'user', content: payload });
   if (typeof payload === 'object' && payload !== null && typeof (payload as { text?: unknown }).text === 'string') {
-    return { role: 'user', content: (payload as { text: string }).text };
+    return keptMessage({ role: 'user', content: (payload as { text: string }).text });
   }
   return undefined;
 }
@@ -30,4 +50,32 @@ export function trimHistory(history: readonly ChatMessage[], max: number): reado
     while (start > 0 && (history[start] as ChatMessage).role === 'tool') start--;
   }
   return history.slice(start);
+}
+
+/**
+ * `trimHistory([...history, ...added], max)`, built as one array: the history a signal's user
+ * message or a turn's messages extend.
+ */
+export function appendHistory(
+  history: readonly ChatMessage[],
+  added: ChatMessage | readonly ChatMessage[],
+  max: number,
+): readonly ChatMessage[] {
+  const more: readonly ChatMessage[] = Array.isArray(added) ? added : [added as ChatMessage];
+  const total = history.length + more.length;
+  const at = (i: number): ChatMessage => (i < history.length ? history[i] : more[i - history.length]) as ChatMessage;
+  let start = 0;
+  if (total > max) {
+    // As trimHistory: never start with orphaned tool results, unless nothing would be left.
+    const cut = total - max;
+    start = cut;
+    while (start < total && at(start).role === 'tool') start++;
+    if (start === total) {
+      start = cut;
+      while (start > 0 && at(start).role === 'tool') start--;
+    }
+  }
+  const kept = new Array<ChatMessage>(total - start);
+  for (let i = start; i < total; i++) kept[i - start] = at(i);
+  return kept;
 }

@@ -1,7 +1,9 @@
 /** A FIFO counting semaphore: at most `limit` holders at once. */
 export class Semaphore {
   #available: number;
-  readonly #waiting: (() => void)[] = [];
+  /** Waiters from `#head` on; taken slots are cleared (a queue without `shift()` per release). */
+  #waiting: ((() => void) | undefined)[] = [];
+  #head = 0;
 
   constructor(limit: number) {
     this.#available = limit;
@@ -17,8 +19,19 @@ export class Semaphore {
   }
 
   release(): void {
-    const next = this.#waiting.shift();
-    if (next !== undefined) next();
-    else this.#available++;
+    if (this.#head === this.#waiting.length) {
+      this.#available++;
+      return;
+    }
+    const next = this.#waiting[this.#head] as () => void;
+    this.#waiting[this.#head++] = undefined;
+    if (this.#head === this.#waiting.length) {
+      this.#waiting = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#waiting.length) {
+      this.#waiting = this.#waiting.slice(this.#head);
+      this.#head = 0;
+    }
+    next();
   }
 }

@@ -20,7 +20,7 @@ export function signalCause(
   const decided = outcome.decidedBy;
   const approvals = signal.kind === 'tool_approval' ? decisionRecords(signal) : undefined;
   return {
-    at: new Date().toISOString(),
+    at: isoNow(),
     signal: text === undefined ? { kind: signal.kind } : { kind: signal.kind, text },
     ...(outcome.status !== undefined && { status: outcome.status }),
     ...(decided !== undefined && { tier: decided.tier }),
@@ -40,4 +40,16 @@ function truncateUnits(text: string, max: number): string {
   if (text.length <= max) return text;
   const last = text.charCodeAt(max - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+let lastMs = Number.NaN;
+let lastIso = '';
+/** The current time as ISO-8601, formatted once per millisecond (a version per signal asks often). */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }

@@ -14,7 +14,7 @@ import { errorText } from '@signalyard/core/internal';
 import { ComposedRouter } from '@signalyard/router';
 import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
-import { trimHistory, userMessageOf } from './history.js';
+import { keptMessages, trimHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
@@ -79,7 +79,7 @@ export class SessionPersistence {
     const strategy = newStrategy(session.agent);
     strategy.restore(data.strategy);
     return this.#install(session, strategy, checkpoint.version, {
-      history: trimHistory(data.history, this.#maxHistoryMessages),
+      history: keptMessages(trimHistory(data.history, this.#maxHistoryMessages)),
       engineState: data.engine,
       pendingApprovals: pendingOf(data),
       staleApprovals: staleOf(data),

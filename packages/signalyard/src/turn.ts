@@ -19,7 +19,7 @@ import { AnnouncedApprovals, impliedApprovalEvents, turnApprovals } from './appr
 import { NO_APPROVALS } from './checkpoint-format.js';
 import type { TurnContext, TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
-import { trimHistory } from './history.js';
+import { appendHistory, keptMessages } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
@@ -193,7 +193,7 @@ async function applyTurnResult(
   const next =
     turn.messages === undefined || turn.messages.length === 0
       ? t.history
-      : trimHistory([...t.history, ...turn.messages], deps.maxHistoryMessages);
+      : appendHistory(t.history, keptMessages(turn.messages), deps.maxHistoryMessages);
   const engineState = Object.prototype.hasOwnProperty.call(turn, 'state') ? turn.state : t.loaded.engineState;
   const pending =
     turn.pendingApprovals === undefined || turn.pendingApprovals.length === 0 ? NO_APPROVALS : turn.pendingApprovals;

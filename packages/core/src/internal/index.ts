@@ -36,6 +36,7 @@ export {
   serializeCheckpointData,
   storeClosedError,
 } from '../checkpoint-data.js';
+export { frozenJsonRecord, isJsonRecord } from '../json-record.js';
 export {
   DEFAULT_KEEP_VERSIONS,
   assertCheckpointVersion,

@@ -1,0 +1,107 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CheckpointDataError } from '@signalyard/core';
+import { MemoryCheckpointStore } from '@signalyard/core';
+import { frozenJsonRecord, isJsonRecord, serializeCheckpointData } from '@signalyard/core/internal';
+
+const anything = fc.anything({
+  withBigInt: true,
+  withDate: true,
+  withMap: true,
+  withSet: true,
+  withTypedArray: true,
+  withSparseArray: true,
+  withBoxedValues: true,
+  withNullPrototype: true,
+  withObjectString: true,
+});
+
+/** What the store must give back for `data`: JSON.parse of its serialization, or the same refusal. */
+function expected(data: unknown): { data: unknown } | { error: string } {
+  try {
+    return { data: JSON.parse(serializeCheckpointData(data)) as unknown };
+  } catch (error) {
+    return { error: (error as CheckpointDataError).code };
+  }
+}
+
+describe('MemoryCheckpointStore keeps data with JSON semantics without JSON text', () => {
+  it('for anything, load returns exactly what JSON.parse(serializeCheckpointData(data)) does, or save refuses it alike', async () => {
+    await fc.assert(
+      fc.asyncProperty(anything, async (data) => {
+        const store = new MemoryCheckpointStore();
+        const want = expected(data);
+        let saved: unknown;
+        try {
+          await store.save('k', data, 0);
+          saved = { data: (await store.load('k'))?.data };
+        } catch (error) {
+          saved = { error: (error as CheckpointDataError).code };
+        }
+        expect(saved).toStrictEqual(want);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('normalizes what JSON normalizes: -0, undefined members and items, holes, toJSON with its key', async () => {
+    const store = new MemoryCheckpointStore();
+    const data = {
+      zero: -0,
+      gone: undefined,
+      list: [undefined, 1, , 3], // eslint-disable-line no-sparse-arrays
+      keyed: { toJSON: (key: string) => `key ${key}` },
+      at: new Date(Date.UTC(2026, 0, 1)),
+    };
+    await store.save('k', data, 0);
+    const loaded = (await store.load('k'))?.data;
+    expect(loaded).toStrictEqual(JSON.parse(JSON.stringify(data)));
+    expect(Object.is((loaded as { zero: number }).zero, 0)).toBe(true);
+  });
+
+  it('keeps a "__proto__" key of parsed data as an own property', async () => {
+    const store = new MemoryCheckpointStore();
+    const data = JSON.parse('{"__proto__":{"x":1},"a":[{"__proto__":2}]}') as unknown;
+    await store.save('k', data, 0);
+    const loaded = (await store.load('k'))?.data as Record<string, unknown>;
+    expect(JSON.stringify(loaded)).toBe(JSON.stringify(data));
+    expect(Object.getPrototypeOf(loaded)).toBe(Object.prototype);
+  });
+});
+
+describe('frozenJsonRecord', () => {
+  it('is a frozen copy of a plain object of JSON primitives, equal to it, and recognised as such', () => {
+    const message = { role: 'user', content: 'hi', name: undefined };
+    const record = frozenJsonRecord(message);
+    expect(record).toStrictEqual({ role: 'user', content: 'hi' });
+    expect(record).not.toBe(message);
+    expect(Object.isFrozen(record)).toBe(true);
+    expect(isJsonRecord(record as object)).toBe(true);
+    expect(isJsonRecord(message)).toBe(false);
+    expect(isJsonRecord({ ...record })).toBe(false); // a spread copy is an ordinary object
+    expect(isJsonRecord(Object.create(record as object) as object)).toBe(false);
+  });
+
+  it.each([
+    ['a nested object', { a: { b: 1 } }],
+    ['a NaN', { a: Number.NaN }],
+    ['a negative zero', { a: -0 }],
+    ['a class instance', new (class A {})()],
+    ['a toJSON', { toJSON: () => 1 }],
+    ['a null prototype', Object.create(null) as object],
+  ])('is undefined for %s', (_title, value) => {
+    expect(frozenJsonRecord(value)).toBeUndefined();
+  });
+
+  it('is shared by the memory store (it cannot change), while loads still get mutable copies', async () => {
+    const store = new MemoryCheckpointStore();
+    const record = frozenJsonRecord({ role: 'user', content: 'hi' }) as object;
+    await store.save('k', { history: [record] }, 0);
+    const loaded = (await store.load('k'))?.data as { history: Record<string, unknown>[] };
+    expect(loaded).toStrictEqual({ history: [{ role: 'user', content: 'hi' }] });
+    expect(loaded.history[0]).not.toBe(record);
+    expect(Object.isFrozen(loaded.history[0])).toBe(false);
+    (loaded.history[0] as Record<string, unknown>).content = 'changed';
+    expect((await store.load('k'))?.data).toStrictEqual({ history: [{ role: 'user', content: 'hi' }] });
+  });
+});
