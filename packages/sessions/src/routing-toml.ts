@@ -170,6 +170,19 @@ export function parseRoutingConfig(toml: string): RoutingConfig {
 }
 
 /**
+ * Where a syntax error is: the parser's line and column, except that an error the parser finds
+ * where the text ends (an unclosed array or table, say) is reported at the end of the last line
+ * that has text, never on a line past the end of the file.
+ */
+function tomlErrorPosition(error: TomlError, text: string): { line: number; column: number } {
+  const lines = text.split('\n');
+  let last = lines.length;
+  while (last > 1 && lines[last - 1]!.trim() === '') last--;
+  if (error.line <= last) return { line: error.line, column: error.column };
+  return { line: last, column: lines[last - 1]!.replace(/\r$/, '').length + 1 };
+}
+
+/**
  * The parser's message, first line only, without its prefix. A one-line string that reaches the
  * end of its line unclosed is reported by the parser as a control character (the line break)
  * inside a string: it is called what it is, an unterminated string.
@@ -207,8 +220,7 @@ function parseWithFile(toml: string, file: string | undefined): RoutingConfig {
           {
             path: '',
             message: `TOML syntax error: ${tomlErrorText(error, text)}`,
-            line: error.line,
-            column: error.column,
+            ...tomlErrorPosition(error, text),
           },
         ],
       });

@@ -111,6 +111,21 @@ routing.bindings = [
     }
   });
 
+  it('an error found where the text ends is reported on the last line with text, never past the end', () => {
+    for (const toml of [
+      '[routing]\ndefault_agent = ["a",\n',
+      '[routing]\ndefault_agent = ["a",',
+      '[routing]\ndefault_agent = ["a",\r\n\n  \n',
+    ]) {
+      const [problem] = configProblems(() => parseRoutingConfig(toml));
+      expect(problem?.message, toml).toMatch(/^TOML syntax error: /);
+      expect(problem?.line, toml).toBe(2);
+      // Within line 2: at most one past its last character.
+      expect(problem?.column, toml).toBeGreaterThan(0);
+      expect(problem?.column, toml).toBeLessThanOrEqual('default_agent = ["a",'.length + 1);
+    }
+  });
+
   it("a control character inside a closed string keeps the parser's message", () => {
     const [problem] = configProblems(() => parseRoutingConfig('[routing]\ndefault_agent = "ma\u0001in"\n'));
     expect(problem?.message).toBe('TOML syntax error: control characters are not allowed in strings');
