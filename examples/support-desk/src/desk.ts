@@ -172,7 +172,7 @@ export interface Refund {
  * `approvals:` policy (config/desk-crew.yaml) lets it run only after a person approved a refund
  * over $100 — and then once.
  */
-export function refundTool(ledger: Refund[]): Tool {
+function refundTool(ledger: Refund[]): Tool {
   return {
     name: 'refund',
     description: 'Refund an order to the card it was paid with.',
@@ -191,7 +191,7 @@ export function refundTool(ledger: Refund[]): Tool {
 }
 
 /** Who may approve a refund the desk's crew holds (`runner.approve(…, { by })`). */
-export const REVIEWERS: ReadonlySet<string> = new Set(['rita@finance']);
+const REVIEWERS: ReadonlySet<string> = new Set(['rita@finance']);
 
 /** The desk's engine: the crew, then the FSM moves the crew's outcome calls for. */
 function deskEngine(model: ChatModel, ledger: Refund[]): EngineFn {

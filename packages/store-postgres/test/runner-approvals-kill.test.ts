@@ -48,7 +48,12 @@ describePostgres('kill -9 right after an approved tool’s side effect', () => {
     const key = `agent:${AGENT}:kill9`;
     const sideEffects = (): string[] => readFileSync(file, 'utf8').split('\n').filter(Boolean);
     try {
-      const doomed = new IpcChild('approval-child.ts', [DATABASE_URL, table, file, 'hang-after-side-effect']);
+      const doomed = new IpcChild(new URL('./fixtures/approval-child.ts', import.meta.url), [
+        DATABASE_URL,
+        table,
+        file,
+        'hang-after-side-effect',
+      ]);
       children.push(doomed);
       const stderr = (): string => doomed.stderr;
       await within(doomed.ready, START_DEADLINE_MS, 'the runner process to start', stderr);

@@ -44,8 +44,8 @@ describePostgres('collect across two runner processes sharing PostgreSQL and a P
     await store.migrate();
     try {
       const [a, b] = [
-        new IpcChild('busy-child.ts', [DATABASE_URL, table]),
-        new IpcChild('busy-child.ts', [DATABASE_URL, table]),
+        new IpcChild(new URL('./fixtures/busy-child.ts', import.meta.url), [DATABASE_URL, table]),
+        new IpcChild(new URL('./fixtures/busy-child.ts', import.meta.url), [DATABASE_URL, table]),
       ];
       children.push(a, b);
       await within(Promise.all([a.ready, b.ready]), START_DEADLINE_MS, 'two runner processes to start', stderr);
