@@ -7,10 +7,18 @@
 // Target (docs/crew.md): ≤ 5 µs per handoff of executor overhead. The OpenAI Agents SDK spends
 // ≈ 250 µs per handoff with a fake model on the machines the target was set on; it is a
 // reference figure, not measured here (the SDK is not a dependency of this benchmark).
+//
+// Then a four-agent chain a -> b -> c -> d (issues 24 and 25), one whole run per call (a fresh
+// executor and model, as a Runner turn has):
+// - the marginal cost of a handoff: a run with k = 3 handoffs minus a run with k = 0 (the entry
+//   agent answers without a marker), over 3, model calls included (target ≤ 2 µs);
+// - what streaming adds per text delta: the same chain with 160-character replies, run by
+//   executeStream() (every event read, markers hidden) minus execute(), over the number of
+//   text_delta events the stream yields (target ≤ 1 µs per delta).
 import { streamChat, type ChatMessage, type ChatRequest } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, resolveCrewConfig } from '@signalyard/crew';
-import { difference, figure, measure, printTable } from '../../../scripts/bench/harness.mjs';
+import { described, difference, figure, measure, printTable } from '../../../scripts/bench/harness.mjs';
 
 const HANDOFFS = 100;
 const CALLS = HANDOFFS + 1; // the 101st reply asks for a handoff that max_handoffs refuses
@@ -87,6 +95,65 @@ const streamedFloor = async (): Promise<number> => {
   return history.length;
 };
 
+// ---- The four-agent chain.
+const CHAIN = ['a', 'b', 'c', 'd'] as const;
+const chain = resolveCrewConfig({
+  entryPoint: 'a',
+  agents: CHAIN.map((id) => ({ id })),
+  routing: {
+    signals: {
+      a: [{ signal: '[TO_B]', target: 'b' }],
+      b: [{ signal: '[TO_C]', target: 'c' }],
+      c: [{ signal: '[TO_D]', target: 'd' }],
+    },
+    // A reply without a marker ends the run (routing decides first).
+    agentBehaviors: Object.fromEntries(CHAIN.map((id) => [id, { isTerminal: true }])),
+  },
+});
+type Replies = Readonly<Record<string, { readonly content: string }>>;
+const K3: Replies = {
+  a: { content: 'over to b [TO_B]' },
+  b: { content: 'over to c [TO_C]' },
+  c: { content: 'over to d [TO_D]' },
+  d: { content: 'done' },
+};
+const K0: Replies = { a: { content: 'done' } };
+// 160 characters of prose per reply (10 deltas of the scripted model's default 16 characters),
+// then the marker.
+const PROSE = 'The order shipped on Monday and should arrive within three working days; tracking is '
+  .repeat(2)
+  .slice(0, 160);
+const LONG: Replies = {
+  a: { content: `${PROSE} [TO_B]` },
+  b: { content: `${PROSE} [TO_C]` },
+  c: { content: `${PROSE} [TO_D]` },
+  d: { content: PROSE },
+};
+const chainRun = async (replies: Replies): Promise<number> => {
+  const executor = new CrewExecutor({ crew: chain, model: scriptedModel((r) => replies[r.agentId as string]!) });
+  return (await executor.execute('start')).handoffs;
+};
+const chainStream = async (replies: Replies): Promise<number> => {
+  const executor = new CrewExecutor({ crew: chain, model: scriptedModel((r) => replies[r.agentId as string]!) });
+  let deltas = 0;
+  for await (const event of executor.executeStream('start')) if (event.type === 'text_delta') deltas++;
+  return deltas;
+};
+// The chain does what the figures claim.
+if ((await chainRun(K3)) !== 3 || (await chainRun(K0)) !== 0 || (await chainRun(LONG)) !== 3)
+  throw new Error('unexpected chain run');
+const DELTAS = await chainStream(LONG);
+{
+  const executor = new CrewExecutor({ crew: chain, model: scriptedModel((r) => LONG[r.agentId as string]!) });
+  let text = '';
+  for await (const event of executor.executeStream('start')) {
+    if (event.type === 'text_delta') text += event.delta;
+    if (event.type === 'end' && (event.response.handoffs !== 3 || !text.endsWith(PROSE)))
+      throw new Error('unexpected streamed chain run');
+  }
+  if (text.includes('[TO_') || DELTAS < 40) throw new Error(`unexpected deltas: ${DELTAS}`);
+}
+
 let sink = 0;
 const results = await measure([
   {
@@ -120,6 +187,38 @@ const results = await measure([
   },
 ]);
 printTable(`@signalyard/crew: ${HANDOFFS}-handoff ping-pong, instant scriptedModel (per handoff)`, results);
+
+const chainResults = await measure([
+  {
+    name: 'chain, k = 0 handoffs: execute()',
+    batch: 1,
+    fn: async () => {
+      sink += await chainRun(K0);
+    },
+  },
+  {
+    name: 'chain, k = 3 handoffs: execute()',
+    batch: 1,
+    fn: async () => {
+      sink += await chainRun(K3);
+    },
+  },
+  {
+    name: 'chain, 160-char replies: execute()',
+    batch: 1,
+    fn: async () => {
+      sink += await chainRun(LONG);
+    },
+  },
+  {
+    name: 'chain, 160-char replies: executeStream()',
+    batch: 1,
+    fn: async () => {
+      sink += await chainStream(LONG);
+    },
+  },
+]);
+printTable('@signalyard/crew: a -> b -> c -> d chain, instant scriptedModel (per run)', chainResults);
 const [floorR, streamedFloorR, exec, stream] = results;
 const reference = `OpenAI Agents SDK ≈ ${OPENAI_AGENTS_US} µs (reference, not measured)`;
 figure({
@@ -149,5 +248,23 @@ figure({
   name: 'executeStream() per handoff, streamed model calls included',
   unit: 'ns',
   samples: stream!.samples,
+});
+const [k0, k3, plain, streamed] = chainResults;
+const CHAIN_WORKLOAD = 'crew: a -> b -> c -> d chain, instant model';
+figure({
+  workload: CHAIN_WORKLOAD,
+  name: 'marginal cost per handoff: (k = 3 − k = 0) / 3',
+  unit: 'ns',
+  samples: difference(k3!, k0!).map((ns) => ns / 3),
+  target: { atMost: 2000 },
+  against: `${described(k0!, 'run with k = 0')}, ${described(k3!, 'k = 3')}`,
+});
+figure({
+  workload: CHAIN_WORKLOAD,
+  name: `streaming per text delta: (executeStream − execute) / ${DELTAS}`,
+  unit: 'ns',
+  samples: difference(streamed!, plain!).map((ns) => ns / DELTAS),
+  target: { atMost: 1000 },
+  against: `${described(plain!, 'execute()')}, ${described(streamed!, 'executeStream()')}`,
 });
 if (sink < 0) console.log(sink);

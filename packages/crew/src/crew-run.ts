@@ -12,6 +12,7 @@ import {
 } from '@signalyard/core';
 import { abortedError, errorText, isAbortSignal, linkAbortSignals, untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent, CompiledCrew, CompiledGroup } from './compiled-crew.js';
+import { AbortRace } from './abort-race.js';
 import { SignalHider, visibleText } from './signal-hider.js';
 import { streamedReply } from './streamed-reply.js';
 import type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMemberStatus } from './crew-events.js';
@@ -80,6 +81,7 @@ export async function runCrew(
     chain,
     history,
     abortSignal: controller.signal,
+    race: new AbortRace(controller.signal),
     modelCalls: paused?.run.modelCalls ?? 0,
     handoffs: paused?.run.handoffs ?? 0,
     lastAgentId: start.id,
@@ -104,6 +106,7 @@ export async function runCrew(
   } catch (error) {
     return failed(emit, runError(error, run.agentId, run));
   } finally {
+    run.race.dispose();
     userSignal?.removeEventListener('abort', onAbort);
     consumerSignal?.removeEventListener('abort', onAbort);
   }
@@ -409,7 +412,13 @@ function callModel(
   group: string | undefined,
   path: Path,
 ): Promise<unknown> {
-  if (path === undefined) return untilAborted(agent.model.generate(request), request.abortSignal);
+  if (path === undefined) {
+    const abortSignal = request.abortSignal as AbortSignal;
+    // The main loop's calls share the run's one abort listener; a group member has its own signal.
+    return abortSignal === run.abortSignal
+      ? run.race.race(agent.model.generate(request))
+      : untilAborted(agent.model.generate(request), abortSignal);
+  }
   const emit = run.emit as (event: CrewEvent) => void;
   const agentId = agent.id;
   const hider = run.crew.settings.hideSignals ? new SignalHider(run.crew.markers) : undefined;

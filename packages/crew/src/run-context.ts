@@ -1,6 +1,7 @@
 import type { ChatMessage, PendingApproval } from '@signalyard/core';
 import type { CompiledAgent, CompiledCrew } from './compiled-crew.js';
 import type { CrewEvent, CrewResponse } from './crew-events.js';
+import type { AbortRace } from './abort-race.js';
 import type { CrewApprovalState, CrewState, CrewToolBatch } from './crew-state.js';
 import type { CrewRunError } from './errors/crew-run-error.js';
 
@@ -45,6 +46,8 @@ export interface Run {
   readonly chain: string[];
   readonly history: ChatMessage[];
   readonly abortSignal: AbortSignal;
+  /** Races the main loop's model calls against `abortSignal` (one listener for the whole run). */
+  readonly race: AbortRace;
   modelCalls: number;
   handoffs: number;
   /** The agent whose reply `lastContent` is (after a group: the agent that started it). */

@@ -232,5 +232,5 @@ describe('CrewExecutor approvals: at most once (property)', () => {
       ),
       { numRuns: 150 },
     );
-  }, 60_000); // CPU-bound: about 4 s alone on a loaded 2-core machine, past vitest's default 5 s beside other suites
+  }, 60_000); // CPU-heavy: over 5 s on a loaded machine
 });

@@ -364,6 +364,42 @@ describe('streamed runs that fail', () => {
     expect(deltas(events).map((d) => d.delta)).toEqual(['Hello']);
   });
 
+  it.each<[string, readonly ChatStreamPart[]]>([
+    [
+      'text after finish',
+      [
+        { type: 'text-delta', delta: 'Yes. [ANSWER]' },
+        { type: 'finish', response: { content: 'Yes. [ANSWER]' } },
+        { type: 'text-delta', delta: ' PS' },
+      ],
+    ],
+    [
+      'deltas not matching the content',
+      [
+        { type: 'text-delta', delta: 'Yes.' },
+        { type: 'finish', response: { content: 'Yes. [ANSWER]' } },
+      ],
+    ],
+    ['no finish', [{ type: 'text-delta', delta: 'Yes. [ANSWER]' }]],
+  ])('%s: MODEL_STREAM_INVALID fails the run, and no part of that reply reaches the history', async (_title, parts) => {
+    const student: ChatModel = {
+      generate: () => Promise.reject(new Error('not used')),
+      async *stream(): AsyncIterable<ChatStreamPart> {
+        yield* parts;
+      },
+    };
+    const model = { teacher: scriptedModel(['Question? [ASK_STUDENT]']), student, reporter: scriptedModel([]) };
+    const events = await collect(new CrewExecutor({ crew: classCrew(), model }), 'go');
+    const last = events.at(-1);
+    if (last?.type !== 'error') return expect.unreachable('expected the run to fail');
+    expectCode(last.error, 'CREW_AGENT_FAILED');
+    expect(last.error).toMatchObject({ agentId: 'student' });
+    expectCode(last.error.cause, 'MODEL_STREAM_INVALID');
+    // The history is the last good state: the user message and the teacher's whole reply.
+    expect(last.state.history.map((m) => m.content)).toEqual(['go', 'Question? [ASK_STUDENT]']);
+    expect(events.some((e) => e.type === 'agent_response' && e.agentId === 'student')).toBe(false);
+  });
+
   it('a model failing mid-stream: held-back text is never released', async () => {
     const model: ChatModel = {
       generate: () => Promise.reject(new Error('not used')),

@@ -7,7 +7,7 @@
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { definePipeline, PipelineRuntime } from '@signalyard/pipeline';
 import { asyncLoop } from '../../../scripts/bench/floor.mjs';
-import { described, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
+import { described, figure, measure, median, printTable, ratio } from '../../../scripts/bench/harness.mjs';
 import { GRAPH_LOOP_N as N } from '../../../scripts/bench/workloads.mjs';
 
 const STEPS = 3 * N;
@@ -113,5 +113,29 @@ figure({
   samples: ours!.samples,
   target: { atMost: 1500 },
   against: described(floor!, 'floor: bare await loop'),
+});
+
+// On a loaded machine (helpers share two cores at load 10–20) the wall-clock figures above are
+// mostly scheduling: a 3,000-stage run spans several time slices. The process's CPU time per stage
+// (process.cpuUsage, GC threads included), measured in alternating rounds, shows the runtime's own
+// cost; information only, the target is judged on the wall-clock figure.
+const cpuOf = async (fn: () => Promise<void>, calls: number): Promise<number> => {
+  const started = process.cpuUsage();
+  for (let i = 0; i < calls; i++) await fn();
+  const used = process.cpuUsage(started);
+  return ((used.user + used.system) * 1000) / (calls * STEPS);
+};
+const cpuFloor: number[] = [];
+const cpuOurs: number[] = [];
+for (let round = 0; round < 7; round++) {
+  cpuFloor.push(await cpuOf(async () => void (sink += (await asyncLoop(STEPS)).count), 50));
+  cpuOurs.push(await cpuOf(async () => void (sink += (await runtime.run(null)).agentHops), 20));
+}
+figure({
+  workload: WORKLOAD,
+  name: 'PipelineRuntime per stage, CPU time',
+  unit: 'ns',
+  samples: cpuOurs,
+  against: `floor: bare await loop, CPU time ${Math.round(median(cpuFloor))} ns`,
 });
 if (sink < 0) console.log(sink);

@@ -4,7 +4,9 @@ import {
   CrewExecutor,
   CrewRunError,
   resolveCrewConfig,
+  signalMatches,
   type CrewApprovalState,
+  type CrewConfig,
   type CrewConfigInput,
   type CrewResponse,
   type CrewState,
@@ -61,6 +63,9 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
     ...(opts.tools === undefined ? {} : { tools: opts.tools }),
   });
   let mermaid: string | undefined;
+  let resolved: CrewConfig | undefined;
+  // The crew was validated by the executor above: resolving it again cannot fail.
+  const config = (): CrewConfig => (resolved ??= resolveCrewConfig(crew));
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const saved = (typeof ctx.state === 'object' && ctx.state !== null ? ctx.state : {}) as CrewEngineState;
@@ -95,12 +100,15 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       };
     },
     transcript: (history, state) => {
-      const entries = crewTranscript(history, (content) => executor.visibleText(content));
+      const entries = crewTranscript(
+        history,
+        (content) => executor.visibleText(content),
+        (agentId, content) => groupHandoff(config(), agentId, content),
+      );
       return [...entries, ...heldBatchEntries(state, (content) => executor.visibleText(content))];
     },
     diagrams: () => {
-      // The crew was validated by the executor above: resolving it again cannot fail.
-      mermaid ??= crewGraphMermaid(crewGraphOf(resolveCrewConfig(crew)));
+      mermaid ??= crewGraphMermaid(crewGraphOf(config()));
       return { crew: mermaid };
     },
   };
@@ -113,34 +121,67 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
  * error). The crew's internal messages (tool results, a parallel group's collected results) are
  * not shown as text.
  */
-function crewTranscript(history: readonly ChatMessage[], visible: (content: string) => string): TranscriptEntry[] {
+function crewTranscript(
+  history: readonly ChatMessage[],
+  visible: (content: string) => string,
+  toGroup: (agentId: string, content: string) => GroupHandoff | undefined,
+): TranscriptEntry[] {
   const entries: TranscriptEntry[] = [];
   const results = new Map<string, ChatMessage>();
   for (const m of history) if (m.role === 'tool' && m.toolCallId !== undefined) results.set(m.toolCallId, m);
   let speaker: string | undefined;
+  // Set by a reply that started a parallel group: the next message is the group's collected
+  // results (left out), and the next speaker's handoff goes via the group.
+  let group: GroupHandoff | undefined;
+  let via: GroupHandoff | undefined;
   for (const m of history) {
-    if (m.role === 'user') {
+    const after = group;
+    group = undefined;
+    if (m.role === 'user' && after !== undefined) {
+      via = after;
+    } else if (m.role === 'user') {
       entries.push({ type: 'user', text: m.content });
       speaker = undefined;
+      via = undefined;
     } else if (m.role === 'assistant') {
       const agentId = m.name ?? '';
-      if (speaker !== undefined && speaker !== agentId)
-        entries.push({ type: 'handoff', from: speaker, to: agentId, via: 'signal' });
+      if (speaker !== undefined && (via !== undefined || speaker !== agentId))
+        entries.push({ type: 'handoff', from: speaker, to: agentId, via: via ?? 'signal' });
       speaker = agentId;
+      via = undefined;
+      if ((m.toolCalls ?? []).length === 0) group = toGroup(agentId, m.content);
       const text = visible(m.content);
       if (text !== '') entries.push({ type: 'assistant', agentId, text });
       for (const call of m.toolCalls ?? []) {
         const result = results.get(call.id);
+        const status = toolStatus(result?.content);
         entries.push({
           type: 'tool',
           call,
-          status: toolStatus(result?.content),
-          ...(result !== undefined && { result: result.content }),
+          status,
+          ...(result !== undefined && { result: toolResult(status, result.content) }),
         });
       }
     }
   }
   return entries;
+}
+
+/** How the crew moves on after a parallel group: to its `next_agent`, else by fallback. */
+type GroupHandoff = 'parallel' | 'fallback';
+
+/**
+ * Whether `agentId`'s reply `content` started a parallel group, decided as the crew does
+ * (a matching termination signal ends the run; else the first matching routing signal decides),
+ * and how the run moved on after it.
+ */
+function groupHandoff(config: CrewConfig, agentId: string, content: string): GroupHandoff | undefined {
+  const signals = config.routing.signals[agentId] ?? [];
+  if (signals.some((s) => s.target === '' && signalMatches(s.signal, content))) return undefined;
+  const route = signals.find((s) => s.target !== '' && signalMatches(s.signal, content));
+  const target = route === undefined ? undefined : config.routing.parallelGroups[route.target];
+  if (target === undefined) return undefined;
+  return target.nextAgent === undefined ? 'fallback' : 'parallel';
 }
 
 function textOfPayload(ctx: TurnContext): string {
@@ -205,6 +246,21 @@ function toolStatus(content: string | undefined): 'done' | 'error' | 'denied' | 
 }
 
 /**
+ * What a tool returned, from its result message's text: the crew sends an object or array result
+ * to the model as JSON, so a `done` call's JSON object or array text is parsed back — a reloaded
+ * transcript then shows the same value the live stream showed. Any other text (a string result,
+ * an error, a denial) stays as it is.
+ */
+function toolResult(status: string, content: string): unknown {
+  if (status !== 'done' || (content[0] !== '{' && content[0] !== '[')) return content;
+  try {
+    return JSON.parse(content) as unknown;
+  } catch {
+    return content; // a string result that only looks like JSON
+  }
+}
+
+/**
  * The reply a crew paused on for approval (held in its state, not yet in the history): its text,
  * and each call — answered, or pending with its approval id.
  */
@@ -217,11 +273,13 @@ function heldBatchEntries(state: unknown, visible: (content: string) => string):
   batch.message.toolCalls?.forEach((call, i) => {
     const held = batch.calls[i];
     const answered = held?.status === 'done' ? held.content : undefined;
+    const status =
+      held?.status === 'done' ? (held.isError === true ? toolStatus(answered) : 'done') : 'pending_approval';
     entries.push({
       type: 'tool',
       call,
-      status: held?.status === 'done' ? (held.isError === true ? toolStatus(answered) : 'done') : 'pending_approval',
-      ...(answered !== undefined && { result: answered }),
+      status,
+      ...(answered !== undefined && { result: toolResult(status, answered) }),
       ...(held?.approval !== undefined && held.status === 'held' && { approvalId: held.approval.id }),
     });
   });

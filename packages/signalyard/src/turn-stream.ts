@@ -6,7 +6,9 @@ import type { Outcome, TurnEvent } from '@signalyard/core';
  * optional and may begin late; breaking out of the iteration does not abort the turn (the
  * call's `abortSignal` does). `outcome` resolves to the same `Outcome` the stream ends with.
  * When the call itself is refused (`RUNNER_CLOSED`, `RUNNER_INPUT_INVALID`), iterating throws
- * that `RunnerError` and `outcome` rejects with it (a rejection nobody needs to handle).
+ * that `RunnerError` and `outcome` rejects with it (a rejection nobody needs to handle). The
+ * events are yielded once: loops reading one stream at the same time share them (each event goes
+ * to one loop), and every such loop ends with the turn.
  */
 export interface TurnStream extends AsyncIterable<TurnEvent> {
   /** The turn's outcome, as `handle` / `dispatch` would have resolved it. */
@@ -23,12 +25,13 @@ export type TurnSink = (event: TurnEvent) => void;
 export function turnStream(run: (sink: TurnSink) => Promise<Outcome>): TurnStream {
   const events: (TurnEvent | undefined)[] = [];
   let head = 0;
-  let wake: (() => void) | undefined;
+  // Every reader waiting for the next event (two loops may read one stream at once: each must wake).
+  const waiting: (() => void)[] = [];
   const state: { done: boolean; failure: { error: unknown } | undefined } = { done: false, failure: undefined };
   const notify = (): void => {
-    const w = wake;
-    wake = undefined;
-    w?.();
+    if (waiting.length === 0) return;
+    for (const w of waiting) w(); // resolving only schedules the reader: nothing is added meanwhile
+    waiting.length = 0;
   };
   const outcome = run((event) => {
     events.push(event);
@@ -59,7 +62,7 @@ export function turnStream(run: (sink: TurnSink) => Promise<Outcome>): TurnStrea
         if (state.failure !== undefined) throw state.failure.error;
         return;
       }
-      await new Promise<void>((resolve) => (wake = resolve));
+      await new Promise<void>((resolve) => waiting.push(resolve));
     }
   }
   return { outcome, [Symbol.asyncIterator]: read };

@@ -137,4 +137,43 @@ describe('crewEngine with approvals', () => {
     ]);
     await runner.close();
   });
+
+  it('the transcript shows a tool’s object result as the object, while held and after; string results stay text', async () => {
+    const store = new MemoryCheckpointStore();
+    const receipt = { refunded: 250, reference: 'RF-1' };
+    const objectTools: Tool[] = [
+      { name: 'lookup', parameters: { type: 'object' }, execute: () => ['[not json', '{"looks":'] },
+      { name: 'refund', parameters: { type: 'object' }, execute: () => receipt },
+      { name: 'note', parameters: { type: 'object' }, execute: () => '{not json' },
+    ];
+    const model = scriptedModel({
+      clerk: [
+        reply('Checking.', ['a', 'lookup', {}], ['b', 'refund', { amount: 250 }], ['c', 'note', {}]),
+        'Refunded. [DONE]',
+      ],
+    });
+    const runner = createRunner({
+      store,
+      agents: [
+        {
+          id: 'desk',
+          engine: crewEngine(
+            { ...crew, agents: [{ id: 'clerk', tools: ['lookup', 'refund', 'note'] }] },
+            { model, tools: objectTools },
+          ),
+        },
+      ],
+    });
+    const asked = await runner.dispatch(KEY, say('refund'));
+    const tool = async (id: string) =>
+      (await runner.transcript(KEY)).find((e) => e.type === 'tool' && e.call.id === id);
+    // Held: the allowed siblings' results are in the crew's state, not the history yet.
+    expect(await tool('a')).toMatchObject({ status: 'done', result: ['[not json', '{"looks":'] });
+    expect(await tool('c')).toMatchObject({ status: 'done', result: '{not json' });
+    await runner.approve(KEY, [{ id: asked.pendingApprovals![0]!.id, approved: true }]);
+    expect(await tool('a')).toMatchObject({ status: 'done', result: ['[not json', '{"looks":'] });
+    expect(await tool('b')).toMatchObject({ status: 'done', result: receipt });
+    expect(await tool('c')).toMatchObject({ status: 'done', result: '{not json' });
+    await runner.close();
+  });
 });

@@ -147,4 +147,54 @@ describe('crewEngine streamed through the Runner', () => {
     expect(seen.some((e) => e.type === 'engine_event' && e.event.type === 'text_delta')).toBe(false);
     await runner.close();
   });
+
+  it('the transcript leaves a parallel group’s collected results out (markers and all) and shows the handoff via the group', async () => {
+    const groupCrew = parseCrewConfig(`
+entry_point: lead
+agents:
+  - id: lead
+    handoff_targets: [summary]
+  - id: law
+  - id: tax
+  - id: summary
+routing:
+  signals:
+    lead:
+      - { signal: "[ASK_EXPERTS]", target: experts }
+      - { signal: "[ASK_ALONE]", target: loners }
+    summary:
+      - { signal: "[DONE]", target: "" }
+      - { signal: "[AGAIN]", target: experts }
+  parallel_groups:
+    experts: { agents: [law, tax], next_agent: summary }
+    loners: { agents: [law] }
+`);
+    const model = scriptedModel({
+      lead: ['Asking both. [ask_experts]', 'Asking law. [ASK_ALONE]'],
+      law: ['Legal. [DONE]', 'Fine. [AGAIN]', 'Alone.'],
+      tax: ['Deductible.', 'Still.'],
+      summary: ['Both agree. [AGAIN]', 'Twice agreed. [DONE]', 'Done. [DONE]'],
+    });
+    const runner = createRunner({ agents: [{ id: 'desk', engine: crewEngine(groupCrew, { model }) }] });
+    const first = await runner.handle(dm('Can I deduct it?'));
+    expect(first.status).toBe('completed');
+    // The raw history keeps the groups' collected results as the crew's own user messages.
+    const history = (await runner.session(first.sessionKey))?.history ?? [];
+    expect(history.map((m) => `${m.role}:${m.content}`)).toContain('user:law: Legal. [DONE]\n\ntax: Deductible.');
+    const second = await runner.handle(dm('And alone?'));
+    expect(second.status).toBe('completed');
+    expect(await runner.transcript(first.sessionKey)).toEqual([
+      { type: 'user', text: 'Can I deduct it?' },
+      { type: 'assistant', agentId: 'lead', text: 'Asking both.' },
+      { type: 'handoff', from: 'lead', to: 'summary', via: 'parallel' },
+      { type: 'assistant', agentId: 'summary', text: 'Both agree.' },
+      { type: 'handoff', from: 'summary', to: 'summary', via: 'parallel' },
+      { type: 'assistant', agentId: 'summary', text: 'Twice agreed.' },
+      { type: 'user', text: 'And alone?' },
+      { type: 'assistant', agentId: 'lead', text: 'Asking law.' },
+      { type: 'handoff', from: 'lead', to: 'summary', via: 'fallback' },
+      { type: 'assistant', agentId: 'summary', text: 'Done.' },
+    ]);
+    await runner.close();
+  });
 });

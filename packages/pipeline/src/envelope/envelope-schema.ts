@@ -167,5 +167,5 @@ function errorOf(e: z.output<typeof errorSchema>): StageErrorRecord {
 }
 
 function traceOf(t: z.output<typeof traceSchema>): TraceEntry {
-  return { stage: t.stage, startedAt: t.startedAt, endedAt: t.endedAt, next: t.next };
+  return Object.freeze({ stage: t.stage, startedAt: t.startedAt, endedAt: t.endedAt, next: t.next });
 }

@@ -98,7 +98,7 @@ export class Envelope {
     for (const r of f.resolvedInterrupts) Object.freeze(r.response);
     self.resolvedInterrupts = freezeAll(f.resolvedInterrupts);
     self.errors = freezeAll(f.errors);
-    self.trace = freezeAll(f.trace);
+    self.trace = Object.freeze(f.trace); // its entries are frozen when made (see createEnvelope)
     if (f.droppedTraceEntries !== undefined && f.droppedTraceEntries > 0)
       self.droppedTraceEntries = f.droppedTraceEntries;
     self.mode = f.mode;
@@ -178,7 +178,7 @@ export class Envelope {
   }
 }
 
-/** Builds an envelope from trusted fields, taking ownership of their containers. @internal */
+/** Builds an envelope from trusted fields, taking ownership of their containers (whose trace entries are frozen already). @internal */
 export function createEnvelope(fields: EnvelopeJSON): Envelope {
   return construct(fields);
 }

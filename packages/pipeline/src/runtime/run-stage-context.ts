@@ -10,7 +10,7 @@ import { frozenCopy } from '../shared/frozen-copy.js';
 import { messageOf } from '../shared/error-message.js';
 import { countingModel } from './counting-model.js';
 import type { RunScope } from './run-scope.js';
-import { snapshotEnvelope } from './run-state.js';
+import { outputsView, snapshotEnvelope } from './run-state.js';
 
 /** The interrupt a stage raised with `ctx.interrupt`. @internal */
 export interface RaisedInterrupt {
@@ -46,9 +46,10 @@ export class RunStageContext implements StageContext {
   }
 
   get outputs(): Readonly<Record<string, unknown>> {
-    // A frozen copy of the record, made on first read (its values are frozen all the way down):
-    // a stage must not write into the run's state.
-    this.#outputs ??= Object.freeze({ ...this.#scope.state.outputs });
+    // A frozen copy of the record as it stands at the first read (its values are frozen all the
+    // way down): a stage must not write into the run's state. Stages that read between two
+    // stored outputs share one copy.
+    this.#outputs ??= outputsView(this.#scope.state);
     return this.#outputs;
   }
 

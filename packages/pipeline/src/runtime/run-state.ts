@@ -1,4 +1,5 @@
 import { copyRecord } from '../envelope/copy-record.js';
+import { setData } from '../shared/set-data.js';
 import { createEnvelope, type Envelope } from '../envelope/envelope.js';
 import type { PipelineMode, StageErrorRecord, TraceEntry } from '../envelope/envelope-json.js';
 import type { Interrupt, ResolvedInterrupt } from '../envelope/interrupt.js';
@@ -14,6 +15,11 @@ export interface RunState {
   id: string;
   input: unknown;
   outputs: Record<string, unknown>;
+  /**
+   * A frozen copy of `outputs` as they stand, made when a stage first reads `ctx.outputs` and
+   * shared by every stage that reads them before the next output is stored (which clears it).
+   */
+  outputsView: Readonly<Record<string, unknown>> | undefined;
   currentStage: string;
   iteration: number;
   llmCalls: number;
@@ -50,6 +56,7 @@ export function newRunState(
     id,
     input,
     outputs: {},
+    outputsView: undefined,
     currentStage: firstStage,
     iteration: 0,
     llmCalls: 0,
@@ -80,6 +87,7 @@ export function runStateFrom(env: Envelope, traceCap = Infinity): RunState {
     id: env.id,
     input: env.input,
     outputs: copyRecord(env.outputs),
+    outputsView: env.outputs,
     currentStage: env.currentStage,
     iteration: env.iteration,
     llmCalls: env.llmCalls,
@@ -141,6 +149,23 @@ export function snapshotEnvelope(st: RunState): Envelope {
   });
 }
 
+/** The output stored under `key`, if any. @internal */
+export function storedOutput(st: RunState, key: string): unknown {
+  return Object.hasOwn(st.outputs, key) ? st.outputs[key] : undefined;
+}
+
+/** Stores a stage's output (frozen) under `key` (storing the output it holds again changes nothing). @internal */
+export function storeOutput(st: RunState, key: string, output: Readonly<Record<string, unknown>>): void {
+  if (storedOutput(st, key) === output) return;
+  setData(st.outputs, key, output);
+  st.outputsView = undefined;
+}
+
+/** The outputs as they stand, frozen: one copy shared by every reader until the next output is stored. @internal */
+export function outputsView(st: RunState): Readonly<Record<string, unknown>> {
+  return (st.outputsView ??= Object.freeze(copyRecord(st.outputs)));
+}
+
 /** Ends the run. @internal */
 export function terminate(
   st: RunState,
@@ -155,7 +180,7 @@ export function terminate(
 }
 
 /**
- * Appends a stage execution to the trace. The trace keeps the most recent `traceCap` entries:
+ * Appends a stage execution (a frozen entry) to the trace. The trace keeps the most recent `traceCap` entries:
  * it may grow to twice that (at least 64 more) before the oldest are cut, so the cost stays
  * constant per entry; the envelope gets exactly the cap. @internal
  */

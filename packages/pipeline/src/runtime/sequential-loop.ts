@@ -42,19 +42,23 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
   // and so does each yield to the event loop (see TimeSlice: timers and abort listeners run even
   // when every stage is synchronous).
   const step = new StageStep(scope);
-  const slice = new TimeSlice();
+  let now = Date.now();
+  const slice = new TimeSlice(now);
   while (stage !== undefined) {
-    step.start(stage, response);
+    step.start(stage, response, now);
     response = undefined;
     const awaited = step.pending !== undefined;
     if (awaited) await step.wait();
     stage = afterStep(scope, step);
-    if (stage !== undefined && slice.afterStep(step.endMs, awaited)) {
+    // The next stage starts now: the loop has only routed since this step ended.
+    now = step.endMs;
+    if (stage !== undefined && slice.afterStep(now, awaited)) {
       await slice.yield();
       if (scope.signal.aborted) {
         cancel(scope, stage.name);
         return;
       }
+      now = Date.now();
     }
   }
 }

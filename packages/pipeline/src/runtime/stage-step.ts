@@ -1,10 +1,10 @@
 import type { CompiledStage } from '../definition/compiled-pipeline.js';
-import type { StageErrorRecord } from '../envelope/envelope-json.js';
+import type { StageErrorRecord, TraceEntry } from '../envelope/envelope-json.js';
 import type { InterruptResponse } from '../envelope/interrupt.js';
 import { describeSafely, messageOf } from '../shared/error-message.js';
-import { isoAt, isoNow } from '../shared/iso-now.js';
+import { isoAt } from '../shared/iso-now.js';
 import type { RunScope } from './run-scope.js';
-import { recordTrace } from './run-state.js';
+import { recordTrace, storedOutput, storeOutput } from './run-state.js';
 import { RunStageContext, type RaisedInterrupt } from './run-stage-context.js';
 import { isThenable, settle } from './settle-stage.js';
 import { startStageDeadline, type StageDeadline } from './stage-deadline.js';
@@ -51,6 +51,8 @@ export class StageStep {
   endMs = 0;
   readonly #scope: RunScope;
   #ctx: RunStageContext | undefined = undefined;
+  /** The last trace entry recorded for each stage (by index): an equal entry is shared, not made again. */
+  readonly #recent: (TraceEntry | undefined)[] = [];
   #deadline: StageDeadline | undefined = undefined;
   #signal: AbortSignal;
 
@@ -60,8 +62,12 @@ export class StageStep {
     this.#signal = scope.signal;
   }
 
-  /** Starts an execution of `stage` (see the class); `response` is what it sees as `ctx.response`. */
-  start(stage: CompiledStage, response: InterruptResponse | undefined): void {
+  /**
+   * Starts an execution of `stage` (see the class); `response` is what it sees as `ctx.response`.
+   * `nowMs` is a `Date.now()` the caller has just read (the previous step's end, when the loop
+   * goes straight on), so a step reads the clock once.
+   */
+  start(stage: CompiledStage, response: InterruptResponse | undefined, nowMs = Date.now()): void {
     const scope = this.#scope;
     this.stage = stage;
     this.pending = undefined;
@@ -73,7 +79,7 @@ export class StageStep {
     st.agentHops++;
     st.currentStage = stage.name;
     if (scope.emit !== undefined) scope.emit({ type: 'stage_start', stage: stage.name });
-    this.startedAt = isoNow();
+    this.startedAt = isoAt(nowMs);
     const deadline =
       stage.timeoutMs === undefined ? undefined : startStageDeadline(stage.name, stage.timeoutMs, scope.signal);
     this.#deadline = deadline;
@@ -126,7 +132,7 @@ export class StageStep {
     let normalized: Record<string, unknown> | undefined;
     let problem = 'expected a plain object or undefined';
     try {
-      normalized = normalizeOutput(value);
+      normalized = normalizeOutput(value, storedOutput(this.#scope.state, this.stage.outputKey));
     } catch (error) {
       problem = `reading it threw: ${messageOf(error)}`;
     }
@@ -138,7 +144,7 @@ export class StageStep {
       return;
     }
     this.output = normalized;
-    this.#scope.state.outputs[this.stage.outputKey] = normalized;
+    storeOutput(this.#scope.state, this.stage.outputKey, normalized);
     if (normalized.error) this.failure = outputFailure(normalized.error);
   }
 
@@ -155,7 +161,7 @@ export class StageStep {
     if (this.cancelled) {
       const error = `aborted: ${messageOf(scope.signal.reason)}`;
       st.errors.push({ stage: name, error, code: 'ABORTED', at: this.endedAt });
-      recordTrace(st, { stage: name, startedAt: this.startedAt, endedAt: this.endedAt, next: 'end' });
+      recordTrace(st, this.#traceEntry('end'));
       if (emit !== undefined) emit({ type: 'stage_end', stage: name, output: EMPTY_OUTPUT, failed: true, next: 'end' });
       return;
     }
@@ -168,8 +174,26 @@ export class StageStep {
       st.completed.add(name);
       st.completedStages.push(name);
     }
-    recordTrace(st, { stage: name, startedAt: this.startedAt, endedAt: this.endedAt, next });
+    recordTrace(st, this.#traceEntry(next));
     if (emit !== undefined)
       emit({ type: 'stage_end', stage: name, output: this.output, failed: failure !== undefined, next });
+  }
+
+  /**
+   * The step's trace entry, frozen. Stages in a tight loop mostly start and end within the same
+   * millisecond, so the entry of a stage's previous execution is often equal: it is shared.
+   */
+  #traceEntry(next: string): TraceEntry {
+    const stage = this.stage;
+    const recent = this.#recent[stage.index];
+    if (recent?.next === next && recent.endedAt === this.endedAt && recent.startedAt === this.startedAt) return recent;
+    const entry: TraceEntry = Object.freeze({
+      stage: stage.name,
+      startedAt: this.startedAt,
+      endedAt: this.endedAt,
+      next,
+    });
+    this.#recent[stage.index] = entry;
+    return entry;
   }
 }

@@ -1,0 +1,84 @@
+// `pnpm --filter @signalyard-examples/web-chat example` (and `pnpm examples:all`): the web chat's
+// story without a browser. The server runs as with `start`; the client is the AI SDK's own chat
+// client (the page's `Chat`, over `DefaultChatTransport`), driven from Node; it prints each
+// message's parts as the page would show them, and fails when the story does not hold.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DefaultChatTransport,
+  isToolUIPart,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  type UIMessage,
+} from 'ai';
+import { Chat } from '../page/chat.js';
+import { deskRunner, scriptedDeskModel, type RefundLedger } from './desk.js';
+import { startWebChat } from './server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'signalyard-web-chat-'));
+const ledger: RefundLedger = { refunds: [] };
+const runner = deskRunner({ dbPath: join(dir, 'chat.db'), model: scriptedDeskModel(), ledger });
+const server = await startWebChat({ runner, port: 0 });
+
+function show(message: UIMessage | undefined): void {
+  for (const part of message?.parts ?? []) {
+    if (part.type === 'text') console.log(`   text     ${part.text}`);
+    else if (part.type === 'data-handoff') console.log(`   badge    ${JSON.stringify(part.data)}`);
+    else if ('toolCallId' in part) {
+      const output = part.state === 'output-available' ? ` → ${JSON.stringify(part.output)}` : '';
+      console.log(`   tool     ${part.type} ${JSON.stringify(part.input)} [${part.state}]${output}`);
+    }
+  }
+}
+
+const settled = async (chat: Chat): Promise<void> => {
+  while (chat.status === 'submitted' || chat.status === 'streaming') await new Promise((r) => setTimeout(r, 10));
+};
+
+/** One conversation: a billing question, a $420 refund, and the person's decision. */
+async function story(id: string, approved: boolean): Promise<UIMessage[]> {
+  const chat = new Chat({
+    id,
+    transport: new DefaultChatTransport({ api: new URL('/api/chat', server.url).href }),
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    onChange: () => undefined,
+  });
+  for (const text of ['my invoice charged me twice', 'please refund $420']) {
+    console.log(`── ${id} · user: "${text}"`);
+    await chat.sendMessage({ text });
+    show(chat.lastMessage);
+  }
+  const waiting = chat.lastMessage?.parts.find(isToolUIPart);
+  assert.ok(waiting?.state === 'approval-requested', 'an approval request');
+  console.log(`── ${id} · the person clicks ${approved ? 'Approve' : 'Deny'}`);
+  await chat.addToolApprovalResponse({ id: waiting.approval.id, approved });
+  await settled(chat);
+  show(chat.lastMessage);
+  assert.equal(chat.error, undefined);
+  return chat.messages;
+}
+
+try {
+  console.log(`web chat at ${server.url} (scripted model, sessions in ${join(dir, 'chat.db')})\n`);
+  const approved = await story('approve-example', true);
+  const textOf = (ms: UIMessage[]): string[] =>
+    ms.flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
+  assert.ok(!textOf(approved).some((t) => /\[(ROUTE_BILLING|RESOLVED|ANSWERED)\]/.test(t)), 'no marker in any text');
+  assert.deepEqual(
+    ledger.refunds.map((r) => r.amount),
+    [420],
+  );
+  const reloaded = (await (
+    await fetch(new URL('/api/chat/approve-example/messages', server.url))
+  ).json()) as UIMessage[];
+  assert.deepEqual(textOf(reloaded), textOf(approved));
+  console.log(`── reload: ${reloaded.length} messages rebuilt from runner.transcript, the same text\n`);
+  await story('deny-example', false);
+  assert.equal(ledger.refunds.length, 1, 'a denied refund never runs');
+  console.log('\nweb chat example: ok');
+} finally {
+  await server.close();
+  await runner.close();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,163 @@
+// The web chat in headless Chromium: the page built by Vite, the AI SDK's chat client in it, the
+// server streaming the support desk's turns over the UI message protocol, sessions on SQLite.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import type { Runner } from 'signalyard';
+import { build } from 'vite';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { deskRunner, paced, scriptedDeskModel, type RefundLedger } from '../src/desk.js';
+import { startWebChat, type WebChat } from '../src/server.js';
+import { describeBrowser, launchBrowser } from './browser.js';
+
+const work = mkdtempSync(join(tmpdir(), 'signalyard-web-chat-test-'));
+const shots = join(work, 'screenshots');
+/** Set to a folder (docs/images) to keep the screenshots as documentation images. */
+const keepShots = process.env.SIGNALYARD_WEB_CHAT_SCREENSHOTS;
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(shots, { recursive: true });
+  const file = join(shots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  if (keepShots !== undefined && keepShots !== '') {
+    mkdirSync(keepShots, { recursive: true });
+    copyFileSync(file, join(keepShots, `${name}.png`));
+  }
+}
+
+/** What the page shows of each message, in order (what a reload must show again). */
+const shown = (page: Page): Promise<string[]> => page.locator('#messages article').allTextContents();
+
+describeBrowser('the web chat in Chromium', () => {
+  let browser: Browser;
+  let runner: Runner;
+  let chat: WebChat;
+  const ledger: RefundLedger = { refunds: [] };
+
+  beforeAll(async () => {
+    // The page as `pnpm build` of this example makes it (a fresh clone has no dist/).
+    const pageDir = join(work, 'page');
+    await build({
+      configFile: fileURLToPath(new URL('../vite.config.ts', import.meta.url)),
+      build: { outDir: pageDir },
+      logLevel: 'error',
+    });
+    // Small chunks with a pause before each, as a provider's tokens arrive: the reply visibly grows.
+    runner = deskRunner({
+      dbPath: join(work, 'chat.db'),
+      model: paced(scriptedDeskModel({ chunkChars: 3 }), 15),
+      ledger,
+    });
+    chat = await startWebChat({ runner, port: 0, pageDir });
+    browser = await launchBrowser();
+  }, 120_000); // a Vite build and a browser start, on a loaded machine
+  afterAll(async () => {
+    await browser?.close();
+    await chat?.close();
+    await runner?.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  async function open(chatId: string): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
+    page.on('pageerror', (error) => {
+      throw error;
+    });
+    const res = await page.goto(`${chat.url}?chat=${chatId}`);
+    expect(res?.status()).toBe(200);
+    await page.waitForSelector('body[data-ready="true"]');
+    // Every render of the messages, as the page sees it: the length of the last assistant
+    // message's text, and whether a routing marker was ever in the document.
+    await page.evaluate(() => {
+      const w = window as unknown as { lengths: number[]; markerSeen: boolean };
+      w.lengths = [];
+      w.markerSeen = false;
+      new MutationObserver(() => {
+        const last = [...document.querySelectorAll('article.assistant .text')].at(-1);
+        w.lengths.push(last?.textContent?.length ?? 0);
+        if (document.documentElement.outerHTML.includes('[ROUTE_')) w.markerSeen = true;
+      }).observe(document.querySelector('#messages')!, { childList: true, subtree: true, characterData: true });
+    });
+    return page;
+  }
+
+  async function say(page: Page, text: string): Promise<void> {
+    await page.fill('#prompt', text);
+    await page.click('#send');
+  }
+
+  const idle = (page: Page): Promise<unknown> => page.waitForSelector('body[data-status="ready"]');
+  const observed = (page: Page): Promise<{ lengths: number[]; markerSeen: boolean }> =>
+    page.evaluate(() => {
+      const w = window as unknown as { lengths: number[]; markerSeen: boolean };
+      return { lengths: w.lengths, markerSeen: w.markerSeen };
+    });
+
+  async function billingQuestion(page: Page): Promise<void> {
+    await say(page, 'my invoice charged me twice');
+    await page.waitForSelector('article.assistant .text >> text=charged twice, $42 each time');
+    await idle(page);
+    const { lengths, markerSeen } = await observed(page);
+    // The reply streamed in: the same message's text, seen at many growing lengths.
+    const growing = lengths.filter((n, i) => i === 0 || n > (lengths[i - 1] ?? 0));
+    expect(new Set(growing).size).toBeGreaterThanOrEqual(3);
+    expect(markerSeen).toBe(false);
+    const badge = page.locator('article.assistant .badge.handoff');
+    expect(await badge.textContent()).toBe('triage → billing');
+  }
+
+  async function askRefund(page: Page): Promise<void> {
+    await say(page, 'please refund $420');
+    await page.waitForSelector('.tool[data-state="approval-requested"] .approval button.approve');
+    expect(await page.locator('.tool[data-state="approval-requested"] .tool-input').textContent()).toContain('420');
+    expect(await page.locator('.approval button.deny').count()).toBe(1);
+  }
+
+  it('streams the reply with a handoff badge and no marker, asks before a $420 refund, runs it on Approve, and shows the same conversation after a reload', async () => {
+    const page = await open('approve-1');
+    await billingQuestion(page);
+    await screenshot(page, 'web-chat-streamed');
+
+    await askRefund(page);
+    expect(ledger.refunds).toEqual([]);
+    await screenshot(page, 'web-chat-approval');
+    await page.click('.approval button.approve');
+    const result = page.locator('.tool[data-state="output-available"] .tool-result');
+    await result.waitFor();
+    expect(await result.textContent()).toContain('"reference": "RF-1017"');
+    await page.waitForSelector('article.assistant .text >> text=$420 is on its way back to your card');
+    await idle(page);
+    expect(ledger.refunds).toEqual([{ invoice: 'INV-881', amount: 420, reference: 'RF-1017' }]);
+    expect((await observed(page)).markerSeen).toBe(false);
+    expect(await page.locator('#messages article').count()).toBe(4); // two questions, two replies
+    await screenshot(page, 'web-chat');
+    const before = await shown(page);
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await shown(page)).toEqual(before);
+    expect(await page.content()).not.toContain('[ROUTE_');
+    expect(await page.locator('.approval').count()).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  it('a second session: Deny leaves the refund undone and the reply says so', async () => {
+    const page = await open('deny-1');
+    await billingQuestion(page);
+    await askRefund(page);
+    await page.click('.approval button.deny');
+    await page.waitForSelector('.tool[data-state="output-denied"]');
+    await page.waitForSelector('article.assistant .text >> text=was not approved');
+    await idle(page);
+    expect(ledger.refunds).toHaveLength(1); // only the first session's refund ran
+    expect(await page.locator('.tool-result').count()).toBe(0);
+    await screenshot(page, 'web-chat-denied');
+    const before = await shown(page);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await shown(page)).toEqual(before);
+    await page.close();
+  }, 60_000);
+});
