@@ -1,7 +1,7 @@
 // The support desk: its agents, their strategies and engines, and the plugins — built once per
 // runner over a given store.
 import { readFileSync } from 'node:fs';
-import type { ChatModel, ChatRequest, CheckpointStore } from '@signalyard/core';
+import type { ChatModel, ChatRequest, ChatResponse, CheckpointStore, Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import {
   Action,
@@ -120,6 +120,20 @@ const sinceLastReply = (request: ChatRequest): string => {
     .join(' ');
 };
 
+/** Billing's answer: a refund asked for with an amount is a `refund` tool call; its result, the reply. */
+const billing = (request: ChatRequest, said: string): ChatResponse | string => {
+  const last = request.messages.at(-1);
+  if (last?.role === 'tool') return `${last.content}: it is on its way to your card. [REFUNDED]`;
+  if (/crash/i.test(said)) return 'Billing: the account is paid up; nothing to do on our side.';
+  const asked = /refund .*?order (\d+).*?\$(\d+)/i.exec(said);
+  if (asked !== null)
+    return {
+      content: `Refunding order ${asked[1]}.`,
+      toolCalls: [{ id: 'call-1', name: 'refund', arguments: { order: asked[1], amount: Number(asked[2]) } }],
+    };
+  return 'I see a duplicate charge of $42 on invoice INV-881. Shall I refund it? [PROPOSE_FIX]';
+};
+
 /** A scripted model: answers by agent and by what the customer said, so any order of events works. */
 export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[] } {
   return scriptedModel((request) => {
@@ -130,8 +144,7 @@ export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[
         if (/crash|error|bug/i.test(said)) return 'Could be the app or the account; asking both teams. [INVESTIGATE]';
         return 'Thanks for the details, we are on it. [ANSWERED]';
       case 'billing':
-        if (/crash/i.test(said)) return 'Billing: the account is paid up; nothing to do on our side.';
-        return 'I see a duplicate charge of $42 on invoice INV-881. Shall I refund it? [PROPOSE_FIX]';
+        return billing(request, said);
       case 'tech':
         return 'Tech: version 3.2 crashes at startup when its cache is corrupt.';
       case 'lead':
@@ -147,9 +160,42 @@ export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[
   });
 }
 
+/** A refund the billing agent's `refund` tool carried out. */
+export interface Refund {
+  readonly order: string;
+  readonly amount: number;
+  readonly reference: string;
+}
+
+/**
+ * Billing's `refund` tool: the side effect is a refund (here, an entry in `ledger`). The crew's
+ * `approvals:` policy (config/desk-crew.yaml) lets it run only after a person approved a refund
+ * over $100 — and then once.
+ */
+function refundTool(ledger: Refund[]): Tool {
+  return {
+    name: 'refund',
+    description: 'Refund an order to the card it was paid with.',
+    parameters: {
+      type: 'object',
+      properties: { order: { type: 'string' }, amount: { type: 'number' } },
+      required: ['order', 'amount'],
+    },
+    execute: (args) => {
+      const { order, amount } = args as { order: string; amount: number };
+      const refund = { order, amount, reference: `RF-${2000 + ledger.length + 1}` };
+      ledger.push(refund);
+      return Promise.resolve(`$${amount} refunded for order ${order} (${refund.reference})`);
+    },
+  };
+}
+
+/** Who may approve a refund the desk's crew holds (`runner.approve(…, { by })`). */
+const REVIEWERS: ReadonlySet<string> = new Set(['rita@finance']);
+
 /** The desk's engine: the crew, then the FSM moves the crew's outcome calls for. */
-function deskEngine(model: ChatModel): EngineFn {
-  const crew = crewEngine(deskCrew, { model });
+function deskEngine(model: ChatModel, ledger: Refund[]): EngineFn {
+  const crew = crewEngine(deskCrew, { model, tools: [refundTool(ledger)] });
   return async (ctx) => {
     const result = await crew.turn(ctx);
     const response = result.output as CrewResponse;
@@ -163,8 +209,16 @@ function deskEngine(model: ChatModel): EngineFn {
   };
 }
 
-/** Builds a runner for the desk over `store`. */
-export function createDesk(store: CheckpointStore, model: ChatModel, audit: (entry: AuditEntry) => void): Runner {
+/**
+ * Builds a runner for the desk over `store`. The refunds its crew carries out are appended to
+ * `ledger` (default: a list of its own).
+ */
+export function createDesk(
+  store: CheckpointStore,
+  model: ChatModel,
+  audit: (entry: AuditEntry) => void,
+  ledger: Refund[] = [],
+): Runner {
   return createRunner({
     routing,
     store,
@@ -172,8 +226,17 @@ export function createDesk(store: CheckpointStore, model: ChatModel, audit: (ent
       {
         id: 'desk',
         strategy: () => deskWorkflow.create(),
-        routes: [{ kind: SignalKind.Timer, name: 'resolution-done', action: Action.transition('resolve') }],
-        engine: deskEngine(model),
+        routes: [
+          { kind: SignalKind.Timer, name: 'resolution-done', action: Action.transition('resolve') },
+          // Only a reviewer's approval resumes a held refund; anyone else's is refused (it stays pending).
+          {
+            kind: SignalKind.ToolApproval,
+            name: 'reviewers-only',
+            predicate: (s) => !REVIEWERS.has((s.payload as { by?: string }).by ?? ''),
+            action: Action.reject('not a reviewer'),
+          },
+        ],
+        engine: deskEngine(model, ledger),
       },
       // A VIP who sends "wait, also…" while the concierge answers gets one answer to all of it.
       { id: 'vip', engine: crewEngine(vipCrew, { model }), whenBusy: 'collect' },

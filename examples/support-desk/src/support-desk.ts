@@ -1,9 +1,17 @@
 // The story the flagship example tells, printed as a readable transcript. `main.ts` runs it;
 // the example's test runs it too and checks the transcript's key lines.
-import { MemoryCheckpointStore, formatAction, signal, type CheckpointStore, type RunnerEvent } from '@signalyard/core';
+import {
+  MemoryCheckpointStore,
+  formatAction,
+  signal,
+  type CheckpointStore,
+  type PendingApproval,
+  type RunnerEvent,
+} from '@signalyard/core';
 import {
   RouteResolver,
   formatSessionKey,
+  type ApprovalDecision,
   type AuditEntry,
   type CrewResponse,
   type Envelope,
@@ -11,7 +19,7 @@ import {
   type Outcome,
   type Runner,
 } from 'signalyard';
-import { createDesk, deskModel, renderReview, routing } from './desk.js';
+import { createDesk, deskModel, renderReview, routing, type Refund } from './desk.js';
 
 export interface SupportDeskOptions {
   /** Where sessions live; default: a MemoryCheckpointStore kept across the restart. */
@@ -20,7 +28,7 @@ export interface SupportDeskOptions {
   readonly write?: (line: string) => void;
 }
 
-const who = (m: InboundMessage): string => {
+const who = (m: Omit<InboundMessage, 'text'>): string => {
   const peer = m.peer === undefined ? '' : ` · ${m.peer.kind} ${m.peer.id}`;
   const team = m.teamId === undefined ? '' : ` · team ${m.teamId}`;
   return `${m.channel}${team}${peer}`;
@@ -33,7 +41,8 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   const model = deskModel();
   const audit: AuditEntry[] = [];
   const resolver = new RouteResolver(routing);
-  let runner: Runner = createDesk(store, model, (e) => audit.push(e));
+  const ledger: Refund[] = [];
+  let runner: Runner = createDesk(store, model, (e) => audit.push(e), ledger);
   let events: RunnerEvent[] = [];
   const listen = (r: Runner): void => {
     r.on((e) => events.push(e));
@@ -61,6 +70,15 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
         if (ev.type === 'interrupt')
           write(`   pipeline interrupt: ${(ev.interrupt as { kind: string }).kind} (paused)`);
         if (ev.type === 'stage_end') write(`   pipeline stage ${String(ev.stage)} → ${String(ev.next)}`);
+        if (ev.type === 'approval_requested')
+          for (const p of ev.approvals as PendingApproval[])
+            write(
+              `   approval ${p.id} asked: ${p.agentId} calls ${p.toolName} ${JSON.stringify(p.arguments)} (${p.reason ?? 'needs approval'})`,
+            );
+        if (ev.type === 'approval_resolved')
+          write(`   approval ${String(ev.id)} ${ev.approved === true ? 'approved' : 'denied'}`);
+        if (ev.type === 'tool_result' && ev.group === undefined)
+          write(`   tool    ${(ev.call as { name: string }).name} → "${String(ev.result)}"`);
       }
     }
     events = [];
@@ -80,7 +98,13 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     } else if (output !== undefined && typeof output === 'object' && 'trace' in output) {
       write(`   reply   ${outcome.agentId}: "${renderReview(output)}"`);
     }
-    const reason = outcome.action?.type === 'reject' ? ` (${outcome.action.reason})` : '';
+    const waiting = (outcome.pendingApprovals ?? []).map((p) => p.id);
+    const reason =
+      outcome.action?.type === 'reject'
+        ? ` (${outcome.action.reason})`
+        : waiting.length > 0
+          ? ` (awaiting approval: ${waiting.join(', ')})`
+          : '';
     write(`   = ${outcome.status}${reason}${outcome.error === undefined ? '' : `: ${outcome.error.code}`}`);
   };
 
@@ -92,6 +116,21 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
       `   agent   ${resolved.agentId} · session ${formatSessionKey(resolved.sessionKey)} · matched by ${resolved.matchedBy}`,
     );
     const outcome = await runner.handle(message);
+    report(outcome);
+    return outcome;
+  };
+
+  /** A reviewer (or someone who is not one) decides held tool calls from their channel: `runner.approve`. */
+  const approve = async (
+    key: string,
+    decisions: readonly ApprovalDecision[],
+    by: string,
+    note: string,
+  ): Promise<Outcome> => {
+    write('');
+    const what = decisions.map((d) => `${d.approved ? 'approves' : 'denies'} ${d.id}`).join(', ');
+    write(`── ${who(reviewer)}: ${by} ${what} of ${key}   (${note})`);
+    const outcome = await runner.approve(key, decisions, { by });
     report(outcome);
     return outcome;
   };
@@ -136,6 +175,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   const alice = { channel: 'telegram', peer: { kind: 'dm' as const, id: '1001' } };
   const aliceOnSlack = { channel: 'slack', teamId: 'T-CUSTOMERS', peer: { kind: 'dm' as const, id: 'U1001' } };
   const vip = { channel: 'telegram', peer: { kind: 'dm' as const, id: '4242' } };
+  const carol = { channel: 'telegram', peer: { kind: 'dm' as const, id: '1003' } };
   const reviewer = { channel: 'slack', teamId: 'T-FINANCE', peer: { kind: 'channel' as const, id: 'C-REFUNDS' } };
   const cli = { channel: 'cli' };
 
@@ -162,15 +202,33 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     'a VIP, bound to their own agent',
   );
   await say({ ...reviewer, text: 'Review refund R-17 for $420' }, 'the finance team, bound to the review pipeline');
+  const refundAsked = await say(
+    { ...carol, text: 'Please refund order 5531, $420: it arrived broken' },
+    'carol: the refund is over $100, so the crew holds it for a reviewer',
+  );
+  await say({ ...carol, text: 'go ahead, please' }, 'carol cannot approve her own refund by chat');
 
   write('');
   write('── the runner closes; a new one opens over the same store ──');
   await runner.close();
-  runner = createDesk(store, model, (e) => audit.push(e));
+  runner = createDesk(store, model, (e) => audit.push(e), ledger);
   listen(runner);
   const view = await runner.session(first.sessionKey);
   write(
     `   ${first.sessionKey} continues: FSM ${String(view?.strategy.current_state)}, ${view?.history.length ?? 0} messages, checkpoint v${view?.version ?? 0}`,
+  );
+
+  const held = await runner.session(refundAsked.sessionKey);
+  write(
+    `   ${refundAsked.sessionKey} still waits: ${(held?.pendingApprovals ?? []).map((p) => `${p.id} (${p.toolName} $${String((p.arguments as { amount?: number }).amount)})`).join(', ')}`,
+  );
+  const heldIds = (held?.pendingApprovals ?? []).map((p) => p.id);
+  const approveAll = heldIds.map((id) => ({ id, approved: true }));
+  await approve(refundAsked.sessionKey, approveAll, 'dave@support', 'not a reviewer: a route refuses');
+  await approve(refundAsked.sessionKey, approveAll, 'rita@finance', 'a reviewer, on the new runner');
+  await approve(refundAsked.sessionKey, approveAll, 'rita@finance', 'again: nothing pending, nothing runs');
+  write(
+    `   refunds carried out: ${ledger.length} — ${ledger.map((r) => `order ${r.order}, $${r.amount} (${r.reference})`).join('; ')}`,
   );
 
   write('');

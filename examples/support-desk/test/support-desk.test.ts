@@ -5,10 +5,16 @@ import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { describe, expect, it } from 'vitest';
 import { runSupportDesk } from '@signalyard-examples/support-desk';
 
-async function transcript(store?: SqliteCheckpointStore): Promise<{ lines: string[]; statuses: string[] }> {
+async function transcript(
+  store?: SqliteCheckpointStore,
+): Promise<{ lines: string[]; statuses: string[]; approvals: unknown[] }> {
   const lines: string[] = [];
   const audit = await runSupportDesk({ write: (line) => lines.push(line), ...(store === undefined ? {} : { store }) });
-  return { lines, statuses: audit.map((e) => e.status) };
+  return {
+    lines,
+    statuses: audit.map((e) => e.status),
+    approvals: audit.flatMap((e) => (e.approvals === undefined ? [] : [[e.status, e.approvals]])),
+  };
 }
 
 const after = (lines: string[], heading: string): string[] => {
@@ -19,8 +25,8 @@ const after = (lines: string[], heading: string): string[] => {
 };
 
 describe('the support desk example', () => {
-  it('tells the whole story: routing, FSM gating, crew handoffs, a paused and resumed pipeline, a restart, the rate limit', async () => {
-    const { lines, statuses } = await transcript();
+  it('tells the whole story: routing, FSM gating, crew handoffs, a refund held for approval, a paused and resumed pipeline, a restart, the rate limit', async () => {
+    const { lines, statuses, approvals } = await transcript();
 
     // alice on telegram: the crew hands off, the crew's outcome moves the FSM.
     const first = after(lines, '"Hi, my invoice charged me twice"');
@@ -71,6 +77,55 @@ describe('the support desk example', () => {
     expect(approved).toContain('   reply   reviews: "Refund R-17: $420 refunded (RF-1017)."');
     expect(approved).toContain('   = completed');
 
+    // A refund over $100: the crew's approvals policy holds the call; the turn pauses.
+    const refund = after(lines, '"Please refund order 5531, $420: it arrived broken"');
+    expect(refund).toEqual(
+      expect.arrayContaining([
+        '   crew    triage → billing (signal [ROUTE_BILLING])',
+        '   approval ap-1 asked: billing calls refund {"order":"5531","amount":420} (refunds over $100 need a reviewer)',
+        '   = paused (awaiting approval: ap-1)',
+      ]),
+    );
+    expect(refund.filter((l) => l.startsWith('   tool'))).toEqual([]);
+    // The customer's own "go ahead" is saved but decides nothing.
+    expect(after(lines, '"go ahead, please"')).toEqual(
+      expect.arrayContaining([
+        '   route   no route: runner default → reject(awaiting_approval)',
+        '   = rejected (awaiting_approval)',
+      ]),
+    );
+    // The approval survives the restart (the checkpoint is the truth).
+    expect(lines).toContain('   agent:desk:telegram:dm:1003 still waits: ap-1 (refund $420)');
+    // Someone who is not a reviewer is refused by a route; nothing runs.
+    const refused = after(lines, 'dave@support approves ap-1');
+    expect(refused).toContain('   route   agent tier, route "reviewers-only" → reject(not a reviewer)');
+    expect(refused).toContain('   = rejected (not a reviewer)');
+    expect(refused.filter((l) => l.startsWith('   tool'))).toEqual([]);
+    // The reviewer approves on the new runner: the refund runs once, then billing's reply follows.
+    expect(after(lines, 'rita@finance approves ap-1 of agent:desk:telegram:dm:1003   (a reviewer')).toEqual([
+      '── slack · team T-FINANCE · channel C-REFUNDS: rita@finance approves ap-1 of agent:desk:telegram:dm:1003   (a reviewer, on the new runner)',
+      '   route   no route: runner default → continue',
+      '   approval ap-1 approved',
+      '   tool    refund → "$420 refunded for order 5531 (RF-2001)"',
+      '   reply   billing: "$420 refunded for order 5531 (RF-2001): it is on its way to your card. [REFUNDED]"',
+      '   = completed',
+      '',
+    ]);
+    // Approving again finds nothing pending: the refund is not repeated.
+    expect(after(lines, '(again: nothing pending')).toEqual(
+      expect.arrayContaining([
+        '   route   no route: runner default → reject(no_pending_approval)',
+        '   = rejected (no_pending_approval)',
+        '   refunds carried out: 1 — order 5531, $420 (RF-2001)',
+      ]),
+    );
+    // The audit log records who decided what, also when a route refused it.
+    expect(approvals).toEqual([
+      ['rejected', [{ id: 'ap-1', approved: true, by: 'dave@support' }]],
+      ['completed', [{ id: 'ap-1', approved: true, by: 'rita@finance' }]],
+      ['rejected', [{ id: 'ap-1', approved: true, by: 'rita@finance' }]],
+    ]);
+
     // The parallel group, and the FSM moved by the turn's actions.
     const crash = after(lines, '"The app crashes on startup"');
     expect(crash).toContain('   crew    parallel group investigate: billing + tech');
@@ -87,7 +142,12 @@ describe('the support desk example', () => {
       'completed',
       'completed',
       'completed',
-      'paused',
+      'paused', // the review pipeline
+      'paused', // carol's refund, held for approval
+      'rejected', // carol's "go ahead"
+      'rejected', // dave is not a reviewer
+      'completed', // rita approves: the refund runs
+      'rejected', // rita again: nothing pending
       'completed',
       'completed',
       'completed',
@@ -108,8 +168,11 @@ describe('the support desk example', () => {
       const { lines } = await transcript(two);
       await two.close();
       expect(lines).toContain(
-        'The store already holds 4 sessions from an earlier run; they continue where they stopped:',
+        'The store already holds 5 sessions from an earlier run; they continue where they stopped:',
       );
+      // carol's refund was decided in the first run; her new request is held under a new id, and runs once.
+      expect(lines).toContain('   agent:desk:telegram:dm:1003 still waits: ap-2 (refund $420)');
+      expect(lines).toContain('   refunds carried out: 1 — order 5531, $420 (RF-2001)');
       expect(lines.find((l) => l.startsWith('   agent:desk:dm:alice:'))).toMatch(/FSM closed/);
       // The second run's first message reopens alice's closed case.
       expect(after(lines, '"Hi, my invoice charged me twice"')).toContain('   fsm     closed → triaging (reopen)');

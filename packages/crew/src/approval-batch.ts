@@ -75,10 +75,17 @@ export async function resumeBatch(
   agent: CompiledAgent,
   decisions: readonly ApprovalDecision[],
 ): Promise<typeof AWAITING | undefined> {
-  applyDecisions(run, agent.id, decisions, agent);
-  await runApproved(run, agent, run.abortSignal);
   const batch = run.approvals.batch as CrewToolBatch;
-  if (batch.calls.some((c) => c.status === 'held')) return AWAITING;
+  const held = (): number => batch.calls.filter((c) => c.status === 'held').length;
+  const heldBefore = held();
+  applyDecisions(run, agent.id, decisions, agent);
+  const decided = heldBefore - held();
+  const claimed = await runApproved(run, agent, run.abortSignal);
+  if (held() > 0) return AWAITING;
+  // Decisions that ran no claimed call (denials only) are made durable too before the run goes
+  // on: another run that resumes the same batch at the same moment then loses the commit and
+  // stops, instead of running the calls of the next reply a second time.
+  if (decided > 0 && !claimed && run.commit !== undefined) await commitDecisions(run, batch, run.commit);
   const calls = batch.message.toolCalls as readonly ToolCall[];
   const block: ChatMessage[] = [batch.message];
   batch.calls.forEach((entry, i) => {
@@ -157,9 +164,10 @@ function settle(entry: CrewBatchCall, answer: ToolAnswer): void {
  * call found `started` (claimed by an earlier run that left no result) is never run again: it is
  * answered `outcome unknown: not retried`.
  */
-async function runApproved(run: Run, agent: CompiledAgent, abortSignal: AbortSignal): Promise<void> {
+async function runApproved(run: Run, agent: CompiledAgent, abortSignal: AbortSignal): Promise<boolean> {
   const batch = run.approvals.batch as CrewToolBatch;
   const calls = batch.message.toolCalls as readonly ToolCall[];
+  let committed = false;
   for (let i = 0; i < batch.calls.length; i++) {
     const entry = batch.calls[i] as CrewBatchCall;
     const call = calls[i] as ToolCall;
@@ -171,11 +179,32 @@ async function runApproved(run: Run, agent: CompiledAgent, abortSignal: AbortSig
     if (entry.status !== 'approved') continue;
     if (abortSignal.aborted) throw abortedError(abortSignal);
     entry.status = 'started';
-    if (entry.approval !== undefined && run.commit !== undefined) await claim(run, entry, call, run.commit);
+    if (entry.approval !== undefined && run.commit !== undefined) {
+      await claim(run, entry, call, run.commit);
+      committed = true;
+    }
     const answer = await runToolCall(run, agent, call, abortSignal, undefined);
     if (answer === undefined) throw abortedError(abortSignal); // stays `started`: its outcome is unknown
     settle(entry, answer);
   }
+  return committed;
+}
+
+/** Commits the state with every call of `batch` answered (the batch still held in it); if that fails, the run fails. */
+async function commitDecisions(run: Run, batch: CrewToolBatch, commit: NonNullable<Run['commit']>): Promise<void> {
+  try {
+    await commit(stateOf(run, undefined, true));
+  } catch (error) {
+    if (isAborted(run.abortSignal)) throw abortedError(run.abortSignal);
+    throw new CrewRunError({
+      code: 'CREW_COMMIT_FAILED',
+      message: `Could not commit the decided approvals of agent ${JSON.stringify(batch.agentId)}'s tool calls, so the run did not go on: commit rejected with ${errorText(error)}`,
+      state: stateOf(run),
+      agentId: batch.agentId,
+      cause: error,
+    });
+  }
+  if (isAborted(run.abortSignal)) throw abortedError(run.abortSignal);
 }
 
 /** Makes the claim on `entry` durable; if that fails, the claim is withdrawn and the run fails. */

@@ -44,6 +44,39 @@ describe('CrewExecutor approvals: the durable claim', () => {
     expect(done.reason).toBe('terminated_by_signal');
   });
 
+  it('denials that complete the batch are committed before the run goes on; a rejected commit stops it before the next reply', async () => {
+    const { tools, runs } = recordingTools();
+    const model = scriptedModel({ clerk: [BIG, calls('looking', ['l1', 'lookup', { order: 7 }]), 'ok [DONE]'] });
+    const executor = new CrewExecutor({ crew: approvalCrew(POLICY), model, tools });
+    const first = await executor.execute('go');
+    const deny = [{ id: 'ap-1', approved: false, reason: 'no' }];
+    // Another run committed the same batch first: this one stops; nothing of the next reply runs.
+    const lost = await collect(executor, '', {
+      state: roundTrip(first.state),
+      approvals: deny,
+      commit: () => Promise.reject(new Error('checkpoint conflict')),
+    });
+    const last = lost.at(-1);
+    if (last?.type !== 'error') throw new Error('expected an error event');
+    expect(last.error.code).toBe('CREW_COMMIT_FAILED');
+    expect(runs).toEqual([]);
+    expect(model.calls).toHaveLength(1);
+    // With the commit saved, the run goes on: the committed state holds every call answered.
+    const committed: CrewState[] = [];
+    const done = await executor.execute('', {
+      state: roundTrip(first.state),
+      approvals: deny,
+      commit: (state) => {
+        committed.push(roundTrip(state));
+        return Promise.resolve();
+      },
+    });
+    expect(committed).toHaveLength(1);
+    expect(committed[0]?.approvals?.batch?.calls[0]).toMatchObject({ status: 'done', content: 'denied: no' });
+    expect(runs).toEqual(['lookup:{"order":7}']);
+    expect(done.reason).toBe('terminated_by_signal');
+  });
+
   it('a commit that rejects fails the run with CREW_COMMIT_FAILED; the tool does not run; the error state can retry', async () => {
     const { executor, runs } = (() => {
       const r = recordingTools();

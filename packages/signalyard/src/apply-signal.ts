@@ -68,9 +68,12 @@ export class SignalApplier {
         if (hub.hasListeners) hub.emit({ type: 'signal_received', ...session.ctx, signal: job.signal });
       }
       let loaded = session.state;
+      // An approval is decided against the store, not this runner's copy: another runner may have
+      // moved the session on, and a refusal (or a failed resume) saves nothing that would notice.
+      const fresh = reload || attempt > 0 || job.signal.kind === 'tool_approval';
       try {
-        if (reload || attempt > 0 || loaded.kind !== 'loaded' || session.loading !== undefined)
-          loaded = await persistence.loadShared(session, reload || attempt > 0);
+        if (fresh || loaded.kind !== 'loaded' || session.loading !== undefined)
+          loaded = await persistence.loadShared(session, fresh);
       } catch (error) {
         return failedOutcome(session.ctx, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'));
       }

@@ -169,6 +169,23 @@ describe('runner.approve', () => {
     await runner.close();
   });
 
+  it('decides against the store, not its own copy: another runner moved the session on (no session lock)', async () => {
+    const store = new MemoryCheckpointStore();
+    const a = approvalRunner({ store });
+    const b = approvalRunner({ store });
+    await a.runner.handle(ask);
+    await a.runner.approve(MAIN, [{ id: 'ap-1', approved: true }]); // a's copy: nothing pending
+    const asked = await b.runner.handle({ channel: 'cli', text: '$90' }); // saved by b: ap-2 pending
+    expect(asked.pendingApprovals?.map((p) => p.id)).toEqual(['ap-2']);
+    const outcome = await a.runner.approve(MAIN, [{ id: 'ap-2', approved: true }], { by: 'alice' });
+    expect(outcome).toMatchObject({ status: 'completed', output: 'refunded $90' });
+    expect(a.refunds).toEqual(['$150', '$90']);
+    expect(b.refunds).toEqual([]);
+    expect((await b.runner.session(MAIN))?.pendingApprovals).toEqual([]);
+    await a.runner.close();
+    await b.runner.close();
+  });
+
   it('a denial never runs the tool; the engine hears the reason', async () => {
     const { runner, refunds } = approvalRunner();
     await runner.handle(ask);

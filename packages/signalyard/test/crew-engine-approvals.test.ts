@@ -142,9 +142,9 @@ describe('crewEngine with approvals', () => {
     const store = new MemoryCheckpointStore();
     const receipt = { refunded: 250, reference: 'RF-1' };
     const objectTools: Tool[] = [
-      { name: 'lookup', parameters: { type: 'object' }, execute: () => ['[not json', '{"looks":'] },
-      { name: 'refund', parameters: { type: 'object' }, execute: () => receipt },
-      { name: 'note', parameters: { type: 'object' }, execute: () => '{not json' },
+      { name: 'lookup', parameters: { type: 'object' }, execute: async () => ['[not json', '{"looks":'] },
+      { name: 'refund', parameters: { type: 'object' }, execute: async () => receipt },
+      { name: 'note', parameters: { type: 'object' }, execute: async () => '{not json' },
     ];
     const model = scriptedModel({
       clerk: [
