@@ -80,7 +80,7 @@ const transcriptLine = (entry: TranscriptEntry): string => {
     case 'handoff':
       return `   handoff ${entry.from} → ${entry.to} (${entry.via})`;
     case 'tool':
-      return `   tool    ${entry.call.name} ${JSON.stringify(entry.call.arguments)}: ${entry.status}${entry.result === undefined ? '' : ` "${String(entry.result)}"`}`;
+      return `   tool    ${entry.call.name} ${JSON.stringify(entry.call.arguments)}: ${entry.status}${entry.result === undefined ? '' : ` ${JSON.stringify(entry.result)}`}`;
   }
 };
 
