@@ -17,6 +17,7 @@ import {
   rateLimitPlugin,
   type AuditEntry,
   type CrewResponse,
+  type Engine,
   type EngineFn,
   type Envelope,
   type Runner,
@@ -136,28 +137,32 @@ const billing = (request: ChatRequest, said: string): ChatResponse | string => {
 
 /** A scripted model: answers by agent and by what the customer said, so any order of events works. */
 export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[] } {
-  return scriptedModel((request) => {
-    const said = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
-    switch (request.agentId) {
-      case 'triage':
-        if (/invoice|charge|refund/i.test(said)) return 'This is a billing matter. [ROUTE_BILLING]';
-        if (/crash|error|bug/i.test(said)) return 'Could be the app or the account; asking both teams. [INVESTIGATE]';
-        return 'Thanks for the details, we are on it. [ANSWERED]';
-      case 'billing':
-        return billing(request, said);
-      case 'tech':
-        return 'Tech: version 3.2 crashes at startup when its cache is corrupt.';
-      case 'lead':
-        return 'Clearing the app cache fixes this; shall I send you the steps? [PROPOSE_FIX]';
-      case 'concierge':
-        // A merged turn sees every message the VIP sent since the last reply.
-        if (/card/i.test(sinceLastReply(request)) && /\d{4}/.test(sinceLastReply(request)))
-          return 'Your card ending 4417 is blocked for your safety; a senior agent is unblocking it now.';
-        return 'Welcome back! A senior agent is on your account right now.';
-      default:
-        return 'How can I help?';
-    }
-  });
+  // Replies stream in pieces of at most 8 characters, as a real model's tokens would arrive.
+  return scriptedModel(
+    (request) => {
+      const said = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+      switch (request.agentId) {
+        case 'triage':
+          if (/invoice|charge|refund/i.test(said)) return 'This is a billing matter. [ROUTE_BILLING]';
+          if (/crash|error|bug/i.test(said)) return 'Could be the app or the account; asking both teams. [INVESTIGATE]';
+          return 'Thanks for the details, we are on it. [ANSWERED]';
+        case 'billing':
+          return billing(request, said);
+        case 'tech':
+          return 'Tech: version 3.2 crashes at startup when its cache is corrupt.';
+        case 'lead':
+          return 'Clearing the app cache fixes this; shall I send you the steps? [PROPOSE_FIX]';
+        case 'concierge':
+          // A merged turn sees every message the VIP sent since the last reply.
+          if (/card/i.test(sinceLastReply(request)) && /\d{4}/.test(sinceLastReply(request)))
+            return 'Your card ending 4417 is blocked for your safety; a senior agent is unblocking it now.';
+          return 'Welcome back! A senior agent is on your account right now.';
+        default:
+          return 'How can I help?';
+      }
+    },
+    { streamChunkChars: 8 },
+  );
 }
 
 /** A refund the billing agent's `refund` tool carried out. */
@@ -193,10 +198,13 @@ function refundTool(ledger: Refund[]): Tool {
 /** Who may approve a refund the desk's crew holds (`runner.approve(…, { by })`). */
 const REVIEWERS: ReadonlySet<string> = new Set(['rita@finance']);
 
-/** The desk's engine: the crew, then the FSM moves the crew's outcome calls for. */
-function deskEngine(model: ChatModel, ledger: Refund[]): EngineFn {
+/**
+ * The desk's engine: the crew (streaming when the turn is read as a stream), then the FSM moves
+ * the crew's outcome calls for. Its transcript and diagrams are the crew's.
+ */
+function deskEngine(model: ChatModel, ledger: Refund[]): Engine {
   const crew = crewEngine(deskCrew, { model, tools: [refundTool(ledger)] });
-  return async (ctx) => {
+  const turn: EngineFn = async (ctx) => {
     const result = await crew.turn(ctx);
     const response = result.output as CrewResponse;
     const state = String(ctx.strategy.snapshot().current_state);
@@ -207,6 +215,7 @@ function deskEngine(model: ChatModel, ledger: Refund[]): EngineFn {
     if (proposes && state !== 'awaiting_confirmation') actions.push(Action.transition('propose'));
     return { ...result, actions };
   };
+  return { ...crew, turn };
 }
 
 /**

@@ -5,8 +5,10 @@ import {
   formatAction,
   signal,
   type CheckpointStore,
+  type EngineEvent,
   type PendingApproval,
   type RunnerEvent,
+  type TranscriptEntry,
 } from '@signalyard/core';
 import {
   RouteResolver,
@@ -18,14 +20,122 @@ import {
   type InboundMessage,
   type Outcome,
   type Runner,
+  type TurnStream,
 } from 'signalyard';
 import { createDesk, deskModel, renderReview, routing, type Refund } from './desk.js';
 
 export interface SupportDeskOptions {
   /** Where sessions live; default: a MemoryCheckpointStore kept across the restart. */
   readonly store?: CheckpointStore;
-  /** Where the transcript goes; default: stdout. */
+  /** Where the transcript goes, line by line; default: stdout. */
   readonly write?: (line: string) => void;
+  /**
+   * Where the customer's view of a streamed reply goes, piece by piece as it arrives: a line's
+   * start (`   reply   billing: "`), each text delta, then its end (`"` and a newline). Default:
+   * stdout when `write` is the default too; otherwise the pieces are joined and each finished
+   * line is passed to `write`.
+   */
+  readonly writeDelta?: (text: string) => void;
+}
+
+/** `text` pieces joined, each finished line passed to `write`. */
+const linesTo = (write: (line: string) => void): ((text: string) => void) => {
+  let pending = '';
+  return (text) => {
+    const lines = (pending + text).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) write(line);
+  };
+};
+
+/** The operator's line for an engine event (a handoff, a tool call, an approval), if it has one. */
+const engineLine = (ev: EngineEvent): string | undefined => {
+  if (ev.type === 'handoff')
+    return `   crew    ${String(ev.from)} → ${String(ev.to)} (${ev.via === 'signal' ? `signal ${String(ev.signal)}` : String(ev.via)})`;
+  if (ev.type === 'parallel_start')
+    return `   crew    parallel group ${String(ev.group)}: ${(ev.agents as string[]).join(' + ')}`;
+  if (ev.type === 'interrupt') return `   pipeline interrupt: ${(ev.interrupt as { kind: string }).kind} (paused)`;
+  if (ev.type === 'stage_end') return `   pipeline stage ${String(ev.stage)} → ${String(ev.next)}`;
+  if (ev.type === 'approval_requested')
+    return (ev.approvals as PendingApproval[])
+      .map(
+        (p) =>
+          `   approval ${p.id} asked: ${p.agentId} calls ${p.toolName} ${JSON.stringify(p.arguments)} (${p.reason ?? 'needs approval'})`,
+      )
+      .join('\n');
+  if (ev.type === 'approval_resolved')
+    return `   approval ${String(ev.id)} ${ev.approved === true ? 'approved' : 'denied'}`;
+  if (ev.type === 'tool_result' && ev.group === undefined)
+    return `   tool    ${(ev.call as { name: string }).name} → "${String(ev.result)}"`;
+  return undefined;
+};
+
+/** One line of a session's visible conversation (`runner.transcript`). */
+const transcriptLine = (entry: TranscriptEntry): string => {
+  switch (entry.type) {
+    case 'user':
+      return `   user    "${entry.text}"`;
+    case 'assistant':
+      return `   ${entry.agentId.padEnd(7)} "${entry.text}"`;
+    case 'handoff':
+      return `   handoff ${entry.from} → ${entry.to} (${entry.via})`;
+    case 'tool':
+      return `   tool    ${entry.call.name} ${JSON.stringify(entry.call.arguments)}: ${entry.status}${entry.result === undefined ? '' : ` ${JSON.stringify(entry.result)}`}`;
+  }
+};
+
+/** The route line of a routed signal. */
+const routeLine = (e: {
+  tier?: string | undefined;
+  routeName?: string | undefined;
+  action: Parameters<typeof formatAction>[0] | undefined;
+}): string => {
+  const by = e.tier === undefined ? 'no route: runner default' : `${e.tier} tier, route "${e.routeName ?? '?'}"`;
+  return `   route   ${by} → ${formatAction(e.action)}`;
+};
+
+/**
+ * The customer's view of a turn's replies, as they stream: one line per crew agent that
+ * speaks, opened with its name at its first delta. Parallel members speak at once; a terminal
+ * shows one at a time, so a member's text is held until the line before it ends.
+ */
+class ReplyLines {
+  #speaker: string | undefined;
+  readonly #held = new Map<string, { text: string; done: boolean }>();
+  constructor(readonly out: (text: string) => void) {}
+
+  /** A text delta from `who`. */
+  delta(who: string, delta: string): void {
+    if (this.#speaker === undefined) this.#open(who, '');
+    if (who === this.#speaker) this.out(delta);
+    else this.#held.set(who, { text: (this.#held.get(who)?.text ?? '') + delta, done: false });
+  }
+
+  /** `who` has finished its reply (its `agent_response`). */
+  done(who: string): void {
+    const held = this.#held.get(who);
+    if (held !== undefined) held.done = true;
+    if (who !== this.#speaker) return;
+    this.out('"\n');
+    this.#speaker = undefined;
+    for (const [next, { text, done }] of this.#held) {
+      this.#held.delete(next);
+      this.#open(next, text);
+      if (!done) return;
+      this.out('"\n');
+      this.#speaker = undefined;
+    }
+  }
+
+  /** Ends whatever is still open (the turn is over). */
+  end(): void {
+    while (this.#speaker !== undefined) this.done(this.#speaker);
+  }
+
+  #open(who: string, text: string): void {
+    this.#speaker = who;
+    this.out(`   reply   ${who}: "${text}`);
+  }
 }
 
 const who = (m: Omit<InboundMessage, 'text'>): string => {
@@ -38,6 +148,9 @@ const who = (m: Omit<InboundMessage, 'text'>): string => {
 export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<readonly AuditEntry[]> {
   const store = options.store ?? new MemoryCheckpointStore();
   const write = options.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
+  const writeDelta =
+    options.writeDelta ??
+    (options.write === undefined ? (text: string) => void process.stdout.write(text) : linesTo(write));
   const model = deskModel();
   const audit: AuditEntry[] = [];
   const resolver = new RouteResolver(routing);
@@ -49,52 +162,61 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   };
   listen(runner);
 
-  /** Prints what happened since the last print, from the runner's events. */
-  const printEvents = (): void => {
-    for (const e of events) {
-      if (e.type === 'route_decided') {
-        const by = e.tier === undefined ? 'no route: runner default' : `${e.tier} tier, route "${e.routeName ?? '?'}"`;
-        write(`   route   ${by} → ${formatAction(e.action)}`);
-      } else if (e.type === 'transition_applied') {
+  /**
+   * Prints what happened since the last print, from the runner's events: all of it for a turn
+   * that was not streamed; for a streamed one only the FSM's moves (its stream showed the rest).
+   */
+  const printEvents = (streamed: boolean): void => {
+    // A streamed turn's events end with its outcome; what follows belongs to signals still running.
+    const end = streamed ? events.findIndex((e) => e.type === 'outcome') + 1 : events.length;
+    for (const e of events.slice(0, end === 0 ? events.length : end)) {
+      if (e.type === 'route_decided' && !streamed) write(routeLine(e));
+      else if (e.type === 'transition_applied')
         write(`   fsm     ${e.result.from} → ${e.result.to} (${e.result.action})`);
-      } else if (e.type === 'engine_event') {
-        const ev = e.event as Record<string, unknown> & { type: string };
-        if (ev.type === 'handoff')
-          write(
-            `   crew    ${String(ev.from)} → ${String(ev.to)} (${ev.via === 'signal' ? `signal ${String(ev.signal)}` : String(ev.via)})`,
-          );
-        if (ev.type === 'parallel_start')
-          write(`   crew    parallel group ${String(ev.group)}: ${(ev.agents as string[]).join(' + ')}`);
-        if (ev.type === 'agent_response' && typeof ev.group === 'string')
-          write(`   crew      ${String(ev.agentId)}: "${String(ev.content)}"`);
-        if (ev.type === 'interrupt')
-          write(`   pipeline interrupt: ${(ev.interrupt as { kind: string }).kind} (paused)`);
-        if (ev.type === 'stage_end') write(`   pipeline stage ${String(ev.stage)} → ${String(ev.next)}`);
-        if (ev.type === 'approval_requested')
-          for (const p of ev.approvals as PendingApproval[])
-            write(
-              `   approval ${p.id} asked: ${p.agentId} calls ${p.toolName} ${JSON.stringify(p.arguments)} (${p.reason ?? 'needs approval'})`,
-            );
-        if (ev.type === 'approval_resolved')
-          write(`   approval ${String(ev.id)} ${ev.approved === true ? 'approved' : 'denied'}`);
-        if (ev.type === 'tool_result' && ev.group === undefined)
-          write(`   tool    ${(ev.call as { name: string }).name} → "${String(ev.result)}"`);
+      else if (e.type === 'engine_event' && !streamed) {
+        const line = engineLine(e.event);
+        if (line !== undefined) write(line);
+        if (e.event.type === 'agent_response' && typeof e.event.group === 'string')
+          write(`   crew      ${String(e.event.agentId)}: "${String(e.event.content)}"`);
       }
     }
-    events = [];
+    events = end === 0 ? [] : events.slice(end);
   };
 
-  /** Prints what happened to one signal, from the runner's events. */
-  const report = (outcome: Outcome): void => {
-    printEvents();
+  /**
+   * Reads a turn as it streams: the route, the customer's view of each reply as its deltas
+   * arrive (with the speaking agent's name; markers are never in it), and the operator's lines
+   * for handoffs, tool calls and approvals, in the order they happen. Returns the outcome.
+   */
+  const follow = async (turn: TurnStream): Promise<Outcome> => {
+    const replies = new ReplyLines(writeDelta);
+    let spoke = false;
+    for await (const e of turn) {
+      if (e.type === 'text_delta') {
+        spoke = true;
+        replies.delta(e.source?.crewAgentId ?? e.source?.stage ?? e.agentId, e.delta);
+      } else if (e.type === 'engine_event' && e.event.type === 'agent_response') {
+        replies.done(String(e.event.agentId));
+      } else if (e.type === 'routed' || e.type === 'engine_event') {
+        replies.end();
+        const line = e.type === 'routed' ? routeLine(e) : engineLine(e.event);
+        if (line !== undefined) write(line);
+      }
+    }
+    replies.end();
+    const outcome = await turn.outcome;
+    report(outcome, true, spoke);
+    return outcome;
+  };
+
+  /** Prints the end of one signal's turn: the FSM's moves, the reply unless it streamed, the status. */
+  const report = (outcome: Outcome, streamed: boolean, spoke: boolean): void => {
+    printEvents(streamed);
     const output = outcome.output as CrewResponse | Envelope | undefined;
-    if (
-      output !== undefined &&
-      typeof output === 'object' &&
-      'content' in output &&
-      typeof output.content === 'string'
-    ) {
-      write(`   reply   ${output.agentId}: "${output.content}"`);
+    if (spoke) {
+      // the reply was shown as it streamed
+    } else if (output !== undefined && typeof output === 'object' && 'visibleContent' in output) {
+      if (output.visibleContent !== '') write(`   reply   ${output.agentId}: "${output.visibleContent}"`);
     } else if (output !== undefined && typeof output === 'object' && 'trace' in output) {
       write(`   reply   ${outcome.agentId}: "${renderReview(output)}"`);
     }
@@ -115,9 +237,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     write(
       `   agent   ${resolved.agentId} · session ${formatSessionKey(resolved.sessionKey)} · matched by ${resolved.matchedBy}`,
     );
-    const outcome = await runner.handle(message);
-    report(outcome);
-    return outcome;
+    return follow(runner.stream(message));
   };
 
   /** A reviewer (or someone who is not one) decides held tool calls from their channel: `runner.approve`. */
@@ -130,9 +250,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     write('');
     const what = decisions.map((d) => `${d.approved ? 'approves' : 'denies'} ${d.id}`).join(', ');
     write(`── ${who(reviewer)}: ${by} ${what} of ${key}   (${note})`);
-    const outcome = await runner.approve(key, decisions, { by });
-    report(outcome);
-    return outcome;
+    return follow(runner.streamApprove(key, decisions, { by }));
   };
 
   /** A turn that starts for session `key` from now on. */
@@ -154,7 +272,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     write(`── ${who(message)}: "${message.text}"   (${note})`);
     write(`   agent   ${resolved.agentId} · session ${key} · matched by ${resolved.matchedBy}`);
     const started = turnStarts(key);
-    const first = runner.handle(message);
+    const first = follow(runner.stream(message));
     await started;
     const more = followUps.map((text) => {
       write(
@@ -162,12 +280,12 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
       );
       return runner.handle({ ...message, text });
     });
-    report(await first);
+    await first;
     const merged = await Promise.all(more);
     const output = merged[0]?.output as CrewResponse | undefined;
     write(`── the ${followUps.length} messages sent meanwhile: each routed on its own, answered by one crew run`);
-    printEvents();
-    if (output !== undefined) write(`   reply   ${output.agentId}: "${output.content}"`);
+    printEvents(false);
+    if (output !== undefined) write(`   reply   ${output.agentId}: "${output.visibleContent}"`);
     for (const [i, o] of merged.entries())
       write(`   = ${o.status} for "${followUps[i] ?? '?'}" (mergedWith ${String(o.mergedWith)})`);
   };
@@ -233,12 +351,16 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
 
   write('');
   write(`── timer for ${first.sessionKey}   (the refund job finished)`);
-  report(await runner.dispatch(first.sessionKey, signal('timer', { job: 'refund-INV-881' })));
+  await follow(runner.streamDispatch(first.sessionKey, signal('timer', { job: 'refund-INV-881' })));
   await say({ ...reviewer, text: 'yes' }, 'the reviewer approves: the paused pipeline resumes');
   await say({ ...cli, text: 'The app crashes on startup' }, 'from the CLI: triage asks two teams at once');
   await say({ ...cli, text: 'hello?' });
   await say({ ...cli, text: 'hello??' });
   await say({ ...cli, text: 'HELLO???' }, 'a fourth message within a minute');
+  // What a chat page shows after a reload: alice's conversation, markers hidden, the handoff an entry.
+  write('');
+  write(`── ${first.sessionKey}, as a chat page shows it after a reload (runner.transcript)`);
+  for (const entry of await runner.transcript(first.sessionKey)) write(transcriptLine(entry));
   await runner.close();
 
   const byStatus = new Map<string, number>();

@@ -5,17 +5,43 @@ import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { describe, expect, it } from 'vitest';
 import { runSupportDesk } from '@signalyard-examples/support-desk';
 
+/** A run of the story: its lines, the pieces its streamed replies arrived in, the audit log's statuses and approvals. */
 async function transcript(
   store?: SqliteCheckpointStore,
-): Promise<{ lines: string[]; statuses: string[]; approvals: unknown[] }> {
+): Promise<{ lines: string[]; pieces: string[]; statuses: string[]; approvals: unknown[] }> {
   const lines: string[] = [];
-  const audit = await runSupportDesk({ write: (line) => lines.push(line), ...(store === undefined ? {} : { store }) });
+  const pieces: string[] = [];
+  let open = '';
+  const audit = await runSupportDesk({
+    write: (line) => lines.push(line),
+    // A reply line arrives in pieces (its start, each delta, its end): kept, and joined into lines.
+    writeDelta: (text) => {
+      pieces.push(text);
+      const parts = (open + text).split('\n');
+      open = parts.pop() ?? '';
+      lines.push(...parts);
+    },
+    ...(store === undefined ? {} : { store }),
+  });
+  expect(open).toBe('');
   return {
     lines,
+    pieces,
     statuses: audit.map((e) => e.status),
     approvals: audit.flatMap((e) => (e.approvals === undefined ? [] : [[e.status, e.approvals]])),
   };
 }
+
+/** The deltas of the streamed reply line that starts with `start` (e.g. `   reply   billing: "I see`). */
+const deltasOf = (pieces: string[], start: string): string[] => {
+  const at = pieces.findIndex((p, i) => p.startsWith('   reply   ') && (p + (pieces[i + 1] ?? '')).startsWith(start));
+  expect(at, `no streamed reply starting ${start}`).toBeGreaterThanOrEqual(0);
+  const end = pieces.indexOf('"\n', at);
+  return pieces.slice(at + 1, end);
+};
+
+/** Routing markers: `[ROUTE_BILLING]`, `[PROPOSE_FIX]`, `[REFUNDED]`, … */
+const MARKER = /\[[A-Z_]+\]/;
 
 const after = (lines: string[], heading: string): string[] => {
   const at = lines.findIndex((l) => l.includes(heading));
@@ -26,13 +52,41 @@ const after = (lines: string[], heading: string): string[] => {
 
 describe('the support desk example', () => {
   it('tells the whole story: routing, FSM gating, crew handoffs, a refund held for approval, a paused and resumed pipeline, a restart, the rate limit', async () => {
-    const { lines, statuses, approvals } = await transcript();
+    const { lines, pieces, statuses, approvals } = await transcript();
 
-    // alice on telegram: the crew hands off, the crew's outcome moves the FSM.
+    // alice on telegram: the crew hands off, the crew's outcome moves the FSM. The customer sees
+    // each agent's reply as it streams, under its name, without the markers; the handoff is the
+    // operator's line between them.
     const first = after(lines, '"Hi, my invoice charged me twice"');
     expect(first).toContain('   agent   desk · session agent:desk:dm:alice · matched by default');
-    expect(first).toContain('   crew    triage → billing (signal [ROUTE_BILLING])');
+    expect(first.filter((l) => l.startsWith('   reply') || l.startsWith('   crew'))).toEqual([
+      '   reply   triage: "This is a billing matter."',
+      '   crew    triage → billing (signal [ROUTE_BILLING])',
+      '   reply   billing: "I see a duplicate charge of $42 on invoice INV-881. Shall I refund it?"',
+    ]);
     expect(first).toContain('   fsm     triaging → awaiting_confirmation (propose)');
+
+    // The replies arrived as deltas, in more than one piece, and joined to what the customer saw.
+    const billing = deltasOf(pieces, '   reply   billing: "I see');
+    expect(billing.length).toBeGreaterThan(1);
+    expect(billing.join('')).toBe('I see a duplicate charge of $42 on invoice INV-881. Shall I refund it?');
+    // No marker ever reaches the customer: not in a delta, not in a reply line.
+    expect(pieces.filter((p) => MARKER.test(p))).toEqual([]);
+    const replies = lines.filter((l) => l.startsWith('   reply'));
+    expect(replies.length).toBeGreaterThan(10);
+    expect(replies.filter((l) => MARKER.test(l))).toEqual([]);
+    // A page reload shows the conversation without markers, the handoff as an entry.
+    expect(after(lines, 'agent:desk:dm:alice, as a chat page shows it after a reload')).toEqual([
+      '── agent:desk:dm:alice, as a chat page shows it after a reload (runner.transcript)',
+      '   user    "Hi, my invoice charged me twice"',
+      '   triage  "This is a billing matter."',
+      '   handoff triage → billing (signal)',
+      '   billing "I see a duplicate charge of $42 on invoice INV-881. Shall I refund it?"',
+      '   user    "yes please"',
+      '   user    "any news?"',
+      '',
+      expect.stringMatching(/^Audit log: /),
+    ]);
 
     // alice on slack lands in the same session (identity link); the strategy tier decides.
     const slack = after(lines, '"yes please"');
@@ -82,6 +136,7 @@ describe('the support desk example', () => {
     expect(refund).toEqual(
       expect.arrayContaining([
         '   crew    triage → billing (signal [ROUTE_BILLING])',
+        '   reply   billing: "Refunding order 5531."',
         '   approval ap-1 asked: billing calls refund {"order":"5531","amount":420} (refunds over $100 need a reviewer)',
         '   = paused (awaiting approval: ap-1)',
       ]),
@@ -107,7 +162,7 @@ describe('the support desk example', () => {
       '   route   no route: runner default → continue',
       '   approval ap-1 approved',
       '   tool    refund → "$420 refunded for order 5531 (RF-2001)"',
-      '   reply   billing: "$420 refunded for order 5531 (RF-2001): it is on its way to your card. [REFUNDED]"',
+      '   reply   billing: "$420 refunded for order 5531 (RF-2001): it is on its way to your card."',
       '   = completed',
       '',
     ]);
@@ -128,8 +183,21 @@ describe('the support desk example', () => {
 
     // The parallel group, and the FSM moved by the turn's actions.
     const crash = after(lines, '"The app crashes on startup"');
-    expect(crash).toContain('   crew    parallel group investigate: billing + tech');
-    expect(crash).toContain('   crew    triage → lead (parallel)');
+    expect(crash.filter((l) => l.startsWith('   reply') || l.startsWith('   crew'))).toEqual([
+      '   reply   triage: "Could be the app or the account; asking both teams."',
+      '   crew    parallel group investigate: billing + tech',
+      // billing and tech stream at once; the terminal shows one reply line at a time
+      expect.stringMatching(/^ {3}reply {3}(billing|tech): /),
+      expect.stringMatching(/^ {3}reply {3}(billing|tech): /),
+      '   crew    triage → lead (parallel)',
+      '   reply   lead: "Clearing the app cache fixes this; shall I send you the steps?"',
+    ]);
+    expect(crash).toEqual(
+      expect.arrayContaining([
+        '   reply   billing: "Billing: the account is paid up; nothing to do on our side."',
+        '   reply   tech: "Tech: version 3.2 crashes at startup when its cache is corrupt."',
+      ]),
+    );
 
     // The rate limit rejects the fourth message in a minute from the plugin tier.
     expect(after(lines, '"HELLO???"')).toContain('   route   plugin tier, route "rate-limit" → reject(rate_limited)');
