@@ -240,7 +240,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     return follow(runner.stream(message));
   };
 
-  /** A reviewer (or someone who is not one) decides held tool calls from their channel: `runner.approve`. */
+  /** A reviewer (or someone who is not one) decides held tool calls from the CLI channel: `runner.streamApprove`. */
   const approve = async (
     key: string,
     decisions: readonly ApprovalDecision[],
@@ -249,7 +249,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   ): Promise<Outcome> => {
     write('');
     const what = decisions.map((d) => `${d.approved ? 'approves' : 'denies'} ${d.id}`).join(', ');
-    write(`── ${who(reviewer)}: ${by} ${what} of ${key}   (${note})`);
+    write(`── ${who(cli)}: ${by} ${what} of ${key}   (${note})`);
     return follow(runner.streamApprove(key, decisions, { by }));
   };
 

@@ -158,7 +158,7 @@ describe('the support desk example', () => {
     expect(refused.filter((l) => l.startsWith('   tool'))).toEqual([]);
     // The reviewer approves on the new runner: the refund runs once, then billing's reply follows.
     expect(after(lines, 'rita@finance approves ap-1 of agent:desk:telegram:dm:1003   (a reviewer')).toEqual([
-      '── slack · team T-FINANCE · channel C-REFUNDS: rita@finance approves ap-1 of agent:desk:telegram:dm:1003   (a reviewer, on the new runner)',
+      '── cli: rita@finance approves ap-1 of agent:desk:telegram:dm:1003   (a reviewer, on the new runner)',
       '   route   no route: runner default → continue',
       '   approval ap-1 approved',
       '   tool    refund → "$420 refunded for order 5531 (RF-2001)"',
