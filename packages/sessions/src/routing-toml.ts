@@ -177,9 +177,9 @@ export function parseRoutingConfig(toml: string): RoutingConfig {
 function tomlErrorPosition(error: TomlError, text: string): { line: number; column: number } {
   const lines = text.split('\n');
   let last = lines.length;
-  while (last > 1 && lines[last - 1]!.trim() === '') last--;
+  while (last > 1 && (lines[last - 1] ?? '').trim() === '') last--;
   if (error.line <= last) return { line: error.line, column: error.column };
-  return { line: last, column: lines[last - 1]!.replace(/\r$/, '').length + 1 };
+  return { line: last, column: (lines[last - 1] ?? '').replace(/\r$/, '').length + 1 };
 }
 
 /**

@@ -252,7 +252,7 @@ function toolStatus(content: string | undefined): 'done' | 'error' | 'denied' | 
  * an error, a denial) stays as it is.
  */
 function toolResult(status: string, content: string): unknown {
-  if (status !== 'done' || (content[0] !== '{' && content[0] !== '[')) return content;
+  if (status !== 'done' || !(content.startsWith('{') || content.startsWith('['))) return content;
   try {
     return JSON.parse(content) as unknown;
   } catch {
