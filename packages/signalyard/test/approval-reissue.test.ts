@@ -112,11 +112,11 @@ describe('fork with { reissueApprovals: true }', () => {
     await runner.handle(ask);
     const fork = await runner.fork(MAIN, FORK, { reissueApprovals: true });
     const newId = fork.pendingApprovals[0]!.id;
-    const data = (await stored(store, FORK)).data as Record<string, unknown>;
+    const data = (await stored(store, FORK)).data as unknown as Record<string, unknown>;
     expect(data.approvalAliases).toEqual({ [newId]: 'ap-1' });
     expect((data.engine as Held).held?.id).toBe('ap-1'); // the engine's state is untouched
     await runner.approve(FORK, [{ id: newId, approved: false, reason: 'no' }]);
-    expect(((await stored(store, FORK)).data as Record<string, unknown>).approvalAliases).toBeUndefined();
+    expect(((await stored(store, FORK)).data as unknown as Record<string, unknown>).approvalAliases).toBeUndefined();
     await runner.close();
   });
 });
@@ -156,7 +156,9 @@ describe('rewind with { reissueApprovals: true }', () => {
     expect(again.status).toBe('paused');
     expect(again.pendingApprovals?.map((p) => p.id)).toEqual([newId]);
     expect((await runner.session(MAIN))?.pendingApprovals.map((p) => p.id)).toEqual([newId]);
-    expect(((await stored(store, MAIN)).data as Record<string, unknown>).approvalAliases).toEqual({ [newId]: 'ap-1' });
+    expect(((await stored(store, MAIN)).data as unknown as Record<string, unknown>).approvalAliases).toEqual({
+      [newId]: 'ap-1',
+    });
     expect(events.filter((e) => e.type === 'engine_event' && e.event.type.startsWith('approval_'))).toEqual([]);
     await runner.close();
   });
