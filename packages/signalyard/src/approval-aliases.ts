@@ -34,14 +34,14 @@ export function aliasesOf(data: SessionCheckpointV1): ApprovalAliases {
 /**
  * What an engine receives for a decision on an id that was issued again under a new one (the old
  * id, from a link sent before the rewind or fork): an id it never issued, so it treats the
- * decision as it treats any unknown id. @internal
+ * decision as it treats any unknown id.
  */
-export function retiredId(engineId: string): string {
+function retiredId(engineId: string): string {
   return `${engineId}~retired`;
 }
 
-/** The engine's id for the public id `id`. @internal */
-export function engineIdOf(id: string, aliases: ApprovalAliases): string {
+/** The engine's id for the public id `id` (an old, reissued id: one the engine never issued). */
+function engineIdOf(id: string, aliases: ApprovalAliases): string {
   if (aliases === NO_ALIASES) return id;
   const engineId = aliases.get(id);
   if (engineId !== undefined) return engineId;
@@ -121,8 +121,8 @@ export function publicTranscript(entries: TranscriptEntry[], aliases: ApprovalAl
 }
 
 /**
- * The aliases still needed once `pending` and `stale` (public ids) are what is open: as the
- * checkpoint field, `undefined` when none. @internal
+ * The aliases still needed while the approvals `open` (pending and stale, public ids) are open:
+ * as the checkpoint field, `undefined` when none. @internal
  */
 export function keptAliases(
   aliases: ApprovalAliases,
