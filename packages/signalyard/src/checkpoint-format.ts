@@ -28,6 +28,7 @@ const OWN_FIELDS = new Set([
   'cause',
   'pendingApprovals',
   'staleApprovals',
+  'approvalAliases',
 ]);
 
 /** The top-level fields of `data` a Runner does not write itself (kept across saves); `none` when there are none. @internal */

@@ -51,7 +51,11 @@ export interface TurnContext {
    * straight to an executor that resumes with decisions (a crew's `execute(input, { approvals })`).
    */
   readonly approvals: readonly ApprovalDecision[];
-  /** The approvals pending in the session checkpoint when the turn started (empty when none). */
+  /**
+   * The approvals pending in the session checkpoint when the turn started (empty when none).
+   * Here and in `approvals`, ids are the engine's own: after a `fork` / `rewind` with
+   * `reissueApprovals` the runner shows new ids to people and translates them back.
+   */
   readonly pendingApprovals: readonly PendingApproval[];
   /**
    * Saves the session now, compare-and-set: `state` as this engine's state, the history so far

@@ -1,5 +1,6 @@
 import type { ChatMessage, ExecutionStrategy, Outcome, PendingApproval, Signal } from '@signalyard/core';
 import type { ComposedRouter } from '@signalyard/router';
+import type { ApprovalAliases } from './approval-aliases.js';
 import type { AgentRuntime } from './runner-options.js';
 import type { Stopper } from './stopper.js';
 import type { TurnSink } from './turn-stream.js';
@@ -74,6 +75,8 @@ export interface LoadedState {
   pendingApprovals: readonly PendingApproval[];
   /** The checkpoint's `staleApprovals` (empty when none). */
   staleApprovals: readonly StaleApproval[];
+  /** The checkpoint's `approvalAliases`: public approval id → the engine's (empty when none). */
+  aliases: ApprovalAliases;
   /** Top-level checkpoint fields the runner does not write itself (e.g. a newer release's), kept on save. */
   carried: Readonly<Record<string, unknown>>;
 }

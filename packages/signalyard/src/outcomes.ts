@@ -10,6 +10,7 @@ import {
 import { errorText } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import { RunnerError, type RunnerErrorCode } from './errors/runner-error.js';
+import type { ApprovalAliases } from './approval-aliases.js';
 import type { StaleApproval } from './live-session.js';
 
 /** Whose outcome it is: a session key and its agent. @internal */
@@ -91,6 +92,8 @@ export interface SessionSave {
   readonly engineState: unknown;
   readonly pendingApprovals?: readonly PendingApproval[];
   readonly staleApprovals?: readonly StaleApproval[];
+  /** The approval aliases the pending ones are read with (absent: as loaded). */
+  readonly aliases?: ApprovalAliases;
 }
 
 /** `error` itself when it is a `SignalyardError`, else a `RunnerError` with `code` wrapping it. @internal */

@@ -20,6 +20,7 @@ import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type S
 import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
 import { decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
+import { aliasesOf, publicTranscript } from './approval-aliases.js';
 import { createEventHub } from './event-hub.js';
 import { EventTimeline } from './event-timeline.js';
 import type { RunnerError } from './errors/runner-error.js';
@@ -122,7 +123,8 @@ export interface Runner {
   /**
    * Copies version `opts.version` (default: current) of `from` into the new session `to`
    * (version 1, `cause.forkedFrom`); `from` is untouched. Pending approvals are not re-opened
-   * unless `reissueApprovals` (then under new ids).
+   * unless `reissueApprovals`: then they are issued again under new ids (listed in the returned
+   * view; the format is opaque), and a decision on an old id decides nothing in `to`.
    * @throws RunnerError `SESSION_EXISTS`, `SESSION_AGENT_MISMATCH`, `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`.
    */
   fork(
@@ -133,7 +135,9 @@ export interface Runner {
   /**
    * Saves a new version of the session whose data equals version `version`'s (`cause.rewoundTo`);
    * the versions in between stay, so a rewind can be undone. Waits its turn in the session's
-   * queue; stop signals never cancel it; emits `session_rewound`.
+   * queue; stop signals never cancel it; emits `session_rewound`. Pending approvals of that
+   * version are not re-opened unless `reissueApprovals`: then they are issued again under new ids
+   * (listed in the returned view; the format is opaque), and a decision on an old id decides nothing.
    * @throws RunnerError `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`; `RUNNER_CLOSED` when the runner closes first.
    */
   rewind(sessionKey: SessionKey | string, version: number, opts?: { reissueApprovals?: boolean }): Promise<SessionView>;
@@ -572,7 +576,7 @@ class RunnerImpl implements Runner {
     const agent = this.#o.agents.get(data.agentId);
     const own = agent?.definition.engine;
     if (typeof own === 'object' && typeof own.transcript === 'function')
-      return own.transcript(data.history, data.engine);
+      return publicTranscript(own.transcript(data.history, data.engine), aliasesOf(data));
     return defaultTranscript(data.history, data.agentId);
   }
 

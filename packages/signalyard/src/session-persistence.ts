@@ -12,6 +12,7 @@ import {
 } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { ComposedRouter } from '@signalyard/router';
+import { NO_ALIASES, aliasesOf, keptAliases } from './approval-aliases.js';
 import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { keptMessages, trimHistory, userMessageOf } from './history.js';
@@ -70,6 +71,7 @@ export class SessionPersistence {
         engineState: undefined,
         pendingApprovals: NO_APPROVALS,
         staleApprovals: NO_APPROVALS,
+        aliases: NO_ALIASES,
         carried: NO_FIELDS,
       });
     }
@@ -83,6 +85,7 @@ export class SessionPersistence {
       engineState: data.engine,
       pendingApprovals: pendingOf(data),
       staleApprovals: staleOf(data),
+      aliases: aliasesOf(data),
       carried: carriedFields(data, NO_FIELDS),
     });
   }
@@ -91,7 +94,7 @@ export class SessionPersistence {
     session: LiveSession,
     strategy: ExecutionStrategy,
     version: number,
-    parts: Pick<LoadedState, 'history' | 'engineState' | 'pendingApprovals' | 'staleApprovals' | 'carried'>,
+    parts: Pick<LoadedState, 'history' | 'engineState' | 'pendingApprovals' | 'staleApprovals' | 'aliases' | 'carried'>,
   ): LoadedState {
     const router = new ComposedRouter({
       strategy: strategy.signalRoutes(),
@@ -107,6 +110,7 @@ export class SessionPersistence {
       engineState: parts.engineState,
       pendingApprovals: parts.pendingApprovals,
       staleApprovals: parts.staleApprovals,
+      aliases: parts.aliases,
       carried: parts.carried,
     };
     session.state = state;
@@ -121,6 +125,8 @@ export class SessionPersistence {
   async save(session: LiveSession, loaded: LoadedState, save: SessionSave, cause: SessionCause): Promise<void> {
     const pending = save.pendingApprovals ?? loaded.pendingApprovals;
     const stale = save.staleApprovals ?? loaded.staleApprovals;
+    // Aliases only for what is still open: a decided approval's old and new ids are both gone.
+    const aliases = keptAliases(save.aliases ?? loaded.aliases, [...pending, ...stale]);
     try {
       const own: { -readonly [K in keyof SessionCheckpointV1]: SessionCheckpointV1[K] } = {
         v: 1,
@@ -133,6 +139,7 @@ export class SessionPersistence {
       // The approval fields only when there are any: most sessions never have one.
       if (pending.length > 0) own.pendingApprovals = pending;
       if (stale.length > 0) own.staleApprovals = stale;
+      if (aliases !== undefined) (own as Record<string, unknown>).approvalAliases = aliases;
       // Carried fields go first (the runner's own win); a literal of one shape when there are none.
       const checkpoint = loaded.carried === NO_FIELDS ? own : { ...loaded.carried, ...own };
       loaded.version = await this.#store.save(session.key, checkpoint, loaded.version);
@@ -144,6 +151,7 @@ export class SessionPersistence {
     loaded.engineState = save.engineState;
     loaded.pendingApprovals = pending;
     loaded.staleApprovals = stale;
+    loaded.aliases = aliases === undefined ? NO_ALIASES : new Map(Object.entries(aliases));
   }
 
   /**

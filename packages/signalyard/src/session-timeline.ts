@@ -8,6 +8,7 @@ import {
   type SessionVersion,
 } from '@signalyard/core';
 import { resolveHistoryOptions, retireApprovals, sessionVersionOf, type EventChannel } from '@signalyard/core/internal';
+import { reissued } from './approval-aliases.js';
 import { decodeCheckpoint } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type LiveSession } from './live-session.js';
@@ -95,7 +96,7 @@ export class SessionTimeline {
       at: new Date().toISOString(),
       forkedFrom: { sessionKey: from, version: source.version },
     };
-    const forked = reopened(data, cause, opts, 'stale: forked');
+    const forked = reopened(data, cause, opts, 'stale: forked', 1);
     // Queued on the new session, so no signal for it can interleave with its first save.
     return this.#d.queue.enqueueTask(to.key, agent, async (session) => {
       if ((await store.load(to.key)) !== undefined) throw exists(to.key);
@@ -128,6 +129,7 @@ export class SessionTimeline {
         { at: new Date().toISOString(), rewoundTo: target.version },
         opts,
         'stale: rewound',
+        current.version + 1,
       );
       const saved = await store.save(key, restored, current.version);
       session.state = UNLOADED; // the next signal loads the rewound state
@@ -200,17 +202,19 @@ export class SessionTimeline {
 }
 
 /**
- * `data` as a fork's or rewind's new version, with the given cause. Its pending approvals become
- * stale (the engine's next turn answers them as denied with `reason`), unless `reissueApprovals`:
- * then they stay pending, under the ids the engine's restored state knows them by.
+ * `data` as a fork's or rewind's new version `version`, with the given cause. Its pending
+ * approvals become stale (the engine's next turn answers them as denied with `reason`), unless
+ * `reissueApprovals`: then they are issued again under new ids (aliases of the ids the engine's
+ * restored state knows them by), so a decision on an old id never decides them.
  */
 function reopened(
   data: SessionCheckpointV1,
   cause: SessionCause,
   opts: ReopenOptions,
   reason: 'stale: rewound' | 'stale: forked',
+  version: number,
 ): SessionCheckpointV1 {
-  return opts.reissueApprovals ? { ...data, cause } : retireApprovals(data, cause, reason);
+  return opts.reissueApprovals ? reissued(data, cause, version) : retireApprovals(data, cause, reason);
 }
 
 function versionOf(key: string, checkpoint: Checkpoint): SessionVersion {

@@ -15,6 +15,14 @@ import {
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
+import {
+  enginePending,
+  engineDecisions,
+  publicApprovalEvent,
+  publicIds,
+  publicPending,
+  type ApprovalAliases,
+} from './approval-aliases.js';
 import { AnnouncedApprovals, impliedApprovalEvents, turnApprovals } from './approvals.js';
 import { NO_APPROVALS } from './checkpoint-format.js';
 import type { TurnContext, TurnResult } from './engine.js';
@@ -60,8 +68,12 @@ interface TurnRun {
   over: boolean;
   /** Made by the turn's first `ctx.commit` (most turns never commit). */
   commits: TurnCommits | undefined;
-  /** `ctx.approvals`. */
+  /** The decisions the turn applies, with public ids (`ctx.approvals` has the engine's). */
   readonly approvals: readonly ApprovalDecision[];
+  /** The checkpoint's approval aliases when the turn started (public id → the engine's). */
+  readonly aliases: ApprovalAliases;
+  /** The engine's id → the public one. */
+  readonly toPublic: ReadonlyMap<string, string>;
   /** The approvals pending and stale when the turn started (a commit changes the loaded ones). */
   readonly pendingBefore: readonly PendingApproval[];
   readonly staleBefore: LoadedState['staleApprovals'];
@@ -79,9 +91,12 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   const { session, job } = t;
   const stop = job.stop;
   const approvals = turnApprovals(job.signal, t.loaded.staleApprovals);
+  const { aliases } = t.loaded;
   const run: TurnRun = {
     over: false,
     approvals,
+    aliases,
+    toPublic: publicIds(aliases),
     pendingBefore: t.loaded.pendingApprovals,
     staleBefore: t.loaded.staleApprovals,
     announced: undefined,
@@ -144,15 +159,20 @@ function turnContext(deps: TurnDeps, t: TurnInput, run: TurnRun): TurnContextImp
     state: t.loaded.engineState,
     strategy: t.loaded.strategy,
     stopper: job.stop,
-    approvals: run.approvals,
-    pendingApprovals: run.pendingBefore,
+    approvals: engineDecisions(run.approvals, run.aliases),
+    pendingApprovals: enginePending(run.pendingBefore, run.aliases),
     commit: (state) => {
       run.commits ??= new TurnCommits(deps.persistence, t, run.approvals, () => run.over);
       return run.commits.commit(state);
     },
     emit: (event) => {
       if (run.over) return;
-      if (isApprovalEvent(event)) (run.announced ??= new AnnouncedApprovals()).note(event);
+      if (isApprovalEvent(event)) {
+        const shown = publicApprovalEvent(event, run.toPublic);
+        (run.announced ??= new AnnouncedApprovals()).note(shown);
+        forwardEngineEvent(hub, session, shown, sink);
+        return;
+      }
       forwardEngineEvent(hub, session, event, sink);
     },
     emitText:
@@ -196,14 +216,16 @@ async function applyTurnResult(
       : appendHistory(t.history, keptMessages(turn.messages), deps.maxHistoryMessages);
   const engineState = Object.prototype.hasOwnProperty.call(turn, 'state') ? turn.state : t.loaded.engineState;
   const pending =
-    turn.pendingApprovals === undefined || turn.pendingApprovals.length === 0 ? NO_APPROVALS : turn.pendingApprovals;
+    turn.pendingApprovals === undefined || turn.pendingApprovals.length === 0
+      ? NO_APPROVALS
+      : publicPending(turn.pendingApprovals, run.toPublic);
   announceApprovals(deps, t, run, pending);
   const paused = pending.length > 0 || turn.status === 'paused';
   const parts: { -readonly [K in keyof OutcomeParts]: OutcomeParts[K] } = { status: paused ? 'paused' : 'completed' };
   if ('output' in turn) parts.output = turn.output;
   if (pending.length > 0) parts.pendingApprovals = pending;
   return end(parts, {
-    save: { history: next, engineState, pendingApprovals: pending, staleApprovals: NO_APPROVALS },
+    save: { history: next, engineState, pendingApprovals: pending, staleApprovals: NO_APPROVALS, aliases: run.aliases },
     rollback: before,
     transitions: applied.transitions,
     stopQueued: applied.stopQueued,

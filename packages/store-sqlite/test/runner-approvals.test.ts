@@ -50,4 +50,39 @@ describe('approving from a second Runner over the same SQLite file', () => {
     await second.close();
     await secondStore.close();
   });
+
+  it('a rewind that reissues the approval under a new id: a second runner over the file maps it, the old id decides nothing', async () => {
+    const path = join(dir, 'reissue.db');
+    const refunds: string[] = [];
+    const engine = approvalEngine({
+      tool: (args) => {
+        refunds.push(args.request);
+        return `refunded ${args.request}`;
+      },
+    }) as EngineFn;
+    const key = 'agent:support:main';
+
+    const firstStore = new SqliteCheckpointStore({ path });
+    const first = createRunner({ agents: [{ id: 'support', engine }], store: firstStore });
+    const asked = await first.handle({ channel: 'cli', text: '$150' });
+    const oldId = asked.pendingApprovals?.[0]?.id ?? '';
+    await first.handle({ channel: 'cli', text: 'anyone?' });
+    const rewound = await first.rewind(key, 1, { reissueApprovals: true });
+    const newId = rewound.pendingApprovals[0]?.id ?? '';
+    expect(newId).not.toBe(oldId);
+    await first.close();
+    await firstStore.close();
+
+    const secondStore = new SqliteCheckpointStore({ path });
+    const second = createRunner({ agents: [{ id: 'support', engine }], store: secondStore });
+    expect((await second.session(key))?.pendingApprovals.map((p) => p.id)).toEqual([newId]);
+    const old = await second.approve(key, [{ id: oldId, approved: true }]);
+    expect(old.status).toBe('paused');
+    expect(refunds).toEqual([]);
+    const outcome = await second.approve(key, [{ id: newId, approved: true }], { by: 'alice' });
+    expect(outcome).toMatchObject({ status: 'completed', output: 'refunded $150' });
+    expect(refunds).toEqual(['$150']);
+    await second.close();
+    await secondStore.close();
+  });
 });
