@@ -6,7 +6,8 @@ import { AbortedError } from '../errors/aborted-error.js';
  * events are buffered until read, then released (the buffer never holds read events). A
  * rejection of `start` is thrown to the reader after the events emitted before it. When the
  * reader stops early (`break`, `return()`), the `AbortSignal` given to `start` fires so the
- * producer stops too.
+ * producer stops too. `controller`: the one to abort then (its signal is the one `start` gets),
+ * for a producer that has a controller of its own anyway; default a new one.
  *
  * Behaves as an async generator would (calls are served in order; a `return()` or `throw()`
  * made while a `next()` waits takes effect after it), without one: an event meets a waiting
@@ -15,8 +16,9 @@ import { AbortedError } from '../errors/aborted-error.js';
 export function pushStream<T>(
   start: (emit: (event: T) => void, abortSignal: AbortSignal) => Promise<unknown>,
   stoppedMessage = 'The stream consumer stopped reading',
+  controller?: AbortController,
 ): AsyncGenerator<T, void, undefined> {
-  return new PushStream(start, stoppedMessage);
+  return new PushStream(start, stoppedMessage, controller);
 }
 
 /** A call waiting for its turn: a `next()` waiting for an event, or any call queued behind one. */
@@ -53,9 +55,14 @@ class PushStream<T> implements AsyncGenerator<T, void, undefined> {
     this.#drain();
   };
 
-  constructor(start: (emit: (event: T) => void, abortSignal: AbortSignal) => Promise<unknown>, stoppedMessage: string) {
+  constructor(
+    start: (emit: (event: T) => void, abortSignal: AbortSignal) => Promise<unknown>,
+    stoppedMessage: string,
+    controller: AbortController | undefined,
+  ) {
     this.#start = start;
     this.#stoppedMessage = stoppedMessage;
+    this.#controller = controller;
   }
 
   [Symbol.asyncIterator](): this {
@@ -118,7 +125,7 @@ class PushStream<T> implements AsyncGenerator<T, void, undefined> {
     this.#state = RUNNING;
     const start = this.#start as (emit: (event: T) => void, abortSignal: AbortSignal) => Promise<unknown>;
     this.#start = undefined;
-    const controller = new AbortController();
+    const controller = this.#controller ?? new AbortController();
     this.#controller = controller;
     // async: a synchronous throw from `start` becomes a rejection, reported like any other failure
     const started = (async () => start(this.#emit, controller.signal))();

@@ -99,4 +99,25 @@ describe('pushStream', () => {
     expect(await stream.next()).toEqual({ value: undefined, done: true });
     expect(started).toBe(false);
   });
+
+  it('with a controller given, start gets its signal and a reader that stops early aborts it', async () => {
+    const controller = new AbortController();
+    let seen: AbortSignal | undefined;
+    const stream = pushStream<number>(
+      async (emit, abortSignal) => {
+        seen = abortSignal;
+        emit(1);
+        await new Promise<void>((r) => abortSignal.addEventListener('abort', () => r()));
+      },
+      'stopped reading',
+      controller,
+    );
+    for await (const e of stream) {
+      expect(e).toBe(1);
+      break;
+    }
+    expect(seen).toBe(controller.signal);
+    expect(AbortedError.isInstance(controller.signal.reason)).toBe(true);
+    expect((controller.signal.reason as Error).message).toContain('stopped reading');
+  });
 });
