@@ -1,8 +1,9 @@
 import { InvalidArgumentError } from './errors/invalid-argument-error.js';
-import { abortedError, isAbortSignal, throwIfAborted, untilAborted } from './internal/abort.js';
+import { isAbortSignal, throwIfAborted, untilAborted } from './internal/abort.js';
+import { CheckedStream } from './internal/checked-stream.js';
 import type { ChatModel, ChatRequest, ChatStreamPart } from './model.js';
 import { describeValue } from './signal.js';
-import { StreamCheck, checkResponse, streamInvalid } from './stream-check.js';
+import { checkResponse } from './stream-check.js';
 
 /**
  * Reads one model reply as a stream of {@link ChatStreamPart}s: the model's own `stream` when it
@@ -98,137 +99,6 @@ async function* fromGenerate(model: ChatModel, request: ChatRequest): AsyncGener
 }
 
 /** A model with `stream`: its parts, checked, the reading raced against the abort signal. */
-async function* fromStream(model: ChatModel, request: ChatRequest): AsyncGenerator<ChatStreamPart, void, undefined> {
-  const abortSignal = request.abortSignal;
-  throwIfAborted(abortSignal);
-  const iterator = openStream(model, request);
-  const check = new StreamCheck(request.agentId);
-  const reader = new AbortableReader(iterator, abortSignal);
-  // Whether the model's iterator must be closed when this generator stops: not once it is done
-  // or has thrown (as `for await` does).
-  let open = true;
-  try {
-    for (;;) {
-      let result: IteratorResult<unknown>;
-      try {
-        result = await reader.next();
-      } catch (error) {
-        if (!abortSignal?.aborted) open = false;
-        throw error;
-      }
-      if (typeof result !== 'object' || (result as unknown) === null) {
-        throw streamInvalid(
-          request.agentId,
-          `its iterator's next() resolved ${describeValue(result)}: expected { done, value }`,
-        );
-      }
-      if (result.done === true) {
-        open = false;
-        yield check.end();
-        return;
-      }
-      const part = check.accept(result.value);
-      if (part !== undefined) {
-        yield part;
-        throwIfAborted(abortSignal);
-      }
-    }
-  } finally {
-    reader.stop();
-    if (open) close(iterator);
-  }
-}
-
-/**
- * Reads a model's iterator with each `next()` raced against the abort signal, through one abort
- * listener for the whole stream (a listener per part would cost more than the part): when the
- * signal fires, the pending read rejects with `AbortedError` at once, whether or not the model
- * honours it (its late settlement is then ignored, never unhandled).
- */
-class AbortableReader {
-  readonly #iterator: AsyncIterator<unknown>;
-  readonly #abortSignal: AbortSignal | undefined;
-  /** Rejects the pending read; `undefined` between reads. */
-  #reject: ((error: unknown) => void) | undefined = undefined;
-  readonly #onAbort = (): void => {
-    const reject = this.#reject;
-    this.#reject = undefined;
-    if (reject !== undefined) reject(abortedError(this.#abortSignal as AbortSignal));
-  };
-
-  constructor(iterator: AsyncIterator<unknown>, abortSignal: AbortSignal | undefined) {
-    this.#iterator = iterator;
-    this.#abortSignal = abortSignal;
-    abortSignal?.addEventListener('abort', this.#onAbort, { once: true });
-  }
-
-  /** The iterator's next result, or a rejection with `AbortedError` as soon as the signal fires. */
-  next(): Promise<IteratorResult<unknown>> {
-    const abortSignal = this.#abortSignal;
-    if (abortSignal?.aborted === true) return Promise.reject(abortedError(abortSignal));
-    return new Promise<IteratorResult<unknown>>((resolve, reject) => {
-      this.#reject = reject;
-      const settled = (): void => {
-        if (this.#reject === reject) this.#reject = undefined;
-      };
-      // A sync throw of next() rejects this promise (the executor catches it), like a rejection.
-      Promise.resolve(this.#iterator.next()).then(
-        (result) => {
-          settled();
-          resolve(result);
-        },
-        (error: unknown) => {
-          settled();
-          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the model's own rejection, unchanged
-          reject(error);
-        },
-      );
-    });
-  }
-
-  /** Stops listening to the signal (the stream is over). */
-  stop(): void {
-    this.#reject = undefined;
-    this.#abortSignal?.removeEventListener('abort', this.#onAbort);
-  }
-}
-
-function openStream(model: ChatModel, request: ChatRequest): AsyncIterator<unknown> {
-  const iterable: unknown = (model.stream as NonNullable<ChatModel['stream']>)(request);
-  const open =
-    typeof iterable === 'object' && iterable !== null
-      ? (iterable as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator]
-      : undefined;
-  if (typeof open !== 'function') {
-    throw streamInvalid(
-      request.agentId,
-      `model.stream() returned ${describeValue(iterable)}: expected an AsyncIterable`,
-    );
-  }
-  const iterator: unknown = (open as () => unknown).call(iterable);
-  if (
-    typeof iterator !== 'object' ||
-    iterator === null ||
-    typeof (iterator as { next?: unknown }).next !== 'function'
-  ) {
-    throw streamInvalid(
-      request.agentId,
-      `model.stream() returned an iterable whose iterator ${describeValue(iterator)} has no next()`,
-    );
-  }
-  return iterator as AsyncIterator<unknown>;
-}
-
-/** Closes the model's stream without waiting: its `return()` may never settle (a model that ignores the abort). */
-function close(iterator: AsyncIterator<unknown>): void {
-  try {
-    const closing = iterator.return?.();
-    if (closing !== undefined) Promise.resolve(closing).catch(ignore);
-  } catch {
-    // a stream that cannot close is abandoned
-  }
-}
-
-function ignore(): void {
-  // the outcome of an abandoned stream's return() no longer matters
+function fromStream(model: ChatModel, request: ChatRequest): AsyncGenerator<ChatStreamPart, void, undefined> {
+  return new CheckedStream(model, request);
 }

@@ -463,3 +463,27 @@ describe('streamChat over scriptedModel', () => {
     },
   );
 });
+
+describe('streamChat: calls in order', () => {
+  it('next() calls made at once get the parts in turn; a return() behind them closes the model stream after them', async () => {
+    const model = streaming([delta('a'), delta('b'), finish({ content: 'ab' })]);
+    const parts = streamChat(model, req())[Symbol.asyncIterator]();
+    const first = parts.next();
+    const second = parts.next();
+    const closed = (parts.return as NonNullable<typeof parts.return>)();
+    const after = parts.next();
+    expect(await first).toEqual({ value: delta('a'), done: false });
+    expect(await second).toEqual({ value: delta('b'), done: false });
+    expect(await closed).toEqual({ value: undefined, done: true });
+    expect(await after).toEqual({ value: undefined, done: true });
+    expect(model.closed()).toBe(true);
+  });
+
+  it('return() before the first next() never calls the model', async () => {
+    const stream = vi.fn();
+    const parts = streamChat({ generate: failGenerate, stream }, req())[Symbol.asyncIterator]();
+    expect(await (parts.return as NonNullable<typeof parts.return>)()).toEqual({ value: undefined, done: true });
+    expect(await parts.next()).toEqual({ value: undefined, done: true });
+    expect(stream).not.toHaveBeenCalled();
+  });
+});

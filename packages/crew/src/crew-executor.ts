@@ -123,7 +123,9 @@ export class CrewExecutor {
    */
   executeStream(input: string, opts?: CrewRunOptions): AsyncIterable<CrewEvent> {
     const compiled = this.#compiled;
-    return pushStream<CrewEvent>((emit, consumerSignal) => runCrew(compiled, input, opts, emit, consumerSignal));
+    // The run's own controller is the one a reader that stops early aborts.
+    const controller = new AbortController();
+    return pushStream<CrewEvent>((emit) => runCrew(compiled, input, opts, emit, controller), undefined, controller);
   }
 
   /**

@@ -10,7 +10,7 @@ import {
   type SignalyardError,
   type ToolCall,
 } from '@signalyard/core';
-import { abortedError, errorText, isAbortSignal, linkAbortSignals, untilAborted } from '@signalyard/core/internal';
+import { abortedError, errorText, isAbortSignal, untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent, CompiledCrew, CompiledGroup } from './compiled-crew.js';
 import { AbortRace } from './abort-race.js';
 import { SignalHider, visibleText } from './signal-hider.js';
@@ -49,7 +49,9 @@ const RUN_KEYS: ReadonlySet<string> = new Set([
 
 /**
  * One run of a crew, start to end. Never rejects: every outcome is the returned result, and
- * (when `emit` is set) the last event emitted is exactly one `end` or `error`.
+ * (when `emit` is set) the last event emitted is exactly one `end` or `error`. `controller`:
+ * the run's own, aborted when the user's signal fires (a stream passes the one its reader's early
+ * stop aborts).
  * @internal
  */
 export async function runCrew(
@@ -57,19 +59,17 @@ export async function runCrew(
   input: unknown,
   opts: unknown,
   emit: Emit,
-  consumerSignal?: AbortSignal,
+  controller = new AbortController(),
 ): Promise<RunResult> {
   const prepared = prepare(crew, input, opts);
   if (prepared instanceof CrewRunError) return failed(emit, prepared);
   const { history, start, userSignal, textDeltas, book, decisions, commit } = prepared;
 
-  const controller = new AbortController();
-  const linked = linkAbortSignals(userSignal, consumerSignal);
   const onAbort = (): void => {
-    controller.abort(linked?.reason);
+    controller.abort(userSignal?.reason);
   };
-  if (linked?.aborted === true) onAbort();
-  else linked?.addEventListener('abort', onAbort, { once: true });
+  if (userSignal?.aborted === true) onAbort();
+  else userSignal?.addEventListener('abort', onAbort, { once: true });
 
   // A run that resumes a paused batch continues the paused run: its counts and agent path.
   const paused = book.batch;
@@ -108,7 +108,6 @@ export async function runCrew(
   } finally {
     run.race.dispose();
     userSignal?.removeEventListener('abort', onAbort);
-    consumerSignal?.removeEventListener('abort', onAbort);
   }
 }
 

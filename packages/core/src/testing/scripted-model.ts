@@ -1,6 +1,6 @@
 import { AbortedError } from '../errors/aborted-error.js';
 import { ScriptedModelError } from '../errors/scripted-model-error.js';
-import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart } from '../model.js';
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart, ToolCall } from '../model.js';
 import { describeValue } from '../signal.js';
 
 /** A function that answers a request: with the reply text, or a full `ChatResponse` (tool calls, usage). */
@@ -183,39 +183,129 @@ function readOptions(opts: ScriptedModelOptions): { delayMs: number; chunkChars:
 }
 
 /** One scripted reply as stream parts; checks the abort signal before each part. */
-async function* streamReply(
+function streamReply(
   start: { readonly step: ScriptStep } | { readonly error: unknown },
   reply: (step: ScriptStep) => Promise<ChatResponse>,
   chunkChars: number,
   abortSignal: AbortSignal | undefined,
 ): AsyncGenerator<ChatStreamPart, void, undefined> {
-  if ('error' in start) throw start.error;
-  const response = await reply(start.step);
-  for (const delta of textChunks(response.content, chunkChars)) {
-    throwIfAborted(abortSignal);
-    yield { type: 'text-delta', delta };
-  }
-  for (const call of response.toolCalls ?? []) {
-    throwIfAborted(abortSignal);
-    yield { type: 'tool-call', call };
-  }
-  throwIfAborted(abortSignal);
-  yield { type: 'finish', response };
+  return new ScriptedStream(start, reply, chunkChars, abortSignal);
 }
 
 /**
- * `text` in pieces of at most `size` UTF-16 code units, except that a piece never ends between
- * the two halves of a surrogate pair (it then takes one more). Empty text gives no piece.
- * @internal
+ * The parts of one scripted reply, computed as they are read: the async generator it replaces
+ * (the reply produced on the first `next()`, calls served in order, the abort signal checked
+ * before each part) without one, each part an already-resolved result.
  */
-function* textChunks(text: string, size: number): Generator<string, void, undefined> {
-  let at = 0;
-  while (at < text.length) {
-    let end = Math.min(at + size, text.length);
-    if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end))) end++;
-    yield text.slice(at, end);
-    at = end;
+class ScriptedStream implements AsyncGenerator<ChatStreamPart, void, undefined> {
+  #start: { readonly step: ScriptStep } | { readonly error: unknown } | undefined;
+  #reply: ((step: ScriptStep) => Promise<ChatResponse>) | undefined;
+  readonly #chunkChars: number;
+  readonly #abortSignal: AbortSignal | undefined;
+  /** The reply once produced; `undefined` before, and once the stream is over. */
+  #response: ChatResponse | undefined = undefined;
+  /** Where the next text chunk starts; then the next tool call's index. */
+  #at = 0;
+  #call = 0;
+  /** Settles when the reply is produced (calls made meanwhile wait for it); `undefined` otherwise. */
+  #pending: Promise<unknown> | undefined = undefined;
+
+  constructor(
+    start: { readonly step: ScriptStep } | { readonly error: unknown },
+    reply: (step: ScriptStep) => Promise<ChatResponse>,
+    chunkChars: number,
+    abortSignal: AbortSignal | undefined,
+  ) {
+    this.#start = start;
+    this.#reply = reply;
+    this.#chunkChars = chunkChars;
+    this.#abortSignal = abortSignal;
   }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<ChatStreamPart, void>> {
+    if (this.#pending !== undefined) return this.#after(() => this.next());
+    const start = this.#start;
+    if (start === undefined) return this.#part();
+    this.#start = undefined;
+    const reply = this.#reply as (step: ScriptStep) => Promise<ChatResponse>;
+    this.#reply = undefined;
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a thrown value passes through unchanged
+    if ('error' in start) return Promise.reject(start.error);
+    const first = reply(start.step).then((response) => {
+      this.#pending = undefined;
+      this.#response = response;
+      return this.#part();
+    });
+    const pending = first.catch(() => {
+      this.#pending = undefined;
+    });
+    this.#pending = pending;
+    return first;
+  }
+
+  return(value?: unknown): Promise<IteratorResult<ChatStreamPart, void>> {
+    if (this.#pending !== undefined) return this.#after(() => this.return(value));
+    this.#stop();
+    return Promise.resolve({ value: value as undefined, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<ChatStreamPart, void>> {
+    if (this.#pending !== undefined) return this.#after(() => this.throw(error));
+    this.#stop();
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a thrown value passes through unchanged
+    return Promise.reject(error);
+  }
+
+  #after(call: () => Promise<IteratorResult<ChatStreamPart, void>>): Promise<IteratorResult<ChatStreamPart, void>> {
+    const result = (this.#pending as Promise<unknown>).then(call);
+    this.#pending = result.catch(ignoreError);
+    return result;
+  }
+
+  /** The next part of the produced reply (`done` once `finish` has been read). */
+  #part(): Promise<IteratorResult<ChatStreamPart, void>> {
+    const response = this.#response;
+    if (response === undefined) return Promise.resolve({ value: undefined, done: true });
+    const abortSignal = this.#abortSignal;
+    if (abortSignal?.aborted === true) {
+      this.#stop();
+      return Promise.reject(new AbortedError({ cause: abortSignal.reason }));
+    }
+    const text = response.content;
+    if (this.#at < text.length) {
+      const at = this.#at;
+      const end = chunkEnd(text, at, this.#chunkChars);
+      this.#at = end;
+      return Promise.resolve({ value: { type: 'text-delta', delta: text.slice(at, end) }, done: false });
+    }
+    const calls = response.toolCalls ?? [];
+    if (this.#call < calls.length) {
+      return Promise.resolve({ value: { type: 'tool-call', call: calls[this.#call++] as ToolCall }, done: false });
+    }
+    this.#stop();
+    return Promise.resolve({ value: { type: 'finish', response }, done: false });
+  }
+
+  #stop(): void {
+    this.#start = undefined;
+    this.#reply = undefined;
+    this.#response = undefined;
+  }
+}
+
+function ignoreError(): void {
+  // the caller of the queued call sees its rejection
+}
+
+/** Where the chunk of `text` from `at` ends: at most `size` code units, never inside a surrogate pair. */
+function chunkEnd(text: string, at: number, size: number): number {
+  let end = Math.min(at + size, text.length);
+  if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1)) && isLowSurrogate(text.charCodeAt(end))) end++;
+  return end;
 }
 
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
