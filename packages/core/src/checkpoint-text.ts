@@ -79,3 +79,41 @@ export function keyPrefixUpperBound(prefix: string): string | undefined {
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * The key range a text store scans for `list(prefix)`: every key that starts with a storable
+ * `prefix` lies in `[from, to)` in code point order (`to` undefined: no upper bound). A prefix
+ * with a NUL or a lone surrogate is cut there (`from`), so the scan is wider than the prefix: the
+ * keys it yields go through {@link keysWithPrefix}, which checks the whole prefix.
+ *
+ * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID` when `prefix` is not a string.
+ */
+export function keyPrefixRange(prefix: unknown): { readonly from: string; readonly to: string | undefined } {
+  assertKeyPrefix(prefix);
+  const cut = unstorableTextIndex(prefix);
+  const from = cut === -1 ? prefix : prefix.slice(0, cut);
+  return { from, to: keyPrefixUpperBound(from) };
+}
+
+/**
+ * Checks `list(prefix)`'s argument.
+ * @throws CheckpointStoreError `CHECKPOINT_KEY_INVALID` when `prefix` is not a string.
+ */
+export function assertKeyPrefix(prefix: unknown): asserts prefix is string {
+  if (typeof prefix !== 'string') {
+    throw new CheckpointStoreError({
+      code: 'CHECKPOINT_KEY_INVALID',
+      message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
+    });
+  }
+}
+
+/**
+ * The string keys among `keys` that start with `prefix`, in ascending code-unit order (the order
+ * every store in this repository lists in; SQLite and PostgreSQL compare code points).
+ */
+export function keysWithPrefix(keys: Iterable<unknown>, prefix: string): string[] {
+  const kept: string[] = [];
+  for (const key of keys) if (typeof key === 'string' && key.startsWith(prefix)) kept.push(key);
+  return kept.sort(compareCodeUnits);
+}

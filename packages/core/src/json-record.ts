@@ -22,8 +22,7 @@ export function frozenJsonRecord<T extends object>(value: T): T | undefined {
     if (!isJsonPrimitive(v) || key === '__proto__') return undefined;
     copy[key] = v;
   }
-  Object.defineProperty(copy, JSON_RECORD, MARK);
-  return Object.freeze(copy) as T;
+  return frozenJsonValue(copy) as T;
 }
 
 function isJsonPrimitive(v: unknown): boolean {
@@ -35,7 +34,20 @@ function isJsonPrimitive(v: unknown): boolean {
   );
 }
 
-/** Whether `value` is a record made by {@link frozenJsonRecord}. @internal */
+/**
+ * Freezes `value` and marks it like a record made by {@link frozenJsonRecord}, so that stores
+ * share it instead of copying it: `value` is a new object the caller owns and vouches for — a
+ * plain object whose own properties hold JSON primitives only, or a list of values made by this
+ * function or by {@link frozenJsonRecord} (a Runner's history). Nothing is checked here (that is
+ * the point: the caller built it). Returns `value`.
+ * @internal
+ */
+export function frozenJsonValue<T extends object>(value: T): T {
+  Object.defineProperty(value, JSON_RECORD, MARK);
+  return Object.freeze(value);
+}
+
+/** Whether `value` was made by {@link frozenJsonRecord} or {@link frozenJsonValue}. @internal */
 export function isJsonRecord(value: object): boolean {
   return (value as { readonly [JSON_RECORD]?: true })[JSON_RECORD] === true && Object.isFrozen(value);
 }

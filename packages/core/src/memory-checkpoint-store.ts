@@ -7,9 +7,9 @@ import {
 } from './checkpoint-history.js';
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
 import { cloneJson, copyCheckpointData } from './checkpoint-json.js';
-import { compareCodeUnits } from './checkpoint-text.js';
+import { assertKeyPrefix, keysWithPrefix } from './checkpoint-text.js';
+import { isoNow } from './internal/clock.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
-import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
 import { ConfigError } from './errors/config-error.js';
 import { describeValue } from './signal.js';
 
@@ -77,7 +77,17 @@ export class MemoryCheckpointStore implements CheckpointStore {
   }
 
   /** Compare-and-set save; see {@link CheckpointStore.save}. The version it replaces joins the key's history. */
-  async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
+  save(key: string, data: unknown, expectedVersion: number): Promise<number> {
+    // Not `async` (one promise, no async frame: a Runner saves with every signal); errors reject.
+    try {
+      return Promise.resolve(this.#save(key, data, expectedVersion));
+    } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's own typed error, passed through
+      return Promise.reject(error);
+    }
+  }
+
+  #save(key: string, data: unknown, expectedVersion: number): number {
     // Nothing awaits between the version check and the write: they are one atomic step.
     this.#open();
     assertCheckpointKey(key);
@@ -144,16 +154,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
   /** Keys starting with `prefix`, in ascending code-unit order, as they were when iteration began. */
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
-    if (typeof prefix !== 'string') {
-      throw new CheckpointStoreError({
-        code: 'CHECKPOINT_KEY_INVALID',
-        message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
-      });
-    }
-    const keys: string[] = [];
-    for (const key of this.#entries.keys()) if (key.startsWith(prefix)) keys.push(key);
-    keys.sort(compareCodeUnits);
-    for (const key of keys) yield await Promise.resolve(key);
+    assertKeyPrefix(prefix);
+    for (const key of keysWithPrefix(this.#entries.keys(), prefix)) yield await Promise.resolve(key);
   }
 
   /** Drops every checkpoint; later calls reject with `CHECKPOINT_STORE_CLOSED`. Idempotent. */
@@ -189,16 +191,4 @@ function resolveOptions(options: unknown): number {
   }
   if (problems.length > 0) throw new ConfigError({ problems });
   return keepVersions as number;
-}
-
-let lastMs = Number.NaN;
-let lastIso = '';
-/** The current time as ISO-8601, formatted once per millisecond. */
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
 }

@@ -1,8 +1,11 @@
 import { isSignalyardError } from '@signalyard/core';
 import {
+  assertKeyPrefix,
   assertTextCheckpointKey,
   compareCodeUnits,
+  keyPrefixRange,
   keyPrefixUpperBound,
+  keysWithPrefix,
   unstorableTextIndex,
 } from '@signalyard/core/internal';
 import fc from 'fast-check';
@@ -79,5 +82,59 @@ describe('compareCodeUnits', () => {
   it('orders by UTF-16 code units and never says two different strings are equal', () => {
     expect(['b', 'a', 'B', 'ab'].sort(compareCodeUnits)).toEqual(['B', 'a', 'ab', 'b']);
     expect(compareCodeUnits('x', 'x')).toBe(0);
+  });
+});
+
+describe('keyPrefixRange', () => {
+  it('is [prefix, upper bound) for a storable prefix, and unbounded above for the empty one', () => {
+    expect(keyPrefixRange('agent:a')).toEqual({ from: 'agent:a', to: 'agent:b' });
+    expect(keyPrefixRange('')).toEqual({ from: '', to: undefined });
+    expect(keyPrefixRange('\u{10FFFF}')).toEqual({ from: '\u{10FFFF}', to: undefined });
+  });
+
+  it('cuts a prefix at a NUL or a lone surrogate, so the scan still holds every key with the prefix', () => {
+    expect(keyPrefixRange('ab\0cd')).toEqual({ from: 'ab', to: 'ac' });
+    expect(keyPrefixRange('x\uD800y')).toEqual({ from: 'x', to: 'y' });
+  });
+
+  it('refuses a prefix that is not a string, naming it', () => {
+    for (const bad of [7, null, undefined, {}, ['a']]) {
+      let error: unknown;
+      try {
+        keyPrefixRange(bad);
+      } catch (e) {
+        error = e;
+      }
+      expect(isSignalyardError(error, 'CHECKPOINT_KEY_INVALID')).toBe(true);
+      expect((error as Error).message).toMatch(/Invalid key prefix .*expected a string/);
+    }
+    expect(() => {
+      assertKeyPrefix(7);
+    }).toThrow(/Invalid key prefix 7: expected a string/);
+    expect(() => {
+      assertKeyPrefix('');
+    }).not.toThrow();
+  });
+});
+
+describe('keysWithPrefix', () => {
+  it('keeps the string keys with the whole prefix, in code-unit order', () => {
+    const scanned = ['ab\0z', 'ab', 'ab\0', 7, 'ab\0a', null, '\u{1F600}', 'ab\0\uFFFF'];
+    expect(keysWithPrefix(scanned, 'ab\0')).toEqual(['ab\0', 'ab\0a', 'ab\0z', 'ab\0\uFFFF']);
+    expect(keysWithPrefix(['b', '\uFF5E', '\u{1F600}', 'a'], '')).toEqual(['a', 'b', '\u{1F600}', '\uFF5E']);
+    expect(keysWithPrefix([], 'x')).toEqual([]);
+  });
+
+  it('agrees with filtering and sorting on arbitrary keys', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'binary' })),
+        fc.string({ unit: 'binary', maxLength: 3 }),
+        (keys, prefix) => {
+          const expected = keys.filter((k) => k.startsWith(prefix)).sort(compareCodeUnits);
+          expect(keysWithPrefix(keys, prefix)).toEqual(expected);
+        },
+      ),
+    );
   });
 });

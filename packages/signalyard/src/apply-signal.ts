@@ -137,8 +137,11 @@ export class SignalApplier {
     return outcome;
   }
 
-  /** Routes the signal and applies its action to the live session state (nothing saved yet). */
-  async #applyOnce(session: LiveSession, loaded: LoadedState, job: Job): Promise<Applied> {
+  /**
+   * Routes the signal and applies its action to the live session state (nothing saved yet).
+   * Not `async`: most actions apply synchronously, and a turn's promise is passed on as it is.
+   */
+  #applyOnce(session: LiveSession, loaded: LoadedState, job: Job): Applied | Promise<Applied> {
     const { signal } = job;
     // Applied again after its engine committed: the user message is saved already.
     const user = job.committed === true ? undefined : userMessageOf(signal);
@@ -164,8 +167,11 @@ export class SignalApplier {
     return this.applyAction({ session, loaded, job, history, arrival }, action, match);
   }
 
-  /** Applies a routed signal's action to the live session state (nothing saved yet). */
-  async applyAction(a: Application, action: Action, match: RouteMatch | undefined): Promise<Applied> {
+  /**
+   * Applies a routed signal's action to the live session state (nothing saved yet): synchronously,
+   * except for a turn (`continue`) and a custom action.
+   */
+  applyAction(a: Application, action: Action, match: RouteMatch | undefined): Applied | Promise<Applied> {
     const { session, loaded, history, arrival } = a;
     const keepArrival = arrival === undefined ? {} : { save: arrival };
     switch (action.type) {

@@ -26,7 +26,7 @@ export interface TurnContext {
    * `whenBusy: 'collect'` (or `'interrupt'`) — all the user messages merged into this one turn.
    */
   readonly signals: readonly Signal[];
-  /** The session history, already including this signal's user message (read-only: its plain messages are frozen). */
+  /** The session history, already including this signal's user message. Read-only: its plain messages are frozen, and so is the list when it holds plain messages only (as most do). */
   readonly history: readonly ChatMessage[];
   /** This engine's state from the checkpoint (`undefined` at first). */
   readonly state: unknown;

@@ -1,4 +1,4 @@
-import { frozenJsonRecord, isJsonRecord } from '@signalyard/core/internal';
+import { frozenJsonRecord, frozenJsonValue, isJsonRecord } from '@signalyard/core/internal';
 import type { ChatMessage, Signal } from '@signalyard/core';
 
 /**
@@ -25,11 +25,18 @@ export function keptMessages(messages: readonly ChatMessage[]): ChatMessage[] {
  * or has `text: string` (frozen, see {@link keptMessage}). Other signals add nothing.
  */
 export function userMessageOf(signal: Signal): ChatMessage | undefined {
+  const text = userTextOf(signal);
+  return text === undefined ? undefined : frozenJsonValue<ChatMessage>({ role: 'user', content: text });
+}
+
+/** The text of the user message a signal adds to the history ({@link userMessageOf}), or `undefined`. */
+export function userTextOf(signal: Signal): string | undefined {
   if (signal.kind !== 'user_message') return undefined;
   const payload = signal.payload;
-  if (typeof payload === 'string') return keptMessage({ role: 'user', content: payload });
-  if (typeof payload === 'object' && payload !== null && typeof (payload as { text?: unknown }).text === 'string') {
-    return keptMessage({ role: 'user', content: (payload as { text: string }).text });
+  if (typeof payload === 'string') return payload;
+  if (typeof payload === 'object' && payload !== null) {
+    const text = (payload as { text?: unknown }).text;
+    if (typeof text === 'string') return text;
   }
   return undefined;
 }
@@ -54,7 +61,8 @@ export function trimHistory(history: readonly ChatMessage[], max: number): reado
 
 /**
  * `trimHistory([...history, ...added], max)`, built as one array: the history a signal's user
- * message or a turn's messages extend.
+ * message or a turn's messages extend. Frozen (and shared by the stores) when it holds frozen
+ * JSON records only, as most histories do.
  */
 export function appendHistory(
   history: readonly ChatMessage[],
@@ -63,10 +71,10 @@ export function appendHistory(
 ): readonly ChatMessage[] {
   const more: readonly ChatMessage[] = Array.isArray(added) ? added : [added as ChatMessage];
   const total = history.length + more.length;
-  const at = (i: number): ChatMessage => (i < history.length ? history[i] : more[i - history.length]) as ChatMessage;
   let start = 0;
   if (total > max) {
     // As trimHistory: never start with orphaned tool results, unless nothing would be left.
+    const at = (i: number): ChatMessage => (i < history.length ? history[i] : more[i - history.length]) as ChatMessage;
     const cut = total - max;
     start = cut;
     while (start < total && at(start).role === 'tool') start++;
@@ -75,7 +83,22 @@ export function appendHistory(
       while (start > 0 && at(start).role === 'tool') start--;
     }
   }
+  // A plain loop: slice and concat take a slow path on frozen lists.
   const kept = new Array<ChatMessage>(total - start);
-  for (let i = start; i < total; i++) kept[i - start] = at(i);
-  return kept;
+  let n = 0;
+  for (let i = start; i < history.length; i++) kept[n++] = history[i] as ChatMessage;
+  for (let i = Math.max(0, start - history.length); i < more.length; i++) kept[n++] = more[i] as ChatMessage;
+  return shareable(history, more) ? frozenJsonValue(kept) : kept;
+}
+
+/**
+ * Whether every message of `history` and `added` is a frozen JSON record: then the list they make
+ * is frozen and marked too (core's `frozenJsonValue`), and a store shares it whole instead of
+ * copying it message by message with every save. A marked `history` needs no look inside.
+ */
+function shareable(history: readonly ChatMessage[], added: readonly ChatMessage[]): boolean {
+  for (const message of added) if (!isJsonRecord(message)) return false;
+  if (isJsonRecord(history)) return true;
+  for (const message of history) if (!isJsonRecord(message)) return false;
+  return true;
 }

@@ -1,6 +1,7 @@
 import type { Outcome, SessionCause, Signal } from '@signalyard/core';
+import { isoNow } from '@signalyard/core/internal';
 import { decisionRecords } from './approvals.js';
-import { userMessageOf } from './history.js';
+import { userTextOf } from './history.js';
 
 /** How much of a user message's text a version's cause keeps. */
 const CAUSE_TEXT_UNITS = 200;
@@ -18,21 +19,22 @@ export function signalCause(
 ): SessionCause {
   const text = causeText(signal);
   const decided = outcome.decidedBy;
-  const approvals = signal.kind === 'tool_approval' ? decisionRecords(signal) : undefined;
-  return {
+  // Assigned in a fixed order (no conditional spreads): one object, one shape, on every signal.
+  const cause: { -readonly [K in keyof SessionCause]: SessionCause[K] } = {
     at: isoNow(),
     signal: text === undefined ? { kind: signal.kind } : { kind: signal.kind, text },
-    ...(outcome.status !== undefined && { status: outcome.status }),
-    ...(decided !== undefined && { tier: decided.tier }),
-    ...(decided?.route.name !== undefined && { routeName: decided.route.name }),
-    ...(merged !== undefined && merged > 1 && { merged }),
-    ...(approvals !== undefined && { approvals }),
   };
+  if (outcome.status !== undefined) cause.status = outcome.status;
+  if (decided !== undefined) cause.tier = decided.tier;
+  if (decided?.route.name !== undefined) cause.routeName = decided.route.name;
+  if (merged !== undefined && merged > 1) cause.merged = merged;
+  if (signal.kind === 'tool_approval') cause.approvals = decisionRecords(signal);
+  return cause;
 }
 
 function causeText(signal: Signal): string | undefined {
-  const user = userMessageOf(signal); // the same text the history keeps
-  return user === undefined ? undefined : truncateUnits(user.content, CAUSE_TEXT_UNITS);
+  const text = userTextOf(signal); // the same text the history keeps
+  return text === undefined ? undefined : truncateUnits(text, CAUSE_TEXT_UNITS);
 }
 
 /** The first `max` UTF-16 code units of `text`, one fewer where the last would split a surrogate pair. */
@@ -40,16 +42,4 @@ function truncateUnits(text: string, max: number): string {
   if (text.length <= max) return text;
   const last = text.charCodeAt(max - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
-}
-
-let lastMs = Number.NaN;
-let lastIso = '';
-/** The current time as ISO-8601, formatted once per millisecond (a version per signal asks often). */
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
 }

@@ -126,7 +126,8 @@ export class SessionPersistence {
     const pending = save.pendingApprovals ?? loaded.pendingApprovals;
     const stale = save.staleApprovals ?? loaded.staleApprovals;
     // Aliases only for what is still open: a decided approval's old and new ids are both gone.
-    const aliases = keptAliases(save.aliases ?? loaded.aliases, [...pending, ...stale]);
+    const kept = save.aliases ?? loaded.aliases;
+    const aliases = kept === NO_ALIASES ? undefined : keptAliases(kept, [...pending, ...stale]);
     try {
       const own: { -readonly [K in keyof SessionCheckpointV1]: SessionCheckpointV1[K] } = {
         v: 1,

@@ -155,8 +155,9 @@ export class SessionQueue {
   async #process(session: LiveSession): Promise<void> {
     try {
       try {
-        const starting = this.#d.whenStarted();
-        if (starting !== undefined) await starting;
+        // Awaited even when started (one microtask): a signal never starts inside the dispatch()
+        // that queued it, so a stop dispatched right after it still finds it waiting.
+        await this.#d.whenStarted();
       } catch (error) {
         for (let job = session.next(); job !== undefined; job = session.next()) {
           if (job.kind === 'task') job.cancel(startFailed(error));
@@ -178,7 +179,22 @@ export class SessionQueue {
           } else if (this.#d.closing()) this.settle(job, stoppedOutcome(session.ctx));
           else if (job.signal.kind === 'user_message' && session.agent.whenBusy !== 'queue')
             await this.#runBatch(session, job);
-          else await this.#run(session, job);
+          else if (this.#d.lock !== undefined) await this.#run(session, job);
+          else {
+            // #run without a lock, in this loop's frame (one async frame less per signal).
+            session.running = job;
+            let outcome: Outcome;
+            try {
+              outcome = await this.#d.apply(session, job, false);
+            } catch (error) {
+              outcome = job.stop.aborted
+                ? stoppedOutcome(session.ctx)
+                : failedOutcome(session.ctx, asSignalyardError(error, 'ENGINE_FAILED'));
+            } finally {
+              session.running = undefined;
+            }
+            this.settle(job, outcome);
+          }
         } finally {
           this.#d.slots.release();
         }

@@ -9,6 +9,8 @@ export class Stopper {
   #aborted = false;
   #reason: unknown;
   #listeners: (() => void)[] | undefined;
+  /** Races to reject on abort ({@link raceStop}): reject, error factory, reject, error factory... */
+  #races: (((error: Error) => void) | (() => Error))[] | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -27,9 +29,24 @@ export class Stopper {
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
+    const races = this.#races;
+    this.#races = undefined;
+    if (races !== undefined) {
+      for (let i = 0; i < races.length; i += 2) (races[i] as (error: Error) => void)((races[i + 1] as () => Error)());
+    }
     const listeners = this.#listeners;
     this.#listeners = undefined;
     if (listeners !== undefined) for (const listener of listeners) listener();
+  }
+
+  /**
+   * Calls `reject(abortError())` when this stopper aborts (at once if it has). Never removed: a
+   * race's promise that settled first ignores the late rejection, and a stopper lives as long as
+   * its one signal (cheaper than a listener and its remover per race).
+   */
+  rejectOnAbort(reject: (error: Error) => void, abortError: () => Error): void {
+    if (this.#aborted) reject(abortError());
+    else (this.#races ??= []).push(reject, abortError);
   }
 
   /** Calls `listener` once when aborted (at once if already aborted); returns a remover. */
@@ -56,19 +73,7 @@ const noop = (): void => undefined;
  */
 export function raceStop<T>(promise: Promise<T>, stopper: Stopper, abortError: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const off = stopper.onAbort(() => {
-      reject(abortError());
-    });
-    promise.then(
-      (value) => {
-        off();
-        resolve(value);
-      },
-      (error: unknown) => {
-        off();
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the engine's own rejection, passed through unchanged
-        reject(error);
-      },
-    );
+    stopper.rejectOnAbort(reject, abortError);
+    promise.then(resolve, reject);
   });
 }

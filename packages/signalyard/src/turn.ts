@@ -10,6 +10,7 @@ import {
   type Outcome,
   type RunnerEvent,
   type Signal,
+  type StrategySnapshot,
   type TextSource,
   type TransitionResult,
 } from '@signalyard/core';
@@ -32,7 +33,7 @@ import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import type { SessionPersistence } from './session-persistence.js';
-import { raceStop, type Stopper } from './stopper.js';
+import { raceStop } from './stopper.js';
 import { TurnCommits } from './turn-commit.js';
 import { turnResultProblem } from './turn-result.js';
 import type { TurnSink } from './turn-stream.js';
@@ -60,14 +61,16 @@ export interface TurnInput {
   readonly signals?: readonly Signal[];
 }
 
-/** Ends a turn: `turn_end` once, then what was applied. */
-type EndTurn = (parts: OutcomeParts, applied?: Omit<Applied, 'outcome'>) => Applied;
-
-/** A turn in progress: its commits, its approvals, the engine's own approval events, whether it is over. */
-interface TurnRun {
-  over: boolean;
+/**
+ * A turn in progress: its input, its commits, its approvals, the engine's own approval events,
+ * whether it is over. One object per turn: the engine's context reads it, and `end` closes it.
+ */
+class Turn {
+  readonly deps: TurnDeps;
+  readonly t: TurnInput;
+  over = false;
   /** Made by the turn's first `ctx.commit` (most turns never commit). */
-  commits: TurnCommits | undefined;
+  commits: TurnCommits | undefined = undefined;
   /** The decisions the turn applies, with public ids (`ctx.approvals` has the engine's). */
   readonly approvals: readonly ApprovalDecision[];
   /** The checkpoint's approval aliases when the turn started (public id → the engine's). */
@@ -78,8 +81,66 @@ interface TurnRun {
   readonly pendingBefore: readonly PendingApproval[];
   readonly staleBefore: LoadedState['staleApprovals'];
   /** Approval ids the engine announced itself (made on its first approval event). */
-  announced: AnnouncedApprovals | undefined;
+  announced: AnnouncedApprovals | undefined = undefined;
+
+  constructor(deps: TurnDeps, t: TurnInput) {
+    this.deps = deps;
+    this.t = t;
+    const { loaded } = t;
+    this.approvals = turnApprovals(t.job.signal, loaded.staleApprovals);
+    this.aliases = loaded.aliases;
+    this.toPublic = publicIds(loaded.aliases);
+    this.pendingBefore = loaded.pendingApprovals;
+    this.staleBefore = loaded.staleApprovals;
+  }
+
+  /** Ends the turn: `turn_end` once, then what was applied (`applied`: what to save; else the arrival). */
+  end(parts: OutcomeParts, applied?: Omit<Applied, 'outcome'>): Applied {
+    const { t } = this;
+    this.over = true;
+    const conflict = this.commits?.conflict;
+    // A commit lost to another writer: nothing of this attempt is saved; the signal is applied again.
+    const final = conflict === undefined ? parts : { status: 'failed' as const, error: conflict };
+    const { hub } = this.deps;
+    if (hub.hasListeners) hub.emit({ type: 'turn_end', ...t.session.ctx, status: final.status });
+    const outcome = outcomeOf(t.session.ctx, final, t.action, t.match);
+    if (conflict !== undefined) return { outcome, conflict };
+    if (applied !== undefined) {
+      const { save, rollback, transitions, stopQueued } = applied;
+      return { outcome, save, rollback, transitions, stopQueued };
+    }
+    // After a commit, what arrived is saved already: a failure saves nothing more.
+    return t.job.committed === true || t.arrival === undefined ? { outcome } : { outcome, save: t.arrival };
+  }
+
+  /** `ctx.commit`. */
+  commit(state: unknown): Promise<void> {
+    this.commits ??= new TurnCommits(this.deps.persistence, this.t, this.approvals, () => this.over);
+    return this.commits.commit(state);
+  }
+
+  /** `ctx.emit`: the engine's own events (approval events with public ids). */
+  emit(event: unknown): void {
+    if (this.over) return;
+    const { hub } = this.deps;
+    const { session, job } = this.t;
+    if (isApprovalEvent(event)) {
+      const shown = publicApprovalEvent(event, this.toPublic);
+      (this.announced ??= new AnnouncedApprovals()).note(shown);
+      forwardEngineEvent(hub, session, shown, job.sink);
+      return;
+    }
+    forwardEngineEvent(hub, session, event, job.sink);
+  }
+
+  /** `ctx.emitText` of a streamed turn. */
+  emitText(sink: TurnSink, delta: unknown, source: TextSource | undefined): void {
+    if (!this.over) forwardText(this.deps.hub, this.t.session, sink, delta, source);
+  }
 }
+
+/** The error a stopped engine turn rejects with. */
+const turnStopped = (): AbortedError => new AbortedError({ message: 'The turn was stopped' });
 
 /**
  * A `continue`: one engine turn, then its `TurnResult.actions`, all or nothing. Emits
@@ -90,31 +151,8 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   const { hub } = deps;
   const { session, job } = t;
   const stop = job.stop;
-  const approvals = turnApprovals(job.signal, t.loaded.staleApprovals);
-  const { aliases } = t.loaded;
-  const run: TurnRun = {
-    over: false,
-    approvals,
-    aliases,
-    toPublic: publicIds(aliases),
-    pendingBefore: t.loaded.pendingApprovals,
-    staleBefore: t.loaded.staleApprovals,
-    announced: undefined,
-    commits: undefined,
-  };
-  const keepArrival = t.arrival === undefined ? {} : { save: t.arrival };
-  const end: EndTurn = (parts, applied) => {
-    run.over = true;
-    const conflict = run.commits?.conflict;
-    // A commit lost to another writer: nothing of this attempt is saved; the signal is applied again.
-    const final = conflict === undefined ? parts : { status: 'failed' as const, error: conflict };
-    if (hub.hasListeners) hub.emit({ type: 'turn_end', ...session.ctx, status: final.status });
-    const outcome = outcomeOf(session.ctx, final, t.action, t.match);
-    if (conflict !== undefined) return { outcome, conflict };
-    // After a commit, what arrived is saved already: a failure saves nothing more.
-    return { outcome, ...(applied ?? (job.committed === true ? {} : keepArrival)) };
-  };
-  const ctx = turnContext(deps, t, run);
+  const turn = new Turn(deps, t);
+  const ctx = new TurnContextImpl(turn);
   if (hub.hasListeners) hub.emit({ type: 'turn_start', ...session.ctx });
   let result: unknown;
   try {
@@ -122,16 +160,12 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
     if (engine === undefined)
       throw new RunnerError({ code: 'ENGINE_FAILED', message: `Agent "${session.agent.id}" has no engine` });
     // An engine may return a plain TurnResult as well as a promise of one.
-    result = await raceStop(
-      Promise.resolve(engine(ctx)),
-      stop,
-      () => new AbortedError({ message: 'The turn was stopped' }),
-    );
+    result = await raceStop(Promise.resolve(engine(ctx)), stop, turnStopped);
   } catch (error) {
-    if (stop.aborted) return end({ status: 'stopped' });
-    return end({ status: 'failed', error: asSignalyardError(error, 'ENGINE_FAILED') });
+    if (stop.aborted) return turn.end({ status: 'stopped' });
+    return turn.end({ status: 'failed', error: asSignalyardError(error, 'ENGINE_FAILED') });
   }
-  if (stop.aborted) return end({ status: 'stopped' });
+  if (stop.aborted) return turn.end({ status: 'stopped' });
   let problem: string | undefined;
   try {
     problem = turnResultProblem(result);
@@ -140,48 +174,9 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   }
   if (problem !== undefined) {
     const message = `Engine of agent "${session.agent.id}" returned ${problem}`;
-    return end({ status: 'failed', error: new RunnerError({ code: 'TURN_RESULT_INVALID', message }) });
+    return turn.end({ status: 'failed', error: new RunnerError({ code: 'TURN_RESULT_INVALID', message }) });
   }
-  return applyTurnResult(deps, t, run, result ?? {}, end);
-}
-
-/** The engine's {@link TurnContext} for one turn. */
-function turnContext(deps: TurnDeps, t: TurnInput, run: TurnRun): TurnContextImpl {
-  const { hub } = deps;
-  const { session, job } = t;
-  const { sink } = job;
-  return new TurnContextImpl({
-    sessionKey: session.key,
-    agentId: session.agent.id,
-    signal: job.signal,
-    signals: t.signals,
-    history: t.history,
-    state: t.loaded.engineState,
-    strategy: t.loaded.strategy,
-    stopper: job.stop,
-    approvals: engineDecisions(run.approvals, run.aliases),
-    pendingApprovals: enginePending(run.pendingBefore, run.aliases),
-    commit: (state) => {
-      run.commits ??= new TurnCommits(deps.persistence, t, run.approvals, () => run.over);
-      return run.commits.commit(state);
-    },
-    emit: (event) => {
-      if (run.over) return;
-      if (isApprovalEvent(event)) {
-        const shown = publicApprovalEvent(event, run.toPublic);
-        (run.announced ??= new AnnouncedApprovals()).note(shown);
-        forwardEngineEvent(hub, session, shown, sink);
-        return;
-      }
-      forwardEngineEvent(hub, session, event, sink);
-    },
-    emitText:
-      sink === undefined
-        ? noText
-        : (delta, source) => {
-            if (!run.over) forwardText(hub, session, sink, delta, source);
-          },
-  });
+  return applyTurnResult(turn, result ?? {});
 }
 
 function isApprovalEvent(event: unknown): event is { type: string } & Record<string, unknown> {
@@ -190,42 +185,55 @@ function isApprovalEvent(event: unknown): event is { type: string } & Record<str
   return type === 'approval_requested' || type === 'approval_resolved';
 }
 
-/** Applies a valid `TurnResult`: its actions all or nothing, then what to save. */
-async function applyTurnResult(
-  deps: TurnDeps,
-  t: TurnInput,
-  run: TurnRun,
-  turn: TurnResult,
-  end: EndTurn,
-): Promise<Applied> {
+/**
+ * Applies a valid `TurnResult`: its actions all or nothing, then what to save. Synchronous for a
+ * turn without actions (most turns).
+ */
+function applyTurnResult(turn: Turn, result: TurnResult): Applied | Promise<Applied> {
+  const before = turn.t.loaded.strategy.snapshot();
+  const actions = result.actions ?? [];
+  if (actions.length === 0) return turnApplied(turn, result, before, NO_ACTIONS);
+  return applyTurnActions(turn.deps, turn.t, actions).then((applied) => turnApplied(turn, result, before, applied));
+}
+
+/** Nothing applied: no transitions, nothing stopped. */
+const NO_ACTIONS: ActionsApplied = Object.freeze({ transitions: Object.freeze([]), stopQueued: false });
+
+/** What a turn whose actions were applied (or refused: `applied`) saves. */
+function turnApplied(turn: Turn, result: TurnResult, before: StrategySnapshot, applied: ActionsApplied): Applied {
+  const { deps, t } = turn;
   const { strategy } = t.loaded;
-  const before = strategy.snapshot();
-  const applied = await applyTurnActions(deps, t, turn.actions ?? []);
   // A force_stop can land while a custom action handler runs.
   if (t.job.stop.aborted) {
     strategy.restore(before);
-    return end({ status: 'stopped' });
+    return turn.end({ status: 'stopped' });
   }
   if ('refusal' in applied) {
     strategy.restore(before);
-    return end(applied.refusal);
+    return turn.end(applied.refusal);
   }
   const next =
-    turn.messages === undefined || turn.messages.length === 0
+    result.messages === undefined || result.messages.length === 0
       ? t.history
-      : appendHistory(t.history, keptMessages(turn.messages), deps.maxHistoryMessages);
-  const engineState = Object.prototype.hasOwnProperty.call(turn, 'state') ? turn.state : t.loaded.engineState;
+      : appendHistory(t.history, keptMessages(result.messages), deps.maxHistoryMessages);
+  const engineState = Object.prototype.hasOwnProperty.call(result, 'state') ? result.state : t.loaded.engineState;
   const pending =
-    turn.pendingApprovals === undefined || turn.pendingApprovals.length === 0
+    result.pendingApprovals === undefined || result.pendingApprovals.length === 0
       ? NO_APPROVALS
-      : publicPending(turn.pendingApprovals, run.toPublic);
-  announceApprovals(deps, t, run, pending);
-  const paused = pending.length > 0 || turn.status === 'paused';
+      : publicPending(result.pendingApprovals, turn.toPublic);
+  announceApprovals(turn, pending);
+  const paused = pending.length > 0 || result.status === 'paused';
   const parts: { -readonly [K in keyof OutcomeParts]: OutcomeParts[K] } = { status: paused ? 'paused' : 'completed' };
-  if ('output' in turn) parts.output = turn.output;
+  if ('output' in result) parts.output = result.output;
   if (pending.length > 0) parts.pendingApprovals = pending;
-  return end(parts, {
-    save: { history: next, engineState, pendingApprovals: pending, staleApprovals: NO_APPROVALS, aliases: run.aliases },
+  return turn.end(parts, {
+    save: {
+      history: next,
+      engineState,
+      pendingApprovals: pending,
+      staleApprovals: NO_APPROVALS,
+      aliases: turn.aliases,
+    },
     rollback: before,
     transitions: applied.transitions,
     stopQueued: applied.stopQueued,
@@ -233,18 +241,18 @@ async function applyTurnResult(
 }
 
 /** Emits the approval events the turn implies and its engine did not emit itself. */
-function announceApprovals(deps: TurnDeps, t: TurnInput, run: TurnRun, after: readonly PendingApproval[]): void {
-  const before = run.pendingBefore;
-  if (before.length === 0 && after.length === 0 && run.approvals.length === 0) return;
+function announceApprovals(turn: Turn, after: readonly PendingApproval[]): void {
+  const before = turn.pendingBefore;
+  if (before.length === 0 && after.length === 0 && turn.approvals.length === 0) return;
   const events = impliedApprovalEvents(
-    { before, stale: run.staleBefore, after, decisions: run.approvals },
-    run.announced ?? new AnnouncedApprovals(),
+    { before, stale: turn.staleBefore, after, decisions: turn.approvals },
+    turn.announced ?? new AnnouncedApprovals(),
   );
-  for (const event of events) forwardEngineEvent(deps.hub, t.session, event, t.job.sink);
+  for (const event of events) forwardEngineEvent(turn.deps.hub, turn.t.session, event, turn.t.job.sink);
 }
 
 type ActionsApplied =
-  | { readonly transitions: TransitionResult[]; readonly stopQueued: boolean }
+  | { readonly transitions: readonly TransitionResult[]; readonly stopQueued: boolean }
   | { readonly refusal: { readonly status: Outcome['status']; readonly error?: unknown } };
 
 /** Applies `TurnResult.actions` in order; stops at the first one refused or failing (or at an abort). */
@@ -311,24 +319,10 @@ function forwardEngineEvent(
   hub.emit({ type: 'engine_event', ...session.ctx, event: engineEvent });
 }
 
-/** The parts of a {@link TurnContextImpl}. */
-interface TurnContextParts {
-  readonly sessionKey: string;
-  readonly agentId: string;
-  readonly signal: Signal;
-  readonly signals: readonly Signal[] | undefined;
-  readonly history: readonly ChatMessage[];
-  readonly state: unknown;
-  readonly strategy: ExecutionStrategy;
-  readonly stopper: Stopper;
-  readonly approvals: readonly ApprovalDecision[];
-  readonly pendingApprovals: readonly PendingApproval[];
-  readonly commit: TurnContext['commit'];
-  readonly emit: TurnContext['emit'];
-  readonly emitText: TurnContext['emitText'];
-}
-
-/** The TurnContext of one turn; `abortSignal` is made on first read (most turns never need one). */
+/**
+ * The TurnContext of one turn, read off its {@link Turn}. `emit`, `commit` and `emitText` are
+ * made on first read, `abortSignal` and `signals` too: most engines never touch them.
+ */
 class TurnContextImpl implements TurnContext {
   readonly sessionKey: string;
   readonly agentId: string;
@@ -336,34 +330,50 @@ class TurnContextImpl implements TurnContext {
   readonly history: readonly ChatMessage[];
   readonly state: unknown;
   readonly strategy: ExecutionStrategy;
-  readonly emit: TurnContext['emit'];
-  readonly emitText: TurnContext['emitText'];
   readonly streaming: boolean;
   readonly approvals: readonly ApprovalDecision[];
   readonly pendingApprovals: readonly PendingApproval[];
-  readonly #stopper: Stopper;
-  readonly commit: TurnContext['commit'];
+  readonly #turn: Turn;
+  #emit: TurnContext['emit'] | undefined;
+  #emitText: TurnContext['emitText'] | undefined;
+  #commit: TurnContext['commit'] | undefined;
   #signals: readonly Signal[] | undefined;
 
-  constructor(parts: TurnContextParts) {
-    this.sessionKey = parts.sessionKey;
-    this.agentId = parts.agentId;
-    this.signal = parts.signal;
-    this.history = parts.history;
-    this.state = parts.state;
-    this.strategy = parts.strategy;
-    this.emit = parts.emit;
-    this.emitText = parts.emitText;
-    this.streaming = parts.emitText !== noText;
-    this.approvals = parts.approvals;
-    this.pendingApprovals = parts.pendingApprovals;
-    this.#stopper = parts.stopper;
-    this.commit = parts.commit;
-    this.#signals = parts.signals;
+  constructor(turn: Turn) {
+    const { t } = turn;
+    this.sessionKey = t.session.key;
+    this.agentId = t.session.agent.id;
+    this.signal = t.job.signal;
+    this.history = t.history;
+    this.state = t.loaded.engineState;
+    this.strategy = t.loaded.strategy;
+    this.streaming = t.job.sink !== undefined;
+    this.approvals = engineDecisions(turn.approvals, turn.aliases);
+    this.pendingApprovals = enginePending(turn.pendingBefore, turn.aliases);
+    this.#turn = turn;
+    this.#signals = t.signals;
+  }
+
+  get emit(): TurnContext['emit'] {
+    return (this.#emit ??= (event) => {
+      this.#turn.emit(event);
+    });
+  }
+
+  get emitText(): TurnContext['emitText'] {
+    const { sink } = this.#turn.t.job;
+    if (sink === undefined) return noText;
+    return (this.#emitText ??= (delta, source) => {
+      this.#turn.emitText(sink, delta, source);
+    });
+  }
+
+  get commit(): TurnContext['commit'] {
+    return (this.#commit ??= (state) => this.#turn.commit(state));
   }
 
   get abortSignal(): AbortSignal {
-    return this.#stopper.signal;
+    return this.#turn.t.job.stop.signal;
   }
 
   /** Made on first read for a single signal's turn (most engines never look). */

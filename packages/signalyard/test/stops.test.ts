@@ -239,6 +239,31 @@ describe('stops for signals that have not started yet', () => {
     await runner.close();
   });
 
+  it('a signal never starts inside the dispatch() that queued it, even on an idle session', async () => {
+    const ran: string[] = [];
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'main',
+          routes: [forceStopRoute],
+          engine: async (ctx) => {
+            ran.push(String(ctx.history.at(-1)?.content)); // synchronously, when the turn starts
+            return {};
+          },
+        },
+      ],
+    });
+    await runner.dispatch(MAIN, say('warm-up'));
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the session's queue is idle again
+    const a = runner.dispatch(MAIN, say('a'));
+    expect(ran).toEqual(['warm-up']);
+    const stop = runner.dispatch(MAIN, signal(SignalKind.Stop));
+    expect(await stop).toMatchObject({ status: 'completed', action: Action.ForceStop });
+    expect((await a).status).toBe('stopped');
+    expect(ran).toEqual(['warm-up']);
+    await runner.close();
+  });
+
   it('a stop for a session whose signals wait for a concurrency slot stops them without running them', async () => {
     const slot = deferred();
     const holding = deferred();

@@ -1,6 +1,5 @@
 import {
   CheckpointConflictError,
-  CheckpointStoreError,
   describeValue,
   type Checkpoint,
   type CheckpointStore,
@@ -10,11 +9,10 @@ import {
   assertExpectedVersion,
   assertTextCheckpointKey,
   resolveHistoryOptions,
-  compareCodeUnits,
-  keyPrefixUpperBound,
+  keyPrefixRange,
+  keysWithPrefix,
   serializeCheckpointData,
   storeClosedError,
-  unstorableTextIndex,
   checkpointFromRow,
   errorText,
 } from '@signalyard/core/internal';
@@ -255,18 +253,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
    */
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
-    if (typeof prefix !== 'string') {
-      throw new CheckpointStoreError({
-        code: 'CHECKPOINT_KEY_INVALID',
-        message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
-      });
-    }
-    // Under COLLATE "C" PostgreSQL compares UTF-8 bytes, i.e. code points: every key starting
-    // with a (storable) prefix lies in [prefix, keyPrefixUpperBound(prefix)). A prefix with a NUL or
-    // a lone surrogate is cut there for the scan and checked in full below.
-    const cut = unstorableTextIndex(prefix);
-    const from = cut === -1 ? prefix : prefix.slice(0, cut);
-    const to = keyPrefixUpperBound(from);
+    // Under COLLATE "C" PostgreSQL compares UTF-8 bytes, i.e. code points: a range scan.
+    const { from, to } = keyPrefixRange(prefix);
     const what = `Cannot list checkpoints with prefix ${JSON.stringify(prefix)}`;
     const rows = await this.#tracked(() =>
       from === ''
@@ -275,13 +263,10 @@ export class PostgresCheckpointStore implements CheckpointStore {
           ? this.#query(this.#sql.listFrom, [from], what)
           : this.#query(this.#sql.listRange, [from, to], what),
     );
-    const keys: string[] = [];
-    for (const row of rows) {
-      const key = row[0];
-      if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
-    }
-    // Sorted here, not by the server: its order is code points, the memory store's code units.
-    keys.sort(compareCodeUnits);
+    const keys = keysWithPrefix(
+      rows.map((row) => row[0]),
+      prefix,
+    );
     for (const key of keys) yield key;
   }
 

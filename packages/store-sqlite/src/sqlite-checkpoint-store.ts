@@ -1,6 +1,5 @@
 import {
   CheckpointConflictError,
-  CheckpointStoreError,
   SignalyardError,
   describeValue,
   type Checkpoint,
@@ -11,11 +10,11 @@ import {
   assertExpectedVersion,
   assertTextCheckpointKey,
   resolveHistoryOptions,
-  compareCodeUnits,
-  keyPrefixUpperBound,
+  keyPrefixRange,
+  keysWithPrefix,
+  isoNow,
   serializeCheckpointData,
   storeClosedError,
-  unstorableTextIndex,
   checkpointFromRow,
   isStoredVersion,
   errorText,
@@ -374,18 +373,8 @@ export class SqliteCheckpointStore implements CheckpointStore {
    */
   async *list(prefix = ''): AsyncIterable<string> {
     this.#open();
-    if (typeof prefix !== 'string') {
-      throw new CheckpointStoreError({
-        code: 'CHECKPOINT_KEY_INVALID',
-        message: `Invalid key prefix ${describeValue(prefix)}: expected a string`,
-      });
-    }
-    // SQLite compares UTF-8 bytes, i.e. code points: every key starting with a (storable) prefix
-    // lies in [prefix, keyPrefixUpperBound(prefix)). A prefix with a NUL or a lone surrogate is cut
-    // there for the scan and checked in full below.
-    const cut = unstorableTextIndex(prefix);
-    const from = cut === -1 ? prefix : prefix.slice(0, cut);
-    const to = keyPrefixUpperBound(from);
+    // SQLite compares UTF-8 bytes, i.e. code points: a range scan of the primary key.
+    const { from, to } = keyPrefixRange(prefix);
     let rows: unknown[];
     try {
       rows = to === undefined ? this.#s.listFrom.all(from) : this.#s.listRange.all(from, to);
@@ -397,13 +386,10 @@ export class SqliteCheckpointStore implements CheckpointStore {
         error,
       );
     }
-    const keys: string[] = [];
-    for (const row of rows) {
-      const key = (row as unknown[])[0];
-      if (typeof key === 'string' && key.startsWith(prefix)) keys.push(key);
-    }
-    // SQLite's order is code-point order; the memory store's (and JavaScript's) is code units.
-    keys.sort(compareCodeUnits);
+    const keys = keysWithPrefix(
+      rows.map((row) => (row as unknown[])[0]),
+      prefix,
+    );
     for (const key of keys) yield key;
   }
 
@@ -460,16 +446,4 @@ function failure(code: SqliteStoreErrorCode, path: string, what: string, error: 
     ...(typeof sqliteCode === 'string' && { sqliteCode }),
     cause: error,
   });
-}
-
-let lastMs = Number.NaN;
-let lastIso = '';
-/** The current time as ISO-8601, formatted once per millisecond. */
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
 }

@@ -1,6 +1,6 @@
 /**
  * `@signalyard/core/internal`: building blocks the Signalyard packages share — an event channel,
- * a push-to-pull stream, abort linking, total error-message extraction, timer limits, the action
+ * a push-to-pull stream, abort linking, total error-message extraction, timer limits, a cached ISO clock, the action
  * check of the route validators, the helpers every config loader uses (size limit, path
  * argument, zod issues as problems, path printing, reserved names) and the helpers every checkpoint store uses.
  * Internal: not part of the public API, no stability promise between releases; applications and
@@ -36,7 +36,7 @@ export {
   serializeCheckpointData,
   storeClosedError,
 } from '../checkpoint-data.js';
-export { frozenJsonRecord, isJsonRecord } from '../json-record.js';
+export { frozenJsonRecord, frozenJsonValue, isJsonRecord } from '../json-record.js';
 export {
   DEFAULT_KEEP_VERSIONS,
   assertCheckpointVersion,
@@ -45,11 +45,15 @@ export {
 } from '../checkpoint-history.js';
 export type { HistoryQuery } from '../checkpoint-history.js';
 export {
+  assertKeyPrefix,
   assertTextCheckpointKey,
   compareCodeUnits,
+  keyPrefixRange,
   keyPrefixUpperBound,
+  keysWithPrefix,
   unstorableTextIndex,
 } from '../checkpoint-text.js';
+export { isoAt, isoNow } from './clock.js';
 export {
   approvalPolicyKeys,
   approvalPolicyProblems,

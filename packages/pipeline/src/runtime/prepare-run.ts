@@ -7,7 +7,7 @@ import { PipelineStateError } from '../errors/pipeline-state-error.js';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
 import { describeSafely, messageOf } from '../shared/error-message.js';
 import { frozenCopy } from '../shared/frozen-copy.js';
-import { isoNow } from '../shared/iso-now.js';
+import { isoNow } from '@signalyard/core/internal';
 import { checkDagEnvelope, NEW_DAG_RUN, type DagStart } from './dag/dag-start.js';
 import { runControlOf, type RunControl } from './run-control.js';
 import { newRunState, runStateFrom, terminate, type RunState } from './run-state.js';

@@ -2,7 +2,7 @@ import type { CompiledStage } from '../definition/compiled-pipeline.js';
 import type { StageErrorRecord, TraceEntry } from '../envelope/envelope-json.js';
 import type { InterruptResponse } from '../envelope/interrupt.js';
 import { describeSafely, messageOf } from '../shared/error-message.js';
-import { isoAt } from '../shared/iso-now.js';
+import { isoAt } from '@signalyard/core/internal';
 import type { RunScope } from './run-scope.js';
 import { recordTrace, storedOutput, storeOutput } from './run-state.js';
 import { RunStageContext, type RaisedInterrupt } from './run-stage-context.js';

@@ -2,8 +2,8 @@ let lastMs = Number.NaN;
 let lastIso = '';
 
 /**
- * `ms` (milliseconds since the epoch) as an ISO 8601 string. Stages in a tight loop mostly finish
- * within the same millisecond, so the last conversion is cached.
+ * `ms` (milliseconds since the epoch) as an ISO 8601 string. Hot paths (a pipeline stage, a
+ * checkpoint save) mostly ask within the same millisecond, so the last conversion is cached.
  */
 export function isoAt(ms: number): string {
   if (ms !== lastMs) {
