@@ -1,9 +1,4 @@
-import {
-  CheckpointConflictError,
-  describeValue,
-  type Checkpoint,
-  type CheckpointStore,
-} from '@signalyard/core';
+import { CheckpointConflictError, describeValue, type Checkpoint, type CheckpointStore } from '@signalyard/core';
 import {
   assertCheckpointVersion,
   assertExpectedVersion,
@@ -23,7 +18,7 @@ import {
   type PostgresCheckpointStoreOptions,
 } from './postgres-checkpoint-store-options.js';
 import { POSTGRES_SCHEMA_VERSION, migrateTable, pgCodeOf } from './postgres-schema.js';
-import { buildStatements, type Statements } from './postgres-statements.js';
+import { buildStatements, statementNames, type Statements } from './postgres-statements.js';
 import { historyTableOf, type TableName } from './postgres-table-name.js';
 
 const STORE_NAME = 'PostgresCheckpointStore';
@@ -94,6 +89,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #sql: Statements;
+  /** Statement text → its prepared statement's name; `undefined` with `preparedStatements: false`. */
+  readonly #names: ReadonlyMap<string, string> | undefined;
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Calls in flight (close() waits for them before ending the pool). */
@@ -110,6 +107,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
     this.#history = historyTableOf(resolved.table);
     this.historyTable = this.#history.name;
     this.#sql = buildStatements(resolved.table, this.#history);
+    this.#names = resolved.preparedStatements ? statementNames(this.#sql) : undefined;
   }
 
   /**
@@ -313,7 +311,9 @@ export class PostgresCheckpointStore implements CheckpointStore {
 
   /** Runs one statement on a pooled connection; rows as arrays (no per-row objects). */
   async #query(text: string, values: unknown[], what: string): Promise<unknown[][]> {
-    const config: QueryArrayConfig = { text, values, rowMode: 'array' };
+    const name = this.#names?.get(text);
+    const config: QueryArrayConfig =
+      name === undefined ? { text, values, rowMode: 'array' } : { name, text, values, rowMode: 'array' };
     try {
       return (await this.#pool.query(config)).rows as unknown[][];
     } catch (error) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { TableName } from './postgres-table-name.js';
 
 /** `updated_at` as ISO-8601 in UTC with milliseconds, formatted by the server (no type parser involved). */
@@ -75,4 +76,18 @@ export function buildStatements(table: TableName, history: TableName): Statement
       `WHERE k.version < $3::bigint ORDER BY k.version DESC LIMIT $4::bigint`,
     loadVersion: `SELECT version::text, data, ${ISO_UPDATED_AT} FROM (${kept}) k WHERE k.version = $3::bigint`,
   };
+}
+
+/**
+ * A prepared statement name for each statement: `signalyard_` and a hash of its text, so stores
+ * over different tables sharing a pool never collide (PostgreSQL keeps names per connection), and
+ * stores over the same table share the statements they prepared.
+ * @internal
+ */
+export function statementNames(statements: Statements): ReadonlyMap<string, string> {
+  const names = new Map<string, string>();
+  for (const text of Object.values(statements) as string[]) {
+    names.set(text, `signalyard_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`);
+  }
+  return names;
 }
