@@ -1,5 +1,5 @@
 import { serializeCheckpointData } from './checkpoint-data.js';
-import { isJsonRecord } from './json-record.js';
+import { frozenJsonValue, isJsonRecord } from './json-record.js';
 
 /** What {@link copyJson} returns when the value needs the exact, slow path. */
 const SLOW: unique symbol = Symbol('slow');
@@ -26,7 +26,25 @@ export function copyCheckpointData(data: unknown, key?: string): unknown {
   return copy === SLOW ? JSON.parse(serializeCheckpointData(data, key)) : copy;
 }
 
-function copyJson(value: unknown, depth: number): unknown {
+/**
+ * A deep copy of `value` with JSON's semantics whose every object and list is frozen and marked
+ * like `frozenJsonValue`'s (stores share it instead of copying it; frozen values inside are shared
+ * as they are), or `undefined` when `value` holds anything the fast copy leaves to JSON itself (a
+ * `toJSON`, a class instance, a value JSON cannot represent, a cycle, a throwing getter): such a
+ * value is for the caller to keep as it is. A Runner's history keeps its messages so.
+ * @internal
+ */
+export function frozenJsonCopy<T>(value: T): T | undefined {
+  try {
+    const copy = copyJson(value, 0, true);
+    return copy === SLOW ? undefined : (copy as T);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value` copied with JSON's semantics (`freeze`: every object and list frozen and marked), or SLOW. */
+function copyJson(value: unknown, depth: number, freeze = false): unknown {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -38,36 +56,36 @@ function copyJson(value: unknown, depth: number): unknown {
       if (isJsonRecord(value)) return value;
       if (depth >= MAX_FAST_DEPTH || 'toJSON' in value) return SLOW;
       if (Array.isArray(value))
-        return Object.getPrototypeOf(value) === Array.prototype ? copyArray(value, depth) : SLOW;
-      return Object.getPrototypeOf(value) === Object.prototype ? copyObject(value, depth) : SLOW;
+        return Object.getPrototypeOf(value) === Array.prototype ? copyArray(value, depth, freeze) : SLOW;
+      return Object.getPrototypeOf(value) === Object.prototype ? copyObject(value, depth, freeze) : SLOW;
     default:
       return SLOW; // undefined, a function, a symbol, a BigInt: left to the exact path
   }
 }
 
-function copyArray(items: readonly unknown[], depth: number): unknown {
+function copyArray(items: readonly unknown[], depth: number, freeze: boolean): unknown {
   const copy = new Array<unknown>(items.length);
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
-    const c = item === undefined ? null : copyJson(item, depth + 1); // JSON writes a hole or undefined as null
+    const c = item === undefined ? null : copyJson(item, depth + 1, freeze); // JSON writes a hole or undefined as null
     if (c === SLOW) return SLOW;
     copy[i] = c;
   }
-  return copy;
+  return freeze ? frozenJsonValue(copy) : copy;
 }
 
-function copyObject(value: object, depth: number): unknown {
+function copyObject(value: object, depth: number, freeze: boolean): unknown {
   const copy: Record<string, unknown> = {};
   // for-in (its enum cache allocates nothing) over own keys: the same keys, in the same order, as Object.keys.
   for (const key in value) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
     const v = (value as Record<string, unknown>)[key];
     if (v === undefined) continue; // JSON drops it
-    const c = copyJson(v, depth + 1);
+    const c = copyJson(v, depth + 1, freeze);
     if (c === SLOW || key === '__proto__') return SLOW;
     copy[key] = c;
   }
-  return copy;
+  return freeze ? frozenJsonValue(copy) : copy;
 }
 
 /**

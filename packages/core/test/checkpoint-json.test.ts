@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckpointDataError } from '@signalyard/core';
 import { MemoryCheckpointStore } from '@signalyard/core';
-import { frozenJsonRecord, isJsonRecord, serializeCheckpointData } from '@signalyard/core/internal';
+import {
+  frozenJsonCopy,
+  frozenJsonRecord,
+  frozenJsonValue,
+  isJsonRecord,
+  serializeCheckpointData,
+} from '@signalyard/core/internal';
 
 const anything = fc.anything({
   withBigInt: true,
@@ -82,6 +88,16 @@ describe('frozenJsonRecord', () => {
     expect(isJsonRecord(Object.create(record as object) as object)).toBe(false);
   });
 
+  it('carries a mark no copy can take along: descriptors, structuredClone, Object.assign, a Proxy', () => {
+    const record = frozenJsonRecord({ role: 'user', content: 'hi' }) as object;
+    expect(Reflect.ownKeys(record)).toEqual(['role', 'content']); // nothing to see
+    const described: object = Object.defineProperties({}, Object.getOwnPropertyDescriptors(record));
+    expect(isJsonRecord(described)).toBe(false);
+    expect(isJsonRecord(structuredClone(record))).toBe(false);
+    expect(isJsonRecord(Object.assign({}, record))).toBe(false);
+    expect(isJsonRecord(new Proxy(record, {}))).toBe(false);
+  });
+
   it.each([
     ['a nested object', { a: { b: 1 } }],
     ['a NaN', { a: Number.NaN }],
@@ -105,3 +121,108 @@ describe('frozenJsonRecord', () => {
     expect((await store.load('k'))?.data).toStrictEqual({ history: [{ role: 'user', content: 'hi' }] });
   });
 });
+
+describe('frozenJsonValue', () => {
+  it('freezes and marks the object or list it is given, in place', () => {
+    const message = { role: 'user', content: 'hi' };
+    expect(frozenJsonValue(message)).toBe(message);
+    expect(Object.isFrozen(message)).toBe(true);
+    expect(isJsonRecord(message)).toBe(true);
+    const list = [message, frozenJsonRecord({ role: 'assistant', content: 'yo' }) as object];
+    expect(frozenJsonValue(list)).toBe(list);
+    expect(Object.isFrozen(list)).toBe(true);
+    expect(isJsonRecord(list)).toBe(true);
+    expect(Array.isArray(list)).toBe(true);
+    expect(list).toStrictEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'yo' },
+    ]);
+    expect(isJsonRecord([...list])).toBe(false);
+    expect(isJsonRecord(list.slice())).toBe(false);
+  });
+
+  it('makes a list the memory store shares whole between versions, while loads get mutable copies', async () => {
+    const store = new MemoryCheckpointStore();
+    const list = frozenJsonValue([frozenJsonRecord({ role: 'user', content: 'hi' }) as object]);
+    await store.save('k', { history: list }, 0);
+    await store.save('k', { history: list }, 1);
+    const [v2, v1] = await collectHistory(store.history('k'));
+    expect(v2).toStrictEqual({ history: [{ role: 'user', content: 'hi' }] });
+    expect(v1).toStrictEqual(v2);
+    const loaded = (await store.load('k'))?.data as { history: Record<string, unknown>[] };
+    expect(loaded.history).not.toBe(list);
+    expect(Object.isFrozen(loaded.history)).toBe(false);
+    loaded.history.push({ role: 'user', content: 'more' });
+    expect((await store.load('k'))?.data).toStrictEqual({ history: [{ role: 'user', content: 'hi' }] });
+  });
+});
+
+describe('frozenJsonCopy', () => {
+  it('is a deep copy with JSON semantics, every object and list frozen and marked', () => {
+    const value = {
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'c', arguments: { q: [1, -0, undefined] } }],
+      x: undefined,
+    };
+    const copy = frozenJsonCopy(value) as { toolCalls: { arguments: { q: unknown[] } }[] };
+    expect(copy).toStrictEqual({
+      role: 'assistant',
+      content: '',
+      toolCalls: [{ id: 'c', arguments: { q: [1, 0, null] } }],
+    });
+    expect(copy).not.toBe(value);
+    for (const part of [
+      copy,
+      copy.toolCalls,
+      copy.toolCalls[0],
+      copy.toolCalls[0]!.arguments,
+      copy.toolCalls[0]!.arguments.q,
+    ]) {
+      expect(Object.isFrozen(part) && isJsonRecord(part as object)).toBe(true);
+    }
+    value.toolCalls[0]!.arguments.q[0] = 2;
+    expect(copy.toolCalls[0]!.arguments.q[0]).toBe(1);
+  });
+
+  it('shares frozen values inside as they are, and returns primitives unchanged', () => {
+    const shared = frozenJsonRecord({ role: 'user', content: 'hi' }) as object;
+    const copy = frozenJsonCopy({ list: [shared] }) as { list: object[] };
+    expect(copy.list[0]).toBe(shared);
+    expect(frozenJsonCopy('text')).toBe('text');
+    expect(frozenJsonCopy(null)).toBeNull();
+  });
+
+  it.each([
+    ['a toJSON', { at: new Date(0) }],
+    ['a class instance', { inner: new (class A {})() }],
+    ['a BigInt', { n: 1n }],
+    ['a NaN', { n: Number.NaN }],
+    ['a function', { f: () => 1 }],
+    [
+      'a cycle',
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+    ],
+    [
+      'a throwing getter',
+      Object.defineProperty({}, 'boom', {
+        enumerable: true,
+        get: () => {
+          throw new Error('boom');
+        },
+      }),
+    ],
+  ])('is undefined for a value with %s (left for JSON itself to judge)', (_title, value) => {
+    expect(frozenJsonCopy(value)).toBeUndefined();
+  });
+});
+
+async function collectHistory(items: AsyncIterable<{ data: unknown }>): Promise<unknown[]> {
+  const all: unknown[] = [];
+  for await (const item of items) all.push(item.data);
+  return all;
+}

@@ -26,7 +26,7 @@ export interface TurnContext {
    * `whenBusy: 'collect'` (or `'interrupt'`) — all the user messages merged into this one turn.
    */
   readonly signals: readonly Signal[];
-  /** The session history, already including this signal's user message. Read-only: its plain messages are frozen, and so is the list when it holds plain messages only (as most do). */
+  /** The session history, already including this signal's user message. Read-only: its messages are deeply frozen copies (unless one holds a `toJSON`, a class instance or the like), and then so is the list. */
   readonly history: readonly ChatMessage[];
   /** This engine's state from the checkpoint (`undefined` at first). */
   readonly state: unknown;

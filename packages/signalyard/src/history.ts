@@ -1,16 +1,17 @@
-import { frozenJsonRecord, frozenJsonValue, isJsonRecord } from '@signalyard/core/internal';
+import { frozenJsonCopy, frozenJsonValue, isJsonRecord } from '@signalyard/core/internal';
 import type { ChatMessage, Signal } from '@signalyard/core';
 
 /**
- * A message as the history keeps it: a frozen copy when it is a plain object of JSON primitives
- * (most messages are `{ role, content }`; core's `frozenJsonRecord`), else as it is. A store
- * (the memory store) shares such a message between the versions it keeps instead of copying it
- * with every save while it stays in the history; the copy also isolates the history from later
- * changes to the engine's object.
+ * A message as the history keeps it: a deeply frozen copy with JSON's semantics (core's
+ * `frozenJsonCopy`; tool calls and their arguments included), or the message as it is when JSON
+ * alone can say what it stores (a `toJSON`, a class instance, a value JSON cannot hold: the save
+ * reports what cannot be stored). A store (the memory store) shares a frozen message between the
+ * versions it keeps instead of copying it with every save while it stays in the history; the
+ * copy also isolates the history from later changes to the engine's objects.
  */
 function keptMessage(message: ChatMessage): ChatMessage {
   if (isJsonRecord(message)) return message;
-  return frozenJsonRecord(message) ?? message;
+  return frozenJsonCopy(message) ?? message;
 }
 
 /** `messages` as the history keeps them ({@link keptMessage}). */

@@ -221,6 +221,100 @@ describe('the history rule: what arrived is recorded', () => {
   });
 });
 
+describe('the history a turn sees is frozen', () => {
+  it('freezes plain messages and the list that holds them, across turns and a reload from the store', async () => {
+    const store = new MemoryCheckpointStore();
+    const frozen: boolean[] = [];
+    const agents = [
+      {
+        id: 'main',
+        engine: async (ctx: { history: readonly ChatMessage[] }): Promise<TurnResult> => {
+          frozen.push(Object.isFrozen(ctx.history) && ctx.history.every((m) => Object.isFrozen(m)));
+          expect(() => (ctx.history as ChatMessage[]).push(user('sneaked in'))).toThrow(TypeError);
+          return { messages: [{ role: 'assistant', content: `seen ${ctx.history.length}` }] };
+        },
+      },
+    ];
+    const runner = createRunner({ store, agents });
+    for (const text of ['one', 'two']) await runner.dispatch(MAIN, signal(SignalKind.UserMessage, text));
+    await runner.close();
+    const again = createRunner({ store, agents }); // loads the history from the store
+    await again.dispatch(MAIN, signal(SignalKind.UserMessage, 'three'));
+    await again.close();
+    expect(frozen).toEqual([true, true, true]);
+    expect((await stored(store, MAIN)).data.history).toEqual([
+      user('one'),
+      assistant('seen 1'),
+      user('two'),
+      assistant('seen 3'),
+      user('three'),
+      assistant('seen 5'),
+    ]);
+  });
+
+  it("keeps a deeply frozen copy of a message with tool calls: the engine's later changes never reach the store", async () => {
+    const store = new MemoryCheckpointStore();
+    const call = {
+      role: 'assistant' as const,
+      content: '',
+      toolCalls: [{ id: 'c1', name: 'look', arguments: { q: 1 } }],
+    };
+    const lists: (readonly ChatMessage[])[] = [];
+    const runner = createRunner({
+      store,
+      agents: [
+        {
+          id: 'main',
+          engine: async (ctx) => {
+            lists.push(ctx.history);
+            return lists.length === 1 ? { messages: [call] } : {};
+          },
+        },
+      ],
+    });
+    await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'one'));
+    call.toolCalls[0]!.arguments.q = 2; // the engine's object changes after the turn
+    await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'two'));
+    await runner.close();
+    const kept = lists[1]![1] as typeof call;
+    expect(kept).not.toBe(call);
+    expect(Object.isFrozen(lists[1]) && Object.isFrozen(kept.toolCalls[0]!.arguments)).toBe(true);
+    expect((await stored(store, MAIN)).data.history).toEqual([
+      user('one'),
+      { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'look', arguments: { q: 1 } }] },
+      user('two'),
+    ]);
+  });
+
+  it('keeps a message JSON alone can store (a toJSON inside) as it is, and stores it as JSON does', async () => {
+    const store = new MemoryCheckpointStore();
+    const at = new Date('2026-11-26T12:00:00.000Z');
+    const lists: (readonly ChatMessage[])[] = [];
+    const runner = createRunner({
+      store,
+      agents: [
+        {
+          id: 'main',
+          engine: async (ctx) => {
+            lists.push(ctx.history);
+            return lists.length === 1 ? { messages: [{ role: 'assistant', content: 'dated', at } as ChatMessage] } : {};
+          },
+        },
+      ],
+    });
+    await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'one'));
+    await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'two'));
+    await runner.close();
+    expect((lists[1]![1] as unknown as { at: unknown }).at).toBe(at);
+    expect(Object.isFrozen(lists[1])).toBe(false);
+    expect((await stored(store, MAIN)).data.history).toEqual([
+      user('one'),
+      { role: 'assistant', content: 'dated', at: '2026-11-26T12:00:00.000Z' },
+      user('two'),
+    ]);
+  });
+});
+
 describe('maxHistoryMessages', () => {
   it('drops the oldest messages, both in what the engine sees and in what is saved', async () => {
     const { engine, seen } = echoEngine();

@@ -37,6 +37,7 @@ export {
   storeClosedError,
 } from '../checkpoint-data.js';
 export { frozenJsonRecord, frozenJsonValue, isJsonRecord } from '../json-record.js';
+export { frozenJsonCopy } from '../checkpoint-json.js';
 export {
   DEFAULT_KEEP_VERSIONS,
   assertCheckpointVersion,

@@ -57,6 +57,24 @@ const echoed = await runner.handle({ channel: 'cli', text: '/echo from a plugin'
 assert.equal(echoed.output, 'from a plugin');
 await runner.close();
 
+// The history a turn sees is frozen (its plain messages and the list: the built core recognises
+// the lists it froze, which a bundler once broke by dropping the call that marks them).
+const frozenSeen: boolean[] = [];
+const memoryRunner = createRunner({
+  agents: [
+    {
+      id: 'main',
+      engine: (ctx): Promise<TurnResult> => {
+        frozenSeen.push(Object.isFrozen(ctx.history) && ctx.history.every((m) => Object.isFrozen(m)));
+        return Promise.resolve({ messages: [{ role: 'assistant', content: 'ok' }] });
+      },
+    },
+  ],
+});
+for (const text of ['one', 'two', 'three']) await memoryRunner.handle({ channel: 'cli', text });
+assert.deepEqual(frozenSeen, [true, true, true]);
+await memoryRunner.close();
+
 // The session survives a restart on the same file.
 const again = makeRunner();
 const view = await again.session(hello.sessionKey);
