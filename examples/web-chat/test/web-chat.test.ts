@@ -10,7 +10,7 @@ import { build } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deskRunner, paced, scriptedDeskModel, type RefundLedger } from '../src/desk.js';
 import { startWebChat, type WebChat } from '../src/server.js';
-import { describeBrowser, launchBrowser } from './browser.js';
+import { describeBrowser, launchBrowser } from '@signalyard/test-utils/browser';
 
 const work = mkdtempSync(join(tmpdir(), 'signalyard-web-chat-test-'));
 const shots = join(work, 'screenshots');

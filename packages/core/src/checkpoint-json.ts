@@ -10,8 +10,8 @@ const MAX_FAST_DEPTH = 64;
 /**
  * What `JSON.parse(serializeCheckpointData(data, key))` returns — a copy with JSON's semantics,
  * the caller's objects never aliased — without the text in between: plain objects, plain arrays
- * and JSON primitives are copied directly, a frozen JSON record (`frozenJsonRecord`) is shared (it cannot
- * change), anything else (a `toJSON`, a class instance, a value JSON cannot represent, a cycle)
+ * and JSON primitives are copied directly, a frozen JSON value (`frozenJsonValue`, {@link frozenJsonCopy})
+ * is shared (it cannot change), anything else (a `toJSON`, a class instance, a value JSON cannot represent, a cycle)
  * takes the exact path through the text. For the memory store, which keeps data, not text.
  * @throws CheckpointDataError `CHECKPOINT_DATA_INVALID`, as {@link serializeCheckpointData}.
  * @internal

@@ -1,10 +1,12 @@
+import { frozenJsonValue } from './json-record.js';
 import { InvalidArgumentError } from './errors/invalid-argument-error.js';
 import type { ExecutionStrategy, StrategySnapshot, TransitionResult } from './execution-strategy.js';
 import type { SignalRoute } from './route.js';
 import { describeValue } from './signal.js';
 
 const NO_ROUTES: readonly SignalRoute[] = Object.freeze([]);
-const SNAPSHOT: StrategySnapshot = Object.freeze({ type: 'direct' });
+// Frozen and marked as frozen JSON: a store shares it instead of copying it with every save.
+const SNAPSHOT: StrategySnapshot = frozenJsonValue({ type: 'direct' });
 
 /**
  * The strategy of an agent without a workflow: every action is allowed, there are no strategy

@@ -23,39 +23,12 @@ class FrozenJsonStamp extends ReturnsItsArgument {
 }
 
 /**
- * A frozen copy of `value` that stores share instead of copying, when it is a plain object whose
- * own enumerable properties all hold JSON primitives (strings, finite numbers other than -0,
- * booleans, null; `undefined` ones are dropped, as JSON drops them) — a chat message `{ role,
- * content }`. `undefined` for anything else.
- * @internal
- */
-export function frozenJsonRecord<T extends object>(value: T): T | undefined {
-  if (Object.getPrototypeOf(value) !== Object.prototype || 'toJSON' in value) return undefined;
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v === undefined) continue;
-    if (!isJsonPrimitive(v) || key === '__proto__') return undefined;
-    copy[key] = v;
-  }
-  return frozenJsonValue(copy) as T;
-}
-
-function isJsonPrimitive(v: unknown): boolean {
-  return (
-    v === null ||
-    typeof v === 'string' ||
-    typeof v === 'boolean' ||
-    (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0))
-  );
-}
-
-/**
- * Freezes `value` and marks it like a record made by {@link frozenJsonRecord}, so that stores
- * share it instead of copying it: `value` is a new object the caller owns and vouches for — a
- * plain object whose own properties hold JSON primitives only, or a list of values made by this
- * function or by {@link frozenJsonRecord} (a Runner's history). Nothing is checked here (that is
- * the point: the caller built it). Returns `value`.
+ * Freezes `value` and marks it as a frozen JSON value, so that stores share it instead of copying
+ * it. `value` is a new object or list the caller owns and vouches for: a plain object or list
+ * whose every member is a JSON primitive or itself a value marked by this function (core's
+ * `frozenJsonCopy` builds such values, and a Runner its history lists). Nothing is checked here —
+ * that is the point: the caller built it — so never pass an object someone else holds, or one
+ * with a mutable object inside: a store would share it as it is. Returns `value`.
  * @internal
  */
 export function frozenJsonValue<T extends object>(value: T): T {
@@ -64,7 +37,7 @@ export function frozenJsonValue<T extends object>(value: T): T {
   return Object.freeze(new FrozenJsonStamp(value) as T);
 }
 
-/** Whether `value` was made by {@link frozenJsonRecord} or {@link frozenJsonValue} (and so is frozen). @internal */
+/** Whether `value` was marked by {@link frozenJsonValue} (and so is frozen, and holds only JSON values). @internal */
 export function isJsonRecord(value: object): boolean {
   return FrozenJsonStamp.has(value);
 }

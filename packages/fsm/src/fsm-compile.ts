@@ -1,4 +1,4 @@
-import { actionProblem } from '@signalyard/core/internal';
+import { actionProblem, frozenJsonValue } from '@signalyard/core/internal';
 import {
   describeValue,
   isSignalKind,
@@ -254,7 +254,8 @@ function indexFsm(
   });
   const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   const validActions = table.map((byAction) => Object.freeze([...byAction.keys()].sort(byCodeUnit)));
-  const snapshots: StrategySnapshot[] = states.map((s) => Object.freeze({ type: 'fsm', current_state: s }));
+  // Frozen and marked as frozen JSON: a store shares a snapshot instead of copying it with every save.
+  const snapshots: StrategySnapshot[] = states.map((s) => frozenJsonValue({ type: 'fsm', current_state: s }));
 
   return {
     states: Object.freeze(states),

@@ -10,7 +10,7 @@ import { scriptedModel } from '@signalyard/core/testing';
 import { collect } from '@signalyard/test-utils';
 import { createRunner, crewEngine } from 'signalyard';
 import { startInspector } from '../src/index.js';
-import { describeBrowser, launchBrowser } from './browser.js';
+import { describeBrowser, launchBrowser } from '@signalyard/test-utils/browser';
 import { diagrams, says, testRunner } from './fixture.js';
 
 const PAYMENTS = 'agent:cashier:main';

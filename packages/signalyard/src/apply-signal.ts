@@ -139,7 +139,8 @@ export class SignalApplier {
 
   /**
    * Routes the signal and applies its action to the live session state (nothing saved yet).
-   * Not `async`: most actions apply synchronously, and a turn's promise is passed on as it is.
+   * Not `async`: most actions apply synchronously, and a turn's promise is passed on as it is
+   * (like {@link SignalApplier.applyAction}, it may throw synchronously).
    */
   #applyOnce(session: LiveSession, loaded: LoadedState, job: Job): Applied | Promise<Applied> {
     const { signal } = job;
@@ -169,7 +170,9 @@ export class SignalApplier {
 
   /**
    * Applies a routed signal's action to the live session state (nothing saved yet): synchronously,
-   * except for a turn (`continue`) and a custom action.
+   * except for a turn (`continue`) and a custom action. Not `async`: what escapes the action's own
+   * handling (a strategy's `snapshot()` throwing) may throw synchronously, so call it inside a
+   * `try` around an `await`, as {@link SignalApplier.apply} and the batch do.
    */
   applyAction(a: Application, action: Action, match: RouteMatch | undefined): Applied | Promise<Applied> {
     const { session, loaded, history, arrival } = a;

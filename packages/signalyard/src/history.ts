@@ -14,6 +14,19 @@ function keptMessage(message: ChatMessage): ChatMessage {
   return frozenJsonCopy(message) ?? message;
 }
 
+/** An empty history, frozen and marked (a new session's). */
+export const NO_HISTORY: readonly ChatMessage[] = frozenJsonValue<ChatMessage[]>([]);
+
+/**
+ * A stored history as a session keeps it: the newest `max` messages ({@link trimHistory}), each
+ * kept ({@link keptMessage}), in a list frozen and marked like {@link appendHistory}'s when every
+ * message is.
+ */
+export function keptHistory(messages: readonly ChatMessage[], max: number): readonly ChatMessage[] {
+  const kept = keptMessages(trimHistory(messages, max));
+  return shareable(NO_HISTORY, kept) ? frozenJsonValue(kept) : kept;
+}
+
 /** `messages` as the history keeps them ({@link keptMessage}). */
 export function keptMessages(messages: readonly ChatMessage[]): ChatMessage[] {
   const kept = new Array<ChatMessage>(messages.length);

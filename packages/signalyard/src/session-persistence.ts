@@ -15,7 +15,7 @@ import { ComposedRouter } from '@signalyard/router';
 import { NO_ALIASES, aliasesOf, keptAliases } from './approval-aliases.js';
 import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
-import { keptMessages, trimHistory, userMessageOf } from './history.js';
+import { NO_HISTORY, appendHistory, keptHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
@@ -67,7 +67,7 @@ export class SessionPersistence {
     if (checkpoint === undefined) {
       if (current.kind === 'loaded' && current.version === 0) return current;
       return this.#install(session, newStrategy(session.agent), 0, {
-        history: [],
+        history: NO_HISTORY,
         engineState: undefined,
         pendingApprovals: NO_APPROVALS,
         staleApprovals: NO_APPROVALS,
@@ -81,7 +81,7 @@ export class SessionPersistence {
     const strategy = newStrategy(session.agent);
     strategy.restore(data.strategy);
     return this.#install(session, strategy, checkpoint.version, {
-      history: keptMessages(trimHistory(data.history, this.#maxHistoryMessages)),
+      history: keptHistory(data.history, this.#maxHistoryMessages),
       engineState: data.engine,
       pendingApprovals: pendingOf(data),
       staleApprovals: staleOf(data),
@@ -169,7 +169,7 @@ export class SessionPersistence {
         session,
         loaded,
         {
-          history: trimHistory([...loaded.history, user], this.#maxHistoryMessages),
+          history: appendHistory(loaded.history, user, this.#maxHistoryMessages),
           engineState: loaded.engineState,
         },
         cause,

@@ -41,8 +41,10 @@ export class Stopper {
 
   /**
    * Calls `reject(abortError())` when this stopper aborts (at once if it has). Never removed: a
-   * race's promise that settled first ignores the late rejection, and a stopper lives as long as
-   * its one signal (cheaper than a listener and its remover per race).
+   * race whose promise settled first ignores the late rejection. Cheaper than a listener and its
+   * remover per race, since a stopper serves a few races at most — one signal's turn and its custom
+   * actions, or one batch's turns — and lives no longer than they do (until then it keeps each
+   * settled race's promise, and so its value, reachable).
    */
   rejectOnAbort(reject: (error: Error) => void, abortError: () => Error): void {
     if (this.#aborted) reject(abortError());

@@ -228,6 +228,7 @@ describe('the history a turn sees is frozen', () => {
     const agents = [
       {
         id: 'main',
+        routes: [{ kind: SignalKind.Timer, name: 'tick', action: Action.Continue }],
         engine: async (ctx: { history: readonly ChatMessage[] }): Promise<TurnResult> => {
           frozen.push(Object.isFrozen(ctx.history) && ctx.history.every((m) => Object.isFrozen(m)));
           expect(() => (ctx.history as ChatMessage[]).push(user('sneaked in'))).toThrow(TypeError);
@@ -238,17 +239,25 @@ describe('the history a turn sees is frozen', () => {
     const runner = createRunner({ store, agents });
     for (const text of ['one', 'two']) await runner.dispatch(MAIN, signal(SignalKind.UserMessage, text));
     await runner.close();
+    // A signal that adds no message sees the history as loaded from the store, frozen all the same.
+    const reloaded = createRunner({ store, agents });
+    await reloaded.dispatch(MAIN, signal(SignalKind.Timer));
+    await reloaded.close();
     const again = createRunner({ store, agents }); // loads the history from the store
     await again.dispatch(MAIN, signal(SignalKind.UserMessage, 'three'));
     await again.close();
-    expect(frozen).toEqual([true, true, true]);
+    const fresh = createRunner({ store, agents });
+    await fresh.dispatch('agent:main:other', signal(SignalKind.Timer)); // a new session's empty history
+    await fresh.close();
+    expect(frozen).toEqual([true, true, true, true, true]);
     expect((await stored(store, MAIN)).data.history).toEqual([
       user('one'),
       assistant('seen 1'),
       user('two'),
       assistant('seen 3'),
+      assistant('seen 4'),
       user('three'),
-      assistant('seen 5'),
+      assistant('seen 6'),
     ]);
   });
 

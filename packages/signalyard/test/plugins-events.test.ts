@@ -8,8 +8,9 @@ import {
   type PluginContext,
   type RunnerEvent,
   type SignalRoute,
+  MemoryCheckpointStore,
 } from '@signalyard/core';
-import { createRunner, type Runner } from 'signalyard';
+import { createRunner, type Runner, type TurnContext, type TurnResult } from 'signalyard';
 import { MAIN, deferred, echoEngine, heldEngine, phaseFsm, recordEvents, rejectionOf } from './support.js';
 import { collect } from '@signalyard/test-utils';
 
@@ -321,6 +322,33 @@ describe('plugin routes and custom actions', () => {
     });
     const error = await rejectionOf(runner.start());
     expect((error as { code?: string }).code).toBe('RUNNER_INPUT_INVALID');
+    await runner.close();
+  });
+});
+
+describe("the engine's context", () => {
+  it('can be spread or destructured by a wrapping engine: emit, emitText and commit go along', async () => {
+    const store = new MemoryCheckpointStore();
+    const inner = async (ctx: TurnContext): Promise<TurnResult> => {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- what this test checks: they work detached
+      const { emit, commit, emitText } = ctx;
+      emit({ type: 'thinking' });
+      emitText('not streaming: dropped');
+      await commit({ step: 1 });
+      return { output: ctx.history.length, state: { step: 2 } };
+    };
+    const runner = createRunner({
+      store,
+      agents: [{ id: 'main', engine: (ctx) => inner({ ...ctx, history: ctx.history.slice(-1) }) }],
+    });
+    const events = recordEvents(runner);
+    await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'one'));
+    const outcome = await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'two'));
+    expect(outcome).toMatchObject({ status: 'completed', output: 1 });
+    expect(events.filter((e) => e.type === 'engine_event')).toHaveLength(2);
+    const versions = [];
+    for await (const v of store.history(MAIN)) versions.push((v.data as { engine?: unknown }).engine);
+    expect(versions.slice(0, 2)).toEqual([{ step: 2 }, { step: 1 }]); // the turn's save, and its commit
     await runner.close();
   });
 });

@@ -22,7 +22,8 @@ export interface PostgresCheckpointStoreCommonOptions {
    * Whether the store's statements are named prepared statements, parsed and planned once per
    * connection instead of with every call. Default `true` (about twice the saves per second on a
    * loopback server). Set `false` behind a pooler that cannot keep prepared statements between
-   * transactions, such as PgBouncer in transaction mode before 1.21.
+   * transactions: PgBouncer in transaction mode, unless it is 1.21 or later with
+   * `max_prepared_statements` above 0 (the default only from 1.24).
    */
   preparedStatements?: boolean;
 }

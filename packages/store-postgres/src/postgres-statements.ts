@@ -84,10 +84,13 @@ export function buildStatements(table: TableName, history: TableName): Statement
  * stores over the same table share the statements they prepared.
  * @internal
  */
-export function statementNames(statements: Statements): ReadonlyMap<string, string> {
+export function statementNames(statements: Statements): Map<string, string> {
   const names = new Map<string, string>();
   for (const text of Object.values(statements) as string[]) {
     names.set(text, `signalyard_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`);
   }
   return names;
 }
+
+/** The length of a name {@link statementNames} makes (a renamed statement adds `_<n>`; PostgreSQL keeps 63). @internal */
+export const STATEMENT_NAME_CHARS = 35;

@@ -102,6 +102,21 @@ describePostgres('preparedStatements', () => {
     expect(await prepared(pool)).toHaveLength(6); // insert, update and load for each table
   });
 
+  it('recovers when the server forgets its prepared statements (DEALLOCATE ALL): nothing fails, nothing runs twice', async () => {
+    const { pool, store } = await onOneConnection();
+    await store.save('k', { n: 1 }, 0);
+    await store.save('k', { n: 2 }, 1);
+    const before = await prepared(pool);
+    await pool.query('DEALLOCATE ALL');
+    expect(await store.save('k', { n: 3 }, 2)).toBe(3); // run unnamed: exactly one new version
+    expect(await store.save('k', { n: 4 }, 3)).toBe(4); // prepared again, under a new name
+    expect((await collect(store.history('k'))).map((c) => c.version)).toEqual([4, 3, 2, 1]);
+    const after = await prepared(pool);
+    expect(after.some((name) => !before.includes(name))).toBe(true);
+    await pool.query('DEALLOCATE ALL');
+    expect((await store.load('k'))?.data).toEqual({ n: 4 });
+  });
+
   it('keeps working when its tables are dropped and created again under a prepared statement', async () => {
     const { store, table } = await onOneConnection();
     await store.save('k', { n: 1 }, 0);

@@ -36,7 +36,7 @@ export {
   serializeCheckpointData,
   storeClosedError,
 } from '../checkpoint-data.js';
-export { frozenJsonRecord, frozenJsonValue, isJsonRecord } from '../json-record.js';
+export { frozenJsonValue, isJsonRecord } from '../json-record.js';
 export { frozenJsonCopy } from '../checkpoint-json.js';
 export {
   DEFAULT_KEEP_VERSIONS,

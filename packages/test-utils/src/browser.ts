@@ -1,7 +1,7 @@
-// Headless Chromium for the page tests: Debian's `chromium` (CHROMIUM_PATH, else `chromium` on
-// the PATH), driven by playwright-core — never a downloaded browser. Without one the suite is
-// skipped with the reason printed, or, with SIGNALYARD_REQUIRE_BROWSER=1 (CI), fails.
-// (The same rule as packages/inspector/test/browser.ts.)
+// Headless Chromium for page tests: Debian's `chromium` (CHROMIUM_PATH, else `chromium` on the
+// PATH), driven by playwright-core — never a downloaded browser. Without one a suite is skipped
+// with the reason printed, or, with SIGNALYARD_REQUIRE_BROWSER=1 (CI), fails. The inspector's and
+// the web-chat example's page tests use it.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
@@ -27,7 +27,9 @@ const executablePath = findChromium();
 
 /** Launches headless Chromium. */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: executablePath!, headless: true, args: ['--no-sandbox'] });
+  if (executablePath === undefined)
+    return Promise.reject(new Error('No Chromium: use describeBrowser around the tests'));
+  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] });
 }
 
 /** `describe` for tests that need Chromium: skipped with a reason, or failing under SIGNALYARD_REQUIRE_BROWSER=1. */
@@ -44,7 +46,7 @@ export function describeBrowser(name: string, fn: () => void): void {
     });
   } else {
     console.warn(
-      `[web-chat] SKIPPED "${name}": no Chromium (apt-get install -y chromium, or set CHROMIUM_PATH). SIGNALYARD_REQUIRE_BROWSER=1 makes this a failure.`,
+      `SKIPPED "${name}": no Chromium (apt-get install -y chromium, or set CHROMIUM_PATH). SIGNALYARD_REQUIRE_BROWSER=1 makes this a failure.`,
     );
     describe.skip(name, fn);
   }
