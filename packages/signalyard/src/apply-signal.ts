@@ -65,7 +65,8 @@ export class SignalApplier {
     for (let attempt = 0; ; attempt++) {
       if (!job.announced) {
         job.announced = true;
-        if (hub.hasListeners) hub.emit({ type: 'signal_received', ...session.ctx, signal: job.signal });
+        if (hub.hasListeners)
+          hub.emit({ type: 'signal_received', sessionKey: session.key, agentId: session.agent.id, signal: job.signal });
       }
       let loaded = session.state;
       // An approval is decided against the store, not this runner's copy: another runner may have
@@ -298,17 +299,21 @@ export function emitDecision(
     ...(match?.route.name !== undefined && { routeName: match.route.name }),
   });
   if (!hub.hasListeners) return;
-  const { signal } = job;
-  hub.emit({
+  // Built field by field (no spreads): one per signal whenever a plugin listens.
+  const event: { -readonly [K in keyof RouteDecided]: RouteDecided[K] } = {
     type: 'route_decided',
-    ...session.ctx,
-    signal,
+    sessionKey: session.key,
+    agentId: session.agent.id,
+    signal: job.signal,
     action,
-    ...(match !== undefined && { tier: match.tier }),
-    ...(match?.route.name !== undefined && { routeName: match.route.name }),
-    ...(considered !== undefined && { considered }),
-  });
+  };
+  if (match !== undefined) event.tier = match.tier;
+  if (match?.route.name !== undefined) event.routeName = match.route.name;
+  if (considered !== undefined) event.considered = considered;
+  hub.emit(event);
 }
+
+type RouteDecided = Extract<RunnerEvent, { type: 'route_decided' }>;
 
 /**
  * A `transition` action through `tryExecute` when the strategy offers it (a refusal is then a

@@ -403,13 +403,7 @@ export class SessionQueue {
     job.settled = true;
     job.detach?.();
     const { hub } = this.#d;
-    if (hub.hasListeners) {
-      // The event's shape is { type, outcome }; the signal rides along non-enumerably for
-      // plugins that need it (the audit log, tracing).
-      const event = { type: 'outcome' as const, outcome };
-      Object.defineProperty(event, 'signal', { value: job.signal, enumerable: false });
-      hub.emit(event);
-    }
+    if (hub.hasListeners) hub.emit(new OutcomeEvent(outcome, job.signal));
     job.sink?.({ type: 'outcome', outcome });
     job.resolve(outcome);
   }
@@ -496,4 +490,25 @@ function lockFailed(session: LiveSession, held: LockWatch, error: unknown): Runn
     message: `The session lock on ${JSON.stringify(session.key)} ${what}: ${errorText(error)}`,
     cause: error,
   });
+}
+
+/**
+ * The `outcome` event: its own shape is `{ type, outcome }`; the signal rides along
+ * non-enumerably, read through the prototype, for plugins that need it (the audit log, tracing) —
+ * no `defineProperty` per event.
+ */
+class OutcomeEvent {
+  readonly type = 'outcome' as const;
+  readonly outcome: Outcome;
+  readonly #signal: Signal;
+
+  constructor(outcome: Outcome, signal: Signal) {
+    this.outcome = outcome;
+    this.#signal = signal;
+  }
+
+  /** The signal this outcome is for. */
+  get signal(): Signal {
+    return this.#signal;
+  }
 }

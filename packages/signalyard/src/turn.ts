@@ -102,7 +102,8 @@ class Turn {
     // A commit lost to another writer: nothing of this attempt is saved; the signal is applied again.
     const final = conflict === undefined ? parts : { status: 'failed' as const, error: conflict };
     const { hub } = this.deps;
-    if (hub.hasListeners) hub.emit({ type: 'turn_end', ...t.session.ctx, status: final.status });
+    if (hub.hasListeners)
+      hub.emit({ type: 'turn_end', sessionKey: t.session.key, agentId: t.session.agent.id, status: final.status });
     const outcome = outcomeOf(t.session.ctx, final, t.action, t.match);
     if (conflict !== undefined) return { outcome, conflict };
     if (applied !== undefined) {
@@ -153,7 +154,7 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   const stop = job.stop;
   const turn = new Turn(deps, t);
   const ctx = new TurnContextImpl(turn);
-  if (hub.hasListeners) hub.emit({ type: 'turn_start', ...session.ctx });
+  if (hub.hasListeners) hub.emit({ type: 'turn_start', sessionKey: session.key, agentId: session.agent.id });
   let result: unknown;
   try {
     const engine = session.agent.engine;
