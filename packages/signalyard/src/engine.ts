@@ -12,7 +12,11 @@ import type {
 } from '@signalyard/core';
 
 /**
- * What an engine sees during one turn (a `continue`).
+ * What an engine sees during one turn (a `continue`). Its methods work detached
+ * (`const { emit, commit } = ctx`). `emit`, `emitText`, `commit`, `abortSignal` and `signals` are
+ * accessors, not own properties: an engine that wraps another and spreads the context passes them
+ * on by name — `inner({ ...ctx, history, signals: ctx.signals, abortSignal: ctx.abortSignal, emit:
+ * ctx.emit, emitText: ctx.emitText, commit: ctx.commit })`.
  */
 export interface TurnContext {
   /** The canonical key of the session this turn runs for, e.g. `'agent:support:main'`. */

@@ -327,7 +327,7 @@ describe('plugin routes and custom actions', () => {
 });
 
 describe("the engine's context", () => {
-  it('can be spread or destructured by a wrapping engine: emit, emitText and commit go along', async () => {
+  it('works detached, and spread by a wrapping engine that passes its accessors on by name (as TurnContext says)', async () => {
     const store = new MemoryCheckpointStore();
     const inner = async (ctx: TurnContext): Promise<TurnResult> => {
       // eslint-disable-next-line @typescript-eslint/unbound-method -- what this test checks: they work detached
@@ -339,7 +339,23 @@ describe("the engine's context", () => {
     };
     const runner = createRunner({
       store,
-      agents: [{ id: 'main', engine: (ctx) => inner({ ...ctx, history: ctx.history.slice(-1) }) }],
+      agents: [
+        {
+          id: 'main',
+          engine: (ctx) =>
+            /* eslint-disable @typescript-eslint/unbound-method -- what this test checks: the accessors work detached */
+            inner({
+              ...ctx,
+              history: ctx.history.slice(-1),
+              signals: ctx.signals,
+              abortSignal: ctx.abortSignal,
+              emit: ctx.emit,
+              emitText: ctx.emitText,
+              commit: ctx.commit,
+            }),
+          /* eslint-enable @typescript-eslint/unbound-method */
+        },
+      ],
     });
     const events = recordEvents(runner);
     await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'one'));
