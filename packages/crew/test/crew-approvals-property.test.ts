@@ -4,17 +4,10 @@
 // once, and exactly once when the answer the model got is the tool's own.
 import * as fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type {
-  ApprovalDecision,
-  ApprovalDecisionKind,
-  ApprovalPolicy,
-  ChatMessage,
-  ChatModel,
-  ChatResponse,
-  Tool,
-} from '@signalyard/core';
+import type { ApprovalDecision, ApprovalPolicy, ChatMessage, ChatModel, ChatResponse, Tool } from '@signalyard/core';
 import { CrewExecutor, CrewRunError, type CrewConfigInput, type CrewResponse, type CrewState } from '@signalyard/crew';
 import { roundTrip } from './crew-support-approvals.js';
+import { approvalPolicyArbitrary } from '@signalyard/test-utils/approval-policy';
 
 const TOOLS = ['t0', 't1', 't2'] as const;
 
@@ -26,27 +19,10 @@ const crew = (approvals: ApprovalPolicy): CrewConfigInput => ({
   approvals,
 });
 
-const kind = fc.constantFrom<ApprovalDecisionKind>('allow', 'ask', 'deny');
-const policyArb: fc.Arbitrary<ApprovalPolicy> = fc
-  .record({
-    rules: fc.array(
-      fc.record({
-        tool: fc.constantFrom('t0', 't1', 't2', '*'),
-        above: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
-        decision: kind,
-      }),
-      { maxLength: 4 },
-    ),
-    default: kind,
-  })
-  .map(({ rules, default: fallback }) => ({
-    rules: rules.map((r) => ({
-      tool: r.tool,
-      decision: r.decision,
-      ...(r.above === undefined ? {} : { when: [{ path: 'n', gt: r.above }] }),
-    })),
-    default: fallback,
-  }));
+const policyArb = approvalPolicyArbitrary({
+  decisions: ['allow', 'ask', 'deny'],
+  maxRules: 4,
+}) as fc.Arbitrary<ApprovalPolicy>;
 
 const callArb = fc.record({
   id: fc.constantFrom('call_1', 'call_2', 'call_3'), // models reuse their ids

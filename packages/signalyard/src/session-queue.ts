@@ -2,7 +2,7 @@ import { AbortedError, Action, type Outcome, type RunnerEvent, type SessionLock,
 import { errorText, isAbortSignal, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import { emitDecision, userMessageDefault } from './apply-signal.js';
-import { RunnerError } from './errors/runner-error.js';
+import { RunnerError, type RunnerErrorCode } from './errors/runner-error.js';
 import { routeExplained, type ExplainedDecision } from './route-decision.js';
 import { Batch } from './busy-batch.js';
 import { LiveSession, type Job, type Task } from './live-session.js';
@@ -179,17 +179,15 @@ export class SessionQueue {
           } else if (this.#d.closing()) this.settle(job, stoppedOutcome(session.ctx));
           else if (job.signal.kind === 'user_message' && session.agent.whenBusy !== 'queue')
             await this.#runBatch(session, job);
-          else if (this.#d.lock !== undefined) await this.#run(session, job);
+          else if (this.#d.lock !== undefined) await this.#runLocked(session, job, this.#d.lock);
           else {
-            // #run without a lock, in this loop's frame (one async frame less per signal).
+            // Without a lock, in this loop's own frame (one async frame less per signal).
             session.running = job;
             let outcome: Outcome;
             try {
               outcome = await this.#d.apply(session, job, false);
             } catch (error) {
-              outcome = job.stop.aborted
-                ? stoppedOutcome(session.ctx)
-                : failedOutcome(session.ctx, asSignalyardError(error, 'ENGINE_FAILED'));
+              outcome = thrownOutcome(session, job.stop, error, 'ENGINE_FAILED');
             } finally {
               session.running = undefined;
             }
@@ -204,42 +202,35 @@ export class SessionQueue {
     }
   }
 
-  async #run(session: LiveSession, job: Job): Promise<void> {
+  /** Applies one signal inside the session's lock, and settles it. */
+  async #runLocked(session: LiveSession, job: Job, lock: SessionLock): Promise<void> {
     const { apply } = this.#d;
     session.running = job;
     let outcome: Outcome;
-    const lock = this.#d.lock;
     const held: LockWatch = { entered: false, lost: undefined };
     try {
       outcome =
-        lock === undefined
-          ? await apply(session, job, false)
-          : ((await lock.withLock(
-              session.key,
-              (lockSignal) =>
-                underLock(
-                  held,
-                  lockSignal,
-                  (reason) => {
-                    job.lockLost = true; // another process may hold the session now: write nothing more
-                    job.stop.abort(reason);
-                  },
-                  () => apply(session, job, true),
-                ),
-              { abortSignal: job.stop.signal },
-            )) ?? stoppedOutcome(session.ctx)); // the lock lost before applying: reported below
+        (await lock.withLock(
+          session.key,
+          (lockSignal) =>
+            underLock(
+              held,
+              lockSignal,
+              (reason) => {
+                job.lockLost = true; // another process may hold the session now: write nothing more
+                job.stop.abort(reason);
+              },
+              () => apply(session, job, true),
+            ),
+          { abortSignal: job.stop.signal },
+        )) ?? stoppedOutcome(session.ctx); // the lock lost before applying: reported below
       if (held.lost !== undefined) outcome = failedOutcome(session.ctx, lockFailed(session, held, held.lost.reason));
     } catch (error) {
       // The lock lost, or not taken for another reason than this signal's stop: the lock failed.
-      const lockFailure = lock !== undefined && (held.lost !== undefined || (!held.entered && !job.stop.aborted));
+      const lockFailure = held.lost !== undefined || (!held.entered && !job.stop.aborted);
       outcome = lockFailure
         ? failedOutcome(session.ctx, lockFailed(session, held, error))
-        : job.stop.aborted
-          ? stoppedOutcome(session.ctx)
-          : failedOutcome(
-              session.ctx,
-              asSignalyardError(error, lock === undefined ? 'ENGINE_FAILED' : 'SESSION_LOCK_FAILED'),
-            );
+        : thrownOutcome(session, job.stop, error, 'SESSION_LOCK_FAILED');
     } finally {
       session.running = undefined;
     }
@@ -278,9 +269,7 @@ export class SessionQueue {
       const lockFailure = lock !== undefined && (held.lost !== undefined || (!held.entered && !lead.stop.aborted));
       failure = lockFailure
         ? failedOutcome(session.ctx, lockFailed(session, held, error))
-        : lead.stop.aborted
-          ? stoppedOutcome(session.ctx)
-          : failedOutcome(session.ctx, asSignalyardError(error, 'ENGINE_FAILED'));
+        : thrownOutcome(session, lead.stop, error, 'ENGINE_FAILED');
     } finally {
       session.running = undefined;
       session.batch = undefined;
@@ -476,6 +465,11 @@ async function underLock<T>(
   } finally {
     lockSignal.removeEventListener('abort', onLost);
   }
+}
+
+/** What a signal whose application threw ends as: `stopped` when its stop fired, else `failed` (`code` for a non-Signalyard error). */
+function thrownOutcome(session: LiveSession, stop: Stopper, error: unknown, code: RunnerErrorCode): Outcome {
+  return stop.aborted ? stoppedOutcome(session.ctx) : failedOutcome(session.ctx, asSignalyardError(error, code));
 }
 
 /** `SESSION_LOCK_FAILED`: the lock could not be taken, or was lost while the signal was applied; `error` is the cause. */

@@ -13,7 +13,6 @@ import {
   crewEngine,
   signal,
   type ApprovalDecision,
-  type ApprovalDecisionKind,
   type ApprovalPolicy,
   type ChatMessage,
   type ChatRequest,
@@ -23,31 +22,15 @@ import {
   type Runner,
   type Tool,
 } from 'signalyard';
+import { approvalPolicyArbitrary } from '@signalyard/test-utils/approval-policy';
 
 const TOOLS = ['t0', 't1', 't2'] as const;
 const KEY = 'agent:desk:main';
 
-const kind = fc.constantFrom<ApprovalDecisionKind>('allow', 'ask', 'ask', 'deny');
-const policyArb: fc.Arbitrary<ApprovalPolicy> = fc
-  .record({
-    rules: fc.array(
-      fc.record({
-        tool: fc.constantFrom('t0', 't1', 't2', '*'),
-        above: fc.option(fc.integer({ min: 0, max: 4 }), { nil: undefined }),
-        decision: kind,
-      }),
-      { maxLength: 3 },
-    ),
-    default: kind,
-  })
-  .map(({ rules, default: fallback }) => ({
-    rules: rules.map((r) => ({
-      tool: r.tool,
-      decision: r.decision,
-      ...(r.above === undefined ? {} : { when: [{ path: 'n', gt: r.above }] }),
-    })),
-    default: fallback,
-  }));
+const policyArb = approvalPolicyArbitrary({
+  decisions: ['allow', 'ask', 'ask', 'deny'],
+  maxRules: 3,
+}) as fc.Arbitrary<ApprovalPolicy>;
 
 const callArb = fc.record({
   id: fc.constantFrom('call_1', 'call_2'), // models reuse their ids
