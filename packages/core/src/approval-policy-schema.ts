@@ -3,6 +3,7 @@ import type { ApprovalPolicy } from './approval.js';
 import { argPathProblem } from './arg-condition.js';
 import { ConfigError, type ConfigProblem } from './errors/config-error.js';
 import { describeValue } from './signal.js';
+import { deepFreeze } from './internal/values.js';
 
 /** Policies made by a policy schema: deep-frozen and valid, so `decideApproval` need not check them again. */
 const checkedPolicies = new WeakSet<object>();
@@ -171,14 +172,6 @@ function dropUndefined(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = dropUndefined(item);
   return out;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const item of Object.values(value)) deepFreeze(item);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /**

@@ -22,6 +22,8 @@ export type {
   TransitionResult,
 } from './execution-strategy.js';
 export { DirectStrategy } from './direct-strategy.js';
+export { systemClock } from './clock.js';
+export type { Clock } from './clock.js';
 export { SignalyardError, hasErrorMarker, isSignalyardError } from './errors/signalyard-error.js';
 export type { SignalyardErrorOptions } from './errors/signalyard-error.js';
 export { isTransitionRefusal, transitionRefusal } from './errors/transition-refusal.js';

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from './errors/invalid-argument-error.js';
-import { isAbortSignal, throwIfAborted, untilAborted } from './internal/abort.js';
+import { isAbortSignal, throwIfAborted } from './internal/abort.js';
+import { untilAborted } from './internal/abort-race.js';
 import { CheckedStream } from './internal/checked-stream.js';
 import type { ChatModel, ChatRequest, ChatStreamPart } from './model.js';
 import { describeValue } from './signal.js';

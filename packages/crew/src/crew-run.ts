@@ -10,9 +10,8 @@ import {
   type SignalyardError,
   type ToolCall,
 } from '@signalyard/core';
-import { abortedError, errorText, isAbortSignal, untilAborted } from '@signalyard/core/internal';
+import { AbortRace, abortedError, errorText, isAbortSignal, untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent, CompiledCrew, CompiledGroup } from './compiled-crew.js';
-import { AbortRace } from './abort-race.js';
 import { SignalHider, visibleText } from './signal-hider.js';
 import { streamedReply } from './streamed-reply.js';
 import type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMemberStatus } from './crew-events.js';

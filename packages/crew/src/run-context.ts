@@ -1,7 +1,7 @@
 import type { ChatMessage, PendingApproval } from '@signalyard/core';
 import type { CompiledAgent, CompiledCrew } from './compiled-crew.js';
 import type { CrewEvent, CrewResponse } from './crew-events.js';
-import type { AbortRace } from './abort-race.js';
+import type { AbortRace } from '@signalyard/core/internal';
 import type { CrewApprovalState, CrewState, CrewToolBatch } from './crew-state.js';
 import type { CrewRunError } from './errors/crew-run-error.js';
 

@@ -67,38 +67,3 @@ export function abortedError(abortSignal: AbortSignal, message?: string): Aborte
 export function throwIfAborted(abortSignal: AbortSignal | undefined): void {
   if (abortSignal?.aborted === true) throw abortedError(abortSignal);
 }
-
-/**
- * Settles like `value`, or rejects with an `AbortedError` as soon as `abortSignal` fires — also
- * when the work behind `value` ignores the signal (it is abandoned; its late rejection is
- * handled, so it never becomes an unhandled rejection). A rejection of `value` passes through
- * unchanged.
- */
-export function untilAborted<T>(value: T | PromiseLike<T>, abortSignal: AbortSignal | undefined): Promise<T> {
-  if (abortSignal === undefined) return Promise.resolve(value);
-  if (abortSignal.aborted) {
-    Promise.resolve(value).catch(ignore);
-    return Promise.reject(abortedError(abortSignal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(abortedError(abortSignal));
-    };
-    abortSignal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(value).then(
-      (v) => {
-        abortSignal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (error: unknown) => {
-        abortSignal.removeEventListener('abort', onAbort);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the work's own rejection, unchanged
-        reject(error);
-      },
-    );
-  });
-}
-
-function ignore(): void {
-  // an abandoned promise's outcome no longer matters
-}

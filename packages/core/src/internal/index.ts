@@ -11,17 +11,11 @@
 export { EventChannel } from './event-channel.js';
 export type { EventChannelOptions } from './event-channel.js';
 export { pushStream } from './push-stream.js';
-export {
-  abortedError,
-  isAbortSignal,
-  linkAbort,
-  linkAbortSignals,
-  onAbort,
-  throwIfAborted,
-  untilAborted,
-} from './abort.js';
+export { abortedError, isAbortSignal, linkAbort, linkAbortSignals, onAbort, throwIfAborted } from './abort.js';
+export { AbortRace, untilAborted } from './abort-race.js';
+export { deepFreeze, isRecord } from './values.js';
 export { errorCode, errorText } from './error-text.js';
-export { MAX_TIMEOUT_MS, clampTimeout, deadline, isTimerDelay, startTimer } from './timers.js';
+export { MAX_TIMEOUT_MS, clampTimeout, deadline, isTimerDelay, sleep, startTimer } from './timers.js';
 export type { Deadline } from './timers.js';
 export { actionProblem } from '../action.js';
 export { checkpointFromRow, isStoredVersion } from './checkpoint-row.js';

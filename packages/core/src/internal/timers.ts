@@ -1,3 +1,5 @@
+import { abortedError, onAbort } from './abort.js';
+
 /** The longest delay `setTimeout` honours (2^31 − 1 ms, about 24.8 days); longer ones fire at once. */
 export const MAX_TIMEOUT_MS = 2_147_483_647;
 
@@ -51,4 +53,30 @@ export function startTimer(ms: number, callback: () => void, options: { unref?: 
   return () => {
     clearTimeout(timer);
   };
+}
+
+/**
+ * Resolves after `ms` (clamped with {@link clampTimeout}; `setTimeout`, so fake timers drive it),
+ * or rejects with the signal's `AbortedError` as soon as `abortSignal` fires (at once when it
+ * already has), clearing the timer. With `unref`, the timer never keeps the process alive.
+ */
+export function sleep(ms: number, abortSignal?: AbortSignal, options: { unref?: boolean } = {}): Promise<void> {
+  if (abortSignal?.aborted === true) return Promise.reject(abortedError(abortSignal));
+  return new Promise<void>((resolve, reject) => {
+    let stopListening = noop;
+    const cancel = startTimer(
+      ms,
+      () => {
+        stopListening();
+        resolve();
+      },
+      options,
+    );
+    if (abortSignal !== undefined) {
+      stopListening = onAbort(abortSignal, () => {
+        cancel();
+        reject(abortedError(abortSignal));
+      });
+    }
+  });
 }

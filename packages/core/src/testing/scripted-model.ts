@@ -1,4 +1,6 @@
-import { AbortedError } from '../errors/aborted-error.js';
+import { abortedError, throwIfAborted } from '../internal/abort.js';
+import { untilAborted } from '../internal/abort-race.js';
+import { sleep } from '../internal/timers.js';
 import { ScriptedModelError } from '../errors/scripted-model-error.js';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart, ToolCall } from '../model.js';
 import { describeValue } from '../signal.js';
@@ -85,7 +87,7 @@ const agentName = (agentId: string | undefined): string =>
  *
  * Running out of script rejects with a `ScriptedModelError` of code `SCRIPT_EXHAUSTED` naming the
  * agent. An aborted `request.abortSignal` — before the call, during `delayMs`, or while a step
- * function is pending — rejects with `AbortedError` (`ABORTED`, the abort reason as `cause`),
+ * function is pending — rejects with `AbortedError` (`ABORTED`: the abort reason itself when it is one, else with the reason as `cause`),
  * and any timer is cleared. `calls` records every request, generated or streamed.
  *
  * @throws ScriptedModelError `SCRIPT_INVALID` when the script or a step is malformed, `delayMs`
@@ -132,8 +134,8 @@ export function scriptedModel(
   /** The reply of `step`: after `delayMs`, the step's value (a function's, awaited), checked. */
   async function reply(step: ScriptStep, request: ChatRequest, call: ReturnType<typeof record>): Promise<ChatResponse> {
     const { abortSignal, agentId } = call;
-    if (delayMs > 0) await delay(delayMs, abortSignal);
-    const value = typeof step === 'function' ? await untilAborted(step(request), abortSignal) : step;
+    if (delayMs > 0) await sleep(delayMs, abortSignal);
+    const value = typeof step === 'function' ? await untilAbortedOrNow(step(request), abortSignal) : step;
     throwIfAborted(abortSignal);
     if (typeof value === 'string') return { content: value };
     if (isResponse(value)) return value;
@@ -273,7 +275,7 @@ class ScriptedStream implements AsyncGenerator<ChatStreamPart, void, undefined> 
     const abortSignal = this.#abortSignal;
     if (abortSignal?.aborted === true) {
       this.#stop();
-      return Promise.reject(new AbortedError({ cause: abortSignal.reason }));
+      return Promise.reject(abortedError(abortSignal));
     }
     const text = response.content;
     if (this.#at < text.length) {
@@ -311,40 +313,10 @@ function chunkEnd(text: string, at: number, size: number): number {
 const isHighSurrogate = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;
 const isLowSurrogate = (code: number): boolean => code >= 0xdc00 && code <= 0xdfff;
 
-function throwIfAborted(abortSignal: AbortSignal | undefined): void {
-  if (abortSignal?.aborted === true) throw new AbortedError({ cause: abortSignal.reason });
-}
-
-/** Waits `ms` with `setTimeout`; rejects with `AbortedError` (timer cleared) when `abortSignal` fires first. */
-function delay(ms: number, abortSignal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new AbortedError({ cause: abortSignal?.reason }));
-    };
-    const timer = setTimeout(() => {
-      abortSignal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    abortSignal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Settles like `value`, or rejects with `AbortedError` as soon as `abortSignal` fires. */
-function untilAborted<T>(value: T | PromiseLike<T>, abortSignal: AbortSignal | undefined): T | Promise<T> {
+/** Settles like `value`, or rejects as soon as `abortSignal` fires; a plain value is returned as it is (no promise hop). */
+function untilAbortedOrNow<T>(value: T | PromiseLike<T>, abortSignal: AbortSignal | undefined): T | Promise<T> {
   if (abortSignal === undefined || !isThenable(value)) return value as T;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
-      reject(new AbortedError({ cause: abortSignal.reason }));
-    };
-    if (abortSignal.aborted) onAbort();
-    else abortSignal.addEventListener('abort', onAbort, { once: true });
-    Promise.resolve(value)
-      .finally(() => {
-        abortSignal.removeEventListener('abort', onAbort);
-      })
-      .then(resolve, reject);
-  });
+  return untilAborted(value, abortSignal);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

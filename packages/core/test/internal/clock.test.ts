@@ -30,3 +30,15 @@ describe('isoNow', () => {
     expect(isoNow()).toBe('2026-11-26T09:00:00.000Z');
   });
 });
+
+describe('systemClock', () => {
+  it('reads Date.now, so faked timers move it', async () => {
+    const { systemClock } = await import('@signalyard/core');
+    vi.useFakeTimers({ now: 1_000 });
+    expect(systemClock.now()).toBe(1_000);
+    vi.setSystemTime(5_000);
+    expect(systemClock.now()).toBe(5_000);
+    vi.useRealTimers();
+    expect(Object.isFrozen(systemClock)).toBe(true);
+  });
+});

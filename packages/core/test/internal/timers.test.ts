@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_TIMEOUT_MS, clampTimeout, deadline, isTimerDelay, startTimer } from '@signalyard/core/internal';
+import { AbortedError } from '@signalyard/core';
+import { MAX_TIMEOUT_MS, clampTimeout, deadline, isTimerDelay, sleep, startTimer } from '@signalyard/core/internal';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -65,5 +66,44 @@ describe('startTimer', () => {
     expect(fired).toBe(0);
     vi.advanceTimersByTime(1);
     expect(fired).toBe(1);
+  });
+});
+
+describe('sleep', () => {
+  it('resolves after the delay (fake timers drive it)', async () => {
+    vi.useFakeTimers();
+    let done = false;
+    const slept = sleep(1000).then(() => {
+      done = true;
+    });
+    await vi.advanceTimersByTimeAsync(999);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    await slept;
+    expect(done).toBe(true);
+  });
+
+  it('rejects with the AbortedError when the signal fires first, and clears its timer', async () => {
+    vi.useFakeTimers();
+    const controller = new AbortController();
+    const slept = sleep(1000, controller.signal);
+    controller.abort('stop');
+    await expect(slept).rejects.toMatchObject({ code: 'ABORTED', cause: 'stop' });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('rejects at once on an aborted signal, starting no timer', async () => {
+    vi.useFakeTimers();
+    await expect(sleep(1000, AbortSignal.abort())).rejects.toSatisfy((e: unknown) => AbortedError.isInstance(e));
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('stops listening to the signal once it has slept', async () => {
+    vi.useFakeTimers();
+    const controller = new AbortController();
+    const slept = sleep(10, controller.signal);
+    await vi.advanceTimersByTimeAsync(10);
+    await slept;
+    controller.abort(); // too late to matter: no unhandled rejection
   });
 });

@@ -1,0 +1,97 @@
+import { abortedError } from './abort.js';
+
+/**
+ * The one promise-versus-abort race of the Signalyard packages.
+ *
+ * {@link untilAborted} races one promise; {@link AbortRace} races many promises against the same
+ * signal with a single `abort` listener for all of them (a run makes model call after model call
+ * on one signal, and adding and removing a listener on a Node `AbortSignal` per call costs more
+ * than the call itself with a fast model). Either way the result settles like the promise, or
+ * rejects with the signal's `AbortedError` ({@link abortedError}) as soon as the signal fires
+ * (at once when it already has) — also when the work behind the promise ignores the signal: it
+ * is abandoned, and its late rejection is handled, so it never becomes an unhandled rejection.
+ * A rejection of the promise passes through unchanged.
+ */
+export class AbortRace {
+  readonly #signal: AbortSignal;
+  /** The rejections of the promises being raced. */
+  readonly #pending = new Set<(error: unknown) => void>();
+  readonly #onAbort = (): void => {
+    const error = abortedError(this.#signal);
+    for (const reject of this.#pending) reject(error);
+    this.#pending.clear();
+  };
+  #listening: boolean;
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    this.#listening = !signal.aborted;
+    if (this.#listening) signal.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** Settles like `value`, or rejects with the signal's `AbortedError` as soon as it fires. */
+  race<T>(value: PromiseLike<T> | T): Promise<T> {
+    const signal = this.#signal;
+    if (signal.aborted) return abandoned(value, signal);
+    const pending = this.#pending;
+    return new Promise<T>((resolve, reject) => {
+      pending.add(reject);
+      settleInto(value, resolve, reject, () => pending.delete(reject));
+    });
+  }
+
+  /** Stops listening (idempotent); call it when the work the signal guards is over. */
+  dispose(): void {
+    if (!this.#listening) return;
+    this.#listening = false;
+    this.#signal.removeEventListener('abort', this.#onAbort);
+  }
+}
+
+/**
+ * Settles like `value`, or rejects with an `AbortedError` as soon as `abortSignal` fires (see
+ * {@link AbortRace}; this is its one-promise form, with a listener of its own that is removed
+ * when `value` settles). Without a signal it is `Promise.resolve(value)`.
+ */
+export function untilAborted<T>(value: T | PromiseLike<T>, abortSignal: AbortSignal | undefined): Promise<T> {
+  if (abortSignal === undefined) return Promise.resolve(value);
+  if (abortSignal.aborted) return abandoned(value, abortSignal);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(abortedError(abortSignal));
+    };
+    abortSignal.addEventListener('abort', onAbort, { once: true });
+    settleInto(value, resolve, reject, () => {
+      abortSignal.removeEventListener('abort', onAbort);
+    });
+  });
+}
+
+/** The race's answer when the signal had already fired: `value` is abandoned (its rejection handled). */
+function abandoned<T>(value: T | PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  Promise.resolve(value).then(undefined, ignore);
+  return Promise.reject(abortedError(signal));
+}
+
+/** Settles `resolve`/`reject` like `value`, calling `done` first (the race no longer listens for it). */
+function settleInto<T>(
+  value: T | PromiseLike<T>,
+  resolve: (value: T) => void,
+  reject: (error: unknown) => void,
+  done: () => void,
+): void {
+  Promise.resolve(value).then(
+    (v) => {
+      done();
+      resolve(v);
+    },
+    (error: unknown) => {
+      done();
+      reject(error);
+    },
+  );
+}
+
+function ignore(): void {
+  // an abandoned promise's outcome no longer matters
+}
