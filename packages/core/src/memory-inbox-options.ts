@@ -49,7 +49,9 @@ export function resolveMemoryInboxOptions(options: MemoryInboxOptions | undefine
   if (options === undefined) return { ...resolveInboxLimits({}, []), clock: systemClock };
   if (!isRecord(options)) {
     throw new ConfigError({
-      problems: [{ path: '', message: `expected inbox options { ${KNOWN.join('?, ')}? }, got ${describeValue(options)}` }],
+      problems: [
+        { path: '', message: `expected inbox options { ${KNOWN.join('?, ')}? }, got ${describeValue(options)}` },
+      ],
     });
   }
   const problems: ConfigProblem[] = [];

@@ -45,7 +45,11 @@ import {
   type OutcomeLookup,
 } from './internal/inbox-streams.js';
 import { InboxWakeups } from './internal/inbox-wakeups.js';
-import { resolveMemoryInboxOptions, type MemoryInboxOptions, type ResolvedMemoryInboxOptions } from './memory-inbox-options.js';
+import {
+  resolveMemoryInboxOptions,
+  type MemoryInboxOptions,
+  type ResolvedMemoryInboxOptions,
+} from './memory-inbox-options.js';
 import type { OutcomeJson } from './outcome-json.js';
 import type { TurnEvent } from './turn-event.js';
 
@@ -189,11 +193,18 @@ export class MemoryInbox implements Inbox, InspectableInbox {
         keys.push(key);
       }
     }
-    const order = free.map((_, i) => i).sort((a, b) => (free[a] as KeyState).waitingSince - (free[b] as KeyState).waitingSince || a - b);
+    const order = free
+      .map((_, i) => i)
+      .sort((a, b) => (free[a] as KeyState).waitingSince - (free[b] as KeyState).waitingSince || a - b);
     const leases: InboxLease[] = [];
     for (const i of order.slice(0, opts.max)) {
       const state = free[i] as KeyState;
-      const lease = { workerId, token: globalThis.crypto.randomUUID(), expires: now + opts.leaseMs, leaseMs: opts.leaseMs };
+      const lease = {
+        workerId,
+        token: globalThis.crypto.randomUUID(),
+        expires: now + opts.leaseMs,
+        leaseMs: opts.leaseMs,
+      };
       state.lease = lease;
       leases.push({ key: keys[i] as string, workerId, token: lease.token, expiresAt: isoAt(lease.expires) });
     }
@@ -217,7 +228,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
     assertLease(lease);
     const state = this.#keys.get(lease.key);
     const held = state?.lease;
-    if (state === undefined || held === undefined || held.token !== lease.token) return;
+    if (state === undefined || held?.token !== lease.token) return;
     if (held.expires > this.#clock.now()) {
       for (const entry of state.entries) {
         if (entry.deliveryToken === lease.token) {
@@ -261,7 +272,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
     const token = this.#readUnder.get(entry);
     if (token !== undefined) {
       const lease = this.#keys.get(stored.sessionKey)?.lease;
-      if (lease === undefined || lease.token !== token || lease.expires <= this.#clock.now()) {
+      if (lease?.token !== token || lease.expires <= this.#clock.now()) {
         throw leaseLostError(stored.sessionKey, 'it expired or was taken over before the delivery began');
       }
     }
@@ -310,7 +321,8 @@ export class MemoryInbox implements Inbox, InspectableInbox {
       assertInboxId(receiptId, 'receipt id');
       return waitForOutcome(receiptId, checkOutcomeOptions(opts), (id) => this.#lookup(id), this.#wakeups);
     } catch (error) {
-      return Promise.reject(error as Error);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a thrown value passes through unchanged
+      return Promise.reject(error);
     }
   }
 
@@ -351,9 +363,8 @@ export class MemoryInbox implements Inbox, InspectableInbox {
           this.#open();
           const log = this.#events.get(receiptId) ?? [];
           const from = after === undefined ? 0 : log.findIndex((row) => compareInboxSeq(row.offset, after) > 0);
-          return from === -1 ? [] : log.slice(from, from + limit);
+          return { rows: from === -1 ? [] : log.slice(from, from + limit), live: this.#byReceipt.has(receiptId) };
         },
-        inInbox: (receiptId) => this.#byReceipt.has(receiptId),
         inFlight: (sessionKey) => {
           const entries = this.#keys.get(sessionKey)?.entries ?? [];
           for (let i = entries.length - 1; i >= 0; i--) {
@@ -449,7 +460,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   /** The live lease `lease` names (same token, not expired), or `undefined`. */
   #live(lease: InboxLease, now: number): KeyState['lease'] {
     const held = this.#keys.get(lease.key)?.lease;
-    return held !== undefined && held.token === lease.token && held.expires > now ? held : undefined;
+    return held?.token === lease.token && held.expires > now ? held : undefined;
   }
 
   #liveOutcome(receiptId: string, now: number): string | undefined {
@@ -472,7 +483,12 @@ export class MemoryInbox implements Inbox, InspectableInbox {
 }
 
 function receiptOf(stored: Stored): InboxReceipt {
-  return { receiptId: stored.receiptId, sessionKey: stored.sessionKey, seq: String(stored.seq), acceptedAt: stored.acceptedAt };
+  return {
+    receiptId: stored.receiptId,
+    sessionKey: stored.sessionKey,
+    seq: String(stored.seq),
+    acceptedAt: stored.acceptedAt,
+  };
 }
 
 function entryOf(stored: Stored): InboxEntry {

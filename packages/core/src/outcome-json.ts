@@ -23,7 +23,7 @@ export interface SignalyardErrorJson {
   /** The error's message. */
   readonly message: string;
   /** The error's structured fields (`key`, `expected`, `retryAfterMs`, `problems`, …), as JSON. */
-  readonly fields: { readonly [field: string]: JsonValue };
+  readonly fields: Readonly<Record<string, JsonValue>>;
   /** The error's cause, when it had one: its name and message. */
   readonly cause?: {
     /** The cause's name (`TypeError`, `AbortedError`, …). */
@@ -116,7 +116,7 @@ export function outcomeToJson(outcome: Outcome, opts: { maxOutcomeBytes?: number
   if (!STATUSES.has(outcome.status)) {
     throw invalid('outcome status', outcome.status, `one of ${[...STATUSES].join(', ')}`);
   }
-  const max = isRecord(opts) ? opts.maxOutcomeBytes ?? DEFAULT_MAX_OUTCOME_BYTES : opts;
+  const max = isRecord(opts) ? (opts.maxOutcomeBytes ?? DEFAULT_MAX_OUTCOME_BYTES) : opts;
   if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 0) {
     throw invalid('maxOutcomeBytes', max, 'an integer number of bytes >= 0');
   }
@@ -189,7 +189,8 @@ export function signalyardErrorToJson(error: unknown): SignalyardErrorJson {
 
 function readString(value: unknown, key: string): string | undefined {
   try {
-    const field: unknown = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+    const field: unknown =
+      typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
     return typeof field === 'string' ? field : undefined;
   } catch {
     return undefined;
@@ -225,10 +226,14 @@ export function signalyardErrorFromJson(json: SignalyardErrorJson): SignalyardEr
   if (!isRecord(json) || typeof json.code !== 'string' || json.code === '' || typeof json.message !== 'string') {
     throw invalid('error JSON', json, '{ code: non-empty string, message: string, fields?, cause? }');
   }
-  const fields: unknown = json.fields ?? {};
+  const given: unknown = json.fields;
+  const fields = given ?? {};
   if (!isRecord(fields)) throw invalid('error JSON fields', fields, 'an object');
   const cause: unknown = json.cause;
-  if (cause !== undefined && (!isRecord(cause) || typeof cause.name !== 'string' || typeof cause.message !== 'string')) {
+  if (
+    cause !== undefined &&
+    (!isRecord(cause) || typeof cause.name !== 'string' || typeof cause.message !== 'string')
+  ) {
     throw invalid('error JSON cause', cause, '{ name: string, message: string }');
   }
   let rebuiltCause: Error | undefined;
@@ -260,7 +265,8 @@ export function outcomeFromJson(json: OutcomeJson): Outcome {
   if (!isRecord(json) || typeof json.sessionKey !== 'string' || typeof json.agentId !== 'string') {
     throw invalid('outcome JSON', json, '{ sessionKey, agentId, status, … } as outcomeToJson makes it');
   }
-  if (!STATUSES.has(json.status)) throw invalid('outcome JSON status', json.status, `one of ${[...STATUSES].join(', ')}`);
+  if (!STATUSES.has(json.status))
+    throw invalid('outcome JSON status', json.status, `one of ${[...STATUSES].join(', ')}`);
   const decidedBy: unknown = json.decidedBy;
   if (
     decidedBy !== undefined &&

@@ -303,7 +303,7 @@ export function checkOutcomeOptions(opts: unknown): { abortSignal?: AbortSignal;
   if (abortSignal !== undefined && !(abortSignal instanceof AbortSignal)) {
     throw inboxInputError('abortSignal', abortSignal, 'an AbortSignal');
   }
-  return opts as { abortSignal?: AbortSignal; timeoutMs?: number };
+  return opts;
 }
 
 /**
@@ -339,8 +339,8 @@ export function checkEventsArgs(
   const r = ref as InboxStreamRef & { receiptId?: string; sessionKey?: string };
   return {
     ...(hasReceipt ? { receiptId: r.receiptId } : { sessionKey: r.sessionKey }),
-    ...(from !== undefined && { from: from as string }),
-    ...(abortSignal !== undefined && { abortSignal: abortSignal as AbortSignal }),
+    ...(from !== undefined && { from: from }),
+    ...(abortSignal !== undefined && { abortSignal: abortSignal }),
   };
 }
 

@@ -23,7 +23,12 @@ export const DEFAULT_INBOX_LIMITS: InboxLimits = Object.freeze({
 });
 
 /** The option names {@link resolveInboxLimits} reads. */
-export const INBOX_LIMIT_OPTIONS: readonly string[] = ['maxPendingPerSession', 'maxPending', 'dedupeWindowMs', 'retryAfterMs'];
+export const INBOX_LIMIT_OPTIONS: readonly string[] = [
+  'maxPendingPerSession',
+  'maxPending',
+  'dedupeWindowMs',
+  'retryAfterMs',
+];
 
 /**
  * Reads the limits from a transport's options, with the defaults; each bad value adds a problem
@@ -54,7 +59,11 @@ export function resolveInboxLimits(options: Readonly<Record<string, unknown>>, p
 }
 
 /** Adds a problem when `options[name]` is given and is not an integer number of milliseconds from 1 to {@link MAX_TIMEOUT_MS}. */
-export function msOptionProblem(options: Readonly<Record<string, unknown>>, name: string, problems: ConfigProblem[]): void {
+export function msOptionProblem(
+  options: Readonly<Record<string, unknown>>,
+  name: string,
+  problems: ConfigProblem[],
+): void {
   const value = options[name];
   if (value === undefined) return;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > MAX_TIMEOUT_MS) {

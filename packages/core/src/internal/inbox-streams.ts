@@ -1,7 +1,6 @@
 import { InboxError } from '../errors/inbox-error.js';
 import type { InboxStreamEvent } from '../inbox.js';
 import { outcomeFromJson, outcomeToJson, type OutcomeJson } from '../outcome-json.js';
-import type { Outcome } from '../runner-event.js';
 import type { TurnEvent } from '../turn-event.js';
 import { throwIfAborted, linkAbortSignals } from './abort.js';
 import { untilAborted } from './abort-race.js';
@@ -23,7 +22,7 @@ export function turnEventText(event: TurnEvent): string {
     throw inboxInputError('turn event', event, 'a TurnEvent { type, … }');
   }
   if (event.type === 'outcome') {
-    return JSON.stringify({ type: 'outcome', outcome: outcomeToJson(event.outcome as Outcome) });
+    return JSON.stringify({ type: 'outcome', outcome: outcomeToJson(event.outcome) });
   }
   if (event.type === 'restarted') {
     const { attempt } = event as { attempt?: unknown };
@@ -98,12 +97,21 @@ export interface EventRow {
   readonly text: string;
 }
 
+/** One page of a receipt's stream log. */
+export interface EventPage {
+  /** The rows after the position asked for, in offset order. */
+  readonly rows: readonly EventRow[];
+  /**
+   * Whether the receipt's entry was still in the inbox, as seen **before** the rows were read
+   * (or in the same snapshot): when it was not, no row can follow the ones returned.
+   */
+  readonly live: boolean;
+}
+
 /** What {@link readEventLog} needs from a transport. */
 export interface EventLogSource {
   /** The rows of the receipt's log after `after` (all of them without it), in offset order, at most `limit`. */
-  page(receiptId: string, after: string | undefined, limit: number): Promise<readonly EventRow[]> | readonly EventRow[];
-  /** Whether the receipt's entry is still in the inbox (not yet acknowledged). */
-  inInbox(receiptId: string): Promise<boolean> | boolean;
+  page(receiptId: string, after: string | undefined, limit: number): Promise<EventPage> | EventPage;
   /** The session's latest in-flight receipt: the highest `seq` among its entries in the inbox that have a non-empty log. */
   inFlight(sessionKey: string): Promise<string | undefined> | string | undefined;
 }
@@ -124,7 +132,12 @@ const PAGE = 200;
 export async function* readEventLog(
   source: EventLogSource,
   wakeups: InboxWakeups,
-  ref: { readonly receiptId?: string; readonly sessionKey?: string; readonly from?: string; readonly abortSignal?: AbortSignal },
+  ref: {
+    readonly receiptId?: string;
+    readonly sessionKey?: string;
+    readonly from?: string;
+    readonly abortSignal?: AbortSignal;
+  },
 ): AsyncGenerator<InboxStreamEvent, void, undefined> {
   const signal = ref.abortSignal;
   throwIfAborted(signal);
@@ -142,11 +155,10 @@ export async function* readEventLog(
   } else if (position !== undefined) {
     latest = await untilAborted(restartedThrough(source, receiptId, position), signal);
   }
-  let gone = false;
   for (;;) {
     const watch = wakeups.watch(receiptId);
     try {
-      const rows = await untilAborted(source.page(receiptId, position, PAGE), signal);
+      const { rows, live } = await untilAborted(source.page(receiptId, position, PAGE), signal);
       for (const row of rows) {
         position = row.offset;
         const event = turnEventFromText(row.text);
@@ -161,14 +173,7 @@ export async function* readEventLog(
         if (event.type === 'outcome') return;
       }
       if (rows.length === PAGE) continue;
-      if (rows.length === 0) {
-        if (gone) return;
-        // Out of the inbox: nothing can be published any more; read once more what came before.
-        if (!(await untilAborted(source.inInbox(receiptId), signal))) {
-          gone = true;
-          continue;
-        }
-      }
+      if (!live) return; // out of the inbox before these rows were read: nothing can follow them
       await untilAborted(watch.promise, signal);
     } finally {
       watch.dispose();
@@ -186,7 +191,7 @@ async function latestAttemptStart(
   let previous: string | undefined;
   let after: string | undefined;
   for (;;) {
-    const rows = await source.page(receiptId, after, PAGE);
+    const { rows } = await source.page(receiptId, after, PAGE);
     for (const row of rows) {
       if (row.attempt > attempt) {
         attempt = row.attempt;
@@ -204,7 +209,7 @@ async function restartedThrough(source: EventLogSource, receiptId: string, throu
   let latest = 0;
   let after: string | undefined;
   for (;;) {
-    const rows = await source.page(receiptId, after, PAGE);
+    const { rows } = await source.page(receiptId, after, PAGE);
     for (const row of rows) {
       if (compareInboxSeq(row.offset, through) > 0) return latest;
       if (row.text.startsWith(RESTARTED)) latest = Math.max(latest, row.attempt);
