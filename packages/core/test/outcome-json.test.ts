@@ -147,9 +147,16 @@ describe('outcomeToJson and outcomeFromJson', () => {
 
   it('keeps pending approvals and mergedWith', () => {
     const pendingApprovals = [
-      { id: 'a1', toolCallId: 'c1', toolName: 'pay', arguments: { amount: 5 }, agentId: 'desk' },
+      {
+        id: 'a1',
+        toolCallId: 'c1',
+        toolName: 'pay',
+        arguments: { amount: 5 },
+        agentId: 'desk',
+        requestedAt: '2026-01-01T00:00:00.000Z',
+      },
     ];
-    const json = outcomeToJson(outcome('paused', { pendingApprovals, mergedWith: 2 } as Partial<Outcome>));
+    const json = outcomeToJson(outcome('paused', { pendingApprovals, mergedWith: 2 }));
     expect(json.pendingApprovals).toEqual(pendingApprovals);
     expect(json.mergedWith).toBe(2);
     expect(outcomeFromJson(wire(json))).toMatchObject({ pendingApprovals, mergedWith: 2 });

@@ -73,6 +73,14 @@ export interface PollTarget {
   failed(error: unknown): void;
 }
 
+/** The highest id seen in each polled table. */
+interface Marks {
+  notice: number;
+  entry: number;
+  outcome: number;
+  event: number;
+}
+
 /** How many ticks pass between two `wakeAll`s. */
 const WAKE_ALL_EVERY = 10;
 
@@ -88,7 +96,7 @@ export class SqlitePoller {
   readonly #pollMs: number;
   readonly #target: PollTarget;
   #cancel: (() => void) | undefined;
-  #marks = { notice: 0, entry: 0, outcome: 0, event: 0 };
+  #marks: Marks = { notice: 0, entry: 0, outcome: 0, event: 0 };
   #ticks = 0;
 
   constructor(statements: InboxStatements, pollMs: number, target: PollTarget) {
@@ -101,7 +109,7 @@ export class SqlitePoller {
   start(): void {
     if (this.#cancel !== undefined) return;
     try {
-      const marks = this.#s.marks.get() as Record<keyof SqlitePoller['marks'], number>;
+      const marks = this.#s.marks.get() as Marks;
       this.#marks = { notice: marks.notice, entry: marks.entry, outcome: marks.outcome, event: marks.event };
     } catch (error) {
       this.#target.failed(error);
