@@ -267,9 +267,9 @@ export interface Inbox {
   /**
    * Tells every `onNotify` listener, in every process over the same storage, about a session:
    * `stop` (a stop was accepted: the lease holder acts on it at once) or `entry` (wake up and
-   * read). Best effort and fast: a notice may arrive late, or — while a listener's connection is
-   * down — be replaced by a wake-up for every session with entries; the entries themselves are
-   * never lost.
+   * read). Best effort and fast: a notice may arrive late, out of order with other notices, or —
+   * while a listener's connection is down — be replaced by a wake-up for every session with
+   * entries; the entries themselves are never lost.
    * @throws InboxError `INBOX_INPUT_INVALID`, `INBOX_UNAVAILABLE`, `INBOX_CLOSED`.
    */
   notify(sessionKey: string, what: InboxNotice): Promise<void>;
