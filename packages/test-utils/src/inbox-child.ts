@@ -85,7 +85,7 @@ export function serveInboxChild(open: () => ChildInbox | Promise<ChildInbox>): v
     (error: unknown) => {
       failed(undefined, error);
       process.exitCode = 1;
-      process.disconnect?.();
+      if (process.connected) process.disconnect();
     },
   );
   process.on('message', (raw) => {
@@ -147,7 +147,7 @@ async function handle(
     case 'close':
       await inbox.close();
       send({ type: 'done', id: request.id });
-      process.disconnect?.();
+      if (process.connected) process.disconnect();
       return;
   }
 }
