@@ -189,8 +189,9 @@ export class InboxChild {
       else if (reply.type === 'failed' && reply.id === undefined)
         notReady(new Error(`the child failed to open its inbox: ${reply.code}: ${reply.message}`));
       else {
-        const waiter = this.#waiting.get(reply.id);
-        this.#waiting.delete(reply.id);
+        const id = reply.id as number;
+        const waiter = this.#waiting.get(id);
+        this.#waiting.delete(id);
         waiter?.resolve(reply);
       }
     });
