@@ -276,8 +276,10 @@ export interface Inbox {
 
   /**
    * Subscribes to notices (`accept` sends `entry` for its key; `notify` sends either); returns
-   * the unsubscribe function. Listeners run synchronously, in subscription order; one that
-   * throws is ignored. No listener is called after `close()`.
+   * the unsubscribe function. A listener hears the notices sent once the inbox listens — at once
+   * in memory, a moment later for a transport that opens a connection or starts polling for it.
+   * Listeners run synchronously, in subscription order; one that throws is ignored. No listener
+   * is called after `close()`.
    */
   onNotify(listener: (sessionKey: string, what: InboxNotice) => void): () => void;
 

@@ -33,6 +33,16 @@ export function notifyCases(test: InboxTest): void {
     const heardHere: (readonly [string, InboxNotice])[] = [];
     const off = other.onNotify((key, what) => heard.push([key, what]));
     t.inbox.onNotify((key, what) => heardHere.push([key, what]));
+    // a listener hears the notices sent once it listens (which may take a moment: a connection of its own)
+    const probe = newKey('probe');
+    await eventually(
+      t,
+      async () => {
+        await t.inbox.notify(probe, 'entry');
+        return heard.some(([k]) => k === probe);
+      },
+      'the other instance to listen',
+    );
     const key = newKey();
     await t.inbox.accept({ sessionKey: key, signal: text('x'), id: newId() });
     await t.inbox.notify(key, 'stop');
@@ -54,8 +64,14 @@ export function notifyCases(test: InboxTest): void {
     });
     t.inbox.onNotify((key) => heard.push(key));
     const key = newKey();
-    await t.inbox.notify(key, 'entry');
-    await eventually(t, () => heard.includes(key), 'the second listener');
+    await eventually(
+      t,
+      async () => {
+        await t.inbox.notify(key, 'entry'); // until the inbox listens
+        return heard.includes(key);
+      },
+      'the second listener',
+    );
   });
 }
 
@@ -114,13 +130,13 @@ export function closeCases(test: InboxTest): void {
     const [entry] = await readAll(t.inbox, lease);
     assert.ok(entry !== undefined);
     await t.inbox.beginDelivery(entry);
-    const waiting = t.inbox.outcome(entry.receiptId);
-    const reading = drain(t.inbox.events({ receiptId: entry.receiptId }));
+    const waiting = rejects(t.inbox.outcome(entry.receiptId), 'INBOX_CLOSED');
+    const reading = rejects(drain(t.inbox.events({ receiptId: entry.receiptId })), 'INBOX_CLOSED');
     await t.elapse(20);
     await t.inbox.close();
     await t.inbox.close();
-    await rejects(waiting, 'INBOX_CLOSED');
-    await rejects(reading, 'INBOX_CLOSED');
+    await waiting;
+    await reading;
     const closed = t.inbox;
     await fails(() => closed.accept({ sessionKey: key, signal: text('x'), id: newId() }), 'INBOX_CLOSED');
     await fails(() => closed.acquire('w', { leaseMs: 1000, max: 1 }), 'INBOX_CLOSED');
