@@ -80,6 +80,11 @@ export class InboxListener {
     }
   }
 
+  /** Whether `stop()` was called (a method: it changes across awaits). */
+  #isStopped(): boolean {
+    return this.#stopped;
+  }
+
   async #connect(): Promise<void> {
     if (this.#connecting || this.#stopped) return;
     this.#connecting = true;
@@ -104,8 +109,8 @@ export class InboxListener {
       return;
     }
     this.#connecting = false;
-    if (this.#stopped) {
-      client.release(true);
+    if (this.#isStopped()) {
+      client.release(true); // stopped while connecting
       return;
     }
     this.#client = client;

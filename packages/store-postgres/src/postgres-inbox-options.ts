@@ -134,5 +134,9 @@ export function resolvePostgresInboxOptions(options: PostgresInboxOptions): Reso
   if (problems.length > 0) throw new ConfigError({ problems });
   const common = { ...limits, table: parsed as TableName, pollMs, preparedStatements };
   if (pool !== undefined) return { ...common, pool, ownsPool: false };
-  return { ...common, pool: openOwnPool(connectionString as string, maxConnections), ownsPool: true };
+  return {
+    ...common,
+    pool: openOwnPool(connectionString as string, maxConnections as number | undefined),
+    ownsPool: true,
+  };
 }

@@ -8,10 +8,15 @@ const ENTRY = `receipt_id, session_key, seq::text AS seq_text, agent_id, signal,
 const ms = (param: string): string => `${param}::bigint * interval '1 millisecond'`;
 
 /** The SQL of one inbox's statements, built once per inbox; each is one statement (one transaction, one snapshot). @internal */
-export type InboxSql = ReturnType<typeof inboxSql>;
+export type InboxSql = ReturnType<typeof workerSql> & ReturnType<typeof readerSql>;
 
 /** Builds the statements of the inbox named by `n`. @internal */
-export function inboxSql(n: InboxNames) {
+export function inboxSql(n: InboxNames): InboxSql {
+  return { ...workerSql(n), ...readerSql(n) };
+}
+
+/** The statements of producers and workers: accept, leases, deliveries, acknowledgements, outcomes, events. */
+function workerSql(n: InboxNames) {
   return {
     /** `id, receipt, key, agent, kind, signal, control, maxPer, max, windowMs` → `[status, receiptId, key, seq, acceptedAt]`. */
     accept: `SELECT * FROM ${n.accept.sql}($1, $2, $3, $4, $5, $6, $7, $8::integer, $9::bigint, $10::bigint)`,
@@ -71,6 +76,12 @@ export function inboxSql(n: InboxNames) {
       `agent_id = excluded.agent_id, signal = excluded.signal, control = excluded.control, accepted_at = excluded.accepted_at, ` +
       `attempts = excluded.attempts, expires_at = excluded.expires_at) ` +
       `SELECT pg_notify('${n.channel}', 'o' || $1) FROM put`,
+  } as const;
+}
+
+/** The statements that read: outcomes, stream logs, notices, operators' lists, housekeeping. */
+function readerSql(n: InboxNames) {
+  return {
     /** `receiptId` → `[outcome text or null, entry in the inbox]`. */
     lookup:
       `SELECT (SELECT outcome FROM ${n.outcomes.sql} WHERE receipt_id = $1 AND expires_at > clock_timestamp()), ` +

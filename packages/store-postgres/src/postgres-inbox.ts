@@ -56,7 +56,7 @@ import {
 } from './postgres-inbox-options.js';
 import { migrateInbox } from './postgres-inbox-schema.js';
 import { inboxSql, type InboxSql } from './postgres-inbox-statements.js';
-import { PreparedStatements, type Queryable } from './postgres-prepared.js';
+import { PreparedStatements } from './postgres-prepared.js';
 import { pgCodeOf } from './postgres-schema.js';
 
 const NAME = 'PostgresInbox';
@@ -502,7 +502,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   #query(text: string, values: unknown[], what: string): Promise<unknown[][]> {
     return this.#tracked(async () => {
       try {
-        return await this.#prepared.run(this.#pool as Queryable, text, values);
+        return await this.#prepared.run(this.#pool, text, values);
       } catch (error) {
         if (SignalyardError.isInstance(error)) throw error;
         throw this.#unavailable(`Cannot ${what}`, error);
