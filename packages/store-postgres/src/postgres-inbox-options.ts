@@ -134,9 +134,5 @@ export function resolvePostgresInboxOptions(options: PostgresInboxOptions): Reso
   if (problems.length > 0) throw new ConfigError({ problems });
   const common = { ...limits, table: parsed as TableName, pollMs, preparedStatements };
   if (pool !== undefined) return { ...common, pool, ownsPool: false };
-  return {
-    ...common,
-    pool: openOwnPool(connectionString as string, maxConnections as number | undefined),
-    ownsPool: true,
-  };
+  return { ...common, pool: openOwnPool(connectionString, maxConnections), ownsPool: true };
 }
