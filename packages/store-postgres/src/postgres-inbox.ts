@@ -111,6 +111,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   readonly durable = true;
   /** The entries table, as configured (`signalyard_inbox` by default). */
   readonly table: string;
+  /** The `LISTEN`/`NOTIFY` channel of this inbox (`signalyard_inbox_` and a hash of the table name), e.g. to watch it with `psql`. */
+  readonly channel: string;
   readonly #options: ResolvedPostgresInboxOptions;
   readonly #pool: Pool;
   readonly #names: InboxNames;
@@ -133,6 +135,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#pool = resolved.pool;
     this.table = resolved.table.name;
     this.#names = inboxNames(resolved.table);
+    this.channel = this.#names.channel;
     this.#sql = inboxSql(this.#names);
     this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
     this.#listener = new InboxListener(this.#pool, this.#names.channel, resolved.pollMs, {

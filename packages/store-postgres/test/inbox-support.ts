@@ -1,11 +1,13 @@
 import { adminPool } from '@signalyard/test-utils/postgres';
+import { inboxNames } from '../src/postgres-inbox-names.js';
+import { parseTableName, type TableName } from '../src/postgres-table-name.js';
 
-const SUFFIXES = ['', '_keys', '_dedupe', '_outcomes', '_dead', '_events', '_counters'];
-
-/** Drops every object of the inbox whose entries table is `table` (a plain name, as the tests use). */
+/** Drops every object of the inbox whose entries table is `table` (`name` or `schema.name`). */
 export async function dropInbox(table: string): Promise<void> {
+  const n = inboxNames(parseTableName(table) as TableName);
   const pool = adminPool();
-  await pool.query(`DROP TABLE IF EXISTS ${SUFFIXES.map((s) => `"${table}${s}"`).join(', ')}`);
-  await pool.query(`DROP SEQUENCE IF EXISTS "${table}_order"`);
-  await pool.query(`DROP FUNCTION IF EXISTS "${table}_accept"`);
+  const relations = [n.entries, n.keys, n.dedupe, n.outcomes, n.dead, n.events, n.counters];
+  await pool.query(`DROP TABLE IF EXISTS ${relations.map((r) => r.sql).join(', ')}`);
+  await pool.query(`DROP SEQUENCE IF EXISTS ${n.order.sql}`);
+  await pool.query(`DROP FUNCTION IF EXISTS ${n.accept.sql}`);
 }
