@@ -78,7 +78,7 @@ const SHAPE =
   '{ pool } or { connectionString, maxConnections? }, with an optional table, keepVersions and preparedStatements';
 
 /** True for a `pg.Pool` (from any installed copy of `pg`) or anything that behaves as one. */
-export function isPoolLike(value: unknown): value is Pool {
+function isPoolLike(value: unknown): value is Pool {
   return (
     typeof value === 'object' &&
     value !== null &&
