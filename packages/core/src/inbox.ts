@@ -94,7 +94,15 @@ export interface InboxStreamEvent {
 }
 
 /** Which stream `Inbox.events` reads: one receipt's, or the latest in-flight receipt of a session. */
-export type InboxStreamRef = { readonly receiptId: string } | { readonly sessionKey: string };
+export type InboxStreamRef =
+  | {
+      /** The receipt whose stream to read. */
+      readonly receiptId: string;
+    }
+  | {
+      /** The session whose latest in-flight receipt's stream to read. */
+      readonly sessionKey: string;
+    };
 
 /** What an inbox notification says about a session: new entries arrived, or a stop was accepted. */
 export type InboxNotice = 'entry' | 'stop';
