@@ -22,12 +22,10 @@ import {
   assertInboxKey,
   assertLease,
   assertNotice,
-  assertOptionalSeq,
   assertTtl,
   checkAccept,
   checkEventsArgs,
   checkLimit,
-  checkOutcomeOptions,
   inboxClosedError,
   inboxFullError,
   isPoisonedOutcome,
@@ -37,14 +35,9 @@ import {
   parseSignalText,
 } from './internal/inbox-input.js';
 import { compareInboxSeq } from './internal/inbox-seq.js';
-import {
-  readEventLog,
-  turnEventText,
-  waitForOutcome,
-  type EventRow,
-  type OutcomeLookup,
-} from './internal/inbox-streams.js';
+import { readEventLog, turnEventText, type EventRow, type OutcomeLookup } from './internal/inbox-streams.js';
 import { InboxWakeups } from './internal/inbox-wakeups.js';
+import { checkPendingOptions, inboxOutcome, readLeased } from './internal/inbox-methods.js';
 import {
   resolveMemoryInboxOptions,
   type MemoryInboxOptions,
@@ -241,26 +234,25 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   }
 
   /** See {@link Inbox.read}. */
-  async *read(lease: InboxLease, afterSeq?: string): AsyncGenerator<InboxEntry, void, undefined> {
-    this.#open();
-    assertLease(lease);
-    assertOptionalSeq(afterSeq, 'afterSeq');
-    let last = afterSeq === undefined ? 0 : Number(afterSeq);
-    for (;;) {
-      this.#open();
-      if (this.#live(lease, this.#clock.now()) === undefined) {
-        throw leaseLostError(lease.key, 'it expired or was taken over before the entries were read');
-      }
+  read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
+    const page = (after: string): InboxEntry[] | undefined => {
+      if (this.#live(lease, this.#clock.now()) === undefined) return undefined;
+      const last = Number(after);
       const entries = this.#keys.get(lease.key)?.entries ?? [];
-      const page = entries.filter((e) => e.seq > last).slice(0, READ_PAGE);
-      if (page.length === 0) return;
-      for (const stored of page) {
-        last = stored.seq;
-        const entry = entryOf(stored);
-        this.#readUnder.set(entry, lease.token);
-        yield entry;
-      }
-    }
+      return entries
+        .filter((e) => e.seq > last)
+        .slice(0, READ_PAGE)
+        .map(entryOf);
+    };
+    return readLeased(
+      () => {
+        this.#open();
+      },
+      lease,
+      afterSeq,
+      page,
+      this.#readUnder,
+    );
   }
 
   /** See {@link Inbox.beginDelivery}. */
@@ -316,14 +308,15 @@ export class MemoryInbox implements Inbox, InspectableInbox {
 
   /** See {@link Inbox.outcome}. */
   outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
-    try {
-      this.#open();
-      assertInboxId(receiptId, 'receipt id');
-      return waitForOutcome(receiptId, checkOutcomeOptions(opts), (id) => this.#lookup(id), this.#wakeups);
-    } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a thrown value passes through unchanged
-      return Promise.reject(error);
-    }
+    return inboxOutcome(
+      () => {
+        this.#open();
+      },
+      receiptId,
+      opts,
+      (id) => this.#lookup(id),
+      this.#wakeups,
+    );
   }
 
   #lookup(receiptId: string): OutcomeLookup {
@@ -416,9 +409,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   /** See {@link InspectableInbox.pending}. */
   async pending(opts?: { sessionKey?: string; limit?: number }): Promise<readonly InboxEntry[]> {
     this.#open();
-    const limit = checkLimit(opts === undefined ? undefined : { limit: opts.limit }, 1000);
-    const only = opts?.sessionKey;
-    if (only !== undefined) assertInboxKey(only);
+    const { sessionKey: only, limit } = checkPendingOptions(opts);
     const keys = only === undefined ? [...this.#waiting].sort(byCodePoint) : this.#waiting.has(only) ? [only] : [];
     const out: InboxEntry[] = [];
     for (const key of keys) {

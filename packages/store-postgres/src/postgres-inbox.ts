@@ -19,6 +19,9 @@ import {
 import {
   EventChannel,
   InboxWakeups,
+  checkPendingOptions,
+  inboxOutcome,
+  readLeased,
   assertAcquire,
   assertAttempt,
   assertEntry,
@@ -26,12 +29,10 @@ import {
   assertInboxKey,
   assertLease,
   assertNotice,
-  assertOptionalSeq,
   assertTtl,
   checkAccept,
   checkEventsArgs,
   checkLimit,
-  checkOutcomeOptions,
   entrySettledError,
   errorText,
   inboxClosedError,
@@ -42,7 +43,6 @@ import {
   parseSignalText,
   readEventLog,
   turnEventText,
-  waitForOutcome,
   type EventPage,
   type OutcomeLookup,
 } from '@signalyard/core/internal';
@@ -260,28 +260,22 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   }
 
   /** See `Inbox.read`. */
-  async *read(lease: InboxLease, afterSeq?: string): AsyncGenerator<InboxEntry, void, undefined> {
-    this.#open();
-    assertLease(lease);
-    assertOptionalSeq(afterSeq, 'afterSeq');
-    let last = afterSeq ?? '0';
-    for (;;) {
-      this.#open();
-      const rows = await this.#query(
-        this.#sql.read,
-        [lease.key, lease.token, last, READ_PAGE],
-        `read the entries of ${JSON.stringify(lease.key)}`,
-      );
-      if (rows[0]?.[0] !== true)
-        throw leaseLostError(lease.key, 'it expired or was taken over before the entries were read');
-      const entries = rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
-      if (entries.length === 0) return;
-      for (const entry of entries) {
-        last = entry.seq;
-        this.#readUnder.set(entry, lease.token);
-        yield entry;
-      }
-    }
+  read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
+    const page = async (after: string): Promise<InboxEntry[] | undefined> => {
+      const what = `read the entries of ${JSON.stringify(lease.key)}`;
+      const rows = await this.#query(this.#sql.read, [lease.key, lease.token, after, READ_PAGE], what);
+      if (rows[0]?.[0] !== true) return undefined;
+      return rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
+    };
+    return readLeased(
+      () => {
+        this.#open();
+      },
+      lease,
+      afterSeq,
+      page,
+      this.#readUnder,
+    );
   }
 
   /** See `Inbox.beginDelivery`. */
@@ -323,14 +317,15 @@ export class PostgresInbox implements Inbox, InspectableInbox {
 
   /** See `Inbox.outcome`. */
   outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
-    try {
-      this.#open();
-      assertInboxId(receiptId, 'receipt id');
-      return waitForOutcome(receiptId, checkOutcomeOptions(opts), (id) => this.#lookup(id), this.#wakeups);
-    } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a thrown value passes through unchanged
-      return Promise.reject(error);
-    }
+    return inboxOutcome(
+      () => {
+        this.#open();
+      },
+      receiptId,
+      opts,
+      (id) => this.#lookup(id),
+      this.#wakeups,
+    );
   }
 
   async #lookup(receiptId: string): Promise<OutcomeLookup> {
@@ -430,9 +425,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   /** See `InspectableInbox.pending`. */
   async pending(opts?: { sessionKey?: string; limit?: number }): Promise<readonly InboxEntry[]> {
     this.#open();
-    const limit = checkLimit(opts === undefined ? undefined : { limit: opts.limit }, 1000);
-    const only = opts?.sessionKey;
-    if (only !== undefined) assertInboxKey(only);
+    const { sessionKey: only, limit } = checkPendingOptions(opts);
     const rows =
       only === undefined
         ? await this.#query(this.#sql.pendingAll, [limit], 'list the pending entries')

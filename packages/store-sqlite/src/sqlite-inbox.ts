@@ -19,6 +19,9 @@ import {
 import {
   EventChannel,
   InboxWakeups,
+  checkPendingOptions,
+  inboxOutcome,
+  readLeased,
   assertAcquire,
   assertAttempt,
   assertEntry,
@@ -26,12 +29,10 @@ import {
   assertInboxKey,
   assertLease,
   assertNotice,
-  assertOptionalSeq,
   assertTtl,
   checkAccept,
   checkEventsArgs,
   checkLimit,
-  checkOutcomeOptions,
   entrySettledError,
   errorText,
   inboxClosedError,
@@ -43,7 +44,6 @@ import {
   parseSignalText,
   readEventLog,
   turnEventText,
-  waitForOutcome,
   type EventPage,
   type OutcomeLookup,
 } from '@signalyard/core/internal';
@@ -292,26 +292,21 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   }
 
   /** See `Inbox.read`. */
-  async *read(lease: InboxLease, afterSeq?: string): AsyncGenerator<InboxEntry, void, undefined> {
-    this.#open();
-    assertLease(lease);
-    assertOptionalSeq(afterSeq, 'afterSeq');
-    let last = afterSeq ?? '0';
-    for (;;) {
-      this.#open();
-      const rows = this.#run(`read the entries of ${JSON.stringify(lease.key)}`, () => {
+  read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
+    const page = (after: string): InboxEntry[] | undefined =>
+      this.#run(`read the entries of ${JSON.stringify(lease.key)}`, () => {
         if (this.#s.leaseLive.get(lease.key, lease.token, Date.now()) === undefined) return undefined;
-        return (this.#s.entriesAfter.all(lease.key, last, READ_PAGE) as EntryRow[]).map(entryOf);
+        return (this.#s.entriesAfter.all(lease.key, after, READ_PAGE) as EntryRow[]).map(entryOf);
       });
-      if (rows === undefined)
-        throw leaseLostError(lease.key, 'it expired or was taken over before the entries were read');
-      for (const entry of rows) {
-        last = entry.seq;
-        this.#readUnder.set(entry, lease.token);
-        yield entry;
-      }
-      if (rows.length === 0) return;
-    }
+    return readLeased(
+      () => {
+        this.#open();
+      },
+      lease,
+      afterSeq,
+      page,
+      this.#readUnder,
+    );
   }
 
   /** See `Inbox.beginDelivery`. */
@@ -373,14 +368,15 @@ export class SqliteInbox implements Inbox, InspectableInbox {
 
   /** See `Inbox.outcome`. */
   outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
-    try {
-      this.#open();
-      assertInboxId(receiptId, 'receipt id');
-      return waitForOutcome(receiptId, checkOutcomeOptions(opts), (id) => this.#lookup(id), this.#wakeups);
-    } catch (error) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a thrown value passes through unchanged
-      return Promise.reject(error);
-    }
+    return inboxOutcome(
+      () => {
+        this.#open();
+      },
+      receiptId,
+      opts,
+      (id) => this.#lookup(id),
+      this.#wakeups,
+    );
   }
 
   #lookup(receiptId: string): OutcomeLookup {
@@ -474,9 +470,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   /** See `InspectableInbox.pending`. */
   async pending(opts?: { sessionKey?: string; limit?: number }): Promise<readonly InboxEntry[]> {
     this.#open();
-    const limit = checkLimit(opts === undefined ? undefined : { limit: opts.limit }, 1000);
-    const only = opts?.sessionKey;
-    if (only !== undefined) assertInboxKey(only);
+    const { sessionKey: only, limit } = checkPendingOptions(opts);
     return this.#run('list the pending entries', () => {
       const rows = only === undefined ? this.#s.pendingAll.all(limit) : this.#s.pendingOf.all(only, limit);
       return (rows as EntryRow[]).map(entryOf);

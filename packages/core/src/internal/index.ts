@@ -112,3 +112,4 @@ export type { InboxWatch } from './inbox-wakeups.js';
 export { readEventLog, turnEventFromText, turnEventText, waitForOutcome } from './inbox-streams.js';
 export type { EventLogSource, EventPage, EventRow, OutcomeLookup } from './inbox-streams.js';
 export { toJsonValue, utf8Length } from './json-safe.js';
+export { checkPendingOptions, inboxOutcome, readLeased } from './inbox-methods.js';
