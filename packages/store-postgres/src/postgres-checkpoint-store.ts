@@ -18,6 +18,7 @@ import {
   type PostgresCheckpointStoreOptions,
 } from './postgres-checkpoint-store-options.js';
 import { POSTGRES_SCHEMA_VERSION, migrateTable, pgCodeOf } from './postgres-schema.js';
+import { InFlightCalls } from './postgres-in-flight.js';
 import { PreparedStatements } from './postgres-prepared.js';
 import { buildStatements, type Statements } from './postgres-statements.js';
 import { historyTableOf, type TableName } from './postgres-table-name.js';
@@ -95,8 +96,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Calls in flight (close() waits for them before ending the pool). */
-  #inFlight = 0;
-  #drained: (() => void) | undefined;
+  readonly #inFlight = new InFlightCalls();
 
   constructor(options: PostgresCheckpointStoreOptions) {
     const resolved = resolvePostgresStoreOptions(options);
@@ -283,11 +283,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   async #shutdown(): Promise<void> {
-    if (this.#inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        this.#drained = resolve;
-      });
-    }
+    await this.#inFlight.drained();
     if (!this.#ownsPool) return;
     try {
       await this.#pool.end();
@@ -297,13 +293,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   /** Runs one call, counted so that close() ends the pool only after it. */
-  async #tracked<T>(fn: () => Promise<T>): Promise<T> {
-    this.#inFlight++;
-    try {
-      return await fn();
-    } finally {
-      if (--this.#inFlight === 0) this.#drained?.();
-    }
+  #tracked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#inFlight.track(fn);
   }
 
   #open(): void {

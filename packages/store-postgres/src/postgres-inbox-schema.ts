@@ -2,6 +2,7 @@ import { errorText } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { PostgresStoreError } from './errors/postgres-store-error.js';
 import { iso, type InboxNames } from './postgres-inbox-names.js';
+import { migrateUnderLock } from './postgres-migrate-lock.js';
 import { pgCodeOf } from './postgres-schema.js';
 
 /**
@@ -170,32 +171,12 @@ const MIGRATIONS: readonly ((n: InboxNames) => string[])[] = [schema1];
  * @internal
  */
 export async function migrateInbox(pool: Pool, n: InboxNames): Promise<void> {
-  let client: PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw migrateFailed(n, 'cannot connect', error);
-  }
-  let failed = false;
-  try {
-    await client.query('BEGIN');
-    try {
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        `signalyard.migrate:${n.entries.name}`,
-      ]);
-      await migrateLocked(client, n);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  } catch (error) {
-    failed = !PostgresStoreError.isInstance(error);
-    if (!failed) throw error;
-    throw migrateFailed(n, 'cannot create or check its tables', error);
-  } finally {
-    client.release(failed);
-  }
+  await migrateUnderLock(
+    pool,
+    `signalyard.migrate:${n.entries.name}`,
+    (client) => migrateLocked(client, n),
+    (what, error) => migrateFailed(n, what, error),
+  );
 }
 
 async function migrateLocked(client: PoolClient, n: InboxNames): Promise<void> {

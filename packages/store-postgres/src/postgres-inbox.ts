@@ -47,6 +47,7 @@ import {
   type OutcomeLookup,
 } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
+import { InFlightCalls } from './postgres-in-flight.js';
 import { InboxListener } from './postgres-inbox-listener.js';
 import { inboxNames, type InboxNames } from './postgres-inbox-names.js';
 import {
@@ -126,8 +127,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   #lastSweep = Number.NEGATIVE_INFINITY;
   #closed = false;
   #closing: Promise<void> | undefined;
-  #inFlight = 0;
-  #drained: (() => void) | undefined;
+  /** Calls in flight (close() waits for them before ending the pool). */
+  readonly #inFlight = new InFlightCalls();
 
   constructor(options: PostgresInboxOptions) {
     const resolved = resolvePostgresInboxOptions(options);
@@ -467,11 +468,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
 
   async #shutdown(): Promise<void> {
     await this.#listener.stop();
-    if (this.#inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        this.#drained = resolve;
-      });
-    }
+    await this.#inFlight.drained();
     if (!this.#options.ownsPool) return;
     try {
       await this.#pool.end();
@@ -485,13 +482,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   }
 
   /** Runs one call, counted so that close() ends the pool only after it. */
-  async #tracked<T>(fn: () => Promise<T>): Promise<T> {
-    this.#inFlight++;
-    try {
-      return await fn();
-    } finally {
-      if (--this.#inFlight === 0) this.#drained?.();
-    }
+  #tracked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#inFlight.track(fn);
   }
 
   /** Runs one statement on a pooled connection; failures become `INBOX_UNAVAILABLE`. */
