@@ -7,7 +7,7 @@ import {
   unknownOptionProblems,
   type InboxLimits,
 } from '@signalyard/core/internal';
-import type { SqliteSynchronous } from './sqlite-checkpoint-store-options.js';
+import { sqliteFileProblems, type SqliteSynchronous } from './sqlite-checkpoint-store-options.js';
 
 /**
  * Options of {@link SqliteInbox}. Unknown keys are refused (a typo must not pass silently), with
@@ -55,7 +55,6 @@ export interface ResolvedSqliteInboxOptions extends InboxLimits {
 }
 
 const KNOWN = ['path', 'busyTimeoutMs', 'synchronous', 'pollMs', ...INBOX_LIMIT_OPTIONS];
-const SYNCHRONOUS: readonly unknown[] = ['normal', 'full', 'extra'];
 
 /**
  * Validates inbox options, reporting every problem at once.
@@ -73,24 +72,7 @@ export function resolveSqliteInboxOptions(options: SqliteInboxOptions): Resolved
   const problems: ConfigProblem[] = [];
   const limits = resolveInboxLimits(options, problems);
   const { path, busyTimeoutMs = 5000, synchronous = 'normal', pollMs = 100 } = options as Partial<SqliteInboxOptions>;
-  if (typeof path !== 'string' || path === '' || path.includes('\u0000')) {
-    problems.push({
-      path: 'path',
-      message: `expected a database file path (without NUL) or ":memory:", got ${describeValue(path)}`,
-    });
-  }
-  if (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    problems.push({
-      path: 'busyTimeoutMs',
-      message: `expected an integer number of milliseconds >= 0, got ${describeValue(busyTimeoutMs)}`,
-    });
-  }
-  if (!SYNCHRONOUS.includes(synchronous)) {
-    problems.push({
-      path: 'synchronous',
-      message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}`,
-    });
-  }
+  problems.push(...sqliteFileProblems(path, busyTimeoutMs, synchronous));
   msOptionProblem(options, 'pollMs', problems);
   unknownOptionProblems(options, KNOWN, problems);
   if (problems.length > 0) throw new ConfigError({ problems });
