@@ -128,6 +128,11 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   #lastSweep = Number.NEGATIVE_INFINITY;
   #closed = false;
 
+  /** Throws `INBOX_CLOSED` once closed (a field, so that it can be handed to the shared helpers). */
+  readonly #open = (): void => {
+    if (this.#closed) throw inboxClosedError(NAME);
+  };
+
   constructor(options?: MemoryInboxOptions) {
     this.#options = resolveMemoryInboxOptions(options);
     this.#clock = this.#options.clock;
@@ -244,15 +249,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
         .slice(0, READ_PAGE)
         .map(entryOf);
     };
-    return readLeased(
-      () => {
-        this.#open();
-      },
-      lease,
-      afterSeq,
-      page,
-      this.#readUnder,
-    );
+    return readLeased(this.#open, lease, afterSeq, page, this.#readUnder);
   }
 
   /** See {@link Inbox.beginDelivery}. */
@@ -308,15 +305,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
 
   /** See {@link Inbox.outcome}. */
   outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
-    return inboxOutcome(
-      () => {
-        this.#open();
-      },
-      receiptId,
-      opts,
-      (id) => this.#lookup(id),
-      this.#wakeups,
-    );
+    return inboxOutcome(this.#open, receiptId, opts, (id) => this.#lookup(id), this.#wakeups);
   }
 
   #lookup(receiptId: string): OutcomeLookup {
@@ -442,10 +431,6 @@ export class MemoryInbox implements Inbox, InspectableInbox {
     this.#wakeups.close(inboxClosedError(NAME));
     this.#notices.end();
     return Promise.resolve();
-  }
-
-  #open(): void {
-    if (this.#closed) throw inboxClosedError(NAME);
   }
 
   /** The live lease `lease` names (same token, not expired), or `undefined`. */

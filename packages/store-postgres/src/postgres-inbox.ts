@@ -130,6 +130,11 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   /** Calls in flight (close() waits for them before ending the pool). */
   readonly #inFlight = new InFlightCalls();
 
+  /** Throws `INBOX_CLOSED` once closed (a field, so that it can be handed to the shared helpers). */
+  readonly #open = (): void => {
+    if (this.#closed) throw inboxClosedError(NAME);
+  };
+
   constructor(options: PostgresInboxOptions) {
     const resolved = resolvePostgresInboxOptions(options);
     this.#options = resolved;
@@ -268,15 +273,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
       if (rows[0]?.[0] !== true) return undefined;
       return rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
     };
-    return readLeased(
-      () => {
-        this.#open();
-      },
-      lease,
-      afterSeq,
-      page,
-      this.#readUnder,
-    );
+    return readLeased(this.#open, lease, afterSeq, page, this.#readUnder);
   }
 
   /** See `Inbox.beginDelivery`. */
@@ -318,15 +315,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
 
   /** See `Inbox.outcome`. */
   outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
-    return inboxOutcome(
-      () => {
-        this.#open();
-      },
-      receiptId,
-      opts,
-      (id) => this.#lookup(id),
-      this.#wakeups,
-    );
+    return inboxOutcome(this.#open, receiptId, opts, (id) => this.#lookup(id), this.#wakeups);
   }
 
   async #lookup(receiptId: string): Promise<OutcomeLookup> {
@@ -475,10 +464,6 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     } catch (error) {
       throw this.#unavailable(`Cannot close the connection pool of ${NAME}`, error);
     }
-  }
-
-  #open(): void {
-    if (this.#closed) throw inboxClosedError(NAME);
   }
 
   /** Runs one call, counted so that close() ends the pool only after it. */

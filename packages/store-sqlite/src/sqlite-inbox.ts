@@ -131,6 +131,11 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   readonly #readUnder = new WeakMap<InboxEntry, string>();
   #lastSweep = Number.NEGATIVE_INFINITY;
 
+  /** Throws `INBOX_CLOSED` once closed (a field, so that it can be handed to the shared helpers). */
+  readonly #open = (): void => {
+    if (this.#db === undefined) throw inboxClosedError(NAME);
+  };
+
   constructor(options: SqliteInboxOptions) {
     const resolved = resolveSqliteInboxOptions(options);
     this.#options = resolved;
@@ -298,15 +303,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
         if (this.#s.leaseLive.get(lease.key, lease.token, Date.now()) === undefined) return undefined;
         return (this.#s.entriesAfter.all(lease.key, after, READ_PAGE) as EntryRow[]).map(entryOf);
       });
-    return readLeased(
-      () => {
-        this.#open();
-      },
-      lease,
-      afterSeq,
-      page,
-      this.#readUnder,
-    );
+    return readLeased(this.#open, lease, afterSeq, page, this.#readUnder);
   }
 
   /** See `Inbox.beginDelivery`. */
@@ -368,15 +365,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
 
   /** See `Inbox.outcome`. */
   outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
-    return inboxOutcome(
-      () => {
-        this.#open();
-      },
-      receiptId,
-      opts,
-      (id) => this.#lookup(id),
-      this.#wakeups,
-    );
+    return inboxOutcome(this.#open, receiptId, opts, (id) => this.#lookup(id), this.#wakeups);
   }
 
   #lookup(receiptId: string): OutcomeLookup {
@@ -507,10 +496,6 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     } catch (error) {
       throw unavailable(`Cannot close ${JSON.stringify(this.path)}`, error);
     }
-  }
-
-  #open(): void {
-    if (this.#db === undefined) throw inboxClosedError(NAME);
   }
 
   /** Runs `fn` on the connection; SQLite's failures become `INBOX_UNAVAILABLE`. */
