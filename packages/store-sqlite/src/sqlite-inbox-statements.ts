@@ -10,9 +10,6 @@ const ENTRY = 'receipt_id, session_key, CAST(seq AS TEXT) AS seq, agent_id, sign
 
 /** The SQL of the inbox's statements (keys in {@link InboxStatements}). */
 const SQL = {
-  begin: 'BEGIN IMMEDIATE',
-  commit: 'COMMIT',
-  rollback: 'ROLLBACK',
   seen: 'SELECT receipt_id, session_key, CAST(seq AS TEXT) AS seq, accepted_at FROM inbox_dedupe WHERE id = ? AND expires > ?',
   keyPending: 'SELECT pending FROM inbox_keys WHERE key = ?',
   totalPending: "SELECT value FROM inbox_meta WHERE name = 'pending'",

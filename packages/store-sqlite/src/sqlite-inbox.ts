@@ -56,6 +56,7 @@ import {
 } from './sqlite-inbox-options.js';
 import { prepareInboxSchema } from './sqlite-inbox-schema.js';
 import { prepareInboxStatements, type InboxStatements } from './sqlite-inbox-statements.js';
+import { SqliteWriteBatch } from './sqlite-write-batch.js';
 import { PROCESS_ORIGIN, SqlitePeers, SqlitePoller, type SqlitePeer } from './sqlite-inbox-watch.js';
 
 const NAME = 'SqliteInbox';
@@ -122,6 +123,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   readonly #options: ResolvedSqliteInboxOptions;
   #db: Database.Database | undefined;
   readonly #s: InboxStatements;
+  readonly #batch: SqliteWriteBatch;
   readonly #wakeups: InboxWakeups;
   readonly #notices = new EventChannel<readonly [string, InboxNotice]>();
   readonly #self: SqlitePeer;
@@ -159,6 +161,9 @@ export class SqliteInbox implements Inbox, InspectableInbox {
       throw openFailed(resolved.path, error);
     }
     this.#db = db;
+    this.#batch = new SqliteWriteBatch(db, (what, error) =>
+      SignalyardError.isInstance(error) ? error : unavailable(`Cannot ${what} in ${JSON.stringify(this.path)}`, error),
+    );
     this.#wakeups = new InboxWakeups(() => {
       this.#poller.start();
     });
@@ -200,7 +205,8 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     const now = Date.now();
     const s = this.#s;
     const { maxPendingPerSession, maxPending, retryAfterMs, dedupeWindowMs } = this.#options;
-    const result = this.#transaction(`accept an entry for session ${JSON.stringify(sessionKey)}`, () => {
+    this.#sweep(now); // in the same group commit
+    const result = await this.#write(`accept an entry for session ${JSON.stringify(sessionKey)}`, () => {
       const seen = s.seen.get(input.id, now) as
         { receipt_id: string; session_key: string; seq: string; accepted_at: string } | undefined;
       if (seen !== undefined) {
@@ -241,7 +247,6 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     });
     if (result === 'session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
     if (result === 'inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
-    this.#sweep(now);
     if (!('fresh' in result)) return result;
     this.#peers.notice(sessionKey, 'entry');
     return {
@@ -259,7 +264,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     const now = Date.now();
     const s = this.#s;
     const expires = now + opts.leaseMs;
-    return this.#transaction(`acquire leases for worker ${JSON.stringify(workerId)}`, () => {
+    return this.#write(`acquire leases for worker ${JSON.stringify(workerId)}`, () => {
       const keys = s.freeKeys.all({ now, max: opts.max }) as { key: string }[];
       return keys.map(({ key }) => {
         const { lease_token: token } = s.lease.get({ worker: workerId, expires, leaseMs: opts.leaseMs, key }) as {
@@ -274,7 +279,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   async renew(lease: InboxLease): Promise<boolean> {
     this.#open();
     assertLease(lease);
-    return this.#run(`renew the lease on ${JSON.stringify(lease.key)}`, () => {
+    return this.#write(`renew the lease on ${JSON.stringify(lease.key)}`, () => {
       return this.#s.renew.run({ now: Date.now(), key: lease.key, token: lease.token }).changes === 1;
     });
   }
@@ -285,7 +290,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     assertLease(lease);
     const s = this.#s;
     const now = Date.now();
-    const waiting = this.#transaction(`release the lease on ${JSON.stringify(lease.key)}`, () => {
+    const waiting = await this.#write(`release the lease on ${JSON.stringify(lease.key)}`, () => {
       const held = s.leaseOf.get(lease.key, lease.token) as { lease_expires: number; pending: number } | undefined;
       if (held === undefined) return false;
       if (held.lease_expires > now) s.undoDeliveries.run(lease.key, lease.token);
@@ -311,7 +316,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#open();
     assertEntry(entry);
     const token = this.#readUnder.get(entry) ?? null;
-    const counted = this.#run(`count a delivery of ${JSON.stringify(entry.receiptId)}`, () => {
+    const counted = await this.#write(`count a delivery of ${JSON.stringify(entry.receiptId)}`, () => {
       const row = this.#s.beginDelivery.get({ token, receiptId: entry.receiptId, now: Date.now() }) as
         { attempts: number } | undefined;
       if (row !== undefined) return row.attempts;
@@ -329,7 +334,8 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     assertEntry(entry);
     const s = this.#s;
     const now = Date.now();
-    const removed = this.#transaction(`acknowledge ${JSON.stringify(entry.receiptId)}`, () => {
+    this.#sweep(now);
+    const removed = await this.#write(`acknowledge ${JSON.stringify(entry.receiptId)}`, () => {
       const row = s.deleteEntry.get(entry.receiptId) as { session_key: string } | undefined;
       if (row === undefined) return false;
       s.settleKey.run(row.session_key);
@@ -337,7 +343,6 @@ export class SqliteInbox implements Inbox, InspectableInbox {
       if (s.liveOutcome.get(entry.receiptId, now) === undefined) s.dropEvents.run(entry.receiptId);
       return true;
     });
-    this.#sweep(now);
     if (removed) this.#peers.wake(entry.receiptId);
   }
 
@@ -350,7 +355,8 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     const s = this.#s;
     const now = Date.now();
     const expires = now + ttlMs;
-    const stored = this.#transaction(`store the outcome of ${JSON.stringify(receiptId)}`, () => {
+    this.#sweep(now);
+    const stored = await this.#write(`store the outcome of ${JSON.stringify(receiptId)}`, () => {
       s.dropExpiredOutcome.run(receiptId, now);
       if (s.insertOutcome.run(receiptId, text, expires).changes !== 1) return false;
       if (isPoisonedOutcome(outcome)) {
@@ -359,7 +365,6 @@ export class SqliteInbox implements Inbox, InspectableInbox {
       }
       return true;
     });
-    this.#sweep(now);
     if (stored) this.#peers.wake(receiptId);
   }
 
@@ -383,7 +388,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     assertInboxId(receiptId, 'receipt id');
     assertAttempt(attempt);
     const text = turnEventText(event);
-    const added = this.#run(`publish an event of ${JSON.stringify(receiptId)}`, () => {
+    const added = await this.#write(`publish an event of ${JSON.stringify(receiptId)}`, () => {
       return this.#s.publish.run(receiptId, attempt, text, receiptId).changes === 1;
     });
     if (!added) throw entrySettledError(receiptId);
@@ -427,7 +432,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#open();
     assertInboxKey(sessionKey);
     assertNotice(what);
-    this.#run(`notify session ${JSON.stringify(sessionKey)}`, () =>
+    await this.#write(`notify session ${JSON.stringify(sessionKey)}`, () =>
       this.#s.notice.run(sessionKey, what, Date.now(), PROCESS_ORIGIN),
     );
     this.#peers.notice(sessionKey, what);
@@ -486,6 +491,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   async close(): Promise<void> {
     const db = this.#db;
     if (db === undefined) return;
+    this.#batch.flush(); // the writes asked for before close() are written
     this.#db = undefined;
     this.#poller.stop();
     this.#peers.leave(this.#self);
@@ -498,9 +504,10 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     }
   }
 
-  /** Runs `fn` on the connection; SQLite's failures become `INBOX_UNAVAILABLE`. */
+  /** Runs `fn` (statements that read) on the connection; SQLite's failures become `INBOX_UNAVAILABLE`. */
   #run<T>(what: string, fn: () => T): T {
     try {
+      this.#batch.flush(); // the writes asked for so far come first (and a loop of reads never starves them)
       return fn();
     } catch (error) {
       if (SignalyardError.isInstance(error)) throw error;
@@ -508,20 +515,9 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     }
   }
 
-  /** Runs `fn` in a write transaction (`BEGIN IMMEDIATE`): all of it, or nothing. */
-  #transaction<T>(what: string, fn: () => T): T {
-    const s = this.#s;
-    return this.#run(what, () => {
-      s.begin.run();
-      try {
-        const result = fn();
-        s.commit.run();
-        return result;
-      } catch (error) {
-        if ((this.#db as Database.Database).inTransaction) s.rollback.run();
-        throw error;
-      }
-    });
+  /** Runs `fn` (statements that write) in the next group commit: all of it, or nothing; resolves once committed. */
+  #write<T>(what: string, fn: () => T): Promise<T> {
+    return this.#batch.run(what, fn);
   }
 
   /** Drops expired dedupe ids, outcomes (with their events), dead letters and old notices, at most once per {@link SWEEP_MS}. */
@@ -529,17 +525,13 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     if (now - this.#lastSweep < SWEEP_MS) return;
     this.#lastSweep = now;
     const s = this.#s;
-    try {
-      this.#transaction('drop what expired', () => {
-        s.sweepDedupe.run(now);
-        s.sweepEvents.run(now);
-        s.sweepOutcomes.run(now);
-        s.sweepDead.run(now);
-        s.sweepNotices.run(now - NOTICE_KEEP_MS);
-      });
-    } catch {
-      // a busy file: the next write sweeps
-    }
+    this.#write('drop what expired', () => {
+      s.sweepDedupe.run(now);
+      s.sweepEvents.run(now);
+      s.sweepOutcomes.run(now);
+      s.sweepDead.run(now);
+      s.sweepNotices.run(now - NOTICE_KEEP_MS);
+    }).catch(() => undefined); // a busy file: a later write sweeps
   }
 }
 
