@@ -116,7 +116,8 @@ function schema1(n: InboxNames): string[] {
  * The function `accept` calls: one round trip, one transaction. Accepts of one dedupe id take
  * turns (a transaction advisory lock), so a retry racing its first attempt finds its receipt;
  * the session's `seq` comes from its `_keys` row, whose lock is held until commit, so accepts of
- * one key commit in `seq` order; the limits are checked before anything is written.
+ * one key commit in `seq` order; the limits are checked before anything is written. It does not
+ * `NOTIFY` (that would serialise every accept's commit): the caller announces the entry after.
  */
 function acceptFunction(n: InboxNames): string {
   return `CREATE OR REPLACE FUNCTION ${n.accept.sql}(
@@ -153,7 +154,6 @@ BEGIN
     ON CONFLICT (id) DO UPDATE SET receipt_id = excluded.receipt_id, session_key = excluded.session_key,
       seq = excluded.seq, accepted_at = excluded.accepted_at, expires_at = excluded.expires_at;
   UPDATE ${n.counters.sql} SET pending = pending + 1 WHERE shard = (hashtext(p_key) & ${COUNTER_SHARDS - 1});
-  PERFORM pg_notify('${n.channel}', 'e' || p_key);
   RETURN QUERY SELECT 'new'::text, p_receipt, p_key, v_seq::text, ${iso('v_now')};
 END
 $accept$`;

@@ -31,7 +31,7 @@ function workerSql(n: InboxNames) {
     renew:
       `UPDATE ${n.keys.sql} SET lease_expires = clock_timestamp() + lease_ms * interval '1 millisecond' ` +
       `WHERE key = $1 AND lease_token = $2 AND lease_expires > clock_timestamp() RETURNING 1`,
-    /** `key, token`: gives the lease up, uncounting its unfinished deliveries while it was live; notifies when entries wait. */
+    /** `key, token` → `[pending]` when given up: uncounts its unfinished deliveries while it was live. */
     release:
       `WITH held AS (SELECT key, lease_expires > clock_timestamp() AS live, pending FROM ${n.keys.sql} ` +
       `WHERE key = $1 AND lease_token = $2 FOR UPDATE), ` +
@@ -39,7 +39,7 @@ function workerSql(n: InboxNames) {
       `WHERE session_key = $1 AND delivery_token = $2 AND EXISTS (SELECT 1 FROM held WHERE live)), ` +
       `freed AS (UPDATE ${n.keys.sql} k SET lease_worker = NULL, lease_token = NULL, lease_expires = NULL, lease_ms = NULL ` +
       `FROM held WHERE k.key = held.key RETURNING held.pending) ` +
-      `SELECT pg_notify('${n.channel}', 'e' || $1) FROM freed WHERE pending > 0`,
+      `SELECT pending FROM freed`,
     /** `key, token, afterSeq, limit` → `[live, …entry columns]`: one row with nulls when no entry. */
     read:
       `SELECT (SELECT k.lease_token = $2 AND k.lease_expires > clock_timestamp() FROM ${n.keys.sql} k WHERE k.key = $1), ` +
@@ -52,7 +52,7 @@ function workerSql(n: InboxNames) {
       `AND k.lease_token = $2 AND k.lease_expires > clock_timestamp())) RETURNING attempts`,
     /** `receiptId` → a row when the entry is in the inbox. */
     entryExists: `SELECT 1 FROM ${n.entries.sql} WHERE receipt_id = $1`,
-    /** `receiptId`: removes the entry; drops its events and wakes its waiters when it has no outcome. */
+    /** `receiptId` → `[no outcome kept]` when removed: drops its events when it has no outcome. */
     ack:
       `WITH gone AS (DELETE FROM ${n.entries.sql} WHERE receipt_id = $1 RETURNING session_key), ` +
       `k AS (UPDATE ${n.keys.sql} SET pending = pending - 1, ` +
@@ -62,8 +62,8 @@ function workerSql(n: InboxNames) {
       `kept AS (SELECT 1 FROM ${n.outcomes.sql} WHERE receipt_id = $1 AND expires_at > clock_timestamp()), ` +
       `dropped AS (DELETE FROM ${n.events.sql} WHERE receipt_id = $1 AND EXISTS (SELECT 1 FROM gone) ` +
       `AND NOT EXISTS (SELECT 1 FROM kept)) ` +
-      `SELECT pg_notify('${n.channel}', 'o' || $1) FROM gone WHERE NOT EXISTS (SELECT 1 FROM kept)`,
-    /** `receiptId, outcome, ttlMs, poisoned`: stores it unless a live one is there; keeps a dead letter; notifies. */
+      `SELECT NOT EXISTS (SELECT 1 FROM kept) FROM gone`,
+    /** `receiptId, outcome, ttlMs, poisoned` → a row when stored (unless a live one is there); keeps a dead letter. */
     putOutcome:
       `WITH put AS (INSERT INTO ${n.outcomes.sql} AS o (receipt_id, outcome, expires_at) ` +
       `VALUES ($1, $2, clock_timestamp() + ${ms('$3')}) ON CONFLICT (receipt_id) DO UPDATE ` +
@@ -75,7 +75,7 @@ function workerSql(n: InboxNames) {
       `ON CONFLICT (receipt_id) DO UPDATE SET put_order = excluded.put_order, session_key = excluded.session_key, seq = excluded.seq, ` +
       `agent_id = excluded.agent_id, signal = excluded.signal, control = excluded.control, accepted_at = excluded.accepted_at, ` +
       `attempts = excluded.attempts, expires_at = excluded.expires_at) ` +
-      `SELECT pg_notify('${n.channel}', 'o' || $1) FROM put`,
+      `SELECT 1 FROM put`,
   } as const;
 }
 
@@ -91,7 +91,7 @@ function readerSql(n: InboxNames) {
       `WITH next AS (UPDATE ${n.entries.sql} SET next_event = next_event + 1 WHERE receipt_id = $1 RETURNING next_event), ` +
       `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
       `SELECT $1, next_event, $2, $3 FROM next RETURNING 1) ` +
-      `SELECT pg_notify('${n.channel}', 'v' || $1) FROM added`,
+      `SELECT 1 FROM added`,
     /** `receiptId, afterOffset, limit` → `[live, offset, attempt, event]`: one row with nulls when no event. */
     events:
       `SELECT EXISTS (SELECT 1 FROM ${n.entries.sql} WHERE receipt_id = $1), v.event_offset::text, v.attempt, v.event ` +
@@ -99,8 +99,6 @@ function readerSql(n: InboxNames) {
       `WHERE receipt_id = $1 AND event_offset > $2::bigint ORDER BY event_offset LIMIT $3) v ON true`,
     /** `sessionKey` → `[receiptId]` of its latest in-flight receipt. */
     inFlight: `SELECT receipt_id FROM ${n.entries.sql} WHERE session_key = $1 AND next_event > 0 ORDER BY seq DESC LIMIT 1`,
-    /** `payload`. */
-    notify: `SELECT pg_notify('${n.channel}', $1)`,
     /** `limit (null: all)` → dead letters with their outcome, oldest first. */
     deadLetters:
       `SELECT d.receipt_id, d.session_key, d.seq::text, d.agent_id, d.signal, d.control, ${iso('d.accepted_at')}, d.attempts, o.outcome ` +

@@ -57,6 +57,7 @@ import {
 } from './postgres-inbox-options.js';
 import { migrateInbox } from './postgres-inbox-schema.js';
 import { inboxSql, type InboxSql } from './postgres-inbox-statements.js';
+import { PostgresNotifier } from './postgres-notifier.js';
 import { PreparedStatements } from './postgres-prepared.js';
 import { pgCodeOf } from './postgres-schema.js';
 
@@ -87,7 +88,8 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
  *   `clock_timestamp()` (one clock for the fleet); `beginDelivery` counts `attempts` in its own
  *   transaction, checking the lease in the same statement.
  * - **Waiting** (`outcome()`, `events()`, `onNotify`): `LISTEN/NOTIFY` on one connection of the
- *   pool, notifications carrying ids only; after that connection is lost, the waits poll every
+ *   pool, notifications carrying ids only, sent after the writes they announce committed (a
+ *   `NOTIFY` inside them would serialise their commits); after that connection is lost, the waits poll every
  *   `pollMs` until it listens again and then look once more, so a lost notification delays,
  *   never loses. `LISTEN` needs a session (not a transaction-pooled PgBouncer) connection.
  * - Outcomes are kept `ttlMs` (`putOutcome`), dedupe ids `dedupeWindowMs`; both are swept, and
@@ -122,6 +124,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   readonly #wakeups: InboxWakeups;
   readonly #notices = new EventChannel<readonly [string, InboxNotice]>();
   readonly #listener: InboxListener;
+  readonly #notifier: PostgresNotifier;
   /** The lease token each entry handed out by `read` was read under. */
   readonly #readUnder = new WeakMap<InboxEntry, string>();
   #lastSweep = Number.NEGATIVE_INFINITY;
@@ -144,6 +147,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.channel = this.#names.channel;
     this.#sql = inboxSql(this.#names);
     this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
+    this.#notifier = new PostgresNotifier(this.#pool, this.#names.channel);
     this.#listener = new InboxListener(this.#pool, this.#names.channel, resolved.pollMs, {
       notification: (payload) => {
         this.#notification(payload);
@@ -197,6 +201,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     const [status, receiptId, key, seq, acceptedAt] = row as [string, string, string, string, string];
     if (status === 'full_session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
     if (status === 'full_inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
+    if (status === 'new') void this.#notifier.send(`e${sessionKey}`);
     this.#sweep();
     return { receiptId, sessionKey: key, seq, acceptedAt };
   }
@@ -262,7 +267,9 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   async release(lease: InboxLease): Promise<void> {
     this.#open();
     assertLease(lease);
-    await this.#query(this.#sql.release, [lease.key, lease.token], `release the lease on ${JSON.stringify(lease.key)}`);
+    const what = `release the lease on ${JSON.stringify(lease.key)}`;
+    const [freed] = await this.#query(this.#sql.release, [lease.key, lease.token], what);
+    if (freed !== undefined && (freed[0] as number) > 0) void this.#notifier.send(`e${lease.key}`);
   }
 
   /** See `Inbox.read`. */
@@ -296,7 +303,13 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   async ack(entry: InboxEntry): Promise<void> {
     this.#open();
     assertEntry(entry);
-    await this.#query(this.#sql.ack, [entry.receiptId], `acknowledge ${JSON.stringify(entry.receiptId)}`);
+    const [gone] = await this.#query(
+      this.#sql.ack,
+      [entry.receiptId],
+      `acknowledge ${JSON.stringify(entry.receiptId)}`,
+    );
+    // without an outcome, its waiters elsewhere learn it is gone (OUTCOME_EXPIRED); with one, they were woken by it
+    if (gone?.[0] === true) void this.#notifier.send(`o${entry.receiptId}`);
     this.#wakeups.wake(entry.receiptId);
     this.#sweep();
   }
@@ -308,7 +321,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     assertTtl(ttlMs);
     const text = outcomeText(receiptId, outcome);
     const values = [receiptId, text, ttlMs, isPoisonedOutcome(outcome)];
-    await this.#query(this.#sql.putOutcome, values, `store the outcome of ${JSON.stringify(receiptId)}`);
+    const stored = await this.#query(this.#sql.putOutcome, values, `store the outcome of ${JSON.stringify(receiptId)}`);
+    if (stored.length > 0) void this.#notifier.send(`o${receiptId}`);
     this.#wakeups.wake(receiptId);
     this.#sweep();
   }
@@ -338,6 +352,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
       `publish an event of ${JSON.stringify(receiptId)}`,
     );
     if (rows.length === 0) throw entrySettledError(receiptId);
+    void this.#notifier.send(`v${receiptId}`);
     this.#wakeups.wake(receiptId);
   }
 
@@ -387,11 +402,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#open();
     assertInboxKey(sessionKey);
     assertNotice(what);
-    await this.#query(
-      this.#sql.notify,
-      [`${what === 'stop' ? 's' : 'e'}${sessionKey}`],
-      `notify ${JSON.stringify(sessionKey)}`,
-    );
+    const failed = await this.#tracked(() => this.#notifier.send(`${what === 'stop' ? 's' : 'e'}${sessionKey}`));
+    if (failed !== undefined) throw this.#unavailable(`Cannot notify ${JSON.stringify(sessionKey)}`, failed);
   }
 
   /** See `Inbox.onNotify`. */
@@ -458,6 +470,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   async #shutdown(): Promise<void> {
     await this.#listener.stop();
     await this.#inFlight.drained();
+    await this.#notifier.drained();
     if (!this.#options.ownsPool) return;
     try {
       await this.#pool.end();
