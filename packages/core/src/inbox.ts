@@ -24,7 +24,11 @@ export interface InboxReceipt {
   readonly receiptId: string;
   /** The session the entry belongs to. */
   readonly sessionKey: string;
-  /** The entry's place in its session, as a decimal string: strictly increasing per session key, in commit order. Compare with `compareInboxSeq`-style numeric comparison, never as plain strings. */
+  /**
+   * The entry's place in its session, as a decimal string (exact beyond 2^53): strictly
+   * increasing per session key, in commit order. Compare numerically — a longer string is the
+   * larger number, equal lengths compare as text — never as plain strings (`"9"` < `"10"`).
+   */
   readonly seq: string;
   /** When the entry was accepted, as ISO-8601 (the transport's clock). */
   readonly acceptedAt: string;
