@@ -6,7 +6,7 @@
  */
 export { FsmStrategy } from './fsm-strategy.js';
 export { FsmDefinition, FsmStrategyBuilder, FsmStrategyWithRoutes } from './fsm-strategy.js';
-export type { RouteOptions, StateOptions, TransitionOptions } from './fsm-strategy.js';
+export type { RouteOptions, StateOptions, TransitionOptions } from './fsm-options.js';
 export type { FsmAttempt, FsmRefusal, GuardRejectedRefusal, InvalidTransitionRefusal } from './fsm-refusal.js';
 export { ClosureGuard } from './guard.js';
 export type { GuardCondition } from './guard.js';

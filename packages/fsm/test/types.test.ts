@@ -18,12 +18,13 @@ import {
 } from '@signalyard/fsm';
 
 describe('public types', () => {
-  it('FsmStrategyWithRoutes is an ExecutionStrategy, and a definition is a strategy factory', () => {
+  it('FsmStrategy (and its deprecated name FsmStrategyWithRoutes) is an ExecutionStrategy, and a definition is a strategy factory', () => {
     expectTypeOf<FsmStrategyWithRoutes>().toExtend<ExecutionStrategy>();
+    expectTypeOf<FsmStrategyWithRoutes>().toEqualTypeOf<FsmStrategy>();
     const definition = FsmStrategy.builder().initial('a').define();
     const factory: () => ExecutionStrategy = () => definition.create();
     expectTypeOf(factory).returns.toEqualTypeOf<ExecutionStrategy>();
-    expectTypeOf<FsmStrategy>().not.toExtend<ExecutionStrategy>();
+    expectTypeOf<FsmStrategy>().toExtend<ExecutionStrategy>();
   });
 
   it('snapshot() is typed as { type: "fsm"; current_state: string } and is a StrategySnapshot', () => {
