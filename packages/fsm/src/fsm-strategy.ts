@@ -73,7 +73,7 @@ export class FsmStrategy implements ExecutionStrategy {
    * This instance itself. Kept from the time `build()` returned a wrapper around the machine.
    * @deprecated An `FsmStrategy` is the machine: use it directly.
    */
-  get strategy(): FsmStrategy {
+  get strategy(): this {
     return this;
   }
 
