@@ -1,13 +1,13 @@
-import { assertCheckpointKey, assertExpectedVersion, storeClosedError } from './checkpoint-data.js';
+import { assertCheckpointKey, assertExpectedVersion, storeClosedError } from './internal/checkpoint-data.js';
 import {
   DEFAULT_KEEP_VERSIONS,
   assertCheckpointVersion,
   keepVersionsProblem,
   resolveHistoryOptions,
-} from './checkpoint-history.js';
+} from './internal/checkpoint-history.js';
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
-import { cloneJson, copyCheckpointData } from './checkpoint-json.js';
-import { assertKeyPrefix, keysWithPrefix } from './checkpoint-text.js';
+import { cloneJson, copyCheckpointData } from './internal/checkpoint-json.js';
+import { assertKeyPrefix, keysWithPrefix } from './internal/checkpoint-text.js';
 import { isoNow } from './internal/clock.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { ConfigError } from './errors/config-error.js';

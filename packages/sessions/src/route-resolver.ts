@@ -1,4 +1,5 @@
 import { describeValue } from '@signalyard/core';
+import { deepFreeze } from '@signalyard/core/internal';
 import { buildLinkIndex, type LinkIndex } from './identity-links.js';
 import { compileBinding, type Candidate } from './binding-candidate.js';
 import { canonicalId, foldId, normalizeChannel } from './normalize.js';
@@ -87,14 +88,6 @@ function push<K>(map: Map<K, Candidate[]>, key: K, c: Candidate): void {
   const bucket = map.get(key);
   if (bucket === undefined) map.set(key, [c]);
   else bucket.push(c);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 function badInput(field: string, value: unknown, expected: string): never {

@@ -1,5 +1,5 @@
-import { onAbort } from '@signalyard/core/internal';
-import { AbortedError } from '@signalyard/core';
+import { frozenCopy, onAbort } from '@signalyard/core/internal';
+import { AbortedError, describeValue } from '@signalyard/core';
 import type { Envelope } from '../envelope/envelope.js';
 import type { Interrupt, InterruptResponse } from '../envelope/interrupt.js';
 import { parseResponseArgument } from '../envelope/interrupt-response.js';
@@ -7,8 +7,7 @@ import type { TerminalReason } from '../envelope/terminal-reason.js';
 import { KernelError } from '../errors/kernel-error.js';
 import { PipelineRuntime } from '../runtime/pipeline-runtime.js';
 import { checkNotExpired } from '../runtime/prepare-run.js';
-import { describeSafely, messageOf } from '../shared/error-message.js';
-import { frozenCopy } from '../shared/frozen-copy.js';
+import { messageOf } from '../shared/error-message.js';
 import type { KernelEvent } from './kernel-event.js';
 import { KernelEventBus } from './kernel-event-bus.js';
 import {
@@ -120,11 +119,11 @@ export class Kernel {
    */
   registerService(name: string, runtime: PipelineRuntime, opts: ServiceOptions = {}): void {
     if (typeof name !== 'string' || name === '')
-      throw argumentError('name', `Invalid service name ${describeSafely(name)}: expected a non-empty string`);
+      throw argumentError('name', `Invalid service name ${describeValue(name)}: expected a non-empty string`);
     if (!((runtime as unknown) instanceof PipelineRuntime)) {
       throw argumentError(
         'runtime',
-        `Invalid runtime ${describeSafely(runtime)} for service ${JSON.stringify(name)}: expected a PipelineRuntime of this copy of @signalyard/pipeline`,
+        `Invalid runtime ${describeValue(runtime)} for service ${JSON.stringify(name)}: expected a PipelineRuntime of this copy of @signalyard/pipeline`,
       );
     }
     const o = parseServiceOptions(opts);
@@ -148,7 +147,7 @@ export class Kernel {
     if (typeof healthy !== 'boolean')
       throw argumentError(
         'healthy',
-        `Invalid health ${describeSafely(healthy)} for service ${JSON.stringify(name)}: expected a boolean`,
+        `Invalid health ${describeValue(healthy)} for service ${JSON.stringify(name)}: expected a boolean`,
       );
     service.healthy = healthy;
   }
@@ -179,7 +178,7 @@ export class Kernel {
     } catch (error) {
       throw argumentError(
         'input',
-        `Invalid input ${describeSafely(input)}: copying it threw: ${messageOf(error)}`,
+        `Invalid input ${describeValue(input)}: copying it threw: ${messageOf(error)}`,
         error,
       );
     }
@@ -262,7 +261,7 @@ export class Kernel {
       throw new KernelError({
         code: 'KERNEL_INTERRUPT_MISMATCH',
         pid,
-        message: `Cannot resume process ${JSON.stringify(pid)} with interrupt ${describeSafely(interruptId)}: it waits on interrupt ${JSON.stringify(interrupt.id)} (${interrupt.kind} from stage ${JSON.stringify(interrupt.stage)})`,
+        message: `Cannot resume process ${JSON.stringify(pid)} with interrupt ${describeValue(interruptId)}: it waits on interrupt ${JSON.stringify(interrupt.id)} (${interrupt.kind} from stage ${JSON.stringify(interrupt.stage)})`,
       });
     }
     let answer: InterruptResponse;
@@ -305,7 +304,7 @@ export class Kernel {
   cancel(pid: string, reason?: string): void {
     const p = this.#table.lookup(pid);
     if (reason !== undefined && typeof reason !== 'string')
-      throw argumentError('reason', `Invalid cancel reason ${describeSafely(reason)}: expected a string`);
+      throw argumentError('reason', `Invalid cancel reason ${describeValue(reason)}: expected a string`);
     const why = reason ?? DEFAULT_CANCEL_REASON;
     switch (p.state) {
       case 'terminated':
@@ -375,7 +374,7 @@ export class Kernel {
    */
   on(listener: (event: KernelEvent) => void): () => void {
     if (typeof listener !== 'function')
-      throw argumentError('listener', `Invalid listener ${describeSafely(listener)}: expected a function`);
+      throw argumentError('listener', `Invalid listener ${describeValue(listener)}: expected a function`);
     return this.#bus.on(listener);
   }
 

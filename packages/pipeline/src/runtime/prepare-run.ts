@@ -5,9 +5,8 @@ import type { Interrupt, InterruptResponse, ResolvedInterrupt } from '../envelop
 import { parseResponseArgument } from '../envelope/interrupt-response.js';
 import { PipelineStateError } from '../errors/pipeline-state-error.js';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
-import { describeSafely, messageOf } from '../shared/error-message.js';
-import { frozenCopy } from '../shared/frozen-copy.js';
-import { isoNow } from '@signalyard/core/internal';
+import { messageOf } from '../shared/error-message.js';
+import { frozenCopy, isoNow } from '@signalyard/core/internal';
 import { checkDagEnvelope, NEW_DAG_RUN, type DagStart } from './dag/dag-start.js';
 import { runControlOf, type RunControl } from './run-control.js';
 import { newRunState, runStateFrom, terminate, type RunState } from './run-state.js';
@@ -94,7 +93,7 @@ function copyInput(input: unknown): unknown {
     throw new PipelineUsageError({
       code: 'PIPELINE_ARGUMENT_INVALID',
       argument: 'input',
-      message: `Invalid input ${describeSafely(input)}: copying it threw: ${messageOf(error)}`,
+      message: `Invalid input ${describeValue(input)}: copying it threw: ${messageOf(error)}`,
     });
   }
 }

@@ -1,9 +1,9 @@
+import { describeValue } from '@signalyard/core';
 import { MAX_TIMEOUT_MS, isAbortSignal, isTimerDelay } from '@signalyard/core/internal';
 import type { ChatModel } from '@signalyard/core';
 import * as z from 'zod';
 import type { PipelineMode } from '../envelope/envelope-json.js';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
-import { describeSafely } from '../shared/error-message.js';
 import { formatPath, invalid, parseWithSchema, strictObjectError } from '../shared/schema-problem.js';
 
 /** Options of {@link PipelineRuntime}'s constructor. */
@@ -78,7 +78,7 @@ const runtimeOptionsSchema = z.looseObject(
   },
   {
     error: (issue) =>
-      `Invalid runtime options ${describeSafely(issue.input)}: expected an object { model?, maxTraceEntries? }`,
+      `Invalid runtime options ${describeValue(issue.input)}: expected an object { model?, maxTraceEntries? }`,
   },
 );
 const resumeShape = {

@@ -1,7 +1,8 @@
+import { describeValue } from '@signalyard/core';
 import type { CompiledStage } from '../definition/compiled-pipeline.js';
 import type { StageErrorRecord, TraceEntry } from '../envelope/envelope-json.js';
 import type { InterruptResponse } from '../envelope/interrupt.js';
-import { describeSafely, messageOf } from '../shared/error-message.js';
+import { messageOf } from '../shared/error-message.js';
 import { isoAt } from '@signalyard/core/internal';
 import type { RunScope } from './run-scope.js';
 import { recordTrace, storedOutput, storeOutput } from './run-state.js';
@@ -138,7 +139,7 @@ export class StageStep {
     }
     if (normalized === undefined) {
       this.failure = {
-        message: `Stage ${JSON.stringify(this.stage.name)} returned ${describeSafely(value)}: ${problem}`,
+        message: `Stage ${JSON.stringify(this.stage.name)} returned ${describeValue(value)}: ${problem}`,
         code: 'PIPELINE_STAGE_OUTPUT_INVALID',
       };
       return;
