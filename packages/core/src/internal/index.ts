@@ -53,7 +53,7 @@ export {
   keysWithPrefix,
   unstorableTextIndex,
 } from './checkpoint-text.js';
-export { isoAt, isoNow } from './clock.js';
+export { clockProblem, isClock, isoAt, isoNow, readClock } from './clock.js';
 export {
   approvalPolicyKeys,
   approvalPolicyProblems,

@@ -1,4 +1,4 @@
-import type { ChatModel } from '@signalyard/core';
+import type { ChatModel, Clock } from '@signalyard/core';
 import type { CompiledPipeline } from '../definition/compiled-pipeline.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { RunState } from './run-state.js';
@@ -12,6 +12,14 @@ export interface RunScope {
   readonly pipeline: CompiledPipeline;
   readonly state: RunState;
   readonly model: ChatModel | undefined;
+  /** Where the run reads the time it records. */
+  readonly clock: Clock;
+  /**
+   * True when `clock` is the system clock: its readings then also serve the run's time slice
+   * (see TimeSlice), which otherwise reads the system time itself (a clock a test drives may
+   * stand still, and a run must still let the event loop run).
+   */
+  readonly systemTime: boolean;
   readonly maxIterations: number;
   readonly maxLlmCalls: number;
   readonly maxAgentHops: number;

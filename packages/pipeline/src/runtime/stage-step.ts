@@ -3,7 +3,7 @@ import type { CompiledStage } from '../definition/compiled-pipeline.js';
 import type { StageErrorRecord, TraceEntry } from '../envelope/envelope-json.js';
 import type { InterruptResponse } from '../envelope/interrupt.js';
 import { messageOf } from '../shared/error-message.js';
-import { isoAt } from '@signalyard/core/internal';
+import { isoAt, readClock } from '@signalyard/core/internal';
 import type { RunScope } from './run-scope.js';
 import { recordTrace, storedOutput, storeOutput } from './run-state.js';
 import { RunStageContext, type RaisedInterrupt } from './run-stage-context.js';
@@ -48,7 +48,7 @@ export class StageStep {
   failure: Failure | undefined = undefined;
   /** When the stage ended (ISO 8601), once the outcome is known. */
   endedAt = '';
-  /** The same, as `Date.now()` (what the run's time slice reads). */
+  /** The same, in ms since the epoch (the run's clock). */
   endMs = 0;
   readonly #scope: RunScope;
   #ctx: RunStageContext | undefined = undefined;
@@ -65,10 +65,10 @@ export class StageStep {
 
   /**
    * Starts an execution of `stage` (see the class); `response` is what it sees as `ctx.response`.
-   * `nowMs` is a `Date.now()` the caller has just read (the previous step's end, when the loop
-   * goes straight on), so a step reads the clock once.
+   * `nowMs` is a reading of the run's clock the caller has just made (the previous step's end,
+   * when the loop goes straight on), so a step reads the clock once.
    */
-  start(stage: CompiledStage, response: InterruptResponse | undefined, nowMs = Date.now()): void {
+  start(stage: CompiledStage, response: InterruptResponse | undefined, nowMs: number): void {
     const scope = this.#scope;
     this.stage = stage;
     this.pending = undefined;
@@ -110,7 +110,7 @@ export class StageStep {
   #end(how: number, value: unknown): void {
     this.#deadline?.clear();
     (this.#ctx as RunStageContext).end();
-    const ms = Date.now();
+    const ms = readClock(this.#scope.clock);
     this.endMs = ms;
     this.endedAt = isoAt(ms);
     if (how === ABORTED && this.#scope.signal.aborted) {
