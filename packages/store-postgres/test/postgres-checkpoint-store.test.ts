@@ -6,9 +6,11 @@ import {
   SignalyardError,
   isSignalyardError,
   type CheckpointStore,
+  type Clock,
 } from '@signalyard/core';
 import {
   DEFAULT_CHECKPOINT_TABLE,
+  POSTGRES_SCHEMA_VERSION,
   PostgresCheckpointStore,
   PostgresStoreError,
   type PostgresCheckpointStoreOptions,
@@ -708,5 +710,11 @@ describe('types', () => {
     expectTypeOf<{ table: string }>().not.toExtend<PostgresCheckpointStoreOptions>();
     expectTypeOf<PostgresStoreError['code']>().toEqualTypeOf<PostgresStoreErrorCode>();
     expectTypeOf<PostgresCheckpointStore['migrate']>().toEqualTypeOf<() => Promise<void>>();
+    expectTypeOf<{ pool: Pool; clock: Clock }>().toExtend<PostgresCheckpointStoreOptions>();
+  });
+
+  it('exports the schema number it writes: 2 (docs/scaling-out.md describes that layout)', () => {
+    expect(POSTGRES_SCHEMA_VERSION).toBe(2);
+    expectTypeOf<typeof POSTGRES_SCHEMA_VERSION>().toEqualTypeOf<2>();
   });
 });
