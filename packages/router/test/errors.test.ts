@@ -296,7 +296,6 @@ describe('routes that are not an object: RouteConfigError, the one owner of ROUT
 });
 
 describe('RouterArgumentError: an argument the router cannot take', () => {
-
   it('an unknown tier name: code ROUTE_TIER_INVALID naming it', () => {
     const error = catchError(() => new ComposedRouter().routes('Strategy' as Tier), RouterArgumentError);
 
