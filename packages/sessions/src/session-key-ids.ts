@@ -1,3 +1,5 @@
+import { unstorableTextIndex } from '@signalyard/core/internal';
+
 // Which characters an id can hold: the rule every part of the sessions package that takes an id
 // applies at its boundary (SessionKey factories, formatSessionKey, parseSessionKey, the route
 // resolver, identity links, the routing config). decisions-wave3 §12.
@@ -18,23 +20,14 @@ export const ID_CHARACTERS = 'an id without control characters (C0, C1, bidirect
  * A high surrogate followed by a low one is a well-formed pair; one at the very end is lone.
  */
 export function forbiddenIdIndex(s: string): number {
-  for (let i = 0; i < s.length; i++) {
+  const unstorable = unstorableTextIndex(s);
+  const end = unstorable === -1 ? s.length : unstorable;
+  for (let i = 0; i < end; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return i;
-    if (c < 0x202a) continue;
-    if (c <= 0x202e || (c >= 0x2066 && c <= 0x2069)) return i;
-    if (c >= 0xd800 && c <= 0xdfff) {
-      if (c <= 0xdbff) {
-        const next = s.charCodeAt(i + 1);
-        if (next >= 0xdc00 && next <= 0xdfff) {
-          i++;
-          continue;
-        }
-      }
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && (c <= 0x202e || (c >= 0x2066 && c <= 0x2069))))
       return i;
-    }
   }
-  return -1;
+  return unstorable;
 }
 
 /** True when `s` holds no character an id may not hold (see {@link forbiddenIdIndex}). */
