@@ -135,8 +135,8 @@ export class FsmStrategy implements ExecutionStrategy {
   /**
    * {@link FsmStrategy.execute} that returns a refusal as a value instead of throwing it:
    * `{ ok: true, result }` when the transition was taken (the state changed), or
-   * `{ ok: false, refusal }` when the action was refused (the state unchanged). It never throws
-   * for a refusal. The refusal has the code and fields of the error `execute` would throw —
+   * `{ ok: false, refusal }` (a `TransitionRefusal`) when the action was refused (the state
+   * unchanged). It never throws for a refusal. The refusal has the code and fields of the error `execute` would throw —
    * `FSM_INVALID_TRANSITION` with `currentState`, `action` and `validActions`, or
    * `FSM_GUARD_REJECTED` with `currentState`, `action` and `guards` — and `refusal.toError()`
    * builds that error. A hit allocates nothing: `{ ok: true, result }` is one frozen object per

@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-deprecated -- these tests check that the deprecated names keep working */
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isSignalyardError, type ExecutionStrategy, type TransitionResult } from '@signalyard/core';
-import { FsmStrategy, FsmStrategyWithRoutes } from '@signalyard/fsm';
+import { FsmStrategy, FsmStrategyWithRoutes, type FsmRefusal, type TransitionRefusal } from '@signalyard/fsm';
 import { catchError } from './support.js';
 
 /** idle --start--> running --finish--> done */
@@ -50,5 +50,6 @@ describe('FsmStrategyWithRoutes and .strategy (deprecated)', () => {
       (action: string, input?: unknown) => TransitionResult
     >();
     expectTypeOf(definition().build().strategy).toEqualTypeOf<FsmStrategy>();
+    expectTypeOf<FsmRefusal>().toEqualTypeOf<TransitionRefusal>();
   });
 });

@@ -1,13 +1,13 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isSignalyardError, isTransitionRefusal } from '@signalyard/core';
-import type { ExecutionStrategy, TransitionAttempt } from '@signalyard/core';
+import type { ExecutionStrategy, TransitionAttempt, TransitionResult } from '@signalyard/core';
 import {
   ClosureGuard,
   FsmStrategy,
   GuardRejectedError,
   InvalidTransitionError,
   type FsmAttempt,
-  type FsmRefusal,
+  type TransitionRefusal,
 } from '@signalyard/fsm';
 import { thrown as thrownBy } from '@signalyard/test-utils';
 
@@ -23,7 +23,7 @@ function machine() {
     .build();
 }
 
-function refusalOf(attempt: FsmAttempt): FsmRefusal {
+function refusalOf(attempt: FsmAttempt): TransitionRefusal {
   if (attempt.ok) throw new Error(`expected a refusal, got ${JSON.stringify(attempt.result)}`);
   return attempt.refusal;
 }
@@ -151,5 +151,8 @@ describe('FsmStrategy.tryExecute', () => {
     expect(fsm.currentState).toBe('running');
     expectTypeOf<FsmAttempt>().toExtend<TransitionAttempt>();
     expectTypeOf<ReturnType<FsmStrategy['tryExecute']>>().toEqualTypeOf<FsmAttempt>();
+    // decisions-wave3 §7: { ok: true, result: TransitionResult } or { ok: false, refusal: TransitionRefusal }
+    expectTypeOf<Extract<FsmAttempt, { ok: true }>['result']>().toEqualTypeOf<TransitionResult>();
+    expectTypeOf<Extract<FsmAttempt, { ok: false }>['refusal']>().toEqualTypeOf<TransitionRefusal>();
   });
 });
