@@ -3,12 +3,15 @@
 // `FsmDefinition` (compiles a builder's spec once, creates instances). They refer to each other by
 // design — the machine's static `builder()` leads, through the definition, back to new machines —
 // so they share this module: split across files they would import each other in a cycle. The work
-// is elsewhere: compiling (fsm-compile.ts), evaluating guards (guard-evaluation.ts), refusals
-// (fsm-refusal.ts), instance routes (fsm-routes.ts), Mermaid (fsm-mermaid.ts).
+// is elsewhere: compiling (fsm-compile.ts), refusals (fsm-refusal.ts), instance routes
+// (fsm-routes.ts), builder options (fsm-options.ts), Mermaid (fsm-mermaid.ts). The guard
+// evaluation stays in the class: its re-entry check reads the instance's own fields on the hot path.
 import type { ExecutionStrategy, SignalRoute, StrategySnapshot, TransitionResult } from '@signalyard/core';
 import { InvalidArgumentError, describeValue } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
 import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
+import { GuardFailedError } from './errors/guard-failed-error.js';
 import type { GuardRejectedError } from './errors/guard-rejected-error.js';
 import type { InvalidTransitionError } from './errors/invalid-transition-error.js';
 import { compileFsm } from './fsm-compile.js';
@@ -16,8 +19,21 @@ import { options, type RouteOptions, type StateOptions, type TransitionOptions }
 import { guardRejected, invalidTransition, refusalError } from './fsm-refusal.js';
 import type { FsmAttempt } from './fsm-refusal.js';
 import { instanceRoutes } from './fsm-routes.js';
-import { GuardEvaluation, NO_ENTRY, REJECTED } from './guard-evaluation.js';
-import { builderSpecs, compiledDefinitions, type CandidateList, type CompiledFsm, type FsmSpec } from './internal.js';
+import {
+  builderSpecs,
+  compiledDefinitions,
+  type CandidateList,
+  type CompiledFsm,
+  type CompiledTransition,
+  type FsmSpec,
+} from './internal.js';
+
+const isThenable = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+
+/** Outcome codes of `#decide`: a transition taken, or why none was. */
+const NO_ENTRY = 0;
+const REJECTED = 1;
 
 /**
  * A finite state machine over string states and actions — the transition table of an
@@ -47,7 +63,10 @@ import { builderSpecs, compiledDefinitions, type CandidateList, type CompiledFsm
 export class FsmStrategy implements ExecutionStrategy {
   readonly #fsm: CompiledFsm;
   #current: number;
-  readonly #guards = new GuardEvaluation();
+  /** The action whose guard is being evaluated, while one is. */
+  #evaluating: string | undefined = undefined;
+  /** What a guard called on this FSM while being evaluated (`execute("x")`, `restore()`), if it did. */
+  #reentered: string | undefined = undefined;
   #routes: readonly SignalRoute[] | undefined;
 
   /**
@@ -93,11 +112,11 @@ export class FsmStrategy implements ExecutionStrategy {
    * as "would not succeed". Called from inside a guard of this FSM, it answers `false`.
    */
   canExecute(action: string, input?: unknown): boolean {
-    if (this.#guards.evaluating !== undefined) return false;
+    if (this.#evaluating !== undefined) return false;
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) return false;
     try {
-      return typeof this.#guards.decide(list, action, input, this.currentState) === 'object';
+      return typeof this.#decide(list, action, input) === 'object';
     } catch {
       return false;
     }
@@ -118,14 +137,15 @@ export class FsmStrategy implements ExecutionStrategy {
    * refusal is expected, {@link FsmStrategy.tryExecute} returns it as a value without any error.
    */
   execute(action: string, input?: unknown): TransitionResult {
-    if (this.#guards.evaluating !== undefined) {
+    if (this.#evaluating !== undefined) {
       // A guard is executing a transition of the FSM it guards: refuse, and fail the outer
       // execute too (even if the guard swallows this error).
-      throw this.#guards.refuse(`execute(${JSON.stringify(action)})`, this.currentState, action);
+      this.#reentered = `execute(${JSON.stringify(action)})`;
+      throw this.#reentry(action, '(re-entered)', this.#reentered);
     }
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) throw typeof action === 'string' ? this.#invalid(action) : notAnAction(action);
-    const taken = this.#guards.decide(list, action, input, this.currentState);
+    const taken = this.#decide(list, action, input);
     if (taken === REJECTED) throw refusalError(guardRejected(this.currentState, action, list.guardNames));
     if (taken === NO_ENTRY) throw this.#invalid(action);
     this.#current = taken.to;
@@ -155,15 +175,16 @@ export class FsmStrategy implements ExecutionStrategy {
    * ```
    */
   tryExecute(action: string, input?: unknown): FsmAttempt {
-    if (this.#guards.evaluating !== undefined) {
-      throw this.#guards.refuse(`tryExecute(${JSON.stringify(action)})`, this.currentState, action);
+    if (this.#evaluating !== undefined) {
+      this.#reentered = `tryExecute(${JSON.stringify(action)})`;
+      throw this.#reentry(action, '(re-entered)', this.#reentered);
     }
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) {
       if (typeof action !== 'string') throw notAnAction(action);
       return { ok: false, refusal: invalidTransition(this.currentState, action, this.validActions()) };
     }
-    const taken = this.#guards.decide(list, action, input, this.currentState);
+    const taken = this.#decide(list, action, input);
     if (taken === REJECTED) return { ok: false, refusal: guardRejected(this.currentState, action, list.guardNames) };
     if (taken === NO_ENTRY)
       return { ok: false, refusal: invalidTransition(this.currentState, action, this.validActions()) };
@@ -199,9 +220,11 @@ export class FsmStrategy implements ExecutionStrategy {
    * (the `execute` being decided fails too, even if the guard swallows this error).
    */
   restore(snapshot: StrategySnapshot): void {
-    const evaluating = this.#guards.evaluating;
-    // A guard is restoring the FSM it guards: refuse, as for a nested execute().
-    if (evaluating !== undefined) throw this.#guards.refuse('restore()', this.currentState, evaluating);
+    if (this.#evaluating !== undefined) {
+      // A guard is restoring the FSM it guards: refuse, as for a nested execute().
+      this.#reentered = 'restore()';
+      throw this.#reentry(this.#evaluating, '(re-entered)', this.#reentered);
+    }
     if (typeof snapshot !== 'object' || (snapshot as unknown) === null) {
       throw new FsmSnapshotError({
         message: `Cannot restore FSM snapshot ${describeValue(snapshot)}: expected { "type": "fsm", "current_state": "<state>" }`,
@@ -225,6 +248,64 @@ export class FsmStrategy implements ExecutionStrategy {
   /** The definition's Mermaid `stateDiagram-v2` (see {@link FsmDefinition.toMermaid}). */
   toMermaid(): string {
     return this.#fsm.mermaid;
+  }
+
+  /** Picks the transition to take, or says why none: REJECTED (every guard said no), NO_ENTRY. */
+  #decide(list: CandidateList, action: string, input: unknown): CompiledTransition | typeof NO_ENTRY | typeof REJECTED {
+    const candidates = list.transitions;
+    for (let i = 0; i < candidates.length; i++) {
+      const c = candidates[i] as CompiledTransition;
+      const guard = c.guard;
+      if (guard === undefined) return c;
+      let passed: unknown;
+      this.#evaluating = action;
+      this.#reentered = undefined;
+      try {
+        passed = guard.evaluate(input);
+      } catch (error) {
+        const reentered = this.#takeReentry();
+        if (reentered !== undefined) throw this.#reentry(action, c.guardName as string, reentered);
+        throw this.#guardFailed(action, c, `it threw: ${errorText(error)}`, error);
+      } finally {
+        this.#evaluating = undefined;
+      }
+      const reentered = this.#takeReentry();
+      if (reentered !== undefined) throw this.#reentry(action, c.guardName as string, reentered);
+      if (passed === true) return c;
+      if (passed !== false && isThenable(passed)) {
+        // Never leave a rejected guard promise unhandled: the guard has already failed.
+        Promise.resolve(passed).catch(() => undefined);
+        throw this.#guardFailed(action, c, 'it returned a Promise; guards must be synchronous');
+      }
+    }
+    return candidates.length === 0 ? NO_ENTRY : REJECTED;
+  }
+
+  /** What a guard called on this FSM during its evaluation (set by a nested call), cleared. */
+  #takeReentry(): string | undefined {
+    const reentered = this.#reentered;
+    this.#reentered = undefined;
+    return reentered;
+  }
+
+  /** `call`: what the guard called on this FSM, e.g. `execute("go")` or `restore()`. */
+  #reentry(action: string, guard: string, call: string): GuardFailedError {
+    return this.#guardFailed(
+      action,
+      guard,
+      `a guard re-entered the FSM it guards by calling ${call} (guards must be pure: they must not execute transitions or restore snapshots)`,
+    );
+  }
+
+  #guardFailed(action: string, guard: CompiledTransition | string, reason: string, cause?: unknown): GuardFailedError {
+    const name = typeof guard === 'string' ? guard : (guard.guardName as string);
+    return new GuardFailedError({
+      currentState: this.currentState,
+      action,
+      guard: name,
+      reason,
+      cause,
+    });
   }
 
   #invalid(action: string): InvalidTransitionError | GuardRejectedError {

@@ -20,9 +20,18 @@ export const ID_CHARACTERS = 'an id without control characters (C0, C1, bidirect
  * A high surrogate followed by a low one is a well-formed pair; one at the very end is lone.
  */
 export function forbiddenIdIndex(s: string): number {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c >= 0x7f) return firstForbiddenFrom(s, i); // printable ASCII is the common case
+  }
+  return -1;
+}
+
+/** {@link forbiddenIdIndex} from `from` on, where the first character outside printable ASCII is. */
+function firstForbiddenFrom(s: string, from: number): number {
   const unstorable = unstorableTextIndex(s);
   const end = unstorable === -1 ? s.length : unstorable;
-  for (let i = 0; i < end; i++) {
+  for (let i = from; i < end; i++) {
     const c = s.charCodeAt(i);
     if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && (c <= 0x202e || (c >= 0x2066 && c <= 0x2069))))
       return i;

@@ -1,4 +1,5 @@
 import type { ChatModel, Clock } from '@signalyard/core';
+import { readClock } from '@signalyard/core/internal';
 import type { CompiledPipeline } from '../definition/compiled-pipeline.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { RunState } from './run-state.js';
@@ -35,4 +36,14 @@ export interface RunScope {
   llmRefused: boolean;
   /** A tool call count was refused by `maxToolCalls` during the run. */
   toolRefused: boolean;
+}
+
+/**
+ * The run's clock, read: `Date.now()` itself when the run's clock is `systemClock` (whose `now`
+ * is exactly that: a stage step reads the clock, and this keeps the hot path a plain call).
+ * @throws InvalidArgumentError `CLOCK_INVALID` when a clock of the caller's returns no time.
+ * @internal
+ */
+export function runClockNow(scope: Pick<RunScope, 'clock' | 'systemTime'>): number {
+  return scope.systemTime ? Date.now() : readClock(scope.clock);
 }

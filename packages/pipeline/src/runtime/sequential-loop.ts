@@ -1,8 +1,7 @@
-import { readClock } from '@signalyard/core/internal';
 import type { CompiledStage, CompiledTarget } from '../definition/compiled-pipeline.js';
 import type { InterruptKind, InterruptResponse } from '../envelope/interrupt.js';
 import { cancel, endIfStopped, newInterrupt, pause, refuse, refuseHop } from './run-ending.js';
-import type { RunScope } from './run-scope.js';
+import { runClockNow, type RunScope } from './run-scope.js';
 import { terminate } from './run-state.js';
 import { routeAfter, traverse } from './routing.js';
 import type { Failure } from './stage-failure.js';
@@ -43,7 +42,7 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
   // and so does each yield to the event loop (see TimeSlice: timers and abort listeners run even
   // when every stage is synchronous).
   const step = new StageStep(scope);
-  let now = readClock(scope.clock);
+  let now = runClockNow(scope);
   const slice = new TimeSlice(sliceTime(scope, now));
   while (stage !== undefined) {
     step.start(stage, response, now);
@@ -59,7 +58,7 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
         cancel(scope, stage.name);
         return;
       }
-      now = readClock(scope.clock);
+      now = runClockNow(scope);
     }
   }
 }

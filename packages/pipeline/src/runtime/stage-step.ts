@@ -3,8 +3,8 @@ import type { CompiledStage } from '../definition/compiled-pipeline.js';
 import type { StageErrorRecord, TraceEntry } from '../envelope/envelope-json.js';
 import type { InterruptResponse } from '../envelope/interrupt.js';
 import { messageOf } from '../shared/error-message.js';
-import { isoAt, readClock } from '@signalyard/core/internal';
-import type { RunScope } from './run-scope.js';
+import { isoAt } from '@signalyard/core/internal';
+import { runClockNow, type RunScope } from './run-scope.js';
 import { recordTrace, storedOutput, storeOutput } from './run-state.js';
 import { RunStageContext, type RaisedInterrupt } from './run-stage-context.js';
 import { isThenable, settle } from './settle-stage.js';
@@ -110,7 +110,7 @@ export class StageStep {
   #end(how: number, value: unknown): void {
     this.#deadline?.clear();
     (this.#ctx as RunStageContext).end();
-    const ms = readClock(this.#scope.clock);
+    const ms = runClockNow(this.#scope);
     this.endMs = ms;
     this.endedAt = isoAt(ms);
     if (how === ABORTED && this.#scope.signal.aborted) {

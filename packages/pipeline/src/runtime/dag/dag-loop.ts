@@ -1,9 +1,8 @@
-import { readClock } from '@signalyard/core/internal';
 import type { CompiledStage } from '../../definition/compiled-pipeline.js';
 import type { StageErrorRecord } from '../../envelope/envelope-json.js';
 import type { Interrupt, InterruptResponse } from '../../envelope/interrupt.js';
 import { endIfStopped, hopsRefusal, hopWouldExceed, newInterrupt, pause } from '../run-ending.js';
-import type { RunScope } from '../run-scope.js';
+import { runClockNow, type RunScope } from '../run-scope.js';
 import { terminate } from '../run-state.js';
 import { StageStep } from '../stage-step.js';
 import { TimeSlice, sliceTime } from '../time-slice.js';
@@ -179,7 +178,7 @@ class DagLoop {
       this.#response = undefined;
     }
     const step = new StageStep(this.#scope);
-    step.start(this.#plan.stages[i] as CompiledStage, response, readClock(this.#scope.clock));
+    step.start(this.#plan.stages[i] as CompiledStage, response, runClockNow(this.#scope));
     if (step.pending === undefined) {
       this.#finish(i, step);
       return true;
