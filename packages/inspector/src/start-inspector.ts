@@ -10,6 +10,7 @@ import { HttpProblem, readJsonBody, send, sendJson, sendProblem } from './http-u
 import { InspectorApi, problemOf } from './inspector-api.js';
 import { resolveInspectorOptions, type InspectorOptions, type ResolvedInspectorOptions } from './inspector-options.js';
 import { RunnerTimelineFeed, type TimelineFeed } from './runner-timeline.js';
+import { sameOriginPath } from './same-origin-path.js';
 import { RunnerSource, type SessionSource } from './session-source.js';
 import { SseHub } from './sse-hub.js';
 import { StaticAssets } from './static-assets.js';
@@ -66,7 +67,7 @@ export async function startInspector(opts: InspectorOptions): Promise<Inspector>
   const port = await listen(server, o);
   const guard = new AccessGuard({ token: o.token, port, allowedHosts: o.allowedHosts ?? defaultHosts(o.host, port) });
   const log = timelineFeed(o);
-  const hub = new SseHub();
+  const hub = new SseHub({ maxStreams: o.maxEventStreams, maxBufferedBytes: o.maxEventStreamBytes });
   const source: SessionSource =
     o.runner !== undefined ? new RunnerSource(o.runner) : new StoreSource(o.store as CheckpointStore);
   const describe = o.runner?.describe?.bind(o.runner);
@@ -114,7 +115,7 @@ function timelineFeed(o: ResolvedInspectorOptions): TimelineFeed {
   const runner = o.runner;
   if (runner?.timeline !== undefined)
     return new RunnerTimelineFeed((key, opts) => runner.timeline?.(key, opts) ?? [], o.timelineLimit);
-  return new EventLog({ limit: o.timelineLimit, maxSessions: MAX_LOGGED_SESSIONS });
+  return new EventLog({ limit: o.timelineLimit, maxSessions: MAX_LOGGED_SESSIONS, clock: o.clock });
 }
 
 function noop(): void {
@@ -180,7 +181,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, h: Handlers): P
   if (access.fromQuery && req.method === 'GET' && !url.pathname.startsWith('/api/')) {
     // Keep the token out of the address bar, history and any later copy of the URL.
     url.searchParams.delete('token');
-    send(res, 303, '', { ...cookie, location: `${url.pathname}${url.search}` });
+    send(res, 303, '', { ...cookie, location: sameOriginPath(url) });
     return;
   }
   if (req.method === 'GET' && h.assets.has(url.pathname)) {
