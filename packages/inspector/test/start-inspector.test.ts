@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { MemoryCheckpointStore, signal } from '@signalyard/core';
 import { rejectsCode } from '@signalyard/test-utils';
@@ -476,16 +477,22 @@ describe('startInspector: the API over a live runner', () => {
     await expect(http(`${i.base}/api/info`, { headers: { cookie: i.cookie } })).rejects.toThrow();
   });
 
-  it('serves the page, its script and the diagram library from the package', async () => {
+  it('serves the page, each of its script modules, its style sheet and the diagram library from the package, and nothing else', async () => {
     const i = await start({ store: new MemoryCheckpointStore() });
+    const modules = readdirSync(new URL('../ui/', import.meta.url)).filter((f) => f.endsWith('.js'));
+    expect(modules).toContain('app.js');
+    expect(modules.length).toBeGreaterThan(5); // the page is split into modules that import each other
     for (const [path, type] of [
-      ['/assets/app.js', 'text/javascript'],
+      ...modules.map((f) => [`/assets/${f}`, 'text/javascript'] as const),
       ['/assets/style.css', 'text/css'],
       ['/assets/mermaid.min.js', 'text/javascript'],
     ] as const) {
       const res = await http(`${i.base}${path}`, { headers: { cookie: i.cookie } });
       expect(res.status, path).toBe(200);
       expect(String(res.headers['content-type'])).toContain(type);
+    }
+    for (const path of ['/assets/index.html', '/assets/../src/index.ts', '/assets/%2e%2e/package.json', '/app.js']) {
+      expect((await http(`${i.base}${path}`, { headers: { cookie: i.cookie } })).status, path).toBe(404);
     }
   });
 });
