@@ -5,27 +5,16 @@
 // until the decision and what followed it are there.
 import { DefaultChatTransport, getToolName, isToolUIPart, type UIMessage } from 'ai';
 import { Chat } from './chat.js';
+import { $, el } from './dom.js';
 
 type Part = UIMessage['parts'][number];
 type ToolPart = Extract<Part, { toolCallId: string }>;
 
-function $<T extends HTMLElement>(selector: string, type: new () => T): T {
-  const node = document.querySelector(selector);
-  if (!(node instanceof type)) throw new Error(`The page has no ${selector}`);
-  return node;
-}
 const list = $('#messages', HTMLElement);
 const form = $('#composer', HTMLFormElement);
 const prompt = $('#prompt', HTMLInputElement);
 const send = $('#send', HTMLButtonElement);
 const errorLine = $('#error', HTMLParagraphElement);
-
-function el(tag: string, attrs: Record<string, string> = {}, text?: string): HTMLElement {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** A tool's input or output, pretty-printed (a string result as it is). */
 function json(value: unknown): string {

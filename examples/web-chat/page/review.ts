@@ -2,34 +2,15 @@
 // with Approve / Deny and a reason. Its address carries the reviewer token once
 // (`/review#token=…`, printed by the server); the page keeps it for this tab and sends it as a
 // bearer token. The customer's page shows the decision and what followed it.
-
-interface PendingReview {
-  readonly chatId: string;
-  readonly approvalId: string;
-  readonly toolName: string;
-  readonly arguments: unknown;
-  readonly reason?: string;
-  readonly requestedAt: string;
-}
+import type { PendingReview } from '../src/review-desk.js';
+import { $, el } from './dom.js';
 
 /** How often the list is reloaded, so new requests show up. */
 const POLL_MS = 1000;
 
-function $<T extends HTMLElement>(selector: string, type: new () => T): T {
-  const node = document.querySelector(selector);
-  if (!(node instanceof type)) throw new Error(`The page has no ${selector}`);
-  return node;
-}
 const list = $('#reviews', HTMLElement);
 const empty = $('#empty', HTMLParagraphElement);
 const errorLine = $('#error', HTMLParagraphElement);
-
-function el(tag: string, attrs: Record<string, string> = {}, text?: string): HTMLElement {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** The token from the address (then taken out of it, kept for this tab), or the one kept. */
 function reviewerToken(): string {
