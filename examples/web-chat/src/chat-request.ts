@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { HttpError } from './http-rules.js';
 
 /** The longest user message the desk takes, in UTF-16 code units. */
-export const MAX_TEXT = 8000;
+const MAX_TEXT = 8000;
 
 /** A chat id: the page makes one with `crypto.randomUUID()`. */
 export const chatIdSchema = z
