@@ -46,7 +46,10 @@ const MAX_LOGGED_SESSIONS = 1000;
  * Listens on `127.0.0.1:4319` by default. Every request needs the token (`inspector.url`
  * carries it once; the page then keeps it in an `HttpOnly`, `SameSite=Strict` cookie named
  * after the port); requests without it get 401, requests with a `Host` header outside
- * `allowedHosts` get 403. Approve, fork and rewind are `POST`s, refused offline.
+ * `allowedHosts` get 403. Approve, fork and rewind are `POST`s, refused offline. The token's
+ * redirect stays on the inspector's own paths. Live event streams are bounded: a page that stops
+ * reading is disconnected before its unsent bytes pass `maxEventStreamBytes` (it reconnects and
+ * catches up), and beyond `maxEventStreams` open streams one more gets 503 with `Retry-After`.
  *
  * @throws InspectorError `INSPECTOR_OPTIONS_INVALID` (every bad option listed),
  * `INSPECTOR_LISTEN_FAILED` (the port is taken, …); AbortedError when `abortSignal` has
