@@ -118,14 +118,16 @@ describe("the page's event stream reconnects", () => {
   const busy = (retryAfter: string) => () =>
     new Response('{"error":{"code":"too_many_streams"}}', { status: 503, headers: { 'retry-after': retryAfter } });
 
-  it('after a 503, retries only once Retry-After has passed, then connects and reads events', async () => {
+  it('after a 503, retries only once Retry-After has passed, then connects, catches up and reads events', async () => {
     const { fetch, calls } = scriptedFetch([busy('7'), stream('event: entry\ndata: {"seq":1}\n\n')]);
     const states: StreamState[] = [];
     const events: string[] = [];
+    const opens: boolean[] = [];
     const client = connectEventStream({
       url: '/api/events',
       fetch,
       onState: (s) => states.push(s),
+      onOpen: ({ reconnected }) => opens.push(reconnected),
       onEvent: (_name, data) => events.push(data),
     });
     await vi.advanceTimersByTimeAsync(0);
@@ -136,6 +138,7 @@ describe("the page's event stream reconnects", () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(calls).toHaveLength(2);
     expect(states[1]).toEqual({ state: 'connected' });
+    expect(opens).toEqual([true]); // it waited: events may have happened meanwhile
     expect(events).toEqual(['{"seq":1}']);
     client.close();
   });

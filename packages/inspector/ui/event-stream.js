@@ -85,8 +85,8 @@ async function read(body, parser, onEvent) {
 
 /**
  * Opens the event stream at `url` and keeps it open: `onEvent(name, data)` per event,
- * `onOpen({ reconnected })` each time the stream (re)opens — a reconnected page catches up on what
- * it missed — and `onState(s)` as it goes: `{ state: 'connected' }`, `{ state: 'reconnecting',
+ * `onOpen({ reconnected })` each time the stream opens — `reconnected` unless it opened at the
+ * first attempt: the page may have missed events meanwhile and catches up — and `onState(s)` as it goes: `{ state: 'connected' }`, `{ state: 'reconnecting',
  * retryMs }`, `{ state: 'waiting', retryMs }` (503: too many pages), `{ state: 'refused', status }`
  * (401, 403, …: it stops). Returns `{ close() }`.
  */
@@ -99,9 +99,11 @@ export function connectEventStream({ url, onEvent, onOpen, onState, fetch: fetch
 
 async function run({ url, onEvent, onOpen, onState, doFetch }, abortSignal) {
   let retryMs = DEFAULT_RETRY_MS;
-  let opened = false;
+  let first = true;
   while (!abortSignal.aborted) {
     let waitMs = retryMs;
+    const reconnected = !first;
+    first = false;
     try {
       const res = await doFetch(url, {
         credentials: 'same-origin',
@@ -110,8 +112,7 @@ async function run({ url, onEvent, onOpen, onState, doFetch }, abortSignal) {
       });
       if (res.ok && res.body !== null) {
         onState?.({ state: 'connected' });
-        onOpen?.({ reconnected: opened });
-        opened = true;
+        onOpen?.({ reconnected });
         const parser = new SseParser();
         await read(res.body, parser, onEvent);
         retryMs = parser.retryMs ?? retryMs;

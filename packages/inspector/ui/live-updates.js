@@ -49,7 +49,7 @@ export function startLiveUpdates() {
       liveState.dataset.state = s.state;
     },
     onOpen: ({ reconnected }) => {
-      if (!reconnected) return;
+      if (!reconnected) return; // opened at once: what the page loaded is current
       refreshSessionsSoon();
       refreshDetailSoon();
     },
