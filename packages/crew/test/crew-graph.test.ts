@@ -11,6 +11,7 @@ import {
   type CrewGraphGroup,
   type CrewGraphTermination,
 } from '@signalyard/crew';
+import { thrown } from '@signalyard/test-utils';
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 
@@ -104,13 +105,9 @@ const DESK_MERMAID = `flowchart LR
 `;
 
 function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
+  const error = thrown(fn);
+  expect(ConfigError.isInstance(error)).toBe(true);
+  return error as ConfigError;
 }
 
 describe('buildCrewGraph', () => {
