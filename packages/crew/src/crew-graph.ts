@@ -44,24 +44,67 @@ export interface CrewGraphGroup {
  */
 export type CrewGraphEdge =
   | {
+      /** A routing signal. */
       readonly kind: 'signal';
+      /** The agent whose reply carries the marker. */
       readonly from: string;
+      /** The agent or parallel group the marker hands off to. */
       readonly to: string;
+      /** Whether `to` is an agent or a parallel group. */
       readonly toKind: 'agent' | 'parallel_group';
+      /** The marker, e.g. `[ASK_STUDENT]`. */
       readonly signal: string;
+      /** The signal's `description`, when crew.yaml gives one. */
       readonly description?: string;
     }
-  | { readonly kind: 'fan_out'; readonly from: string; readonly to: string }
-  | { readonly kind: 'next_agent'; readonly from: string; readonly to: string }
-  | { readonly kind: 'fallback'; readonly from: string; readonly to: string; readonly order: number };
+  | {
+      /** A parallel group runs one of its members. */
+      readonly kind: 'fan_out';
+      /** The parallel group. */
+      readonly from: string;
+      /** The member agent. */
+      readonly to: string;
+    }
+  | {
+      /** The agent that continues after a parallel group. */
+      readonly kind: 'next_agent';
+      /** The parallel group. */
+      readonly from: string;
+      /** Its `next_agent`. */
+      readonly to: string;
+    }
+  | {
+      /** A fallback: tried when no signal routes a reply. */
+      readonly kind: 'fallback';
+      /** The agent whose unrouted reply falls back. */
+      readonly from: string;
+      /** The agent tried. */
+      readonly to: string;
+      /** Its 0-based position in `from`'s `handoff_targets`. */
+      readonly order: number;
+    };
 
 /**
  * A way a run ends: a termination signal of `agent` (a signal whose target is `""`), or a
  * terminal agent (`is_terminal`) whose reply no signal routes.
  */
 export type CrewGraphTermination =
-  | { readonly kind: 'signal'; readonly agent: string; readonly signal: string; readonly description?: string }
-  | { readonly kind: 'terminal_agent'; readonly agent: string };
+  | {
+      /** A termination signal. */
+      readonly kind: 'signal';
+      /** The agent whose reply carries it. */
+      readonly agent: string;
+      /** The marker, e.g. `[DONE]`. */
+      readonly signal: string;
+      /** The signal's `description`, when crew.yaml gives one. */
+      readonly description?: string;
+    }
+  | {
+      /** A terminal agent (`is_terminal`). */
+      readonly kind: 'terminal_agent';
+      /** The agent. */
+      readonly agent: string;
+    };
 
 /**
  * The routing structure of a crew, as `signalyard graph --format json` prints it: agents, parallel
@@ -84,9 +127,13 @@ export interface CrewGraph {
   readonly version: 1;
   /** The agent a fresh run starts with. */
   readonly entryPoint: string;
+  /** Every agent, in crew order. */
   readonly agents: readonly CrewGraphAgent[];
+  /** Every parallel group, in declaration order. */
   readonly parallelGroups: readonly CrewGraphGroup[];
+  /** Handoffs, fan-outs, `next_agent`s and fallbacks, in the order described above. */
   readonly edges: readonly CrewGraphEdge[];
+  /** The ways a run ends, agent by agent. */
   readonly terminations: readonly CrewGraphTermination[];
 }
 
@@ -97,7 +144,7 @@ export interface CrewGraph {
  * Accepts a `CrewConfig` from `parseCrewConfig` / `loadCrewConfig` / `resolveCrewConfig` (used as
  * it is) or a crew written in code (validated with the crew.yaml rules first). Pure and
  * deterministic: the same crew always gives the same graph (see {@link CrewGraph} for the order).
- * {@link crewGraphMermaid} draws it.
+ * `crewGraphMermaid` draws it.
  *
  * @throws ConfigError (`CONFIG_INVALID`) listing every problem when `crew` is not a valid crew.
  * @example
