@@ -68,12 +68,3 @@ export {
   sessionVersionOf,
 } from './session-checkpoint-format.js';
 export type { SessionCheckpointRead } from './session-checkpoint-format.js';
-export { crewGraphMermaid, crewGraphOf } from './crew-graph.js';
-export type {
-  CrewGraph,
-  CrewGraphAgent,
-  CrewGraphEdge,
-  CrewGraphGroup,
-  CrewGraphSource,
-  CrewGraphTermination,
-} from './crew-graph.js';
