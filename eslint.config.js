@@ -59,6 +59,8 @@ export default tseslint.config(
           'console',
           'setTimeout',
           'clearTimeout',
+          'AbortController',
+          'TextDecoder',
         ].map((g) => [g, 'readonly']),
       ),
     },

@@ -1,8 +1,7 @@
 import { extname } from 'node:path';
 import { describeValue } from '@signalyard/core';
 import type { CommandContext } from './command-context.js';
-import { buildCrewGraph } from './crew-graph.js';
-import { crewGraphMermaid } from '@signalyard/core/internal';
+import { buildCrewGraph, crewGraphMermaid } from '@signalyard/crew';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { loadCrew } from './load-config.js';
 
@@ -11,7 +10,7 @@ export type GraphFormat = 'mermaid' | 'json';
 
 /**
  * `signalyard graph <crew.yaml> [--format mermaid|json]`: prints the crew's graph on stdout
- * . Problems and unreadable files are thrown for `run` to report.
+ * (`buildCrewGraph` and `crewGraphMermaid` of `@signalyard/crew`). Problems and unreadable files are thrown for `run` to report.
  */
 export async function graphCommand(ctx: CommandContext, file: string, format: GraphFormat): Promise<void> {
   if (extname(file).toLowerCase() === '.toml') {

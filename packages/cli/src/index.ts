@@ -8,6 +8,7 @@
  */
 export { ExitCode, run } from './run.js';
 export type { CliIo, CliOutput } from './cli-io.js';
-export { buildCrewGraph } from './crew-graph.js';
-export type { CrewGraph, CrewGraphAgent, CrewGraphEdge, CrewGraphGroup, CrewGraphTermination } from './crew-graph.js';
+// The crew graph is `@signalyard/crew`'s; re-exported for the CLI's users (`signalyard graph` prints it).
+export { buildCrewGraph } from '@signalyard/crew';
+export type { CrewGraph, CrewGraphAgent, CrewGraphEdge, CrewGraphGroup, CrewGraphTermination } from '@signalyard/crew';
 export { renderCrewMermaid } from './crew-mermaid.js';

@@ -1,127 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '@signalyard/core';
-import { parseCrewConfig, type CrewConfigInput } from '@signalyard/crew';
-import fc from 'fast-check';
+import * as crew from '@signalyard/crew';
 import { describe, expect, it } from 'vitest';
 import { buildCrewGraph, renderCrewMermaid } from '@signalyard/cli';
 import { EXAM_GRAPH, EXAM_MERMAID, FIXTURES } from './support.js';
 
-const exam = parseCrewConfig(readFileSync(join(FIXTURES, 'exam-crew.yaml'), 'utf8'));
+// The graph itself is `@signalyard/crew`'s (tested there); the CLI re-exports `buildCrewGraph`
+// and draws a crew in one call with `renderCrewMermaid`.
 
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const exam = crew.parseCrewConfig(readFileSync(join(FIXTURES, 'exam-crew.yaml'), 'utf8'));
 
 describe('buildCrewGraph', () => {
+  it("is @signalyard/crew's, re-exported", () => {
+    expect(buildCrewGraph).toBe(crew.buildCrewGraph);
+  });
+
   it('the exam crew: agents, the parallel group, signal, fan-out, next_agent and fallback edges, terminations', () => {
     expect(buildCrewGraph(exam)).toEqual(EXAM_GRAPH);
-  });
-
-  it('accepts a crew written in code (validated with the crew.yaml rules)', () => {
-    const graph = buildCrewGraph({
-      entryPoint: 'a',
-      agents: [{ id: 'a' }, { id: 'b' }],
-      routing: { signals: { a: [{ signal: '[GO]', target: 'b' }] }, agentBehaviors: { b: { waitForSignal: true } } },
-    });
-    expect(graph).toEqual({
-      version: 1,
-      entryPoint: 'a',
-      agents: [
-        { id: 'a', entry: true, waitForSignal: false, isTerminal: false },
-        { id: 'b', entry: false, waitForSignal: true, isTerminal: false },
-      ],
-      parallelGroups: [],
-      edges: [{ kind: 'signal', from: 'a', to: 'b', toKind: 'agent', signal: '[GO]' }],
-      terminations: [],
-    });
-  });
-
-  it('an invalid crew: ConfigError (CONFIG_INVALID) listing every problem', () => {
-    const error = configError(() =>
-      buildCrewGraph({
-        entryPoint: 'nobody',
-        agents: [{ id: 'a' }],
-        routing: { signals: { a: [{ signal: 'GO', target: 'x' }] } },
-      }),
-    );
-    expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.problems.map((p) => p.path).sort()).toEqual([
-      'entryPoint',
-      'routing.signals.a[0].signal',
-      'routing.signals.a[0].target',
-    ]);
-    expect(configError(() => buildCrewGraph(null as unknown as CrewConfigInput)).code).toBe('CONFIG_INVALID');
-  });
-
-  it('fallback edges keep handoff_targets order, skipping the agent itself and repeats', () => {
-    const graph = buildCrewGraph({
-      entryPoint: 'a',
-      agents: [{ id: 'a', handoffTargets: ['a', 'c', 'b', 'c'] }, { id: 'b' }, { id: 'c' }],
-    });
-    expect(graph.edges).toEqual([
-      { kind: 'fallback', from: 'a', to: 'c', order: 1 },
-      { kind: 'fallback', from: 'a', to: 'b', order: 2 },
-    ]);
-  });
-
-  it('a group without next_agent, first-success, with the settings timeout', () => {
-    const graph = buildCrewGraph({
-      entryPoint: 'a',
-      agents: [{ id: 'a' }, { id: 'b' }],
-      settings: { parallelTimeoutSeconds: 2.5 },
-      routing: { parallelGroups: { both: { agents: ['b', 'a'], waitForAll: false } } },
-    });
-    expect(graph.parallelGroups).toEqual([{ id: 'both', agents: ['b', 'a'], waitForAll: false, timeoutSeconds: 2.5 }]);
-    expect(graph.edges).toEqual([
-      { kind: 'fan_out', from: 'both', to: 'b' },
-      { kind: 'fan_out', from: 'both', to: 'a' },
-    ]);
-  });
-
-  it('regression: edges and group members follow declaration order (the Go source iterated maps in random order)', () => {
-    const agents = ['z', 'm', 'a', 'q'].map((id) => ({ id }));
-    const crew: CrewConfigInput = {
-      entryPoint: 'q',
-      agents,
-      routing: {
-        signals: {
-          a: [
-            { signal: '[TO_Z]', target: 'z' },
-            { signal: '[TO_G2]', target: 'g2' },
-          ],
-          z: [{ signal: '[TO_M]', target: 'm' }],
-        },
-        parallelGroups: { g2: { agents: ['q', 'a', 'z'] }, g1: { agents: ['m'] } },
-      },
-    };
-    const graph = buildCrewGraph(crew);
-    expect(graph.agents.map((a) => a.id)).toEqual(['z', 'm', 'a', 'q']);
-    expect(graph.parallelGroups.map((g) => g.id)).toEqual(['g2', 'g1']);
-    expect(graph.edges.map((e) => `${e.kind}:${e.from}>${e.to}`)).toEqual([
-      'signal:z>m',
-      'signal:a>z',
-      'signal:a>g2',
-      'fan_out:g2>q',
-      'fan_out:g2>a',
-      'fan_out:g2>z',
-      'fan_out:g1>m',
-    ]);
-  });
-
-  it('keeps signal descriptions on edges and terminations', () => {
-    const graph = buildCrewGraph({
-      entryPoint: 'a',
-      agents: [{ id: 'a' }],
-      routing: { signals: { a: [{ signal: '[STOP]', target: '', description: 'done' }] } },
-    });
-    expect(graph.terminations).toEqual([{ kind: 'signal', agent: 'a', signal: '[STOP]', description: 'done' }]);
   });
 });
 
@@ -130,77 +25,10 @@ describe('renderCrewMermaid', () => {
     expect(renderCrewMermaid(exam)).toBe(EXAM_MERMAID);
   });
 
-  it('draws pause and first-success groups, and leaves out end and pause nodes nothing uses', () => {
-    const text = renderCrewMermaid({
-      entryPoint: 'a',
-      agents: [{ id: 'a', name: 'a' }, { id: 'b' }],
-      settings: { parallelTimeoutSeconds: 0.5 },
-      routing: {
-        agentBehaviors: { b: { waitForSignal: true } },
-        parallelGroups: { g: { agents: ['b'], waitForAll: false } },
-      },
-    });
-    expect(text).toBe(`flowchart LR
-    start(("start"))
-    a0["a"]
-    a1["b"]
-    g0{{"g (first success, 0.5s)"}}
-    pause(["paused"])
-    start --> a0
-    a1 -.->|"wait_for_signal"| pause
-    g0 ==>|"fan-out"| a1
-`);
-    expect(text).not.toContain('stop');
-  });
-
-  it('escapes what Mermaid reads specially in names and markers', () => {
-    const text = renderCrewMermaid({
-      entryPoint: 'say "hi"',
-      agents: [{ id: 'say "hi"', name: 'A <b>|#1|</b>\n`x`' }, { id: 'end' }],
-      routing: { signals: { 'say "hi"': [{ signal: '[A "B" #C]', target: 'end' }] } },
-    });
-    expect(text).toContain('    a0["say #quot;hi#quot; (A #lt;b#gt;#124;#35;1#124;#lt;/b#gt; #96;x#96;)"]');
-    expect(text).toContain('    a1["end"]');
-    expect(text).toContain('    a0 -->|"[A #quot;B#quot; #35;C]"| a1');
-  });
-
-  /** Two markers the crew rules call duplicates (they match the same replies). */
-  const sameMarker = (m: string): string => m.slice(1, -1).normalize('NFC').toLowerCase().replace(/\s+/g, ' ').trim();
-
-  it('property: any agent ids and markers give well-formed, deterministic lines with generated node ids', () => {
-    const id = fc.string({ minLength: 1, maxLength: 12, unit: 'grapheme' });
-    const marker = fc
-      .string({ minLength: 1, maxLength: 10 })
-      .filter((s) => !/[[\]]/.test(s) && s.trim() !== '')
-      .map((s) => `[${s}]`);
-    fc.assert(
-      fc.property(
-        fc.uniqueArray(id, { minLength: 1, maxLength: 5 }),
-        fc.uniqueArray(marker, { maxLength: 4, selector: sameMarker }),
-        (ids, markers) => {
-          const [first] = ids as [string, ...string[]];
-          const crew: CrewConfigInput = {
-            entryPoint: first,
-            agents: ids.map((agentId) => ({ id: agentId, handoffTargets: ids })),
-            routing: {
-              signals: {
-                [first]: markers.map((signal, i) => ({
-                  signal,
-                  target: i === 0 ? '' : (ids[i % ids.length] as string),
-                })),
-              },
-            },
-          };
-          const text = renderCrewMermaid(crew);
-          expect(renderCrewMermaid(crew)).toBe(text);
-          const body = text.split('\n').slice(1, -1);
-          for (const line of body) {
-            expect(line).toMatch(
-              /^ {4}(?:(?:start|stop|pause|[ag]\d+)(?:\(\("[^"]*"\)\)|\(\(\("[^"]*"\)\)\)|\(\["[^"]*"\]\)|\["[^"\n]*"\]|\{\{"[^"]*"\}\})|(?:start|[ag]\d+) (?:-->|-\.->|==>)(?:\|"[^"|<>#`\n]*(?:#\w+;[^"|<>#`\n]*)*"\|)? (?:stop|pause|[ag]\d+))$/,
-            );
-          }
-        },
-      ),
+  it('draws what crewGraphMermaid draws of the crew’s graph; an invalid crew is a ConfigError', () => {
+    expect(renderCrewMermaid(exam)).toBe(crew.crewGraphMermaid(crew.buildCrewGraph(exam)));
+    expect(() => renderCrewMermaid({ entryPoint: 'nobody', agents: [{ id: 'a' }] })).toThrow(
+      expect.objectContaining({ code: 'CONFIG_INVALID' }) as Error,
     );
   });
 });

@@ -6,6 +6,7 @@ import {
   unknownOptionProblems,
   type InboxLimits,
 } from './internal/inbox-options.js';
+import { clockProblem, isClock } from './internal/clock.js';
 import { isRecord } from './internal/values.js';
 import { describeValue } from './signal.js';
 
@@ -57,9 +58,7 @@ export function resolveMemoryInboxOptions(options: MemoryInboxOptions | undefine
   const problems: ConfigProblem[] = [];
   const limits = resolveInboxLimits(options, problems);
   const clock: unknown = options.clock ?? systemClock;
-  if (!isRecord(clock) || typeof clock.now !== 'function') {
-    problems.push({ path: 'clock', message: `expected a Clock { now(): number }, got ${describeValue(clock)}` });
-  }
+  if (!isClock(clock)) problems.push({ path: 'clock', message: clockProblem(clock) });
   unknownOptionProblems(options, KNOWN, problems);
   if (problems.length > 0) throw new ConfigError({ problems });
   return { ...limits, clock: clock as Clock };

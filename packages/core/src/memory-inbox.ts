@@ -12,7 +12,7 @@ import type {
   InboxStreamRef,
   InspectableInbox,
 } from './inbox.js';
-import { isoAt } from './internal/clock.js';
+import { isoAt, readClock } from './internal/clock.js';
 import { EventChannel } from './internal/event-channel.js';
 import {
   assertAcquire,
@@ -142,7 +142,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   async accept(entry: InboxAcceptEntry): Promise<InboxReceipt> {
     this.#open();
     const input = checkAccept(entry);
-    const now = this.#clock.now();
+    const now = this.#now();
     this.#sweep(now);
     const seen = this.#dedupe.get(input.id);
     if (seen !== undefined && seen.expires > now) return { ...seen.receipt };
@@ -181,7 +181,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   async acquire(workerId: string, opts: { leaseMs: number; max: number }): Promise<InboxLease[]> {
     this.#open();
     assertAcquire(workerId, opts);
-    const now = this.#clock.now();
+    const now = this.#now();
     const free: KeyState[] = [];
     const keys: string[] = [];
     for (const key of this.#waiting) {
@@ -213,7 +213,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   async renew(lease: InboxLease): Promise<boolean> {
     this.#open();
     assertLease(lease);
-    const now = this.#clock.now();
+    const now = this.#now();
     const held = this.#live(lease, now);
     if (held === undefined) return false;
     held.expires = now + held.leaseMs;
@@ -227,7 +227,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
     const state = this.#keys.get(lease.key);
     const held = state?.lease;
     if (state === undefined || held?.token !== lease.token) return;
-    if (held.expires > this.#clock.now()) {
+    if (held.expires > this.#now()) {
       for (const entry of state.entries) {
         if (entry.deliveryToken === lease.token) {
           entry.attempts--;
@@ -241,7 +241,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   /** See {@link Inbox.read}. */
   read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
     const page = (after: string): InboxEntry[] | undefined => {
-      if (this.#live(lease, this.#clock.now()) === undefined) return undefined;
+      if (this.#live(lease, this.#now()) === undefined) return undefined;
       const last = Number(after);
       const entries = this.#keys.get(lease.key)?.entries ?? [];
       return entries
@@ -261,7 +261,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
     const token = this.#readUnder.get(entry);
     if (token !== undefined) {
       const lease = this.#keys.get(stored.sessionKey)?.lease;
-      if (lease?.token !== token || lease.expires <= this.#clock.now()) {
+      if (lease?.token !== token || lease.expires <= this.#now()) {
         throw leaseLostError(stored.sessionKey, 'it expired or was taken over before the delivery began');
       }
     }
@@ -282,7 +282,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
     if (state.entries.length === 0) this.#waiting.delete(stored.sessionKey);
     this.#byReceipt.delete(stored.receiptId);
     this.#pendingTotal--;
-    if (this.#liveOutcome(stored.receiptId, this.#clock.now()) === undefined) this.#events.delete(stored.receiptId);
+    if (this.#liveOutcome(stored.receiptId, this.#now()) === undefined) this.#events.delete(stored.receiptId);
     this.#wakeups.wake(stored.receiptId);
   }
 
@@ -292,7 +292,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
     assertInboxId(receiptId, 'receipt id');
     assertTtl(ttlMs);
     const text = outcomeText(receiptId, outcome);
-    const now = this.#clock.now();
+    const now = this.#now();
     this.#sweep(now);
     if (this.#liveOutcome(receiptId, now) !== undefined) return;
     this.#outcomes.set(receiptId, { text, expires: now + ttlMs });
@@ -310,7 +310,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
 
   #lookup(receiptId: string): OutcomeLookup {
     this.#open();
-    const text = this.#liveOutcome(receiptId, this.#clock.now());
+    const text = this.#liveOutcome(receiptId, this.#now());
     if (text !== undefined) return { outcome: JSON.parse(text) as OutcomeJson };
     return this.#byReceipt.has(receiptId) ? 'pending' : 'gone';
   }
@@ -381,7 +381,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   async *deadLetters(opts?: { limit?: number }): AsyncGenerator<InboxDeadLetter, void, undefined> {
     this.#open();
     const limit = checkLimit(opts, Number.POSITIVE_INFINITY);
-    const now = this.#clock.now();
+    const now = this.#now();
     const letters: InboxDeadLetter[] = [];
     for (const [receiptId, dead] of this.#dead) {
       if (letters.length >= limit) break;
@@ -413,7 +413,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   /** See {@link InspectableInbox.leases}. */
   async leases(): Promise<readonly InboxLeaseInfo[]> {
     this.#open();
-    const now = this.#clock.now();
+    const now = this.#now();
     const out: InboxLeaseInfo[] = [];
     for (const [key, state] of this.#keys) {
       const lease = state.lease;
@@ -431,6 +431,11 @@ export class MemoryInbox implements Inbox, InspectableInbox {
     this.#wakeups.close(inboxClosedError(NAME));
     this.#notices.end();
     return Promise.resolve();
+  }
+
+  /** The time, from the clock (checked: `CLOCK_INVALID` for a clock that gives no time). */
+  #now(): number {
+    return readClock(this.#clock);
   }
 
   /** The live lease `lease` names (same token, not expired), or `undefined`. */

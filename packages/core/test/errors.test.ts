@@ -481,6 +481,7 @@ describe('each core code is thrown by its owner class', () => {
         case 'CHAT_MODEL_INVALID':
         case 'CHAT_REQUEST_INVALID':
         case 'APPROVAL_ARGUMENT_INVALID':
+        case 'CLOCK_INVALID':
           return e.code;
       }
     };

@@ -1,5 +1,5 @@
 import type { ApprovalDecision, ApprovalVerdict, ChatMessage, PendingApproval, ToolCall } from '@signalyard/core';
-import { abortedError, errorText } from '@signalyard/core/internal';
+import { abortedError, errorText, isoAt } from '@signalyard/core/internal';
 import type { CompiledAgent } from './compiled-crew.js';
 import { toolMessage } from './crew-history.js';
 import type { CrewBatchCall, CrewToolBatch } from './crew-state.js';
@@ -24,7 +24,7 @@ export async function holdBatch(
 ): Promise<PendingApproval[]> {
   const book = run.approvals;
   const calls = message.toolCalls as readonly ToolCall[];
-  const requestedAt = new Date().toISOString();
+  const requestedAt = isoAt(run.clock.now());
   const requested: PendingApproval[] = [];
   const entries: CrewBatchCall[] = calls.map((call, i) => {
     const verdict = verdicts[i] as ApprovalVerdict;

@@ -1,10 +1,9 @@
 import { describeValue, type ApprovalDecision, type ChatMessage, type PendingApproval } from '@signalyard/core';
+import { isRecord } from '@signalyard/core/internal';
 import { messageProblem } from './crew-history.js';
 import type { CrewBatchCall, CrewToolBatch } from './crew-state.js';
 import type { ApprovalBook } from './run-context.js';
 
-type Obj = Readonly<Record<string, unknown>>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const STATUSES: ReadonlySet<string> = new Set(['held', 'approved', 'started', 'done']);
 
@@ -23,7 +22,7 @@ export function readApprovalState(
   const bad = (path: string, got: unknown, expected: string) => ({
     problem: `Invalid state.approvals${path} ${describeValue(got)}: expected ${expected}`,
   });
-  if (!isObj(value)) return bad('', value, 'a CrewApprovalState { issued, decided, batch? } from a previous run');
+  if (!isRecord(value)) return bad('', value, 'a CrewApprovalState { issued, decided, batch? } from a previous run');
   if (!isCount(value.issued)) return bad('.issued', value.issued, 'a count (a non-negative integer)');
   const decided: unknown = value.decided;
   if (!Array.isArray(decided) || !decided.every((id) => typeof id === 'string'))
@@ -43,7 +42,7 @@ function readBatch(
   const bad = (path: string, got: unknown, expected: string) => ({
     problem: `${path} ${describeValue(got)}: expected ${expected}`,
   });
-  if (!isObj(value)) return bad('', value, 'a CrewToolBatch { agentId, message, calls, at, run }');
+  if (!isRecord(value)) return bad('', value, 'a CrewToolBatch { agentId, message, calls, at, run }');
   if (typeof value.agentId !== 'string' || !isAgent(value.agentId))
     return bad('.agentId', value.agentId, 'an agent of the crew');
   const message: unknown = value.message;
@@ -72,7 +71,7 @@ function readProgress(value: unknown): CrewToolBatch['run'] | { readonly problem
   const bad = (path: string, got: unknown, expected: string) => ({
     problem: `${path} ${describeValue(got)}: expected ${expected}`,
   });
-  if (!isObj(value)) return bad('', value, '{ modelCalls, handoffs, toolRounds, path }');
+  if (!isRecord(value)) return bad('', value, '{ modelCalls, handoffs, toolRounds, path }');
   for (const key of ['modelCalls', 'handoffs', 'toolRounds'] as const)
     if (!isCount(value[key])) return bad(`.${key}`, value[key], 'a count (a non-negative integer)');
   const path: unknown = value.path;
@@ -88,14 +87,14 @@ function readProgress(value: unknown): CrewToolBatch['run'] | { readonly problem
 
 /** One batch call copied from JSON, or a problem (starting with the path inside the call). */
 function readCall(value: unknown): CrewBatchCall | string {
-  if (!isObj(value)) return ` ${describeValue(value)}: expected { status, approval?, content?, isError? }`;
+  if (!isRecord(value)) return ` ${describeValue(value)}: expected { status, approval?, content?, isError? }`;
   const status: unknown = value.status;
   if (typeof status !== 'string' || !STATUSES.has(status))
     return `.status ${describeValue(status)}: expected "held", "approved", "started" or "done"`;
   const entry: CrewBatchCall = { status: status as CrewBatchCall['status'] };
   if (value.approval !== undefined) {
     const approval = value.approval;
-    if (!isObj(approval) || typeof approval.id !== 'string' || typeof approval.toolCallId !== 'string')
+    if (!isRecord(approval) || typeof approval.id !== 'string' || typeof approval.toolCallId !== 'string')
       return `.approval ${describeValue(approval)}: expected a PendingApproval { id, toolCallId, … }`;
     entry.approval = Object.freeze({ ...approval }) as unknown as PendingApproval;
   } else if (status === 'held') return `.approval: a held call needs its PendingApproval`;
@@ -121,7 +120,7 @@ export function readDecisions(value: unknown): readonly ApprovalDecision[] | { r
   for (let i = 0; i < value.length; i++) {
     const d: unknown = value[i];
     const at = `approvals[${i}]`;
-    if (!isObj(d)) return { problem: `Invalid ${at} ${describeValue(d)}: expected { id, approved, reason? }` };
+    if (!isRecord(d)) return { problem: `Invalid ${at} ${describeValue(d)}: expected { id, approved, reason? }` };
     if (typeof d.id !== 'string' || d.id === '')
       return { problem: `Invalid ${at}.id ${describeValue(d.id)}: expected an approval id such as "ap-1"` };
     if (typeof d.approved !== 'boolean')

@@ -12,7 +12,7 @@ import type { CrewConfig, CrewSettings } from './crew-config.js';
 import { SignalMatcher } from './signal-matcher.js';
 
 /** A routing signal (non-empty target) with its target resolved. @internal */
-interface CompiledRoute {
+export interface CompiledRoute {
   readonly signal: string;
   readonly target: string;
   /** Set when the target is an agent. */
@@ -66,8 +66,6 @@ export interface CompiledCrew {
    */
   readonly markers: SignalMatcher | undefined;
 }
-
-/** setTimeout's largest delay; a larger one would fire at once. */
 
 const isObject = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === 'object' && v !== null;
 const isModel = (v: unknown): v is ChatModel => isObject(v) && typeof v.generate === 'function';

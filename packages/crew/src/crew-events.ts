@@ -1,4 +1,4 @@
-import type { ApprovalDecision, PendingApproval, SignalyardError, ToolCall } from '@signalyard/core';
+import type { ApprovalDecision, Clock, PendingApproval, SignalyardError, ToolCall } from '@signalyard/core';
 import type { CrewState } from './crew-state.js';
 import type { CrewRunError } from './errors/crew-run-error.js';
 
@@ -336,4 +336,10 @@ export interface CrewRunOptions {
    * not started.
    */
   commit?: (state: CrewState) => Promise<void>;
+  /**
+   * Where this run reads the time: each `PendingApproval.requestedAt` it issues. Default: the
+   * executor's `clock` (`CrewExecutorOptions.clock`). For an engine that runs the crew for
+   * another component with a clock of its own (a Runner's), so both write one time.
+   */
+  clock?: Clock;
 }

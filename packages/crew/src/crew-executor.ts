@@ -1,12 +1,15 @@
-import { ConfigError, describeValue, type ChatModel, type Tool } from '@signalyard/core';
+import { ConfigError, describeValue, systemClock, type ChatModel, type Clock, type Tool } from '@signalyard/core';
 import { pushStream } from '@signalyard/core/internal';
 import { compileCrew, type CompiledCrew } from './compiled-crew.js';
 import type { CrewConfig, CrewConfigInput } from './crew-config.js';
 import type { CrewEvent, CrewResponse, CrewRunOptions } from './crew-events.js';
 import { runCrew } from './crew-run.js';
+import { isClock } from './run-input.js';
 import { visibleText } from './signal-hider.js';
 import { assertContent } from './signal-normalize.js';
 import { resolveCrewConfig } from './resolve-crew-config.js';
+
+const EXECUTOR_KEYS: ReadonlySet<string> = new Set(['crew', 'model', 'tools', 'clock']);
 
 /**
  * Options of the {@link CrewExecutor} constructor.
@@ -23,6 +26,17 @@ export interface CrewExecutorOptions {
   model: ChatModel | Readonly<Record<string, ChatModel>>;
   /** The tools agents may call, matched by `Tool.name` against each agent's `tools` list. */
   tools?: readonly Tool[];
+  /**
+   * Where runs read the time: each `PendingApproval.requestedAt` (a run's `opts.clock` wins).
+   * Default `systemClock` (`Date.now()`); tests and replays pass a clock of their own.
+   *
+   * @example
+   * ```ts
+   * const clock = { now: () => Date.parse('2026-01-01T00:00:00Z') };
+   * new CrewExecutor({ crew, model, tools: [refund], clock });   // requestedAt: '2026-01-01T00:00:00.000Z'
+   * ```
+   */
+  clock?: Clock;
 }
 
 /**
@@ -56,13 +70,14 @@ export class CrewExecutor {
   /** The validated crew, every default filled in. */
   readonly crew: CrewConfig;
   readonly #compiled: CompiledCrew;
+  readonly #clock: Clock;
 
   /**
    * @param options - `crew`, `model` (one for all agents or a record by agent id) and `tools`.
    * @throws ConfigError (`CONFIG_INVALID`) listing every problem: the crew's (paths as
    * `resolveCrewConfig` gives them), or, for a valid crew, the models' and tools' (`model.student`:
    * missing or not a `ChatModel`; `tools[1].name`: malformed or duplicate;
-   * `crew.agents[0].tools[0]`: a tool the executor was not given).
+   * `crew.agents[0].tools[0]`: a tool the executor was not given; `clock`: not a `Clock`).
    */
   constructor(options: CrewExecutorOptions) {
     if (typeof options !== 'object' || (options as unknown) === null) {
@@ -72,17 +87,24 @@ export class CrewExecutor {
         ],
       });
     }
-    const unknown = Object.keys(options).filter((k) => k !== 'crew' && k !== 'model' && k !== 'tools');
+    const unknown = Object.keys(options).filter((k) => !EXECUTOR_KEYS.has(k));
     if (unknown.length > 0) {
       throw new ConfigError({
         problems: unknown.map((k) => ({
           path: k,
-          message: `unknown option ${JSON.stringify(k)} (expected crew, model, tools)`,
+          message: `unknown option ${JSON.stringify(k)} (expected crew, model, tools, clock)`,
         })),
+      });
+    }
+    const clock: unknown = options.clock;
+    if (clock !== undefined && !isClock(clock)) {
+      throw new ConfigError({
+        problems: [{ path: 'clock', message: `expected a Clock { now(): number }, got ${describeValue(clock)}` }],
       });
     }
     this.crew = resolveCrewConfig(options.crew);
     this.#compiled = compileCrew(this.crew, options.model, options.tools);
+    this.#clock = clock ?? systemClock;
   }
 
   /**
@@ -125,7 +147,12 @@ export class CrewExecutor {
     const compiled = this.#compiled;
     // The run's own controller is the one a reader that stops early aborts.
     const controller = new AbortController();
-    return pushStream<CrewEvent>((emit) => runCrew(compiled, input, opts, emit, controller), undefined, controller);
+    const clock = this.#clock;
+    return pushStream<CrewEvent>(
+      (emit) => runCrew(compiled, input, opts, emit, controller, clock),
+      undefined,
+      controller,
+    );
   }
 
   /**
@@ -148,7 +175,7 @@ export class CrewExecutor {
    * ```
    */
   async execute(input: string, opts?: CrewRunOptions): Promise<CrewResponse> {
-    const result = await runCrew(this.#compiled, input, opts, undefined);
+    const result = await runCrew(this.#compiled, input, opts, undefined, undefined, this.#clock);
     if (result.ok) return result.response;
     throw result.error;
   }

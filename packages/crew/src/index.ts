@@ -1,6 +1,7 @@
 /**
  * `@signalyard/crew`: agents that hand off to each other through text markers in their model
- * replies — signal matching, the crew.yaml configuration, and the `CrewExecutor` that runs a crew.
+ * replies — signal matching, the crew.yaml configuration, the `CrewExecutor` that runs a crew, and
+ * the crew's graph (`buildCrewGraph`, drawn by `crewGraphMermaid`).
  *
  * @packageDocumentation
  */
@@ -24,6 +25,9 @@ export { crewConfigSchema } from './crew-config-schema.js';
 export { loadCrewConfig, parseCrewConfig } from './parse-crew-config.js';
 export type { ParseCrewConfigOptions } from './parse-crew-config.js';
 export { resolveCrewConfig } from './resolve-crew-config.js';
+export { buildCrewGraph } from './crew-graph.js';
+export type { CrewGraph, CrewGraphAgent, CrewGraphEdge, CrewGraphGroup, CrewGraphTermination } from './crew-graph.js';
+export { crewGraphMermaid } from './crew-graph-mermaid.js';
 export { CrewExecutor } from './crew-executor.js';
 export type { CrewExecutorOptions } from './crew-executor.js';
 export type { CrewEndReason, CrewEvent, CrewResponse, CrewRunOptions, ParallelMemberStatus } from './crew-events.js';

@@ -1,7 +1,8 @@
 import { ConfigError } from '@signalyard/core';
 import { configProblemsFromZod } from '@signalyard/core/internal';
 import type { CrewConfig, CrewConfigInput } from './crew-config.js';
-import { crewConfigInputSchema, isResolvedCrewConfig } from './crew-config-schema.js';
+import { isResolvedCrewConfig } from './crew-config-resolution.js';
+import { crewConfigInputSchema } from './crew-config-schema.js';
 
 /**
  * Validates a crew written in code and returns it as a {@link CrewConfig}: defaults filled in,

@@ -1,4 +1,4 @@
-import type { ChatMessage, PendingApproval } from '@signalyard/core';
+import type { ChatMessage, Clock, PendingApproval } from '@signalyard/core';
 import type { CompiledAgent, CompiledCrew } from './compiled-crew.js';
 import type { CrewEvent, CrewResponse } from './crew-events.js';
 import type { AbortRace } from '@signalyard/core/internal';
@@ -60,16 +60,29 @@ export interface Run {
   requested: readonly PendingApproval[] | undefined;
   /** `opts.commit`: makes a claim durable before an approved call runs. */
   readonly commit: ((state: CrewState) => Promise<void>) | undefined;
+  /** Where the run reads the time (`PendingApproval.requestedAt`). */
+  readonly clock: Clock;
+}
+
+/**
+ * Where one agent turn runs: the main loop's lane (the run's history, abort signal and agent
+ * path) or a parallel group member's (its own copy of the history, its own signal, `group` set).
+ * @internal
+ */
+export interface Lane {
+  readonly agent: CompiledAgent;
+  /** The history the turn's model calls see and its replies and tool results are appended to. */
+  readonly history: ChatMessage[];
+  readonly abortSignal: AbortSignal;
+  /** The parallel group of a member's turn; `undefined` in the main loop. */
+  readonly group: string | undefined;
+  /** The agent path its `text_delta`s carry; `undefined` when models are not streamed. */
+  readonly path: Path;
 }
 
 /** `path` with `id` appended (a new frozen list: events already emitted keep theirs). @internal */
 export function extend(path: Path, id: string): Path {
   return path === undefined ? undefined : Object.freeze([...path, id]);
-}
-
-/** The agent (and group) a `CrewAgentError` of a turn names. @internal */
-export function where(agent: CompiledAgent, group: string | undefined): { agentId: string; group?: string } {
-  return group === undefined ? { agentId: agent.id } : { agentId: agent.id, group };
 }
 
 /** `signal.aborted`, read through a call: it changes across awaits, which narrowing does not see. @internal */

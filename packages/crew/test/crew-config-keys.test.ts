@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseCrewConfig } from '@signalyard/crew';
-import { crewConfigKeyPaths } from '../src/crew-config-schema.js';
+import { crewConfigKeyPaths } from '../src/crew-config-shape.js';
 import { describe, expect, it } from 'vitest';
 
 describe('crewConfigKeyPaths', () => {

@@ -138,7 +138,7 @@ describe('CrewExecutor: parallel groups', () => {
     };
     const all = await collectAdvancing(new CrewExecutor({ crew: groupCrew({ waitForAll: false }), model }), 10);
     expect(memberEnds(all)).toEqual([
-      { agentId: 'fast', status: 'failed', code: 'CREW_AGENT_FAILED' },
+      { agentId: 'fast', status: 'failed', code: 'CREW_MEMBER_FAILED' },
       { agentId: 'slow', status: 'succeeded', code: undefined },
     ]);
     expect(endOf(all).reason).toBe('terminated_by_signal');
@@ -153,7 +153,7 @@ describe('CrewExecutor: parallel groups', () => {
     };
     const events = await collect(new CrewExecutor({ crew: groupCrew(), model }), 'go');
     const failed = events.find((e) => e.type === 'parallel_member_end' && e.status === 'failed');
-    expect(failed).toMatchObject({ agentId: 'slow', error: { code: 'CREW_AGENT_FAILED' } });
+    expect(failed).toMatchObject({ agentId: 'slow', error: { code: 'CREW_MEMBER_FAILED' } });
     expect(failed?.type === 'parallel_member_end' && failed.error?.message).toContain('"slow"');
     expect(failed?.type === 'parallel_member_end' && failed.error?.cause).toBe(cause);
     expect(endOf(events).state.history[2]!.content).toBe('fast: fine');
@@ -179,7 +179,7 @@ describe('CrewExecutor: parallel groups', () => {
     expect(last.error.cause).toBeInstanceOf(AggregateError);
     expect((last.error.cause as AggregateError).errors.map((e: SignalyardError) => e.code)).toEqual([
       'CREW_PARALLEL_TIMEOUT',
-      'CREW_AGENT_FAILED',
+      'CREW_MEMBER_FAILED',
     ]);
     expect(last.state.history.map((m) => m.content)).toEqual(['go', '[ASK]']);
     expect(all.at(-2)).toEqual({ type: 'parallel_end', group: 'g', succeeded: [] });

@@ -57,7 +57,7 @@ const memberErrors = (events: readonly CrewEvent[]): unknown[] =>
   events.flatMap((e) => (e.type === 'parallel_member_end' && e.error !== undefined ? [e.error] : []));
 
 describe('CrewAgentError: one agent turn failed', () => {
-  it('a parallel member whose model throws reports CREW_AGENT_FAILED with its agent, group and the model error as cause', async () => {
+  it('a parallel member whose model throws reports CREW_MEMBER_FAILED with its agent, group and the model error as cause', async () => {
     const boom = new Error('provider down');
     const model = { lead: scriptedModel(['[ASK]', '[END]']), a: throwingModel(boom), b: scriptedModel(['fine']) };
     const events = await collect(new CrewExecutor({ crew: groupCrew(), model, tools: [t] }), 'go');
@@ -65,9 +65,28 @@ describe('CrewAgentError: one agent turn failed', () => {
     const [error] = memberErrors(events);
     expect(CrewAgentError.isInstance(error)).toBe(true);
     expect(error).toBeInstanceOf(CrewAgentError);
-    expect(error).toMatchObject({ name: 'CrewAgentError', code: 'CREW_AGENT_FAILED', agentId: 'a', group: 'g' });
+    expect(error).toMatchObject({ name: 'CrewAgentError', code: 'CREW_MEMBER_FAILED', agentId: 'a', group: 'g' });
     expect((error as CrewAgentError).cause).toBe(boom);
     expect(CrewRunError.isInstance(error)).toBe(false);
+    expect(endOf(events).reason).toBe('terminated_by_signal');
+  });
+
+  it('a parallel member looping on tools reports CREW_MEMBER_TOOL_LOOP; the group goes on with the other member', async () => {
+    const call: ChatResponse = { content: '', toolCalls: [{ id: '1', name: 't', arguments: {} }] };
+    const model = {
+      lead: scriptedModel(['[ASK]', '[END]']),
+      a: scriptedModel([call, call]),
+      b: scriptedModel(['fine']),
+    };
+    const crew = groupCrew({ maxToolRounds: 1 });
+    const events = await collect(new CrewExecutor({ crew, model, tools: [t] }), 'go');
+
+    const [error] = memberErrors(events);
+    expect(CrewAgentError.isInstance(error)).toBe(true);
+    expect(CrewRunError.isInstance(error)).toBe(false);
+    expect(error).toMatchObject({ code: 'CREW_MEMBER_TOOL_LOOP', agentId: 'a', group: 'g' });
+    expect((error as CrewAgentError).message).toBe('Agent "a" asked for tool round 2, but max_tool_rounds is 1');
+    expect(events.find((e) => e.type === 'parallel_end')).toMatchObject({ succeeded: ['b'] });
     expect(endOf(events).reason).toBe('terminated_by_signal');
   });
 
@@ -100,7 +119,7 @@ describe('CrewAgentError: one agent turn failed', () => {
     expect((reason as CrewAgentError).agentId).toBeUndefined();
   });
 
-  it('outside a group the run fails with a CrewRunError of the same code and cause, carrying the state', async () => {
+  it('outside a group the run fails with a CrewRunError CREW_AGENT_FAILED, the model error as cause, carrying the state', async () => {
     const boom = new Error('provider down');
     const crew: CrewConfigInput = { entryPoint: 'solo', agents: [{ id: 'solo' }] };
     const error = await runError(new CrewExecutor({ crew, model: throwingModel(boom) }).execute('hi'));
@@ -157,7 +176,7 @@ describe('CrewArgumentError: a matching function given the wrong type', () => {
 });
 
 describe('isInstance', () => {
-  const agentError = new CrewAgentError({ code: 'CREW_TOOL_LOOP', message: 'm', agentId: 'a' });
+  const agentError = new CrewAgentError({ code: 'CREW_MEMBER_TOOL_LOOP', message: 'm', agentId: 'a' });
   const toolError = new CrewToolError({ code: 'CREW_UNKNOWN_TOOL', message: 'm', agentId: 'a', toolName: 't' });
   const argumentError = new CrewArgumentError({ code: 'CREW_SIGNAL_INVALID', message: 'm', value: 1 });
   const runFailure = new CrewRunError({ code: 'CREW_TOOL_LOOP', message: 'm', state: { history: [] } });
@@ -196,12 +215,18 @@ describe('isInstance', () => {
   it('each class owns a typed union of its codes', () => {
     expectTypeOf<CrewAgentError['code']>().toEqualTypeOf<CrewAgentErrorCode>();
     expectTypeOf<CrewAgentErrorCode>().toEqualTypeOf<
-      'CREW_AGENT_FAILED' | 'CREW_TOOL_LOOP' | 'CREW_MAX_ROUNDS' | 'CREW_PARALLEL_TIMEOUT'
+      'CREW_MEMBER_FAILED' | 'CREW_MEMBER_TOOL_LOOP' | 'CREW_MAX_ROUNDS' | 'CREW_PARALLEL_TIMEOUT'
     >();
     expectTypeOf<CrewToolError['code']>().toEqualTypeOf<CrewToolErrorCode>();
     expectTypeOf<CrewToolErrorCode>().toEqualTypeOf<'CREW_UNKNOWN_TOOL' | 'CREW_TOOL_RESULT_INVALID'>();
     expectTypeOf<CrewArgumentError['code']>().toEqualTypeOf<CrewArgumentErrorCode>();
     expectTypeOf<CrewArgumentErrorCode>().toEqualTypeOf<'CREW_SIGNAL_INVALID' | 'CREW_CONTENT_INVALID'>();
     expectTypeOf<CrewRunError['code']>().toEqualTypeOf<CrewRunErrorCode>();
+  });
+
+  it('no code has two owner classes: a run error and a member error never share one', () => {
+    expectTypeOf<Extract<CrewRunErrorCode, CrewAgentErrorCode>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<CrewRunErrorCode, CrewToolErrorCode | CrewArgumentErrorCode>>().toEqualTypeOf<never>();
+    expectTypeOf<Extract<CrewAgentErrorCode, CrewToolErrorCode | CrewArgumentErrorCode>>().toEqualTypeOf<never>();
   });
 });

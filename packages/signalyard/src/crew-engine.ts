@@ -1,8 +1,9 @@
 import { describeValue, type ChatMessage, type ChatModel, type Tool, type TranscriptEntry } from '@signalyard/core';
-import { crewGraphMermaid, crewGraphOf } from '@signalyard/core/internal';
 import {
   CrewExecutor,
   CrewRunError,
+  buildCrewGraph,
+  crewGraphMermaid,
   resolveCrewConfig,
   signalMatches,
   type CrewApprovalState,
@@ -108,7 +109,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       return [...entries, ...heldBatchEntries(state, (content) => executor.visibleText(content))];
     },
     diagrams: () => {
-      mermaid ??= crewGraphMermaid(crewGraphOf(config()));
+      mermaid ??= crewGraphMermaid(buildCrewGraph(config()));
       return { crew: mermaid };
     },
   };

@@ -1,4 +1,10 @@
-import { CheckpointConflictError, describeValue, type Checkpoint, type CheckpointStore } from '@signalyard/core';
+import {
+  CheckpointConflictError,
+  describeValue,
+  type Checkpoint,
+  type CheckpointStore,
+  type Clock,
+} from '@signalyard/core';
 import {
   assertCheckpointVersion,
   assertExpectedVersion,
@@ -10,6 +16,8 @@ import {
   storeClosedError,
   checkpointFromRow,
   errorText,
+  isoAt,
+  readClock,
 } from '@signalyard/core/internal';
 import type { Pool } from 'pg';
 import { PostgresStoreError, type PostgresStoreErrorCode } from './errors/postgres-store-error.js';
@@ -54,7 +62,9 @@ const MAX_CAS_ATTEMPTS = 3;
  * `(key text COLLATE "C" PRIMARY KEY, version bigint, data text, updated_at timestamptz)` and its
  * history table `<table>_history` (the same columns, primary key `(key, version)`, `key`
  * referencing the table with `ON DELETE CASCADE`), and on a database of the previous release
- * adds the history table. `updated_at` is the server's clock, so it is one clock for the whole fleet.
+ * adds the history table. `updated_at` is the time of the store's `clock` (default: this process's
+ * `Date.now()`), sent with each save; a key's `updated_at` never goes backwards, even when
+ * processes' clocks disagree.
  *
  * Keys are non-empty strings of well-formed Unicode without NUL: PostgreSQL text cannot hold a
  * NUL, and a lone surrogate would reach the server as U+FFFD and merge two keys, so such keys are
@@ -88,6 +98,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   readonly #table: TableName;
   readonly #history: TableName;
   readonly #keepVersions: number;
+  readonly #clock: Clock;
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #sql: Statements;
@@ -105,6 +116,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
     this.#pool = resolved.pool;
     this.#ownsPool = resolved.ownsPool;
     this.#keepVersions = resolved.keepVersions;
+    this.#clock = resolved.clock;
     this.#history = historyTableOf(resolved.table);
     this.historyTable = this.#history.name;
     this.#sql = buildStatements(resolved.table, this.#history);
@@ -154,24 +166,26 @@ export class PostgresCheckpointStore implements CheckpointStore {
    * `CHECKPOINT_DATA_INVALID`, `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`,
    * `CHECKPOINT_STORE_CLOSED`; PostgresStoreError `POSTGRES_OPERATION_FAILED` (nothing written),
    * `POSTGRES_DATA_CORRUPT`, `SCHEMA_OUTDATED` (`migrate()` has not run since the upgrade; nothing
-   * written).
+   * written); InvalidArgumentError `CLOCK_INVALID` when the store's clock returns no time
+   * (nothing written).
    */
   async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
     this.#open();
     assertTextCheckpointKey(key, 'PostgreSQL');
     assertExpectedVersion(expectedVersion);
     const text = serializeCheckpointData(data, key);
-    return this.#tracked(() => this.#save(key, text, expectedVersion));
+    const at = isoAt(readClock(this.#clock));
+    return this.#tracked(() => this.#save(key, text, at, expectedVersion));
   }
 
-  async #save(key: string, text: string, expectedVersion: number): Promise<number> {
+  async #save(key: string, text: string, at: string, expectedVersion: number): Promise<number> {
     const what = `Cannot save checkpoint ${JSON.stringify(key)}`;
     let actual = expectedVersion;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS && actual === expectedVersion; attempt++) {
       const rows =
         expectedVersion === 0
-          ? await this.#query(this.#sql.insert, [key, text], what)
-          : await this.#query(this.#sql.update, [key, text, expectedVersion, this.#keepVersions], what);
+          ? await this.#query(this.#sql.insert, [key, text, at], what)
+          : await this.#query(this.#sql.update, [key, text, expectedVersion, this.#keepVersions, at], what);
       if (rows.length === 1) return expectedVersion + 1;
       // Lost: read what won (a new statement, so it sees the winner's commit). Should the row
       // have changed back to the expected version meanwhile (deleted and re-created), the

@@ -1,5 +1,5 @@
-import { serializeCheckpointData } from '../checkpoint-data.js';
-import { unstorableTextIndex } from '../checkpoint-text.js';
+import { serializeCheckpointData } from './checkpoint-data.js';
+import { unstorableTextIndex } from './checkpoint-text.js';
 import { InboxError } from '../errors/inbox-error.js';
 import type { InboxAcceptEntry, InboxEntry, InboxLease, InboxNotice, InboxStreamRef } from '../inbox.js';
 import { describeValue, isSignalKind, type SignalKind } from '../signal.js';

@@ -5,7 +5,11 @@
  * @packageDocumentation
  */
 export { checkpointStoreConformance } from './checkpoint-store-conformance.js';
-export type { CheckpointStoreFactory, ConformanceHarness } from './conformance-support.js';
+export type {
+  CheckpointConformanceOptions,
+  CheckpointStoreFactory,
+  ConformanceHarness,
+} from './conformance-support.js';
 export { scriptedModel } from './scripted-model.js';
 export type { ScriptResponder, ScriptStep, ScriptedModel, ScriptedModelOptions } from './scripted-model.js';
 export { ScriptedModelError } from '../errors/scripted-model-error.js';

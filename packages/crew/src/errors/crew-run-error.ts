@@ -12,11 +12,11 @@ const marker = Symbol.for('signalyard.error.CrewRunError');
  * ```
  */
 export type CrewRunErrorCode =
-  /** An agent's model threw (the error is the `cause`) or returned something that is not a `ChatResponse` — for a streamed call also a stream that broke the `ChatModel.stream` rules (the `cause` is a `ModelStreamError`); the error's `state` keeps the history up to the failure. Fix: check the model (provider, key, rate limits); retry from `error.state` with `resumeAgentId`. */
+  /** An agent's model threw (the error is the `cause`) or returned something that is not a `ChatResponse` — for a streamed call also a stream that broke the `ChatModel.stream` rules (the `cause` is a `ModelStreamError`); the error's `state` keeps the history up to the failure. (A parallel group member's failure is its `CrewAgentError`, `CREW_MEMBER_FAILED`.) Fix: check the model (provider, key, rate limits); retry from `error.state` with `resumeAgentId`. */
   | 'CREW_AGENT_FAILED'
   /** The run's `abortSignal` fired (or a stream's consumer stopped reading); the `AbortedError` is the `cause`. Fix: nothing, when you aborted on purpose; the error's `state` holds the history so far. */
   | 'ABORTED'
-  /** An agent asked for one more tool round than `max_tool_rounds` allows in one turn. Fix: raise `settings.max_tool_rounds`, or tell the agent (system prompt) to answer once it has the tool results. */
+  /** An agent asked for one more tool round than `max_tool_rounds` allows in one turn; its last calls were answered "not run". (A parallel group member's is its `CrewAgentError`, `CREW_MEMBER_TOOL_LOOP`.) Fix: raise `settings.max_tool_rounds`, or tell the agent (system prompt) to answer once it has the tool results. */
   | 'CREW_TOOL_LOOP'
   /** No member of a parallel group succeeded (each failed or timed out); `group` names the group. Fix: look at the members' errors (`cause`), raise `timeout_seconds`, or set `wait_for_all: false`. */
   | 'CREW_PARALLEL_FAILED'
@@ -36,8 +36,11 @@ export type CrewRunErrorCode =
  *
  * A run stopped by its `abortSignal` fails with code `ABORTED`, and its `cause` is core's
  * `AbortedError` (whose own `cause` is the abort reason): test `error.code === 'ABORTED'`.
- * An agent's failure (`CREW_AGENT_FAILED`, `CREW_TOOL_LOOP`) has the same code as the
- * `CrewAgentError` a parallel group member reports for it, and the same `cause`.
+ * An agent's failure outside a parallel group is the run's (`CREW_AGENT_FAILED`, with the
+ * model's error as `cause`; `CREW_TOOL_LOOP`); a group member's failure is a `CrewAgentError`
+ * in its `parallel_member_end` event (`CREW_MEMBER_FAILED`, `CREW_MEMBER_TOOL_LOOP`), and the
+ * run fails only when no member succeeded (`CREW_PARALLEL_FAILED`, the members' errors in its
+ * `cause`).
  *
  * @example
  * ```ts

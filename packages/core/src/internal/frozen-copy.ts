@@ -1,16 +1,16 @@
-import { setData } from './set-data.js';
+import { isFrozenCopy, markFrozenCopy } from './frozen-mark.js';
+import { setData } from './values.js';
 
-// Deep, frozen copies of plain data, so that what a run holds (its input, outputs, payloads and
-// answers) can be changed neither by the caller who passed it nor by a stage that reads it.
-
-/** Copies made here (frozen all the way down): copying one again returns it as is. */
-const owned = new WeakSet<object>();
+// Deep, frozen copies of plain data, so that what a holder keeps (a pipeline run's input,
+// outputs, payloads and answers) can be changed neither by the caller who passed it nor by code
+// that reads it.
 
 /**
  * A deep copy of `value` in which every plain object (prototype `Object.prototype` or `null`)
  * and array is copied and frozen; other values (primitives, functions, class instances such
  * as `Date` or `Map`) are kept as they are. Cycles and shared references are preserved. A value
- * this function returned before is returned unchanged (it is already a frozen copy).
+ * this function returned before (or a frozen JSON value, `frozenJsonValue`) is returned
+ * unchanged: it is already a frozen copy (both carry core's one frozen mark).
  *
  * Throws whatever reading `value` throws (a throwing getter, a hostile proxy, a structure too
  * deep for the stack): callers turn that into their own typed error.
@@ -25,7 +25,7 @@ function copyValue(value: unknown, seen: Map<object, object>): unknown {
 }
 
 function copyObject(value: object, known: Map<object, object> | undefined): object {
-  if (owned.has(value)) return value;
+  if (isFrozenCopy(value)) return value;
   const array = Array.isArray(value);
   if (!array) {
     const proto: unknown = Object.getPrototypeOf(value);
@@ -48,6 +48,5 @@ function copyObject(value: object, known: Map<object, object> | undefined): obje
     for (const key of Object.keys(source)) setData(record, key, copyValue(source[key], seen));
     out = record;
   }
-  owned.add(Object.freeze(out));
-  return out;
+  return markFrozenCopy(out);
 }

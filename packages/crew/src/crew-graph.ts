@@ -1,35 +1,8 @@
-// The routing structure of a crew and its Mermaid flowchart: shared by the CLI (`signalyard graph`,
-// `buildCrewGraph`, `renderCrewMermaid`) and the Runner (`runner.describe()` of a crew engine).
-// It reads a crew already resolved by `@signalyard/crew` (structurally: core does not import it).
+import type { CrewConfig, CrewConfigInput } from './crew-config.js';
+import { resolveCrewConfig } from './resolve-crew-config.js';
 
-/** The fields of a resolved crew (`CrewConfig` of `@signalyard/crew`) the graph is built from. */
-export interface CrewGraphSource {
-  readonly entryPoint: string;
-  readonly agents: readonly {
-    readonly id: string;
-    readonly name?: string;
-    readonly handoffTargets: readonly string[];
-  }[];
-  readonly routing: {
-    readonly signals: Readonly<
-      Record<string, readonly { readonly signal: string; readonly target: string; readonly description?: string }[]>
-    >;
-    readonly agentBehaviors: Readonly<
-      Record<string, { readonly waitForSignal?: boolean; readonly isTerminal?: boolean } | undefined>
-    >;
-    readonly parallelGroups: Readonly<
-      Record<
-        string,
-        {
-          readonly agents: readonly string[];
-          readonly waitForAll: boolean;
-          readonly timeoutSeconds: number;
-          readonly nextAgent?: string;
-        }
-      >
-    >;
-  };
-}
+// The routing structure of a crew as data: what `signalyard graph --format json` prints, what
+// `crewGraphMermaid` draws, what a Runner's `describe()` shows for a crew engine.
 
 /** An agent of a {@link CrewGraph}. */
 export interface CrewGraphAgent {
@@ -71,24 +44,67 @@ export interface CrewGraphGroup {
  */
 export type CrewGraphEdge =
   | {
+      /** A routing signal. */
       readonly kind: 'signal';
+      /** The agent whose reply carries the marker. */
       readonly from: string;
+      /** The agent or parallel group the marker hands off to. */
       readonly to: string;
+      /** Whether `to` is an agent or a parallel group. */
       readonly toKind: 'agent' | 'parallel_group';
+      /** The marker, e.g. `[ASK_STUDENT]`. */
       readonly signal: string;
+      /** The signal's `description`, when crew.yaml gives one. */
       readonly description?: string;
     }
-  | { readonly kind: 'fan_out'; readonly from: string; readonly to: string }
-  | { readonly kind: 'next_agent'; readonly from: string; readonly to: string }
-  | { readonly kind: 'fallback'; readonly from: string; readonly to: string; readonly order: number };
+  | {
+      /** A parallel group runs one of its members. */
+      readonly kind: 'fan_out';
+      /** The parallel group. */
+      readonly from: string;
+      /** The member agent. */
+      readonly to: string;
+    }
+  | {
+      /** The agent that continues after a parallel group. */
+      readonly kind: 'next_agent';
+      /** The parallel group. */
+      readonly from: string;
+      /** Its `next_agent`. */
+      readonly to: string;
+    }
+  | {
+      /** A fallback: tried when no signal routes a reply. */
+      readonly kind: 'fallback';
+      /** The agent whose unrouted reply falls back. */
+      readonly from: string;
+      /** The agent tried. */
+      readonly to: string;
+      /** Its 0-based position in `from`'s `handoff_targets`. */
+      readonly order: number;
+    };
 
 /**
  * A way a run ends: a termination signal of `agent` (a signal whose target is `""`), or a
  * terminal agent (`is_terminal`) whose reply no signal routes.
  */
 export type CrewGraphTermination =
-  | { readonly kind: 'signal'; readonly agent: string; readonly signal: string; readonly description?: string }
-  | { readonly kind: 'terminal_agent'; readonly agent: string };
+  | {
+      /** A termination signal. */
+      readonly kind: 'signal';
+      /** The agent whose reply carries it. */
+      readonly agent: string;
+      /** The marker, e.g. `[DONE]`. */
+      readonly signal: string;
+      /** The signal's `description`, when crew.yaml gives one. */
+      readonly description?: string;
+    }
+  | {
+      /** A terminal agent (`is_terminal`). */
+      readonly kind: 'terminal_agent';
+      /** The agent. */
+      readonly agent: string;
+    };
 
 /**
  * The routing structure of a crew, as `signalyard graph --format json` prints it: agents, parallel
@@ -111,14 +127,34 @@ export interface CrewGraph {
   readonly version: 1;
   /** The agent a fresh run starts with. */
   readonly entryPoint: string;
+  /** Every agent, in crew order. */
   readonly agents: readonly CrewGraphAgent[];
+  /** Every parallel group, in declaration order. */
   readonly parallelGroups: readonly CrewGraphGroup[];
+  /** Handoffs, fan-outs, `next_agent`s and fallbacks, in the order described above. */
   readonly edges: readonly CrewGraphEdge[];
+  /** The ways a run ends, agent by agent. */
   readonly terminations: readonly CrewGraphTermination[];
 }
 
-/** The {@link CrewGraph} of a resolved crew (see {@link CrewGraph} for the order). Pure and deterministic. */
-export function crewGraphOf(config: CrewGraphSource): CrewGraph {
+/**
+ * Builds the {@link CrewGraph} of a crew: who hands off to whom, through which marker, which
+ * parallel groups fan out to whom and who continues after them, and how runs end.
+ *
+ * Accepts a `CrewConfig` from `parseCrewConfig` / `loadCrewConfig` / `resolveCrewConfig` (used as
+ * it is) or a crew written in code (validated with the crew.yaml rules first). Pure and
+ * deterministic: the same crew always gives the same graph (see {@link CrewGraph} for the order).
+ * `crewGraphMermaid` draws it.
+ *
+ * @throws ConfigError (`CONFIG_INVALID`) listing every problem when `crew` is not a valid crew.
+ * @example
+ * ```ts
+ * const graph = buildCrewGraph(await loadCrewConfig('crew.yaml'));
+ * graph.edges.filter((e) => e.kind === 'signal').map((e) => `${e.from} -[${e.signal}]-> ${e.to}`);
+ * ```
+ */
+export function buildCrewGraph(crew: CrewConfig | CrewConfigInput): CrewGraph {
+  const config = resolveCrewConfig(crew);
   const { signals, agentBehaviors, parallelGroups } = config.routing;
   const groupEntries = Object.entries(parallelGroups);
   const groupSet = new Set(Object.keys(parallelGroups));
@@ -167,91 +203,4 @@ export function crewGraphOf(config: CrewGraphSource): CrewGraph {
   }
 
   return { version: 1, entryPoint: config.entryPoint, agents, parallelGroups: groups, edges, terminations };
-}
-
-/**
- * Text for a quoted Mermaid label: characters the Mermaid lexer reads specially become entity
- * codes, line breaks become spaces.
- */
-function label(text: string): string {
-  const escaped = text
-    .replace(/#/g, '#35;')
-    .replace(/"/g, '#quot;')
-    .replace(/</g, '#lt;')
-    .replace(/>/g, '#gt;')
-    .replace(/\|/g, '#124;')
-    .replace(/`/g, '#96;')
-    .replace(/[\r\n\t]+/g, ' ');
-  return `"${escaped}"`;
-}
-
-/** The lines of one agent, by kind, in the order they are printed. */
-interface AgentLines {
-  readonly signals: string[];
-  readonly terminations: string[];
-  readonly fallbacks: string[];
-  readonly behaviors: string[];
-}
-
-/** Renders a graph built by {@link crewGraphOf} (so every reference in it resolves) as a Mermaid `flowchart LR`. */
-export function crewGraphMermaid(graph: CrewGraph): string {
-  const ids = new Map<string, string>();
-  const nodes: string[] = ['    start(("start"))'];
-  const perAgent = new Map<string, AgentLines>();
-  graph.agents.forEach((agent, i) => {
-    ids.set(agent.id, `a${i}`);
-    perAgent.set(agent.id, { signals: [], terminations: [], fallbacks: [], behaviors: [] });
-    const text = agent.name === undefined || agent.name === agent.id ? agent.id : `${agent.id} (${agent.name})`;
-    nodes.push(`    a${i}[${label(text)}]`);
-  });
-  graph.parallelGroups.forEach((group, i) => {
-    ids.set(group.id, `g${i}`);
-    const mode = group.waitForAll ? 'wait for all' : 'first success';
-    nodes.push(`    g${i}{{${label(`${group.id} (${mode}, ${group.timeoutSeconds}s)`)}}}`);
-  });
-  const ref = (name: string): string => ids.get(name) as string;
-  const linesOf = (agent: string): AgentLines => perAgent.get(agent) as AgentLines;
-
-  const groupLines: string[] = [];
-  for (const edge of graph.edges) {
-    const from = ref(edge.from);
-    const to = ref(edge.to);
-    switch (edge.kind) {
-      case 'signal':
-        linesOf(edge.from).signals.push(`    ${from} -->|${label(edge.signal)}| ${to}`);
-        break;
-      case 'fallback':
-        linesOf(edge.from).fallbacks.push(`    ${from} -.->|${label('fallback')}| ${to}`);
-        break;
-      case 'fan_out':
-        groupLines.push(`    ${from} ==>|${label('fan-out')}| ${to}`);
-        break;
-      case 'next_agent':
-        groupLines.push(`    ${from} -->|${label('next_agent')}| ${to}`);
-        break;
-    }
-  }
-  let usesStop = false;
-  for (const t of graph.terminations) {
-    usesStop = true;
-    if (t.kind === 'signal') linesOf(t.agent).terminations.push(`    ${ref(t.agent)} -->|${label(t.signal)}| stop`);
-    else linesOf(t.agent).behaviors.push(`    ${ref(t.agent)} -.->|${label('is_terminal')}| stop`);
-  }
-  let usesPause = false;
-  for (const agent of graph.agents) {
-    if (agent.waitForSignal) {
-      usesPause = true;
-      linesOf(agent.id).behaviors.push(`    ${ref(agent.id)} -.->|${label('wait_for_signal')}| pause`);
-    }
-  }
-  if (usesStop) nodes.push('    stop((("end")))');
-  if (usesPause) nodes.push('    pause(["paused"])');
-
-  const lines = ['flowchart LR', ...nodes, `    start --> ${ref(graph.entryPoint)}`];
-  for (const agent of graph.agents) {
-    const own = linesOf(agent.id);
-    lines.push(...own.signals, ...own.terminations, ...own.fallbacks, ...own.behaviors);
-  }
-  lines.push(...groupLines);
-  return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
-import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
-import { describeValue } from './signal.js';
+import { CheckpointStoreError } from '../errors/checkpoint-store-error.js';
+import { describeValue } from '../signal.js';
 
 /**
  * How many versions before the current one a store keeps when given no `keepVersions`.

@@ -1,5 +1,6 @@
 import { serializeCheckpointData } from './checkpoint-data.js';
-import { frozenJsonValue, isJsonRecord } from './json-record.js';
+import { frozenJsonValue, isJsonRecord } from './frozen-mark.js';
+import { setData } from './values.js';
 
 /** What {@link copyJson} returns when the value needs the exact, slow path. */
 const SLOW: unique symbol = Symbol('slow');
@@ -101,11 +102,6 @@ export function cloneJson(value: unknown): unknown {
     return copy;
   }
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const v = cloneJson((value as Record<string, unknown>)[key]);
-    if (key === '__proto__')
-      Object.defineProperty(copy, key, { value: v, enumerable: true, writable: true, configurable: true });
-    else copy[key] = v;
-  }
+  for (const key of Object.keys(value)) setData(copy, key, cloneJson((value as Record<string, unknown>)[key]));
   return copy;
 }

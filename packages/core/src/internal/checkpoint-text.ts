@@ -1,6 +1,6 @@
-import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
+import { CheckpointStoreError } from '../errors/checkpoint-store-error.js';
 import { assertCheckpointKey } from './checkpoint-data.js';
-import { describeValue } from './signal.js';
+import { describeValue } from '../signal.js';
 
 /**
  * The index of the first code unit a UTF-8 text column cannot hold faithfully, or -1: a NUL

@@ -1,6 +1,6 @@
-import { CheckpointDataError } from './errors/checkpoint-data-error.js';
-import { CheckpointStoreError } from './errors/checkpoint-store-error.js';
-import { describeValue } from './signal.js';
+import { CheckpointDataError } from '../errors/checkpoint-data-error.js';
+import { CheckpointStoreError } from '../errors/checkpoint-store-error.js';
+import { describeValue } from '../signal.js';
 
 /** `JSON.stringify` as it really behaves: `undefined` for values with no JSON form. */
 const stringify = JSON.stringify as (value: unknown) => string | undefined;

@@ -1,0 +1,180 @@
+import { describeValue, type ChatMessage, type ChatRequest, type ChatResponse } from '@signalyard/core';
+import { abortedError, errorText, untilAborted } from '@signalyard/core/internal';
+import type { CrewEvent } from './crew-events.js';
+import { requestMessages, toolCallsProblem } from './crew-history.js';
+import { CrewAgentError } from './errors/crew-agent-error.js';
+import { CrewRunError } from './errors/crew-run-error.js';
+import { AWAITING, OUT_OF_ROUNDS, stateOf, type Lane, type Run } from './run-context.js';
+import { SignalHider } from './signal-hider.js';
+import { streamedReply } from './streamed-reply.js';
+import { closeCalls, toolRound } from './tool-round.js';
+
+/**
+ * One agent turn (steps 1–2): model calls and tool rounds until a reply without tool calls,
+ * whose content is returned — or `OUT_OF_ROUNDS` when `max_rounds` forbids the next call, or
+ * `AWAITING` when calls of a reply are held for approval (main loop only: the reply and its
+ * results are then in `run.approvals.batch`, not in the history). Appends every other reply and
+ * tool result to `lane.history`. `toolRounds`: the rounds this turn already made (a resumed turn).
+ *
+ * What the final reply decides (a handoff, the end) is not the turn's business: see
+ * `decideHandoff`.
+ *
+ * @throws AbortedError `ABORTED`. In the main loop: CrewRunError `CREW_AGENT_FAILED`,
+ * `CREW_TOOL_LOOP`, `CREW_COMMIT_FAILED`; in a parallel member: CrewAgentError
+ * `CREW_MEMBER_FAILED`, `CREW_MEMBER_TOOL_LOOP`.
+ * @internal
+ */
+export async function runTurn(
+  run: Run,
+  lane: Lane,
+  toolRounds = 0,
+): Promise<string | typeof OUT_OF_ROUNDS | typeof AWAITING> {
+  const settings = run.crew.settings;
+  const { agent, history, group } = lane;
+  let rounds = toolRounds;
+  for (;;) {
+    if (run.modelCalls >= settings.maxRounds) return OUT_OF_ROUNDS;
+    if (rounds === 0)
+      run.emit?.(
+        group === undefined
+          ? { type: 'agent_start', agentId: agent.id }
+          : { type: 'agent_start', agentId: agent.id, group },
+      );
+    const message = replyMessage(run, lane, await askModel(run, lane));
+    const calls = message.toolCalls;
+    if (calls === undefined) {
+      history.push(message);
+      return message.content;
+    }
+    if (rounds >= settings.maxToolRounds) {
+      const why = `agent ${JSON.stringify(agent.id)} reached max_tool_rounds (${settings.maxToolRounds})`;
+      history.push(message);
+      closeCalls(history, calls, 0, `not run: ${why}`);
+      throw turnFailure(
+        run,
+        lane,
+        'tool_loop',
+        `Agent ${JSON.stringify(agent.id)} asked for tool round ${rounds + 1}, but max_tool_rounds is ${settings.maxToolRounds}`,
+      );
+    }
+    rounds++; // a round counts once, however many approval pauses it spans
+    if ((await toolRound(run, lane, message, rounds)) === AWAITING) return AWAITING;
+  }
+}
+
+/**
+ * A model's reply as the turn's `assistant` message (named after the agent), recorded as the
+ * run's last reply (main loop) and emitted as `agent_response`.
+ */
+function replyMessage(run: Run, lane: Lane, response: ChatResponse): ChatMessage {
+  const { agent, group } = lane;
+  const { content, toolCalls } = response;
+  const calls = toolCalls === undefined || toolCalls.length === 0 ? undefined : toolCalls.slice();
+  const message: ChatMessage =
+    calls === undefined
+      ? { role: 'assistant', content, name: agent.id }
+      : { role: 'assistant', content, name: agent.id, toolCalls: calls };
+  if (group === undefined) {
+    run.lastAgentId = agent.id;
+    run.lastContent = content;
+  }
+  const emit = run.emit;
+  if (emit !== undefined) {
+    const event: CrewEvent = { type: 'agent_response', agentId: agent.id, content };
+    if (calls !== undefined) event.toolCalls = calls;
+    if (group !== undefined) event.group = group;
+    emit(event);
+  }
+  return message;
+}
+
+/**
+ * One model call of a turn (counted against `max_rounds`) with the trimmed history, returning a
+ * valid reply.
+ *
+ * @throws AbortedError `ABORTED`; the turn's failure (`CREW_AGENT_FAILED` / `CREW_MEMBER_FAILED`)
+ * when the model threw or its reply is not a `ChatResponse`.
+ */
+async function askModel(run: Run, lane: Lane): Promise<ChatResponse> {
+  const { agent, abortSignal } = lane;
+  run.modelCalls++;
+  const request: ChatRequest = {
+    messages: requestMessages(lane.history, run.crew.settings.maxHistoryMessages, agent.system),
+    agentId: agent.id,
+    abortSignal,
+  };
+  if (agent.toolSpecs !== undefined) request.tools = agent.toolSpecs;
+  let response: unknown;
+  try {
+    response = await callModel(run, lane, request);
+  } catch (error) {
+    if (abortSignal.aborted) throw abortedError(abortSignal);
+    const why = errorText(error);
+    throw turnFailure(run, lane, 'failed', `Agent ${JSON.stringify(agent.id)} failed: its model threw: ${why}`, error);
+  }
+  const problem = responseProblem(response);
+  if (problem !== undefined)
+    throw turnFailure(run, lane, 'failed', `Agent ${JSON.stringify(agent.id)} failed: its model returned ${problem}`);
+  return response as ChatResponse;
+}
+
+/**
+ * One model call: `generate` (raced against the abort signal), or — when the run streams
+ * (`lane.path` set) — a stream whose visible text is emitted as `text_delta`s.
+ */
+function callModel(run: Run, lane: Lane, request: ChatRequest): Promise<unknown> {
+  const { agent, group, path } = lane;
+  if (path === undefined) {
+    const abortSignal = lane.abortSignal;
+    // The main loop's calls share the run's one abort listener; a group member has its own signal.
+    return abortSignal === run.abortSignal
+      ? run.race.race(agent.model.generate(request))
+      : untilAborted(agent.model.generate(request), abortSignal);
+  }
+  const emit = run.emit as (event: CrewEvent) => void;
+  const agentId = agent.id;
+  const hider = run.crew.settings.hideSignals ? new SignalHider(run.crew.markers) : undefined;
+  return streamedReply(
+    agent.model,
+    request,
+    hider,
+    group === undefined
+      ? (delta) => {
+          emit({ type: 'text_delta', agentId, delta, path });
+        }
+      : (delta) => {
+          emit({ type: 'text_delta', agentId, delta, path, group });
+        },
+  );
+}
+
+function responseProblem(response: unknown): string | undefined {
+  if (typeof response !== 'object' || response === null)
+    return `${describeValue(response)}: expected a ChatResponse { content, toolCalls? }`;
+  const r = response as Readonly<Record<string, unknown>>;
+  if (typeof r.content !== 'string') return `content ${describeValue(r.content)}: expected a string`;
+  if (r.toolCalls !== undefined) return toolCallsProblem(r.toolCalls);
+  return undefined;
+}
+
+/**
+ * A turn's failure, owned by one class per place: in the main loop it is the run's
+ * (`CrewRunError` with the state so far: `CREW_AGENT_FAILED`, `CREW_TOOL_LOOP`); in a parallel
+ * member it is the member's (`CrewAgentError` naming the group: `CREW_MEMBER_FAILED`,
+ * `CREW_MEMBER_TOOL_LOOP`), which the group reports and outlives.
+ */
+function turnFailure(
+  run: Run,
+  lane: Lane,
+  kind: 'failed' | 'tool_loop',
+  message: string,
+  cause?: unknown,
+): CrewRunError | CrewAgentError {
+  const { agent, group } = lane;
+  if (group === undefined) {
+    const code = kind === 'failed' ? 'CREW_AGENT_FAILED' : 'CREW_TOOL_LOOP';
+    return new CrewRunError({ code, message, state: stateOf(run), agentId: agent.id, cause });
+  }
+  const code = kind === 'failed' ? 'CREW_MEMBER_FAILED' : 'CREW_MEMBER_TOOL_LOOP';
+  return new CrewAgentError({ code, message, agentId: agent.id, group, cause });
+}
