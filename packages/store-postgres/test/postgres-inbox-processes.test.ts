@@ -3,7 +3,7 @@
 // a seq taken from a sequence would fail), outcomes and notices crossing processes.
 import { fileURLToPath } from 'node:url';
 import { POSTGRES_INBOX_SCHEMA_VERSION, PostgresInbox } from '@signalyard/store-postgres';
-import { InboxChild } from '@signalyard/test-utils/inbox-child';
+import { InboxChild, checkSeqInCommitOrder } from '@signalyard/test-utils/inbox-child';
 import {
   DATABASE_URL,
   adminPool,
@@ -11,7 +11,6 @@ import {
   dropTablesAndEnd,
   uniqueTable,
 } from '@signalyard/test-utils/postgres';
-import fc from 'fast-check';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { dropInbox } from './inbox-support.js';
 
@@ -78,29 +77,11 @@ describePostgres('PostgresInbox across OS processes', () => {
       const table = newTable();
       const [a, b] = await Promise.all([childOn(table), childOn(table)]);
       const observer = await inboxOn(table);
-      let round = 0;
-      await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 }), async (na, nb) => {
-          const key = `order-${round++}`;
-          const seen: string[][] = [];
-          let done = false;
-          const watching = (async () => {
-            while (!done) seen.push((await observer.pending({ sessionKey: key, limit: 10_000 })).map((e) => e.seq));
-          })();
-          const [ra, rb] = await Promise.all([
-            a.request({ type: 'accept', key, count: na, label: 'a' }),
-            b.request({ type: 'accept', key, count: nb, label: 'b' }),
-          ]);
-          done = true;
-          await watching;
-          if (ra.type !== 'accepted' || rb.type !== 'accepted') throw new Error('expected accepted replies');
-          const final = (await observer.pending({ sessionKey: key, limit: 10_000 })).map((e) => e.seq);
-          expect(final).toEqual([...ra.seqs, ...rb.seqs].sort(numeric));
-          expect(final).toEqual(Array.from({ length: na + nb }, (_, i) => String(i + 1)));
-          for (const seqs of [ra.seqs, rb.seqs]) expect([...seqs].sort(numeric)).toEqual(seqs);
-          for (const visible of seen) expect(visible).toEqual(final.slice(0, visible.length));
-        }),
-        { numRuns: 15 },
+      await checkSeqInCommitOrder(
+        a,
+        b,
+        async (key) => (await observer.pending({ sessionKey: key, limit: 10_000 })).map((e) => e.seq),
+        { numRuns: 15, max: 40 },
       );
     },
   );

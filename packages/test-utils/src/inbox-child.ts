@@ -5,6 +5,8 @@
  * {@link serveInboxChild}; the test starts it with {@link InboxChild.spawn}.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fc from 'fast-check';
+import { expect } from 'vitest';
 
 /** The part of an `Inbox` a child serves (core's `Inbox` has this shape; this package imports no Signalyard code). */
 export interface ChildInbox {
@@ -248,4 +250,50 @@ function withDeadline<T>(promise: Promise<T>, ms: number, what: string, child: I
       },
     );
   });
+}
+
+const numeric = (a: string, b: string): number =>
+  a.length === b.length ? (a < b ? -1 : a > b ? 1 : 0) : a.length - b.length;
+
+/**
+ * The property that concurrent accepts for one session key from two processes land with `seq` in
+ * commit order: each round, `a` and `b` accept `na` and `nb` entries for a new key at the same
+ * time while this process reads the key's seqs (`visible`) over and over. Afterwards every seq
+ * accepted is there once, in increasing order (1…na+nb); each process's own accepts got
+ * increasing seqs; and no read ever saw a later seq before an earlier one — which a seq taken
+ * from a sequence outside the key's lock would fail.
+ */
+export async function checkSeqInCommitOrder(
+  a: InboxChild,
+  b: InboxChild,
+  visible: (key: string) => Promise<string[]>,
+  opts: { readonly numRuns: number; readonly max: number },
+): Promise<void> {
+  let round = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.integer({ min: 1, max: opts.max }), fc.integer({ min: 1, max: opts.max }), async (na, nb) => {
+      const key = `order-${round++}`;
+      const seen: string[][] = [];
+      let done = false;
+      const watching = (async () => {
+        while (!done) {
+          seen.push(await visible(key));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      const [ra, rb] = await Promise.all([
+        a.request({ type: 'accept', key, count: na, label: 'a' }),
+        b.request({ type: 'accept', key, count: nb, label: 'b' }),
+      ]);
+      done = true;
+      await watching;
+      if (ra.type !== 'accepted' || rb.type !== 'accepted') throw new Error('expected accepted replies');
+      const final = await visible(key);
+      expect(final).toEqual([...ra.seqs, ...rb.seqs].sort(numeric));
+      expect(final).toEqual(Array.from({ length: na + nb }, (_, i) => String(i + 1)));
+      for (const seqs of [ra.seqs, rb.seqs]) expect([...seqs].sort(numeric)).toEqual(seqs);
+      for (const seen1 of seen) expect(seen1).toEqual(final.slice(0, seen1.length));
+    }),
+    { numRuns: opts.numRuns },
+  );
 }
