@@ -161,19 +161,26 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
     clock: clock as Clock,
   };
   if (pool !== undefined) return { ...common, pool: pool as Pool, ownsPool: false };
-  const own = new Pool({
-    connectionString: connectionString as string,
-    max: (maxConnections as number | undefined) ?? 10,
-  });
+  const own = openOwnPool(connectionString as string, maxConnections as number | undefined);
+  return { ...common, pool: own, ownsPool: true };
+}
+
+/**
+ * A pool of its own for a store or inbox given a connection string (`max` connections, default
+ * 10). `pg` connects lazily: nothing touches the network here.
+ * @internal
+ */
+export function openOwnPool(connectionString: string, max: number | undefined): Pool {
+  const own = new Pool({ connectionString, max: max ?? 10 });
   // An idle connection that the server closes (restart, pg_terminate_backend) makes the pool emit
   // 'error'; unheard, that event would crash the process. The pool drops the connection and
   // opens another on the next call, whose failure (if any) that call reports.
   own.on('error', () => undefined);
-  return { ...common, pool: own, ownsPool: true };
+  return own;
 }
 
-/** What is wrong with how the options say to connect: exactly one of `pool` or `connectionString`, and `maxConnections` only with the latter. */
-function connectionProblems(pool: unknown, connectionString: unknown, maxConnections: unknown): ConfigProblem[] {
+/** What is wrong with how the options say to connect: exactly one of `pool` or `connectionString`, and `maxConnections` only with the latter. @internal */
+export function connectionProblems(pool: unknown, connectionString: unknown, maxConnections: unknown): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (pool !== undefined && connectionString !== undefined) {
     problems.push({ path: 'pool', message: 'expected exactly one of pool or connectionString, got both' });

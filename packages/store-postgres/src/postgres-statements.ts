@@ -87,7 +87,7 @@ export function buildStatements(table: TableName, history: TableName): Statement
  * stores over the same table share the statements they prepared.
  * @internal
  */
-export function statementNames(statements: Statements): Map<string, string> {
+export function statementNames(statements: object): Map<string, string> {
   const names = new Map<string, string>();
   for (const text of Object.values(statements) as string[]) {
     names.set(text, `signalyard_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`);

@@ -61,6 +61,33 @@ const KNOWN = new Set(['path', 'busyTimeoutMs', 'synchronous', 'keepVersions', '
 const SYNCHRONOUS: readonly string[] = ['normal', 'full', 'extra'];
 
 /**
+ * What is wrong with the options of a SQLite file that the checkpoint store and the inbox share:
+ * `path`, `busyTimeoutMs`, `synchronous`.
+ * @internal
+ */
+export function sqliteFileProblems(path: unknown, busyTimeoutMs: unknown, synchronous: unknown): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (typeof path !== 'string' || path === '') {
+    problems.push({ path: 'path', message: `expected a database file path or ":memory:", got ${describeValue(path)}` });
+  } else if (path.includes('\u0000')) {
+    problems.push({ path: 'path', message: `expected a file path without NUL characters, got ${describeValue(path)}` });
+  }
+  if (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    problems.push({
+      path: 'busyTimeoutMs',
+      message: `expected an integer number of milliseconds >= 0, got ${describeValue(busyTimeoutMs)}`,
+    });
+  }
+  if (!SYNCHRONOUS.includes(synchronous as string)) {
+    problems.push({
+      path: 'synchronous',
+      message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}`,
+    });
+  }
+  return problems;
+}
+
+/**
  * Validates store options, reporting every problem at once.
  * @throws ConfigError `CONFIG_INVALID`.
  * @internal
@@ -84,23 +111,7 @@ export function resolveSqliteOptions(options: SqliteCheckpointStoreOptions): Res
     keepVersions = DEFAULT_KEEP_VERSIONS,
     clock = systemClock,
   } = options as Partial<SqliteCheckpointStoreOptions>;
-  if (typeof path !== 'string' || path === '') {
-    problems.push({ path: 'path', message: `expected a database file path or ":memory:", got ${describeValue(path)}` });
-  } else if (path.includes('\u0000')) {
-    problems.push({ path: 'path', message: `expected a file path without NUL characters, got ${describeValue(path)}` });
-  }
-  if (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    problems.push({
-      path: 'busyTimeoutMs',
-      message: `expected an integer number of milliseconds >= 0, got ${describeValue(busyTimeoutMs)}`,
-    });
-  }
-  if (!SYNCHRONOUS.includes(synchronous)) {
-    problems.push({
-      path: 'synchronous',
-      message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}`,
-    });
-  }
+  problems.push(...sqliteFileProblems(path, busyTimeoutMs, synchronous));
   const keepProblem = keepVersionsProblem(keepVersions);
   if (keepProblem !== undefined) problems.push({ path: 'keepVersions', message: keepProblem });
   if (!isClock(clock)) problems.push({ path: 'clock', message: clockProblem(clock) });

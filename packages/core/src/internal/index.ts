@@ -68,3 +68,44 @@ export {
   sessionVersionOf,
 } from './session-checkpoint-format.js';
 export type { SessionCheckpointRead } from './session-checkpoint-format.js';
+export { compareInboxSeq, isInboxSeq } from './inbox-seq.js';
+export {
+  MAX_INBOX_ID_LENGTH,
+  MAX_INBOX_KEY_LENGTH,
+  assertAcquire,
+  assertAttempt,
+  assertEntry,
+  assertInboxId,
+  assertInboxKey,
+  assertLease,
+  assertNotice,
+  assertOptionalSeq,
+  assertTtl,
+  checkAccept,
+  checkEventsArgs,
+  checkLimit,
+  checkOutcomeOptions,
+  entrySettledError,
+  inboxClosedError,
+  inboxFullError,
+  inboxInputError,
+  isPoisonedOutcome,
+  leaseLostError,
+  outcomeText,
+  parseSignalText,
+} from './inbox-input.js';
+export type { CheckedAccept } from './inbox-input.js';
+export {
+  DEFAULT_INBOX_LIMITS,
+  INBOX_LIMIT_OPTIONS,
+  msOptionProblem,
+  resolveInboxLimits,
+  unknownOptionProblems,
+} from './inbox-options.js';
+export type { InboxLimits } from './inbox-options.js';
+export { InboxWakeups } from './inbox-wakeups.js';
+export type { InboxWatch } from './inbox-wakeups.js';
+export { readEventLog, turnEventFromText, turnEventText, waitForOutcome } from './inbox-streams.js';
+export type { EventLogSource, EventPage, EventRow, OutcomeLookup } from './inbox-streams.js';
+export { toJsonValue, utf8Length } from './json-safe.js';
+export { checkPendingOptions, inboxOutcome, readLeased } from './inbox-methods.js';

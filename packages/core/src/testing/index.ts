@@ -14,3 +14,5 @@ export { scriptedModel } from './scripted-model.js';
 export type { ScriptResponder, ScriptStep, ScriptedModel, ScriptedModelOptions } from './scripted-model.js';
 export { ScriptedModelError } from '../errors/scripted-model-error.js';
 export type { ScriptedModelErrorCode } from '../errors/scripted-model-error.js';
+export { inboxConformance } from './inbox-conformance.js';
+export type { InboxCase, InboxFactory, InboxFactoryOptions, InboxUnderTest } from './inbox-conformance-support.js';
