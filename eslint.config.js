@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import noTimeAssertions from './scripts/lint/no-time-assertions.mjs';
 
 export default tseslint.config(
   {
@@ -83,5 +84,12 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': 'off',
       '@typescript-eslint/no-unnecessary-condition': 'off',
     },
+  },
+  {
+    // Tests never assert timings (a loaded machine fails them at random): fake timers, counted
+    // operations or `pnpm bench` instead (scripts/lint/no-time-assertions.mjs).
+    files: ['**/test/**/*.ts', '**/*.test.ts'],
+    plugins: { signalyard: { rules: { 'no-time-assertions': noTimeAssertions } } },
+    rules: { 'signalyard/no-time-assertions': 'error' },
   },
 );
