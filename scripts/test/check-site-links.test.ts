@@ -1,6 +1,6 @@
 // The API site's link check (scripts/check-site-links.mjs, run by `pnpm docs:api` after typedoc)
 // on a small made-up site, and the typedoc plugin's unlinking of repository sources.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +62,24 @@ describe('brokenLinks', () => {
       ['../outside.html', 'leaves the site (../outside.html)'],
       ['#here', 'no element with id "here" on index.html'],
     ]);
+  });
+});
+
+describe('the API site', () => {
+  it('holds every guide of docs/ and every example README (typedoc projectDocuments)', () => {
+    const root = new URL('../../', import.meta.url);
+    const documents = (
+      JSON.parse(readFileSync(new URL('typedoc.json', root), 'utf8')) as { projectDocuments: string[] }
+    ).projectDocuments;
+    const guides = readdirSync(new URL('docs/', root))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`);
+    const examples = readdirSync(new URL('examples/', root))
+      .map((d) => `examples/${d}/README.md`)
+      .filter((f) => existsSync(new URL(f, root)));
+    expect(guides.length).toBeGreaterThan(20);
+    expect(examples).toContain('examples/web-chat/README.md');
+    expect([...guides, ...examples].filter((f) => !documents.includes(f))).toEqual([]);
   });
 });
 
