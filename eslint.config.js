@@ -60,6 +60,8 @@ export default tseslint.config(
           'console',
           'setTimeout',
           'clearTimeout',
+          'AbortController',
+          'TextDecoder',
         ].map((g) => [g, 'readonly']),
       ),
     },

@@ -1,6 +1,9 @@
-// Builds the chat page (page/) into dist/page: one bundled script with the AI SDK's client, no CDN.
+// Builds the pages (page/) into dist/page: the customer's chat (index.html) and the reviewer's
+// page (review.html), each one bundled script with the AI SDK's client where it needs it, no CDN.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+
+const page = (name: string): string => fileURLToPath(new URL(`./page/${name}`, import.meta.url));
 
 export default defineConfig({
   root: fileURLToPath(new URL('./page', import.meta.url)),
@@ -11,5 +14,6 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     reportCompressedSize: false,
+    rollupOptions: { input: { index: page('index.html'), review: page('review.html') } },
   },
 });

@@ -1,35 +1,20 @@
 // The support desk's chat page: the AI SDK's chat client (see chat.ts) renders the UI message
 // stream of the server's turns — text parts as they grow, handoffs as badges, tool calls with
-// their results, and Approve / Deny buttons for a tool call waiting for a person.
-import {
-  DefaultChatTransport,
-  getToolName,
-  isToolUIPart,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  type UIMessage,
-} from 'ai';
+// their results. A tool call waiting for approval shows as waiting: a reviewer decides it on the
+// reviewer page (review.ts), not the customer; meanwhile this page reloads the conversation
+// until the decision and what followed it are there.
+import { DefaultChatTransport, getToolName, isToolUIPart, type UIMessage } from 'ai';
 import { Chat } from './chat.js';
+import { $, el } from './dom.js';
 
 type Part = UIMessage['parts'][number];
 type ToolPart = Extract<Part, { toolCallId: string }>;
 
-function $<T extends HTMLElement>(selector: string, type: new () => T): T {
-  const node = document.querySelector(selector);
-  if (!(node instanceof type)) throw new Error(`The page has no ${selector}`);
-  return node;
-}
 const list = $('#messages', HTMLElement);
 const form = $('#composer', HTMLFormElement);
 const prompt = $('#prompt', HTMLInputElement);
 const send = $('#send', HTMLButtonElement);
 const errorLine = $('#error', HTMLParagraphElement);
-
-function el(tag: string, attrs: Record<string, string> = {}, text?: string): HTMLElement {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 /** A tool's input or output, pretty-printed (a string result as it is). */
 function json(value: unknown): string {
@@ -47,21 +32,21 @@ function chatId(): string {
   return id;
 }
 
-function renderTool(chat: Chat, part: ToolPart): HTMLElement {
+/** How often the page looks whether the reviewer decided, while an approval is pending. */
+const REVIEW_POLL_MS = 1000;
+
+function renderTool(part: ToolPart): HTMLElement {
   const box = el('div', { class: 'tool', 'data-state': part.state, 'data-tool-call-id': part.toolCallId });
   box.append(el('div', { class: 'tool-name' }, `tool · ${getToolName(part)}`));
   if (part.input !== undefined) box.append(el('pre', { class: 'tool-input' }, json(part.input)));
   if (part.state === 'approval-requested') {
-    const id = part.approval.id;
-    const buttons = el('div', { class: 'approval', 'data-approval-id': id });
-    const approve = el('button', { class: 'approve', type: 'button' }, 'Approve');
-    const deny = el('button', { class: 'deny', type: 'button' }, 'Deny');
-    approve.addEventListener('click', () => void chat.addToolApprovalResponse({ id, approved: true }));
-    deny.addEventListener('click', () => void chat.addToolApprovalResponse({ id, approved: false }));
-    buttons.append(el('span', {}, 'Needs your approval'), approve, deny);
-    box.append(buttons);
-  } else if (part.state === 'approval-responded') {
-    box.append(el('div', { class: 'tool-status' }, part.approval.approved ? 'approved, running…' : 'denied'));
+    box.append(
+      el(
+        'div',
+        { class: 'approval-waiting', 'data-approval-id': part.approval.id },
+        'Waiting for a reviewer to approve or deny this…',
+      ),
+    );
   } else if (part.state === 'output-available') {
     box.append(el('pre', { class: 'tool-result' }, json(part.output)));
   } else if (part.state === 'output-error') {
@@ -72,9 +57,9 @@ function renderTool(chat: Chat, part: ToolPart): HTMLElement {
   return box;
 }
 
-function renderPart(chat: Chat, part: Part): HTMLElement | undefined {
+function renderPart(part: Part): HTMLElement | undefined {
   if (part.type === 'text') return el('p', { class: 'text' }, part.text);
-  if (isToolUIPart(part)) return renderTool(chat, part);
+  if (isToolUIPart(part)) return renderTool(part);
   if (part.type === 'data-handoff') {
     const { from, to } = part.data as { from: string; to: string };
     return el('span', { class: 'badge handoff', 'data-from': from, 'data-to': to }, `${from} → ${to}`);
@@ -89,7 +74,7 @@ function render(chat: Chat): void {
   const nodes = chat.messages.map((message) => {
     const node = el('article', { class: `msg ${message.role}`, 'data-role': message.role, 'data-id': message.id });
     for (const part of message.parts) {
-      const child = renderPart(chat, part);
+      const child = renderPart(part);
       if (child !== undefined) node.append(child);
     }
     return node;
@@ -103,24 +88,69 @@ function render(chat: Chat): void {
   list.scrollTop = list.scrollHeight;
 }
 
-async function main(): Promise<void> {
-  const id = chatId();
+async function loadMessages(id: string): Promise<UIMessage[]> {
   const res = await fetch(`/api/chat/${encodeURIComponent(id)}/messages`);
   if (!res.ok) throw new Error(`Could not load the conversation: ${res.status}`);
-  const messages = (await res.json()) as UIMessage[];
+  return (await res.json()) as UIMessage[];
+}
+
+/** True while a tool call of the conversation waits for the reviewer. */
+function awaitingReview(messages: readonly UIMessage[]): boolean {
+  return messages.some((m) => m.parts.some((p) => isToolUIPart(p) && p.state === 'approval-requested'));
+}
+
+/**
+ * While an approval is pending (and no turn is running), reloads the conversation every
+ * second; once the reviewer decided, shows what the runner saved since: the tool's result or
+ * its denial, and the reply that followed.
+ */
+function watchReview(chat: Chat, id: string): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // A call, not a property read: a turn may start while the conversation loads.
+  const idle = (): boolean => chat.status === 'ready';
+  const check = async (): Promise<void> => {
+    timer = undefined;
+    if (!idle() || !awaitingReview(chat.messages)) return;
+    const saved = await loadMessages(id);
+    if (!idle()) return; // the customer sent a message meanwhile: its turn shows what is new
+    if (!awaitingReview(saved)) chat.messages = saved;
+    else schedule();
+  };
+  const schedule = (): void => {
+    timer ??= setTimeout(() => {
+      check().catch((error: unknown) => {
+        showError(error);
+        schedule();
+      });
+    }, REVIEW_POLL_MS);
+  };
+  return () => {
+    if (idle() && awaitingReview(chat.messages)) schedule();
+  };
+}
+
+function showError(error: unknown): void {
+  errorLine.hidden = false;
+  errorLine.textContent = error instanceof Error ? error.message : String(error);
+}
+
+async function main(): Promise<void> {
+  const id = chatId();
+  const messages = await loadMessages(id);
+  let afterRender = (): void => undefined;
   const chat: Chat = new Chat({
     id,
     messages,
     transport: new DefaultChatTransport({ api: '/api/chat' }),
-    // After the person answered every approval request, send the answers (the server resumes the turn).
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     // Render after the change (not inside the chat's constructor or its state update).
     onChange: () => {
       queueMicrotask(() => {
         render(chat);
+        afterRender();
       });
     },
   });
+  afterRender = watchReview(chat, id);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const text = prompt.value.trim();
@@ -129,10 +159,8 @@ async function main(): Promise<void> {
     void chat.sendMessage({ text });
   });
   render(chat);
+  afterRender();
   document.body.dataset.ready = 'true';
 }
 
-main().catch((error: unknown) => {
-  errorLine.hidden = false;
-  errorLine.textContent = error instanceof Error ? error.message : String(error);
-});
+main().catch(showError);

@@ -20,6 +20,12 @@ const resolver = new RouteResolver(routing);
 export const sessionKeyOf = (chatId: string): string =>
   formatSessionKey(resolver.resolve({ channel: 'web', peer: { kind: 'dm', id: chatId } }).sessionKey);
 
+/** The chat id of a web chat's session key (as the key keeps it: lower case); `undefined` for another key. */
+export function chatIdOf(sessionKey: string): string | undefined {
+  const prefix = sessionKeyOf('x').slice(0, -1);
+  return sessionKey.startsWith(prefix) ? sessionKey.slice(prefix.length) : undefined;
+}
+
 /** What the refund tool did: the amounts refunded, in order (the tests read it). */
 export interface RefundLedger {
   readonly refunds: { invoice: string; amount: number; reference: string }[];

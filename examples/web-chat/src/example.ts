@@ -1,17 +1,14 @@
 // `pnpm --filter @signalyard-examples/web-chat example` (and `pnpm examples:all`): the web chat's
-// story without a browser. The server runs as with `start`; the client is the AI SDK's own chat
-// client (the page's `Chat`, over `DefaultChatTransport`), driven from Node; it prints each
-// message's parts as the page would show them, and fails when the story does not hold.
+// story without a browser. The server runs as with `start`; the customer's client is the AI SDK's
+// own chat client (the page's `Chat`, over `DefaultChatTransport`), driven from Node; the
+// reviewer's decisions go through the reviewer API with its token, as the reviewer page sends
+// them. It prints each message's parts as the pages would show them, and fails when the story
+// does not hold.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  DefaultChatTransport,
-  isToolUIPart,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  type UIMessage,
-} from 'ai';
+import { DefaultChatTransport, isToolUIPart, type UIMessage } from 'ai';
 import { Chat } from '../page/chat.js';
 import { deskRunner, scriptedDeskModel, type RefundLedger } from './desk.js';
 import { startWebChat } from './server.js';
@@ -32,16 +29,28 @@ function show(message: UIMessage | undefined): void {
   }
 }
 
-const settled = async (chat: Chat): Promise<void> => {
-  while (chat.status === 'submitted' || chat.status === 'streaming') await new Promise((r) => setTimeout(r, 10));
-};
+const reviewerToken = new URL(server.reviewUrl).hash.slice('#token='.length);
 
-/** One conversation: a billing question, a $420 refund, and the person's decision. */
+/** The reviewer clicks Approve or Deny on the reviewer page. */
+async function review(chatId: string, approvalId: string, approved: boolean): Promise<void> {
+  const res = await fetch(new URL('/api/review/decisions', server.url), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${reviewerToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ chatId, decisions: [{ id: approvalId, approved }] }),
+  });
+  assert.equal(res.status, 200, await res.clone().text());
+}
+
+/** The conversation as a (re)loaded page shows it. */
+async function saved(chatId: string): Promise<UIMessage[]> {
+  return (await (await fetch(new URL(`/api/chat/${chatId}/messages`, server.url))).json()) as UIMessage[];
+}
+
+/** One conversation: a billing question, a $420 refund, and the reviewer's decision. */
 async function story(id: string, approved: boolean): Promise<UIMessage[]> {
   const chat = new Chat({
     id,
     transport: new DefaultChatTransport({ api: new URL('/api/chat', server.url).href }),
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onChange: () => undefined,
   });
   for (const text of ['my invoice charged me twice', 'please refund $420']) {
@@ -51,12 +60,13 @@ async function story(id: string, approved: boolean): Promise<UIMessage[]> {
   }
   const waiting = chat.lastMessage?.parts.find(isToolUIPart);
   assert.ok(waiting?.state === 'approval-requested', 'an approval request');
-  console.log(`── ${id} · the person clicks ${approved ? 'Approve' : 'Deny'}`);
-  await chat.addToolApprovalResponse({ id: waiting.approval.id, approved });
-  await settled(chat);
-  show(chat.lastMessage);
+  console.log(`── ${id} · waiting for a reviewer; the reviewer clicks ${approved ? 'Approve' : 'Deny'}`);
+  await review(id, waiting.approval.id, approved);
+  // The customer's page reloads the conversation once the reviewer decided.
+  const messages = await saved(id);
+  show(messages.at(-1));
   assert.equal(chat.error, undefined);
-  return chat.messages;
+  return messages;
 }
 
 try {
@@ -69,11 +79,11 @@ try {
     ledger.refunds.map((r) => r.amount),
     [420],
   );
-  const reloaded = (await (
-    await fetch(new URL('/api/chat/approve-example/messages', server.url))
-  ).json()) as UIMessage[];
-  assert.deepEqual(textOf(reloaded), textOf(approved));
-  console.log(`── reload: ${reloaded.length} messages rebuilt from runner.transcript, the same text\n`);
+  assert.ok(
+    textOf(approved).some((t) => t.includes('$420 is on its way back')),
+    'the reply after the approval',
+  );
+  console.log(`── the page shows ${approved.length} messages, rebuilt from runner.transcript\n`);
   await story('deny-example', false);
   assert.equal(ledger.refunds.length, 1, 'a denied refund never runs');
   console.log('\nweb chat example: ok');

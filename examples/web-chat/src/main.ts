@@ -16,6 +16,7 @@ const { model, name } = defaultModel();
 const runner = deskRunner({ dbPath: values.db, model });
 const chat = await startWebChat({ runner, port: Number(values.port) });
 console.log(`Signalyard web chat: ${chat.url}`);
+console.log(`  reviewer ${chat.reviewUrl}   (approves or denies refunds over $100; keep it to yourself)`);
 console.log(`  model    ${name}`);
 console.log(`  sessions ${values.db}`);
 console.log('  try      "my invoice charged me twice", then "please refund $420"   (Ctrl-C to stop)');

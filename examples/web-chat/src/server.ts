@@ -1,22 +1,39 @@
-// The web chat's HTTP server (node:http): the built page, and the chat API the AI SDK's
-// `DefaultChatTransport` talks to.
+// The web chat's HTTP server (node:http): the built pages, the chat API the AI SDK's
+// `DefaultChatTransport` talks to, and the reviewer's API.
 //
-//   POST /api/chat                 { id, messages } → the UI message stream of the turn:
-//                                  a new user message → runner.stream(...);
-//                                  approval answers   → runner.streamApprove(...), continuing
-//                                                       the same assistant message
-//   GET  /api/chat/:id/messages    the conversation so far, for a page (re)load
+//   GET  /                          the customer's chat page
+//   GET  /review#token=…            the reviewer's page: pending approvals, Approve / Deny
+//   POST /api/chat                  { id, messages } → the UI message stream of the turn of the
+//                                   new user message (runner.stream); answers to approval
+//                                   requests are refused: a reviewer decides them
+//   GET  /api/chat/:id/messages     the conversation so far, for a page (re)load
+//   GET  /api/review/pending        (reviewer token) every chat's pending approvals
+//   POST /api/review/decisions      (reviewer token) { chatId, decisions } → runner.approve
+//
+// Every request's Host must be an allowed one (DNS rebinding); a POST must be JSON and must not
+// come from another site's page; request bodies are checked with zod (chat-request.ts).
+import { randomBytes } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { approvalsFromUIMessages, toUIMessageStreamResponse, transcriptToUIMessages } from '@signalyard/ai-sdk';
-import type { UIMessage } from 'ai';
+import { toUIMessageStreamResponse, transcriptToUIMessages } from '@signalyard/ai-sdk';
 import type { Runner } from 'signalyard';
+import { chatIdSchema, readChatRequest } from './chat-request.js';
 import { sessionKeyOf } from './desk.js';
+import {
+  HttpError,
+  checkRequest,
+  decodePathPart,
+  loopbackHosts,
+  readJson,
+  sendFailure,
+  sendResponse,
+} from './http-rules.js';
+import { ReviewDesk } from './review-desk.js';
 
-/** Where `vite build` puts the page. */
+/** Where `vite build` puts the pages. */
 const PAGE_DIR = fileURLToPath(new URL('../dist/page', import.meta.url));
 
 /** Options of {@link startWebChat}. */
@@ -27,20 +44,24 @@ export interface WebChatOptions {
   readonly port?: number;
   /** The host to listen on. Default 127.0.0.1. */
   readonly host?: string;
-  /** The built page. Default dist/page. */
+  /** The built pages. Default dist/page. */
   readonly pageDir?: string;
+  /** `Host` header values accepted. Default the loopback names with the port (`127.0.0.1:4320`, `localhost:4320`, `[::1]:4320`). */
+  readonly allowedHosts?: readonly string[];
+  /** The reviewer's secret (the reviewer page's address carries it). Default 32 random hex characters. */
+  readonly reviewerToken?: string;
 }
 
 /** A running web chat. */
 export interface WebChat {
-  /** The page's address. */
+  /** The customer's page. */
   readonly url: string;
+  /** The reviewer's page, token included (`…/review#token=…`): for the person who approves refunds. */
+  readonly reviewUrl: string;
   /** Stops the server (the runner stays open: its owner closes it). */
   close(): Promise<void>;
 }
 
-const CHAT_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const MAX_BODY = 1 << 20;
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
@@ -49,30 +70,35 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
+/** The pages, by path. */
+const PAGES: Readonly<Record<string, string>> = { '/': 'index.html', '/review': 'review.html' };
+
+interface Handlers {
+  readonly runner: Runner;
+  readonly pageDir: string;
+  readonly hosts: ReadonlySet<string>;
+  readonly review: ReviewDesk;
 }
 
 /** Starts the web chat's server over `runner`. */
 export async function startWebChat(opts: WebChatOptions): Promise<WebChat> {
   const pageDir = opts.pageDir ?? PAGE_DIR;
+  const host = opts.host ?? '127.0.0.1';
+  const token = opts.reviewerToken ?? randomBytes(16).toString('hex');
+  const handlers = { runner: opts.runner, pageDir, review: new ReviewDesk(opts.runner, token) };
+  let hosts: ReadonlySet<string> = new Set();
   const server = createServer((req, res) => {
-    handle(opts.runner, pageDir, req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
-      const message = error instanceof Error ? error.message : String(error);
-      if (!res.headersSent) res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: message }));
+    handle({ ...handlers, hosts }, req, res).catch((error: unknown) => {
+      sendFailure(res, error);
     });
   });
-  await listen(server, opts.port ?? 4320, opts.host ?? '127.0.0.1');
+  await listen(server, opts.port ?? 4320, host);
   const { port } = server.address() as AddressInfo;
+  hosts = new Set((opts.allowedHosts ?? loopbackHosts(port, host)).map((h) => h.toLowerCase()));
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`;
   return {
-    url: `http://${opts.host ?? '127.0.0.1'}:${port}/`,
+    url,
+    reviewUrl: `${url}review#token=${token}`,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
@@ -94,90 +120,52 @@ function listen(server: Server, port: number, host: string): Promise<void> {
   });
 }
 
-async function handle(runner: Runner, pageDir: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(h: Handlers, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  checkRequest(req, h.hosts);
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname === '/api/chat' && req.method === 'POST') {
-    // A client that goes away stops reading; the turn still runs to its end and is saved, so a
-    // reload shows it.
-    await send(res, chat(runner, await readJson(req)));
+    await chat(h.runner, await readJson(req), res);
     return;
   }
   const transcript = /^\/api\/chat\/([^/]+)\/messages$/.exec(url.pathname);
   if (transcript !== null && req.method === 'GET') {
-    const chatId = checkChatId(decodeURIComponent(transcript[1] ?? ''));
-    const messages = transcriptToUIMessages(await runner.transcript(sessionKeyOf(chatId)));
-    await send(res, Response.json(messages, { headers: { 'cache-control': 'no-store' } }));
+    const parsed = chatIdSchema.safeParse(decodePathPart(transcript[1] ?? '', 'chat id'));
+    if (!parsed.success) throw new HttpError(400, `Invalid chat id: ${parsed.error.issues[0]?.message ?? ''}`);
+    const messages = transcriptToUIMessages(await h.runner.transcript(sessionKeyOf(parsed.data)));
+    await sendResponse(res, Response.json(messages, { headers: { 'cache-control': 'no-store' } }));
     return;
   }
-  if (req.method === 'GET' || req.method === 'HEAD') {
-    servePage(pageDir, url.pathname, res);
+  if (url.pathname.startsWith('/api/review/')) {
+    h.review.authorize(req);
+    if (url.pathname === '/api/review/pending' && req.method === 'GET') {
+      await sendResponse(res, Response.json(await h.review.pending(), { headers: { 'cache-control': 'no-store' } }));
+      return;
+    }
+    if (url.pathname === '/api/review/decisions' && req.method === 'POST') {
+      await sendResponse(res, Response.json(await h.review.decide(await readJson(req))));
+      return;
+    }
+  }
+  if (!url.pathname.startsWith('/api/') && (req.method === 'GET' || req.method === 'HEAD')) {
+    servePage(h.pageDir, url.pathname, res);
     return;
   }
   throw new HttpError(404, `No route ${req.method ?? '?'} ${url.pathname}`);
 }
 
 /** The turn a POST /api/chat asks for, as the AI SDK's UI message stream. */
-function chat(runner: Runner, body: unknown): Response {
-  const { id, messages } = (body ?? {}) as { id?: unknown; messages?: unknown };
-  const chatId = checkChatId(id);
-  if (!Array.isArray(messages) || messages.length === 0) throw new HttpError(400, 'Expected { id, messages: [...] }');
-  const list = messages as UIMessage[];
-  const last = list.at(-1);
-  if (last?.role === 'user') {
-    const text = last.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-    if (text.trim() === '') throw new HttpError(400, 'The last user message has no text');
-    return toUIMessageStreamResponse(runner.stream({ channel: 'web', peer: { kind: 'dm', id: chatId }, text }));
+async function chat(runner: Runner, body: unknown, res: ServerResponse): Promise<void> {
+  const request = readChatRequest(body);
+  if (request.kind === 'approval_answers') {
+    throw new HttpError(
+      403,
+      'Approvals are given by a reviewer on the reviewer page, not from the chat: the refund waits for them',
+    );
   }
-  // The person answered approval requests (addToolApprovalResponse): resume the paused turn and
-  // stream the rest into the same assistant message.
-  const decisions = approvalsFromUIMessages(list);
-  if (decisions.length === 0 || last === undefined) {
-    throw new HttpError(400, 'Expected a new user message or answers to approval requests');
-  }
-  return toUIMessageStreamResponse(runner.streamApprove(sessionKeyOf(chatId), decisions, { by: `web:${chatId}` }), {
-    messageId: last.id,
-  });
-}
-
-function checkChatId(id: unknown): string {
-  if (typeof id !== 'string' || !CHAT_ID.test(id)) {
-    throw new HttpError(400, `Expected a chat id of 1 to 64 letters, digits, - or _, got ${JSON.stringify(id)}`);
-  }
-  return id;
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  let size = 0;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY) throw new HttpError(413, 'Request body too large');
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    throw new HttpError(400, 'Expected a JSON body');
-  }
-}
-
-/** Writes a fetch `Response` to a node response, streaming its body; stops reading when the client goes away. */
-async function send(res: ServerResponse, response: Response): Promise<void> {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (response.body === null) {
-    res.end();
-    return;
-  }
-  const reader = response.body.getReader();
-  res.on('close', () => {
-    if (!res.writableFinished) void reader.cancel();
-  });
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    res.write(value);
-  }
-  res.end();
+  // A client that goes away stops reading; the turn still runs to its end and is saved, so a
+  // reload shows it.
+  const turn = runner.stream({ channel: 'web', peer: { kind: 'dm', id: request.chatId }, text: request.text });
+  await sendResponse(res, toUIMessageStreamResponse(turn));
 }
 
 function servePage(pageDir: string, pathname: string, res: ServerResponse): void {
@@ -187,7 +175,8 @@ function servePage(pageDir: string, pathname: string, res: ServerResponse): void
       'The page is not built: run `pnpm --filter @signalyard-examples/web-chat build` (start does it for you)',
     );
   }
-  const file = normalize(join(pageDir, pathname === '/' ? 'index.html' : decodeURIComponent(pathname)));
+  const name = Object.hasOwn(PAGES, pathname) ? PAGES[pathname] : decodePathPart(pathname, 'file');
+  const file = normalize(join(pageDir, name ?? ''));
   if (!file.startsWith(pageDir + sep) || !existsSync(file) || !statSync(file).isFile()) {
     throw new HttpError(404, `No file ${pathname}`);
   }

@@ -1,5 +1,6 @@
-// The web chat in headless Chromium: the page built by Vite, the AI SDK's chat client in it, the
-// server streaming the support desk's turns over the UI message protocol, sessions on SQLite.
+// The web chat in headless Chromium: the pages built by Vite, the AI SDK's chat client in the
+// customer's, the server streaming the support desk's turns over the UI message protocol,
+// sessions on SQLite, and the reviewer's page where a refund is approved or denied.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { Runner } from 'signalyard';
 import { build } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { deskRunner, paced, scriptedDeskModel, type RefundLedger } from '../src/desk.js';
+import { deskRunner, paced, scriptedDeskModel, sessionKeyOf, type RefundLedger } from '../src/desk.js';
 import { startWebChat, type WebChat } from '../src/server.js';
 import { describeBrowser, launchBrowser } from '@signalyard/test-utils/browser';
 
@@ -60,11 +61,26 @@ describeBrowser('the web chat in Chromium', () => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  async function open(chatId: string): Promise<Page> {
+  async function newPage(): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
     page.on('pageerror', (error) => {
       throw error;
     });
+    return page;
+  }
+
+  /** The reviewer's page, opened at the address the server printed. */
+  async function openReview(): Promise<Page> {
+    const page = await newPage();
+    const res = await page.goto(chat.reviewUrl);
+    expect(res?.status()).toBe(200);
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(page.url()).not.toContain('token'); // taken out of the address once read
+    return page;
+  }
+
+  async function open(chatId: string): Promise<Page> {
+    const page = await newPage();
     const res = await page.goto(`${chat.url}?chat=${chatId}`);
     expect(res?.status()).toBe(200);
     await page.waitForSelector('body[data-ready="true"]');
@@ -108,14 +124,25 @@ describeBrowser('the web chat in Chromium', () => {
     expect(await badge.textContent()).toBe('triage → billing');
   }
 
+  /** The customer asks for $420: the call waits for a reviewer; the customer has no button to approve it. */
   async function askRefund(page: Page): Promise<void> {
     await say(page, 'please refund $420');
-    await page.waitForSelector('.tool[data-state="approval-requested"] .approval button.approve');
+    await page.waitForSelector('.tool[data-state="approval-requested"] .approval-waiting');
     expect(await page.locator('.tool[data-state="approval-requested"] .tool-input').textContent()).toContain('420');
-    expect(await page.locator('.approval button.deny').count()).toBe(1);
+    expect(await page.locator('.approval-waiting').textContent()).toContain('Waiting for a reviewer');
+    expect(await page.locator('button.approve, button.deny').count()).toBe(0);
   }
 
-  it('streams the reply with a handoff badge and no marker, asks before a $420 refund, runs it on Approve, and shows the same conversation after a reload', async () => {
+  /** The reviewer's item for `chatId`'s pending refund. */
+  async function reviewItem(review: Page, chatId: string) {
+    const item = review.locator(`.review-item[data-chat-id="${chatId}"]`);
+    await item.waitFor();
+    expect(await item.locator('.tool-input').textContent()).toContain('"amount": 420');
+    expect(await item.locator('.why').textContent()).toContain('why:');
+    return item;
+  }
+
+  it("streams the reply with a handoff badge and no marker, holds a $420 refund for the reviewer, runs it on the reviewer's Approve, and shows the same conversation after a reload", async () => {
     const page = await open('approve-1');
     await billingQuestion(page);
     await screenshot(page, 'web-chat-streamed');
@@ -123,7 +150,11 @@ describeBrowser('the web chat in Chromium', () => {
     await askRefund(page);
     expect(ledger.refunds).toEqual([]);
     await screenshot(page, 'web-chat-approval');
-    await page.click('.approval button.approve');
+    const review = await openReview();
+    const item = await reviewItem(review, 'approve-1');
+    await screenshot(review, 'web-chat-review');
+    await item.locator('button.approve').click();
+    await item.waitFor({ state: 'detached' }); // decided: off the reviewer's list
     const result = page.locator('.tool[data-state="output-available"] .tool-result');
     await result.waitFor();
     expect(await result.textContent()).toContain('"reference": "RF-1017"');
@@ -139,25 +170,46 @@ describeBrowser('the web chat in Chromium', () => {
     await page.waitForSelector('body[data-ready="true"]');
     expect(await shown(page)).toEqual(before);
     expect(await page.content()).not.toContain('[ROUTE_');
-    expect(await page.locator('.approval').count()).toBe(0);
+    expect(await page.locator('.approval-waiting').count()).toBe(0);
+    expect(await review.locator('.review-item').count()).toBe(0);
+    await review.close();
     await page.close();
   }, 60_000);
 
-  it('a second session: Deny leaves the refund undone and the reply says so', async () => {
+  it("a second session: the reviewer's Deny leaves the refund undone and the reply says so", async () => {
     const page = await open('deny-1');
     await billingQuestion(page);
     await askRefund(page);
-    await page.click('.approval button.deny');
+    const review = await openReview();
+    const item = await reviewItem(review, 'deny-1');
+    await item.locator('input.reason').fill('duplicate of RF-1017');
+    await item.locator('button.deny').click();
     await page.waitForSelector('.tool[data-state="output-denied"]');
     await page.waitForSelector('article.assistant .text >> text=was not approved');
     await idle(page);
     expect(ledger.refunds).toHaveLength(1); // only the first session's refund ran
+    for await (const version of runner.history(sessionKeyOf('deny-1'), { limit: 1 })) {
+      expect(version.cause?.approvals).toEqual([expect.objectContaining({ approved: false, by: 'reviewer' })]);
+    }
+    expect(await runner.transcript(sessionKeyOf('deny-1'))).toContainEqual(
+      expect.objectContaining({ type: 'tool', status: 'denied', result: 'denied: duplicate of RF-1017' }),
+    );
     expect(await page.locator('.tool-result').count()).toBe(0);
     await screenshot(page, 'web-chat-denied');
     const before = await shown(page);
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
     expect(await shown(page)).toEqual(before);
+    await review.close();
     await page.close();
   }, 60_000);
+
+  it('the reviewer page without its token says so, and shows nothing', async () => {
+    const page = await newPage();
+    await page.goto(new URL('/review', chat.url).href);
+    await page.waitForSelector('#error:not([hidden])');
+    expect(await page.textContent('#error')).toContain('needs the reviewer token');
+    expect(await page.locator('.review-item').count()).toBe(0);
+    await page.close();
+  }, 30_000);
 });

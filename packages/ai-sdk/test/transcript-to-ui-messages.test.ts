@@ -35,7 +35,7 @@ describe('transcriptToUIMessages', () => {
         role: 'assistant',
         parts: [
           { type: 'text', text: 'Let me get the clerk.', state: 'done' },
-          { type: 'data-handoff', data: { from: 'triage', to: 'clerk', via: 'signal' } },
+          { type: 'data-handoff', data: { from: 'triage', to: 'clerk' } },
           {
             type: 'tool-lookup',
             toolCallId: 'c1',
@@ -122,6 +122,18 @@ describe('transcriptToUIMessages', () => {
     expect(transcriptToUIMessages([])).toEqual([]);
   });
 
+  it("a handoff part is { from, to } (with a parallel member's group): no via, no marker", () => {
+    const entries = [
+      { type: 'handoff', from: 'triage', to: 'clerk', via: 'signal' },
+      { type: 'handoff', from: 'lead', to: 'tax', via: 'parallel', group: 'experts' },
+    ] as TranscriptEntry[];
+    const [message] = transcriptToUIMessages(entries);
+    expect(message?.parts).toEqual([
+      { type: 'data-handoff', data: { from: 'triage', to: 'clerk' } },
+      { type: 'data-handoff', data: { from: 'lead', to: 'tax', group: 'experts' } },
+    ]);
+  });
+
   it('gives a reload the same parts the live stream gave', async () => {
     const live = await readMessage(
       toUIMessageStream(
@@ -159,7 +171,7 @@ describe('transcriptToUIMessages', () => {
           ? { type: p.type, text: p.text }
           : isToolUIPart(p)
             ? { type: p.type, state: p.state, input: p.input, output: p.output, approval: p.approval }
-            : { type: p.type },
+            : { type: p.type, ...('data' in p && { data: p.data }) },
       );
     expect(shape(reloaded)).toEqual(shape(live.message));
   });
@@ -174,6 +186,11 @@ describe('transcriptToUIMessages', () => {
       name: 'an assistant entry without agentId',
       input: [{ type: 'assistant', text: 'x' }],
       path: 'transcript[0].agentId',
+    },
+    {
+      name: 'a handoff with a numeric group',
+      input: [{ type: 'handoff', from: 'a', to: 'b', via: 'parallel', group: 7 }],
+      path: 'transcript[0].group',
     },
     {
       name: 'a handoff with an unknown via',

@@ -145,7 +145,7 @@ describe('the AI SDK client against a Signalyard handler', () => {
     expect(assistant.id).toBe('assistant-1');
     expect(texts(assistant)).toEqual(['Passing you to payments.', 'I need approval to pay.']);
     expect(assistant.parts.find((p) => p.type === 'data-handoff')).toMatchObject({
-      data: { from: 'triage', to: 'payments', via: 'signal', signal: '[PAY]' },
+      data: { from: 'triage', to: 'payments' },
     });
     const tool = assistant.parts.find(isToolUIPart);
     expect(tool).toMatchObject({ type: 'tool-transfer', state: 'approval-requested', approval: { id: 'ap-1' } });

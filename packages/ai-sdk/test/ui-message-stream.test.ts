@@ -73,10 +73,12 @@ describe('toUIMessageStream: text and handoffs', () => {
     expect(message?.role).toBe('assistant');
     expect(texts(message)).toEqual(['Let me get billing.', 'Your invoice is paid.', 'Anything else?']);
     expect(dataParts(message, 'data-handoff')).toEqual([
-      { from: 'triage', to: 'billing', via: 'signal', signal: '[TO_BILLING]' },
-      { from: 'billing', to: 'closer', via: 'signal', signal: '[TO_CLOSER]' },
+      { from: 'triage', to: 'billing' },
+      { from: 'billing', to: 'closer' },
     ]);
     for (const text of texts(message)) expect(text).not.toMatch(/\[(TO_BILLING|TO_CLOSER|DONE)\]/);
+    // A page that prints every part as it is (data parts too) shows no marker either.
+    expect(JSON.stringify(message?.parts)).not.toMatch(/TO_BILLING|TO_CLOSER|DONE/);
     expect(message?.parts.map((p) => p.type)).toEqual([
       'data-route',
       'text',
@@ -86,6 +88,29 @@ describe('toUIMessageStream: text and handoffs', () => {
       'text',
     ]);
     expect(message?.parts.filter((p) => p.type === 'text').every((p) => p.state === 'done')).toBe(true);
+  });
+
+  it('with includeSignals: true, a handoff part also says how (via) and names the marker, for debugging views', async () => {
+    const { message } = await readMessage(toUIMessageStream(turnOf(crewTurn), { includeSignals: true }));
+    expect(dataParts(message, 'data-handoff')).toEqual([
+      { from: 'triage', to: 'billing', via: 'signal', signal: '[TO_BILLING]' },
+      { from: 'billing', to: 'closer', via: 'signal', signal: '[TO_CLOSER]' },
+    ]);
+    // The text parts stay without markers.
+    expect(texts(message)).toEqual(['Let me get billing.', 'Your invoice is paid.', 'Anything else?']);
+  });
+
+  it("carries a handoff's parallel group when the event names one", async () => {
+    const turn = [
+      engine({ type: 'handoff', from: 'lead', to: 'summary', via: 'parallel', group: 'experts', handoffs: 1 }),
+      outcome('completed'),
+    ];
+    const { message } = await readMessage(toUIMessageStream(turnOf(turn)));
+    expect(dataParts(message, 'data-handoff')).toEqual([{ from: 'lead', to: 'summary', group: 'experts' }]);
+    const debug = await readMessage(toUIMessageStream(turnOf(turn), { includeSignals: true }));
+    expect(dataParts(debug.message, 'data-handoff')).toEqual([
+      { from: 'lead', to: 'summary', group: 'experts', via: 'parallel' },
+    ]);
   });
 
   it('sends start first and finish last, and opens, writes and closes each block with its own id', async () => {
@@ -220,7 +245,7 @@ describe('toUIMessageStream: parallel groups', () => {
       'Tax-wise it is deductible.',
       'Both agree.',
     ]);
-    expect(dataParts(message, 'data-handoff')).toEqual([{ from: 'lead', to: 'summary', via: 'parallel' }]);
+    expect(dataParts(message, 'data-handoff')).toEqual([{ from: 'lead', to: 'summary' }]);
   });
 
   it('tells members apart by their paths when the group events are not there', async () => {
@@ -663,6 +688,9 @@ describe('toUIMessageStream: bad arguments', () => {
   it('reads nothing from a turn whose options are bad', () => {
     const turn = turnOf([outcome('completed')]);
     expect(() => toUIMessageStream(turn, { sendRouting: 1 } as never)).toThrow(/sendRouting/);
+    expect(() => toUIMessageStream(turn, { includeSignals: 'yes' } as never)).toThrow(
+      /opts\.includeSignals: expected a boolean, got "yes"/,
+    );
     expect(turn.read()).toBe(0);
   });
 });
@@ -675,6 +703,7 @@ describe('types', () => {
     expectTypeOf<ToUIMessageStreamOptions>().toEqualTypeOf<{
       readonly messageId?: string;
       readonly sendRouting?: boolean;
+      readonly includeSignals?: boolean;
     }>();
   });
 

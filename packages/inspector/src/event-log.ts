@@ -1,10 +1,12 @@
 import {
   formatAction,
   type Action,
+  type Clock,
   type RunnerEvent,
   type Signal,
   type TimelineEntry as RunnerTimelineEntry,
 } from '@signalyard/core';
+import { isoAt } from '@signalyard/core/internal';
 import { errorData, jsonSafe } from './json-safe.js';
 
 /** One route looked at for a decision, when the runner reports them (`considered` on `route_decided`), made plain. */
@@ -64,28 +66,32 @@ const QUIET_ENGINE_EVENTS: ReadonlySet<string> = new Set(['text_delta', 'stage_d
 /**
  * The inspector's own bounded log of recent runner events per session (`limit` entries each, the
  * sessions seen least recently dropped beyond `maxSessions`): the page's live timeline over a
- * runner without `timeline()`, holding only what happened since the inspector started. Durations
- * are measured from a signal's `signal_received` to its `outcome`.
+ * runner without `timeline()`, holding only what happened since the inspector started. Entries
+ * are stamped, and durations measured from a signal's `signal_received` to its `outcome`, with
+ * `clock`.
  */
 export class EventLog {
   readonly #limit: number;
   readonly #maxSessions: number;
+  readonly #clock: Clock;
   readonly #bySession = new Map<string, TimelineEntry[]>();
   readonly #arrivals = new WeakMap<Signal, number>();
   #seq = 0;
 
-  constructor(opts: { limit: number; maxSessions: number }) {
+  constructor(opts: { limit: number; maxSessions: number; clock: Clock }) {
     this.#limit = opts.limit;
     this.#maxSessions = opts.maxSessions;
+    this.#clock = opts.clock;
   }
 
   /** Records `event`; returns its entry, or `undefined` for an event the timeline does not show. */
-  add(event: RunnerEvent, now = Date.now()): TimelineEntry | undefined {
+  add(event: RunnerEvent): TimelineEntry | undefined {
+    const now = this.#clock.now();
     if (event.type === 'signal_received') this.#arrivals.set(event.signal, now);
     const arrived =
       event.type === 'outcome' && event.signal !== undefined ? this.#arrivals.get(event.signal) : undefined;
     const durationMs = arrived === undefined ? undefined : Math.max(0, now - arrived);
-    const entry = pageEntryOf({ seq: this.#seq + 1, at: new Date(now).toISOString(), event, durationMs });
+    const entry = pageEntryOf({ seq: this.#seq + 1, at: isoAt(now), event, durationMs });
     if (entry === undefined) return undefined;
     this.#seq++;
     let list = this.#bySession.get(entry.sessionKey);

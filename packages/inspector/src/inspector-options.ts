@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describeValue, type CheckpointStore } from '@signalyard/core';
+import { describeValue, systemClock, type CheckpointStore, type Clock } from '@signalyard/core';
 import { isAbortSignal } from '@signalyard/core/internal';
 import type { AgentDiagrams } from './diagrams.js';
 import { InspectorError } from './errors/inspector-error.js';
@@ -33,6 +33,23 @@ export interface InspectorOptions {
    * otherwise the inspector keeps this many events per session from the moment it starts.
    */
   timelineLimit?: number;
+  /**
+   * How many live event streams (open pages) the inspector serves at once; default 16. One more
+   * is answered 503 with `Retry-After`, and the page tries again after it.
+   */
+  maxEventStreams?: number;
+  /**
+   * How many bytes a live event stream may have waiting to be sent; default 1 MiB (1,048,576).
+   * A page that stops reading (a laptop asleep, a dead network) is disconnected when an event
+   * would take it past this, instead of the process buffering every event for it; the page
+   * reconnects and catches up when it reads again.
+   */
+  maxEventStreamBytes?: number;
+  /**
+   * Where the inspector reads the time (the `at` of the timeline entries it records itself, the
+   * durations it measures); default `systemClock` (`Date.now()`).
+   */
+  clock?: Clock;
   /** Closes the inspector when aborted (as `close()` does). */
   abortSignal?: AbortSignal;
 }
@@ -48,8 +65,16 @@ export interface ResolvedInspectorOptions {
   readonly by: string;
   readonly diagrams: ReadonlyMap<string, AgentDiagrams>;
   readonly timelineLimit: number;
+  readonly maxEventStreams: number;
+  readonly maxEventStreamBytes: number;
+  readonly clock: Clock;
   readonly abortSignal: AbortSignal | undefined;
 }
+
+/** The default of {@link InspectorOptions.maxEventStreams}. */
+const DEFAULT_MAX_EVENT_STREAMS = 16;
+/** The default of {@link InspectorOptions.maxEventStreamBytes}: 1 MiB. */
+const DEFAULT_MAX_EVENT_STREAM_BYTES = 1024 * 1024;
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 const RUNNER_METHODS = ['on', 'listSessions', 'session', 'sessionAt', 'history'] as const;
@@ -65,7 +90,12 @@ export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions
     throw invalid([`expected an options object { runner?, store?, port?, … }, got ${describeValue(opts)}`]);
   }
   const o = opts as Record<keyof InspectorOptions, unknown>;
-  const problems = [...sourceProblems(o.runner, o.store), ...serverProblems(o), ...diagramProblems(o.diagrams)];
+  const problems = [
+    ...sourceProblems(o.runner, o.store),
+    ...serverProblems(o),
+    ...limitProblems(o),
+    ...diagramProblems(o.diagrams),
+  ];
   if (problems.length > 0) throw invalid(problems);
   const diagrams = new Map<string, AgentDiagrams>(Object.entries((o.diagrams ?? {}) as Record<string, AgentDiagrams>));
   return {
@@ -78,6 +108,9 @@ export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions
     by: (o.by as string | undefined) ?? 'inspector',
     diagrams,
     timelineLimit: (o.timelineLimit as number | undefined) ?? 200,
+    maxEventStreams: (o.maxEventStreams as number | undefined) ?? DEFAULT_MAX_EVENT_STREAMS,
+    maxEventStreamBytes: (o.maxEventStreamBytes as number | undefined) ?? DEFAULT_MAX_EVENT_STREAM_BYTES,
+    clock: (o.clock as Clock | undefined) ?? systemClock,
     abortSignal: o.abortSignal as AbortSignal | undefined,
   };
 }
@@ -109,7 +142,7 @@ function sourceProblems(runner: unknown, store: unknown): string[] {
 
 function serverProblems(o: Record<keyof InspectorOptions, unknown>): string[] {
   const problems: string[] = [];
-  const { port, host, token, allowedHosts, by, timelineLimit, abortSignal } = o;
+  const { port, host, token, allowedHosts, by, abortSignal } = o;
   if (port !== undefined && !(typeof port === 'number' && Number.isInteger(port) && port >= 0 && port <= 65535)) {
     problems.push(`port: expected an integer from 0 (any free port) to 65535, got ${describeValue(port)}`);
   }
@@ -130,14 +163,24 @@ function serverProblems(o: Record<keyof InspectorOptions, unknown>): string[] {
   if (by !== undefined && !(typeof by === 'string' && by.trim() !== '')) {
     problems.push(`by: expected a non-empty name for approvals made from the page, got ${describeValue(by)}`);
   }
-  if (
-    timelineLimit !== undefined &&
-    !(typeof timelineLimit === 'number' && Number.isInteger(timelineLimit) && timelineLimit >= 1)
-  ) {
-    problems.push(`timelineLimit: expected an integer >= 1, got ${describeValue(timelineLimit)}`);
-  }
   if (abortSignal !== undefined && !isAbortSignal(abortSignal)) {
     problems.push(`abortSignal: expected an AbortSignal, got ${describeValue(abortSignal)}`);
+  }
+  return problems;
+}
+
+/** The bounds: the timeline's length, the event streams' number and buffers; and the clock. */
+function limitProblems(o: Record<keyof InspectorOptions, unknown>): string[] {
+  const problems: string[] = [];
+  for (const name of ['timelineLimit', 'maxEventStreams', 'maxEventStreamBytes'] as const) {
+    const value = o[name];
+    if (value !== undefined && !(typeof value === 'number' && Number.isSafeInteger(value) && value >= 1)) {
+      problems.push(`${name}: expected an integer >= 1, got ${describeValue(value)}`);
+    }
+  }
+  const clock = o.clock as { now?: unknown } | null | undefined;
+  if (clock !== undefined && (typeof clock !== 'object' || clock === null || typeof clock.now !== 'function')) {
+    problems.push(`clock: expected a Clock ({ now(): number }), got ${describeValue(clock)}`);
   }
   return problems;
 }

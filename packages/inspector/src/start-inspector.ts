@@ -10,6 +10,7 @@ import { HttpProblem, readJsonBody, send, sendJson, sendProblem } from './http-u
 import { InspectorApi, problemOf } from './inspector-api.js';
 import { resolveInspectorOptions, type InspectorOptions, type ResolvedInspectorOptions } from './inspector-options.js';
 import { RunnerTimelineFeed, type TimelineFeed } from './runner-timeline.js';
+import { sameOriginPath } from './same-origin-path.js';
 import { RunnerSource, type SessionSource } from './session-source.js';
 import { SseHub } from './sse-hub.js';
 import { StaticAssets } from './static-assets.js';
@@ -45,7 +46,10 @@ const MAX_LOGGED_SESSIONS = 1000;
  * Listens on `127.0.0.1:4319` by default. Every request needs the token (`inspector.url`
  * carries it once; the page then keeps it in an `HttpOnly`, `SameSite=Strict` cookie named
  * after the port); requests without it get 401, requests with a `Host` header outside
- * `allowedHosts` get 403. Approve, fork and rewind are `POST`s, refused offline.
+ * `allowedHosts` get 403. Approve, fork and rewind are `POST`s, refused offline. The token's
+ * redirect stays on the inspector's own paths. Live event streams are bounded: a page that stops
+ * reading is disconnected before its unsent bytes pass `maxEventStreamBytes` (it reconnects and
+ * catches up), and beyond `maxEventStreams` open streams one more gets 503 with `Retry-After`.
  *
  * @throws InspectorError `INSPECTOR_OPTIONS_INVALID` (every bad option listed),
  * `INSPECTOR_LISTEN_FAILED` (the port is taken, …); AbortedError when `abortSignal` has
@@ -66,7 +70,7 @@ export async function startInspector(opts: InspectorOptions): Promise<Inspector>
   const port = await listen(server, o);
   const guard = new AccessGuard({ token: o.token, port, allowedHosts: o.allowedHosts ?? defaultHosts(o.host, port) });
   const log = timelineFeed(o);
-  const hub = new SseHub();
+  const hub = new SseHub({ maxStreams: o.maxEventStreams, maxBufferedBytes: o.maxEventStreamBytes });
   const source: SessionSource =
     o.runner !== undefined ? new RunnerSource(o.runner) : new StoreSource(o.store as CheckpointStore);
   const describe = o.runner?.describe?.bind(o.runner);
@@ -114,7 +118,7 @@ function timelineFeed(o: ResolvedInspectorOptions): TimelineFeed {
   const runner = o.runner;
   if (runner?.timeline !== undefined)
     return new RunnerTimelineFeed((key, opts) => runner.timeline?.(key, opts) ?? [], o.timelineLimit);
-  return new EventLog({ limit: o.timelineLimit, maxSessions: MAX_LOGGED_SESSIONS });
+  return new EventLog({ limit: o.timelineLimit, maxSessions: MAX_LOGGED_SESSIONS, clock: o.clock });
 }
 
 function noop(): void {
@@ -180,7 +184,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, h: Handlers): P
   if (access.fromQuery && req.method === 'GET' && !url.pathname.startsWith('/api/')) {
     // Keep the token out of the address bar, history and any later copy of the URL.
     url.searchParams.delete('token');
-    send(res, 303, '', { ...cookie, location: `${url.pathname}${url.search}` });
+    send(res, 303, '', { ...cookie, location: sameOriginPath(url) });
     return;
   }
   if (req.method === 'GET' && h.assets.has(url.pathname)) {

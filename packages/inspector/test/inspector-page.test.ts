@@ -9,6 +9,7 @@ import type { Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { collect } from '@signalyard/test-utils';
 import { createRunner, crewEngine } from 'signalyard';
+import { MemoryCheckpointStore } from '@signalyard/core';
 import { startInspector } from '../src/index.js';
 import { describeBrowser, launchBrowser } from '@signalyard/test-utils/browser';
 import { diagrams, says, testRunner } from './fixture.js';
@@ -239,5 +240,65 @@ describeBrowser('the inspector page in Chromium', () => {
     await page.close();
     await inspector.close();
     await store.close();
+  }, 60_000);
+
+  it('shows control characters in keys and text escaped (\\u001B, \\u000A, \\u202E), never raw', async () => {
+    // A key an older release may have stored, holding ESC, a newline and RIGHT-TO-LEFT OVERRIDE.
+    const store = new MemoryCheckpointStore();
+    const runner = testRunner({ store });
+    await runner.dispatch('agent:desk:main', says('pay \u202Etxt.exe\u202C now\u001b[2J'));
+    await runner.close();
+    const odd = 'agent:desk:\u001b[31mred\nfake row\u202Eevil';
+    await store.save(odd, (await store.load('agent:desk:main'))!.data, 0);
+    const inspector = await startInspector({ store, port: 0 });
+    const page = await openPage(browser, inspector.url);
+    const shown = 'agent:desk:\\u001B[31mred\\u000Afake row\\u202Eevil';
+    expect(await page.locator('#session-list .key').allTextContents()).toEqual([shown, 'agent:desk:main']);
+    await page.locator('#session-list li').first().click();
+    await expect.poll(() => page.locator('#session-header h2').textContent()).toBe(shown);
+    expect(await page.locator('#chat').textContent()).toContain('pay \\u202Etxt.exe\\u202C now\\u001B[2J');
+    expect(await page.locator('#timeline').textContent()).toContain('“pay \\u202Etxt.exe\\u202C now\\u001B[2J”');
+    const text = (await page.locator('body').textContent()) ?? '';
+    for (const raw of ['\u001b', '\u202e', '\u202c']) expect(text).not.toContain(raw);
+    await screenshot(page, 'inspector-escaped');
+    await page.close();
+    await inspector.close();
+  }, 60_000);
+
+  it('when too many pages are open, waits for the Retry-After of the 503 and connects; after the inspector restarts, reconnects and catches up', async () => {
+    const runner = testRunner();
+    await runner.dispatch('agent:desk:main', says('first'));
+    const inspector = await startInspector({ runner, port: 0, maxEventStreams: 1 });
+    const { origin, port } = new URL(inspector.url);
+    // Another page holds the only stream.
+    const other = new AbortController();
+    const held = await fetch(`${origin}/api/events`, {
+      headers: { cookie: `signalyard_inspector_${port}=${inspector.token}` },
+      signal: other.signal,
+    });
+    expect(held.status).toBe(200);
+    const page = await openPage(browser, inspector.url);
+    const live = page.locator('#live-state');
+    await expect.poll(() => live.getAttribute('data-state')).toBe('waiting');
+    expect(await live.textContent()).toContain('too many pages are open, retrying in 2 s');
+    other.abort();
+    await expect.poll(() => live.getAttribute('data-state'), { timeout: 15_000 }).toBe('connected');
+    await page.click('[data-session="agent:desk:main"]');
+    const signals = page.locator('#timeline li[data-entry-type="signal"]');
+    await expect.poll(() => signals.count()).toBe(1);
+    await runner.dispatch('agent:desk:main', says('second'));
+    await expect.poll(() => signals.count()).toBe(2); // live
+
+    // The inspector goes away and comes back on the same address; what happened meanwhile shows.
+    await inspector.close();
+    await expect.poll(() => live.getAttribute('data-state')).toBe('reconnecting');
+    await runner.dispatch('agent:desk:main', says('while it was away'));
+    const again = await startInspector({ runner, port: Number(port), token: inspector.token });
+    await expect.poll(() => live.getAttribute('data-state'), { timeout: 15_000 }).toBe('connected');
+    await expect.poll(() => signals.count(), { timeout: 10_000 }).toBe(3);
+    expect(await signals.first().textContent()).toContain('while it was away');
+    await page.close();
+    await again.close();
+    await runner.close();
   }, 60_000);
 });

@@ -1,4 +1,5 @@
-import { createServer } from 'node:net';
+import { readdirSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { MemoryCheckpointStore, signal } from '@signalyard/core';
 import { rejectsCode } from '@signalyard/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,6 +48,9 @@ describe('startInspector: options', () => {
     [{ store: new MemoryCheckpointStore(), by: '  ' }, 'by: expected a non-empty name'],
     [{ store: new MemoryCheckpointStore(), timelineLimit: 0 }, 'timelineLimit: expected an integer >= 1'],
     [{ store: new MemoryCheckpointStore(), abortSignal: {} }, 'abortSignal: expected an AbortSignal'],
+    [{ store: new MemoryCheckpointStore(), maxEventStreams: 0 }, 'maxEventStreams: expected an integer >= 1, got 0'],
+    [{ store: new MemoryCheckpointStore(), maxEventStreamBytes: 1.5 }, 'maxEventStreamBytes: expected an integer >= 1'],
+    [{ store: new MemoryCheckpointStore(), clock: Date }, 'clock: expected a Clock ({ now(): number })'],
     [
       { store: new MemoryCheckpointStore(), diagrams: { desk: { fsm: 1 } } },
       'diagrams.desk.fsm: expected Mermaid text',
@@ -101,6 +105,21 @@ describe('startInspector: options', () => {
   });
 });
 
+/** Sends `target` as the request line's target byte for byte (no client-side URL parsing); resolves with the response head. */
+function rawGet(base: string, target: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: close\r\n\r\n`),
+    );
+    let head = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (head += chunk));
+    socket.on('end', () => resolve(head));
+    socket.on('error', reject);
+  });
+}
+
 describe('startInspector: access rules', () => {
   it('answers 401 without the token, with a wrong token, and for the event stream', async () => {
     const i = await start({ store: new MemoryCheckpointStore() });
@@ -131,6 +150,28 @@ describe('startInspector: access rules', () => {
     expect(page.status).toBe(200);
     expect(page.body).toContain('Signalyard inspector');
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+  });
+
+  it.each([
+    ['/.//evil.com/', '/evil.com/'],
+    ['/..//evil.com/', '/evil.com/'],
+    ['//evil.com/', '/'],
+    ['///evil.com/', '/'],
+    ['/\\evil.com/', '/'],
+    ['/.\\/evil.com/', '/evil.com/'],
+    ['/%2F%2Fevil.com/', '/%2F%2Fevil.com/'],
+    ['/%5C%5Cevil.com/', '/%5C%5Cevil.com/'],
+    ['/%09/evil.com/', '/%09/evil.com/'],
+    ['/%0a//evil.com/', '/%0a//evil.com/'],
+    ['/.//%0d%0a/evil.com/', '/%0d%0a/evil.com/'],
+  ])('redirects %s?token=… only to a path of its own origin (%s), never to another host', async (path, expected) => {
+    const i = await start({ store: new MemoryCheckpointStore(), token: 'secret-token' });
+    const head = await rawGet(i.base, `${path}?token=secret-token&x=1`);
+    expect(head).toMatch(/^HTTP\/1\.1 303/);
+    const location = /\r\nlocation: ([^\r]*)\r\n/i.exec(head)?.[1];
+    expect(location).toBe(`${expected}?x=1`);
+    expect(location).toMatch(/^\/(?![/\\])/);
+    expect(new URL(location!, i.base).origin).toBe(i.base);
   });
 
   it('rejects a Host header outside allowedHosts (DNS rebinding) with 403, even with the token', async () => {
@@ -246,6 +287,65 @@ describe('startInspector: the API over a live runner', () => {
     });
     await runner.dispatch('agent:desk:main', says('after the inspector'));
     expect(decisions).toEqual([undefined]);
+    await runner.close();
+  });
+
+  it('over a runner without timeline(), logs the events itself, stamped and timed by its clock', async () => {
+    const runner = testRunner();
+    let now = Date.parse('2030-01-02T03:04:05.000Z');
+    const clock = { now: () => now };
+    // The Runner taken structurally, without its timeline(): the inspector keeps its own log.
+    const bare = {
+      on: runner.on.bind(runner),
+      listSessions: runner.listSessions.bind(runner),
+      session: runner.session.bind(runner),
+      sessionAt: runner.sessionAt.bind(runner),
+      history: runner.history.bind(runner),
+    };
+    const i = await start({ runner: bare, clock });
+    // The signal arrives at `now`; routing takes 1.5 s of the fake clock.
+    const off = runner.on((e) => {
+      if (e.type === 'route_decided') now += 1500;
+    });
+    await runner.dispatch('agent:desk:main', says('hello'));
+    off();
+    const { body: timeline } = await getJson(i, '/api/timeline?key=agent:desk:main');
+    expect(timeline.source).toBe('inspector');
+    expect(timeline.entries.map((e: { type: string; at: string }) => [e.type, e.at])).toEqual([
+      ['outcome', '2030-01-02T03:04:06.500Z'],
+      ['transition', '2030-01-02T03:04:06.500Z'],
+      ['route', '2030-01-02T03:04:05.000Z'],
+      ['signal', '2030-01-02T03:04:05.000Z'],
+    ]);
+    expect(timeline.entries[0].durationMs).toBe(1500);
+    await runner.close();
+  });
+
+  it('serves at most maxEventStreams event streams; one more gets 503 with Retry-After, and a freed place is taken again', async () => {
+    const runner = testRunner();
+    const i = await start({ runner, maxEventStreams: 2 });
+    const open = async () => {
+      const controller = new AbortController();
+      const res = await fetch(`${i.base}/api/events`, { headers: { cookie: i.cookie }, signal: controller.signal });
+      return { res, controller };
+    };
+    const streams = await Promise.all([open(), open(), open(), open()]);
+    const statuses = streams.map((s) => s.res.status).sort();
+    expect(statuses).toEqual([200, 200, 503, 503]);
+    for (const { res } of streams.filter((s) => s.res.status === 503)) {
+      expect(res.headers.get('retry-after')).toBe('2');
+      expect(((await res.json()) as Json).error.code).toBe('too_many_streams');
+    }
+    streams.find((s) => s.res.status === 200)!.controller.abort();
+    // The server notices the closed stream; then the next page gets its place.
+    await expect
+      .poll(async () => {
+        const next = await open();
+        if (next.res.status === 200) streams.push(next);
+        return next.res.status;
+      })
+      .toBe(200);
+    for (const s of streams) s.controller.abort();
     await runner.close();
   });
 
@@ -377,16 +477,22 @@ describe('startInspector: the API over a live runner', () => {
     await expect(http(`${i.base}/api/info`, { headers: { cookie: i.cookie } })).rejects.toThrow();
   });
 
-  it('serves the page, its script and the diagram library from the package', async () => {
+  it('serves the page, each of its script modules, its style sheet and the diagram library from the package, and nothing else', async () => {
     const i = await start({ store: new MemoryCheckpointStore() });
+    const modules = readdirSync(new URL('../ui/', import.meta.url)).filter((f) => f.endsWith('.js'));
+    expect(modules).toContain('app.js');
+    expect(modules.length).toBeGreaterThan(5); // the page is split into modules that import each other
     for (const [path, type] of [
-      ['/assets/app.js', 'text/javascript'],
+      ...modules.map((f) => [`/assets/${f}`, 'text/javascript'] as const),
       ['/assets/style.css', 'text/css'],
       ['/assets/mermaid.min.js', 'text/javascript'],
     ] as const) {
       const res = await http(`${i.base}${path}`, { headers: { cookie: i.cookie } });
       expect(res.status, path).toBe(200);
       expect(String(res.headers['content-type'])).toContain(type);
+    }
+    for (const path of ['/assets/index.html', '/assets/../src/index.ts', '/assets/%2e%2e/package.json', '/app.js']) {
+      expect((await http(`${i.base}${path}`, { headers: { cookie: i.cookie } })).status, path).toBe(404);
     }
   });
 });

@@ -1,15 +1,28 @@
 import type { Action, Tier } from '@signalyard/core';
 import type { UIMessage } from 'ai';
 
-/** The data of a `data-handoff` part: one agent handed the conversation to another. */
+/**
+ * The data of a `data-handoff` part: one agent handed the conversation to another. By default
+ * only who to whom (and the parallel group, for a group's members): no routing marker, so a page
+ * that prints data parts as they are shows none. `includeSignals: true` adds how (`via`) and the
+ * marker (`signal`), for debugging views.
+ */
 export interface HandoffData {
   /** The crew agent that handed off. */
   readonly from: string;
   /** The crew agent that took over. */
   readonly to: string;
-  /** How: a routing signal in the reply, a parallel group's `next_agent`, or the fallback. */
-  readonly via: 'signal' | 'parallel' | 'fallback';
-  /** The signal (marker) that routed, for `via: 'signal'` (streams only; transcripts leave it out). */
+  /** The parallel group, when the handoff belongs to one. */
+  readonly group?: string;
+  /**
+   * How: a routing signal in the reply, a parallel group's `next_agent`, or the fallback. Only
+   * with `includeSignals: true` (streams only; transcripts leave it out).
+   */
+  readonly via?: 'signal' | 'parallel' | 'fallback';
+  /**
+   * The signal (marker) that routed, for `via: 'signal'`. Only with `includeSignals: true`
+   * (streams only; transcripts leave it out).
+   */
   readonly signal?: string;
 }
 

@@ -21,7 +21,7 @@ export type ToUIMessageStreamResponseInit = ResponseInit & ToUIMessageStreamOpti
  * to its end unless you pass an `abortSignal` to `runner.stream`.
  *
  * @throws UIMessageError `UI_STREAM_ARGUMENT_INVALID` (at once) when `turn` is not an async
- * iterable, `init` is not an object, or `messageId` / `sendRouting` is bad.
+ * iterable, `init` is not an object, or `messageId` / `sendRouting` / `includeSignals` is bad.
  *
  * @example
  * ```ts
@@ -47,6 +47,11 @@ export function toUIMessageStreamResponse(
     });
   }
   const options = readUIStreamOptions(init, 'init', false);
-  const { messageId: _messageId, sendRouting: _sendRouting, ...responseInit } = init ?? {};
+  const {
+    messageId: _messageId,
+    sendRouting: _sendRouting,
+    includeSignals: _includeSignals,
+    ...responseInit
+  } = init ?? {};
   return createUIMessageStreamResponse({ ...responseInit, stream: uiMessageStreamOf(turn, options) });
 }

@@ -13,6 +13,13 @@ export interface ToUIMessageStreamOptions {
   readonly messageId?: string;
   /** Send the route decision as a `data-route` part. Default `true`. */
   readonly sendRouting?: boolean;
+  /**
+   * Put how each handoff was made (`via`) and the routing marker that made it (`signal`, e.g.
+   * `[TO_BILLING]`) on its `data-handoff` part, for debugging views. Default `false`: a handoff
+   * part is `{ from, to }` (plus `group` for a parallel group's members), with no marker text,
+   * so a page that prints data parts as they are never shows one.
+   */
+  readonly includeSignals?: boolean;
 }
 
 /**
@@ -31,8 +38,9 @@ export interface ToUIMessageStreamOptions {
  *   `tool-output-denied` for a call a person or a policy denied; each pending approval of
  *   `approval_requested` → `tool-approval-request` with `approvalId` = the approval's `id`,
  *   after the call's `tool-input-available`;
- * - data parts (see {@link SignalyardUIDataTypes}): a handoff → `data-handoff`
- *   `{ from, to, via, signal? }`; the route decision → `data-route` `{ tier, routeName, action }`
+ * - data parts (see {@link SignalyardUIDataTypes}): a handoff → `data-handoff` `{ from, to }`
+ *   (plus `group` for a parallel group's members; with `includeSignals: true` also `via` and the
+ *   marker, `signal`: never otherwise); the route decision → `data-route` `{ tier, routeName, action }`
  *   (unless `sendRouting: false`); outcome `rejected` → `data-rejected` `{ reason }`;
  * - outcome `failed` → an `error` chunk with the error's message (never a stack), then `finish`;
  * - if iterating `turn` throws (e.g. the runner was closed) → an `error` chunk with its

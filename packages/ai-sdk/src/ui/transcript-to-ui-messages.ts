@@ -21,7 +21,8 @@ const STATUS: ReadonlySet<string> = new Set(['done', 'error', 'denied', 'pending
  *   `metadata.at`);
  * - each run of consecutive `assistant`, `handoff` and `tool` entries → **one** assistant message:
  *   a text part per assistant entry (none for empty text), a `data-handoff` part
- *   `{ from, to, via }` per handoff, and a tool part `tool-<name>` per tool entry in the state
+ *   `{ from, to }` per handoff (plus `group` when the entry names one, as the live stream's parts
+ *   by default: no `via`, no marker), and a tool part `tool-<name>` per tool entry in the state
  *   matching its status — `done` → `output-available` (with `output`), `error` →
  *   `output-error` (with `errorText`), `denied` → `output-denied`, `pending_approval` →
  *   `approval-requested` with `approval.id` = the entry's `approvalId`, ready for
@@ -93,7 +94,10 @@ function assistantPart(entry: Readonly<Record<string, unknown>>, path: string): 
       const via = stringField(entry, 'via', path);
       if (!VIA.has(via))
         throw fail(`${path}.via`, `expected "signal", "parallel" or "fallback", got ${JSON.stringify(via)}`);
-      const data = { from, to, via } as HandoffData;
+      const group = entry.group;
+      if (group !== undefined && typeof group !== 'string')
+        throw fail(`${path}.group`, `expected a string, got ${describeValue(group)}`);
+      const data: HandoffData = group === undefined ? { from, to } : { from, to, group };
       return { type: 'data-handoff', data };
     }
     case 'tool':

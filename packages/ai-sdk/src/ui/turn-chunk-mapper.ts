@@ -18,6 +18,8 @@ export interface TurnChunkMapperOptions {
   readonly messageId?: string;
   /** Whether the `routed` event becomes a `data-route` part. */
   readonly sendRouting: boolean;
+  /** Whether `data-handoff` parts carry how (`via`) and the routing marker (`signal`). */
+  readonly includeSignals: boolean;
 }
 
 type EngineEvent = Readonly<Record<string, unknown>>;
@@ -126,7 +128,7 @@ export class TurnChunkMapper {
         return [];
       }
       case 'handoff':
-        return [...this.#blocks.closeAll(), ...handoffChunk(event)];
+        return [...this.#blocks.closeAll(), ...handoffChunk(event, this.#opts.includeSignals)];
       case 'parallel_start': {
         const members = Array.isArray(event.agents)
           ? event.agents.flatMap((a) => (typeof a === 'string' ? [`crew:${a}`] : []))
@@ -275,13 +277,21 @@ function siblings(a: readonly string[] | undefined, b: readonly string[] | undef
   return a[a.length - 1] !== b[b.length - 1];
 }
 
-function handoffChunk(event: EngineEvent): UIMessageChunk[] {
+/** `data-handoff` `{ from, to, group? }`; with `includeSignals`, also `via` and the marker. */
+function handoffChunk(event: EngineEvent, includeSignals: boolean): UIMessageChunk[] {
   const from = asString(event.from);
   const to = asString(event.to);
   const via = asString(event.via);
   if (from === undefined || to === undefined || via === undefined) return [];
-  const signal = asString(event.signal);
-  const data = (signal === undefined ? { from, to, via } : { from, to, via, signal }) as HandoffData;
+  const group = asString(event.group);
+  const signal = includeSignals ? asString(event.signal) : undefined;
+  const data: HandoffData = {
+    from,
+    to,
+    ...(group === undefined ? {} : { group }),
+    ...(includeSignals ? { via: via as HandoffData['via'] } : {}),
+    ...(signal === undefined ? {} : { signal }),
+  };
   return [{ type: 'data-handoff', data }];
 }
 

@@ -17,31 +17,40 @@ export function assertTurn(turn: unknown): asserts turn is AsyncIterable<unknown
   }
 }
 
+const OPTION_KEYS: ReadonlySet<string> = new Set(['messageId', 'sendRouting', 'includeSignals']);
+
 /**
- * Reads `messageId` and `sendRouting` from the options of `toUIMessageStream` (`strict`: no other
+ * Reads `messageId`, `sendRouting` and `includeSignals` from the options of `toUIMessageStream` (`strict`: no other
  * key allowed) or the init of `toUIMessageStreamResponse` (where the `ResponseInit` keys live too).
  * @internal
  */
 export function readUIStreamOptions(value: unknown, path: string, strict: boolean): TurnChunkMapperOptions {
-  if (value === undefined) return { sendRouting: true };
+  if (value === undefined) return { sendRouting: true, includeSignals: false };
   const opts = asRecord(value);
   if (opts === undefined) throw fail(path, `expected an options object, got ${describeValue(value)}`);
   if (strict) {
     for (const key of Object.keys(opts)) {
-      if (key !== 'messageId' && key !== 'sendRouting') {
-        throw fail(`${path}.${key}`, `unknown option ${JSON.stringify(key)}: expected "messageId" or "sendRouting"`);
+      if (!OPTION_KEYS.has(key)) {
+        throw fail(
+          `${path}.${key}`,
+          `unknown option ${JSON.stringify(key)}: expected "messageId", "sendRouting" or "includeSignals"`,
+        );
       }
     }
   }
-  const { messageId, sendRouting } = opts;
+  const { messageId, sendRouting, includeSignals } = opts;
   if (messageId !== undefined && (typeof messageId !== 'string' || messageId === '')) {
     throw fail(`${path}.messageId`, `expected a non-empty string, got ${describeValue(messageId)}`);
   }
   if (sendRouting !== undefined && typeof sendRouting !== 'boolean') {
     throw fail(`${path}.sendRouting`, `expected a boolean, got ${describeValue(sendRouting)}`);
   }
+  if (includeSignals !== undefined && typeof includeSignals !== 'boolean') {
+    throw fail(`${path}.includeSignals`, `expected a boolean, got ${describeValue(includeSignals)}`);
+  }
   return {
     sendRouting: sendRouting ?? true,
+    includeSignals: includeSignals ?? false,
     ...(messageId === undefined ? {} : { messageId }),
   };
 }

@@ -1,0 +1,86 @@
+// What the page does: loads the sessions and the chosen session from the API into `state` and
+// renders them, and carries out the actions the views offer (select, approve, fork).
+import { api } from './api.js';
+import { reportError } from './dom.js';
+import { diagramsSection, renderDiagrams } from './diagrams-view.js';
+import { approvalsSection, chatSection, header, versionsSection } from './session-sections.js';
+import { renderSessions } from './sessions-view.js';
+import { state } from './state.js';
+import { timelineSection } from './timeline-view.js';
+
+/** Renders the sessions list from `state`. */
+export function showSessions() {
+  renderSessions({
+    sessions: state.sessions,
+    filter: state.filter,
+    selected: state.selected,
+    onSelect: (key) => selectSession(key, undefined),
+  });
+}
+
+/** Loads the sessions list and renders it. */
+export async function loadSessions() {
+  const { sessions } = await api('/api/sessions?limit=500');
+  state.sessions = sessions;
+  showSessions();
+}
+
+/** Shows session `key` (its `version`, or the current one when `undefined`), keeping the choice in the address. */
+export function selectSession(key, version) {
+  state.selected = key;
+  state.version = version;
+  const hash = `#session=${encodeURIComponent(key)}${version === undefined ? '' : `&version=${version}`}`;
+  if (location.hash !== hash) history.replaceState(null, '', hash);
+  showSessions();
+  void loadDetail().catch(reportError);
+}
+
+/** Loads the chosen session, its versions and its timeline, and renders them. */
+export async function loadDetail() {
+  const key = state.selected;
+  if (key === undefined) return;
+  const q = `key=${encodeURIComponent(key)}`;
+  const v = state.version === undefined ? '' : `&version=${state.version}`;
+  const [detail, history, timeline] = await Promise.all([
+    api(`/api/session?${q}${v}`),
+    api(`/api/history?${q}&limit=50`),
+    api(`/api/timeline?${q}`),
+  ]);
+  if (key !== state.selected) return; // another session was chosen meanwhile
+  const session = detail.session;
+  const viewing = state.version !== undefined;
+  const live = state.info.mode === 'live';
+  const main = document.getElementById('detail');
+  main.replaceChildren(
+    header(session, { viewing, onSelect: selectSession }),
+    approvalsSection(session, {
+      viewing,
+      canApprove: live && state.info.actions.approve,
+      onDecide: (decision) => approve(session.sessionKey, decision),
+    }),
+    timelineSection(timeline, history.versions),
+    chatSection(session),
+    versionsSection(session, history.versions, {
+      canFork: live && state.info.actions.fork,
+      onSelect: selectSession,
+      onFork: (version, to) => fork(session.sessionKey, version, to),
+    }),
+    diagramsSection(detail.diagrams),
+  );
+  void renderDiagrams(main);
+}
+
+function approve(sessionKey, decision) {
+  api('/api/approve', { sessionKey, decisions: [decision] })
+    .then(() => loadDetail())
+    .catch(reportError);
+}
+
+function fork(from, version, to) {
+  api('/api/fork', { from, to, version })
+    .then(async (r) => {
+      await loadSessions();
+      selectSession(r.session.sessionKey, undefined);
+    })
+    .catch(reportError);
+}
