@@ -247,13 +247,13 @@ async function checkRegistry(versions) {
 async function checkTarballs(published, versions) {
   const dir = join(work, 'tarballs');
   mkdirSync(dir, { recursive: true });
+  const sources = new Map(workspacePackages(copy).map((p) => [p.name, p.manifest]));
   for (const [name, manifest] of published) {
     const response = await registryRequest(manifest.dist.tarball);
     if (response.status !== 200) throw new Error(`GET ${manifest.dist.tarball}: ${response.status}`);
     const file = join(dir, `${name.replace('/', '-')}.tgz`);
     writeFileSync(file, response.body);
-    const source = workspacePackages(copy).find((p) => p.name === name).manifest;
-    console.log(checkTarball(file, source, versions));
+    console.log(checkTarball(file, sources.get(name), versions));
   }
 }
 
