@@ -6,7 +6,8 @@
 // Nothing here measures time. The loops are unbounded, so a run ends only if a timer got to
 // run during it; the tests count the stages that ran after an abort (none: a run checks its
 // abort as soon as it has yielded), and, with `Date` faked and each stage taking 1 ms of it, how
-// many stages run between two turns of the event loop.
+// many stages run between two turns of the event loop. Aborts come from timers set at a given
+// stage, so a slow machine runs the same stages as a fast one.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Kernel, type StageConfig } from '@signalyard/pipeline';
 import { runtimeOf } from './support.js';
@@ -37,14 +38,20 @@ function loop(ran: Counter = { count: 0 }, async = false, step: () => void = () 
   });
 }
 
-/** Aborts `controller` after `ms` (a real timer), noting how many stages had run by then. */
-function abortAfter(controller: AbortController, ms: number, ran: Counter): { stagesBefore: number | undefined } {
+/**
+ * A stage step that, at the `at`-th stage, sets a timer aborting `controller`: the timer can only
+ * run when the loop lets the event loop run. Notes how many stages had run when it fired.
+ */
+function abortByTimerAt(at: number, controller: AbortController, ran: Counter) {
   const fired: { stagesBefore: number | undefined } = { stagesBefore: undefined };
-  setTimeout(() => {
-    fired.stagesBefore = ran.count;
-    controller.abort('stop');
-  }, ms);
-  return fired;
+  const step = () => {
+    if (ran.count !== at) return;
+    setTimeout(() => {
+      fired.stagesBefore = ran.count;
+      controller.abort('stop');
+    }, 0);
+  };
+  return { fired, step };
 }
 
 /** A stage that keeps the thread busy for `ms` (a synchronous stage doing real work). */
@@ -76,24 +83,25 @@ describe('runs let the event loop run (time slicing)', () => {
     expect(ran).toBe(1);
   });
 
-  it('an abort ends an endless loop of synchronous stages at its next turn of the event loop, with a bounded trace', async () => {
+  it('an abort from a timer ends an endless loop of synchronous stages at its next turn of the event loop, with a bounded trace', async () => {
     const controller = new AbortController();
     const ran: Counter = { count: 0 };
-    const fired = abortAfter(controller, 50, ran);
-    const env = await loop(ran).run(null, { abortSignal: controller.signal });
+    const { fired, step } = abortByTimerAt(5000, controller, ran);
+    const env = await loop(ran, false, step).run(null, { abortSignal: controller.signal });
     expect(env.terminalReason).toBe('user_cancelled');
-    expect(fired.stagesBefore).toBeDefined();
+    expect(fired.stagesBefore).toBeGreaterThanOrEqual(5000);
     expect(ran.count).toBe(fired.stagesBefore); // no stage ran after the abort
     expect(env.trace.length).toBeLessThanOrEqual(1000);
     expect(env.droppedTraceEntries).toBe(env.agentHops - env.trace.length);
   });
 
-  it('an abort ends an endless loop of async stages whose promises settle at once', async () => {
+  it('an abort from a timer ends an endless loop of async stages whose promises settle at once', async () => {
     const controller = new AbortController();
     const ran: Counter = { count: 0 };
-    const fired = abortAfter(controller, 50, ran);
-    const env = await loop(ran, true).run(null, { abortSignal: controller.signal });
+    const { fired, step } = abortByTimerAt(5000, controller, ran);
+    const env = await loop(ran, true, step).run(null, { abortSignal: controller.signal });
     expect(env.terminalReason).toBe('user_cancelled');
+    expect(fired.stagesBefore).toBeGreaterThanOrEqual(5000);
     expect(ran.count).toBe(fired.stagesBefore);
   });
 
@@ -129,7 +137,7 @@ describe('runs let the event loop run (time slicing)', () => {
       stages: [busy('a', 30), busy('b', 30, { requires: ['a'] }), busy('c', 30, { requires: ['b'] })],
     });
     const controller = new AbortController();
-    abortAfter(controller, 45, { count: 0 });
+    setTimeout(() => controller.abort('stop'), 45); // during b: the loop sees it before c
     const env = await runtime.run(null, { mode: 'parallel', abortSignal: controller.signal });
     expect(env.terminalReason).toBe('user_cancelled');
     expect(env.completedStages).not.toContain('c');
