@@ -1,5 +1,5 @@
-// A user's app on the installed tarballs: every import below resolves from node_modules, as it
-// would after `npm install signalyard …`. Each check throws (exit 1) when the packages misbehave.
+// A user's app on the packages installed by name from the rehearsal's registry: every import
+// below resolves from node_modules, as after `npm install signalyard …`. Each check throws (exit 1) when the packages misbehave.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,4 +126,4 @@ assert.equal(code, ExitCode.Ok, out);
 assert.equal(typeof aiSdkModel, 'function');
 assert.equal(typeof PostgresCheckpointStore, 'function');
 
-console.log('pack smoke app: runner, plugin, stores, router, sessions, pipeline, crew and cli all work');
+console.log('release app: runner, plugin, stores, router, sessions, pipeline, crew and cli all work');
