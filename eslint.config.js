@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import noTimeAssertions from './scripts/lint/no-time-assertions.mjs';
+import { LAYERING, restrictedImportsOf } from './scripts/lint/layering.mjs';
 
 export default tseslint.config(
   {
@@ -81,8 +82,38 @@ export default tseslint.config(
     // A function over 80 lines is a room with several jobs: find its seams (an exception needs a
     // justifying comment at the function).
     files: ['packages/*/src/**/*.ts'],
-    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      // A file over 450 lines of code is a room with several jobs: split it by job (an exception
+      // needs an `eslint-disable max-lines` comment at the top saying why).
+      'max-lines': ['error', { max: 450, skipBlankLines: true, skipComments: true }],
+    },
   },
+  {
+    // TEMPORARY (lead): runner.ts is being split on branch w37-runner; remove when it merges.
+    files: ['packages/signalyard/src/runner.ts'],
+    rules: { 'max-lines': 'off' },
+  },
+  // Layering (scripts/lint/layering.mjs, the design's "depends on" column): a package imports
+  // only the workspace packages its row allows; sibling packages never import each other.
+  ...Object.keys(LAYERING)
+    .filter((folder) => restrictedImportsOf(folder).length > 0)
+    .map((folder) => ({
+      files: [`packages/${folder}/src/**/*.ts`],
+      rules: {
+        '@typescript-eslint/no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: restrictedImportsOf(folder),
+                message: `packages/${folder} may import only ${LAYERING[folder].join(', ') || 'no workspace package'} (design README, "depends on"; scripts/lint/layering.mjs).`,
+              },
+            ],
+          },
+        ],
+      },
+    })),
   {
     files: ['**/test/**/*.ts', '**/bench/**/*.ts'],
     rules: {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  InboxError,
   SignalyardError,
   type Inbox,
   type InboxAcceptEntry,
@@ -34,21 +33,18 @@ import {
   checkEventsArgs,
   checkLimit,
   entrySettledError,
-  errorText,
   inboxClosedError,
   inboxFullError,
   isPoisonedOutcome,
   isoAt,
   leaseLostError,
   outcomeText,
-  parseSignalText,
   readEventLog,
   turnEventText,
   type EventPage,
   type OutcomeLookup,
 } from '@signalyard/core/internal';
 import Database from 'libsql';
-import { SqliteStoreError } from './errors/sqlite-store-error.js';
 import {
   resolveSqliteInboxOptions,
   type ResolvedSqliteInboxOptions,
@@ -56,6 +52,7 @@ import {
 } from './sqlite-inbox-options.js';
 import { prepareInboxSchema } from './sqlite-inbox-schema.js';
 import { prepareInboxStatements, type InboxStatements } from './sqlite-inbox-statements.js';
+import { entryOf, openFailed, unavailable, type EntryRow } from './sqlite-inbox-rows.js';
 import { SqliteWriteBatch } from './sqlite-write-batch.js';
 import { PROCESS_ORIGIN, SqlitePeers, SqlitePoller, type SqlitePeer } from './sqlite-inbox-watch.js';
 
@@ -66,18 +63,6 @@ const READ_PAGE = 100;
 const SWEEP_MS = 1000;
 /** How long notices are kept for pollers that look late (ms). */
 const NOTICE_KEEP_MS = 60_000;
-
-/** An entry row, as the statements read it. */
-interface EntryRow {
-  readonly receipt_id: string;
-  readonly session_key: string;
-  readonly seq: string;
-  readonly agent_id: string | null;
-  readonly signal: string;
-  readonly control: InboxEntry['control'] | null;
-  readonly accepted_at: string;
-  readonly attempts: number;
-}
 
 /**
  * The durable inbox on SQLite (inbox.md): accepted signals wait in a file until a worker settles
@@ -533,44 +518,6 @@ export class SqliteInbox implements Inbox, InspectableInbox {
       s.sweepNotices.run(now - NOTICE_KEEP_MS);
     }).catch(() => undefined); // a busy file: a later write sweeps
   }
-}
-
-function entryOf(row: EntryRow): InboxEntry {
-  return {
-    receiptId: row.receipt_id,
-    sessionKey: row.session_key,
-    seq: row.seq,
-    acceptedAt: row.accepted_at,
-    ...(row.agent_id !== null && { agentId: row.agent_id }),
-    signal: parseSignalText(row.signal),
-    attempts: row.attempts,
-    ...(row.control !== null && { control: row.control }),
-  };
-}
-
-function sqliteCodeOf(error: unknown): string | undefined {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function unavailable(what: string, error: unknown): InboxError {
-  const code = sqliteCodeOf(error);
-  return new InboxError({
-    code: 'INBOX_UNAVAILABLE',
-    message: `${what}: ${errorText(error)}${code === undefined ? '' : ` (${code})`}`,
-    cause: error,
-  });
-}
-
-function openFailed(path: string, error: unknown): SqliteStoreError {
-  const sqliteCode = sqliteCodeOf(error);
-  return new SqliteStoreError({
-    code: 'SQLITE_OPEN_FAILED',
-    path,
-    message: `Cannot open inbox database ${JSON.stringify(path)}: ${errorText(error)}`,
-    ...(sqliteCode !== undefined && { sqliteCode }),
-    cause: error,
-  });
 }
 
 function noop(): void {
