@@ -238,7 +238,7 @@ const chainResults = await measure([
 ]);
 printTable('@signalyard/crew: a -> b -> c -> d chain, instant scriptedModel (per run)', chainResults);
 const [floorR, streamedFloorR, exec, stream] = results;
-const reference = `OpenAI Agents SDK ≈ ${OPENAI_AGENTS_US} µs (reference, not measured)`;
+const reference = `OpenAI Agents SDK ≈ ${OPENAI_AGENTS_US} µs (reference; measured on the chain below)`;
 figure({
   workload: WORKLOAD,
   name: 'execute() overhead per handoff (minus model calls)',

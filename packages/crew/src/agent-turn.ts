@@ -8,7 +8,7 @@ import { decideHandoff, type HandoffDecision } from './handoff-decision.js';
 import { AWAITING, OUT_OF_ROUNDS, laneTransfers, stateOf, type Lane, type Run } from './run-context.js';
 import { SignalHider } from './signal-hider.js';
 import { streamedReply } from './streamed-reply.js';
-import { closeCalls, toolRound } from './tool-round.js';
+import { answerTransferCalls, closeCalls, toolRound } from './tool-round.js';
 
 /**
  * How an agent turn ended: its final reply's content and — in the main loop — what that reply
@@ -61,6 +61,7 @@ export async function runTurn(
       return { content: message.content, decision: decision as TurnEnd['decision'] };
     }
     const final = decision !== undefined && decision.kind !== 'tool_round';
+    if (final && answerTransferCalls(run, lane, message, decision)) return { content: message.content, decision };
     if (!final) {
       if (rounds >= settings.maxToolRounds) {
         const why = `agent ${JSON.stringify(agent.id)} reached max_tool_rounds (${settings.maxToolRounds})`;

@@ -39,6 +39,26 @@ export async function toolRound(
 }
 
 /**
+ * The calls of a final reply that are all transfer calls (the common case: a reply that only
+ * hands off), answered at once, without a tool round: appends `message` and an answer to each
+ * call, and returns true. False — nothing done — when any call is an ordinary one (then
+ * {@link toolRound} runs them). Synchronous, so a handoff by tool call costs no more awaits than
+ * one by marker.
+ * @internal
+ */
+export function answerTransferCalls(run: Run, lane: Lane, message: ChatMessage, decision: HandoffDecision): boolean {
+  const transfers = laneTransfers(lane);
+  const calls = message.toolCalls as readonly ToolCall[];
+  if (transfers === undefined) return false;
+  for (const call of calls) if (!transfers.has(call.name)) return false;
+  const answers = answerTransfers(run, lane, calls, decision) as readonly ToolAnswer[];
+  const history = lane.history;
+  history.push(message);
+  for (let i = 0; i < calls.length; i++) history.push(toolMessage(calls[i] as ToolCall, (answers[i] as ToolAnswer).content));
+  return true;
+}
+
+/**
  * The answers to the transfer calls among `calls`, by position (`undefined` at an ordinary call),
  * with a `warning` for each transfer call that did nothing; `undefined` when there is none.
  */
