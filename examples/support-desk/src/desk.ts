@@ -160,7 +160,8 @@ export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[
       const said = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
       switch (request.agentId) {
         case 'triage':
-          if (/invoice|charge|refund/i.test(said)) return via(request, 'This is a billing matter.', 'transfer_to_billing');
+          if (/invoice|charge|refund/i.test(said))
+            return via(request, 'This is a billing matter.', 'transfer_to_billing');
           if (/crash|error|bug/i.test(said))
             return via(request, 'Could be the app or the account; asking both teams.', 'transfer_to_investigate');
           return via(request, 'Thanks for the details, we are on it.', 'finish');

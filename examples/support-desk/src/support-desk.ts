@@ -53,7 +53,11 @@ const engineLine = (ev: EngineEvent): string | undefined => {
   if (ev.type === 'handoff') {
     // A handoff by transfer tool call names the tool the model called; by marker, the marker.
     const how =
-      typeof ev.tool === 'string' ? `tool ${ev.tool}` : ev.via === 'signal' ? `signal ${String(ev.signal)}` : String(ev.via);
+      typeof ev.tool === 'string'
+        ? `tool ${ev.tool}`
+        : ev.via === 'signal'
+          ? `signal ${String(ev.signal)}`
+          : String(ev.via);
     return `   crew    ${String(ev.from)} → ${String(ev.to)} (${how})`;
   }
   if (ev.type === 'parallel_start')

@@ -124,9 +124,13 @@ describe('the page looks the same in both modes', () => {
   };
 
   async function pageOf(mode: HandoffMode): Promise<{ live: UIMessage | undefined; reloaded: UIMessage[] }> {
-    const runner = createRunner({ agents: [{ id: 'desk', engine: crewEngine(crewIn(mode), { model: scripted(mode) }) }] });
+    const runner = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(crewIn(mode), { model: scripted(mode) }) }],
+    });
     const turn = runner.stream({ channel: 'web', peer: { kind: 'dm', id: '7' }, text: 'refund please' });
-    const { message, errors } = await readMessage(toUIMessageStream(turn as AsyncIterable<TurnEvent>, { messageId: 'm1' }));
+    const { message, errors } = await readMessage(
+      toUIMessageStream(turn as AsyncIterable<TurnEvent>, { messageId: 'm1' }),
+    );
     expect(errors).toEqual([]);
     const outcome = await turn.outcome;
     const reloaded = transcriptToUIMessages(await runner.transcript(outcome.sessionKey));
@@ -148,7 +152,9 @@ describe('the page looks the same in both modes', () => {
   });
 
   it('includeSignals: a transfer shows its marker and the tool it was called as', async () => {
-    const runner = createRunner({ agents: [{ id: 'desk', engine: crewEngine(crewIn('tool'), { model: scripted('tool') }) }] });
+    const runner = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(crewIn('tool'), { model: scripted('tool') }) }],
+    });
     const turn = runner.stream({ channel: 'web', peer: { kind: 'dm', id: '8' }, text: 'refund please' });
     const { message } = await readMessage(toUIMessageStream(turn, { includeSignals: true, sendRouting: false }));
     expect(message?.parts.find((p) => p.type === 'data-handoff')).toEqual({

@@ -316,8 +316,23 @@ class FakeModel implements Model {
       usage: new Usage(),
       output:
         to === undefined
-          ? [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done' }] }]
-          : [{ type: 'function_call', callId: `call-${to}`, name: `transfer_to_${to}`, arguments: '{}', status: 'completed' }],
+          ? [
+              {
+                type: 'message',
+                role: 'assistant',
+                status: 'completed',
+                content: [{ type: 'output_text', text: 'done' }],
+              },
+            ]
+          : [
+              {
+                type: 'function_call',
+                callId: `call-${to}`,
+                name: `transfer_to_${to}`,
+                arguments: '{}',
+                status: 'completed',
+              },
+            ],
     });
   }
   // eslint-disable-next-line require-yield -- the benchmark never streams through the SDK

@@ -10,12 +10,7 @@ import {
 import { MAX_TIMEOUT_MS } from '@signalyard/core/internal';
 import type { CrewConfig, CrewSettings } from './crew-config.js';
 import { SignalMatcher } from './signal-matcher.js';
-import {
-  TRANSFER_PARAMETERS,
-  offersTransferTools,
-  transferDescription,
-  transferToolName,
-} from './transfer-tools.js';
+import { TRANSFER_PARAMETERS, offersTransferTools, transferDescription, transferToolName } from './transfer-tools.js';
 
 /** A routing signal (non-empty target) with its target resolved. @internal */
 export interface CompiledRoute {
@@ -375,7 +370,9 @@ function linkTransfers(
                 ...(target?.name === undefined ? {} : { name: target.name }),
                 ...(target?.description === undefined ? {} : { description: target.description }),
               };
-      specs.push(Object.freeze({ name, description: transferDescription(to, s.description), parameters: TRANSFER_PARAMETERS }));
+      specs.push(
+        Object.freeze({ name, description: transferDescription(to, s.description), parameters: TRANSFER_PARAMETERS }),
+      );
     }
     compiled.transfers = transfers;
     compiled.requestTools = Object.freeze(specs);

@@ -30,7 +30,8 @@ const list = <T extends z.ZodType>(item: T) => z.array(item, { error: expected('
 const mapping = <S extends z.core.$ZodLooseShape>(shape: S) => z.strictObject(shape, { error: expected('a mapping') });
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, {
-    error: (issue) => `expected ${values.map((v) => JSON.stringify(v)).join(' or ')}, got ${describeValue(issue.input)}`,
+    error: (issue) =>
+      `expected ${values.map((v) => JSON.stringify(v)).join(' or ')}, got ${describeValue(issue.input)}`,
   });
 const record = <T extends z.ZodType>(value: T) => z.record(z.string(), value, { error: expected('a mapping') });
 

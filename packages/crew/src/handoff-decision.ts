@@ -34,8 +34,18 @@ export interface TransferChoice {
 export type HandoffDecision =
   | { readonly kind: 'tool_round' }
   | { readonly kind: 'terminate'; readonly signal: string; readonly transfer?: TransferChoice }
-  | { readonly kind: 'handoff'; readonly to: CompiledAgent; readonly signal: string; readonly transfer?: TransferChoice }
-  | { readonly kind: 'group'; readonly group: CompiledGroup; readonly signal: string; readonly transfer?: TransferChoice }
+  | {
+      readonly kind: 'handoff';
+      readonly to: CompiledAgent;
+      readonly signal: string;
+      readonly transfer?: TransferChoice;
+    }
+  | {
+      readonly kind: 'group';
+      readonly group: CompiledGroup;
+      readonly signal: string;
+      readonly transfer?: TransferChoice;
+    }
   | { readonly kind: 'unrouted'; readonly ignored: CompiledRoute | undefined };
 
 const UNROUTED: HandoffDecision = Object.freeze({ kind: 'unrouted', ignored: undefined });
@@ -111,9 +121,7 @@ export function transferAnswer(
   transfers: ReadonlyMap<string, CompiledTransfer>,
   call: ToolCall,
   decision: HandoffDecision,
-):
-  | { readonly content: string; readonly isError: boolean; readonly warning: string | undefined }
-  | undefined {
+): { readonly content: string; readonly isError: boolean; readonly warning: string | undefined } | undefined {
   const transfer = transfers.get(call.name);
   if (transfer === undefined) return undefined;
   if ('transfer' in decision && decision.transfer?.call === call)

@@ -54,7 +54,8 @@ export function answerTransferCalls(run: Run, lane: Lane, message: ChatMessage, 
   const answers = answerTransfers(run, lane, calls, decision) as readonly ToolAnswer[];
   const history = lane.history;
   history.push(message);
-  for (let i = 0; i < calls.length; i++) history.push(toolMessage(calls[i] as ToolCall, (answers[i] as ToolAnswer).content));
+  for (let i = 0; i < calls.length; i++)
+    history.push(toolMessage(calls[i] as ToolCall, (answers[i] as ToolAnswer).content));
   return true;
 }
 

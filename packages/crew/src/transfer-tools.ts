@@ -88,7 +88,8 @@ export function readTransferArguments(
   if (!isRecord(args))
     return { ok: false, problem: `expected an object { reason?: string }, got ${describeValue(args)}` };
   for (const key of Object.keys(args)) {
-    if (key !== 'reason') return { ok: false, problem: `unknown argument ${JSON.stringify(key)} (expected only "reason")` };
+    if (key !== 'reason')
+      return { ok: false, problem: `unknown argument ${JSON.stringify(key)} (expected only "reason")` };
   }
   const reason: unknown = args.reason;
   if (reason !== undefined && typeof reason !== 'string')

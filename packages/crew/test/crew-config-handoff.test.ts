@@ -117,9 +117,7 @@ describe('transfer tool names (handoff_mode: tool | both)', () => {
     );
     expect(problems[3]!.message).toContain('like signal "[RESOLVED]" at routing.signals.billing[0]');
     expect(problems[4]!.message).toContain('"refund", which is also the name of one of the agent\'s own tools');
-    expect(problems[5]!.message).toBe(
-      'invalid tool name "bad name!": expected 1 to 64 letters, digits, "_" or "-"',
-    );
+    expect(problems[5]!.message).toBe('invalid tool name "bad name!": expected 1 to 64 letters, digits, "_" or "-"');
   });
 
   it('in marker mode the generated names are not checked (they are never offered); a bad `tool` still is', () => {
@@ -169,7 +167,11 @@ describe('transfer tool names (handoff_mode: tool | both)', () => {
       routing: { signals: { x: [{ signal: '[GO]', target: id }] } },
     };
     expect(resolveCrewConfig(ok).routing.signals.x).toHaveLength(1);
-    const long = { ...ok, agents: [{ id: 'x' }, { id: `${id}b` }], routing: { signals: { x: [{ signal: '[GO]', target: `${id}b` }] } } };
+    const long = {
+      ...ok,
+      agents: [{ id: 'x' }, { id: `${id}b` }],
+      routing: { signals: { x: [{ signal: '[GO]', target: `${id}b` }] } },
+    };
     expect(problemsOf(() => resolveCrewConfig(long)).map((p) => p.path)).toEqual(['routing.signals.x[0].target']);
     const given = { ...ok, routing: { signals: { x: [{ signal: '[GO]', target: id, tool: 't'.repeat(65) }] } } };
     expect(problemsOf(() => resolveCrewConfig(given)).map((p) => p.path)).toEqual(['routing.signals.x[0].tool']);

@@ -122,7 +122,14 @@ describe('the handoff mode in the graph', () => {
     const graph = buildCrewGraph(deskIn('tool'));
     expect(graph).toMatchObject({ handoffMode: 'tool', resumeAt: 'last_agent' });
     expect(graph.edges.filter((e) => e.kind === 'signal')).toEqual([
-      { kind: 'signal', from: 'triage', to: 'billing', toKind: 'agent', signal: '[BILLING]', tool: 'transfer_to_billing' },
+      {
+        kind: 'signal',
+        from: 'triage',
+        to: 'billing',
+        toKind: 'agent',
+        signal: '[BILLING]',
+        tool: 'transfer_to_billing',
+      },
       {
         kind: 'signal',
         from: 'triage',
@@ -157,7 +164,12 @@ describe('the handoff mode in the graph', () => {
     expect(both).toContain('title: "handoffs: markers or transfer tools · a new message resumes at the last agent"');
     expect(both).toContain('    a0 -->|"[BILLING] or transfer_to_billing"| a1\n');
     // The body is the marker diagram's, relabelled.
-    expect(tool.replace(/^---\n.*\n---\n/, '').replaceAll(/transfer_to_(\w+)/g, (_, t: string) => `[${t.toUpperCase()}]`).replace('"finish"', '"[BYE]"')).toBe(DESK_MERMAID);
+    expect(
+      tool
+        .replace(/^---\n.*\n---\n/, '')
+        .replaceAll(/transfer_to_(\w+)/g, (_, t: string) => `[${t.toUpperCase()}]`)
+        .replace('"finish"', '"[BYE]"'),
+    ).toBe(DESK_MERMAID);
     const resumesOnly = resolveCrewConfig({ ...desk, settings: { resumeAt: 'last_agent' } });
     expect(crewGraphMermaid(buildCrewGraph(resumesOnly)).split('\n')[1]).toBe(
       'title: "a new message resumes at the last agent"',

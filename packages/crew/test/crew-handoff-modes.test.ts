@@ -132,7 +132,11 @@ describe.each(MODES)('handoff_mode: %s', (mode: Mode) => {
       expectValidHistory(response.state.history);
       // The collected results come back as one user message, after the teacher's reply (and its answered transfer call).
       const results = response.state.history.filter((m) => m.role === 'user').map((m) => m.content);
-      expect(results).toEqual(['Start the exam', 'student: 4\n\nreporter: noted Q1', 'student: 9\n\nreporter: noted Q2']);
+      expect(results).toEqual([
+        'Start the exam',
+        'student: 4\n\nreporter: noted Q1',
+        'student: 9\n\nreporter: noted Q2',
+      ]);
     });
 
     it('a group that does not fit in max_rounds ends the run before any member starts', async () => {
@@ -262,7 +266,12 @@ describe.each(MODES)('handoff_mode: %s', (mode: Mode) => {
         clerk:
           mode === 'marker'
             ? [calls('Refunding.', ['c1', 'refund', { amount: 500 }]), 'Refunded; over to the boss [BOSS]']
-            : [{ content: 'Refunding; over to the boss.', toolCalls: [refund, { id: 'c2', name: 'transfer_to_boss', arguments: { reason: 'refund done' } }] }],
+            : [
+                {
+                  content: 'Refunding; over to the boss.',
+                  toolCalls: [refund, { id: 'c2', name: 'transfer_to_boss', arguments: { reason: 'refund done' } }],
+                },
+              ],
         boss: ['Approved and closed [DONE]'],
       });
       const executor = new CrewExecutor({ crew, model, tools });
@@ -292,7 +301,9 @@ describe.each(MODES)('handoff_mode: %s', (mode: Mode) => {
         },
       ]);
       expectValidHistory(done.state.history);
-      expect(model.calls.map((c) => c.agentId)).toEqual(mode === 'marker' ? ['clerk', 'clerk', 'boss'] : ['clerk', 'boss']);
+      expect(model.calls.map((c) => c.agentId)).toEqual(
+        mode === 'marker' ? ['clerk', 'clerk', 'boss'] : ['clerk', 'boss'],
+      );
     });
 
     it('a transfer call is never held: with every call asked, the reply still hands off once the others are decided', async () => {

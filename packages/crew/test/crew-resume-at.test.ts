@@ -86,7 +86,11 @@ describe.each(MODES)('resume_at: last_agent (handoff_mode: %s)', (mode) => {
         },
       }),
     );
-    const model = scriptIn(mode, crew, { triage: ['[BILLING]', 'hello again'], billing: ['Which invoice?'], closer: ['bye'] });
+    const model = scriptIn(mode, crew, {
+      triage: ['[BILLING]', 'hello again'],
+      billing: ['Which invoice?'],
+      closer: ['bye'],
+    });
     const executor = new CrewExecutor({ crew, model, tools: recordingTools().tools });
     const first = await executor.execute('refund');
     expect(first).toMatchObject({ reason: 'paused', pausedAgentId: 'billing' });
@@ -109,7 +113,10 @@ describe.each(MODES)('resume_at: last_agent (handoff_mode: %s)', (mode) => {
     const paused = await executor.execute('refund 500');
     expect(paused).toMatchObject({ reason: 'awaiting_approval', agentId: 'billing' });
     expect(paused.state.lastAgentId).toBe('billing');
-    const done = await executor.execute('', { state: roundTrip(paused.state), approvals: [{ id: 'ap-1', approved: true }] });
+    const done = await executor.execute('', {
+      state: roundTrip(paused.state),
+      approvals: [{ id: 'ap-1', approved: true }],
+    });
     expect(runs).toEqual(['refund:{"amount":500}']);
     expect(done.state.lastAgentId).toBe('billing');
     await executor.execute('more?', { state: done.state });
@@ -168,11 +175,18 @@ describe('resume_at', () => {
         state: { history: [], lastAgentId: 7 as unknown as string },
       }),
     );
-    expect(bad).toMatchObject({ code: 'CREW_ARGUMENT_INVALID', message: 'Invalid state.lastAgentId 7: expected an agent id' });
+    expect(bad).toMatchObject({
+      code: 'CREW_ARGUMENT_INVALID',
+      message: 'Invalid state.lastAgentId 7: expected an agent id',
+    });
   });
 
   it('no_next_agent records the agent too (a crew of one)', async () => {
-    const crew: CrewConfigInput = { entryPoint: 'solo', agents: [{ id: 'solo' }], settings: { resumeAt: 'last_agent' } };
+    const crew: CrewConfigInput = {
+      entryPoint: 'solo',
+      agents: [{ id: 'solo' }],
+      settings: { resumeAt: 'last_agent' },
+    };
     const response = await new CrewExecutor({ crew, model: scriptIn('marker', crew, ['hi']) }).execute('go');
     expect(response).toMatchObject({ reason: 'no_next_agent', state: { lastAgentId: 'solo' } });
   });

@@ -46,22 +46,37 @@ describe('CrewExecutor.transcript', () => {
       },
     ]);
     // A state whose batch is malformed (stored by hand) shows only the history.
-    expect(executor.transcript(paused.state.history, { approvals: { issued: 1, decided: [], batch: 'x' as never } })).toHaveLength(1);
+    expect(
+      executor.transcript(paused.state.history, { approvals: { issued: 1, decided: [], batch: 'x' as never } }),
+    ).toHaveLength(1);
   });
 
   it('a fallback handoff is shown as one', () => {
-    const executor = new CrewExecutor({ crew: { ...crew, settings: {} }, model: scriptedModel([]), tools: recordingTools().tools });
+    const executor = new CrewExecutor({
+      crew: { ...crew, settings: {} },
+      model: scriptedModel([]),
+      tools: recordingTools().tools,
+    });
     const history: ChatMessage[] = [
       { role: 'user', content: 'hi' },
       { role: 'assistant', content: 'no marker here', name: 'clerk' },
       { role: 'assistant', content: 'the boss speaks', name: 'boss' },
     ];
-    expect(executor.transcript(history)).toContainEqual({ type: 'handoff', from: 'clerk', to: 'boss', via: 'fallback' });
+    expect(executor.transcript(history)).toContainEqual({
+      type: 'handoff',
+      from: 'clerk',
+      to: 'boss',
+      via: 'fallback',
+    });
   });
 
   it('a group that never ran (max_rounds) does not swallow the next user message', async () => {
     const model = scriptedModel([calls('Asking both.', ['t1', 'transfer_to_both', {}])]);
-    const executor = new CrewExecutor({ crew: { ...crew, settings: { handoffMode: 'tool', maxRounds: 1 } }, model, tools: recordingTools().tools });
+    const executor = new CrewExecutor({
+      crew: { ...crew, settings: { handoffMode: 'tool', maxRounds: 1 } },
+      model,
+      tools: recordingTools().tools,
+    });
     const response = await executor.execute('question');
     expect(response.reason).toBe('max_rounds');
     const history = [...response.state.history, { role: 'user' as const, content: 'hello?' }];
@@ -72,7 +87,13 @@ describe('CrewExecutor.transcript', () => {
     const executor = new CrewExecutor({ crew, model: scriptedModel([]), tools: recordingTools().tools });
     for (const [bad, message] of [
       ['nope', 'Invalid history "nope": expected a list of ChatMessages'],
-      [[{ role: 'user', content: 'ok' }, { role: 'robot', content: 'x' }], 'Invalid history[1]: invalid role "robot"'],
+      [
+        [
+          { role: 'user', content: 'ok' },
+          { role: 'robot', content: 'x' },
+        ],
+        'Invalid history[1]: invalid role "robot"',
+      ],
     ] as const) {
       let thrown: unknown;
       try {

@@ -152,7 +152,11 @@ describe('a transfer call is the handoff', () => {
       { role: 'tool', content: 'finished', toolCallId: 't2' },
     ]);
     // Billing sees the whole exchange, the answered call included.
-    expect(model.calls[1]!.messages.at(-1)).toEqual({ role: 'tool', content: 'transferred to billing', toolCallId: 't1' });
+    expect(model.calls[1]!.messages.at(-1)).toEqual({
+      role: 'tool',
+      content: 'transferred to billing',
+      toolCallId: 't1',
+    });
     // A transfer is no tool: no tool_start / tool_result, and agent_response lists it apart.
     expect(trace(events).filter((t) => t.startsWith('tool_'))).toEqual([]);
     expect(eventsOf(events, 'agent_response')[0]).toEqual({
@@ -341,7 +345,10 @@ describe('a transfer call with bad arguments', () => {
 
 describe('handoff_mode: both', () => {
   it('offers the tools and still matches markers', async () => {
-    const model = scriptedModel({ triage: ['Billing will help [BILLING]'], billing: [reply('', call('t1', 'finish'))] });
+    const model = scriptedModel({
+      triage: ['Billing will help [BILLING]'],
+      billing: [reply('', call('t1', 'finish'))],
+    });
     const events = await collect(new CrewExecutor({ crew: desk('both'), model, tools: TOOLS }), 'hi');
     expect(model.calls[0]!.tools?.map((t) => t.name)).toEqual([
       'lookup',

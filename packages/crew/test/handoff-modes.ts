@@ -8,7 +8,13 @@ import {
   type ScriptedModelOptions,
   type ScriptResponder,
 } from '@signalyard/core/testing';
-import { resolveCrewConfig, signalMatches, type CrewConfig, type CrewConfigInput, type HandoffMode } from '@signalyard/crew';
+import {
+  resolveCrewConfig,
+  signalMatches,
+  type CrewConfig,
+  type CrewConfigInput,
+  type HandoffMode,
+} from '@signalyard/crew';
 import { transferToolName } from '../src/transfer-tools.js';
 
 /** The two ways a model hands off that every handoff behaviour is tested in. */

@@ -38,9 +38,9 @@ describe('the timeline shows a crew handoff', () => {
   it('a marker by its signal, a transfer tool call by its tool (the same handoff), the others by how', () => {
     const base = { type: 'handoff', from: 'triage', to: 'billing', via: 'signal', handoffs: 1 };
     expect(handoffText({ ...base, signal: '[ROUTE_BILLING]' })).toBe('triage → billing (via signal [ROUTE_BILLING])');
-    expect(
-      handoffText({ ...base, signal: '[ROUTE_BILLING]', tool: 'transfer_to_billing', reason: 'a refund' }),
-    ).toBe('triage → billing (transfer_to_billing)');
+    expect(handoffText({ ...base, signal: '[ROUTE_BILLING]', tool: 'transfer_to_billing', reason: 'a refund' })).toBe(
+      'triage → billing (transfer_to_billing)',
+    );
     expect(handoffText({ ...base, via: 'parallel', from: 'lead', to: 'lead' })).toBe('lead → lead (via parallel)');
     expect(handoffText({ ...base, via: 'fallback' })).toBe('triage → billing (via fallback)');
   });

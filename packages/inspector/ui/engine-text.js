@@ -7,8 +7,6 @@
  */
 export function handoffText(ev) {
   const how =
-    typeof ev.tool === 'string'
-      ? ev.tool
-      : `via ${ev.via}${typeof ev.signal === 'string' ? ` ${ev.signal}` : ''}`;
+    typeof ev.tool === 'string' ? ev.tool : `via ${ev.via}${typeof ev.signal === 'string' ? ` ${ev.signal}` : ''}`;
   return `${ev.from} → ${ev.to} (${how})`;
 }
