@@ -70,7 +70,7 @@ function billingReply(request: ChatRequest): ChatResponse {
   const call = request.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === last?.toolCallId);
   // The answer to the refund call (not to triage's transfer call, which billing sees first).
   if (last?.role === 'tool' && call?.name === 'refund') {
-    const amount = (call?.arguments as { amount?: number } | undefined)?.amount ?? 0;
+    const amount = (call.arguments as { amount?: number } | undefined)?.amount ?? 0;
     if (last.content.startsWith('denied')) {
       return transfer(
         request,

@@ -40,22 +40,25 @@ export async function runLoop(
 ): Promise<RunEnd> {
   let agent = start;
   let rounds = toolRounds;
-  let decision = decided;
+  let pending = decided;
   for (;;) {
     run.agentId = agent.id;
-    if (decision === undefined) {
+    let decision: TurnDecision;
+    if (pending === undefined) {
       if (run.abortSignal.aborted) throw abortedError(run.abortSignal);
       const reply = await runTurn(run, mainLane(run, agent), rounds);
       rounds = 0;
       if (reply === OUT_OF_ROUNDS) return { reason: 'max_rounds', agentId: run.lastAgentId };
       if (reply === AWAITING) return { reason: 'awaiting_approval', agentId: agent.id };
       decision = reply.decision as TurnDecision; // the main loop's turns always decide
+    } else {
+      decision = pending;
+      pending = undefined;
     }
     const next =
       decision.kind === 'group' ? await afterGroup(run, agent, decision.group) : afterTurn(run, agent, decision);
     if ('reason' in next) return next;
     agent = next;
-    decision = undefined;
   }
 }
 

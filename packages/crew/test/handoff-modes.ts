@@ -69,7 +69,7 @@ export function scriptIn(
   script: Script,
   opts?: ScriptedModelOptions,
 ): ScriptedModel {
-  if (mode === 'marker') return scriptedModel(script as never, opts);
+  if (mode === 'marker') return scriptedModel(script, opts);
   const resolved = resolveCrewConfig(inMode(mode, crew));
   let n = 0;
   const convert =

@@ -106,10 +106,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
     },
     // The crew reads its own history: markers hidden, transfers as handoffs, held calls pending.
     transcript: (history, state) =>
-      executor.transcript(
-        history,
-        typeof state === 'object' && state !== null ? (state as CrewEngineState) : undefined,
-      ),
+      executor.transcript(history, typeof state === 'object' && state !== null ? state : undefined),
     diagrams: () => {
       mermaid ??= crewGraphMermaid(buildCrewGraph(config()));
       return { crew: mermaid };
