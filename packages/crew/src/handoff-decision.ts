@@ -110,6 +110,9 @@ function firstTransfer(
   return undefined;
 }
 
+/** The answer to a valid transfer call that another transfer (or a marker) beat. */
+const IGNORED = 'ignored: another transfer was chosen';
+
 /**
  * How a call of a reply to one of `transfers` is answered (`undefined` for a call that is not a
  * transfer call: it runs as a tool): the call that made `decision` → `transferred to <target>`
@@ -137,6 +140,3 @@ export function transferAnswer(
     warning: `another transfer was chosen, so this one is ignored`,
   };
 }
-
-/** The answer to a valid transfer call that another transfer (or a marker) beat. @internal */
-export const IGNORED = 'ignored: another transfer was chosen';

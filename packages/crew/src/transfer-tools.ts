@@ -16,8 +16,8 @@ export const RESUME_AT = ['entry', 'last_agent'] as const satisfies readonly Res
 /** What every model provider accepts as a tool name. @internal */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** The name of the transfer tool for a termination signal (target `""`) without a `tool` of its own. @internal */
-export const FINISH_TOOL = 'finish';
+/** The name of the transfer tool for a termination signal (target `""`) without a `tool` of its own. */
+const FINISH_TOOL = 'finish';
 
 /**
  * The transfer tool a routing signal is offered as: its own `tool` when it names one, else

@@ -34,7 +34,7 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
  * `agentId`'s signals decides (termination first, then routing, in config order, as markers do)
  * — a call to that signal's transfer tool (with `reason` when given).
  */
-export function replyIn(
+function replyIn(
   mode: HandoffMode,
   crew: CrewConfig,
   agentId: string,
