@@ -5,17 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, type ConfigProblem } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, crewConfigSchema, parseCrewConfig, resolveCrewConfig } from '@signalyard/crew';
+import { thrown } from '@signalyard/test-utils';
 
 const yaml = (...lines: string[]): string => lines.join('\n') + '\n';
 
 function problemsOf(fn: () => unknown): readonly ConfigProblem[] {
-  try {
-    fn();
-  } catch (error) {
-    if (ConfigError.isInstance(error)) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError, but nothing was thrown');
+  const error = thrown(fn);
+  expect(ConfigError.isInstance(error)).toBe(true);
+  return (error as ConfigError).problems;
 }
 
 const DESK = [
