@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import noTimeAssertions from './scripts/lint/no-time-assertions.mjs';
 
 export default tseslint.config(
   {
@@ -66,6 +67,17 @@ export default tseslint.config(
     },
   },
   {
+    // A package's published bin (packages/cli/bin/signalyard.js): a plain Node module that loads
+    // the built program, outside every tsconfig, so the rules without type information.
+    files: ['packages/*/bin/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'module',
+      globals: { process: 'readonly', URL: 'readonly' },
+    },
+  },
+  {
     // A function over 80 lines is a room with several jobs: find its seams (an exception needs a
     // justifying comment at the function).
     files: ['packages/*/src/**/*.ts'],
@@ -85,5 +97,12 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': 'off',
       '@typescript-eslint/no-unnecessary-condition': 'off',
     },
+  },
+  {
+    // Tests never assert timings (a loaded machine fails them at random): fake timers, counted
+    // operations or `pnpm bench` instead (scripts/lint/no-time-assertions.mjs).
+    files: ['**/test/**/*.ts', '**/*.test.ts'],
+    plugins: { signalyard: { rules: { 'no-time-assertions': noTimeAssertions } } },
+    rules: { 'signalyard/no-time-assertions': 'error' },
   },
 );

@@ -13,6 +13,11 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['@signalyard/source'] } },
   resolve: { conditions: ['@signalyard/source'] },
   test: {
+    // A test's timeout is a hang guard, never a speed check: on a 2-core machine running two whole
+    // suites at once, a 100-run property test can take over vitest's default 5 s. Tests that need
+    // longer still set their own.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
     projects: [
       ...projects.map((dir) => ({
         extends: true,

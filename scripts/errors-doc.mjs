@@ -2,9 +2,12 @@
 //
 // Convention (see CONTRIBUTING.md): each error class `FooError` lives in `src/errors/foo-error.ts`
 // next to an exported union `FooErrorCode`, and every member of the union carries a doc comment
-// `/** <what causes it>. Fix: <what to do>. */`. A code may be owned by several classes (a
-// subclass of ConfigError keeps CONFIG_INVALID); the page lists each code once per package with
-// every class that owns it.
+// `/** <what causes it>. Fix: <what to do>. */`. Each code has one owner class: the one whose
+// union declares it. A subclass that keeps its parent's codes (a ConfigError subclass keeps
+// CONFIG_INVALID) says so with an alias, `export type FooErrorCode = ParentErrorCode`: it owns
+// nothing, and the page names it beside its parent. The one exception is ABORTED: AbortedError
+// owns it, and a package's run error may carry it too, with the AbortedError as its `cause`
+// (its explanation says so) — see `ownershipProblems`.
 //
 //   node scripts/errors-doc.mjs          writes docs/errors.md
 //   node scripts/errors-doc.mjs --check  exits 1 when docs/errors.md is stale
@@ -21,7 +24,17 @@ const target = join(root, 'docs', 'errors.md');
  * Throws when a union member has no doc comment or no `Fix:` part (every code must be explained).
  */
 export function collectErrorCodes() {
+  return collect().rows;
+}
+
+/** Subclass names by the parent class whose codes they keep (from `export type XErrorCode = YErrorCode`). */
+export function collectSubclasses() {
+  return collect().subclasses;
+}
+
+function collect() {
   const rows = new Map();
+  const subclasses = new Map();
   const packagesDir = join(root, 'packages');
   for (const folder of readdirSync(packagesDir).sort()) {
     const errorsDir = join(packagesDir, folder, 'src', 'errors');
@@ -31,7 +44,11 @@ export function collectErrorCodes() {
     for (const name of readdirSync(errorsDir).sort()) {
       if (!name.endsWith('.ts')) continue;
       const file = join(errorsDir, name);
-      for (const found of codesInFile(file)) {
+      const { codes, keeps } = codesInFile(file);
+      for (const { className, parent } of keeps) {
+        subclasses.set(parent, [...(subclasses.get(parent) ?? []), className]);
+      }
+      for (const found of codes) {
         const key = `${pkg}\0${found.code}`;
         const row = rows.get(key);
         if (row === undefined) {
@@ -43,13 +60,44 @@ export function collectErrorCodes() {
       }
     }
   }
-  return [...rows.values()].sort((a, b) => (a.pkg === b.pkg ? cmp(a.code, b.code) : cmp(a.pkg, b.pkg)));
+  return {
+    rows: [...rows.values()].sort((a, b) => (a.pkg === b.pkg ? cmp(a.code, b.code) : cmp(a.pkg, b.pkg))),
+    subclasses,
+  };
+}
+
+/**
+ * What breaks "one owner class per code": every code two classes declare (in one package or
+ * across packages), as `CODE: ClassA (pkg), ClassB (pkg)`. ABORTED is the one code a second
+ * class may declare — a package's run error that carries the AbortedError as its `cause` — and
+ * then only when its explanation says so (names `AbortedError` and `cause`), and only besides
+ * AbortedError itself.
+ */
+export function ownershipProblems(rows = collectErrorCodes()) {
+  const owners = new Map();
+  for (const row of rows) {
+    for (const className of row.classes) {
+      owners.set(row.code, [...(owners.get(row.code) ?? []), { ...row, className }]);
+    }
+  }
+  const problems = [];
+  for (const [code, list] of owners) {
+    if (list.length < 2) continue;
+    if (code === 'ABORTED') {
+      const others = list.filter((o) => o.className !== 'AbortedError');
+      const carries = (o) => /\bAbortedError\b/.test(o.cause) && /\bcause\b/.test(o.cause);
+      if (others.length === list.length - 1 && others.every(carries)) continue;
+    }
+    problems.push(`${code}: ${list.map((o) => `${o.className} (${o.pkg})`).join(', ')}`);
+  }
+  return problems;
 }
 
 function codesInFile(file) {
   const text = readFileSync(file, 'utf8');
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const out = [];
+  const keeps = [];
   for (const statement of source.statements) {
     if (!ts.isTypeAliasDeclaration(statement)) continue;
     const alias = statement.name.text;
@@ -57,6 +105,16 @@ function codesInFile(file) {
     const exported = statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
     if (!exported) continue;
     const className = alias.slice(0, -'Code'.length);
+    const target = statement.type;
+    if (
+      ts.isTypeReferenceNode(target) &&
+      ts.isIdentifier(target.typeName) &&
+      target.typeName.text.endsWith('ErrorCode')
+    ) {
+      // A subclass keeping its parent's codes: it owns none.
+      keeps.push({ className, parent: target.typeName.text.slice(0, -'Code'.length) });
+      continue;
+    }
     const members = ts.isUnionTypeNode(statement.type) ? statement.type.types : [statement.type];
     for (const member of members) {
       if (!ts.isLiteralTypeNode(member) || !ts.isStringLiteral(member.literal)) {
@@ -70,7 +128,7 @@ function codesInFile(file) {
       out.push({ code, className, cause: doc.slice(0, at).trim(), fix: doc.slice(at + 'Fix:'.length).trim() });
     }
   }
-  return out;
+  return { codes: out, keeps };
 }
 
 /** The text of the last `/** … *\/` comment between the previous union member (or the `=`) and `node`. */
@@ -103,7 +161,16 @@ function cell(text) {
 }
 
 /** The whole docs/errors.md page. */
-export function renderErrorsDoc(rows = collectErrorCodes()) {
+export function renderErrorsDoc(rows = collectErrorCodes(), subclasses = collectSubclasses()) {
+  const classCell = (r) =>
+    r.classes
+      .map((c) => {
+        const kept = subclasses.get(c);
+        return kept === undefined
+          ? `\`${c}\``
+          : `\`${c}\` (and its subclass${kept.length === 1 ? '' : 'es'} ${kept.map((k) => `\`${k}\``).join(', ')})`;
+      })
+      .join(', ');
   const packages = [...new Set(rows.map((r) => r.pkg))];
   const lines = [
     '# Error codes',
@@ -139,9 +206,7 @@ export function renderErrorsDoc(rows = collectErrorCodes()) {
   for (const pkg of packages) {
     lines.push(`## ${pkg}`, '', '| code | class | what causes it | what to do |', '|---|---|---|---|');
     for (const r of rows.filter((row) => row.pkg === pkg)) {
-      lines.push(
-        `| \`${r.code}\` | ${r.classes.map((c) => `\`${c}\``).join(', ')} | ${cell(r.cause)} | ${cell(r.fix)} |`,
-      );
+      lines.push(`| \`${r.code}\` | ${classCell(r)} | ${cell(r.cause)} | ${cell(r.fix)} |`);
     }
     lines.push('');
   }

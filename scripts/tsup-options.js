@@ -1,6 +1,6 @@
-// Shared tsup settings for every package: ESM only, .d.ts, source maps, Node 20 target.
-// The dts build resolves sibling packages through their published `types` (no
-// `@signalyard/source` condition) so declarations import them instead of inlining them.
+// Shared tsup settings for every package: ESM only, source maps, Node 20 target. tsup writes the
+// JavaScript only: the declarations come from one `tsc -b tsconfig.build.json` over every
+// package (scripts/build.mjs), so cleaning dist/ keeps the `.d.ts` files tsc wrote there.
 
 /** @param {{ entry: Record<string, string> }} opts */
 export function tsupOptions({ entry }) {
@@ -10,20 +10,9 @@ export function tsupOptions({ entry }) {
     target: 'node20',
     platform: 'node',
     sourcemap: true,
-    clean: true,
+    clean: ['!**/*.d.ts'],
     splitting: true,
     treeshake: true,
-    dts: {
-      compilerOptions: {
-        ignoreDeprecations: '6.0',
-        target: 'ES2022',
-        lib: ['ES2023'],
-        types: ['node'],
-        customConditions: [],
-        composite: false,
-        emitDeclarationOnly: false,
-        declarationMap: false,
-      },
-    },
+    dts: false,
   };
 }

@@ -327,7 +327,10 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
     ["it's about my card", 'the one ending 4417'],
     'a VIP, bound to their own agent',
   );
-  await say({ ...reviewer, text: 'Review refund R-17 for $420' }, 'the finance team, bound to the review pipeline');
+  await say(
+    { ...reviewer, text: 'Review refund R-17 for $250' },
+    "the finance team, bound to the review pipeline: another customer's refund, over $100",
+  );
   const refundAsked = await say(
     { ...carol, text: 'Please refund order 5531, $420: it arrived broken' },
     'carol: the refund is over $100, so the crew holds it for a reviewer',
@@ -362,7 +365,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   );
 
   write('');
-  write(`── timer for ${first.sessionKey}   (the refund job finished)`);
+  write(`── timer for ${first.sessionKey}   (alice's $42 refund of the duplicate charge on INV-881 went through)`);
   await follow(runner.streamDispatch(first.sessionKey, signal('timer', { job: 'refund-INV-881' })));
   await say({ ...reviewer, text: 'yes' }, 'the reviewer approves: the paused pipeline resumes');
   await say({ ...cli, text: 'The app crashes on startup' }, 'from the CLI: triage asks two teams at once');

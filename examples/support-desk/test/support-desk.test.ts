@@ -122,13 +122,13 @@ describe('the support desk example', () => {
     ]);
 
     // The review pipeline pauses for confirmation, survives the restart, and resumes on "yes".
-    const review = after(lines, '"Review refund R-17 for $420"');
+    const review = after(lines, '"Review refund R-17 for $250"');
     expect(review).toContain('   agent   reviews · session agent:reviews:slack:channel:c-refunds · matched by team');
     expect(review).toContain('   pipeline interrupt: confirmation (paused)');
     expect(review).toContain('   = paused');
     expect(lines).toContain('   agent:desk:dm:alice continues: FSM resolving, 7 messages, checkpoint v3');
     const approved = after(lines, '"yes"   (the reviewer approves');
-    expect(approved).toContain('   reply   reviews: "Refund R-17: $420 refunded (RF-1017)."');
+    expect(approved).toContain('   reply   reviews: "Refund R-17: $250 refunded (RF-1017)."');
     expect(approved).toContain('   = completed');
 
     // A refund over $100: the crew's approvals policy holds the call; the turn pauses.

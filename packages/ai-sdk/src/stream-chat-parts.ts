@@ -1,4 +1,5 @@
 import { AbortedError, type ChatResponse, type ChatStreamPart, type ToolCall } from '@signalyard/core';
+import { onAbort } from '@signalyard/core/internal';
 import { streamText, type LanguageModel, type LanguageModelUsage, type TextStreamPart, type ToolSet } from 'ai';
 import type { CallSettings } from './ai-sdk-model-options.js';
 import { modelCallFailure, toChatUsage } from './model-call-failure.js';
@@ -32,10 +33,12 @@ export async function* streamChatParts(
 ): AsyncGenerator<ChatStreamPart, void, undefined> {
   const { messages, tools, abortSignal } = request;
   const call = new AbortController();
-  const onAbort = (): void => {
-    call.abort();
-  };
-  abortSignal?.addEventListener('abort', onAbort, { once: true });
+  const unlink =
+    abortSignal === undefined
+      ? undefined
+      : onAbort(abortSignal, () => {
+          call.abort();
+        });
   let complete = false;
   try {
     let reader: ReadableStreamDefaultReader<TextStreamPart<ToolSet>>;
@@ -53,12 +56,7 @@ export async function* streamChatParts(
     } catch (error) {
       throw modelCallFailure(error, abortSignal, label);
     }
-    // Cancelling the reader ends a pending read at once, even when the provider never answers.
-    const cancel = (): void => {
-      reader.cancel().catch(() => undefined);
-    };
-    if (call.signal.aborted) cancel();
-    else call.signal.addEventListener('abort', cancel, { once: true });
+    cancelOnAbort(reader, call.signal);
 
     let content = '';
     const toolCalls: ToolCall[] = [];
@@ -106,8 +104,17 @@ export async function* streamChatParts(
     complete = true;
     yield { type: 'finish', response };
   } finally {
-    abortSignal?.removeEventListener('abort', onAbort);
+    unlink?.();
     // A reader that stopped early, or a failure: cancel the provider's request and stream.
     if (!complete) call.abort();
   }
+}
+
+/** Cancels `reader` when `signal` aborts (at once when it has): that ends a pending read at once, even when the provider never answers. */
+function cancelOnAbort(reader: ReadableStreamDefaultReader<unknown>, signal: AbortSignal): void {
+  const cancel = (): void => {
+    reader.cancel().catch(() => undefined);
+  };
+  if (signal.aborted) cancel();
+  else onAbort(signal, cancel);
 }

@@ -89,3 +89,56 @@ export function styleFor(stream: CliOutput, env: Readonly<Record<string, string 
   const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== '';
   return stream.isTTY === true && !noColor && env.TERM !== 'dumb' ? ANSI_STYLE : NO_STYLE;
 }
+
+/**
+ * The characters a terminal acts on instead of printing: C0 controls (ESC starts escape
+ * sequences, CR and LF move the cursor), DEL, C1 controls (CSI is an escape sequence on its own),
+ * the bidirectional formatting characters (U+202E shows what follows reversed) and the line and
+ * paragraph separators.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const TERMINAL_UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+const SHORT_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function visibleEscape(ch: string): string {
+  const short = SHORT_ESCAPES[ch];
+  if (short !== undefined) return short;
+  const code = ch.charCodeAt(0);
+  return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` made safe to print on a terminal: every character a terminal would act on (see
+ * `TERMINAL_UNSAFE`: controls, bidirectional formatting, line separators) is shown as a visible
+ * escape — `\n`, `\r`, `\t`, `\x1b`, `\x85`, `\u202e` — and everything else is printed as it is
+ * (so a key made by this release prints exactly, and can be copied back into a command). The one
+ * escaping of the CLI: everything it prints that came from outside (a stored key, an agent id, a
+ * message, a cause) goes through it, also text written by an older release that allowed such
+ * characters in keys.
+ *
+ * @example
+ * ```ts
+ * terminalText('agent:main:dm:eve\u001b[2J');  // 'agent:main:dm:eve\\x1b[2J'
+ * ```
+ */
+export function terminalText(text: string): string {
+  TERMINAL_UNSAFE.lastIndex = 0;
+  return TERMINAL_UNSAFE.test(text) ? text.replace(TERMINAL_UNSAFE, visibleEscape) : text;
+}
+
+/** What {@link terminalJson} escapes: {@link TERMINAL_UNSAFE} but C0, which `JSON.stringify` escapes in strings and writes raw only as layout. */
+const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * `JSON.stringify(value, null, space)` safe to print on a terminal and still the same JSON:
+ * `JSON.stringify` already escapes C0 controls inside strings; the other characters a terminal
+ * acts on (DEL, C1, bidirectional formatting, line separators), which can only stand inside
+ * strings, are written as `\uXXXX` escapes, which parse back to the same value.
+ */
+export function terminalJson(value: unknown, space?: number): string {
+  return JSON.stringify(value, null, space).replace(
+    JSON_UNSAFE,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}

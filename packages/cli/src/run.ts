@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, SignalyardError, describeValue } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { Command, CommanderError, Option } from 'commander';
-import { styleFor, type CliIo, type CliOutput } from './cli-io.js';
+import { styleFor, terminalText, type CliIo, type CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { CliInputError } from './errors/cli-input-error.js';
 import { CliSessionError } from './errors/cli-session-error.js';
@@ -282,7 +282,7 @@ function commandOf(argv: readonly unknown[]): string | undefined {
 function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): ExitCode {
   const { stderr, err } = ctx;
   const line = (message: string): void => {
-    stderr.write(`signalyard: ${err.red('error:')} ${message.replace(/\s*[\r\n]+\s*/g, ' ')}\n`);
+    stderr.write(`signalyard: ${err.red('error:')} ${terminalText(message.replace(/\s*[\r\n]+\s*/g, ' '))}\n`);
   };
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) return ExitCode.Ok; // --help, --version: already printed

@@ -1,19 +1,22 @@
 import type { ChatMessage, SessionCause } from '@signalyard/core';
-import type { Style } from './cli-io.js';
-
-// eslint-disable-next-line no-control-regex -- replacing control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
+import { terminalJson, terminalText, type Style } from './cli-io.js';
 
 /**
- * Text for one table cell or line: whitespace runs and control characters (a stored message
- * could carry terminal escapes) become one space, and text over `max` code units is cut with `…`.
+ * Text for one table cell or line: whitespace runs (line breaks included) become one space, text
+ * over `max` code units is cut with `…`, and what a terminal would act on (a stored message could
+ * carry terminal escapes) is shown escaped ({@link terminalText}).
  */
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  return terminalText(flatten(text, max));
+}
+
+/** `text` with whitespace runs as one space, cut with `…` past `max` code units (never inside a surrogate pair). */
+function flatten(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
   if (flat.length <= max) return flat;
   let cut = max - 1;
   const last = flat.charCodeAt(cut - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut--; // never split a surrogate pair
+  if (last >= 0xd800 && last <= 0xdbff) cut--;
   return `${flat.slice(0, cut)}…`;
 }
 
@@ -22,7 +25,7 @@ export function causeText(cause: SessionCause | undefined): string {
   if (cause === undefined) return '-';
   const parts: string[] = [];
   if (cause.signal !== undefined) {
-    const text = cause.signal.text === undefined ? '' : ` ${JSON.stringify(oneLine(cause.signal.text, 40))}`;
+    const text = cause.signal.text === undefined ? '' : ` ${terminalJson(flatten(cause.signal.text, 40))}`;
     parts.push(`${cause.signal.kind}${text}`);
   }
   if (cause.approvals !== undefined && cause.approvals.length > 0) {
@@ -39,7 +42,7 @@ export function causeText(cause: SessionCause | undefined): string {
 
 /** `tier/routeName`, either alone, or `-`. */
 export function routeText(cause: SessionCause | undefined): string {
-  const tier = cause?.tier;
+  const tier = cause?.tier === undefined ? undefined : terminalText(cause.tier);
   const name = cause?.routeName === undefined ? undefined : oneLine(cause.routeName, 40);
   if (tier !== undefined && name !== undefined) return `${tier}/${name}`;
   return tier ?? name ?? '-';

@@ -1,4 +1,5 @@
 import { Argument, InvalidArgumentError, Option, type Command } from 'commander';
+import { terminalText } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { openStore, storeError, type HistoryStore, type StoreOptions } from './open-store.js';
 import { deleteSession, forkSession, rewindSession, sessionKeyArgument } from './offline-timeline.js';
@@ -155,7 +156,9 @@ function addWriteCommands(sessions: Command, ctx: CommandContext): void {
       const to = sessionKeyArgument(toText, 'session key <to>');
       const forked = await withStore(ctx, flags, (store) => forkSession(store, from.key, to, flags.version));
       const source = forked.data.cause?.forkedFrom?.version;
-      stdout.write(`forked ${from.key} version ${source} into ${to.key} (version ${forked.version})\n`);
+      stdout.write(
+        `forked ${terminalText(from.key)} version ${source} into ${terminalText(to.key)} (version ${forked.version})\n`,
+      );
     });
 
   withStoreOptions(sessions.command('rewind'))
@@ -165,7 +168,9 @@ function addWriteCommands(sessions: Command, ctx: CommandContext): void {
     .action(async (key: string, version: number, flags: StoreFlags) => {
       const session = sessionKeyArgument(key, 'session key');
       const rewound = await withStore(ctx, flags, (store) => rewindSession(store, session.key, version));
-      stdout.write(`rewound ${session.key} to version ${rewound.rewoundTo}: saved as version ${rewound.version}\n`);
+      stdout.write(
+        `rewound ${terminalText(session.key)} to version ${rewound.rewoundTo}: saved as version ${rewound.version}\n`,
+      );
     });
 
   withStoreOptions(sessions.command('delete'))
@@ -174,6 +179,6 @@ function addWriteCommands(sessions: Command, ctx: CommandContext): void {
     .action(async (key: string, flags: StoreFlags) => {
       const session = sessionKeyArgument(key, 'session key');
       const version = await withStore(ctx, flags, (store) => deleteSession(store, session.key));
-      stdout.write(`deleted ${session.key} (version ${version} and its history)\n`);
+      stdout.write(`deleted ${terminalText(session.key)} (version ${version} and its history)\n`);
     });
 }

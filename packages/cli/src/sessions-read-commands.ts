@@ -2,6 +2,7 @@ import { count, type CommandContext } from './command-context.js';
 import { listSessions, sessionAt, sessionHistory } from './offline-timeline.js';
 import type { HistoryStore } from './open-store.js';
 import { pendingApprovalCount } from '@signalyard/core/internal';
+import { terminalJson, terminalText } from './cli-io.js';
 import { causeText, messageLine, oneLine, renderTable, routeText } from './session-format.js';
 
 /** `sessions list`: a table (key, agent, version, updated), or JSON lines. */
@@ -12,14 +13,20 @@ export async function listCommand(
 ): Promise<void> {
   const rows: string[][] = [];
   for await (const s of listSessions(store, flags)) {
-    if (flags.json === true) ctx.stdout.write(`${JSON.stringify(s)}\n`);
-    else rows.push([s.sessionKey, s.agentId ?? '-', String(s.version), s.updatedAt]);
+    if (flags.json === true) ctx.stdout.write(`${terminalJson(s)}\n`);
+    else
+      rows.push([
+        terminalText(s.sessionKey),
+        terminalText(s.agentId ?? '-'),
+        String(s.version),
+        terminalText(s.updatedAt),
+      ]);
   }
   if (flags.json === true) return;
   if (rows.length === 0) {
     const where = [
-      flags.prefix === undefined ? '' : ` with prefix ${JSON.stringify(flags.prefix)}`,
-      flags.after === undefined ? '' : ` after ${JSON.stringify(flags.after)}`,
+      flags.prefix === undefined ? '' : ` with prefix ${terminalJson(flags.prefix)}`,
+      flags.after === undefined ? '' : ` after ${terminalJson(flags.after)}`,
     ].join('');
     ctx.stdout.write(`no sessions${where}\n`);
     return;
@@ -39,19 +46,21 @@ export async function historyCommand(
     ...(flags.limit !== undefined && { limit: flags.limit }),
   });
   if (flags.json === true) {
-    for (const v of versions) ctx.stdout.write(`${JSON.stringify(v)}\n`);
+    for (const v of versions) ctx.stdout.write(`${terminalJson(v)}\n`);
     return;
   }
   if (versions.length === 0) {
-    ctx.stdout.write(`no versions of ${key}${flags.before === undefined ? '' : ` before ${flags.before}`}\n`);
+    ctx.stdout.write(
+      `no versions of ${terminalText(key)}${flags.before === undefined ? '' : ` before ${flags.before}`}\n`,
+    );
     return;
   }
   const rows = versions.map((v) => [
     String(v.version),
-    v.updatedAt,
+    terminalText(v.updatedAt),
     causeText(v.cause),
     routeText(v.cause),
-    v.cause?.status ?? '-',
+    terminalText(v.cause?.status ?? '-'),
   ]);
   ctx.stdout.write(renderTable(['VERSION', 'TIME', 'CAUSE', 'ROUTE', 'STATUS'], rows, ctx.out, new Set([0])));
 }
@@ -81,7 +90,7 @@ export async function showCommand(
       historyLength: data.history.length,
       historyTail: messages,
     };
-    ctx.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    ctx.stdout.write(`${terminalJson(out, 2)}\n`);
     return;
   }
   const { bold, dim } = ctx.out;
@@ -90,13 +99,14 @@ export async function showCommand(
   const cause =
     data.cause === undefined
       ? '-'
-      : [causeText(data.cause), routeText(data.cause), data.cause.status ?? '-'].filter((s) => s !== '-').join(' · ') ||
-        '-';
+      : [causeText(data.cause), routeText(data.cause), terminalText(data.cause.status ?? '-')]
+          .filter((s) => s !== '-')
+          .join(' · ') || '-';
   const shown = messages.length === data.history.length ? '' : `, the last ${messages.length}`;
   const lines = [
-    `${dim('session:')} ${key}`,
-    `${dim('agent:')} ${bold(data.agentId)}`,
-    `${dim('version:')} ${version}, saved ${checkpoint.updatedAt}`,
+    `${dim('session:')} ${terminalText(key)}`,
+    `${dim('agent:')} ${bold(terminalText(data.agentId))}`,
+    `${dim('version:')} ${version}, saved ${terminalText(checkpoint.updatedAt)}`,
     `${dim('cause:')} ${cause}`,
     `${dim('strategy:')} ${oneLine(JSON.stringify(data.strategy), 300)}`,
     `${dim('pending approvals:')} ${pending}`,

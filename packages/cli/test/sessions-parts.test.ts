@@ -151,8 +151,8 @@ describe('the text of a cause', () => {
     expect(routeText(undefined)).toBe('-');
   });
 
-  it('oneLine flattens whitespace and control characters and never cuts a surrogate pair', () => {
-    expect(oneLine('a\u001b[2Jb\r\nc\u0085d', 80)).toBe('a [2Jb c d');
+  it('oneLine flattens whitespace, shows control characters escaped and never cuts a surrogate pair', () => {
+    expect(oneLine('a\u001b[2Jb\r\nc\u0085d', 80)).toBe('a\\x1b[2Jb c\\x85d');
     expect(oneLine('abcdef', 4)).toBe('abc…');
     expect(oneLine('ab😀cd', 4)).toBe('ab…');
     expect(oneLine('abc', 3)).toBe('abc');

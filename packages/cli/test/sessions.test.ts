@@ -188,7 +188,7 @@ describe('sessions history', () => {
     await stored(file, (s) => s.save('agent:support:evil', sessionOf('support', text), 0));
     const result = await cli(['sessions', 'history', 'agent:support:evil', '--store', url]);
     expect(Array.from(result.stdout, (c) => c.charCodeAt(0)).filter((c) => c < 0x20 && c !== 0x0a)).toEqual([]);
-    expect(result.stdout).toContain('user_message "red [31malert done"');
+    expect(result.stdout).toContain('user_message "red \\u001b[31malert\\u0007 done"');
   });
 
   it('an unknown session is exit 1; a bad key is exit 2', async () => {

@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from './errors/invalid-argument-error.js';
 import { describeValue } from './signal.js';
+import { actionProblem } from './internal/action-problem.js';
 
 /**
  * What an agent does with a signal, as decided by the router.
@@ -93,36 +94,6 @@ export const Action: {
   custom: (name: string): Action => Object.freeze({ type: 'custom', name: nonEmpty('custom action', 'name', name) }),
   reject: (reason: string): Action => Object.freeze({ type: 'reject', reason: nonEmpty('reject', 'reason', reason) }),
 } as const);
-
-/**
- * Describes why `value` is not a well-formed {@link Action}, or returns `undefined` when it is.
- * Used by validators (the router's route checks) to name the problem.
- */
-export function actionProblem(value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null) return `expected an Action object, got ${describeValue(value)}`;
-  const { type } = value as { type?: unknown };
-  switch (type) {
-    case 'continue':
-    case 'graceful_stop':
-    case 'force_stop':
-      return undefined;
-    case 'transition':
-      return nonEmptyField(value, 'target');
-    case 'custom':
-      return nonEmptyField(value, 'name');
-    case 'reject':
-      return nonEmptyField(value, 'reason');
-    default:
-      return `unknown action type ${describeValue(type)}: expected one of "continue", "graceful_stop", "force_stop", "transition", "custom", "reject"`;
-  }
-}
-
-function nonEmptyField(value: object, field: string): string | undefined {
-  const v = (value as Record<string, unknown>)[field];
-  return typeof v === 'string' && v !== ''
-    ? undefined
-    : `a ${(value as { type: string }).type} action needs a non-empty string "${field}", got ${describeValue(v)}`;
-}
 
 /** True when `value` is a well-formed {@link Action}. */
 export function isAction(value: unknown): value is Action {

@@ -1,5 +1,5 @@
 import type { ArgCondition } from './approval.js';
-import { jsonEqual } from './json-equal.js';
+import { jsonEqual } from './internal/json-equal.js';
 
 const ALL_DIGITS = /^[0-9]+$/;
 

@@ -1,5 +1,5 @@
 import type { ApprovalDecisionKind, ApprovalPolicy } from './approval.js';
-import { approvalPolicyProblems, isCheckedPolicy } from './approval-policy-schema.js';
+import { approvalPolicyProblems, isCheckedPolicy } from './internal/approval-policy-schemas.js';
 import { conditionHolds } from './arg-condition.js';
 import { ConfigError } from './errors/config-error.js';
 import { InvalidArgumentError } from './errors/invalid-argument-error.js';

@@ -1,4 +1,4 @@
-import { frozenJsonValue } from './json-record.js';
+import { frozenJsonValue } from './internal/frozen-mark.js';
 import { InvalidArgumentError } from './errors/invalid-argument-error.js';
 import type { ExecutionStrategy, StrategySnapshot, TransitionResult } from './execution-strategy.js';
 import type { SignalRoute } from './route.js';

@@ -74,3 +74,30 @@ export type { ModelStreamErrorCode } from './errors/model-stream-error.js';
 export { approvalPolicySchema, parseApprovalPolicy } from './approval-policy-schema.js';
 export { decideApproval } from './decide-approval.js';
 export type { ApprovalVerdict } from './decide-approval.js';
+export type {
+  AcceptOptions,
+  Inbox,
+  InboxAcceptEntry,
+  InboxDeadLetter,
+  InboxEntry,
+  InboxLease,
+  InboxLeaseInfo,
+  InboxNotice,
+  InboxReceipt,
+  InboxStreamEvent,
+  InboxStreamRef,
+  InspectableInbox,
+  SignalJson,
+} from './inbox.js';
+export { InboxError } from './errors/inbox-error.js';
+export type { InboxErrorCode } from './errors/inbox-error.js';
+export {
+  DEFAULT_MAX_OUTCOME_BYTES,
+  outcomeFromJson,
+  outcomeToJson,
+  signalyardErrorFromJson,
+  signalyardErrorToJson,
+} from './outcome-json.js';
+export type { OutcomeJson, SignalyardErrorJson, TruncatedOutput } from './outcome-json.js';
+export { MemoryInbox } from './memory-inbox.js';
+export type { MemoryInboxOptions } from './memory-inbox-options.js';

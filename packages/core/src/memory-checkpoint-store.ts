@@ -1,14 +1,15 @@
-import { assertCheckpointKey, assertExpectedVersion, storeClosedError } from './checkpoint-data.js';
+import { assertCheckpointKey, assertExpectedVersion, storeClosedError } from './internal/checkpoint-data.js';
 import {
   DEFAULT_KEEP_VERSIONS,
   assertCheckpointVersion,
   keepVersionsProblem,
   resolveHistoryOptions,
-} from './checkpoint-history.js';
+} from './internal/checkpoint-history.js';
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
-import { cloneJson, copyCheckpointData } from './checkpoint-json.js';
-import { assertKeyPrefix, keysWithPrefix } from './checkpoint-text.js';
-import { isoNow } from './internal/clock.js';
+import { cloneJson, copyCheckpointData } from './internal/checkpoint-json.js';
+import { assertKeyPrefix, keysWithPrefix } from './internal/checkpoint-text.js';
+import { systemClock, type Clock } from './clock.js';
+import { clockProblem, isClock, isoAt, readClock } from './internal/clock.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { ConfigError } from './errors/config-error.js';
 import { describeValue } from './signal.js';
@@ -35,6 +36,12 @@ export interface MemoryCheckpointStoreOptions {
    * saved. Every kept version is held in memory as a copy of its data with JSON semantics.
    */
   keepVersions?: number;
+  /**
+   * Where the store reads the time each save is stamped with (`updatedAt` of the checkpoint
+   * and of its kept versions). Default `systemClock` (`Date.now()`). A Runner's store should
+   * share the Runner's clock, so that one clock stamps everything a session records.
+   */
+  clock?: Clock;
 }
 
 /**
@@ -48,8 +55,11 @@ export interface MemoryCheckpointStoreOptions {
  * checkpoint's data (frozen chat messages a Runner keeps are shared between versions, not
  * copied); pass `keepVersions: 0` to keep the current version only.
  *
- * @throws ConfigError `CONFIG_INVALID` for options other than `{ keepVersions? }` with an
- * integer ≥ 0.
+ * Each save is stamped (`updatedAt`) with the time of the `clock` option (default
+ * `systemClock`): a test drives it with a clock of its own.
+ *
+ * @throws ConfigError `CONFIG_INVALID` for options other than `{ keepVersions?, clock? }` with an
+ * integer ≥ 0 and a `Clock`.
  * @example
  * ```ts
  * const store = new MemoryCheckpointStore();
@@ -62,10 +72,13 @@ export class MemoryCheckpointStore implements CheckpointStore {
   /** Per key, its kept versions, oldest first; the last one is the current version. */
   readonly #entries = new Map<string, Entry[]>();
   readonly #keepVersions: number;
+  readonly #clock: Clock;
   #closed = false;
 
   constructor(options: MemoryCheckpointStoreOptions = {}) {
-    this.#keepVersions = resolveOptions(options);
+    const resolved = resolveOptions(options);
+    this.#keepVersions = resolved.keepVersions;
+    this.#clock = resolved.clock;
   }
 
   /** The checkpoint under `key` (a fresh copy), or `undefined`. */
@@ -97,7 +110,7 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const actual = versions === undefined ? 0 : (versions[versions.length - 1] as Entry).version;
     if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
     const version = expectedVersion + 1;
-    const entry: Entry = { version, data: copy, updatedAt: isoNow() };
+    const entry: Entry = { version, data: copy, updatedAt: isoAt(readClock(this.#clock)) };
     if (versions === undefined) {
       this.#entries.set(key, [entry]);
     } else {
@@ -173,22 +186,28 @@ function toCheckpoint(entry: Entry): Checkpoint {
   return { version: entry.version, data: cloneJson(entry.data), updatedAt: entry.updatedAt };
 }
 
-/** `keepVersions` from the options, checked. */
-function resolveOptions(options: unknown): number {
+/** `keepVersions` and `clock` from the options, checked. */
+function resolveOptions(options: unknown): { keepVersions: number; clock: Clock } {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new ConfigError({
-      problems: [{ path: '', message: `expected store options { keepVersions? }, got ${describeValue(options)}` }],
+      problems: [
+        { path: '', message: `expected store options { keepVersions?, clock? }, got ${describeValue(options)}` },
+      ],
     });
   }
   const problems: { path: string; message: string }[] = [];
-  const { keepVersions = DEFAULT_KEEP_VERSIONS } = options as { keepVersions?: unknown };
+  const { keepVersions = DEFAULT_KEEP_VERSIONS, clock = systemClock } = options as {
+    keepVersions?: unknown;
+    clock?: unknown;
+  };
   const problem = keepVersionsProblem(keepVersions);
   if (problem !== undefined) problems.push({ path: 'keepVersions', message: problem });
+  if (!isClock(clock)) problems.push({ path: 'clock', message: clockProblem(clock) });
   for (const key of Object.keys(options)) {
-    if (key !== 'keepVersions') {
-      problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: keepVersions)` });
+    if (key !== 'keepVersions' && key !== 'clock') {
+      problems.push({ path: key, message: `unknown option ${JSON.stringify(key)} (known: keepVersions, clock)` });
     }
   }
   if (problems.length > 0) throw new ConfigError({ problems });
-  return keepVersions as number;
+  return { keepVersions: keepVersions as number, clock: clock as Clock };
 }

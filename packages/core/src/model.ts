@@ -112,6 +112,15 @@ export interface ToolContext {
   toolCallId: string;
   /** The crew agent that called the tool. */
   agentId?: string;
+  /**
+   * A key for downstream APIs that deduplicate (payments, email): `<receiptId>:tool:<n>`, where
+   * `n` counts the turn's tool calls in the order the executor starts them. The same on every
+   * redelivery of the inbox entry (a worker that died mid-turn, a retry after a lease was lost),
+   * so a call repeated after a crash is recognised downstream; a call resumed after an approval
+   * keeps the key of the turn that asked for it. Without a durable inbox, `receiptId` is a fresh
+   * UUID per signal. Absent when the executor runs outside a Runner that sets it.
+   */
+  idempotencyKey?: string;
 }
 
 /**

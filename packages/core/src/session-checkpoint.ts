@@ -77,6 +77,23 @@ export interface SessionCheckpointV1 {
   }[];
   /** Why this version exists. */
   readonly cause?: SessionCause;
+  /**
+   * The `seq` (a decimal string) of the last inbox entry settled in this session (inbox.md
+   * guarantee 2): a redelivered entry with `seq` at or below it is acknowledged without being
+   * applied. Absent: nothing was settled through an inbox (checkpoints of earlier releases).
+   */
+  readonly inboxSeq?: string;
+  /**
+   * The inbox entry whose turn committed part of its effects (`ctx.commit`) without finishing:
+   * redelivered, it is re-applied from the committed state without appending its user message
+   * again. Cleared by the turn's final save.
+   */
+  readonly inboxPartial?: {
+    /** The entry's `seq`, a decimal string. */
+    readonly seq: string;
+    /** The entry's receipt id. */
+    readonly receiptId: string;
+  };
 }
 
 /** One saved version of a session, as `Runner.history` lists it (newest first). */

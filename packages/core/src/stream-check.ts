@@ -1,5 +1,5 @@
 import { ModelStreamError } from './errors/model-stream-error.js';
-import { jsonEqual } from './json-equal.js';
+import { jsonEqual } from './internal/json-equal.js';
 import type { ChatResponse, ChatStreamPart, ToolCall } from './model.js';
 import { describeValue } from './signal.js';
 

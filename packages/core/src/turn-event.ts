@@ -17,7 +17,8 @@ export interface TextSource {
  * One event of a streamed turn (`Runner.stream` / `streamDispatch`): the route decision, text
  * as it arrives (markers already hidden), the engine's own events (handoffs, stages, tool calls,
  * approvals — never text deltas), and exactly one `outcome`, last. A stream carries the events
- * of its own signal only.
+ * of its own signal only. With a durable inbox, a turn redelivered to another worker starts again
+ * with a `restarted` event.
  */
 export type TurnEvent =
   | {
@@ -49,6 +50,18 @@ export type TurnEvent =
       readonly type: 'engine_event';
       /** The engine's event, as it emitted it. */
       readonly event: EngineEvent;
+    }
+  | {
+      /**
+       * A new delivery of the entry started over (a worker died or lost its lease mid-turn, and
+       * another delivers it again): what was shown of this turn so far is void, and the events that
+       * follow are the new attempt's. Published first by a delivery after the first when the
+       * receipt's stream log is not empty (inbox.md); readers of a durable inbox's stream drop
+       * events of older attempts after it.
+       */
+      readonly type: 'restarted';
+      /** The delivery that starts now (2 for the first redelivery). */
+      readonly attempt: number;
     }
   | {
       /** The turn is over: always the last event. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Action, formatAction, isAction } from '@signalyard/core';
-import { actionProblem } from '../src/action.js';
+import { actionProblem } from '../src/internal/action-problem.js';
 import { throwsCode } from './helpers.js';
 
 describe('Action constants', () => {

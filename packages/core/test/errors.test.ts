@@ -11,6 +11,7 @@ import {
   hasErrorMarker,
   isSignalyardError,
   ModelStreamError,
+  InboxError,
 } from '@signalyard/core';
 import type { ConfigProblem } from '@signalyard/core';
 import { ScriptedModelError } from '@signalyard/core/testing';
@@ -28,6 +29,7 @@ class AppInvalidArgumentError extends InvalidArgumentError {}
 class AppCheckpointStoreError extends CheckpointStoreError {}
 class AppScriptedModelError extends ScriptedModelError {}
 class AppModelStreamError extends ModelStreamError {}
+class AppInboxError extends InboxError {}
 
 interface Row {
   readonly name: string;
@@ -107,6 +109,13 @@ const rows: readonly Row[] = [
     isInstance: (e) => ModelStreamError.isInstance(e),
     make: () => new ModelStreamError({ message: 'm' }),
     makeSub: () => new AppModelStreamError({ message: 'm', agentId: 'a' }),
+  },
+  {
+    name: 'InboxError',
+    code: 'INBOX_FULL',
+    isInstance: (e) => InboxError.isInstance(e),
+    make: () => new InboxError({ code: 'INBOX_FULL', message: 'm', retryAfterMs: 1000 }),
+    makeSub: () => new AppInboxError({ code: 'LEASE_LOST', message: 'm' }),
   },
 ];
 
@@ -472,6 +481,7 @@ describe('each core code is thrown by its owner class', () => {
         case 'CHAT_MODEL_INVALID':
         case 'CHAT_REQUEST_INVALID':
         case 'APPROVAL_ARGUMENT_INVALID':
+        case 'CLOCK_INVALID':
           return e.code;
       }
     };

@@ -12,7 +12,12 @@ import { checkpointStoreConformance } from '@signalyard/core/testing';
 import { thrown } from '@signalyard/test-utils';
 import { collect, rejectsCode, rejection } from './helpers.js';
 
-checkpointStoreConformance('MemoryCheckpointStore', (opts) => new MemoryCheckpointStore(opts), { describe, it });
+checkpointStoreConformance(
+  'MemoryCheckpointStore',
+  (opts) => new MemoryCheckpointStore(opts),
+  { describe, it },
+  { clock: true },
+);
 
 // A store without the optional history methods passes everything else.
 checkpointStoreConformance(
@@ -281,6 +286,39 @@ describe('MemoryCheckpointStore', () => {
       const error = thrown(() => new MemoryCheckpointStore({ keepVersions } as MemoryCheckpointStoreOptions));
       expect(ConfigError.isInstance(error)).toBe(true);
       expect((error as ConfigError).problems.map((p) => p.path)).toEqual(['keepVersions']);
+    });
+
+    it.each<[string, unknown]>([
+      ['null', null],
+      ['a function', () => 0],
+      ['an object without now()', { time: 0 }],
+      ['now that is not a function', { now: 5 }],
+    ])('refuses %s as the clock with CONFIG_INVALID at "clock", listed with the other problems', (_title, clock) => {
+      const error = thrown(
+        () => new MemoryCheckpointStore({ clock, keepVersions: -1 } as unknown as MemoryCheckpointStoreOptions),
+      );
+      expect(ConfigError.isInstance(error)).toBe(true);
+      const problems = (error as ConfigError).problems;
+      expect(problems.map((p) => p.path)).toEqual(['keepVersions', 'clock']);
+      expect(problems[1]?.message).toContain('expected a Clock { now(): number }');
+    });
+
+    it('reads the time of each save from its clock only (a fake clock, no fake timers)', async () => {
+      let now = Date.UTC(2030, 5, 1);
+      const store = new MemoryCheckpointStore({ clock: { now: () => now } });
+      await store.save('k', 1, 0);
+      now += 1;
+      await store.save('k', 2, 1);
+      expect((await collect(store.history('k'))).map((c) => c.updatedAt)).toEqual([
+        '2030-06-01T00:00:00.001Z',
+        '2030-06-01T00:00:00.000Z',
+      ]);
+    });
+
+    it('a clock whose now() returns no time fails the save with CLOCK_INVALID and writes nothing', async () => {
+      const store = new MemoryCheckpointStore({ clock: { now: () => Number.NaN } });
+      await rejectsCode(store.save('k', 1, 0), 'CLOCK_INVALID');
+      expect(await store.load('k')).toBeUndefined();
     });
 
     it.each<[string, unknown]>([

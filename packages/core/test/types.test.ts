@@ -20,6 +20,7 @@ import {
 import type {
   ActionType,
   Checkpoint,
+  Clock,
   CheckpointStore,
   MemoryCheckpointStoreOptions,
   SessionLock,
@@ -350,7 +351,7 @@ describe('CheckpointStore (type)', () => {
     expect(await store.save('k', 1, 0)).toBe(1);
   });
 
-  it('MemoryCheckpointStore implements history and loadVersion, and takes { keepVersions? }', () => {
+  it('MemoryCheckpointStore implements history and loadVersion, and takes { keepVersions?, clock? }', () => {
     expectTypeOf<MemoryCheckpointStore['history']>().toEqualTypeOf<
       (key: string, opts?: { before?: number; limit?: number }) => AsyncIterable<Checkpoint>
     >();
@@ -360,7 +361,7 @@ describe('CheckpointStore (type)', () => {
     expectTypeOf<ConstructorParameters<typeof MemoryCheckpointStore>>().toEqualTypeOf<
       [options?: MemoryCheckpointStoreOptions]
     >();
-    expectTypeOf<MemoryCheckpointStoreOptions>().toEqualTypeOf<{ keepVersions?: number }>();
+    expectTypeOf<MemoryCheckpointStoreOptions>().toEqualTypeOf<{ keepVersions?: number; clock?: Clock }>();
   });
 });
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { growthFactor } from '@signalyard/test-utils';
 import { SignalMatcher, signalMatches } from '@signalyard/crew';
 
 // The one-pass matcher finds bracketed signals by walking bracket spans and other signals from an
@@ -168,7 +167,9 @@ describe('SignalMatcher, one pass', () => {
     );
   });
 
-  it('stays linear when the reply is made of anchor characters (the comparisons give up on a budget)', () => {
+  // That these take time linear in the reply (the comparisons give up on a budget) is measured
+  // by `pnpm bench crew` (bench/growth.bench.ts), not asserted here.
+  it('matches replies made of anchor characters', () => {
     const signals = ['::::::::x', '[[[[[[[[y]', '#'.repeat(40) + 'z', '[DONE]'];
     const m = new SignalMatcher(signals);
     for (const make of [
@@ -177,7 +178,6 @@ describe('SignalMatcher, one pass', () => {
       (n: number) => '#:['.repeat(n),
     ]) {
       expect(m.matchAll(make(1000))).toEqual(expected(signals, make(1000)));
-      expect(growthFactor(make, (content) => m.matchAll(content), 50_000)).toBeLessThan(9);
     }
-  }, 60_000);
+  });
 });

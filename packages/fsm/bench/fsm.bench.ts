@@ -19,8 +19,8 @@ const builder = FsmStrategy.builder().initial(FSM.initial);
 for (const [from, event, guard, to] of FSM.transitions) {
   builder.transition(from, event, to, guard === null ? {} : { guard: quality });
 }
-const fsm = builder.build().strategy;
-const refuser = builder.build().strategy; // stays in `idle`
+const fsm = builder.build();
+const refuser = builder.build(); // stays in `idle`
 
 // Floor
 const next = makeTableFsm(FSM);

@@ -1,4 +1,4 @@
-import { actionProblem, frozenJsonValue } from '@signalyard/core/internal';
+import { actionProblem, compareCodeUnits, frozenJsonValue } from '@signalyard/core/internal';
 import {
   describeValue,
   isSignalKind,
@@ -252,8 +252,7 @@ function indexFsm(
     }
     return compiled;
   });
-  const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  const validActions = table.map((byAction) => Object.freeze([...byAction.keys()].sort(byCodeUnit)));
+  const validActions = table.map((byAction) => Object.freeze([...byAction.keys()].sort(compareCodeUnits)));
   // Frozen and marked as frozen JSON: a store shares a snapshot instead of copying it with every save.
   const snapshots: StrategySnapshot[] = states.map((s) => frozenJsonValue({ type: 'fsm', current_state: s }));
 

@@ -34,8 +34,18 @@ export interface GuardRejectedRefusal {
   toError(): GuardRejectedError;
 }
 
-/** Why `FsmStrategy.tryExecute` refused an action: the code and fields of the error `execute` throws. */
-export type FsmRefusal = InvalidTransitionRefusal | GuardRejectedRefusal;
+/**
+ * Why `FsmStrategy.tryExecute` refused an action (decisions-wave3 §7): the code and fields of
+ * the error `execute` throws — {@link InvalidTransitionRefusal} (`FSM_INVALID_TRANSITION`) or
+ * {@link GuardRejectedRefusal} (`FSM_GUARD_REJECTED`); switch on `code`.
+ */
+export type TransitionRefusal = InvalidTransitionRefusal | GuardRejectedRefusal;
+
+/**
+ * {@link TransitionRefusal} under the name the first release of `tryExecute` gave it.
+ * @deprecated Use {@link TransitionRefusal}.
+ */
+export type FsmRefusal = TransitionRefusal;
 
 /**
  * What `FsmStrategy.tryExecute` returns: `{ ok: true, result }` (a frozen object per
@@ -52,7 +62,7 @@ export type FsmAttempt =
       /** The action was refused; the state is unchanged. */
       readonly ok: false;
       /** Why, with the fields of the error `execute` would throw. */
-      readonly refusal: FsmRefusal;
+      readonly refusal: TransitionRefusal;
     };
 
 /** Calls `make` with stack capture switched off (restored after, whatever happens). */
@@ -100,6 +110,6 @@ export function guardRejected(currentState: string, action: string, guards: read
 }
 
 /** The error `execute` throws for `refusal` (without stack frames). */
-export function refusalError(refusal: FsmRefusal): InvalidTransitionError | GuardRejectedError {
+export function refusalError(refusal: TransitionRefusal): InvalidTransitionError | GuardRejectedError {
   return refusal.code === 'FSM_INVALID_TRANSITION' ? invalidError(refusal) : rejectedError(refusal);
 }

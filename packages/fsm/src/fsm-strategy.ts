@@ -1,36 +1,31 @@
-// The FSM's public classes: `FsmStrategy` (the machine; `FsmStrategy.builder()` starts a
-// definition), `FsmStrategyBuilder`, `FsmDefinition` (compiles a builder's spec once, creates
-// instances) and `FsmStrategyWithRoutes` (an instance: a machine plus the builder's strategy-tier
-// routes). They refer to each other by design — the machine's static `builder()` leads, through
-// the definition, back to new machines — so they share this module: split across files they
-// import each other in a cycle. The work is elsewhere: compiling (fsm-compile.ts), guards
-// (guard.ts), Mermaid (fsm-mermaid.ts).
-import type {
-  ExecutionStrategy,
-  RouteContext,
-  Signal,
-  SignalRoute,
-  StrategySnapshot,
-  TransitionResult,
-} from '@signalyard/core';
+// The FSM's public classes: `FsmStrategy` (one machine: an instance of a definition, with its
+// strategy-tier routes; `FsmStrategy.builder()` starts a definition), `FsmStrategyBuilder` and
+// `FsmDefinition` (compiles a builder's spec once, creates instances). They refer to each other by
+// design — the machine's static `builder()` leads, through the definition, back to new machines —
+// so they share this module: split across files they would import each other in a cycle. The work
+// is elsewhere: compiling (fsm-compile.ts), refusals (fsm-refusal.ts), instance routes
+// (fsm-routes.ts), builder options (fsm-options.ts), Mermaid (fsm-mermaid.ts). The guard
+// evaluation stays in the class: its re-entry check reads the instance's own fields on the hot path.
+import type { ExecutionStrategy, SignalRoute, StrategySnapshot, TransitionResult } from '@signalyard/core';
 import { InvalidArgumentError, describeValue } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { FsmDefinitionError } from './errors/fsm-definition-error.js';
 import { FsmSnapshotError } from './errors/fsm-snapshot-error.js';
 import { GuardFailedError } from './errors/guard-failed-error.js';
-import type { GuardCondition } from './guard.js';
-import { compileFsm } from './fsm-compile.js';
 import type { GuardRejectedError } from './errors/guard-rejected-error.js';
 import type { InvalidTransitionError } from './errors/invalid-transition-error.js';
+import { compileFsm } from './fsm-compile.js';
+import { options, type RouteOptions, type StateOptions, type TransitionOptions } from './fsm-options.js';
 import { guardRejected, invalidTransition, refusalError } from './fsm-refusal.js';
 import type { FsmAttempt } from './fsm-refusal.js';
+import { instanceRoutes } from './fsm-routes.js';
 import {
   builderSpecs,
-  type FsmSpec,
   compiledDefinitions,
   type CandidateList,
   type CompiledFsm,
   type CompiledTransition,
+  type FsmSpec,
 } from './internal.js';
 
 const isThenable = (value: unknown): boolean =>
@@ -41,17 +36,17 @@ const NO_ENTRY = 0;
 const REJECTED = 1;
 
 /**
- * A finite state machine over string states and actions: the transition table of an
- * {@link FsmDefinition} plus one current state.
+ * A finite state machine over string states and actions — the transition table of an
+ * {@link FsmDefinition} plus one current state — and the `ExecutionStrategy` a Runner agent uses:
+ * its `signalRoutes()` are the strategy-tier routes registered on the builder.
  *
  * `execute(action, input)` looks up the transitions for `(currentState, action)`, tries them in
  * descending priority (ties: registration order), and takes the first whose guard returns
  * exactly `true`, or the first without a guard. It is atomic: guards are synchronous, and the
  * state is read, decided and written with no `await` in between. On any error the state is
- * unchanged.
+ * unchanged. {@link FsmStrategy.tryExecute} returns a refusal as a value instead of throwing it.
  *
- * Build one with {@link FsmStrategy.builder}; the Runner uses the {@link FsmStrategyWithRoutes}
- * wrapper, which adds the strategy-tier routes.
+ * Build one with {@link FsmStrategy.builder}.
  *
  * @example
  * ```ts
@@ -59,23 +54,24 @@ const REJECTED = 1;
  *   .initial('idle')
  *   .transition('idle', 'start', 'running')
  *   .transition('running', 'finish', 'done')
- *   .build().strategy;
+ *   .build();
  * fsm.execute('start');     // { from: 'idle', action: 'start', to: 'running' }
  * fsm.currentState;         // 'running'
  * fsm.canExecute('start');  // false
  * ```
  */
-export class FsmStrategy {
+export class FsmStrategy implements ExecutionStrategy {
   readonly #fsm: CompiledFsm;
   #current: number;
   /** The action whose guard is being evaluated, while one is. */
   #evaluating: string | undefined = undefined;
   /** What a guard called on this FSM while being evaluated (`execute("x")`, `restore()`), if it did. */
   #reentered: string | undefined = undefined;
+  #routes: readonly SignalRoute[] | undefined;
 
   /**
-   * A new instance of `definition`, in its initial state (the same as
-   * `definition.create().strategy`).
+   * A new instance of `definition`, in its initial state (the same as `definition.create()`).
+   * @throws FsmDefinitionError `FSM_DEFINITION_INVALID` when `definition` is not an {@link FsmDefinition}.
    */
   constructor(definition: FsmDefinition) {
     const fsm = compiledDefinitions.get(definition);
@@ -90,6 +86,14 @@ export class FsmStrategy {
   /** Starts a new {@link FsmStrategyBuilder}. */
   static builder(): FsmStrategyBuilder {
     return new FsmStrategyBuilder();
+  }
+
+  /**
+   * This instance itself. Kept from the time `build()` returned a wrapper around the machine.
+   * @deprecated An `FsmStrategy` is the machine: use it directly.
+   */
+  get strategy(): this {
+    return this;
   }
 
   /** The current state. */
@@ -126,7 +130,7 @@ export class FsmStrategy {
    * @throws InvalidTransitionError `FSM_INVALID_TRANSITION` when no transition exists for the action from the current state.
    * @throws GuardRejectedError `FSM_GUARD_REJECTED` when every guard rejected the input.
    * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or
-   * re-entered this FSM (called `execute` or `restore` on it).
+   * re-entered this FSM (called `execute`, `tryExecute` or `restore` on it).
    *
    * The two refusals (`FSM_INVALID_TRANSITION`, `FSM_GUARD_REJECTED`) are answers, not bugs: their
    * errors carry no stack frames, which makes a refused `execute` several times cheaper. Where a
@@ -142,22 +146,23 @@ export class FsmStrategy {
     const list = (this.#fsm.table[this.#current] as ReadonlyMap<string, CandidateList>).get(action);
     if (list === undefined) throw typeof action === 'string' ? this.#invalid(action) : notAnAction(action);
     const taken = this.#decide(list, action, input);
-    if (taken === REJECTED) {
-      throw refusalError(guardRejected(this.currentState, action, list.guardNames));
-    }
+    if (taken === REJECTED) throw refusalError(guardRejected(this.currentState, action, list.guardNames));
     if (taken === NO_ENTRY) throw this.#invalid(action);
     this.#current = taken.to;
     return taken.result;
   }
 
   /**
-   * {@link FsmStrategy.execute} without the exception for a refusal: `{ ok: true, result }` when
-   * the transition was taken (a frozen object per transition: a hit allocates nothing), or
-   * `{ ok: false, refusal }` when the action was refused, with the state unchanged. The refusal
-   * has the code and fields of the error `execute` would throw (`FSM_INVALID_TRANSITION` with
-   * `validActions`, `FSM_GUARD_REJECTED` with `guards`), and `refusal.toError()` builds that error.
-   * Failures are still thrown, as by `execute`.
+   * {@link FsmStrategy.execute} that returns a refusal as a value instead of throwing it:
+   * `{ ok: true, result }` when the transition was taken (the state changed), or
+   * `{ ok: false, refusal }` (a `TransitionRefusal`) when the action was refused (the state
+   * unchanged). It never throws for a refusal. The refusal has the code and fields of the error `execute` would throw —
+   * `FSM_INVALID_TRANSITION` with `currentState`, `action` and `validActions`, or
+   * `FSM_GUARD_REJECTED` with `currentState`, `action` and `guards` — and `refusal.toError()`
+   * builds that error. A hit allocates nothing: `{ ok: true, result }` is one frozen object per
+   * transition, shared like the result.
    *
+   * What is not a refusal is still thrown, as by `execute`:
    * @throws InvalidArgumentError `ACTION_INVALID` when `action` is not a string.
    * @throws GuardFailedError `FSM_GUARD_FAILED` when a guard threw, returned a Promise, or
    * re-entered this FSM.
@@ -185,6 +190,16 @@ export class FsmStrategy {
       return { ok: false, refusal: invalidTransition(this.currentState, action, this.validActions()) };
     this.#current = taken.to;
     return taken.taken;
+  }
+
+  /**
+   * The routes registered with the builder's `route()`, for the router's strategy tier. Routes
+   * given `inStates` match only while **this instance** is in one of those states (and their own
+   * predicate, if any, returns `true`). The same frozen array on every call.
+   */
+  signalRoutes(): readonly SignalRoute[] {
+    this.#routes ??= instanceRoutes(this.#fsm.routes, () => this.currentState);
+    return this.#routes;
   }
 
   /** The current state as `{ type: 'fsm', current_state }` (a frozen object per state). */
@@ -249,33 +264,18 @@ export class FsmStrategy {
         passed = guard.evaluate(input);
       } catch (error) {
         const reentered = this.#takeReentry();
-        if (reentered !== undefined) {
-          throw this.#reentry(action, c.guardName as string, reentered);
-        }
-        throw new GuardFailedError({
-          currentState: this.currentState,
-          action,
-          guard: c.guardName as string,
-          reason: `it threw: ${errorText(error)}`,
-          cause: error,
-        });
+        if (reentered !== undefined) throw this.#reentry(action, c.guardName as string, reentered);
+        throw this.#guardFailed(action, c, `it threw: ${errorText(error)}`, error);
       } finally {
         this.#evaluating = undefined;
       }
       const reentered = this.#takeReentry();
-      if (reentered !== undefined) {
-        throw this.#reentry(action, c.guardName as string, reentered);
-      }
+      if (reentered !== undefined) throw this.#reentry(action, c.guardName as string, reentered);
       if (passed === true) return c;
       if (passed !== false && isThenable(passed)) {
         // Never leave a rejected guard promise unhandled: the guard has already failed.
         Promise.resolve(passed).catch(() => undefined);
-        throw new GuardFailedError({
-          currentState: this.currentState,
-          action,
-          guard: c.guardName as string,
-          reason: 'it returned a Promise; guards must be synchronous',
-        });
+        throw this.#guardFailed(action, c, 'it returned a Promise; guards must be synchronous');
       }
     }
     return candidates.length === 0 ? NO_ENTRY : REJECTED;
@@ -290,11 +290,21 @@ export class FsmStrategy {
 
   /** `call`: what the guard called on this FSM, e.g. `execute("go")` or `restore()`. */
   #reentry(action: string, guard: string, call: string): GuardFailedError {
+    return this.#guardFailed(
+      action,
+      guard,
+      `a guard re-entered the FSM it guards by calling ${call} (guards must be pure: they must not execute transitions or restore snapshots)`,
+    );
+  }
+
+  #guardFailed(action: string, guard: CompiledTransition | string, reason: string, cause?: unknown): GuardFailedError {
+    const name = typeof guard === 'string' ? guard : (guard.guardName as string);
     return new GuardFailedError({
       currentState: this.currentState,
       action,
-      guard,
-      reason: `a guard re-entered the FSM it guards by calling ${call} (guards must be pure: they must not execute transitions or restore snapshots)`,
+      guard: name,
+      reason,
+      cause,
     });
   }
 
@@ -302,6 +312,20 @@ export class FsmStrategy {
     return refusalError(invalidTransition(this.currentState, action, this.validActions()));
   }
 }
+
+/**
+ * The type of the instances `build()` and `FsmDefinition.create()` return, from the time they
+ * wrapped an {@link FsmStrategy}: it is {@link FsmStrategy} now.
+ * @deprecated Use {@link FsmStrategy}.
+ */
+export type FsmStrategyWithRoutes = FsmStrategy;
+
+/**
+ * {@link FsmStrategy} under its former name: `new FsmStrategyWithRoutes(definition)` and
+ * `instanceof FsmStrategyWithRoutes` keep working.
+ * @deprecated Use {@link FsmStrategy}.
+ */
+export const FsmStrategyWithRoutes: typeof FsmStrategy = FsmStrategy;
 
 /**
  * An immutable, validated FSM definition: states, transitions, guards and routes, shareable
@@ -344,8 +368,8 @@ export class FsmDefinition {
    * A new instance in the initial state, or restored from `snapshot`.
    * @throws FsmSnapshotError `FSM_SNAPSHOT_INVALID` when the snapshot cannot be restored.
    */
-  create(snapshot?: StrategySnapshot): FsmStrategyWithRoutes {
-    const instance = new FsmStrategyWithRoutes(this);
+  create(snapshot?: StrategySnapshot): FsmStrategy {
+    const instance = new FsmStrategy(this);
     if (snapshot !== undefined) instance.restore(snapshot);
     return instance;
   }
@@ -359,128 +383,6 @@ export class FsmDefinition {
   toMermaid(): string {
     return this.#mermaid;
   }
-}
-
-/**
- * An {@link FsmStrategy} bundled with the strategy-tier routes registered on its builder: the
- * `ExecutionStrategy` a Runner agent uses. `execute`, `tryExecute`, `canExecute`, `snapshot` and
- * `restore` delegate to {@link FsmStrategyWithRoutes.strategy}; `signalRoutes()` returns the
- * builder's routes, with each `inStates` route matching only while **this instance** is in one
- * of those states.
- *
- * @example
- * ```ts
- * const definition = FsmStrategy.builder()
- *   .initial('idle')
- *   .transition('idle', 'start', 'processing')
- *   .transition('processing', 'finish', 'idle')
- *   .route({ kind: SignalKind.UserMessage, action: Action.reject('busy') }, { inStates: ['processing'] })
- *   .define();
- * const agent = { id: 'main', strategy: () => definition.create(), engine };
- * ```
- */
-export class FsmStrategyWithRoutes implements ExecutionStrategy {
-  /** The state machine itself. */
-  readonly strategy: FsmStrategy;
-  readonly #definition: FsmDefinition;
-  #routes: readonly SignalRoute[] | undefined;
-
-  /** A new instance of `definition` in its initial state (the same as `definition.create()`). */
-  constructor(definition: FsmDefinition) {
-    this.strategy = new FsmStrategy(definition);
-    this.#definition = definition;
-  }
-
-  /** The current state of {@link FsmStrategyWithRoutes.strategy}. */
-  get currentState(): string {
-    return this.strategy.currentState;
-  }
-
-  /** See {@link FsmStrategy.validActions}. */
-  validActions(): readonly string[] {
-    return this.strategy.validActions();
-  }
-
-  /** See {@link FsmStrategy.execute}. */
-  execute(action: string, input?: unknown): TransitionResult {
-    return this.strategy.execute(action, input);
-  }
-
-  /** See {@link FsmStrategy.tryExecute}. */
-  tryExecute(action: string, input?: unknown): FsmAttempt {
-    return this.strategy.tryExecute(action, input);
-  }
-
-  /** See {@link FsmStrategy.canExecute}. */
-  canExecute(action: string, input?: unknown): boolean {
-    return this.strategy.canExecute(action, input);
-  }
-
-  /**
-   * The routes registered with the builder's `route()`, for the router's strategy tier. Routes
-   * given `inStates` match only while this instance is in one of those states (and their own
-   * predicate, if any, returns `true`). The same frozen array on every call.
-   */
-  signalRoutes(): readonly SignalRoute[] {
-    if (this.#routes === undefined) {
-      const fsm = this.strategy;
-      const compiled = compiledDefinitions.get(this.#definition);
-      this.#routes = Object.freeze(
-        (compiled?.routes ?? []).map(({ route, inStates }): SignalRoute => {
-          if (inStates === undefined) return route;
-          const own = route.predicate;
-          const predicate =
-            own === undefined
-              ? () => inStates.has(fsm.currentState)
-              : (signal: Signal, ctx: RouteContext) => inStates.has(fsm.currentState) && own(signal, ctx);
-          return Object.freeze({ ...route, predicate });
-        }),
-      );
-    }
-    return this.#routes;
-  }
-
-  /** See {@link FsmStrategy.snapshot}. */
-  snapshot(): {
-    /** Always `fsm`. */
-    readonly type: 'fsm';
-    /** The state the machine is in. */
-    readonly current_state: string;
-  } {
-    return this.strategy.snapshot();
-  }
-
-  /** See {@link FsmStrategy.restore}. */
-  restore(snapshot: StrategySnapshot): void {
-    this.strategy.restore(snapshot);
-  }
-
-  /** See {@link FsmDefinition.toMermaid}. */
-  toMermaid(): string {
-    return this.strategy.toMermaid();
-  }
-}
-
-/** Options of {@link FsmStrategyBuilder.transition}. */
-export interface TransitionOptions {
-  /** A named guard, or a function (named `guard#N` after its `transition()` call's 0-based index). */
-  readonly guard?: GuardCondition | ((input: unknown) => boolean);
-  /** An integer, default 0: higher is tried first; ties go to the transition registered first. */
-  readonly priority?: number;
-}
-
-/** Options of {@link FsmStrategyBuilder.state}. */
-export interface StateOptions {
-  /** No transition may leave a final state. */
-  readonly final?: boolean;
-  /** What the state means, for people reading the definition. */
-  readonly description?: string;
-}
-
-/** Options of {@link FsmStrategyBuilder.route}. */
-export interface RouteOptions {
-  /** The route matches only while the FSM instance is in one of these states. */
-  readonly inStates?: readonly string[];
 }
 
 /**
@@ -547,7 +449,7 @@ export class FsmStrategyBuilder {
    * Validates and returns one live instance (the same as `define().create()`).
    * @throws FsmDefinitionError `FSM_DEFINITION_INVALID` listing every problem.
    */
-  build(): FsmStrategyWithRoutes {
+  build(): FsmStrategy {
     return this.define().create();
   }
 
@@ -567,9 +469,4 @@ function notAnAction(action: unknown): InvalidArgumentError {
     code: 'ACTION_INVALID',
     message: `Invalid FSM action ${describeValue(action)}: expected a string such as "start"`,
   });
-}
-
-/** Options objects are optional; `null` from JavaScript callers counts as none. */
-function options<T extends object>(opts: T | undefined | null): Partial<T> {
-  return typeof opts === 'object' && opts !== null ? opts : {};
 }

@@ -5,9 +5,13 @@
  * @packageDocumentation
  */
 export { FsmStrategy } from './fsm-strategy.js';
-export { FsmDefinition, FsmStrategyBuilder, FsmStrategyWithRoutes } from './fsm-strategy.js';
-export type { RouteOptions, StateOptions, TransitionOptions } from './fsm-strategy.js';
-export type { FsmAttempt, FsmRefusal, GuardRejectedRefusal, InvalidTransitionRefusal } from './fsm-refusal.js';
+export { FsmDefinition, FsmStrategyBuilder } from './fsm-strategy.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the former name stays exported for code written before the fold
+export { FsmStrategyWithRoutes } from './fsm-strategy.js';
+export type { RouteOptions, StateOptions, TransitionOptions } from './fsm-options.js';
+export type { FsmAttempt, GuardRejectedRefusal, InvalidTransitionRefusal, TransitionRefusal } from './fsm-refusal.js';
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the first name of TransitionRefusal stays exported
+export type { FsmRefusal } from './fsm-refusal.js';
 export { ClosureGuard } from './guard.js';
 export type { GuardCondition } from './guard.js';
 export { InvalidTransitionError } from './errors/invalid-transition-error.js';

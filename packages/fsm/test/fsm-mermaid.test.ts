@@ -167,7 +167,7 @@ describe('toMermaid()', () => {
     const fsm = def.create();
     const expected = def.toMermaid();
     expect(fsm.toMermaid()).toBe(expected);
-    expect(fsm.strategy.toMermaid()).toBe(expected);
+    expect(fsm.toMermaid()).toBe(expected);
     fsm.execute('start');
     expect(fsm.toMermaid()).toBe(expected);
   });

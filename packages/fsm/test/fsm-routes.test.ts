@@ -57,6 +57,15 @@ describe('strategy-tier routes through a real ComposedRouter', () => {
     expect(router.route(signal(Timer))).toBeUndefined();
   });
 
+  it('an FsmStrategy made with new FsmStrategy(definition) is itself the strategy a router composes', () => {
+    const fsm = new FsmStrategy(gatedDefinition());
+    const router = ComposedRouter.compose({ strategy: fsm, agent: agentRoutes });
+    expect(router.route(hello)).toEqual(Action.Continue);
+    fsm.execute('start');
+    expect(router.route(hello)).toEqual(Action.reject('busy'));
+    expect(fsm.signalRoutes()).toBe(fsm.signalRoutes());
+  });
+
   it('two instances of one definition gate independently', () => {
     const definition = gatedDefinition();
     const processing = definition.create();

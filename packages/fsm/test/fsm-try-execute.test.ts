@@ -1,13 +1,13 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { isSignalyardError, isTransitionRefusal } from '@signalyard/core';
-import type { ExecutionStrategy, TransitionAttempt } from '@signalyard/core';
+import type { ExecutionStrategy, TransitionAttempt, TransitionResult } from '@signalyard/core';
 import {
   ClosureGuard,
   FsmStrategy,
   GuardRejectedError,
   InvalidTransitionError,
   type FsmAttempt,
-  type FsmRefusal,
+  type TransitionRefusal,
 } from '@signalyard/fsm';
 import { thrown as thrownBy } from '@signalyard/test-utils';
 
@@ -23,14 +23,14 @@ function machine() {
     .build();
 }
 
-function refusalOf(attempt: FsmAttempt): FsmRefusal {
+function refusalOf(attempt: FsmAttempt): TransitionRefusal {
   if (attempt.ok) throw new Error(`expected a refusal, got ${JSON.stringify(attempt.result)}`);
   return attempt.refusal;
 }
 
 describe('FsmStrategy.tryExecute', () => {
   it('takes an allowed transition and returns it, as execute does', () => {
-    const fsm = machine().strategy;
+    const fsm = machine();
     const attempt = fsm.tryExecute('start');
     expect(attempt).toEqual({ ok: true, result: { from: 'idle', action: 'start', to: 'running' } });
     expect(fsm.currentState).toBe('running');
@@ -41,7 +41,7 @@ describe('FsmStrategy.tryExecute', () => {
   });
 
   it('returns one frozen object per transition, shared by every execution (a hit allocates nothing)', () => {
-    const fsm = machine().strategy;
+    const fsm = machine();
     const first = fsm.tryExecute('start');
     fsm.execute('stop');
     const second = fsm.tryExecute('start');
@@ -53,7 +53,7 @@ describe('FsmStrategy.tryExecute', () => {
   });
 
   it('returns "no transition" as a value with the fields of InvalidTransitionError, state unchanged', () => {
-    const fsm = machine().strategy;
+    const fsm = machine();
     const refusal = refusalOf(fsm.tryExecute('stop'));
     expect(refusal).toMatchObject({
       code: 'FSM_INVALID_TRANSITION',
@@ -66,7 +66,7 @@ describe('FsmStrategy.tryExecute', () => {
   });
 
   it('returns "every guard said no" as a value naming the guards in evaluation order, state unchanged', () => {
-    const fsm = machine().strategy;
+    const fsm = machine();
     fsm.execute('start');
     const refusal = refusalOf(fsm.tryExecute('review', 'poor'));
     expect(refusal).toMatchObject({
@@ -79,7 +79,7 @@ describe('FsmStrategy.tryExecute', () => {
   });
 
   it('refusal.toError() is the error execute throws: same class, code, fields and message, a refusal', () => {
-    const fsm = machine().strategy;
+    const fsm = machine();
     const invalid = refusalOf(fsm.tryExecute('stop')).toError();
     const thrown = catchError(() => fsm.execute('stop'));
     expect(InvalidTransitionError.isInstance(invalid)).toBe(true);
@@ -99,7 +99,7 @@ describe('FsmStrategy.tryExecute', () => {
   });
 
   it('refusal errors carry no stack frames, and leave Error.stackTraceLimit as it was', () => {
-    const fsm = machine().strategy;
+    const fsm = machine();
     const before = Error.stackTraceLimit;
     const thrown = catchError(() => fsm.execute('stop'));
     expect(thrown.stack).toBe(`InvalidTransitionError: ${thrown.message}`);
@@ -128,7 +128,7 @@ describe('FsmStrategy.tryExecute', () => {
       .transition('a', 'go', 'b', {
         guard: () => {
           try {
-            fsm.strategy.tryExecute('back');
+            fsm.tryExecute('back');
           } catch (error) {
             inner = error;
           }
@@ -141,15 +141,18 @@ describe('FsmStrategy.tryExecute', () => {
     expect(fsm.currentState).toBe('a');
   });
 
-  it('FsmStrategyWithRoutes offers it as the optional ExecutionStrategy.tryExecute', () => {
-    const withRoutes = machine();
-    const strategy: ExecutionStrategy = withRoutes;
+  it('FsmStrategy offers it as the optional ExecutionStrategy.tryExecute', () => {
+    const fsm = machine();
+    const strategy: ExecutionStrategy = fsm;
     expect(strategy.tryExecute?.('start')).toEqual({
       ok: true,
       result: { from: 'idle', action: 'start', to: 'running' },
     });
-    expect(withRoutes.strategy.currentState).toBe('running');
+    expect(fsm.currentState).toBe('running');
     expectTypeOf<FsmAttempt>().toExtend<TransitionAttempt>();
     expectTypeOf<ReturnType<FsmStrategy['tryExecute']>>().toEqualTypeOf<FsmAttempt>();
+    // decisions-wave3 §7: { ok: true, result: TransitionResult } or { ok: false, refusal: TransitionRefusal }
+    expectTypeOf<Extract<FsmAttempt, { ok: true }>['result']>().toEqualTypeOf<TransitionResult>();
+    expectTypeOf<Extract<FsmAttempt, { ok: false }>['refusal']>().toEqualTypeOf<TransitionRefusal>();
   });
 });

@@ -14,18 +14,13 @@ const builder = () => FsmStrategy.builder().initial('a').transition('a', 'go', '
 
 /** [function, call with the bad value, expected code, the parameter is optional (undefined is valid)]. */
 const THROWING: readonly (readonly [string, Call, string, boolean?])[] = [
-  ['FsmStrategy#execute(action)', (bad) => definition.create().strategy.execute(bad), 'ACTION_INVALID'],
-  ['FsmStrategyWithRoutes#execute(action)', (bad) => definition.create().execute(bad), 'ACTION_INVALID'],
+  ['FsmStrategy#execute(action)', (bad) => definition.create().execute(bad), 'ACTION_INVALID'],
   [
     'FsmStrategy#restore({ current_state })',
     (bad) => definition.create().restore({ type: 'fsm', current_state: bad }),
     'FSM_SNAPSHOT_INVALID',
   ],
-  [
-    'FsmStrategy#restore({ type })',
-    (bad) => definition.create().strategy.restore({ type: bad }),
-    'FSM_SNAPSHOT_INVALID',
-  ],
+  ['FsmStrategy#restore({ type })', (bad) => definition.create().restore({ type: bad }), 'FSM_SNAPSHOT_INVALID'],
   [
     'FsmDefinition#create({ current_state })',
     (bad) => definition.create({ type: 'fsm', current_state: bad }),
@@ -88,8 +83,7 @@ const THROWING: readonly (readonly [string, Call, string, boolean?])[] = [
 
 /** Predicates: they answer `false` for a non-string, without throwing. */
 const PREDICATES: readonly (readonly [string, (bad: never) => boolean])[] = [
-  ['FsmStrategy#canExecute(action)', (bad) => definition.create().strategy.canExecute(bad)],
-  ['FsmStrategyWithRoutes#canExecute(action)', (bad) => definition.create().canExecute(bad)],
+  ['FsmStrategy#canExecute(action)', (bad) => definition.create().canExecute(bad)],
 ];
 
 describe.each(NON_STRINGS)('fsm, given %s where a string is expected', (_label, bad: unknown) => {

@@ -10,7 +10,6 @@ import {
   GuardRejectedError,
   InvalidTransitionError,
   type FsmDefinition,
-  type FsmStrategyWithRoutes,
   type GuardCondition,
   type RouteOptions,
   type StateOptions,
@@ -18,12 +17,11 @@ import {
 } from '@signalyard/fsm';
 
 describe('public types', () => {
-  it('FsmStrategyWithRoutes is an ExecutionStrategy, and a definition is a strategy factory', () => {
-    expectTypeOf<FsmStrategyWithRoutes>().toExtend<ExecutionStrategy>();
+  it('FsmStrategy is an ExecutionStrategy, and a definition is a strategy factory', () => {
     const definition = FsmStrategy.builder().initial('a').define();
     const factory: () => ExecutionStrategy = () => definition.create();
     expectTypeOf(factory).returns.toEqualTypeOf<ExecutionStrategy>();
-    expectTypeOf<FsmStrategy>().not.toExtend<ExecutionStrategy>();
+    expectTypeOf<FsmStrategy>().toExtend<ExecutionStrategy>();
   });
 
   it('snapshot() is typed as { type: "fsm"; current_state: string } and is a StrategySnapshot', () => {
@@ -33,8 +31,7 @@ describe('public types', () => {
     expectTypeOf(snapshot.current_state).toEqualTypeOf<string>();
     expectTypeOf(snapshot).toExtend<StrategySnapshot>();
     expectTypeOf(snapshot).toExtend<{ type: 'fsm'; current_state: string }>();
-    expectTypeOf(fsm.strategy.snapshot()).toEqualTypeOf(snapshot);
-    expectTypeOf<Parameters<FsmStrategyWithRoutes['restore']>>().toEqualTypeOf<[snapshot: StrategySnapshot]>();
+    expectTypeOf<Parameters<FsmStrategy['restore']>>().toEqualTypeOf<[snapshot: StrategySnapshot]>();
     expectTypeOf<FsmDefinition['create']>().parameters.toEqualTypeOf<[snapshot?: StrategySnapshot]>();
   });
 
@@ -49,7 +46,7 @@ describe('public types', () => {
     expectTypeOf(
       builder.route({ kind: 'stop', action: { type: 'continue' } }, { inStates: ['a'] }),
     ).toEqualTypeOf<FsmStrategyBuilder>();
-    expectTypeOf<ReturnType<FsmStrategyBuilder['build']>>().toEqualTypeOf<FsmStrategyWithRoutes>();
+    expectTypeOf<ReturnType<FsmStrategyBuilder['build']>>().toEqualTypeOf<FsmStrategy>();
     expectTypeOf<ReturnType<FsmStrategyBuilder['define']>>().toEqualTypeOf<FsmDefinition>();
 
     // A subclass keeps its own type through the chain (the methods return `this`).
@@ -63,15 +60,10 @@ describe('public types', () => {
 
   it('the strategy API has the documented signatures', () => {
     const fsm = FsmStrategy.builder().initial('a').build();
-    expectTypeOf(fsm.strategy).toEqualTypeOf<FsmStrategy>();
-    expectTypeOf<FsmStrategyWithRoutes['execute']>().toEqualTypeOf<
-      (action: string, input?: unknown) => TransitionResult
-    >();
     expectTypeOf<FsmStrategy['execute']>().toEqualTypeOf<(action: string, input?: unknown) => TransitionResult>();
-    expectTypeOf<FsmStrategyWithRoutes['canExecute']>().toEqualTypeOf<(action: string, input?: unknown) => boolean>();
     expectTypeOf<FsmStrategy['canExecute']>().toEqualTypeOf<(action: string, input?: unknown) => boolean>();
-    expectTypeOf(fsm.strategy.currentState).toEqualTypeOf<string>();
-    expectTypeOf(fsm.strategy.validActions()).toEqualTypeOf<readonly string[]>();
+    expectTypeOf(fsm.currentState).toEqualTypeOf<string>();
+    expectTypeOf(fsm.validActions()).toEqualTypeOf<readonly string[]>();
     expectTypeOf(fsm.signalRoutes()).toEqualTypeOf<readonly SignalRoute[]>();
     expectTypeOf(fsm.toMermaid()).toEqualTypeOf<string>();
     expectTypeOf<ReturnType<typeof FsmStrategy.builder>>().toEqualTypeOf<FsmStrategyBuilder>();
@@ -81,7 +73,7 @@ describe('public types', () => {
     const definition = FsmStrategy.builder().initial('a').define();
     expectTypeOf(definition.states).toEqualTypeOf<readonly string[]>();
     expectTypeOf(definition.initial).toEqualTypeOf<string>();
-    expectTypeOf(definition.create()).toEqualTypeOf<FsmStrategyWithRoutes>();
+    expectTypeOf(definition.create()).toEqualTypeOf<FsmStrategy>();
     expectTypeOf(definition.toMermaid()).toEqualTypeOf<string>();
   });
 

@@ -3,18 +3,33 @@
 // kernel's `timeoutMs` quota could not stop it, and `run()` did not even return its promise
 // before the loop ended. The runtime now yields to the event loop every few milliseconds.
 //
-// These tests measure how long a run takes to stop after its abort, with a monotonic clock, and
-// assert a generous bound: it is a bound on a hang (the code before the fix took seconds, or
-// forever), not a speed figure.
-import { describe, expect, it } from 'vitest';
+// Nothing here measures time. The loops are unbounded, so a run ends only if a timer got to
+// run during it; the tests count the stages that ran after an abort (none: a run checks its
+// abort as soon as it has yielded), and, with `Date` faked and each stage taking 1 ms of it, how
+// many stages run between two turns of the event loop. Aborts come from timers set at a given
+// stage, so a slow machine runs the same stages as a fast one.
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Kernel, type StageConfig } from '@signalyard/pipeline';
 import { runtimeOf } from './support.js';
 
-/** A -> B -> A ... of stages that return at once (synchronously, or from an async function). */
-function loop(maxAgentHops: number, async = false) {
-  const run = async ? async () => ({}) : () => ({});
+/** Counts the stages a loop ran. */
+interface Counter {
+  count: number;
+}
+
+/**
+ * A -> B -> A ... of stages that return at once (synchronously, or from an async function),
+ * without end: neither hops nor iterations are bounded. Each stage adds one to `ran.count`.
+ */
+function loop(ran: Counter = { count: 0 }, async = false, step: () => void = () => undefined) {
+  const work = () => {
+    ran.count++;
+    step();
+    return {};
+  };
+  const run = async ? async () => work() : work;
   return runtimeOf({
-    maxAgentHops,
+    maxAgentHops: Infinity,
     maxIterations: Infinity,
     stages: [
       { name: 'a', run, defaultNext: 'b' },
@@ -23,14 +38,20 @@ function loop(maxAgentHops: number, async = false) {
   });
 }
 
-/** Aborts `controller` after `ms` (a real timer) and records when, on the monotonic clock. */
-function abortAfter(controller: AbortController, ms: number): { at: number | undefined } {
-  const fired: { at: number | undefined } = { at: undefined };
-  setTimeout(() => {
-    fired.at = performance.now();
-    controller.abort('stop');
-  }, ms);
-  return fired;
+/**
+ * A stage step that, at the `at`-th stage, sets a timer aborting `controller`: the timer can only
+ * run when the loop lets the event loop run. Notes how many stages had run when it fired.
+ */
+function abortByTimerAt(at: number, controller: AbortController, ran: Counter) {
+  const fired: { stagesBefore: number | undefined } = { stagesBefore: undefined };
+  const step = () => {
+    if (ran.count !== at) return;
+    setTimeout(() => {
+      fired.stagesBefore = ran.count;
+      controller.abort('stop');
+    }, 0);
+  };
+  return { fired, step };
 }
 
 /** A stage that keeps the thread busy for `ms` (a synchronous stage doing real work). */
@@ -48,6 +69,10 @@ function busy(name: string, ms: number, rest: Partial<StageConfig> = {}): StageC
   };
 }
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('runs let the event loop run (time slicing)', () => {
   it('run() returns its promise before any stage runs', async () => {
     let ran = 0;
@@ -58,39 +83,53 @@ describe('runs let the event loop run (time slicing)', () => {
     expect(ran).toBe(1);
   });
 
-  it('an abort at 50 ms ends a loop of synchronous stages within 100 ms of it, with a bounded trace', async () => {
+  it('an abort from a timer ends an endless loop of synchronous stages at its next turn of the event loop, with a bounded trace', async () => {
     const controller = new AbortController();
-    const fired = abortAfter(controller, 50);
-    const env = await loop(2_000_000).run(null, { abortSignal: controller.signal });
-    const endedAt = performance.now();
+    const ran: Counter = { count: 0 };
+    const { fired, step } = abortByTimerAt(5000, controller, ran);
+    const env = await loop(ran, false, step).run(null, { abortSignal: controller.signal });
     expect(env.terminalReason).toBe('user_cancelled');
-    expect(fired.at).toBeDefined();
-    expect(endedAt - (fired.at as number)).toBeLessThan(100);
+    expect(fired.stagesBefore).toBeGreaterThanOrEqual(5000);
+    expect(ran.count).toBe(fired.stagesBefore); // no stage ran after the abort
     expect(env.trace.length).toBeLessThanOrEqual(1000);
     expect(env.droppedTraceEntries).toBe(env.agentHops - env.trace.length);
   });
 
-  it('an abort ends an unbounded loop of synchronous stages (which used to hang the process)', async () => {
+  it('an abort from a timer ends an endless loop of async stages whose promises settle at once', async () => {
     const controller = new AbortController();
-    const fired = abortAfter(controller, 50);
-    const env = await loop(Infinity).run(null, { abortSignal: controller.signal });
+    const ran: Counter = { count: 0 };
+    const { fired, step } = abortByTimerAt(5000, controller, ran);
+    const env = await loop(ran, true, step).run(null, { abortSignal: controller.signal });
     expect(env.terminalReason).toBe('user_cancelled');
-    expect(performance.now() - (fired.at as number)).toBeLessThan(100);
+    expect(fired.stagesBefore).toBeGreaterThanOrEqual(5000);
+    expect(ran.count).toBe(fired.stagesBefore);
   });
 
-  it('an abort ends a loop of async stages whose promises settle at once', async () => {
+  it('synchronous stages yield to the event loop after every 4 ms of work', async () => {
+    // Date is faked and each stage takes 1 ms of it; a real setImmediate chain notes the stage
+    // count at each turn of the event loop, and aborts the run after 20 turns.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const ran: Counter = { count: 0 };
     const controller = new AbortController();
-    const fired = abortAfter(controller, 50);
-    const env = await loop(2_000_000, true).run(null, { abortSignal: controller.signal });
+    const atTurns: number[] = [];
+    const turn = () => {
+      atTurns.push(ran.count);
+      if (atTurns.length === 20) controller.abort('stop');
+      else setImmediate(turn);
+    };
+    setImmediate(turn);
+    const env = await loop(ran, false, () => vi.setSystemTime(Date.now() + 1)).run(null, {
+      abortSignal: controller.signal,
+    });
     expect(env.terminalReason).toBe('user_cancelled');
-    expect(performance.now() - (fired.at as number)).toBeLessThan(100);
+    const between = atTurns.slice(1).map((n, i) => n - (atTurns[i] as number));
+    expect(Math.max(...between)).toBeLessThanOrEqual(4);
+    expect(ran.count).toBe(atTurns.at(-1)); // and nothing after the abort
   });
 
-  it("the run's timeoutMs ends a loop of synchronous stages", async () => {
-    const startedAt = performance.now();
-    const env = await loop(2_000_000).run(null, { timeoutMs: 50 });
+  it("the run's timeoutMs ends an endless loop of synchronous stages", async () => {
+    const env = await loop().run(null, { timeoutMs: 50 });
     expect(env.terminalReason).toBe('timeout_exceeded');
-    expect(performance.now() - startedAt).toBeLessThan(150);
   });
 
   it('a DAG run of slow synchronous stages is cancelled between them', async () => {
@@ -98,7 +137,7 @@ describe('runs let the event loop run (time slicing)', () => {
       stages: [busy('a', 30), busy('b', 30, { requires: ['a'] }), busy('c', 30, { requires: ['b'] })],
     });
     const controller = new AbortController();
-    abortAfter(controller, 45);
+    setTimeout(() => controller.abort('stop'), 45); // during b: the loop sees it before c
     const env = await runtime.run(null, { mode: 'parallel', abortSignal: controller.signal });
     expect(env.terminalReason).toBe('user_cancelled');
     expect(env.completedStages).not.toContain('c');
@@ -106,28 +145,29 @@ describe('runs let the event loop run (time slicing)', () => {
 
   it("a kernel's timeoutMs quota ends a process whose stages are synchronous", async () => {
     const kernel = new Kernel();
-    kernel.registerService('loop', loop(2_000_000));
+    kernel.registerService('loop', loop());
     const events: string[] = [];
     kernel.on((e) => {
       if (e.type === 'resource_exhausted') events.push(e.resource);
     });
-    const startedAt = performance.now();
     const env = await kernel.submit(null, { quota: { timeoutMs: 50 } }).result;
     expect(env.terminalReason).toBe('timeout_exceeded');
     expect(events).toEqual(['timeoutMs']);
-    expect(performance.now() - startedAt).toBeLessThan(150);
   });
 
-  it('other timers run while a long run of synchronous stages is in progress', async () => {
-    const ticks: number[] = [];
-    const timer = setInterval(() => ticks.push(performance.now()), 5);
+  it('other timers run while an endless run of synchronous stages is in progress', async () => {
+    // The run ends only when the interval has fired three times and aborts it.
+    let ticks = 0;
+    const controller = new AbortController();
+    const timer = setInterval(() => {
+      if (++ticks === 3) controller.abort('stop');
+    }, 5);
     try {
-      const controller = new AbortController();
-      abortAfter(controller, 60);
-      await loop(Infinity).run(null, { abortSignal: controller.signal });
+      const env = await loop().run(null, { abortSignal: controller.signal });
+      expect(env.terminalReason).toBe('user_cancelled');
     } finally {
       clearInterval(timer);
     }
-    expect(ticks.length).toBeGreaterThan(2);
+    expect(ticks).toBe(3);
   });
 });

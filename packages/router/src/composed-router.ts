@@ -102,15 +102,14 @@ export class ComposedRouter {
 
   /**
    * @param routes The routes of each tier; absent tiers are empty.
-   * @throws RouteConfigError `ROUTE_INVALID` listing every malformed route;
-   *   RouterArgumentError `ROUTE_INVALID` when `routes` is not an object.
+   * @throws RouteConfigError `ROUTE_INVALID` listing every malformed route, or (with no problem
+   *   listed) when `routes` is not an object.
    */
   constructor(routes: TierRoutes = {}) {
     if (typeof routes !== 'object' || (routes as unknown) === null) {
-      throw new RouterArgumentError({
-        code: 'ROUTE_INVALID',
+      throw new RouteConfigError({
+        problems: [],
         message: `Invalid router routes ${describeValue(routes)}: expected an object { strategy?, agent?, plugin? }`,
-        value: routes,
       });
     }
     const origins = (routes as TierRoutesWithOrigins)[ORIGINS];

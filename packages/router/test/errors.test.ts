@@ -274,23 +274,28 @@ describe('isInstance', () => {
   });
 });
 
-describe('RouterArgumentError: an argument the router cannot take', () => {
+describe('routes that are not an object: RouteConfigError, the one owner of ROUTE_INVALID', () => {
   it.each([
-    ['null', null],
-    ['a string', 'agent'],
-    ['a number', 3],
-  ])('routes given as %s: code ROUTE_INVALID, the value kept', (_label, value) => {
+    ['null', null, 'null'],
+    ['a string', 'agent', '"agent"'],
+    ['a number', 3, '3'],
+  ])('routes given as %s: code ROUTE_INVALID, no route problem, the value named', (_label, value, shown) => {
     const error = catchError(
       () => new ComposedRouter(value as unknown as ConstructorParameters<typeof ComposedRouter>[0]),
-      RouterArgumentError,
+      RouteConfigError,
     );
 
     expect(error.code).toBe('ROUTE_INVALID');
-    expect(error.name).toBe('RouterArgumentError');
-    expect(error.value).toBe(value);
+    expect(error.name).toBe('RouteConfigError');
+    expect(error.problems).toEqual([]);
+    expect(error.tier).toBeUndefined();
+    expect(error.message).toBe(`Invalid router routes ${shown}: expected an object { strategy?, agent?, plugin? }`);
+    expect(RouterArgumentError.isInstance(error)).toBe(false);
     expect(SignalyardError.isInstance(error)).toBe(true);
   });
+});
 
+describe('RouterArgumentError: an argument the router cannot take', () => {
   it('an unknown tier name: code ROUTE_TIER_INVALID naming it', () => {
     const error = catchError(() => new ComposedRouter().routes('Strategy' as Tier), RouterArgumentError);
 

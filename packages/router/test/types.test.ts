@@ -131,9 +131,9 @@ describe('public types', () => {
     expectTypeOf<RouteConfigErrorCode>().toEqualTypeOf<'ROUTE_INVALID'>();
     expectTypeOf<typeof RouterArgumentError.isInstance>().guards.toEqualTypeOf<RouterArgumentError>();
     expectTypeOf<RouterArgumentError['code']>().toEqualTypeOf<RouterArgumentErrorCode>();
-    expectTypeOf<RouterArgumentErrorCode>().toEqualTypeOf<
-      'ROUTE_INVALID' | 'ROUTE_TIER_INVALID' | 'ROUTE_SIGNAL_INVALID'
-    >();
+    // One owner class per code: ROUTE_INVALID is RouteConfigError's (routes that are not an object included).
+    expectTypeOf<RouterArgumentErrorCode>().toEqualTypeOf<'ROUTE_TIER_INVALID' | 'ROUTE_SIGNAL_INVALID'>();
+    expectTypeOf<RouteConfigError['tier']>().toEqualTypeOf<Tier | undefined>();
     expectTypeOf<RouterArgumentError['value']>().toBeUnknown();
   });
 });

@@ -2,7 +2,7 @@ import { ConfigError, describeValue } from '@signalyard/core';
 import { canonicalId, normalizeChannel } from './normalize.js';
 import { routingConfigSchema, routingProblems, splitLinkEntry } from './routing-config.js';
 import { SessionKeyError } from './errors/session-key-error.js';
-import { unstorableIdProblem } from './session-key-codec.js';
+import { ID_CHARACTERS, idCharacterProblem } from './session-key-ids.js';
 
 /** channel → peer id (folded unless the channel is case-sensitive) → canonical name. */
 export type LinkIndex = ReadonlyMap<string, ReadonlyMap<string, string>>;
@@ -86,12 +86,12 @@ export function resolveLinkedPeerId(
     });
   }
   const id = canonicalId(peerId, cs);
-  const unstorable = unstorableIdProblem(id);
-  if (unstorable !== undefined) {
+  const forbidden = idCharacterProblem(id);
+  if (forbidden !== undefined) {
     throw new SessionKeyError({
-      problem: `peer id ${unstorable}`,
+      problem: `peer id ${forbidden}`,
       input: peerId,
-      message: `resolveLinkedPeerId: peer id ${describeValue(peerId)} ${unstorable}; expected an id without NUL characters or lone surrogates`,
+      message: `resolveLinkedPeerId: peer id ${describeValue(peerId)} ${forbidden}; expected ${ID_CHARACTERS}`,
     });
   }
   return buildLinkIndex(result.data.session.identityLinks, csChannels).get(ch)?.get(id);

@@ -16,7 +16,9 @@ export type {
   TaskType,
 } from './session-key.js';
 export type { SessionKeyShape } from './session-key-types.js';
-export { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH, formatSessionKey, parseSessionKey } from './session-key-codec.js';
+export { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH } from './session-key-limits.js';
+export { formatSessionKey } from './session-key-format.js';
+export { parseSessionKey } from './session-key-parse.js';
 export { MAX_AGENT_ID_LENGTH, normalizeAgentId } from './normalize.js';
 export { SessionKeyError } from './errors/session-key-error.js';
 export type { SessionKeyErrorCode } from './errors/session-key-error.js';

@@ -1,4 +1,5 @@
 import { describeValue } from '@signalyard/core';
+import { deepFreeze } from '@signalyard/core/internal';
 import { buildLinkIndex, type LinkIndex } from './identity-links.js';
 import { compileBinding, type Candidate } from './binding-candidate.js';
 import { canonicalId, foldId, normalizeChannel } from './normalize.js';
@@ -14,7 +15,7 @@ import {
 } from './routing-config.js';
 import { directMessageKey, groupKey, mainKey, type DmScope, type SessionKey } from './session-key.js';
 import { SessionKeyError } from './errors/session-key-error.js';
-import { unstorableIdProblem } from './session-key-codec.js';
+import { ID_CHARACTERS, idCharacterProblem } from './session-key-ids.js';
 
 /** What a channel adapter knows about an inbound message. */
 export interface InboundRoute {
@@ -89,14 +90,6 @@ function push<K>(map: Map<K, Candidate[]>, key: K, c: Candidate): void {
   else bucket.push(c);
 }
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
-
 function badInput(field: string, value: unknown, expected: string): never {
   throw new SessionKeyError({
     problem: field,
@@ -106,16 +99,17 @@ function badInput(field: string, value: unknown, expected: string): never {
 }
 
 /**
- * `id` (the canonical form of `raw`), after checking it holds no NUL and no lone surrogate: the
- * checkpoint stores and session locks refuse those, so they are refused here, before any work.
+ * `id` (the canonical form of `raw`), after checking it holds no character an id may not hold
+ * (see `forbiddenIdIndex`: NUL, lone surrogates, control and bidirectional characters), so such
+ * input is refused here, before any work.
  */
 function storable(field: string, raw: string, id: string): string {
-  const problem = unstorableIdProblem(id);
+  const problem = idCharacterProblem(id);
   if (problem === undefined) return id;
   throw new SessionKeyError({
     problem: `${field} ${problem}`,
     input: raw,
-    message: `Cannot route inbound message: ${field} ${describeValue(raw)} ${problem}; expected an id without NUL characters or lone surrogates`,
+    message: `Cannot route inbound message: ${field} ${describeValue(raw)} ${problem}; expected ${ID_CHARACTERS}`,
   });
 }
 

@@ -8,7 +8,7 @@ import {
 import { z } from 'zod';
 import { canonicalId, foldId, isCanonicalAgentId, normalizeAgentId, normalizeChannel } from './normalize.js';
 import type { DmScope } from './session-key.js';
-import { unstorableIdProblem } from './session-key-codec.js';
+import { idCharacterProblem } from './session-key-ids.js';
 
 /** The kind of peer a message comes from, or a binding targets: a person (`dm`) or a group-like peer. */
 export type InboundPeerKind = 'dm' | 'group' | 'channel' | 'thread';
@@ -135,9 +135,10 @@ const channelOrWildcardSchema = z.string().superRefine((value, ctx) => {
 
 function idSchema(what: string): z.ZodString {
   return z.string().superRefine((value, ctx) => {
-    const unstorable = unstorableIdProblem(value);
-    if (canonicalId(value, true) === '') issue(ctx, [], `${what} must not be empty`);
-    else if (unstorable !== undefined) issue(ctx, [], `${what} ${describeValue(value)} ${unstorable}`);
+    const id = canonicalId(value, true);
+    const forbidden = idCharacterProblem(id);
+    if (id === '') issue(ctx, [], `${what} must not be empty`);
+    else if (forbidden !== undefined) issue(ctx, [], `${what} ${describeValue(value)} ${forbidden}`);
   });
 }
 
@@ -195,9 +196,10 @@ const identityLinksSchema = z
         issue(ctx, [name], reserved);
         continue;
       }
-      const unstorable = unstorableIdProblem(name);
-      if (canonicalId(name, false) === '') issue(ctx, [name], 'an identity-link name must not be empty');
-      else if (unstorable !== undefined) issue(ctx, [name], `identity-link name ${describeValue(name)} ${unstorable}`);
+      const id = canonicalId(name, false);
+      const forbidden = idCharacterProblem(id);
+      if (id === '') issue(ctx, [name], 'an identity-link name must not be empty');
+      else if (forbidden !== undefined) issue(ctx, [name], `identity-link name ${describeValue(name)} ${forbidden}`);
       const entries: unknown = links[name];
       if (!Array.isArray(entries)) {
         issue(ctx, [name], `expected a list of "channel:id" entries, got ${describeValue(entries)}`);
@@ -228,10 +230,10 @@ function linkEntryProblem(entry: unknown): string | undefined {
   if (normalizeChannel(entry.slice(0, colon)) === undefined) {
     return `identity-link entry ${describeValue(entry)} does not start with a channel name before the first ":"`;
   }
-  if (canonicalId(entry.slice(colon + 1), true) === '')
-    return `identity-link entry ${describeValue(entry)} has an empty id after the channel`;
-  const unstorable = unstorableIdProblem(entry);
-  if (unstorable !== undefined) return `identity-link entry ${describeValue(entry)} ${unstorable}`;
+  const id = canonicalId(entry.slice(colon + 1), true);
+  if (id === '') return `identity-link entry ${describeValue(entry)} has an empty id after the channel`;
+  const forbidden = idCharacterProblem(id);
+  if (forbidden !== undefined) return `identity-link entry ${describeValue(entry)}: its id ${forbidden}`;
   return undefined;
 }
 

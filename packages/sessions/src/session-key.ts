@@ -3,12 +3,9 @@ import { describeValue } from '@signalyard/core';
 import { agentIdOrEmpty, canonicalId, normalizeChannel } from './normalize.js';
 import { SessionKeyError } from './errors/session-key-error.js';
 import type { DmScope, PeerKind, SessionKeyShape, TaskType } from './session-key-types.js';
-import {
-  MAX_SESSION_KEY_LENGTH,
-  MAX_SUBAGENT_DEPTH,
-  formatSessionKey,
-  unstorableIdProblem,
-} from './session-key-codec.js';
+import { formatSessionKey } from './session-key-format.js';
+import { ID_CHARACTERS, idCharacterProblem } from './session-key-ids.js';
+import { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH } from './session-key-limits.js';
 
 export type { DmScope, PeerKind, TaskType } from './session-key-types.js';
 
@@ -147,12 +144,12 @@ function idArg(value: unknown, what: string, caseSensitive: boolean): string {
   if (typeof value !== 'string') fail(what, value, 'a string');
   const id = canonicalId(value, caseSensitive);
   if (id === '') fail(`empty ${what}`, value, 'a non-empty id');
-  const unstorable = unstorableIdProblem(id);
-  if (unstorable !== undefined) {
+  const forbidden = idCharacterProblem(id);
+  if (forbidden !== undefined) {
     throw new SessionKeyError({
-      problem: `${what} ${unstorable}`,
+      problem: `${what} ${forbidden}`,
       input: value,
-      message: `Invalid session key argument: ${what} ${describeValue(value)} ${unstorable}; expected an id without NUL characters or lone surrogates`,
+      message: `Invalid session key argument: ${what} ${describeValue(value)} ${forbidden}; expected ${ID_CHARACTERS}`,
     });
   }
   return id;

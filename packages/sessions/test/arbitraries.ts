@@ -68,10 +68,15 @@ export const anyIdText: fc.Arbitrary<string> = fc
     return form === 'none' ? s : s.normalize(form);
   });
 
-/** Id text the factories accept (something left after NFC + trim, and no NUL). */
-export const idText: fc.Arbitrary<string> = anyIdText.filter(
-  (s) => s.normalize('NFC').trim() !== '' && !s.includes('\u0000'),
-);
+/** The characters no id may hold once trimmed (decisions-wave3 §12): C0 and C1 controls, bidirectional controls. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it matches
+export const FORBIDDEN_ID_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** Id text the factories accept (something left after NFC + trim, holding no control character). */
+export const idText: fc.Arbitrary<string> = anyIdText.filter((s) => {
+  const id = s.normalize('NFC').trim();
+  return id !== '' && !FORBIDDEN_ID_CHARACTER.test(id);
+});
 
 /** Agent-id text: mostly messy text with at least one valid character. */
 const agentText: fc.Arbitrary<string> = fc.oneof(

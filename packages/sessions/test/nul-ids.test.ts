@@ -51,7 +51,7 @@ describe('ids with NUL are refused at every boundary', () => {
 
   it('every key the resolver does return can be stored: formatted, it holds no NUL', () => {
     const resolver = new RouteResolver({});
-    for (const id of ['eve', 'e\u0001ve', 'eve\u007f', ' eve ']) {
+    for (const id of ['eve', ' eve ', '\teve\n', 'ève']) {
       const key = formatSessionKey(resolver.resolve({ channel: 'telegram', peer: { kind: 'dm', id } }).sessionKey);
       expect(unstorableTextIndex(key)).toBe(-1);
       expect(parseSessionKey(key)).toBeDefined();

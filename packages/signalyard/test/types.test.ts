@@ -193,7 +193,7 @@ describe('Runner', () => {
     expectTypeOf<{ agents: [] }>().toExtend<RunnerOptions>();
   });
 
-  it('SessionCheckpointV1 is { v: 1, agentId, strategy, history, engine, pendingApprovals?, staleApprovals?, cause? }', () => {
+  it('SessionCheckpointV1 is { v: 1, agentId, strategy, history, engine, pendingApprovals?, staleApprovals?, cause?, inboxSeq?, inboxPartial? }', () => {
     expectTypeOf<SessionCheckpointV1>().toEqualTypeOf<{
       readonly v: 1;
       readonly agentId: string;
@@ -203,6 +203,8 @@ describe('Runner', () => {
       readonly pendingApprovals?: readonly PendingApproval[];
       readonly staleApprovals?: readonly { readonly id: string; readonly reason: string }[];
       readonly cause?: SessionCause;
+      readonly inboxSeq?: string;
+      readonly inboxPartial?: { readonly seq: string; readonly receiptId: string };
     }>();
   });
 

@@ -24,3 +24,12 @@ export { PostgresStoreError } from './errors/postgres-store-error.js';
 export type { PostgresStoreErrorCode } from './errors/postgres-store-error.js';
 export { PostgresLockError } from './errors/postgres-lock-error.js';
 export type { PostgresLockErrorCode } from './errors/postgres-lock-error.js';
+export { PostgresInbox } from './postgres-inbox.js';
+export { DEFAULT_INBOX_TABLE } from './postgres-inbox-options.js';
+export type {
+  PostgresInboxCommonOptions,
+  PostgresInboxConnectionOptions,
+  PostgresInboxOptions,
+  PostgresInboxPoolOptions,
+} from './postgres-inbox-options.js';
+export { POSTGRES_INBOX_SCHEMA_VERSION } from './postgres-inbox-schema.js';

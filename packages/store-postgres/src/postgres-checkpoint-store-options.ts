@@ -1,5 +1,5 @@
-import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
-import { DEFAULT_KEEP_VERSIONS, keepVersionsProblem } from '@signalyard/core/internal';
+import { ConfigError, describeValue, systemClock, type Clock, type ConfigProblem } from '@signalyard/core';
+import { DEFAULT_KEEP_VERSIONS, clockProblem, isClock, keepVersionsProblem } from '@signalyard/core/internal';
 import { Pool } from 'pg';
 import { DEFAULT_CHECKPOINT_TABLE, parseTableName, type TableName } from './postgres-table-name.js';
 
@@ -26,6 +26,14 @@ export interface PostgresCheckpointStoreCommonOptions {
    * `max_prepared_statements` above 0 (the default only from 1.24).
    */
   preparedStatements?: boolean;
+  /**
+   * Where the store reads the time each save is stamped with (`updated_at`, kept with the
+   * version in the history): sent with the save, which keeps a key's `updated_at` from going
+   * backwards (`greatest` of the clock's time and the stored one). Default `systemClock`
+   * (`Date.now()` of this process). A Runner's store should share the Runner's clock, so that
+   * one clock stamps everything a session records.
+   */
+  clock?: Clock;
 }
 
 /** Options of a store that shares a `pg.Pool` you own: the store never ends it. */
@@ -51,7 +59,7 @@ export interface PostgresCheckpointStoreConnectionOptions extends PostgresCheckp
 /**
  * Options of {@link PostgresCheckpointStore}: exactly one of `pool` (shared, yours to end) or
  * `connectionString` (the store opens a pool and ends it on `close()`), and an optional
- * `table`, `keepVersions` and `preparedStatements`. Unknown keys are refused (a typo must not pass silently), with every other problem,
+ * `table`, `keepVersions`, `preparedStatements` and `clock`. Unknown keys are refused (a typo must not pass silently), with every other problem,
  * in one `ConfigError`.
  *
  * @example
@@ -71,11 +79,20 @@ export interface ResolvedPostgresStoreOptions {
   readonly pool: Pool;
   readonly ownsPool: boolean;
   readonly preparedStatements: boolean;
+  readonly clock: Clock;
 }
 
-const KNOWN = new Set(['pool', 'connectionString', 'maxConnections', 'table', 'keepVersions', 'preparedStatements']);
+const KNOWN = new Set([
+  'pool',
+  'connectionString',
+  'maxConnections',
+  'table',
+  'keepVersions',
+  'preparedStatements',
+  'clock',
+]);
 const SHAPE =
-  '{ pool } or { connectionString, maxConnections? }, with an optional table, keepVersions and preparedStatements';
+  '{ pool } or { connectionString, maxConnections? }, with an optional table, keepVersions, preparedStatements and clock';
 
 /** True for a `pg.Pool` (from any installed copy of `pg`) or anything that behaves as one. */
 function isPoolLike(value: unknown): value is Pool {
@@ -107,6 +124,7 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
     table = DEFAULT_CHECKPOINT_TABLE,
     keepVersions = DEFAULT_KEEP_VERSIONS,
     preparedStatements = true,
+    clock = systemClock,
   } = options as {
     pool?: unknown;
     connectionString?: unknown;
@@ -114,6 +132,7 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
     table?: unknown;
     keepVersions?: unknown;
     preparedStatements?: unknown;
+    clock?: unknown;
   };
   problems.push(...connectionProblems(pool, connectionString, maxConnections));
   const parsed = parseTableName(table);
@@ -125,6 +144,7 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
       path: 'preparedStatements',
       message: `expected true or false, got ${describeValue(preparedStatements)}`,
     });
+  if (!isClock(clock)) problems.push({ path: 'clock', message: clockProblem(clock) });
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key))
       problems.push({
@@ -138,21 +158,29 @@ export function resolvePostgresStoreOptions(options: PostgresCheckpointStoreOpti
     table: tableName,
     keepVersions: keepVersions as number,
     preparedStatements: preparedStatements as boolean,
+    clock: clock as Clock,
   };
   if (pool !== undefined) return { ...common, pool: pool as Pool, ownsPool: false };
-  const own = new Pool({
-    connectionString: connectionString as string,
-    max: (maxConnections as number | undefined) ?? 10,
-  });
+  const own = openOwnPool(connectionString as string, maxConnections as number | undefined);
+  return { ...common, pool: own, ownsPool: true };
+}
+
+/**
+ * A pool of its own for a store or inbox given a connection string (`max` connections, default
+ * 10). `pg` connects lazily: nothing touches the network here.
+ * @internal
+ */
+export function openOwnPool(connectionString: string, max: number | undefined): Pool {
+  const own = new Pool({ connectionString, max: max ?? 10 });
   // An idle connection that the server closes (restart, pg_terminate_backend) makes the pool emit
   // 'error'; unheard, that event would crash the process. The pool drops the connection and
   // opens another on the next call, whose failure (if any) that call reports.
   own.on('error', () => undefined);
-  return { ...common, pool: own, ownsPool: true };
+  return own;
 }
 
-/** What is wrong with how the options say to connect: exactly one of `pool` or `connectionString`, and `maxConnections` only with the latter. */
-function connectionProblems(pool: unknown, connectionString: unknown, maxConnections: unknown): ConfigProblem[] {
+/** What is wrong with how the options say to connect: exactly one of `pool` or `connectionString`, and `maxConnections` only with the latter. @internal */
+export function connectionProblems(pool: unknown, connectionString: unknown, maxConnections: unknown): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   if (pool !== undefined && connectionString !== undefined) {
     problems.push({ path: 'pool', message: 'expected exactly one of pool or connectionString, got both' });

@@ -1,4 +1,10 @@
-import { CheckpointConflictError, describeValue, type Checkpoint, type CheckpointStore } from '@signalyard/core';
+import {
+  CheckpointConflictError,
+  describeValue,
+  type Checkpoint,
+  type CheckpointStore,
+  type Clock,
+} from '@signalyard/core';
 import {
   assertCheckpointVersion,
   assertExpectedVersion,
@@ -10,15 +16,19 @@ import {
   storeClosedError,
   checkpointFromRow,
   errorText,
+  isoAt,
+  readClock,
 } from '@signalyard/core/internal';
-import type { Pool, QueryArrayConfig } from 'pg';
+import type { Pool } from 'pg';
 import { PostgresStoreError, type PostgresStoreErrorCode } from './errors/postgres-store-error.js';
 import {
   resolvePostgresStoreOptions,
   type PostgresCheckpointStoreOptions,
 } from './postgres-checkpoint-store-options.js';
 import { POSTGRES_SCHEMA_VERSION, migrateTable, pgCodeOf } from './postgres-schema.js';
-import { STATEMENT_NAME_CHARS, buildStatements, statementNames, type Statements } from './postgres-statements.js';
+import { InFlightCalls } from './postgres-in-flight.js';
+import { PreparedStatements } from './postgres-prepared.js';
+import { buildStatements, type Statements } from './postgres-statements.js';
 import { historyTableOf, type TableName } from './postgres-table-name.js';
 
 const STORE_NAME = 'PostgresCheckpointStore';
@@ -52,7 +62,9 @@ const MAX_CAS_ATTEMPTS = 3;
  * `(key text COLLATE "C" PRIMARY KEY, version bigint, data text, updated_at timestamptz)` and its
  * history table `<table>_history` (the same columns, primary key `(key, version)`, `key`
  * referencing the table with `ON DELETE CASCADE`), and on a database of the previous release
- * adds the history table. `updated_at` is the server's clock, so it is one clock for the whole fleet.
+ * adds the history table. `updated_at` is the time of the store's `clock` (default: this process's
+ * `Date.now()`), sent with each save; a key's `updated_at` never goes backwards, even when
+ * processes' clocks disagree.
  *
  * Keys are non-empty strings of well-formed Unicode without NUL: PostgreSQL text cannot hold a
  * NUL, and a lone surrogate would reach the server as U+FFFD and merge two keys, so such keys are
@@ -86,18 +98,16 @@ export class PostgresCheckpointStore implements CheckpointStore {
   readonly #table: TableName;
   readonly #history: TableName;
   readonly #keepVersions: number;
+  readonly #clock: Clock;
   readonly #pool: Pool;
   readonly #ownsPool: boolean;
   readonly #sql: Statements;
-  /** Statement text → its prepared statement's name; `undefined` with `preparedStatements: false`. */
-  readonly #names: Map<string, string> | undefined;
-  /** How often a lost prepared statement was renamed (the suffix of the next new name). */
-  #renames = 0;
+  /** Runs the statements, prepared unless `preparedStatements: false`. */
+  readonly #prepared: PreparedStatements;
   #closed = false;
   #closing: Promise<void> | undefined;
   /** Calls in flight (close() waits for them before ending the pool). */
-  #inFlight = 0;
-  #drained: (() => void) | undefined;
+  readonly #inFlight = new InFlightCalls();
 
   constructor(options: PostgresCheckpointStoreOptions) {
     const resolved = resolvePostgresStoreOptions(options);
@@ -106,10 +116,11 @@ export class PostgresCheckpointStore implements CheckpointStore {
     this.#pool = resolved.pool;
     this.#ownsPool = resolved.ownsPool;
     this.#keepVersions = resolved.keepVersions;
+    this.#clock = resolved.clock;
     this.#history = historyTableOf(resolved.table);
     this.historyTable = this.#history.name;
     this.#sql = buildStatements(resolved.table, this.#history);
-    this.#names = resolved.preparedStatements ? statementNames(this.#sql) : undefined;
+    this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
   }
 
   /**
@@ -155,24 +166,26 @@ export class PostgresCheckpointStore implements CheckpointStore {
    * `CHECKPOINT_DATA_INVALID`, `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`,
    * `CHECKPOINT_STORE_CLOSED`; PostgresStoreError `POSTGRES_OPERATION_FAILED` (nothing written),
    * `POSTGRES_DATA_CORRUPT`, `SCHEMA_OUTDATED` (`migrate()` has not run since the upgrade; nothing
-   * written).
+   * written); InvalidArgumentError `CLOCK_INVALID` when the store's clock returns no time
+   * (nothing written).
    */
   async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
     this.#open();
     assertTextCheckpointKey(key, 'PostgreSQL');
     assertExpectedVersion(expectedVersion);
     const text = serializeCheckpointData(data, key);
-    return this.#tracked(() => this.#save(key, text, expectedVersion));
+    const at = isoAt(readClock(this.#clock));
+    return this.#tracked(() => this.#save(key, text, at, expectedVersion));
   }
 
-  async #save(key: string, text: string, expectedVersion: number): Promise<number> {
+  async #save(key: string, text: string, at: string, expectedVersion: number): Promise<number> {
     const what = `Cannot save checkpoint ${JSON.stringify(key)}`;
     let actual = expectedVersion;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS && actual === expectedVersion; attempt++) {
       const rows =
         expectedVersion === 0
-          ? await this.#query(this.#sql.insert, [key, text], what)
-          : await this.#query(this.#sql.update, [key, text, expectedVersion, this.#keepVersions], what);
+          ? await this.#query(this.#sql.insert, [key, text, at], what)
+          : await this.#query(this.#sql.update, [key, text, expectedVersion, this.#keepVersions, at], what);
       if (rows.length === 1) return expectedVersion + 1;
       // Lost: read what won (a new statement, so it sees the winner's commit). Should the row
       // have changed back to the expected version meanwhile (deleted and re-created), the
@@ -284,11 +297,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   async #shutdown(): Promise<void> {
-    if (this.#inFlight > 0) {
-      await new Promise<void>((resolve) => {
-        this.#drained = resolve;
-      });
-    }
+    await this.#inFlight.drained();
     if (!this.#ownsPool) return;
     try {
       await this.#pool.end();
@@ -298,13 +307,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
   }
 
   /** Runs one call, counted so that close() ends the pool only after it. */
-  async #tracked<T>(fn: () => Promise<T>): Promise<T> {
-    this.#inFlight++;
-    try {
-      return await fn();
-    } finally {
-      if (--this.#inFlight === 0) this.#drained?.();
-    }
+  #tracked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#inFlight.track(fn);
   }
 
   #open(): void {
@@ -313,18 +317,8 @@ export class PostgresCheckpointStore implements CheckpointStore {
 
   /** Runs one statement on a pooled connection; rows as arrays (no per-row objects). */
   async #query(text: string, values: unknown[], what: string): Promise<unknown[][]> {
-    const name = this.#names?.get(text);
     try {
-      try {
-        return (await this.#pool.query(queryConfig(text, values, name))).rows as unknown[][];
-      } catch (error) {
-        if (name === undefined || !lostPreparedStatement(error)) throw error;
-        // The server dropped the prepared statement (DEALLOCATE ALL, DISCARD ALL) or cannot reuse
-        // it (a column's type changed), while `pg` still counts it as prepared on that connection:
-        // nothing ran. Run it unnamed now, and prepare it under a new name from here on.
-        this.#names?.set(text, `${name.slice(0, STATEMENT_NAME_CHARS)}_${++this.#renames}`);
-        return (await this.#pool.query(queryConfig(text, values, undefined))).rows as unknown[][];
-      }
+      return await this.#prepared.run(this.#pool, text, values);
     } catch (error) {
       if (pgCodeOf(error) === '42P01' && (await this.#outdated())) throw this.#outdatedError(what, error);
       throw this.#failure('POSTGRES_OPERATION_FAILED', what, error);
@@ -393,20 +387,4 @@ function toVersion(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
   const n = Number(value);
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
-/** A statement's `pg` config: named (prepared once per connection) when `name` is given. */
-function queryConfig(text: string, values: unknown[], name: string | undefined): QueryArrayConfig {
-  return name === undefined ? { text, values, rowMode: 'array' } : { name, text, values, rowMode: 'array' };
-}
-
-/**
- * True for the server's refusal of a prepared statement that nothing ran: it does not exist
- * (26000, after `DEALLOCATE ALL` or `DISCARD ALL`), or its cached plan cannot serve it any more
- * (0A000 "cached plan must not change result type", after a column's type changed).
- */
-function lostPreparedStatement(error: unknown): boolean {
-  const code = pgCodeOf(error);
-  if (code === '26000') return true;
-  return code === '0A000' && error instanceof Error && error.message.includes('cached plan');
 }

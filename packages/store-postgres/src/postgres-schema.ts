@@ -1,6 +1,7 @@
 import { errorText } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { PostgresStoreError } from './errors/postgres-store-error.js';
+import { migrateUnderLock } from './postgres-migrate-lock.js';
 import type { TableName } from './postgres-table-name.js';
 
 /**
@@ -68,31 +69,12 @@ function createHistoryTable(table: TableName, history: TableName): string {
  * @internal
  */
 export async function migrateTable(pool: Pool, table: TableName, history: TableName): Promise<void> {
-  let client: PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw migrateFailed(table, 'cannot connect', error);
-  }
-  let failed = false;
-  try {
-    await client.query('BEGIN');
-    try {
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`signalyard.migrate:${table.name}`]);
-      await migrateLocked(client, table, history);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  } catch (error) {
-    failed = !PostgresStoreError.isInstance(error);
-    if (!failed) throw error;
-    throw migrateFailed(table, 'cannot create or check the tables', error);
-  } finally {
-    // After a failure the connection's state is unknown: it is closed, not given back to others.
-    client.release(failed);
-  }
+  await migrateUnderLock(
+    pool,
+    `signalyard.migrate:${table.name}`,
+    (client) => migrateLocked(client, table, history),
+    (what, error) => migrateFailed(table, what, error),
+  );
 }
 
 /** The migration's steps, inside its transaction and holding its lock. */

@@ -1,94 +1,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { AbortedError, describeValue, type SessionLock } from '@signalyard/core';
-import { unstorableTextIndex, errorText } from '@signalyard/core/internal';
+import type { SessionLock } from '@signalyard/core';
+import { onAbort, sleep, startTimer } from '@signalyard/core/internal';
 import { Client } from 'pg';
-import { PostgresLockError } from './errors/postgres-lock-error.js';
-import { pgCodeOf } from './postgres-schema.js';
+import { TRY_LOCK, UNLOCK, isLost, serially, watch, type LockConnection } from './postgres-lock-connection.js';
+import {
+  abortedError,
+  checkInput,
+  closedError,
+  lockFailed,
+  reenteredError,
+  timeoutError,
+} from './postgres-lock-errors.js';
+import { Hold, KeyLines, Wait, type Holding } from './postgres-lock-waits.js';
 import {
   resolvePostgresLockOptions,
   type PostgresSessionLockOptions,
   type ResolvedPostgresLockOptions,
 } from './postgres-session-lock-options.js';
-
-const TRY_LOCK = 'SELECT pg_try_advisory_lock(hashtextextended($1, 0))';
-const UNLOCK = 'SELECT pg_advisory_unlock(hashtextextended($1, 0))';
-
-/** The lock connection and what is known about it. */
-interface Connection {
-  readonly client: Client;
-  /** True when the lock opened it (and so reopens and ends it). */
-  readonly owned: boolean;
-  /** Settles when the connection is open. */
-  readonly ready: Promise<unknown>;
-  /** Set when the connection failed or ended: the server has released every lock it held. */
-  lost: boolean;
-  /** Settles when the last query sent settles: queries go one at a time (pg 9 will not queue them). */
-  tail: Promise<unknown>;
-  /** The calls running `fn` on this connection: told (with `pg`'s error, if any) when it is lost. */
-  readonly holders: Set<(cause: unknown) => void>;
-  readonly detach: () => void;
-}
-
-/** A key this lock holds in the current async context (a chain: the innermost `withLock` first). */
-interface Holding {
-  readonly key: string;
-  /** False once that `withLock` has ended: work it started and left running may lock the key again. */
-  active: boolean;
-  readonly outer: Holding | undefined;
-}
-
-/** Runs one query on the connection after the ones already sent. */
-function serially<T>(connection: Connection, text: string, key: string): Promise<T> {
-  const run = (): Promise<T> => connection.client.query({ text, values: [key], rowMode: 'array' }) as Promise<T>;
-  const result = connection.tail.then(run, run);
-  connection.tail = result.catch(() => undefined);
-  return result;
-}
-
-/** One `withLock` call while it waits: stopped by its abortSignal, its deadline or `close()`. */
-class Wait {
-  readonly controller = new AbortController();
-  reason: Error | undefined;
-  /** True when the stop was the deadline: a try already under way may still take the lock. */
-  timedOut = false;
-
-  stop(reason: Error, timedOut = false): void {
-    if (this.reason !== undefined) return;
-    this.reason = reason;
-    this.timedOut = timedOut;
-    this.controller.abort(reason);
-  }
-
-  /** True once stopped (a method, not a field read: it changes across awaits). */
-  stopped(): boolean {
-    return this.reason !== undefined;
-  }
-
-  /** True once stopped by an abort or `close()`: then not even a lock already granted is kept. */
-  cancelled(): boolean {
-    return this.reason !== undefined && !this.timedOut;
-  }
-
-  /** Throws the reason this wait was stopped for, if it was. */
-  throwIfStopped(): void {
-    if (this.reason !== undefined) throw this.reason;
-  }
-}
-
-/** One `withLock` call while it runs `fn`: its `lockSignal`, fired when the connection is lost. */
-class Hold {
-  readonly controller = new AbortController();
-  /** Set when the lock was lost while `fn` ran. */
-  lost: PostgresLockError | undefined;
-
-  constructor(readonly key: string) {}
-
-  lose(cause: unknown): void {
-    if (this.lost !== undefined) return;
-    this.lost = lostError(this.key, cause);
-    this.controller.abort(this.lost);
-  }
-}
 
 /**
  * A `SessionLock` (core) across processes and machines, on PostgreSQL **session-level advisory
@@ -142,9 +70,9 @@ class Hold {
  */
 export class PostgresSessionLock implements SessionLock {
   readonly #o: ResolvedPostgresLockOptions;
-  #connection: Connection | undefined;
-  /** Keys taken (or being taken) in this process → the calls waiting behind, in order. */
-  readonly #lines = new Map<string, (() => void)[]>();
+  #connection: LockConnection | undefined;
+  /** This process's calls for each key, in line. */
+  readonly #lines = new KeyLines();
   readonly #waits = new Set<Wait>();
   /** The keys held in the current async context, to refuse a call that would wait for itself. */
   readonly #holding = new AsyncLocalStorage<Holding>();
@@ -190,7 +118,7 @@ export class PostgresSessionLock implements SessionLock {
         return await this.#hold(connection, key, fn);
       } finally {
         await this.#unlock(connection, key);
-        this.#leave(key);
+        this.#lines.leave(key);
       }
     } finally {
       if (--this.#calls === 0) this.#drained?.();
@@ -207,37 +135,39 @@ export class PostgresSessionLock implements SessionLock {
    * Takes the lock for `key`: first in this process's line, then on the server. Stopped by
    * `abortSignal`, the deadline or `close()`; on failure this call has left the line.
    */
-  async #take(key: string, abortSignal: AbortSignal | undefined): Promise<Connection> {
+  async #take(key: string, abortSignal: AbortSignal | undefined): Promise<LockConnection> {
     const wait = new Wait();
     this.#waits.add(wait);
-    const onAbort = (): void => {
-      wait.stop(abortedError(key, abortSignal as AbortSignal));
-    };
-    abortSignal?.addEventListener('abort', onAbort, { once: true });
+    const stopListening =
+      abortSignal === undefined
+        ? undefined
+        : onAbort(abortSignal, () => {
+            wait.stop(abortedError(key, abortSignal));
+          });
     const timeoutMs = this.#o.acquireTimeoutMs;
-    const timer =
+    const cancelTimer =
       timeoutMs === undefined
         ? undefined
-        : setTimeout(() => {
+        : startTimer(timeoutMs, () => {
             wait.stop(timeoutError(key, timeoutMs), true);
-          }, timeoutMs);
+          });
     try {
-      await this.#enter(key, wait);
+      await this.#lines.enter(key, wait);
       try {
         return await this.#acquire(key, wait);
       } catch (error) {
-        this.#leave(key);
+        this.#lines.leave(key);
         throw error;
       }
     } finally {
-      clearTimeout(timer);
-      abortSignal?.removeEventListener('abort', onAbort);
+      cancelTimer?.();
+      stopListening?.();
       this.#waits.delete(wait);
     }
   }
 
   /** Runs `fn` holding `key` on `connection`, with a `lockSignal` that fires if the connection is lost. */
-  async #hold<T>(connection: Connection, key: string, fn: (lockSignal: AbortSignal) => Promise<T>): Promise<T> {
+  async #hold<T>(connection: LockConnection, key: string, fn: (lockSignal: AbortSignal) => Promise<T>): Promise<T> {
     const hold = new Hold(key);
     const onLost = (cause: unknown): void => {
       hold.lose(cause);
@@ -289,44 +219,12 @@ export class PostgresSessionLock implements SessionLock {
     }
   }
 
-  /** Waits for this process's earlier calls for `key`; resolves when this call is at the head of the line. */
-  async #enter(key: string, wait: Wait): Promise<void> {
-    const line = this.#lines.get(key);
-    if (line === undefined) {
-      this.#lines.set(key, []);
-      return;
-    }
-    wait.throwIfStopped();
-    const signal = wait.controller.signal;
-    await new Promise<void>((resolve, reject) => {
-      const onStop = (): void => {
-        const at = line.indexOf(proceed);
-        if (at !== -1) line.splice(at, 1);
-        reject(wait.reason ?? new Error('stopped'));
-      };
-      function proceed(): void {
-        signal.removeEventListener('abort', onStop);
-        resolve();
-      }
-      line.push(proceed);
-      signal.addEventListener('abort', onStop, { once: true });
-    });
-  }
-
-  /** Hands `key` to the next call in this process's line, or frees it. */
-  #leave(key: string): void {
-    const line = this.#lines.get(key);
-    const next = line?.shift();
-    if (next === undefined) this.#lines.delete(key);
-    else next();
-  }
-
   /**
    * Tries the advisory lock until it is taken, backing off with jitter in between. An abort or
    * `close()` stops it at once; the deadline stops it after a refused try (so a lock that is
    * free is taken even with `acquireTimeoutMs: 0`).
    */
-  async #acquire(key: string, wait: Wait): Promise<Connection> {
+  async #acquire(key: string, wait: Wait): Promise<LockConnection> {
     let pause = this.#o.retryMinMs;
     for (;;) {
       if (wait.cancelled()) wait.throwIfStopped();
@@ -346,13 +244,14 @@ export class PostgresSessionLock implements SessionLock {
         continue; // the connection went away as the lock was granted: try again on a new one
       }
       wait.throwIfStopped();
-      await sleep(pause / 2 + Math.random() * (pause / 2), wait.controller.signal);
+      // Stopped early by an abort, `close()` or the deadline: the loop's checks decide what follows.
+      await sleep(pause / 2 + Math.random() * (pause / 2), wait.controller.signal).catch(ignore);
       pause = Math.min(pause * 2, this.#o.retryMaxMs);
     }
   }
 
   /** The lock connection, opened (or reopened, when the lock owns it) as needed. */
-  async #connect(key: string): Promise<Connection> {
+  async #connect(key: string): Promise<LockConnection> {
     let connection = this.#connection;
     if (connection === undefined || (connection.lost && connection.owned)) {
       const client = new Client({
@@ -381,7 +280,7 @@ export class PostgresSessionLock implements SessionLock {
   }
 
   /** Releases `key`; a lost connection has released it already. Never throws. */
-  async #unlock(connection: Connection, key: string): Promise<void> {
+  async #unlock(connection: LockConnection, key: string): Promise<void> {
     if (connection.lost) return;
     try {
       await serially(connection, UNLOCK, key);
@@ -398,129 +297,6 @@ export class PostgresSessionLock implements SessionLock {
   }
 }
 
-/** Reads `lost` afresh (it changes across awaits, when the connection fails). */
-function isLost(connection: Connection): boolean {
-  return connection.lost;
-}
-
-/** Follows a client's life: marks it lost when it fails or ends, and tells the calls holding locks on it. */
-function watch(client: Client, owned: boolean, ready: Promise<unknown>): Connection {
-  const onGone = (error?: unknown): void => {
-    connection.lost = true;
-    const holders = [...connection.holders];
-    connection.holders.clear();
-    for (const holder of holders) holder(error);
-  };
-  const connection: Connection = {
-    client,
-    owned,
-    ready,
-    lost: false,
-    tail: Promise.resolve(),
-    holders: new Set(),
-    detach: () => {
-      client.removeListener('error', onGone);
-      client.removeListener('end', onGone);
-    },
-  };
-  // Also keeps an 'error' on an idle connection (the server went away) from crashing the process.
-  client.on('error', onGone);
-  client.on('end', onGone);
-  return connection;
-}
-
-/** Resolves after `ms`, or as soon as `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
-
-function checkInput(key: unknown, fn: unknown, opts: unknown): void {
-  let problem: string | undefined;
-  if (typeof key !== 'string' || key === '') {
-    problem = `Invalid session lock key ${describeValue(key)}: expected a non-empty string`;
-  } else if (unstorableTextIndex(key) !== -1) {
-    const at = unstorableTextIndex(key);
-    problem = `Invalid session lock key ${describeValue(key)}: it contains ${key.charCodeAt(at) === 0 ? 'a NUL character' : 'a lone surrogate'} at index ${at}; expected well-formed Unicode without NUL`;
-  } else if (typeof fn !== 'function') {
-    problem = `Invalid function for withLock(${JSON.stringify(key)}): expected a function returning a promise, got ${describeValue(fn)}`;
-  } else if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {
-    problem = `Invalid options for withLock(${JSON.stringify(key)}): expected { abortSignal? }, got ${describeValue(opts)}`;
-  } else if (opts !== undefined) {
-    const abortSignal = (opts as { abortSignal?: unknown }).abortSignal;
-    if (abortSignal !== undefined && !(abortSignal instanceof AbortSignal)) {
-      problem = `Invalid abortSignal for withLock(${JSON.stringify(key)}): expected an AbortSignal, got ${describeValue(abortSignal)}`;
-    }
-  }
-  if (problem !== undefined) {
-    throw new PostgresLockError({
-      code: 'POSTGRES_LOCK_INPUT_INVALID',
-      message: problem,
-      ...(typeof key === 'string' && { key }),
-    });
-  }
-}
-
-function abortedError(key: string, abortSignal: AbortSignal): AbortedError {
-  return new AbortedError({
-    message: `Aborted while waiting for the session lock on ${JSON.stringify(key)}`,
-    cause: abortSignal.reason,
-  });
-}
-
-function timeoutError(key: string, timeoutMs: number): PostgresLockError {
-  return new PostgresLockError({
-    code: 'POSTGRES_LOCK_TIMEOUT',
-    key,
-    message: `The session lock on ${JSON.stringify(key)} was still held (by another process, or an earlier call in this process) after ${timeoutMs} ms (acquireTimeoutMs)`,
-  });
-}
-
-function reenteredError(key: string): PostgresLockError {
-  return new PostgresLockError({
-    code: 'POSTGRES_LOCK_REENTERED',
-    key,
-    message: `withLock(${JSON.stringify(key)}) was called inside a withLock(${JSON.stringify(key)}) of the same lock, which already holds the key: it would wait for itself forever. Expected the inner work to run in the outer fn`,
-  });
-}
-
-function lostError(key: string, cause: unknown): PostgresLockError {
-  const pgCode = pgCodeOf(cause);
-  return new PostgresLockError({
-    code: 'POSTGRES_LOCK_LOST',
-    key,
-    message: `Lost the session lock on ${JSON.stringify(key)} while its function ran: the lock connection ${cause === undefined ? 'closed' : `failed (${errorText(cause)})`}, so the server released the lock and another process may hold it now`,
-    ...(pgCode !== undefined && { pgCode }),
-    ...(cause !== undefined && { cause }),
-  });
-}
-
-function closedError(key?: string): PostgresLockError {
-  return new PostgresLockError({
-    code: 'POSTGRES_LOCK_CLOSED',
-    message: `PostgresSessionLock is closed${key === undefined ? '' : `: cannot lock ${JSON.stringify(key)}`}; create a new lock`,
-    ...(key !== undefined && { key }),
-  });
-}
-
-function lockFailed(key: string, what: string, error: unknown): PostgresLockError {
-  const pgCode = pgCodeOf(error);
-  return new PostgresLockError({
-    code: 'POSTGRES_LOCK_FAILED',
-    key,
-    message: error === undefined ? what : `${what}: ${errorText(error)}`,
-    ...(pgCode !== undefined && { pgCode }),
-    ...(error !== undefined && { cause: error }),
-  });
+function ignore(): void {
+  // the wait was stopped: `#acquire`'s checks say what happens next
 }

@@ -10,9 +10,12 @@ export interface Statements {
   readonly load: string;
   /** `$1` key → `[version]`. */
   readonly version: string;
-  /** `$1` key, `$2` data → `[1]`, or no row when the key exists. */
+  /** `$1` key, `$2` data, `$3` time (ISO 8601) → `[1]`, or no row when the key exists. */
   readonly insert: string;
-  /** `$1` key, `$2` data, `$3` expected version, `$4` keepVersions → `[new version]`, or no row when the compare-and-set lost. */
+  /**
+   * `$1` key, `$2` data, `$3` expected version, `$4` keepVersions, `$5` time (ISO 8601) →
+   * `[new version]`, or no row when the compare-and-set lost.
+   */
   readonly update: string;
   /** `$1` key. */
   readonly delete: string;
@@ -52,13 +55,13 @@ export function buildStatements(table: TableName, history: TableName): Statement
     // A new key starts with no history (the DELETE finds nothing while the foreign key holds;
     // it also makes a save against a schema without the history table fail as outdated).
     insert:
-      `WITH made AS (INSERT INTO ${t} (key, version, data, updated_at) VALUES ($1, 1, $2, now()) ` +
+      `WITH made AS (INSERT INTO ${t} (key, version, data, updated_at) VALUES ($1, 1, $2, $3::timestamptz) ` +
       `ON CONFLICT (key) DO NOTHING RETURNING version), ` +
       `cleared AS (DELETE FROM ${h} WHERE key = $1 AND EXISTS (SELECT 1 FROM made)) ` +
       `SELECT version::text FROM made`,
     update:
       `WITH old AS (` +
-      `UPDATE ${t} c SET version = c.version + 1, data = $2, updated_at = greatest(clock_timestamp(), c.updated_at) ` +
+      `UPDATE ${t} c SET version = c.version + 1, data = $2, updated_at = greatest($5::timestamptz, c.updated_at) ` +
       `FROM (SELECT key, version, data, updated_at FROM ${t} WHERE key = $1 AND version = $3 FOR UPDATE) o ` +
       `WHERE c.key = o.key ` +
       `RETURNING c.version AS new_version, o.key, o.version, o.data, o.updated_at), ` +
@@ -84,7 +87,7 @@ export function buildStatements(table: TableName, history: TableName): Statement
  * stores over the same table share the statements they prepared.
  * @internal
  */
-export function statementNames(statements: Statements): Map<string, string> {
+export function statementNames(statements: object): Map<string, string> {
   const names = new Map<string, string>();
   for (const text of Object.values(statements) as string[]) {
     names.set(text, `signalyard_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`);

@@ -37,21 +37,28 @@ export function parseTableName(value: unknown): TableName | string {
   return { name: value, sql: parts.map((part) => `"${part}"`).join('.') };
 }
 
-const HISTORY_SUFFIX = '_history';
-
 /**
- * The history table that goes with a checkpoint table: `<name>_history` in the same schema.
- * When that would exceed 63 characters, the name is cut and a hash of the whole name is put in
- * (`<first 46 characters>_<8 hex digits>_history`), so two long names never share one.
+ * The history table that goes with a checkpoint table: `<name>_history` in the same schema (see
+ * {@link suffixedTable}).
  * @internal
  */
 export function historyTableOf(table: TableName): TableName {
+  return suffixedTable(table, '_history');
+}
+
+/**
+ * A name made from a table's: `<name><suffix>` in the same schema. When that would exceed 63
+ * characters, the name is cut and a hash of the whole name is put in
+ * (`<first characters>_<8 hex digits><suffix>`), so two long names never share one.
+ * @internal
+ */
+export function suffixedTable(table: TableName, suffix: string): TableName {
   const parts = table.name.split('.');
   const last = parts.pop() as string;
   const name =
-    last.length + HISTORY_SUFFIX.length <= MAX_PART_LENGTH
-      ? `${last}${HISTORY_SUFFIX}`
-      : `${last.slice(0, MAX_PART_LENGTH - HISTORY_SUFFIX.length - 9)}_${createHash('sha256').update(last).digest('hex').slice(0, 8)}${HISTORY_SUFFIX}`;
+    last.length + suffix.length <= MAX_PART_LENGTH
+      ? `${last}${suffix}`
+      : `${last.slice(0, MAX_PART_LENGTH - suffix.length - 9)}_${createHash('sha256').update(last).digest('hex').slice(0, 8)}${suffix}`;
   parts.push(name);
   return { name: parts.join('.'), sql: parts.map((part) => `"${part}"`).join('.') };
 }

@@ -23,6 +23,7 @@ describePostgres('PostgresCheckpointStore against a real server', () => {
     'PostgresCheckpointStore (shared pool)',
     (opts) => new PostgresCheckpointStore({ pool: shared as Pool, table, ...opts }),
     { describe, it },
+    { clock: true },
   );
 
   // A store that opens its own pool from the URL (and ends it on close); migrate() runs again each time.
@@ -34,5 +35,6 @@ describePostgres('PostgresCheckpointStore against a real server', () => {
       return store;
     },
     { describe, it },
+    { clock: true },
   );
 });

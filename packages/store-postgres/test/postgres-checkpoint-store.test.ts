@@ -6,9 +6,11 @@ import {
   SignalyardError,
   isSignalyardError,
   type CheckpointStore,
+  type Clock,
 } from '@signalyard/core';
 import {
   DEFAULT_CHECKPOINT_TABLE,
+  POSTGRES_SCHEMA_VERSION,
   PostgresCheckpointStore,
   PostgresStoreError,
   type PostgresCheckpointStoreOptions,
@@ -125,6 +127,8 @@ describe('new PostgresCheckpointStore(options): validation (no server needed)', 
     ['a blank connection string', { connectionString: '   ' }, 'connectionString'],
     ['a fractional maxConnections', { connectionString: DATABASE_URL, maxConnections: 2.5 }, 'maxConnections'],
     ['a non-string table', { connectionString: DATABASE_URL, table: 7 }, 'table'],
+    ['a clock without now()', { connectionString: DATABASE_URL, clock: { time: 0 } }, 'clock'],
+    ['a number as the clock', { connectionString: DATABASE_URL, clock: 0 }, 'clock'],
   ])('refuses %s with CONFIG_INVALID naming the option', (_, options, path) => {
     const error = caught(() => new PostgresCheckpointStore(options as unknown as PostgresCheckpointStoreOptions));
     expect(ConfigError.isInstance(error)).toBe(true);
@@ -193,6 +197,27 @@ describe('new PostgresCheckpointStore(options): validation (no server needed)', 
 });
 
 describePostgres('PostgresCheckpointStore on a real server', () => {
+  it('a clock that returns no time fails the save with CLOCK_INVALID before anything is sent', async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const s = store({ connectionString: DATABASE_URL, table: freshTable('clock'), clock: { now: () => now } });
+    await s.migrate();
+    await s.save('k', 'one', 0);
+    now = Number.NaN;
+    const error = await rejection(s.save('k', 'two', 1));
+    expect(isSignalyardError(error, 'CLOCK_INVALID')).toBe(true);
+    expect(await s.load('k')).toEqual({ version: 1, data: 'one', updatedAt: '2030-01-01T00:00:00.000Z' });
+  });
+
+  it("a key's updatedAt never goes backwards, even when a save's clock is behind the last one", async () => {
+    let now = Date.UTC(2030, 0, 1, 12);
+    const s = store({ connectionString: DATABASE_URL, table: freshTable('clock'), clock: { now: () => now } });
+    await s.migrate();
+    await s.save('k', 1, 0);
+    now -= 60_000; // another process whose clock is a minute behind
+    await s.save('k', 2, 1);
+    expect((await s.load('k'))?.updatedAt).toBe('2030-01-01T12:00:00.000Z');
+  });
+
   describe('migrate()', () => {
     it('creates the table with text data, a bigint version, a C-collated text key and a timestamptz', async () => {
       const s = await migrated();
@@ -685,5 +710,11 @@ describe('types', () => {
     expectTypeOf<{ table: string }>().not.toExtend<PostgresCheckpointStoreOptions>();
     expectTypeOf<PostgresStoreError['code']>().toEqualTypeOf<PostgresStoreErrorCode>();
     expectTypeOf<PostgresCheckpointStore['migrate']>().toEqualTypeOf<() => Promise<void>>();
+    expectTypeOf<{ pool: Pool; clock: Clock }>().toExtend<PostgresCheckpointStoreOptions>();
+  });
+
+  it('exports the schema number it writes: 2 (docs/scaling-out.md describes that layout)', () => {
+    expect(POSTGRES_SCHEMA_VERSION).toBe(2);
+    expectTypeOf<typeof POSTGRES_SCHEMA_VERSION>().toEqualTypeOf<2>();
   });
 });

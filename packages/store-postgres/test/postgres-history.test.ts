@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError, type Checkpoint } from '@signalyard/core';
 import {
   POSTGRES_SCHEMA_VERSION,
@@ -327,5 +328,64 @@ describePostgres('history in the database', () => {
     } finally {
       await adminPool().query(`DROP SCHEMA "${schema}" CASCADE`);
     }
+  });
+});
+
+describePostgres('the layout docs/scaling-out.md describes (the layout authority)', () => {
+  /** The guide's CREATE TABLE for `table`: its columns (name and type, in order) and primary key. */
+  function documented(table: string): { columns: [string, string][]; primaryKey: string[] } {
+    const guide = readFileSync(new URL('../../../docs/scaling-out.md', import.meta.url), 'utf8');
+    const body = guide.split(`CREATE TABLE ${table} (`)[1]?.split('\n);')[0];
+    if (body === undefined) throw new Error(`docs/scaling-out.md shows no CREATE TABLE ${table}`);
+    const lines = body
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
+    const key = lines.find((l) => l.startsWith('PRIMARY KEY'));
+    const columns = lines
+      .filter((l) => !l.startsWith('PRIMARY KEY'))
+      .map((l) => l.split(/\s+/).slice(0, 2) as [string, string]);
+    return {
+      columns,
+      primaryKey:
+        key === undefined
+          ? lines.filter((l) => l.includes('PRIMARY KEY')).map((l) => l.split(/\s+/)[0] as string)
+          : (/\(([^)]*)\)/.exec(key)?.[1] ?? '').split(',').map((c) => c.trim()),
+    };
+  }
+
+  it('is exactly what migrate() creates, marked with POSTGRES_SCHEMA_VERSION', async () => {
+    const s = await migrated();
+    const table = s.table;
+    for (const [shown, actual] of [
+      ['signalyard_checkpoints', table],
+      ['signalyard_checkpoints_history', s.historyTable],
+    ] as const) {
+      const { rows } = await adminPool().query<{ name: string; type: string }>(
+        `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a
+          WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum`,
+        [quoted(actual)],
+      );
+      const short = (type: string): string => (type === 'timestamp with time zone' ? 'timestamptz' : type);
+      const doc = documented(shown);
+      expect(
+        rows.map((r) => [r.name, short(r.type)]),
+        shown,
+      ).toEqual(doc.columns);
+      const pk = await adminPool().query<{ name: string }>(
+        `SELECT a.attname AS name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+          WHERE i.indrelid = to_regclass($1) AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`,
+        [quoted(actual)],
+      );
+      expect(
+        pk.rows.map((r) => r.name),
+        shown,
+      ).toEqual(doc.primaryKey);
+    }
+    const guide = readFileSync(new URL('../../../docs/scaling-out.md', import.meta.url), 'utf8');
+    expect(guide).toContain(
+      `COMMENT ON TABLE signalyard_checkpoints IS '@signalyard/store-postgres schema ${POSTGRES_SCHEMA_VERSION}';`,
+    );
+    expect(await commentOf(table)).toBe(`@signalyard/store-postgres schema ${POSTGRES_SCHEMA_VERSION}`);
   });
 });

@@ -12,3 +12,6 @@ export { SqliteSchemaVersionError } from './errors/sqlite-schema-version-error.j
 export type { SqliteSchemaVersionErrorCode } from './errors/sqlite-schema-version-error.js';
 export { SqliteStoreError } from './errors/sqlite-store-error.js';
 export type { SqliteStoreErrorCode } from './errors/sqlite-store-error.js';
+export { SqliteInbox } from './sqlite-inbox.js';
+export type { SqliteInboxOptions } from './sqlite-inbox-options.js';
+export { SQLITE_INBOX_SCHEMA_VERSION } from './sqlite-inbox-schema.js';

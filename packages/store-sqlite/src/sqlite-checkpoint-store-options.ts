@@ -1,5 +1,5 @@
-import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
-import { DEFAULT_KEEP_VERSIONS, keepVersionsProblem } from '@signalyard/core/internal';
+import { ConfigError, describeValue, systemClock, type Clock, type ConfigProblem } from '@signalyard/core';
+import { DEFAULT_KEEP_VERSIONS, clockProblem, isClock, keepVersionsProblem } from '@signalyard/core/internal';
 
 /** How hard SQLite works to keep a committed save through a power loss (`PRAGMA synchronous`). */
 export type SqliteSynchronous = 'normal' | 'full' | 'extra';
@@ -40,6 +40,12 @@ export interface SqliteCheckpointStoreOptions {
    * saving store's value, and each store lists at most its own.
    */
   keepVersions?: number;
+  /**
+   * Where the store reads the time each save is stamped with (`updated_at` of the checkpoint,
+   * kept with it in the history). Default `systemClock` (`Date.now()`). A Runner's store should
+   * share the Runner's clock, so that one clock stamps everything a session records.
+   */
+  clock?: Clock;
 }
 
 /** Validated options with defaults filled in. @internal */
@@ -48,10 +54,38 @@ export interface ResolvedSqliteOptions {
   readonly busyTimeoutMs: number;
   readonly synchronous: SqliteSynchronous;
   readonly keepVersions: number;
+  readonly clock: Clock;
 }
 
-const KNOWN = new Set(['path', 'busyTimeoutMs', 'synchronous', 'keepVersions']);
+const KNOWN = new Set(['path', 'busyTimeoutMs', 'synchronous', 'keepVersions', 'clock']);
 const SYNCHRONOUS: readonly string[] = ['normal', 'full', 'extra'];
+
+/**
+ * What is wrong with the options of a SQLite file that the checkpoint store and the inbox share:
+ * `path`, `busyTimeoutMs`, `synchronous`.
+ * @internal
+ */
+export function sqliteFileProblems(path: unknown, busyTimeoutMs: unknown, synchronous: unknown): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  if (typeof path !== 'string' || path === '') {
+    problems.push({ path: 'path', message: `expected a database file path or ":memory:", got ${describeValue(path)}` });
+  } else if (path.includes('\u0000')) {
+    problems.push({ path: 'path', message: `expected a file path without NUL characters, got ${describeValue(path)}` });
+  }
+  if (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    problems.push({
+      path: 'busyTimeoutMs',
+      message: `expected an integer number of milliseconds >= 0, got ${describeValue(busyTimeoutMs)}`,
+    });
+  }
+  if (!SYNCHRONOUS.includes(synchronous as string)) {
+    problems.push({
+      path: 'synchronous',
+      message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}`,
+    });
+  }
+  return problems;
+}
 
 /**
  * Validates store options, reporting every problem at once.
@@ -64,7 +98,7 @@ export function resolveSqliteOptions(options: SqliteCheckpointStoreOptions): Res
       problems: [
         {
           path: '',
-          message: `expected store options { path, busyTimeoutMs?, synchronous?, keepVersions? }, got ${describeValue(options)}`,
+          message: `expected store options { path, busyTimeoutMs?, synchronous?, keepVersions?, clock? }, got ${describeValue(options)}`,
         },
       ],
     });
@@ -75,33 +109,19 @@ export function resolveSqliteOptions(options: SqliteCheckpointStoreOptions): Res
     busyTimeoutMs = 5000,
     synchronous = 'normal',
     keepVersions = DEFAULT_KEEP_VERSIONS,
+    clock = systemClock,
   } = options as Partial<SqliteCheckpointStoreOptions>;
-  if (typeof path !== 'string' || path === '') {
-    problems.push({ path: 'path', message: `expected a database file path or ":memory:", got ${describeValue(path)}` });
-  } else if (path.includes('\u0000')) {
-    problems.push({ path: 'path', message: `expected a file path without NUL characters, got ${describeValue(path)}` });
-  }
-  if (typeof busyTimeoutMs !== 'number' || !Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    problems.push({
-      path: 'busyTimeoutMs',
-      message: `expected an integer number of milliseconds >= 0, got ${describeValue(busyTimeoutMs)}`,
-    });
-  }
-  if (!SYNCHRONOUS.includes(synchronous)) {
-    problems.push({
-      path: 'synchronous',
-      message: `expected one of "normal", "full", "extra", got ${describeValue(synchronous)}`,
-    });
-  }
+  problems.push(...sqliteFileProblems(path, busyTimeoutMs, synchronous));
   const keepProblem = keepVersionsProblem(keepVersions);
   if (keepProblem !== undefined) problems.push({ path: 'keepVersions', message: keepProblem });
+  if (!isClock(clock)) problems.push({ path: 'clock', message: clockProblem(clock) });
   for (const key of Object.keys(options)) {
     if (!KNOWN.has(key))
       problems.push({
         path: key,
-        message: `unknown option ${JSON.stringify(key)} (known: path, busyTimeoutMs, synchronous, keepVersions)`,
+        message: `unknown option ${JSON.stringify(key)} (known: path, busyTimeoutMs, synchronous, keepVersions, clock)`,
       });
   }
   if (problems.length > 0) throw new ConfigError({ problems });
-  return { path: path as string, busyTimeoutMs, synchronous, keepVersions };
+  return { path: path as string, busyTimeoutMs, synchronous, keepVersions, clock };
 }

@@ -4,6 +4,7 @@ import {
   describeValue,
   type Checkpoint,
   type CheckpointStore,
+  type Clock,
 } from '@signalyard/core';
 import {
   assertCheckpointVersion,
@@ -12,7 +13,8 @@ import {
   resolveHistoryOptions,
   keyPrefixRange,
   keysWithPrefix,
-  isoNow,
+  isoAt,
+  readClock,
   serializeCheckpointData,
   storeClosedError,
   checkpointFromRow,
@@ -123,12 +125,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
   #db: Database.Database | undefined;
   readonly #s: Statements;
   readonly #keepVersions: number;
+  readonly #clock: Clock;
 
   constructor(options: SqliteCheckpointStoreOptions) {
     const resolved = resolveSqliteOptions(options);
     const path = resolved.path;
     this.path = path;
     this.#keepVersions = resolved.keepVersions;
+    this.#clock = resolved.clock;
     let db: Database.Database;
     try {
       db = new Database(path);
@@ -202,19 +206,21 @@ export class SqliteCheckpointStore implements CheckpointStore {
    * @throws CheckpointConflictError `CHECKPOINT_CONFLICT` when the stored version is not
    * `expectedVersion` (nothing written); SignalyardError `CHECKPOINT_DATA_INVALID`,
    * `CHECKPOINT_KEY_INVALID`, `CHECKPOINT_VERSION_INVALID`, `CHECKPOINT_STORE_CLOSED`;
-   * SqliteStoreError `SQLITE_OPERATION_FAILED` (nothing written).
+   * SqliteStoreError `SQLITE_OPERATION_FAILED` (nothing written); InvalidArgumentError `CLOCK_INVALID` when the
+   * store's clock returns no time (nothing written).
    */
   async save(key: string, data: unknown, expectedVersion: number): Promise<number> {
     this.#open();
     assertTextCheckpointKey(key, 'SQLite');
     assertExpectedVersion(expectedVersion);
     const text = serializeCheckpointData(data, key);
+    const at = isoAt(readClock(this.#clock));
     const s = this.#s;
     let actual: number | undefined; // set when the compare-and-set lost
     try {
       s.begin.run();
       try {
-        if (this.#write(key, text, expectedVersion)) {
+        if (this.#write(key, text, at, expectedVersion)) {
           s.commit.run();
         } else {
           const stored = (s.version.get(key) as unknown[] | undefined)?.[0] ?? 0;
@@ -238,10 +244,9 @@ export class SqliteCheckpointStore implements CheckpointStore {
    * with it (the replaced version joins it, versions beyond `keepVersions` leave it; a new key
    * starts with none). False when the compare-and-set lost (the caller rolls back).
    */
-  #write(key: string, text: string, expectedVersion: number): boolean {
+  #write(key: string, text: string, at: string, expectedVersion: number): boolean {
     const s = this.#s;
     const keep = this.#keepVersions;
-    const at = isoNow();
     if (expectedVersion === 0) {
       if (s.insert.run(key, text, at, keep).changes !== 1) return false;
       s.clearHistory.run(key);

@@ -14,6 +14,7 @@ checkpointStoreConformance(
   'SqliteCheckpointStore (:memory:)',
   (opts) => new SqliteCheckpointStore({ path: ':memory:', ...opts }),
   { describe, it },
+  { clock: true },
 );
 
 // Every test opens its own store on one shared file (the suite uses unique key prefixes), so
@@ -22,4 +23,5 @@ checkpointStoreConformance(
   'SqliteCheckpointStore (file, WAL)',
   (opts) => new SqliteCheckpointStore({ path: join(dir, 'conformance.db'), ...opts }),
   { describe, it },
+  { clock: true },
 );

@@ -165,6 +165,29 @@ describe('new SqliteCheckpointStore(options)', () => {
   });
 
   it.each([
+    ['null', null],
+    ['a number', 0],
+    ['an object without now()', { time: () => 0 }],
+  ])('refuses %s as the clock with CONFIG_INVALID at "clock"', (_, clock) => {
+    const error = caught(
+      () => new SqliteCheckpointStore({ path: ':memory:', clock } as unknown as SqliteCheckpointStoreOptions),
+    );
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).problems.map((p) => p.path)).toEqual(['clock']);
+    expect((error as ConfigError).problems[0]?.message).toContain('expected a Clock { now(): number }');
+  });
+
+  it('a clock that returns no time fails the save with CLOCK_INVALID before anything is written', async () => {
+    let now = Date.UTC(2030, 0, 1);
+    const s = store({ path: ':memory:', clock: { now: () => now } });
+    await s.save('k', 'one', 0);
+    now = Number.NaN;
+    const error = await rejection(s.save('k', 'two', 1));
+    expect(isSignalyardError(error, 'CLOCK_INVALID')).toBe(true);
+    expect(await s.load('k')).toEqual({ version: 1, data: 'one', updatedAt: '2030-01-01T00:00:00.000Z' });
+  });
+
+  it.each([
     ['a number path', { path: 42 }, 'path'],
     ['a path with NUL', { path: 'a\u0000b.db' }, 'path'],
     ['a fractional busy timeout', { path: ':memory:', busyTimeoutMs: 1.5 }, 'busyTimeoutMs'],

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, type Checkpoint } from '@signalyard/core';
@@ -427,5 +427,64 @@ describe('history in the file', () => {
       expect(ConfigError.isInstance(error)).toBe(true);
       expect((error as ConfigError).problems.map((p) => p.path)).toEqual(['keepVersions']);
     }
+  });
+});
+
+describe('the layout docs/scaling-out.md describes (the layout authority)', () => {
+  /** The ```sql block of the guide that creates `table`: its column names, in order, and its primary key. */
+  function documented(table: string): { columns: string[]; primaryKey: string[] } {
+    const guide = readFileSync(new URL('../../../docs/scaling-out.md', import.meta.url), 'utf8');
+    const block = [...guide.matchAll(/```sql\n([\s\S]*?)```/g)]
+      .map((m) => m[1] as string)
+      .find((sql) => sql.includes(`CREATE TABLE ${table} (`));
+    if (block === undefined) throw new Error(`docs/scaling-out.md shows no CREATE TABLE ${table}`);
+    const body = (block.split(`CREATE TABLE ${table} (`)[1] as string).split('\n);')[0] as string;
+    const lines = body
+      .split('\n')
+      .map((l) => l.replace(/--.*$/, '').trim())
+      .filter((l) => l !== '');
+    const key = lines.find((l) => l.startsWith('PRIMARY KEY'));
+    return {
+      columns: lines.filter((l) => !l.startsWith('PRIMARY KEY')).map((l) => l.split(/\s+/)[0] as string),
+      primaryKey:
+        key === undefined
+          ? lines.filter((l) => l.includes('PRIMARY KEY')).map((l) => l.split(/\s+/)[0] as string)
+          : (/\(([^)]*)\)/.exec(key)?.[1] ?? '').split(',').map((c) => c.trim()),
+    };
+  }
+
+  it('is exactly the tables a new file gets, with the schema number SQLITE_SCHEMA_VERSION', async () => {
+    const path = freshPath();
+    const s = store({ path, keepVersions: 3 });
+    for (let v = 0; v < 5; v++) await s.save('k', { v }, v);
+    const db = raw(path);
+    expect(tables(db)).toEqual(['checkpoint_history', 'checkpoints']);
+    for (const table of ['checkpoints', 'checkpoint_history']) {
+      const info = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string; pk: number }[];
+      const doc = documented(table);
+      expect(
+        info.map((c) => c.name),
+        table,
+      ).toEqual(doc.columns);
+      expect(
+        info
+          .filter((c) => c.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((c) => c.name),
+        table,
+      ).toEqual(doc.primaryKey);
+    }
+    expect(userVersion(db)).toBe(SQLITE_SCHEMA_VERSION);
+    const guide = readFileSync(new URL('../../../docs/scaling-out.md', import.meta.url), 'utf8');
+    expect(guide).toContain(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION};`);
+    // The ring: version v in slot v % keepVersions, the current one in its own table.
+    expect(db.prepare('SELECT version, history_slots FROM checkpoints').all()).toEqual([
+      { version: 5, history_slots: 3 },
+    ]);
+    expect(db.prepare('SELECT slot, version FROM checkpoint_history ORDER BY version').all()).toEqual([
+      { slot: 2, version: 2 },
+      { slot: 0, version: 3 },
+      { slot: 1, version: 4 },
+    ]);
   });
 });

@@ -110,36 +110,6 @@ export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-/**
- * How much longer `run` takes on an input 4× the size: `input(4n)` against `input(n)`, each the
- * best of `tries` runs, measured alternately and in **CPU time of this process** (not wall time),
- * so other processes competing for the machine do not skew it. About 4 for linear work, 16 for
- * quadratic. A complexity check, never a speed assertion.
- */
-export function growthFactor<T>(input: (n: number) => T, run: (input: T) => unknown, n: number, tries = 3): number {
-  const once = (value: T): number => {
-    const start = process.cpuUsage();
-    try {
-      run(value);
-    } catch {
-      // a rejected config is still a full pass over it
-    }
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / 1000;
-  };
-  const small = input(n);
-  const large = input(4 * n);
-  once(small); // warm up
-  once(large);
-  let bestSmall = Infinity;
-  let bestLarge = Infinity;
-  for (let i = 0; i < tries; i++) {
-    bestSmall = Math.min(bestSmall, once(small));
-    bestLarge = Math.min(bestLarge, once(large));
-  }
-  return bestLarge / Math.max(bestSmall, 0.05);
-}
-
 let gcFunction: (() => void) | undefined;
 
 /** Runs a full garbage collection (V8's `gc`, enabled on first use without a command-line flag). */

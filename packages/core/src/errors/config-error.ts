@@ -4,7 +4,7 @@ const marker = Symbol.for('signalyard.error.ConfigError');
 
 /** The code of {@link ConfigError} and of every subclass of it. */
 export type ConfigErrorCode =
-  /** A configuration (crew.yaml, routing TOML, runner options, a pipeline, an FSM, a store's options) is invalid; `problems` lists every problem with its path and, from a file, its line. Fix: correct each listed problem; `signalyard validate <file>` prints them for config files. */
+  /** A configuration (crew.yaml, routing TOML, runner options, a pipeline, an FSM, a store's options) is invalid; `problems` lists every problem with its path and, from a file, its line. Subclasses keep this code (the pipeline package's `PipelineConfigError`, thrown by `definePipeline`): tell them apart with their `isInstance`. Fix: correct each listed problem; `signalyard validate <file>` prints them for config files. */
   'CONFIG_INVALID';
 
 /**

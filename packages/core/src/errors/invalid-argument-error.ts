@@ -17,7 +17,9 @@ export type InvalidArgumentErrorCode =
   /** `streamChat` was given a request that is not a `ChatRequest`: not an object, `messages` not an array, `tools` not an array, `abortSignal` not an `AbortSignal`, or `agentId` not a string. Fix: pass `{ messages: [...], tools?, abortSignal?, agentId? }` as the message describes. */
   | 'CHAT_REQUEST_INVALID'
   /** `decideApproval` was given a tool call that is not `{ id, name, arguments }` (with string `id` and `name`), a tool that is not a `Tool` (or whose `name` differs from the call's, or whose `needsApproval` is neither a boolean nor a function), or a context that is not a `ToolContext` object (with a string `toolCallId`). Fix: pass the model's `ToolCall`, the `Tool` it names (or `undefined` for an unknown tool) and the `ToolContext` the tool would run with. */
-  | 'APPROVAL_ARGUMENT_INVALID';
+  | 'APPROVAL_ARGUMENT_INVALID'
+  /** A `Clock` (the `clock` option of a checkpoint store, a pipeline runtime or a kernel) returned something from `now()` that is not a time: not a finite number of milliseconds since the epoch within the range of a `Date`. Nothing was written with it. Fix: make `now()` return milliseconds since the epoch, as `Date.now()` does. */
+  | 'CLOCK_INVALID';
 
 /**
  * A core function was called with an argument it cannot take: a bad signal kind, an empty action

@@ -1,4 +1,4 @@
-import { abortedError } from './abort.js';
+import { abortedError, onAbort } from './abort.js';
 
 /**
  * The one promise-versus-abort race of the Signalyard packages.
@@ -21,12 +21,12 @@ export class AbortRace {
     for (const reject of this.#pending) reject(error);
     this.#pending.clear();
   };
-  #listening: boolean;
+  /** Stops listening to the signal; undefined once stopped (or when it had fired already). */
+  #unlisten: (() => void) | undefined;
 
   constructor(signal: AbortSignal) {
     this.#signal = signal;
-    this.#listening = !signal.aborted;
-    if (this.#listening) signal.addEventListener('abort', this.#onAbort, { once: true });
+    this.#unlisten = signal.aborted ? undefined : onAbort(signal, this.#onAbort);
   }
 
   /** Settles like `value`, or rejects with the signal's `AbortedError` as soon as it fires. */
@@ -42,9 +42,8 @@ export class AbortRace {
 
   /** Stops listening (idempotent); call it when the work the signal guards is over. */
   dispose(): void {
-    if (!this.#listening) return;
-    this.#listening = false;
-    this.#signal.removeEventListener('abort', this.#onAbort);
+    this.#unlisten?.();
+    this.#unlisten = undefined;
   }
 }
 
@@ -57,13 +56,10 @@ export function untilAborted<T>(value: T | PromiseLike<T>, abortSignal: AbortSig
   if (abortSignal === undefined) return Promise.resolve(value);
   if (abortSignal.aborted) return abandoned(value, abortSignal);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => {
+    const stopListening = onAbort(abortSignal, () => {
       reject(abortedError(abortSignal));
-    };
-    abortSignal.addEventListener('abort', onAbort, { once: true });
-    settleInto(value, resolve, reject, () => {
-      abortSignal.removeEventListener('abort', onAbort);
     });
+    settleInto(value, resolve, reject, stopListening);
   });
 }
 

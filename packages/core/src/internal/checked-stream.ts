@@ -1,7 +1,7 @@
 import type { ChatModel, ChatRequest, ChatStreamPart } from '../model.js';
 import { describeValue } from '../signal.js';
 import { StreamCheck, streamInvalid } from '../stream-check.js';
-import { abortedError, throwIfAborted } from './abort.js';
+import { abortedError, onAbort, throwIfAborted } from './abort.js';
 
 const INITIAL = 0;
 /** A part was yielded; the next `next()` reads on. */
@@ -41,6 +41,8 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
   #busy = false;
   #queued = 0;
   #tail: Promise<unknown> = Promise.resolve();
+  /** Stops listening to the abort signal (set while the model's stream is open). */
+  #unlisten: (() => void) | undefined = undefined;
 
   readonly #onAbort = (): void => {
     if (!this.#reading) return;
@@ -145,7 +147,7 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
     this.#check = new StreamCheck(request.agentId);
     this.#open = true;
     this.#state = SUSPENDED;
-    this.#abortSignal?.addEventListener('abort', this.#onAbort, { once: true });
+    if (this.#abortSignal !== undefined) this.#unlisten = onAbort(this.#abortSignal, this.#onAbort);
   }
 
   /** Reads the model's next part (the pending `next()` settles with a part or an error). */
@@ -220,7 +222,8 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
     this.#reading = false;
     this.#model = undefined;
     this.#check = undefined;
-    this.#abortSignal?.removeEventListener('abort', this.#onAbort);
+    this.#unlisten?.();
+    this.#unlisten = undefined;
     if (this.#open) {
       this.#open = false;
       close(this.#iterator as AsyncIterator<unknown>);

@@ -1,4 +1,5 @@
 import type { Checkpoint } from '../checkpoint-store.js';
+import { describeValue } from '../signal.js';
 
 /**
  * The checkpoint a store row holds — `version` a positive safe integer, `text` the JSON it
@@ -12,7 +13,9 @@ export function checkpointFromRow(
   corrupt: (what: string, cause?: unknown) => Error,
 ): Checkpoint {
   if (!isStoredVersion(version) || typeof text !== 'string' || typeof updatedAt !== 'string') {
-    throw corrupt(`a row (version ${describe(version)}, ${typeof text} data, updatedAt ${describe(updatedAt)})`);
+    throw corrupt(
+      `a row (version ${describeValue(version)}, ${typeof text} data, updatedAt ${describeValue(updatedAt)})`,
+    );
   }
   let data: unknown;
   try {
@@ -26,8 +29,4 @@ export function checkpointFromRow(
 /** True for a version a store can hold: a positive safe integer. */
 export function isStoredVersion(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-
-function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }

@@ -1,3 +1,5 @@
+import { onAbort } from './abort.js';
+
 /** Options of an {@link EventChannel}. */
 export interface EventChannelOptions<E> {
   /**
@@ -81,12 +83,13 @@ export class EventChannel<E> {
     let head = 0;
     let wake: (() => void) | undefined;
     let done = false;
+    let unlisten: (() => void) | undefined;
     const finish = (): void => {
       if (done) return;
       done = true;
       unsubscribe();
       this.#closers.delete(finish);
-      abortSignal?.removeEventListener('abort', finish);
+      unlisten?.();
       wake?.();
     };
     const unsubscribe = this.on((event) => {
@@ -95,7 +98,7 @@ export class EventChannel<E> {
     });
     this.#closers.add(finish);
     if (this.#ended || abortSignal?.aborted === true) finish();
-    else abortSignal?.addEventListener('abort', finish, { once: true });
+    else if (abortSignal !== undefined) unlisten = onAbort(abortSignal, finish);
     const next = async (): Promise<IteratorResult<E>> => {
       while (head === buffer.length && !done) {
         await new Promise<void>((resolve) => (wake = resolve));

@@ -4,6 +4,7 @@ import type { PendingApproval } from '../approval.js';
 import type { SessionCause, SessionCheckpointV1, SessionVersion } from '../session-checkpoint.js';
 import type { StrategySnapshot } from '../execution-strategy.js';
 import { describeValue } from '../signal.js';
+import { inboxFieldsProblem } from './inbox-seq.js';
 
 /** What {@link readSessionCheckpoint} found: the checkpoint, or why it cannot be read. */
 export type SessionCheckpointRead =
@@ -44,6 +45,8 @@ export function readSessionCheckpoint(data: unknown): SessionCheckpointRead {
       true,
     );
   }
+  const inboxProblem = inboxFieldsProblem(d);
+  if (inboxProblem !== undefined) return bad(inboxProblem);
   return {
     ok: true,
     data: {

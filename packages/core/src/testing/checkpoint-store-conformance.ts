@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
 import { CheckpointConflictError } from '../errors/checkpoint-conflict-error.js';
 import { historyCases } from './checkpoint-history-cases.js';
 import {
   collect,
   json,
   rejectsWithCode,
+  type CheckpointConformanceOptions,
   type CheckpointStoreFactory,
   type ConformanceHarness,
   type StoreTest,
@@ -21,7 +23,8 @@ import {
  * `describe` and `it`. Every store in the Signalyard repository runs it; a third-party store can too.
  *
  * The factory receives `{ keepVersions }` when a case needs a particular number of kept versions,
- * and nothing when any will do.
+ * and nothing when any will do. With `options.clock`, the store takes a `clock` option: the
+ * factory then also receives `{ clock }` in the cases that drive time with one.
  *
  * @example
  * ```ts
@@ -35,6 +38,7 @@ export function checkpointStoreConformance(
   name: string,
   factory: CheckpointStoreFactory,
   harness: ConformanceHarness,
+  options: CheckpointConformanceOptions = {},
 ): void {
   const { describe, it } = harness;
 
@@ -72,7 +76,41 @@ export function checkpointStoreConformance(
     describe('close', () => {
       closeCases(it, factory);
     });
+    if (options.clock === true) {
+      describe('clock', () => {
+        clockCases(test);
+      });
+    }
   });
+}
+
+/** The conformance cases of a store that takes a `clock`: every save is stamped with its time. */
+function clockCases(test: StoreTest): void {
+  let now = 0;
+  const clock: Clock = { now: () => now };
+  test(
+    'stamps each save with the time its clock reads, and each kept version keeps its own',
+    async (store, p) => {
+      now = Date.UTC(2031, 0, 2, 3, 4, 5, 678);
+      await store.save(`${p}k`, 1, 0);
+      assert.equal((await store.load(`${p}k`))?.updatedAt, '2031-01-02T03:04:05.678Z');
+      now += 90_000;
+      await store.save(`${p}k`, 2, 1);
+      assert.equal((await store.load(`${p}k`))?.updatedAt, '2031-01-02T03:05:35.678Z');
+      if (store.history !== undefined) {
+        const kept = await collect(store.history(`${p}k`));
+        assert.deepEqual(
+          kept.map((c) => [c.version, c.updatedAt]),
+          [
+            [2, '2031-01-02T03:05:35.678Z'],
+            [1, '2031-01-02T03:04:05.678Z'],
+          ],
+        );
+        assert.equal((await store.loadVersion?.(`${p}k`, 1))?.updatedAt, '2031-01-02T03:04:05.678Z');
+      }
+    },
+    { clock },
+  );
 }
 
 /** The conformance cases of compare-and-set. */

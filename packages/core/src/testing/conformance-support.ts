@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { CheckpointStore } from '../checkpoint-store.js';
+import type { Clock } from '../clock.js';
 import { isSignalyardError } from '../errors/signalyard-error.js';
 
 /** The test-registration functions of the runner you use: vitest's, `node:test`'s, mocha's… */
@@ -12,15 +13,29 @@ export interface ConformanceHarness {
 
 /**
  * Makes a fresh store for one test, with `keepVersions` when the test gives one (the store's
- * default otherwise). Tests use unique key prefixes, so stores over one database may share it.
+ * default otherwise), and `clock` when the test gives one (only when the suite was told the
+ * store takes one: {@link CheckpointConformanceOptions}). Tests use unique key prefixes, so
+ * stores over one database may share it.
  */
-export type CheckpointStoreFactory = (opts?: { keepVersions?: number }) => CheckpointStore | Promise<CheckpointStore>;
+export type CheckpointStoreFactory = (opts?: {
+  keepVersions?: number;
+  clock?: Clock;
+}) => CheckpointStore | Promise<CheckpointStore>;
+
+/** What the store under test offers beyond the `CheckpointStore` interface, so that the suite checks it too. */
+export interface CheckpointConformanceOptions {
+  /**
+   * The store takes a `clock` option (core's `Clock`) and stamps every save with its time: the
+   * suite then checks `updatedAt` of saves and kept versions against a clock it drives.
+   */
+  readonly clock?: boolean;
+}
 
 /** Registers one case run with a fresh store (made with `opts`) and a unique key prefix. */
 export type StoreTest = (
   title: string,
   fn: (store: CheckpointStore, prefix: string) => Promise<void>,
-  opts?: { keepVersions?: number },
+  opts?: { keepVersions?: number; clock?: Clock },
 ) => void;
 
 /** JSON round trip: what every store must give back for `value`. */

@@ -1,4 +1,5 @@
-import { isoAt, isoNow } from '@signalyard/core/internal';
+import { InvalidArgumentError, systemClock } from '@signalyard/core';
+import { clockProblem, isClock, isoAt, isoNow, readClock } from '@signalyard/core/internal';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 describe('isoAt', () => {
@@ -40,5 +41,31 @@ describe('systemClock', () => {
     expect(systemClock.now()).toBe(5_000);
     vi.useRealTimers();
     expect(Object.isFrozen(systemClock)).toBe(true);
+  });
+});
+
+describe('isClock and readClock', () => {
+  it('a clock is anything with a now() method', () => {
+    expect(isClock(systemClock)).toBe(true);
+    expect(isClock({ now: () => 0 })).toBe(true);
+    expect(isClock(Object.assign(() => 0, { now: () => 0 }))).toBe(true);
+    expect(isClock(Date)).toBe(true); // Date.now is a clock's now()
+    for (const bad of [undefined, null, 0, 'now', { now: 0 }, {}]) expect(isClock(bad)).toBe(false);
+    expect(clockProblem(42)).toBe('expected a Clock { now(): number } (such as systemClock), got 42');
+  });
+
+  it('reads the clock, and refuses a reading that is not a time with CLOCK_INVALID', () => {
+    expect(readClock({ now: () => 1_234 })).toBe(1_234);
+    expect(readClock({ now: () => -8.64e15 })).toBe(-8.64e15);
+    for (const bad of [Number.NaN, Infinity, 9e15, '1', undefined]) {
+      let caught: unknown;
+      try {
+        readClock({ now: () => bad as number });
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidArgumentError.isInstance(caught), String(bad)).toBe(true);
+      expect((caught as InvalidArgumentError).code).toBe('CLOCK_INVALID');
+    }
   });
 });

@@ -22,11 +22,6 @@ export class ConfigProblems {
 /** @internal */
 export type Rec = Record<string, unknown>;
 
-/** A plain object (not null, not an array). @internal */
-export function isRecord(value: unknown): value is Rec {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A non-blank string. @internal */
 export function isName(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '';

@@ -1,4 +1,5 @@
-import { isRecord, type ConfigProblems, type Rec } from './config-problems.js';
+import { isRecord } from '@signalyard/core/internal';
+import { type ConfigProblems, type Rec } from './config-problems.js';
 
 /** Reports each dependency cycle in `requires` once, at the stage where it was closed. @internal */
 export function checkRequiresCycles(

@@ -1,5 +1,6 @@
+import { isRecord } from '@signalyard/core/internal';
 import { describeValue } from '@signalyard/core';
-import { got, isName, isRecord, type ConfigProblems } from './config-problems.js';
+import { got, isName, type ConfigProblems } from './config-problems.js';
 
 /** Targets that are not stages: the end of the run and the two interrupt targets. @internal */
 const SPECIAL_TARGET_NAMES: readonly string[] = Object.freeze(['end', 'clarification', 'confirmation']);

@@ -1,7 +1,8 @@
+import { isRecord } from '@signalyard/core/internal';
 import type { ConfigProblem } from '@signalyard/core';
 import { INTERRUPT_KINDS, isInterruptKind } from '../envelope/interrupt.js';
 import { messageOf } from '../shared/error-message.js';
-import { ConfigProblems, got, isName, isRecord, type Rec } from './config-problems.js';
+import { ConfigProblems, got, isName, type Rec } from './config-problems.js';
 import { checkRequiresCycles } from './requires-cycles.js';
 import { StageNames } from './stage-names.js';
 import { validateStage } from './validate-stage.js';

@@ -1,6 +1,6 @@
-import { MAX_TIMEOUT_MS } from '@signalyard/core/internal';
+import { isRecord, MAX_TIMEOUT_MS } from '@signalyard/core/internal';
 import { describeValue } from '@signalyard/core';
-import { got, isName, isRecord, type ConfigProblems, type Rec } from './config-problems.js';
+import { got, isName, type ConfigProblems, type Rec } from './config-problems.js';
 import type { StageNames } from './stage-names.js';
 
 const STAGE_KEYS = [

@@ -1,4 +1,4 @@
-import { setData } from '../shared/set-data.js';
+import { setData } from '@signalyard/core/internal';
 
 /** A plain-object copy of `record` (own enumerable keys) that keeps a `__proto__` key as data. @internal */
 export function copyRecord<V>(record: Readonly<Record<string, V>>): Record<string, V> {

@@ -1,7 +1,7 @@
+import { describeValue } from '@signalyard/core';
+import { frozenCopy, isRecord } from '@signalyard/core/internal';
 import * as z from 'zod';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
-import { describeSafely } from '../shared/error-message.js';
-import { frozenCopy } from '../shared/frozen-copy.js';
 import { formatPath, parseWithSchema } from '../shared/schema-problem.js';
 import { copyRecord } from './copy-record.js';
 import { orderEnvelopeKeys, type EnvelopeJSON, type StageErrorRecord, type TraceEntry } from './envelope-json.js';
@@ -19,8 +19,6 @@ const strict = <S extends z.ZodRawShape>(shape: S, notObject = 'an object'): z.Z
     error: (issue) =>
       issue.code === 'unrecognized_keys' ? `no such key (allowed: ${Object.keys(shape).join(', ')})` : notObject,
   });
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
@@ -115,7 +113,7 @@ export function parseEnvelopeJSON(json: unknown): EnvelopeJSON {
     throw new PipelineUsageError({
       code: 'PIPELINE_ENVELOPE_INVALID',
       argument: at,
-      message: `Invalid envelope JSON at ${at === '' ? '(root)' : at}: got ${describeSafely(input)}, expected ${message}`,
+      message: `Invalid envelope JSON at ${at === '' ? '(root)' : at}: got ${describeValue(input)}, expected ${message}`,
     });
   }
   const o = parsed.value;

@@ -1,7 +1,8 @@
+import { describeValue } from '@signalyard/core';
+import { frozenCopy } from '@signalyard/core/internal';
 import * as z from 'zod';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
-import { describeSafely, messageOf } from '../shared/error-message.js';
-import { frozenCopy } from '../shared/frozen-copy.js';
+import { messageOf } from '../shared/error-message.js';
 import { formatPath, parseWithSchema } from '../shared/schema-problem.js';
 import type { InterruptResponse } from './interrupt.js';
 
@@ -43,7 +44,7 @@ export function parseResponseArgument(value: unknown, path: string): InterruptRe
     throw new PipelineUsageError({
       code: 'PIPELINE_ARGUMENT_INVALID',
       argument: at,
-      message: `Invalid ${at} ${describeSafely(parsed.problem.input)}: expected ${parsed.problem.message}`,
+      message: `Invalid ${at} ${describeValue(parsed.problem.input)}: expected ${parsed.problem.message}`,
     });
   }
   try {

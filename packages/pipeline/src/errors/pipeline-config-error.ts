@@ -1,11 +1,12 @@
-import { ConfigError, hasErrorMarker, type ConfigProblem } from '@signalyard/core';
+import { ConfigError, hasErrorMarker, type ConfigErrorCode, type ConfigProblem } from '@signalyard/core';
 
 const marker = Symbol.for('signalyard.error.PipelineConfigError');
 
-/** The code of {@link PipelineConfigError} (the code of every core `ConfigError`). */
-export type PipelineConfigErrorCode =
-  /** `definePipeline` was given an invalid configuration: empty or duplicate names, unknown targets, `requires` / `after` naming unknown stages or the stage itself, a `requires` cycle, bad edge limits, non-positive bounds, timeouts or TTLs, unknown keys; `problems` lists every one with its path. Fix: correct each listed problem at its path (e.g. `stages[2].routingRules[0].target`). */
-  'CONFIG_INVALID';
+/**
+ * The code of {@link PipelineConfigError}: core's `ConfigErrorCode` (`CONFIG_INVALID`), which
+ * every subclass of `ConfigError` keeps; `ConfigError` owns it.
+ */
+export type PipelineConfigErrorCode = ConfigErrorCode;
 
 /**
  * A pipeline configuration given to `definePipeline` is invalid (code `CONFIG_INVALID`, as every

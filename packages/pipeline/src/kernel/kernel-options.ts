@@ -1,4 +1,5 @@
-import { MAX_TIMEOUT_MS, isAbortSignal, isTimerDelay } from '@signalyard/core/internal';
+import type { Clock } from '@signalyard/core';
+import { MAX_TIMEOUT_MS, clockProblem, isAbortSignal, isClock, isTimerDelay } from '@signalyard/core/internal';
 import * as z from 'zod';
 import type { PipelineMode } from '../envelope/envelope-json.js';
 import { KernelError } from '../errors/kernel-error.js';
@@ -15,6 +16,12 @@ export interface KernelOptions {
    * forgets it, in ms: `0` or more, or `Infinity` (kept until `reap`). Default 300000 (5 minutes).
    */
   retainTerminatedMs?: number;
+  /**
+   * Where the kernel reads the time: each process's `usage.elapsedMs`, and the times its runs
+   * record (trace, errors, interrupts) and check interrupt expiry against. Default `systemClock`
+   * (`Date.now()`); a test drives it with a clock of its own. Deadlines stay timers.
+   */
+  clock?: Clock;
 }
 
 /** Options of {@link Kernel.registerService}. */
@@ -58,6 +65,7 @@ const kernelShape = {
       invalid('retainTerminatedMs', `a number of milliseconds from 0 to ${MAX_TIMEOUT_MS}, or Infinity`),
     )
     .optional(),
+  clock: z.custom<Clock>(isClock, { error: (issue) => `Invalid clock: ${clockProblem(issue.input)}` }).optional(),
 };
 const kernelOptionsSchema = z.strictObject(kernelShape, strictObjectError('options', Object.keys(kernelShape)));
 const serviceShape = { maxConcurrent: limit('maxConcurrent') };

@@ -1,16 +1,13 @@
-import { onAbort } from '@signalyard/core/internal';
-import { AbortedError } from '@signalyard/core';
+import { frozenCopy } from '@signalyard/core/internal';
+import { describeValue, systemClock } from '@signalyard/core';
 import type { Envelope } from '../envelope/envelope.js';
 import type { Interrupt, InterruptResponse } from '../envelope/interrupt.js';
 import { parseResponseArgument } from '../envelope/interrupt-response.js';
-import type { TerminalReason } from '../envelope/terminal-reason.js';
 import { KernelError } from '../errors/kernel-error.js';
 import { PipelineRuntime } from '../runtime/pipeline-runtime.js';
 import { checkNotExpired } from '../runtime/prepare-run.js';
-import { describeSafely, messageOf } from '../shared/error-message.js';
-import { frozenCopy } from '../shared/frozen-copy.js';
+import { messageOf } from '../shared/error-message.js';
 import type { KernelEvent } from './kernel-event.js';
-import { KernelEventBus } from './kernel-event-bus.js';
 import {
   argumentError,
   parseEventsOptions,
@@ -22,15 +19,11 @@ import {
   type ServiceOptions,
   type SubmitOptions,
 } from './kernel-options.js';
-import { newProcessRecord, type ProcessRecord } from './process-record.js';
-import { startProcessRun } from './process-run.js';
+import { ProcessDispatcher } from './process-dispatcher.js';
+import { newProcessRecord } from './process-record.js';
 import { processStatus } from './process-snapshot.js';
 import type { ProcessHandle, ProcessStatus } from './process-status.js';
-import { ProcessTable } from './process-table.js';
-import { exhaustedQuota, quotaBounds } from './quotas.js';
-import { nextDispatch, type KernelSlots } from './scheduler.js';
-import { ServiceRegistry, type Service } from './service-registry.js';
-import { stoppedEnvelope } from './stopped-envelope.js';
+import { quotaBounds } from './quotas.js';
 
 const DEFAULT_MAX_RUNNING = 4;
 const DEFAULT_RETAIN_TERMINATED_MS = 300_000;
@@ -56,6 +49,10 @@ const DEFAULT_CANCEL_REASON = 'Kernel.cancel';
  * - **Interrupts**: a process whose pipeline pauses is `waiting`; `resume(pid, interruptId,
  *   response)` continues the **stored** envelope (input, outputs, counters intact).
  *
+ * - **Time**: the kernel reads the time from its `clock` option (default `systemClock`): a
+ *   process's `elapsedMs`, and every time its runs record (trace, errors, interrupts) and check
+ *   interrupt expiry against. Its deadlines (`timeoutMs` quotas, `retainTerminatedMs`) are timers.
+ *
  * Failures are outcomes, never rejections: an unknown service ends the process
  * `unknown_service`, an unhealthy one `service_unhealthy`, `cancel` `user_cancelled`. Methods
  * throw {@link KernelError} only for misuse.
@@ -74,36 +71,20 @@ export class Kernel {
   readonly maxRunning: number;
   /** How long a terminated process stays visible, in ms. */
   readonly retainTerminatedMs: number;
-  readonly #services = new ServiceRegistry<ProcessRecord>();
-  readonly #bus = new KernelEventBus(() => {
-    this.#releaseDrainWaiters();
-  });
-  readonly #table = new ProcessTable((event) => {
-    this.#bus.emit(event);
-  });
-  /** What the scheduler reads. */
-  readonly #slots: KernelSlots<ProcessRecord>;
-  #drainWaiters: (() => void)[] = [];
-  #scheduleQueued = false;
+  /** The process table, the services, the events and the lifecycle behind these methods. */
+  readonly #d: ProcessDispatcher;
 
   /**
-   * @param options `maxRunning` (default 4), `retainTerminatedMs` (default 300000).
-   * @throws KernelError `KERNEL_ARGUMENT_INVALID` for malformed options (unknown keys included).
+   * @param options `maxRunning` (default 4), `retainTerminatedMs` (default 300000), `clock`
+   *   (default `systemClock`).
+   * @throws KernelError `KERNEL_ARGUMENT_INVALID` for malformed options (unknown keys included, a
+   *   `clock` that is not a `Clock { now(): number }`).
    */
   constructor(options: KernelOptions = {}) {
     const o = parseKernelOptions(options);
     this.maxRunning = o.maxRunning ?? DEFAULT_MAX_RUNNING;
     this.retainTerminatedMs = o.retainTerminatedMs ?? DEFAULT_RETAIN_TERMINATED_MS;
-    const table = this.#table;
-    const maxRunning = this.maxRunning;
-    this.#slots = {
-      maxRunning,
-      get running() {
-        return table.running;
-      },
-      peekReady: () => table.ready.peek(),
-      serviceOf: (p) => p.request.service as Service<ProcessRecord>,
-    };
+    this.#d = new ProcessDispatcher(this.maxRunning, this.retainTerminatedMs, o.clock ?? systemClock);
   }
 
   /**
@@ -120,15 +101,15 @@ export class Kernel {
    */
   registerService(name: string, runtime: PipelineRuntime, opts: ServiceOptions = {}): void {
     if (typeof name !== 'string' || name === '')
-      throw argumentError('name', `Invalid service name ${describeSafely(name)}: expected a non-empty string`);
+      throw argumentError('name', `Invalid service name ${describeValue(name)}: expected a non-empty string`);
     if (!((runtime as unknown) instanceof PipelineRuntime)) {
       throw argumentError(
         'runtime',
-        `Invalid runtime ${describeSafely(runtime)} for service ${JSON.stringify(name)}: expected a PipelineRuntime of this copy of @signalyard/pipeline`,
+        `Invalid runtime ${describeValue(runtime)} for service ${JSON.stringify(name)}: expected a PipelineRuntime of this copy of @signalyard/pipeline`,
       );
     }
     const o = parseServiceOptions(opts);
-    this.#services.register(name, runtime, o.maxConcurrent ?? Infinity);
+    this.#d.services.register(name, runtime, o.maxConcurrent ?? Infinity);
   }
 
   /**
@@ -144,11 +125,11 @@ export class Kernel {
    * ```
    */
   setHealth(name: string, healthy: boolean): void {
-    const service = this.#services.require(name);
+    const service = this.#d.services.require(name);
     if (typeof healthy !== 'boolean')
       throw argumentError(
         'healthy',
-        `Invalid health ${describeSafely(healthy)} for service ${JSON.stringify(name)}: expected a boolean`,
+        `Invalid health ${describeValue(healthy)} for service ${JSON.stringify(name)}: expected a boolean`,
       );
     service.healthy = healthy;
   }
@@ -179,49 +160,28 @@ export class Kernel {
     } catch (error) {
       throw argumentError(
         'input',
-        `Invalid input ${describeSafely(input)}: copying it threw: ${messageOf(error)}`,
+        `Invalid input ${describeValue(input)}: copying it threw: ${messageOf(error)}`,
         error,
       );
     }
-    const serviceName = o.service ?? this.#services.defaultName();
+    const d = this.#d;
+    const serviceName = o.service ?? d.services.defaultName();
     const p = newProcessRecord(crypto.randomUUID(), {
       input: copy,
       mode: o.mode ?? 'sequential',
       serviceName,
-      service: this.#services.get(serviceName),
+      service: d.services.get(serviceName),
       priority: o.priority ?? 'normal',
       quota: o.quota,
       bounds: quotaBounds(o.quota),
     });
-    const result = this.#pendingResult(p);
-    this.#table.add(p);
-    this.#bus.batch(() => {
-      this.#bus.emit({ type: 'process_created', pid: p.pid, priority: p.request.priority, service: serviceName });
-      this.#admit(p, o.abortSignal);
+    const result = d.pendingResult(p);
+    d.table.add(p);
+    d.bus.batch(() => {
+      d.bus.emit({ type: 'process_created', pid: p.pid, priority: p.request.priority, service: serviceName });
+      d.admit(p, o.abortSignal);
     });
     return { pid: p.pid, result };
-  }
-
-  /** Checks a new process's service and signal, then queues it (or ends it at once). */
-  #admit(p: ProcessRecord, abortSignal: AbortSignal | undefined): void {
-    const { service, serviceName } = p.request;
-    if (service === undefined) {
-      const known =
-        this.#services.size === 0 ? 'no service is registered' : `registered services: ${this.#services.describe()}`;
-      this.#end(p, 'unknown_service', `unknown service ${JSON.stringify(serviceName)} (${known})`);
-    } else if (!service.healthy) {
-      this.#end(p, 'service_unhealthy', `service ${JSON.stringify(serviceName)} is unhealthy`);
-    } else if (abortSignal?.aborted === true) {
-      this.#end(p, 'user_cancelled', `cancelled: ${messageOf(abortSignal.reason)}`);
-    } else {
-      if (abortSignal !== undefined) {
-        p.hooks.unlinkAbort = onAbort(abortSignal, () => {
-          if (this.#table.get(p.pid) === p) this.cancel(p.pid, messageOf(abortSignal.reason));
-        });
-      }
-      this.#table.enqueue(p);
-      this.#requestSchedule();
-    }
   }
 
   /**
@@ -248,7 +208,8 @@ export class Kernel {
    * ```
    */
   resume(pid: string, interruptId: string, response: InterruptResponse): ProcessHandle {
-    const p = this.#table.lookup(pid);
+    const d = this.#d;
+    const p = d.table.lookup(pid);
     if (p.state !== 'waiting') {
       throw new KernelError({
         code: 'KERNEL_INVALID_STATE',
@@ -262,7 +223,7 @@ export class Kernel {
       throw new KernelError({
         code: 'KERNEL_INTERRUPT_MISMATCH',
         pid,
-        message: `Cannot resume process ${JSON.stringify(pid)} with interrupt ${describeSafely(interruptId)}: it waits on interrupt ${JSON.stringify(interrupt.id)} (${interrupt.kind} from stage ${JSON.stringify(interrupt.stage)})`,
+        message: `Cannot resume process ${JSON.stringify(pid)} with interrupt ${describeValue(interruptId)}: it waits on interrupt ${JSON.stringify(interrupt.id)} (${interrupt.kind} from stage ${JSON.stringify(interrupt.stage)})`,
       });
     }
     let answer: InterruptResponse;
@@ -277,12 +238,11 @@ export class Kernel {
         cause: error,
       });
     }
-    checkNotExpired(pid, interrupt, `Cannot resume process ${JSON.stringify(pid)}`);
+    checkNotExpired(pid, interrupt, `Cannot resume process ${JSON.stringify(pid)}`, d.now());
     p.response = { ...answer };
-    const result = this.#pendingResult(p);
-    this.#bus.batch(() => {
-      this.#table.enqueue(p);
-      this.#requestSchedule();
+    const result = d.pendingResult(p);
+    d.bus.batch(() => {
+      d.queue(p);
     });
     return { pid, result };
   }
@@ -303,30 +263,14 @@ export class Kernel {
    * ```
    */
   cancel(pid: string, reason?: string): void {
-    const p = this.#table.lookup(pid);
+    const d = this.#d;
+    const p = d.table.lookup(pid);
     if (reason !== undefined && typeof reason !== 'string')
-      throw argumentError('reason', `Invalid cancel reason ${describeSafely(reason)}: expected a string`);
+      throw argumentError('reason', `Invalid cancel reason ${describeValue(reason)}: expected a string`);
     const why = reason ?? DEFAULT_CANCEL_REASON;
-    switch (p.state) {
-      case 'terminated':
-      case 'zombie':
-        return;
-      case 'running': {
-        const controller = (p.run as { controller: AbortController }).controller;
-        if (!controller.signal.aborted) controller.abort(new AbortedError({ message: why }));
-        return;
-      }
-      default:
-        this.#bus.batch(() => {
-          const service = p.request.service;
-          const wasQueued = this.#table.dequeue(p);
-          this.#end(p, 'user_cancelled', `cancelled: ${why}`);
-          if (wasQueued && service !== undefined) {
-            this.#table.unblock(service);
-            this.#requestSchedule();
-          }
-        });
-    }
+    d.bus.batch(() => {
+      d.cancel(p, why);
+    });
   }
 
   /**
@@ -334,6 +278,7 @@ export class Kernel {
    * pending interrupt while it is `waiting`. Usage is live while the process runs.
    * `undefined` for a pid the kernel does not know (never submitted, or forgotten).
    *
+   * @throws InvalidArgumentError `CLOCK_INVALID` when the kernel's clock returns no time.
    * @example
    * ```ts
    * const s = kernel.status(pid);
@@ -341,8 +286,8 @@ export class Kernel {
    * ```
    */
   status(pid: string): ProcessStatus | undefined {
-    const p = this.#table.get(pid);
-    return p === undefined ? undefined : processStatus(p, Date.now());
+    const p = this.#d.table.get(pid);
+    return p === undefined ? undefined : processStatus(p, this.#d.now());
   }
 
   /**
@@ -357,7 +302,7 @@ export class Kernel {
    * ```
    */
   envelope(pid: string): Envelope | undefined {
-    return this.#table.get(pid)?.envelope;
+    return this.#d.table.get(pid)?.envelope;
   }
 
   /**
@@ -375,8 +320,8 @@ export class Kernel {
    */
   on(listener: (event: KernelEvent) => void): () => void {
     if (typeof listener !== 'function')
-      throw argumentError('listener', `Invalid listener ${describeSafely(listener)}: expected a function`);
-    return this.#bus.on(listener);
+      throw argumentError('listener', `Invalid listener ${describeValue(listener)}: expected a function`);
+    return this.#d.bus.on(listener);
   }
 
   /**
@@ -392,7 +337,7 @@ export class Kernel {
    */
   events(opts: KernelEventsOptions = {}): AsyncIterable<KernelEvent> {
     const o = parseEventsOptions(opts);
-    return this.#bus.events(o.abortSignal);
+    return this.#d.bus.events(o.abortSignal);
   }
 
   /**
@@ -407,10 +352,7 @@ export class Kernel {
    * ```
    */
   drain(): Promise<void> {
-    if (this.#table.active === 0) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      this.#drainWaiters.push(resolve);
-    });
+    return this.#d.drain();
   }
 
   /**
@@ -426,7 +368,7 @@ export class Kernel {
    * ```
    */
   reap(pid: string): void {
-    const p = this.#table.lookup(pid);
+    const p = this.#d.table.lookup(pid);
     if (p.state !== 'terminated' && p.state !== 'zombie') {
       throw new KernelError({
         code: 'KERNEL_INVALID_STATE',
@@ -435,120 +377,6 @@ export class Kernel {
         message: `Cannot reap process ${JSON.stringify(pid)}: it is ${p.state}, expected terminated or zombie`,
       });
     }
-    this.#table.forget(p);
-  }
-
-  // ------------------------------------------------------------------------------ queues
-
-  /** A new pending `result` for `p`, settled at its next pause or termination. */
-  #pendingResult(p: ProcessRecord): Promise<Envelope> {
-    return new Promise<Envelope>((resolve) => {
-      p.hooks.settle = resolve;
-    });
-  }
-
-  #requestSchedule(): void {
-    if (this.#scheduleQueued) return;
-    this.#scheduleQueued = true;
-    queueMicrotask(() => {
-      this.#scheduleQueued = false;
-      this.#bus.batch(() => {
-        this.#schedule();
-      });
-    });
-  }
-
-  /** Applies the scheduler's decisions until it has none (see {@link nextDispatch}). */
-  #schedule(): void {
-    for (let d = nextDispatch(this.#slots); d !== undefined; d = nextDispatch(this.#slots)) {
-      const p = d.process;
-      const service = p.request.service as Service<ProcessRecord>;
-      this.#table.dequeue(p);
-      if (d.kind === 'refuse') {
-        this.#end(p, 'service_unhealthy', `service ${JSON.stringify(service.name)} is unhealthy`);
-        this.#table.unblock(service);
-      } else {
-        this.#start(p, service);
-      }
-    }
-  }
-
-  // ------------------------------------------------------------------------------ runs
-
-  #start(p: ProcessRecord, service: Service<ProcessRecord>): void {
-    const limit = p.request.quota.timeoutMs;
-    const timeLeft = limit === undefined ? undefined : limit - p.usage.elapsedMs;
-    if (limit !== undefined && timeLeft !== undefined && timeLeft <= 0) {
-      // the running time of earlier segments already used it all (clock granularity)
-      this.#bus.emit({ type: 'resource_exhausted', pid: p.pid, resource: 'timeoutMs', used: p.usage.elapsedMs, limit });
-      this.#end(p, 'timeout_exceeded', `the process used its timeoutMs quota of ${limit} ms`);
-      this.#table.unblock(service);
-      return;
-    }
-    this.#table.running++;
-    service.running++;
-    this.#table.transition(p, 'running');
-    startProcessRun(p, service, timeLeft, (envelope, ran) => {
-      this.#bus.batch(() => {
-        this.#finish(p, service, envelope, ran);
-      });
-    });
-  }
-
-  /** A run stopped: the process waits on its interrupt or terminates; the slot frees. */
-  #finish(p: ProcessRecord, service: Service<ProcessRecord>, envelope: Envelope, ran: boolean): void {
-    p.usage.elapsedMs += Date.now() - (p.run as { startedAt: number }).startedAt;
-    p.run = undefined;
-    p.response = undefined;
-    this.#table.running--;
-    service.running--;
-    if (envelope.terminated) {
-      const exhausted = ran
-        ? exhaustedQuota(p.request.quota, service.runtime.pipeline.bounds, envelope, {
-            toolCalls: p.usage.toolCalls.used,
-            elapsedMs: p.usage.elapsedMs,
-          })
-        : undefined;
-      if (exhausted !== undefined) this.#bus.emit({ type: 'resource_exhausted', pid: p.pid, ...exhausted });
-      this.#terminate(p, envelope);
-    } else {
-      p.envelope = envelope;
-      this.#table.transition(p, 'waiting');
-      this.#bus.emit({ type: 'interrupt_raised', pid: p.pid, interrupt: envelope.interrupt as Interrupt });
-      this.#settle(p, envelope);
-    }
-    this.#table.unblock(service);
-    this.#schedule();
-  }
-
-  /** Ends a process that is not running, with a terminated copy of its stored envelope (or a fresh one). */
-  #end(p: ProcessRecord, reason: TerminalReason, message: string): void {
-    this.#terminate(p, stoppedEnvelope(p, reason, message));
-  }
-
-  /** terminated (result settles) → zombie (forgotten after `retainTerminatedMs`). */
-  #terminate(p: ProcessRecord, envelope: Envelope): void {
-    p.envelope = envelope;
-    this.#table.transition(p, 'terminated');
-    p.hooks.unlinkAbort?.();
-    p.hooks.unlinkAbort = undefined;
-    this.#settle(p, envelope);
-    this.#table.transition(p, 'zombie');
-    this.#table.retain(p, this.retainTerminatedMs);
-  }
-
-  #settle(p: ProcessRecord, envelope: Envelope): void {
-    const settle = p.hooks.settle;
-    p.hooks.settle = undefined;
-    if (settle !== undefined) settle(envelope);
-  }
-
-  /** After each outermost operation: releases `drain` callers when nothing is active. */
-  #releaseDrainWaiters(): void {
-    if (this.#table.active === 0 && this.#drainWaiters.length > 0) {
-      const waiters = this.#drainWaiters;
-      this.#drainWaiters = [];
-      for (const resolve of waiters) resolve();
-    }
+    this.#d.table.forget(p);
   }
 }

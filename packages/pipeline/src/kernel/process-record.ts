@@ -26,7 +26,7 @@ export interface ProcessRequest {
 /** The run in progress while the process is `running`. @internal */
 export interface RunningSegment {
   readonly controller: AbortController;
-  /** `Date.now()` when it started. */
+  /** When it started, on the kernel's clock (`NaN` when the clock could not be read). */
   readonly startedAt: number;
   /** The run's live state (for `status` while it runs). */
   live: Readonly<RunState> | undefined;

@@ -1,3 +1,4 @@
+import type { Clock } from '@signalyard/core';
 import type { Envelope } from '../envelope/envelope.js';
 import { PipelineStateError } from '../errors/pipeline-state-error.js';
 import { RUN_CONTROL, type RunControl } from '../runtime/run-control.js';
@@ -10,7 +11,8 @@ import { stoppedEnvelope } from './stopped-envelope.js';
 /**
  * Starts a run of process `p` on its service: its pipeline runs its input (or continues its
  * stored envelope with the answer `resume` gave), with the quota as bounds, the quota's time
- * left as `timeoutMs`, its tool-call count and a live view of its counters. `onStop` receives
+ * left as `timeoutMs`, its tool-call count, a live view of its counters and the kernel's
+ * `clock` (the run records its times with it); `startedAt` is that clock's reading now. `onStop` receives
  * the envelope when the run stops (paused or terminated); `ran` is false when the runtime
  * rejected (then the envelope is a terminated copy saying why).
  * @internal
@@ -19,10 +21,12 @@ export function startProcessRun(
   p: ProcessRecord,
   service: Service<ProcessRecord>,
   timeoutMs: number | undefined,
+  clock: Clock,
+  startedAt: number,
   onStop: (envelope: Envelope, ran: boolean) => void,
 ): void {
   const controller = new AbortController();
-  const run: RunningSegment = { controller, startedAt: Date.now(), live: undefined };
+  const run: RunningSegment = { controller, startedAt, live: undefined };
   p.run = run;
   const control: RunControl = {
     toolCalls: p.usage.toolCalls,
@@ -30,6 +34,7 @@ export function startProcessRun(
     onState: (state) => {
       run.live = state;
     },
+    clock,
   };
   const options: RunOptions & { [RUN_CONTROL]: RunControl } = {
     abortSignal: controller.signal,

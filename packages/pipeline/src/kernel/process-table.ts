@@ -1,6 +1,6 @@
+import { describeValue } from '@signalyard/core';
 import { startTimer } from '@signalyard/core/internal';
 import { KernelError } from '../errors/kernel-error.js';
-import { describeSafely } from '../shared/error-message.js';
 import type { KernelEvent } from './kernel-event.js';
 import { ProcessQueue } from './process-queue.js';
 import type { ProcessRecord } from './process-record.js';
@@ -63,7 +63,7 @@ export class ProcessTable {
     if (p === undefined) {
       throw new KernelError({
         code: 'KERNEL_UNKNOWN_PROCESS',
-        message: `Unknown process ${describeSafely(pid)}: expected the pid of a process submitted to this kernel and not yet forgotten`,
+        message: `Unknown process ${describeValue(pid)}: expected the pid of a process submitted to this kernel and not yet forgotten`,
         ...(typeof pid === 'string' ? { pid } : {}),
       });
     }

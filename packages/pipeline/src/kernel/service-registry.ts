@@ -1,6 +1,6 @@
+import { describeValue } from '@signalyard/core';
 import { KernelError } from '../errors/kernel-error.js';
 import type { PipelineRuntime } from '../runtime/pipeline-runtime.js';
-import { describeSafely } from '../shared/error-message.js';
 import { ProcessQueue, type Queued } from './process-queue.js';
 
 /** A registered service: its runtime, its concurrency limit and health, and its processes by state. @internal */
@@ -53,7 +53,7 @@ export class ServiceRegistry<P extends Queued> {
     if (service === undefined) {
       throw new KernelError({
         code: 'KERNEL_UNKNOWN_SERVICE',
-        message: `Unknown service ${describeSafely(name)}: expected one of ${this.describe()}`,
+        message: `Unknown service ${describeValue(name)}: expected one of ${this.describe()}`,
       });
     }
     return service;

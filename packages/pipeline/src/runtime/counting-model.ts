@@ -1,8 +1,7 @@
-import { streamChat } from '@signalyard/core';
+import { streamChat, describeValue } from '@signalyard/core';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart } from '@signalyard/core';
 import { PipelineBoundError } from '../errors/pipeline-bound-error.js';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
-import { describeSafely } from '../shared/error-message.js';
 import type { RunScope } from './run-scope.js';
 
 /**
@@ -27,7 +26,7 @@ export function countingModel(
       throw new PipelineUsageError({
         code: 'PIPELINE_ARGUMENT_INVALID',
         argument: 'request',
-        message: `Invalid model request ${describeSafely(request)} from stage ${JSON.stringify(stage)}: expected a ChatRequest object { messages, ... }`,
+        message: `Invalid model request ${describeValue(request)} from stage ${JSON.stringify(stage)}: expected a ChatRequest object { messages, ... }`,
       });
     }
     const st = scope.state;

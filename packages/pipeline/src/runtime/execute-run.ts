@@ -1,5 +1,5 @@
 import { linkAbort, startTimer } from '@signalyard/core/internal';
-import { AbortedError, type ChatModel } from '@signalyard/core';
+import { AbortedError, systemClock, type ChatModel } from '@signalyard/core';
 import type { CompiledPipeline } from '../definition/compiled-pipeline.js';
 import type { Envelope } from '../envelope/envelope.js';
 import { runDag } from './dag/dag-loop.js';
@@ -75,6 +75,8 @@ function newScope(
     pipeline: context.pipeline,
     state: prepared.state,
     model: context.model,
+    clock: prepared.clock,
+    systemTime: prepared.clock === systemClock,
     maxIterations: Math.min(bounds.maxIterations, runBounds?.maxIterations ?? Infinity),
     maxLlmCalls: Math.min(bounds.maxLlmCalls, runBounds?.maxLlmCalls ?? Infinity),
     maxAgentHops: Math.min(bounds.maxAgentHops, runBounds?.maxAgentHops ?? Infinity),

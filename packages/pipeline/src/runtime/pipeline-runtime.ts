@@ -1,5 +1,5 @@
 import { pushStream } from '@signalyard/core/internal';
-import { describeValue, type ChatModel } from '@signalyard/core';
+import { describeValue, systemClock, type ChatModel, type Clock } from '@signalyard/core';
 import type { CompiledPipeline } from '../definition/compiled-pipeline.js';
 import { compiledPipeline, Pipeline } from '../definition/pipeline.js';
 import type { Envelope } from '../envelope/envelope.js';
@@ -49,6 +49,7 @@ export class PipelineRuntime {
   /** At most this many entries in an envelope's `trace` (the most recent ones). */
   readonly maxTraceEntries: number;
   readonly #compiled: CompiledPipeline;
+  readonly #clock: Clock;
 
   /**
    * @param pipeline What `definePipeline` returned.
@@ -64,9 +65,10 @@ export class PipelineRuntime {
         message: `Invalid pipeline ${describeValue(pipeline)}: expected what definePipeline(config) returns`,
       });
     }
-    const { model, maxTraceEntries } = parseRuntimeOptions(options);
+    const { model, maxTraceEntries, clock } = parseRuntimeOptions(options);
     this.pipeline = pipeline;
     this.maxTraceEntries = maxTraceEntries ?? DEFAULT_MAX_TRACE_ENTRIES;
+    this.#clock = clock ?? systemClock;
     this.#compiled = compiledPipeline(pipeline);
     if (model !== undefined) (this as { model?: ChatModel }).model = model;
   }
@@ -89,7 +91,11 @@ export class PipelineRuntime {
    * ```
    */
   async run(input: unknown, opts?: RunOptions): Promise<Envelope> {
-    return this.#execute(prepareRun(this.#compiled, input, opts, this.maxTraceEntries), undefined, undefined);
+    return this.#execute(
+      prepareRun(this.#compiled, input, opts, this.maxTraceEntries, this.#clock),
+      undefined,
+      undefined,
+    );
   }
 
   /**
@@ -108,7 +114,7 @@ export class PipelineRuntime {
    */
   stream(input: unknown, opts?: RunOptions): AsyncIterable<PipelineEvent> {
     return pushStream<PipelineEvent>((emit, abortSignal) =>
-      this.#execute(prepareRun(this.#compiled, input, opts, this.maxTraceEntries), emit, abortSignal),
+      this.#execute(prepareRun(this.#compiled, input, opts, this.maxTraceEntries, this.#clock), emit, abortSignal),
     );
   }
 
@@ -143,7 +149,7 @@ export class PipelineRuntime {
    */
   async resume(envelope: Envelope, response: InterruptResponse, opts?: ResumeOptions): Promise<Envelope> {
     return this.#execute(
-      prepareResume(this.#compiled, envelope, response, opts, this.maxTraceEntries),
+      prepareResume(this.#compiled, envelope, response, opts, this.maxTraceEntries, this.#clock),
       undefined,
       undefined,
     );
@@ -160,7 +166,11 @@ export class PipelineRuntime {
    */
   resumeStream(envelope: Envelope, response: InterruptResponse, opts?: ResumeOptions): AsyncIterable<PipelineEvent> {
     return pushStream<PipelineEvent>((emit, abortSignal) =>
-      this.#execute(prepareResume(this.#compiled, envelope, response, opts, this.maxTraceEntries), emit, abortSignal),
+      this.#execute(
+        prepareResume(this.#compiled, envelope, response, opts, this.maxTraceEntries, this.#clock),
+        emit,
+        abortSignal,
+      ),
     );
   }
 

@@ -1,13 +1,12 @@
-import { describeValue } from '@signalyard/core';
+import { describeValue, type Clock } from '@signalyard/core';
 import type { CompiledPipeline, CompiledStage } from '../definition/compiled-pipeline.js';
 import { Envelope } from '../envelope/envelope.js';
 import type { Interrupt, InterruptResponse, ResolvedInterrupt } from '../envelope/interrupt.js';
 import { parseResponseArgument } from '../envelope/interrupt-response.js';
 import { PipelineStateError } from '../errors/pipeline-state-error.js';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
-import { describeSafely, messageOf } from '../shared/error-message.js';
-import { frozenCopy } from '../shared/frozen-copy.js';
-import { isoNow } from '@signalyard/core/internal';
+import { messageOf } from '../shared/error-message.js';
+import { frozenCopy, isoAt, readClock } from '@signalyard/core/internal';
 import { checkDagEnvelope, NEW_DAG_RUN, type DagStart } from './dag/dag-start.js';
 import { runControlOf, type RunControl } from './run-control.js';
 import { newRunState, runStateFrom, terminate, type RunState } from './run-state.js';
@@ -21,6 +20,8 @@ export interface PreparedRun {
   readonly start: StartPoint | DagStart | undefined;
   readonly opts: ResumeOptions;
   readonly control: RunControl | undefined;
+  /** Where the run reads the time: the control's clock (a kernel's), else the runtime's. */
+  readonly clock: Clock;
 }
 
 /**
@@ -30,12 +31,20 @@ export interface PreparedRun {
  *   cannot be copied (reading it throws).
  * @internal
  */
-export function prepareRun(pipeline: CompiledPipeline, input: unknown, opts: unknown, traceCap: number): PreparedRun {
+export function prepareRun(
+  pipeline: CompiledPipeline,
+  input: unknown,
+  opts: unknown,
+  traceCap: number,
+  clock: Clock,
+): PreparedRun {
   const o = parseRunOptions(opts);
   const mode = o.mode ?? 'sequential';
   const first = pipeline.stages[0] as CompiledStage;
   const state = newRunState(o.envelopeId ?? crypto.randomUUID(), copyInput(input), mode, first.name, traceCap);
-  return { state, start: mode === 'parallel' ? NEW_DAG_RUN : { stage: first }, opts: o, control: runControlOf(opts) };
+  const control = runControlOf(opts);
+  const start = mode === 'parallel' ? NEW_DAG_RUN : { stage: first };
+  return { state, start, opts: o, control, clock: control?.clock ?? clock };
 }
 
 /**
@@ -52,6 +61,7 @@ export function prepareResume(
   response: InterruptResponse,
   opts: unknown,
   traceCap: number,
+  runtimeClock: Clock,
 ): PreparedRun {
   if (!Envelope.isInstance(envelope)) {
     throw new PipelineUsageError({
@@ -72,18 +82,20 @@ export function prepareResume(
     });
   }
   if (envelope.mode === 'parallel') checkDagEnvelope(pipeline, envelope);
-  checkNotExpired(envelope.id, interrupt, `Cannot resume envelope ${JSON.stringify(envelope.id)}`);
+  const control = runControlOf(opts);
+  const clock = control?.clock ?? runtimeClock;
+  const now = readClock(clock);
+  checkNotExpired(envelope.id, interrupt, `Cannot resume envelope ${JSON.stringify(envelope.id)}`, now);
 
   const state = runStateFrom(envelope, traceCap);
-  const resolved: ResolvedInterrupt = { ...interrupt, response: answer, resolvedAt: isoNow() };
+  const resolved: ResolvedInterrupt = { ...interrupt, response: answer, resolvedAt: isoAt(now) };
   state.interrupt = undefined;
   state.resolvedInterrupts.push(resolved);
-  const control = runControlOf(opts);
   if (interrupt.kind === 'confirmation' && answer.approved !== true) {
     terminate(state, 'user_denied', `confirmation denied at stage ${JSON.stringify(raising.name)}`, raising.name);
-    return { state, start: undefined, opts: o, control };
+    return { state, start: undefined, opts: o, control, clock };
   }
-  return { state, start: resumeStart(pipeline, envelope, interrupt, raising, answer), opts: o, control };
+  return { state, start: resumeStart(pipeline, envelope, interrupt, raising, answer), opts: o, control, clock };
 }
 
 /** A deep, frozen copy of a run's input. @throws PipelineUsageError `PIPELINE_ARGUMENT_INVALID` when reading it throws. */
@@ -94,7 +106,7 @@ function copyInput(input: unknown): unknown {
     throw new PipelineUsageError({
       code: 'PIPELINE_ARGUMENT_INVALID',
       argument: 'input',
-      message: `Invalid input ${describeSafely(input)}: copying it threw: ${messageOf(error)}`,
+      message: `Invalid input ${describeValue(input)}: copying it threw: ${messageOf(error)}`,
     });
   }
 }
@@ -114,12 +126,12 @@ function pendingInterrupt(envelope: Envelope): Interrupt {
 }
 
 /**
- * Throws when `interrupt` has expired (its `expiresAt` has passed).
+ * Throws when `interrupt` has expired (its `expiresAt` is not after `now`, ms since the epoch).
  * @throws PipelineStateError `INTERRUPT_EXPIRED`, its message starting with `what`.
  * @internal
  */
-export function checkNotExpired(envelopeId: string, interrupt: Interrupt, what: string): void {
-  if (interrupt.expiresAt !== undefined && Date.now() >= Date.parse(interrupt.expiresAt)) {
+export function checkNotExpired(envelopeId: string, interrupt: Interrupt, what: string, now: number): void {
+  if (interrupt.expiresAt !== undefined && now >= Date.parse(interrupt.expiresAt)) {
     throw new PipelineStateError({
       code: 'INTERRUPT_EXPIRED',
       envelopeId,

@@ -1,3 +1,4 @@
+import type { Clock } from '@signalyard/core';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { RunState } from './run-state.js';
 
@@ -24,6 +25,8 @@ export interface RunControl {
   readonly onEvent?: (event: PipelineEvent) => void;
   /** Receives the run's live state as the run starts (the kernel reads its counters while it runs). */
   readonly onState?: (state: Readonly<RunState>) => void;
+  /** The clock the run reads instead of its runtime's (the kernel's). */
+  readonly clock?: Clock;
 }
 
 /** The control in `opts`, if any. @internal */

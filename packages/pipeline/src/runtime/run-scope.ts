@@ -1,4 +1,5 @@
-import type { ChatModel } from '@signalyard/core';
+import type { ChatModel, Clock } from '@signalyard/core';
+import { readClock } from '@signalyard/core/internal';
 import type { CompiledPipeline } from '../definition/compiled-pipeline.js';
 import type { PipelineEvent } from './pipeline-event.js';
 import type { RunState } from './run-state.js';
@@ -12,6 +13,14 @@ export interface RunScope {
   readonly pipeline: CompiledPipeline;
   readonly state: RunState;
   readonly model: ChatModel | undefined;
+  /** Where the run reads the time it records. */
+  readonly clock: Clock;
+  /**
+   * True when `clock` is the system clock: its readings then also serve the run's time slice
+   * (see TimeSlice), which otherwise reads the system time itself (a clock a test drives may
+   * stand still, and a run must still let the event loop run).
+   */
+  readonly systemTime: boolean;
   readonly maxIterations: number;
   readonly maxLlmCalls: number;
   readonly maxAgentHops: number;
@@ -27,4 +36,14 @@ export interface RunScope {
   llmRefused: boolean;
   /** A tool call count was refused by `maxToolCalls` during the run. */
   toolRefused: boolean;
+}
+
+/**
+ * The run's clock, read: `Date.now()` itself when the run's clock is `systemClock` (whose `now`
+ * is exactly that: a stage step reads the clock, and this keeps the hot path a plain call).
+ * @throws InvalidArgumentError `CLOCK_INVALID` when a clock of the caller's returns no time.
+ * @internal
+ */
+export function runClockNow(scope: Pick<RunScope, 'clock' | 'systemTime'>): number {
+  return scope.systemTime ? Date.now() : readClock(scope.clock);
 }

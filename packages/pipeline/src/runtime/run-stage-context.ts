@@ -1,3 +1,4 @@
+import { frozenCopy } from '@signalyard/core/internal';
 import type { ChatModel } from '@signalyard/core';
 import { describeValue } from '@signalyard/core';
 import type { StageContext } from '../definition/stage-context.js';
@@ -6,7 +7,6 @@ import { INTERRUPT_KINDS, isInterruptKind, type InterruptKind, type InterruptRes
 import { PipelineBoundError } from '../errors/pipeline-bound-error.js';
 import { PipelineStageError } from '../errors/pipeline-stage-error.js';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
-import { frozenCopy } from '../shared/frozen-copy.js';
 import { messageOf } from '../shared/error-message.js';
 import { countingModel } from './counting-model.js';
 import type { RunScope } from './run-scope.js';

@@ -1,5 +1,5 @@
+import { setData } from '@signalyard/core/internal';
 import { copyRecord } from '../envelope/copy-record.js';
-import { setData } from '../shared/set-data.js';
 import { createEnvelope, type Envelope } from '../envelope/envelope.js';
 import type { PipelineMode, StageErrorRecord, TraceEntry } from '../envelope/envelope-json.js';
 import type { Interrupt, ResolvedInterrupt } from '../envelope/interrupt.js';

@@ -1,9 +1,9 @@
-import { MAX_TIMEOUT_MS, isAbortSignal, isTimerDelay } from '@signalyard/core/internal';
-import type { ChatModel } from '@signalyard/core';
+import { describeValue } from '@signalyard/core';
+import { MAX_TIMEOUT_MS, clockProblem, isAbortSignal, isClock, isTimerDelay } from '@signalyard/core/internal';
+import type { ChatModel, Clock } from '@signalyard/core';
 import * as z from 'zod';
 import type { PipelineMode } from '../envelope/envelope-json.js';
 import { PipelineUsageError } from '../errors/pipeline-usage-error.js';
-import { describeSafely } from '../shared/error-message.js';
 import { formatPath, invalid, parseWithSchema, strictObjectError } from '../shared/schema-problem.js';
 
 /** Options of {@link PipelineRuntime}'s constructor. */
@@ -16,6 +16,12 @@ export interface PipelineRuntimeOptions {
    * to keep every entry. Default 1,000.
    */
   maxTraceEntries?: number;
+  /**
+   * Where runs read the time they record (trace `startedAt` / `endedAt`, error `at`, interrupt
+   * `createdAt` / `expiresAt`, `resolvedAt`) and check interrupt expiry against. Default
+   * `systemClock` (`Date.now()`). A run the `Kernel` starts reads the kernel's clock instead.
+   */
+  clock?: Clock;
 }
 
 /** The default `maxTraceEntries` of a {@link PipelineRuntime}: an envelope's trace keeps the last 1,000 stage executions. */
@@ -75,10 +81,11 @@ const runtimeOptionsSchema = z.looseObject(
     maxTraceEntries: z
       .custom<number>(isTraceCap, invalid('maxTraceEntries', 'an integer >= 0, or Infinity'))
       .optional(),
+    clock: z.custom<Clock>(isClock, { error: (issue) => `Invalid clock: ${clockProblem(issue.input)}` }).optional(),
   },
   {
     error: (issue) =>
-      `Invalid runtime options ${describeSafely(issue.input)}: expected an object { model?, maxTraceEntries? }`,
+      `Invalid runtime options ${describeValue(issue.input)}: expected an object { model?, maxTraceEntries?, clock? }`,
   },
 );
 const resumeShape = {

@@ -1,12 +1,12 @@
 import type { CompiledStage, CompiledTarget } from '../definition/compiled-pipeline.js';
 import type { InterruptKind, InterruptResponse } from '../envelope/interrupt.js';
 import { cancel, endIfStopped, newInterrupt, pause, refuse, refuseHop } from './run-ending.js';
-import type { RunScope } from './run-scope.js';
+import { runClockNow, type RunScope } from './run-scope.js';
 import { terminate } from './run-state.js';
 import { routeAfter, traverse } from './routing.js';
 import type { Failure } from './stage-failure.js';
 import { StageStep } from './stage-step.js';
-import { TimeSlice } from './time-slice.js';
+import { TimeSlice, sliceTime } from './time-slice.js';
 
 /** Where a sequential run (re)starts. @internal */
 export interface StartPoint {
@@ -42,8 +42,8 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
   // and so does each yield to the event loop (see TimeSlice: timers and abort listeners run even
   // when every stage is synchronous).
   const step = new StageStep(scope);
-  let now = Date.now();
-  const slice = new TimeSlice(now);
+  let now = runClockNow(scope);
+  const slice = new TimeSlice(sliceTime(scope, now));
   while (stage !== undefined) {
     step.start(stage, response, now);
     response = undefined;
@@ -52,13 +52,13 @@ export async function runSequential(scope: RunScope, start: StartPoint): Promise
     stage = afterStep(scope, step);
     // The next stage starts now: the loop has only routed since this step ended.
     now = step.endMs;
-    if (stage !== undefined && slice.afterStep(now, awaited)) {
+    if (stage !== undefined && slice.afterStep(sliceTime(scope, now), awaited)) {
       await slice.yield();
       if (scope.signal.aborted) {
         cancel(scope, stage.name);
         return;
       }
-      now = Date.now();
+      now = runClockNow(scope);
     }
   }
 }

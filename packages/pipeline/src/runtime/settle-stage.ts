@@ -1,3 +1,5 @@
+import { onAbort } from '@signalyard/core/internal';
+
 /** How a stage's promise settled, or that the signal fired first. @internal */
 export type Settled =
   | { readonly ok: true; readonly value: unknown }
@@ -27,13 +29,14 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  */
 export function settle(promise: PromiseLike<unknown>, signal: AbortSignal): Promise<Settled> {
   return new Promise<Settled>((resolve) => {
-    const onAbort = (): void => {
-      resolve(ABORTED);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    let stopListening = noop;
+    if (signal.aborted) resolve(ABORTED);
+    else
+      stopListening = onAbort(signal, () => {
+        resolve(ABORTED);
+      });
     const done = (outcome: Settled): void => {
-      signal.removeEventListener('abort', onAbort);
+      stopListening();
       resolve(outcome);
     };
     try {
@@ -49,4 +52,8 @@ export function settle(promise: PromiseLike<unknown>, signal: AbortSignal): Prom
       done({ ok: false, error });
     }
   });
+}
+
+function noop(): void {
+  // the signal had fired: nothing to stop listening to
 }

@@ -1,5 +1,4 @@
-import { frozenCopy } from '../shared/frozen-copy.js';
-import { setData } from '../shared/set-data.js';
+import { frozenCopy, setData } from '@signalyard/core/internal';
 
 /** The output of a stage that returned `undefined`. @internal */
 export const EMPTY_OUTPUT: Record<string, unknown> = Object.freeze({});

@@ -1,9 +1,10 @@
+import { describeValue } from '@signalyard/core';
 import type { CompiledStage } from '../definition/compiled-pipeline.js';
 import type { StageErrorRecord, TraceEntry } from '../envelope/envelope-json.js';
 import type { InterruptResponse } from '../envelope/interrupt.js';
-import { describeSafely, messageOf } from '../shared/error-message.js';
+import { messageOf } from '../shared/error-message.js';
 import { isoAt } from '@signalyard/core/internal';
-import type { RunScope } from './run-scope.js';
+import { runClockNow, type RunScope } from './run-scope.js';
 import { recordTrace, storedOutput, storeOutput } from './run-state.js';
 import { RunStageContext, type RaisedInterrupt } from './run-stage-context.js';
 import { isThenable, settle } from './settle-stage.js';
@@ -47,7 +48,7 @@ export class StageStep {
   failure: Failure | undefined = undefined;
   /** When the stage ended (ISO 8601), once the outcome is known. */
   endedAt = '';
-  /** The same, as `Date.now()` (what the run's time slice reads). */
+  /** The same, in ms since the epoch (the run's clock). */
   endMs = 0;
   readonly #scope: RunScope;
   #ctx: RunStageContext | undefined = undefined;
@@ -64,10 +65,10 @@ export class StageStep {
 
   /**
    * Starts an execution of `stage` (see the class); `response` is what it sees as `ctx.response`.
-   * `nowMs` is a `Date.now()` the caller has just read (the previous step's end, when the loop
-   * goes straight on), so a step reads the clock once.
+   * `nowMs` is a reading of the run's clock the caller has just made (the previous step's end,
+   * when the loop goes straight on), so a step reads the clock once.
    */
-  start(stage: CompiledStage, response: InterruptResponse | undefined, nowMs = Date.now()): void {
+  start(stage: CompiledStage, response: InterruptResponse | undefined, nowMs: number): void {
     const scope = this.#scope;
     this.stage = stage;
     this.pending = undefined;
@@ -109,7 +110,7 @@ export class StageStep {
   #end(how: number, value: unknown): void {
     this.#deadline?.clear();
     (this.#ctx as RunStageContext).end();
-    const ms = Date.now();
+    const ms = runClockNow(this.#scope);
     this.endMs = ms;
     this.endedAt = isoAt(ms);
     if (how === ABORTED && this.#scope.signal.aborted) {
@@ -138,7 +139,7 @@ export class StageStep {
     }
     if (normalized === undefined) {
       this.failure = {
-        message: `Stage ${JSON.stringify(this.stage.name)} returned ${describeSafely(value)}: ${problem}`,
+        message: `Stage ${JSON.stringify(this.stage.name)} returned ${describeValue(value)}: ${problem}`,
         code: 'PIPELINE_STAGE_OUTPUT_INVALID',
       };
       return;

@@ -18,8 +18,10 @@ const AWAITED_STEPS_PER_SLICE = 1000;
  * - it has taken {@link AWAITED_STEPS_PER_SLICE} stages that awaited a promise since it last
  *   yielded (async stages that settle at once never let timers run).
  *
- * The clock is the `Date.now()` each stage step reads anyway for its trace, so a check costs a
- * subtraction. The yield is a macrotask (`setImmediate` from `node:timers`, which fake timers,
+ * The slice runs on the system time (`Date.now()`): with the default clock that is the reading
+ * each stage step makes anyway for its trace, so a check costs a subtraction ({@link sliceTime});
+ * with a clock of the caller's (which a test may hold still) the slice reads the system time
+ * itself: it schedules, it records nothing. The yield is a macrotask (`setImmediate` from `node:timers`, which fake timers,
  * patching the global one, leave alone: a test that fakes timers never has to advance them for
  * a run to go on).
  * @internal
@@ -64,4 +66,13 @@ export class TimeSlice {
     this.#start = Date.now();
     this.#awaited = 0;
   }
+}
+
+/**
+ * The time slice's reading for a step that ended at `clockMs` on the run's clock: that reading
+ * itself when the run's clock is the system clock (no second read), else the system time.
+ * @internal
+ */
+export function sliceTime(scope: { readonly systemTime: boolean }, clockMs: number): number {
+  return scope.systemTime ? clockMs : Date.now();
 }

@@ -1,5 +1,6 @@
+import { describeValue } from '@signalyard/core';
 import type * as z from 'zod';
-import { describeSafely, messageOf } from './error-message.js';
+import { messageOf } from './error-message.js';
 
 // Turning a zod schema's verdict into the first problem, with a path and a message: the schemas
 // of this package carry their full messages (they name the bad value and what was expected), so
@@ -31,7 +32,7 @@ export function parseWithSchema<T>(
     result = schema.safeParse(value);
     if (!result.success) result = schema.safeParse(value, { reportInput: true });
   } catch (error) {
-    const message = `reading ${describeSafely(value)} threw: ${messageOf(error)}`;
+    const message = `reading ${describeValue(value)} threw: ${messageOf(error)}`;
     return { ok: false, problem: { path: [], message, input: value } };
   }
   if (result.success) return { ok: true, value: result.data };
@@ -72,7 +73,7 @@ export function formatPath(root: string, path: readonly PropertyKey[]): string {
  * <expected>` (the value described, never throwing).
  */
 export function invalid(label: string, expected: string): { error: (issue: { input?: unknown }) => string } {
-  return { error: (issue) => `Invalid ${label} ${describeSafely(issue.input)}: expected ${expected}` };
+  return { error: (issue) => `Invalid ${label} ${describeValue(issue.input)}: expected ${expected}` };
 }
 
 /**
@@ -89,6 +90,6 @@ export function strictObjectError(
     error: (issue) =>
       issue.code === 'unrecognized_keys'
         ? `Unknown ${unknownKeyWord} ${JSON.stringify(issue.keys?.[0] ?? '')} in ${name}: expected one of ${keys.join(', ')}`
-        : `Invalid ${name} ${describeSafely(issue.input)}: expected an object { ${keys.join(', ')} }`,
+        : `Invalid ${name} ${describeValue(issue.input)}: expected an object { ${keys.join(', ')} }`,
   };
 }

@@ -4,7 +4,7 @@ const marker = Symbol.for('signalyard.error.RouteConfigError');
 
 /** The code of {@link RouteConfigError}. */
 export type RouteConfigErrorCode =
-  /** A route given to a `ComposedRouter` (directly, or by a strategy or plugin through `ComposedRouter.compose`) is malformed: a tier that is not a list, a kind that is not a signal kind, a priority that is not a finite integer, a predicate that is not a function, a malformed action or name; or a plugin given to `ComposedRouter.compose` that is not an object with a string `name` and a `signalRoutes` function returning a list; `problems` lists each with its tier and index. (A `RouterArgumentError` with this code: the routes were not an object at all.) Nothing was built. Fix: correct each listed route (build actions with `Action` and kinds with `SignalKind`), and pass the routes as an object `{ strategy?, agent?, plugin? }` of lists. */
+  /** The routes given to a `ComposedRouter` (directly, or by a strategy or plugin through `ComposedRouter.compose`) are malformed: not an object `{ strategy?, agent?, plugin? }` at all (then `problems` is empty and the message says what was given), a tier that is not a list, a kind that is not a signal kind, a priority that is not a finite integer, a predicate that is not a function, a malformed action or name; or a plugin given to `ComposedRouter.compose` that is not an object with a string `name` and a `signalRoutes` function returning a list; `problems` lists each with its tier and index. Nothing was built. Fix: correct each listed route (build actions with `Action` and kinds with `SignalKind`), and pass the routes as an object `{ strategy?, agent?, plugin? }` of lists. */
   'ROUTE_INVALID';
 
 /** One invalid route: its tier, its index in that tier's list, and what is wrong with it. */
@@ -20,7 +20,9 @@ export interface RouteProblem {
 /**
  * Routes given to a `ComposedRouter` are malformed (code `ROUTE_INVALID`): an unknown kind
  * shape, a non-integer or non-finite priority, a predicate that is not a function, or a
- * malformed action. Lists every problem; `tier` and `index` name the first.
+ * malformed action. Lists every problem; `tier` and `index` name the first. Routes that are not
+ * an object `{ strategy?, agent?, plugin? }` at all are this error too, with no problem listed
+ * (`tier` and `index` are then `undefined`) and a message naming what was given.
  *
  * @example
  * ```ts
@@ -35,24 +37,29 @@ export class RouteConfigError extends SignalyardError<RouteConfigErrorCode> {
   private readonly [marker] = true;
   /** Every invalid route found, in tier then list order. */
   readonly problems: readonly RouteProblem[];
-  /** The tier of the first problem. */
-  readonly tier: Tier;
-  /** The index (in its tier's list) of the first problem's route. */
-  readonly index: number;
+  /** The tier of the first problem (`undefined` when the routes were not an object). */
+  readonly tier: Tier | undefined;
+  /** The index (in its tier's list) of the first problem's route (`undefined` when the routes were not an object). */
+  readonly index: number | undefined;
 
-  constructor(options: { problems: readonly RouteProblem[] }) {
+  /**
+   * @param options `problems`: every invalid route; or, for routes that are not an object at all,
+   *   no problem and the `message` that says so.
+   */
+  constructor(options: { problems: readonly RouteProblem[]; message?: string }) {
     const problems = Object.freeze(options.problems.map((p) => Object.freeze({ ...p })));
-    const first = problems[0] ?? { tier: 'agent' as const, index: 0, message: 'invalid route' };
+    const first = problems[0];
     super({
       code: 'ROUTE_INVALID',
       message:
-        problems.length <= 1
-          ? `Invalid route ${first.tier}[${first.index}]: ${first.message}`
-          : `Invalid routes (${problems.length} problems):\n${problems.map((p) => `  ${p.tier}[${p.index}]: ${p.message}`).join('\n')}`,
+        options.message ??
+        (problems.length <= 1
+          ? `Invalid route ${first?.tier ?? 'agent'}[${first?.index ?? 0}]: ${first?.message ?? 'invalid route'}`
+          : `Invalid routes (${problems.length} problems):\n${problems.map((p) => `  ${p.tier}[${p.index}]: ${p.message}`).join('\n')}`),
     });
     this.problems = problems;
-    this.tier = first.tier;
-    this.index = first.index;
+    this.tier = first?.tier;
+    this.index = first?.index;
   }
 
   /** True when `error` is a `RouteConfigError`, from any installed copy of the router. */

@@ -4,18 +4,16 @@ const marker = Symbol.for('signalyard.error.RouterArgumentError');
 
 /** The codes of {@link RouterArgumentError}. */
 export type RouterArgumentErrorCode =
-  /** `new ComposedRouter(routes)` was given routes that are not an object `{ strategy?, agent?, plugin? }` (`null`, a list, a string). Nothing was built. Fix: pass an object whose tiers are lists of routes, e.g. `new ComposedRouter({ agent: [route] })`; for malformed routes inside it see `RouteConfigError`. */
-  | 'ROUTE_INVALID'
   /** `router.routes(tier)` was asked for a tier that is not `"strategy"`, `"agent"` or `"plugin"` (names compare exactly: `"Strategy"` and `"plugins"` are not tiers). Fix: pass one of the three tier names. */
   | 'ROUTE_TIER_INVALID'
   /** `router.route(signal)` or `router.explain(signal)` was given something that is not a `Signal` object (`null`, a string, a number, an object whose `kind` is not a string). Nothing was routed. Fix: build the signal with `signal(kind, payload)` from `@signalyard/core`. */
   | 'ROUTE_SIGNAL_INVALID';
 
 /**
- * A `ComposedRouter` was called with an argument it cannot take: routes that are not an object,
- * an unknown tier name, or something that is not a signal. The message names the bad value and
- * what was expected, and {@link RouterArgumentError.value} holds it; nothing was built or routed.
- * (Malformed routes inside a valid routes object are a `RouteConfigError`.)
+ * A `ComposedRouter` was called with an argument it cannot take: an unknown tier name, or
+ * something that is not a signal. The message names the bad value and what was expected, and
+ * {@link RouterArgumentError.value} holds it; nothing was routed. (Routes it cannot build, also
+ * routes that are not an object, are a `RouteConfigError`.)
  *
  * @example
  * ```ts

@@ -4,7 +4,7 @@ const marker = Symbol.for('signalyard.error.SqliteSchemaVersionError');
 
 /** The code of {@link SqliteSchemaVersionError}. */
 export type SqliteSchemaVersionErrorCode =
-  /** The database file was written by a newer `@signalyard/store-sqlite`: its schema version is above the one this release understands, so the store refuses to open it and changes nothing. Fix: upgrade `@signalyard/store-sqlite` to open the file. */
+  /** The database file was written by a newer `@signalyard/store-sqlite`: its schema version (the checkpoint tables', or the inbox tables' for a `SqliteInbox`) is above the one this release understands, so the store or inbox refuses to open it and changes nothing. Fix: upgrade `@signalyard/store-sqlite` to open the file. */
   'SQLITE_SCHEMA_UNSUPPORTED';
 
 /**
@@ -31,11 +31,17 @@ export class SqliteSchemaVersionError extends SignalyardError<SqliteSchemaVersio
   /** The newest schema version this release can read. */
   readonly supported: number;
 
-  constructor(options: { path: string; found: number; supported: number }) {
+  constructor(options: {
+    path: string;
+    found: number;
+    supported: number;
+    /** What holds the schema, for the message: `Checkpoint database` (the default), `Inbox in database`. */
+    subject?: string;
+  }) {
     super({
       code: 'SQLITE_SCHEMA_UNSUPPORTED',
       message:
-        `Checkpoint database ${JSON.stringify(options.path)} has schema version ${options.found}, ` +
+        `${options.subject ?? 'Checkpoint database'} ${JSON.stringify(options.path)} has schema version ${options.found}, ` +
         `expected ${options.supported} or lower: it was written by a newer @signalyard/store-sqlite; upgrade to open it`,
     });
     this.path = options.path;

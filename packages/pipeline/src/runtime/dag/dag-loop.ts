@@ -2,10 +2,10 @@ import type { CompiledStage } from '../../definition/compiled-pipeline.js';
 import type { StageErrorRecord } from '../../envelope/envelope-json.js';
 import type { Interrupt, InterruptResponse } from '../../envelope/interrupt.js';
 import { endIfStopped, hopsRefusal, hopWouldExceed, newInterrupt, pause } from '../run-ending.js';
-import type { RunScope } from '../run-scope.js';
+import { runClockNow, type RunScope } from '../run-scope.js';
 import { terminate } from '../run-state.js';
 import { StageStep } from '../stage-step.js';
-import { TimeSlice } from '../time-slice.js';
+import { TimeSlice, sliceTime } from '../time-slice.js';
 import { dagPlanOf, type DagPlan } from './dag-plan.js';
 import {
   FAILED,
@@ -59,7 +59,7 @@ class DagLoop {
   /** The first interrupt raised: the run pauses on it. */
   #raised: Interrupt | undefined = undefined;
   #wake: (() => void) | undefined = undefined;
-  /** `Date.now()` when the last stage ended (or the run started): what the time slice reads. */
+  /** When the last stage ended (or the run started), on the time slice's time ({@link sliceTime}). */
   #lastEndMs = Date.now();
   readonly #slice = new TimeSlice(this.#lastEndMs);
 
@@ -178,7 +178,7 @@ class DagLoop {
       this.#response = undefined;
     }
     const step = new StageStep(this.#scope);
-    step.start(this.#plan.stages[i] as CompiledStage, response);
+    step.start(this.#plan.stages[i] as CompiledStage, response, runClockNow(this.#scope));
     if (step.pending === undefined) {
       this.#finish(i, step);
       return true;
@@ -196,7 +196,7 @@ class DagLoop {
 
   /** Records how stage `i` ended. */
   #finish(i: number, step: StageStep): void {
-    this.#lastEndMs = step.endMs;
+    this.#lastEndMs = sliceTime(this.#scope, step.endMs);
     if (step.cancelled) {
       this.#status[i] = FAILED;
       step.record('end');

@@ -1,0 +1,558 @@
+import { randomUUID } from 'node:crypto';
+import {
+  InboxError,
+  SignalyardError,
+  type Inbox,
+  type InboxAcceptEntry,
+  type InboxDeadLetter,
+  type InboxEntry,
+  type InboxLease,
+  type InboxLeaseInfo,
+  type InboxNotice,
+  type InboxReceipt,
+  type InboxStreamEvent,
+  type InboxStreamRef,
+  type InspectableInbox,
+  type OutcomeJson,
+  type TurnEvent,
+} from '@signalyard/core';
+import {
+  EventChannel,
+  InboxWakeups,
+  checkPendingOptions,
+  inboxOutcome,
+  readLeased,
+  assertAcquire,
+  assertAttempt,
+  assertEntry,
+  assertInboxId,
+  assertInboxKey,
+  assertLease,
+  assertNotice,
+  assertTtl,
+  checkAccept,
+  checkEventsArgs,
+  checkLimit,
+  entrySettledError,
+  errorText,
+  inboxClosedError,
+  inboxFullError,
+  isPoisonedOutcome,
+  leaseLostError,
+  outcomeText,
+  parseSignalText,
+  readEventLog,
+  turnEventText,
+  type EventPage,
+  type OutcomeLookup,
+} from '@signalyard/core/internal';
+import type { Pool, PoolClient } from 'pg';
+import { InFlightCalls } from './postgres-in-flight.js';
+import { InboxListener } from './postgres-inbox-listener.js';
+import { inboxNames, type InboxNames } from './postgres-inbox-names.js';
+import {
+  resolvePostgresInboxOptions,
+  type PostgresInboxOptions,
+  type ResolvedPostgresInboxOptions,
+} from './postgres-inbox-options.js';
+import { migrateInbox } from './postgres-inbox-schema.js';
+import { inboxSql, type InboxSql } from './postgres-inbox-statements.js';
+import { PostgresNotifier } from './postgres-notifier.js';
+import { PreparedStatements } from './postgres-prepared.js';
+import { pgCodeOf } from './postgres-schema.js';
+
+const NAME = 'PostgresInbox';
+/** How many entries a `read` takes at a time. */
+const READ_PAGE = 100;
+/** How often (ms) a write also drops what expired, at most (per inbox instance). */
+const SWEEP_MS = 10_000;
+/** A SQLSTATE: the server answered (and rolled the statement back), as opposed to a lost connection. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/**
+ * The durable inbox on PostgreSQL (inbox.md), for fleets: producers and workers on many machines
+ * share one database; accepted signals are settled exactly once, in `seq` order per session key,
+ * whichever workers die. It passes `inboxConformance`.
+ *
+ * - **Tables** (created by {@link PostgresInbox.migrate}, named after `table`, default
+ *   `signalyard_inbox`): the entries table, `_keys` (per session key: its last `seq`, its
+ *   pending count, its lease), `_dedupe`, `_outcomes`, `_dead`, `_events`, `_counters`, the
+ *   `_order` sequence and the `_accept` function; their schema number is
+ *   `POSTGRES_INBOX_SCHEMA_VERSION`. The scaling-out guide shows their layout.
+ * - **`accept`** is one round trip (the `_accept` function, one transaction): `seq` comes from
+ *   the session's `_keys` row (`INSERT … ON CONFLICT (key) DO UPDATE SET last_seq = last_seq + 1`),
+ *   whose lock is held until commit, so accepts of one key commit in `seq` order and a later
+ *   `seq` is never visible before an earlier one. A lost connection after sending it is
+ *   `INBOX_OUTCOME_UNKNOWN`; a refusal by the server `INBOX_UNAVAILABLE`.
+ * - **Leases** are claimed with `FOR UPDATE SKIP LOCKED` and judged by the server's
+ *   `clock_timestamp()` (one clock for the fleet); `beginDelivery` counts `attempts` in its own
+ *   transaction, checking the lease in the same statement.
+ * - **Waiting** (`outcome()`, `events()`, `onNotify`): `LISTEN/NOTIFY` on one connection of the
+ *   pool, notifications carrying ids only, sent after the writes they announce committed (a
+ *   `NOTIFY` inside them would serialise their commits); after that connection is lost, the waits poll every
+ *   `pollMs` until it listens again and then look once more, so a lost notification delays,
+ *   never loses. `LISTEN` needs a session (not a transaction-pooled PgBouncer) connection.
+ * - Outcomes are kept `ttlMs` (`putOutcome`), dedupe ids `dedupeWindowMs`; both are swept, and
+ *   stream events with their outcome. Statements are named prepared statements unless
+ *   `preparedStatements: false`.
+ *
+ * @throws ConfigError `CONFIG_INVALID` listing every bad option (the constructor never touches
+ * the network).
+ * @example
+ * ```ts
+ * import { PostgresCheckpointStore, PostgresInbox } from '@signalyard/store-postgres';
+ *
+ * const store = new PostgresCheckpointStore({ connectionString: url });
+ * const inbox = new PostgresInbox({ connectionString: url });
+ * await store.migrate();
+ * await inbox.migrate();   // idempotent; safe from many processes at once
+ * const runner = createRunner({ agents, store, inbox, worker: true });
+ * ```
+ */
+export class PostgresInbox implements Inbox, InspectableInbox {
+  /** `true`: accepted entries are committed to the database. */
+  readonly durable = true;
+  /** The entries table, as configured (`signalyard_inbox` by default). */
+  readonly table: string;
+  /** The `LISTEN`/`NOTIFY` channel of this inbox (`signalyard_inbox_` and a hash of the table name), e.g. to watch it with `psql`. */
+  readonly channel: string;
+  readonly #options: ResolvedPostgresInboxOptions;
+  readonly #pool: Pool;
+  readonly #names: InboxNames;
+  readonly #sql: InboxSql;
+  readonly #prepared: PreparedStatements;
+  readonly #wakeups: InboxWakeups;
+  readonly #notices = new EventChannel<readonly [string, InboxNotice]>();
+  readonly #listener: InboxListener;
+  readonly #notifier: PostgresNotifier;
+  /** The lease token each entry handed out by `read` was read under. */
+  readonly #readUnder = new WeakMap<InboxEntry, string>();
+  #lastSweep = Number.NEGATIVE_INFINITY;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  /** Calls in flight (close() waits for them before ending the pool). */
+  readonly #inFlight = new InFlightCalls();
+
+  /** Throws `INBOX_CLOSED` once closed (a field, so that it can be handed to the shared helpers). */
+  readonly #open = (): void => {
+    if (this.#closed) throw inboxClosedError(NAME);
+  };
+
+  constructor(options: PostgresInboxOptions) {
+    const resolved = resolvePostgresInboxOptions(options);
+    this.#options = resolved;
+    this.#pool = resolved.pool;
+    this.table = resolved.table.name;
+    this.#names = inboxNames(resolved.table);
+    this.channel = this.#names.channel;
+    this.#sql = inboxSql(this.#names);
+    this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
+    this.#notifier = new PostgresNotifier(this.#pool, this.#names.channel);
+    this.#listener = new InboxListener(this.#pool, this.#names.channel, resolved.pollMs, {
+      notification: (payload) => {
+        this.#notification(payload);
+      },
+      wakeAll: () => {
+        this.#wakeups.wakeAll();
+      },
+      reconnected: () => {
+        void this.#wakeWaitingKeys();
+      },
+    });
+    this.#wakeups = new InboxWakeups(() => {
+      this.#listener.start();
+    });
+  }
+
+  /**
+   * Creates the inbox's tables, sequence and function where missing, marks the schema version
+   * (the entries table's comment) and checks that an existing entries table has the inbox's
+   * shape. One transaction under an advisory lock: idempotent, safe to call from many processes
+   * at once (they take turns), and a failure changes nothing; once migrated, it only reads. Run
+   * it before the first `accept`, at deploy or at start-up.
+   * @throws PostgresStoreError `POSTGRES_MIGRATE_FAILED` (server unreachable, no permission, a
+   * table of another shape under the entries table's name), `POSTGRES_SCHEMA_UNSUPPORTED`
+   * (migrated by a newer release); InboxError `INBOX_CLOSED`.
+   */
+  async migrate(): Promise<void> {
+    this.#open();
+    await this.#tracked(() => migrateInbox(this.#pool, this.#names));
+  }
+
+  /** See `Inbox.accept`. */
+  async accept(entry: InboxAcceptEntry): Promise<InboxReceipt> {
+    this.#open();
+    const input = checkAccept(entry);
+    const { sessionKey } = input;
+    const { maxPendingPerSession, maxPending, retryAfterMs, dedupeWindowMs } = this.#options;
+    const values = [
+      input.id,
+      randomUUID(),
+      sessionKey,
+      input.agentId ?? null,
+      input.kind,
+      input.signalText,
+      input.control ?? null,
+      maxPendingPerSession,
+      maxPending,
+      dedupeWindowMs,
+    ];
+    const row = await this.#tracked(() => this.#accept(values, sessionKey));
+    const [status, receiptId, key, seq, acceptedAt] = row as [string, string, string, string, string];
+    if (status === 'full_session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
+    if (status === 'full_inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
+    if (status === 'new') void this.#notifier.send(`e${sessionKey}`);
+    this.#sweep();
+    return { receiptId, sessionKey: key, seq, acceptedAt };
+  }
+
+  /** Runs the `_accept` function on a connection of its own, telling a refusal from a lost acknowledgement. */
+  async #accept(values: unknown[], sessionKey: string): Promise<unknown[]> {
+    const what = `Cannot accept an entry for session ${JSON.stringify(sessionKey)}`;
+    let client: PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.#unavailable(what, error);
+    }
+    let broken = false;
+    try {
+      const rows = await this.#prepared.run(client, this.#sql.accept, values);
+      return rows[0] as unknown[];
+    } catch (error) {
+      const code = pgCodeOf(error);
+      if (code !== undefined && SQLSTATE.test(code)) throw this.#unavailable(what, error);
+      broken = true;
+      throw new InboxError({
+        code: 'INBOX_OUTCOME_UNKNOWN',
+        message: `${what}: the connection was lost after the entry was sent (${errorText(error)}): it may or may not have been written; retry with the same id`,
+        sessionKey,
+        cause: error,
+      });
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** See `Inbox.acquire`. */
+  async acquire(workerId: string, opts: { leaseMs: number; max: number }): Promise<InboxLease[]> {
+    this.#open();
+    assertAcquire(workerId, opts);
+    const rows = await this.#query(
+      this.#sql.acquire,
+      [workerId, opts.leaseMs, opts.max],
+      `acquire leases for ${JSON.stringify(workerId)}`,
+    );
+    return rows.map(([key, token, expiresAt]) => ({
+      key: key as string,
+      workerId,
+      token: token as string,
+      expiresAt: expiresAt as string,
+    }));
+  }
+
+  /** See `Inbox.renew`. */
+  async renew(lease: InboxLease): Promise<boolean> {
+    this.#open();
+    assertLease(lease);
+    const rows = await this.#query(
+      this.#sql.renew,
+      [lease.key, lease.token],
+      `renew the lease on ${JSON.stringify(lease.key)}`,
+    );
+    return rows.length === 1;
+  }
+
+  /** See `Inbox.release`. */
+  async release(lease: InboxLease): Promise<void> {
+    this.#open();
+    assertLease(lease);
+    const what = `release the lease on ${JSON.stringify(lease.key)}`;
+    const [freed] = await this.#query(this.#sql.release, [lease.key, lease.token], what);
+    if (freed !== undefined && (freed[0] as number) > 0) void this.#notifier.send(`e${lease.key}`);
+  }
+
+  /** See `Inbox.read`. */
+  read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
+    const page = async (after: string): Promise<InboxEntry[] | undefined> => {
+      const what = `read the entries of ${JSON.stringify(lease.key)}`;
+      const rows = await this.#query(this.#sql.read, [lease.key, lease.token, after, READ_PAGE], what);
+      if (rows[0]?.[0] !== true) return undefined;
+      return rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
+    };
+    return readLeased(this.#open, lease, afterSeq, page, this.#readUnder);
+  }
+
+  /** See `Inbox.beginDelivery`. */
+  async beginDelivery(entry: InboxEntry): Promise<number> {
+    this.#open();
+    assertEntry(entry);
+    const what = `count a delivery of ${JSON.stringify(entry.receiptId)}`;
+    const rows = await this.#query(
+      this.#sql.beginDelivery,
+      [entry.receiptId, this.#readUnder.get(entry) ?? null],
+      what,
+    );
+    if (rows.length === 1) return rows[0]?.[0] as number;
+    if ((await this.#query(this.#sql.entryExists, [entry.receiptId], what)).length === 0)
+      throw entrySettledError(entry.receiptId);
+    throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');
+  }
+
+  /** See `Inbox.ack`. */
+  async ack(entry: InboxEntry): Promise<void> {
+    this.#open();
+    assertEntry(entry);
+    const [gone] = await this.#query(
+      this.#sql.ack,
+      [entry.receiptId],
+      `acknowledge ${JSON.stringify(entry.receiptId)}`,
+    );
+    // without an outcome, its waiters elsewhere learn it is gone (OUTCOME_EXPIRED); with one, they were woken by it
+    if (gone?.[0] === true) void this.#notifier.send(`o${entry.receiptId}`);
+    this.#wakeups.wake(entry.receiptId);
+    this.#sweep();
+  }
+
+  /** See `Inbox.putOutcome`. */
+  async putOutcome(receiptId: string, outcome: OutcomeJson, ttlMs: number): Promise<void> {
+    this.#open();
+    assertInboxId(receiptId, 'receipt id');
+    assertTtl(ttlMs);
+    const text = outcomeText(receiptId, outcome);
+    const values = [receiptId, text, ttlMs, isPoisonedOutcome(outcome)];
+    const stored = await this.#query(this.#sql.putOutcome, values, `store the outcome of ${JSON.stringify(receiptId)}`);
+    if (stored.length > 0) void this.#notifier.send(`o${receiptId}`);
+    this.#wakeups.wake(receiptId);
+    this.#sweep();
+  }
+
+  /** See `Inbox.outcome`. */
+  outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
+    return inboxOutcome(this.#open, receiptId, opts, (id) => this.#lookup(id), this.#wakeups);
+  }
+
+  async #lookup(receiptId: string): Promise<OutcomeLookup> {
+    this.#open();
+    const [row] = await this.#query(this.#sql.lookup, [receiptId], `read the outcome of ${JSON.stringify(receiptId)}`);
+    const [outcome, inInbox] = row as [string | null, boolean];
+    if (outcome !== null) return { outcome: JSON.parse(outcome) as OutcomeJson };
+    return inInbox ? 'pending' : 'gone';
+  }
+
+  /** See `Inbox.publish`. */
+  async publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+    this.#open();
+    assertInboxId(receiptId, 'receipt id');
+    assertAttempt(attempt);
+    const text = turnEventText(event);
+    const rows = await this.#query(
+      this.#sql.publish,
+      [receiptId, attempt, text],
+      `publish an event of ${JSON.stringify(receiptId)}`,
+    );
+    if (rows.length === 0) throw entrySettledError(receiptId);
+    void this.#notifier.send(`v${receiptId}`);
+    this.#wakeups.wake(receiptId);
+  }
+
+  /** See `Inbox.events`. */
+  async *events(
+    ref: InboxStreamRef,
+    opts?: { from?: string; abortSignal?: AbortSignal },
+  ): AsyncGenerator<InboxStreamEvent, void, undefined> {
+    this.#open();
+    const args = checkEventsArgs(ref, opts);
+    yield* readEventLog(
+      {
+        page: async (receiptId, after, limit): Promise<EventPage> => {
+          this.#open();
+          const rows = await this.#query(
+            this.#sql.events,
+            [receiptId, after ?? '0', limit],
+            `read the events of ${JSON.stringify(receiptId)}`,
+          );
+          return {
+            live: rows[0]?.[0] === true,
+            rows: rows
+              .filter((row) => row[1] !== null)
+              .map(([, offset, attempt, text]) => ({
+                offset: offset as string,
+                attempt: attempt as number,
+                text: text as string,
+              })),
+          };
+        },
+        inFlight: async (sessionKey) => {
+          const rows = await this.#query(
+            this.#sql.inFlight,
+            [sessionKey],
+            `find the stream of ${JSON.stringify(sessionKey)}`,
+          );
+          return rows[0]?.[0] as string | undefined;
+        },
+      },
+      this.#wakeups,
+      args,
+    );
+  }
+
+  /** See `Inbox.notify`. */
+  async notify(sessionKey: string, what: InboxNotice): Promise<void> {
+    this.#open();
+    assertInboxKey(sessionKey);
+    assertNotice(what);
+    const failed = await this.#tracked(() => this.#notifier.send(`${what === 'stop' ? 's' : 'e'}${sessionKey}`));
+    if (failed !== undefined) throw this.#unavailable(`Cannot notify ${JSON.stringify(sessionKey)}`, failed);
+  }
+
+  /** See `Inbox.onNotify`. */
+  onNotify(listener: (sessionKey: string, what: InboxNotice) => void): () => void {
+    if (this.#closed) return noop;
+    const off = this.#notices.on(([key, what]) => {
+      listener(key, what);
+    });
+    this.#listener.start();
+    return off;
+  }
+
+  /** See `Inbox.deadLetters`. */
+  async *deadLetters(opts?: { limit?: number }): AsyncGenerator<InboxDeadLetter, void, undefined> {
+    this.#open();
+    const limit = checkLimit(opts, 0);
+    const rows = await this.#query(this.#sql.deadLetters, [limit === 0 ? null : limit], 'list the dead letters');
+    for (const row of rows) yield { entry: entryOf(row), outcome: JSON.parse(row[8] as string) as OutcomeJson };
+  }
+
+  /** See `InspectableInbox.pending`. */
+  async pending(opts?: { sessionKey?: string; limit?: number }): Promise<readonly InboxEntry[]> {
+    this.#open();
+    const { sessionKey: only, limit } = checkPendingOptions(opts);
+    const rows =
+      only === undefined
+        ? await this.#query(this.#sql.pendingAll, [limit], 'list the pending entries')
+        : await this.#query(this.#sql.pendingOf, [only, limit], 'list the pending entries');
+    return rows.map(entryOf);
+  }
+
+  /** See `InspectableInbox.leases`. */
+  async leases(): Promise<readonly InboxLeaseInfo[]> {
+    this.#open();
+    const rows = await this.#query(this.#sql.leases, [], 'list the leases');
+    return rows.map(([key, workerId, expiresAt]) => ({
+      key: key as string,
+      workerId: workerId as string,
+      expiresAt: expiresAt as string,
+    }));
+  }
+
+  /**
+   * See `Inbox.close`: rejects the waits, gives the `LISTEN` connection back and — when the inbox
+   * opened the pool (from `connectionString`) — ends it after the calls in flight. Entries, leases
+   * and outcomes stay in the tables. Idempotent.
+   * @throws InboxError `INBOX_UNAVAILABLE` if ending the pool fails (the inbox is closed all the same).
+   */
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#wakeups.close(inboxClosedError(NAME));
+      this.#notices.end();
+    }
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  /** Resolves once the `LISTEN` connection listens (tests use it to know notifications will be heard). */
+  listening(): Promise<void> {
+    return this.#listener.ready();
+  }
+
+  async #shutdown(): Promise<void> {
+    await this.#listener.stop();
+    await this.#inFlight.drained();
+    await this.#notifier.drained();
+    if (!this.#options.ownsPool) return;
+    try {
+      await this.#pool.end();
+    } catch (error) {
+      throw this.#unavailable(`Cannot close the connection pool of ${NAME}`, error);
+    }
+  }
+
+  /** Runs one call, counted so that close() ends the pool only after it. */
+  #tracked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#inFlight.track(fn);
+  }
+
+  /** Runs one statement on a pooled connection; failures become `INBOX_UNAVAILABLE`. */
+  #query(text: string, values: unknown[], what: string): Promise<unknown[][]> {
+    return this.#tracked(async () => {
+      try {
+        return await this.#prepared.run(this.#pool, text, values);
+      } catch (error) {
+        if (SignalyardError.isInstance(error)) throw error;
+        throw this.#unavailable(`Cannot ${what}`, error);
+      }
+    });
+  }
+
+  #unavailable(what: string, error: unknown): InboxError {
+    const code = pgCodeOf(error);
+    const hint = code === '42P01' || code === '42883' ? ` (run migrate() to create the inbox ${this.table})` : '';
+    return new InboxError({
+      code: 'INBOX_UNAVAILABLE',
+      message: `${what}: ${errorText(error)}${code === undefined ? '' : ` (${code})`}${hint}`,
+      cause: error,
+    });
+  }
+
+  /** A notification's payload: `e`/`s` + a session key (a notice), `o`/`v` + a receipt id (a wake). */
+  #notification(payload: string): void {
+    if (this.#closed) return;
+    const kind = payload[0];
+    const id = payload.slice(1);
+    if (kind === 'e') this.#notices.emit([id, 'entry']);
+    else if (kind === 's') this.#notices.emit([id, 'stop']);
+    else if (kind === 'o' || kind === 'v') this.#wakeups.wake(id);
+  }
+
+  /** After the `LISTEN` connection came back: an `entry` notice (and a `stop` one where a stop waits) for every session with entries. */
+  async #wakeWaitingKeys(): Promise<void> {
+    if (!this.#notices.hasListeners) return;
+    try {
+      const rows = await this.#query(this.#sql.waitingKeys, [], 'list the sessions with entries');
+      for (const [key, stop] of rows) {
+        this.#notification(`e${key as string}`);
+        if (stop === true) this.#notification(`s${key as string}`);
+      }
+    } catch {
+      // the next reconnect or the worker's own polling finds them
+    }
+  }
+
+  /** Drops what expired, at most once per {@link SWEEP_MS}, without making the caller wait. */
+  #sweep(): void {
+    const now = Date.now();
+    if (now - this.#lastSweep < SWEEP_MS || this.#closed) return;
+    this.#lastSweep = now;
+    this.#query(this.#sql.sweep, [], 'drop what expired').catch(() => undefined);
+  }
+}
+
+function entryOf(row: readonly unknown[]): InboxEntry {
+  const [receiptId, sessionKey, seq, agentId, signal, control, acceptedAt, attempts] = row;
+  return {
+    receiptId: receiptId as string,
+    sessionKey: sessionKey as string,
+    seq: seq as string,
+    acceptedAt: acceptedAt as string,
+    ...(agentId !== null && { agentId: agentId as string }),
+    signal: parseSignalText(signal as string),
+    attempts: attempts as number,
+    ...(control !== null && { control: control as InboxEntry['control'] }),
+  };
+}
+
+function noop(): void {
+  // the inbox is closed: nothing to unsubscribe
+}

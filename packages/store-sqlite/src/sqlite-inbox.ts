@@ -1,0 +1,578 @@
+import { randomUUID } from 'node:crypto';
+import {
+  InboxError,
+  SignalyardError,
+  type Inbox,
+  type InboxAcceptEntry,
+  type InboxDeadLetter,
+  type InboxEntry,
+  type InboxLease,
+  type InboxLeaseInfo,
+  type InboxNotice,
+  type InboxReceipt,
+  type InboxStreamEvent,
+  type InboxStreamRef,
+  type InspectableInbox,
+  type OutcomeJson,
+  type TurnEvent,
+} from '@signalyard/core';
+import {
+  EventChannel,
+  InboxWakeups,
+  checkPendingOptions,
+  inboxOutcome,
+  readLeased,
+  assertAcquire,
+  assertAttempt,
+  assertEntry,
+  assertInboxId,
+  assertInboxKey,
+  assertLease,
+  assertNotice,
+  assertTtl,
+  checkAccept,
+  checkEventsArgs,
+  checkLimit,
+  entrySettledError,
+  errorText,
+  inboxClosedError,
+  inboxFullError,
+  isPoisonedOutcome,
+  isoAt,
+  leaseLostError,
+  outcomeText,
+  parseSignalText,
+  readEventLog,
+  turnEventText,
+  type EventPage,
+  type OutcomeLookup,
+} from '@signalyard/core/internal';
+import Database from 'libsql';
+import { SqliteStoreError } from './errors/sqlite-store-error.js';
+import {
+  resolveSqliteInboxOptions,
+  type ResolvedSqliteInboxOptions,
+  type SqliteInboxOptions,
+} from './sqlite-inbox-options.js';
+import { prepareInboxSchema } from './sqlite-inbox-schema.js';
+import { prepareInboxStatements, type InboxStatements } from './sqlite-inbox-statements.js';
+import { SqliteWriteBatch } from './sqlite-write-batch.js';
+import { PROCESS_ORIGIN, SqlitePeers, SqlitePoller, type SqlitePeer } from './sqlite-inbox-watch.js';
+
+const NAME = 'SqliteInbox';
+/** How many entries a `read` takes at a time. */
+const READ_PAGE = 100;
+/** How often (ms) a write also drops what expired, at most. */
+const SWEEP_MS = 1000;
+/** How long notices are kept for pollers that look late (ms). */
+const NOTICE_KEEP_MS = 60_000;
+
+/** An entry row, as the statements read it. */
+interface EntryRow {
+  readonly receipt_id: string;
+  readonly session_key: string;
+  readonly seq: string;
+  readonly agent_id: string | null;
+  readonly signal: string;
+  readonly control: InboxEntry['control'] | null;
+  readonly accepted_at: string;
+  readonly attempts: number;
+}
+
+/**
+ * The durable inbox on SQLite (inbox.md): accepted signals wait in a file until a worker settles
+ * them, exactly once and in `seq` order per session key, and several processes on one machine
+ * share the file — producers and workers alike. The embedded choice for a single durable
+ * server; it passes `inboxConformance`.
+ *
+ * - **Where.** Eight tables beside the checkpoint store's (`inbox_entries`, `inbox_keys`,
+ *   `inbox_dedupe`, `inbox_outcomes`, `inbox_dead`, `inbox_events`, `inbox_notices`,
+ *   `inbox_meta`), in the store's file or one of their own; their schema version
+ *   (`SQLITE_INBOX_SCHEMA_VERSION`) is kept in `inbox_meta`, created or migrated when the inbox
+ *   opens the file (a newer one is refused). The scaling-out guide shows their layout.
+ * - **`seq`** is allocated per session key in the accepting transaction (`INSERT … ON CONFLICT
+ *   (key) DO UPDATE SET last_seq = last_seq + 1 RETURNING`, under SQLite's write lock), so
+ *   accepts commit in `seq` order and a later `seq` is never visible before an earlier one.
+ * - **Leases** live in `inbox_keys`, judged by this machine's clock; `attempts` are counted by
+ *   `beginDelivery` in the file. Outcomes (`putOutcome`'s TTL) and dedupe ids
+ *   (`dedupeWindowMs`) are swept once expired, stream events with their outcome.
+ * - **Waiting** (`outcome()`, `events()`, `onNotify`) is served at once for what this process
+ *   writes, and by polling the file every `pollMs` for what other processes write.
+ *
+ * Every call runs synchronously on the connection (libsql); failures are `InboxError`s
+ * (`INBOX_UNAVAILABLE` with SQLite's code in the message, for a busy or broken file). Never put
+ * the file on a network file system.
+ *
+ * @throws ConfigError `CONFIG_INVALID` listing every bad option; SqliteSchemaVersionError
+ * `SQLITE_SCHEMA_UNSUPPORTED` for inbox tables of a newer release; SqliteStoreError
+ * `SQLITE_OPEN_FAILED` when the file cannot be opened or holds foreign tables under the inbox's names.
+ * @example
+ * ```ts
+ * import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
+ *
+ * const store = new SqliteCheckpointStore({ path: 'agents.db' });
+ * const inbox = new SqliteInbox({ path: 'agents.db' });   // same file, tables of its own
+ * const runner = createRunner({ agents, store, inbox, worker: true });
+ * ```
+ */
+export class SqliteInbox implements Inbox, InspectableInbox {
+  /** `true`: accepted entries survive the process (and `kill -9`). */
+  readonly durable = true;
+  /** The database file, as given. */
+  readonly path: string;
+  readonly #options: ResolvedSqliteInboxOptions;
+  #db: Database.Database | undefined;
+  readonly #s: InboxStatements;
+  readonly #batch: SqliteWriteBatch;
+  readonly #wakeups: InboxWakeups;
+  readonly #notices = new EventChannel<readonly [string, InboxNotice]>();
+  readonly #self: SqlitePeer;
+  readonly #peers: SqlitePeers;
+  readonly #poller: SqlitePoller;
+  /** The lease token each entry handed out by `read` was read under. */
+  readonly #readUnder = new WeakMap<InboxEntry, string>();
+  #lastSweep = Number.NEGATIVE_INFINITY;
+
+  /** Throws `INBOX_CLOSED` once closed (a field, so that it can be handed to the shared helpers). */
+  readonly #open = (): void => {
+    if (this.#db === undefined) throw inboxClosedError(NAME);
+  };
+
+  constructor(options: SqliteInboxOptions) {
+    const resolved = resolveSqliteInboxOptions(options);
+    this.#options = resolved;
+    this.path = resolved.path;
+    let db: Database.Database;
+    try {
+      db = new Database(resolved.path);
+    } catch (error) {
+      throw openFailed(resolved.path, error);
+    }
+    try {
+      prepareInboxSchema(db, resolved);
+      this.#s = prepareInboxStatements(db);
+    } catch (error) {
+      try {
+        db.close();
+      } catch {
+        // the open error is the one to report
+      }
+      if (SignalyardError.isInstance(error)) throw error;
+      throw openFailed(resolved.path, error);
+    }
+    this.#db = db;
+    this.#batch = new SqliteWriteBatch(db, (what, error) =>
+      SignalyardError.isInstance(error) ? error : unavailable(`Cannot ${what} in ${JSON.stringify(this.path)}`, error),
+    );
+    this.#wakeups = new InboxWakeups(() => {
+      this.#poller.start();
+    });
+    this.#poller = new SqlitePoller(this.#s, resolved.pollMs, {
+      busy: () => this.#db !== undefined && (this.#wakeups.size > 0 || this.#notices.hasListeners),
+      wake: (receiptId) => {
+        this.#wakeups.wake(receiptId);
+      },
+      wakeAll: () => {
+        this.#wakeups.wakeAll();
+      },
+      notice: (key, what) => {
+        this.#notices.emit([key, what]);
+      },
+      failed: () => {
+        // a busy or unreadable file: the waits look again at the next tick
+      },
+    });
+    this.#self = this.#peer();
+    this.#peers = new SqlitePeers(resolved.path, this.#self);
+  }
+
+  #peer(): SqlitePeer {
+    return {
+      wake: (receiptId) => {
+        this.#wakeups.wake(receiptId);
+      },
+      notice: (key, what) => {
+        this.#notices.emit([key, what]);
+      },
+    };
+  }
+
+  /** See `Inbox.accept`. */
+  async accept(entry: InboxAcceptEntry): Promise<InboxReceipt> {
+    this.#open();
+    const input = checkAccept(entry);
+    const { sessionKey } = input;
+    const now = Date.now();
+    const s = this.#s;
+    const { maxPendingPerSession, maxPending, retryAfterMs, dedupeWindowMs } = this.#options;
+    this.#sweep(now); // in the same group commit
+    const result = await this.#write(`accept an entry for session ${JSON.stringify(sessionKey)}`, () => {
+      const seen = s.seen.get(input.id, now) as
+        { receipt_id: string; session_key: string; seq: string; accepted_at: string } | undefined;
+      if (seen !== undefined) {
+        return {
+          receiptId: seen.receipt_id,
+          sessionKey: seen.session_key,
+          seq: seen.seq,
+          acceptedAt: seen.accepted_at,
+        };
+      }
+      const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
+      if (pending >= maxPendingPerSession) return 'session' as const;
+      if ((s.totalPending.get() as { value: number }).value >= maxPending) return 'inbox' as const;
+      const { seq } = s.nextSeq.get({ key: sessionKey }) as { seq: string };
+      const receipt: InboxReceipt = { receiptId: randomUUID(), sessionKey, seq, acceptedAt: isoAt(now) };
+      const { lastInsertRowid } = s.insertEntry.run({
+        receiptId: receipt.receiptId,
+        key: sessionKey,
+        seq,
+        agentId: input.agentId ?? null,
+        kind: input.kind,
+        signal: input.signalText,
+        control: input.control ?? null,
+        acceptedAt: receipt.acceptedAt,
+        origin: PROCESS_ORIGIN,
+      });
+      s.waitingSince.run(lastInsertRowid, sessionKey);
+      s.remember.run({
+        id: input.id,
+        receiptId: receipt.receiptId,
+        key: sessionKey,
+        seq,
+        acceptedAt: receipt.acceptedAt,
+        expires: now + dedupeWindowMs,
+      });
+      s.addPending.run(1);
+      return { ...receipt, fresh: true };
+    });
+    if (result === 'session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
+    if (result === 'inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
+    if (!('fresh' in result)) return result;
+    this.#peers.notice(sessionKey, 'entry');
+    return {
+      receiptId: result.receiptId,
+      sessionKey: result.sessionKey,
+      seq: result.seq,
+      acceptedAt: result.acceptedAt,
+    };
+  }
+
+  /** See `Inbox.acquire`. */
+  async acquire(workerId: string, opts: { leaseMs: number; max: number }): Promise<InboxLease[]> {
+    this.#open();
+    assertAcquire(workerId, opts);
+    const now = Date.now();
+    const s = this.#s;
+    const expires = now + opts.leaseMs;
+    return this.#write(`acquire leases for worker ${JSON.stringify(workerId)}`, () => {
+      const keys = s.freeKeys.all({ now, max: opts.max }) as { key: string }[];
+      return keys.map(({ key }) => {
+        const { lease_token: token } = s.lease.get({ worker: workerId, expires, leaseMs: opts.leaseMs, key }) as {
+          lease_token: string;
+        };
+        return { key, workerId, token, expiresAt: isoAt(expires) };
+      });
+    });
+  }
+
+  /** See `Inbox.renew`. */
+  async renew(lease: InboxLease): Promise<boolean> {
+    this.#open();
+    assertLease(lease);
+    return this.#write(`renew the lease on ${JSON.stringify(lease.key)}`, () => {
+      return this.#s.renew.run({ now: Date.now(), key: lease.key, token: lease.token }).changes === 1;
+    });
+  }
+
+  /** See `Inbox.release`. */
+  async release(lease: InboxLease): Promise<void> {
+    this.#open();
+    assertLease(lease);
+    const s = this.#s;
+    const now = Date.now();
+    const waiting = await this.#write(`release the lease on ${JSON.stringify(lease.key)}`, () => {
+      const held = s.leaseOf.get(lease.key, lease.token) as { lease_expires: number; pending: number } | undefined;
+      if (held === undefined) return false;
+      if (held.lease_expires > now) s.undoDeliveries.run(lease.key, lease.token);
+      s.unlease.run(lease.key, lease.token);
+      if (held.pending > 0) s.notice.run(lease.key, 'entry', now, PROCESS_ORIGIN);
+      return held.pending > 0;
+    });
+    if (waiting) this.#peers.notice(lease.key, 'entry');
+  }
+
+  /** See `Inbox.read`. */
+  read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
+    const page = (after: string): InboxEntry[] | undefined =>
+      this.#run(`read the entries of ${JSON.stringify(lease.key)}`, () => {
+        if (this.#s.leaseLive.get(lease.key, lease.token, Date.now()) === undefined) return undefined;
+        return (this.#s.entriesAfter.all(lease.key, after, READ_PAGE) as EntryRow[]).map(entryOf);
+      });
+    return readLeased(this.#open, lease, afterSeq, page, this.#readUnder);
+  }
+
+  /** See `Inbox.beginDelivery`. */
+  async beginDelivery(entry: InboxEntry): Promise<number> {
+    this.#open();
+    assertEntry(entry);
+    const token = this.#readUnder.get(entry) ?? null;
+    const counted = await this.#write(`count a delivery of ${JSON.stringify(entry.receiptId)}`, () => {
+      const row = this.#s.beginDelivery.get({ token, receiptId: entry.receiptId, now: Date.now() }) as
+        { attempts: number } | undefined;
+      if (row !== undefined) return row.attempts;
+      return this.#s.entryExists.get(entry.receiptId) === undefined ? 'settled' : 'lost';
+    });
+    if (counted === 'settled') throw entrySettledError(entry.receiptId);
+    if (counted === 'lost')
+      throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');
+    return counted;
+  }
+
+  /** See `Inbox.ack`. */
+  async ack(entry: InboxEntry): Promise<void> {
+    this.#open();
+    assertEntry(entry);
+    const s = this.#s;
+    const now = Date.now();
+    this.#sweep(now);
+    const removed = await this.#write(`acknowledge ${JSON.stringify(entry.receiptId)}`, () => {
+      const row = s.deleteEntry.get(entry.receiptId) as { session_key: string } | undefined;
+      if (row === undefined) return false;
+      s.settleKey.run(row.session_key);
+      s.addPending.run(-1);
+      if (s.liveOutcome.get(entry.receiptId, now) === undefined) s.dropEvents.run(entry.receiptId);
+      return true;
+    });
+    if (removed) this.#peers.wake(entry.receiptId);
+  }
+
+  /** See `Inbox.putOutcome`. */
+  async putOutcome(receiptId: string, outcome: OutcomeJson, ttlMs: number): Promise<void> {
+    this.#open();
+    assertInboxId(receiptId, 'receipt id');
+    assertTtl(ttlMs);
+    const text = outcomeText(receiptId, outcome);
+    const s = this.#s;
+    const now = Date.now();
+    const expires = now + ttlMs;
+    this.#sweep(now);
+    const stored = await this.#write(`store the outcome of ${JSON.stringify(receiptId)}`, () => {
+      s.dropExpiredOutcome.run(receiptId, now);
+      if (s.insertOutcome.run(receiptId, text, expires).changes !== 1) return false;
+      if (isPoisonedOutcome(outcome)) {
+        s.dropDead.run(receiptId);
+        s.keepDead.run(expires, receiptId);
+      }
+      return true;
+    });
+    if (stored) this.#peers.wake(receiptId);
+  }
+
+  /** See `Inbox.outcome`. */
+  outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
+    return inboxOutcome(this.#open, receiptId, opts, (id) => this.#lookup(id), this.#wakeups);
+  }
+
+  #lookup(receiptId: string): OutcomeLookup {
+    this.#open();
+    return this.#run(`read the outcome of ${JSON.stringify(receiptId)}`, () => {
+      const row = this.#s.liveOutcome.get(receiptId, Date.now()) as { outcome: string } | undefined;
+      if (row !== undefined) return { outcome: JSON.parse(row.outcome) as OutcomeJson };
+      return this.#s.entryExists.get(receiptId) === undefined ? 'gone' : 'pending';
+    });
+  }
+
+  /** See `Inbox.publish`. */
+  async publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+    this.#open();
+    assertInboxId(receiptId, 'receipt id');
+    assertAttempt(attempt);
+    const text = turnEventText(event);
+    const added = await this.#write(`publish an event of ${JSON.stringify(receiptId)}`, () => {
+      return this.#s.publish.run(receiptId, attempt, text, receiptId).changes === 1;
+    });
+    if (!added) throw entrySettledError(receiptId);
+    this.#peers.wake(receiptId);
+  }
+
+  /** See `Inbox.events`. */
+  async *events(
+    ref: InboxStreamRef,
+    opts?: { from?: string; abortSignal?: AbortSignal },
+  ): AsyncGenerator<InboxStreamEvent, void, undefined> {
+    this.#open();
+    const args = checkEventsArgs(ref, opts);
+    const s = this.#s;
+    yield* readEventLog(
+      {
+        page: (receiptId, after, limit): EventPage => {
+          this.#open();
+          return this.#run(`read the events of ${JSON.stringify(receiptId)}`, () => {
+            const live = s.entryExists.get(receiptId) !== undefined; // before the rows: see EventPage
+            const rows = s.eventsAfter.all(receiptId, after ?? '0', limit) as {
+              event_offset: string;
+              attempt: number;
+              event: string;
+            }[];
+            return { live, rows: rows.map((r) => ({ offset: r.event_offset, attempt: r.attempt, text: r.event })) };
+          });
+        },
+        inFlight: (sessionKey) =>
+          this.#run(`find the stream of session ${JSON.stringify(sessionKey)}`, () => {
+            return (s.inFlight.get(sessionKey) as { receipt_id: string } | undefined)?.receipt_id;
+          }),
+      },
+      this.#wakeups,
+      args,
+    );
+  }
+
+  /** See `Inbox.notify`. */
+  async notify(sessionKey: string, what: InboxNotice): Promise<void> {
+    this.#open();
+    assertInboxKey(sessionKey);
+    assertNotice(what);
+    await this.#write(`notify session ${JSON.stringify(sessionKey)}`, () =>
+      this.#s.notice.run(sessionKey, what, Date.now(), PROCESS_ORIGIN),
+    );
+    this.#peers.notice(sessionKey, what);
+  }
+
+  /** See `Inbox.onNotify`. */
+  onNotify(listener: (sessionKey: string, what: InboxNotice) => void): () => void {
+    if (this.#db === undefined) return noop;
+    const off = this.#notices.on(([key, what]) => {
+      listener(key, what);
+    });
+    this.#poller.start();
+    return off;
+  }
+
+  /** See `Inbox.deadLetters`. */
+  async *deadLetters(opts?: { limit?: number }): AsyncGenerator<InboxDeadLetter, void, undefined> {
+    this.#open();
+    const limit = checkLimit(opts, -1);
+    const letters = this.#run('list the dead letters', () =>
+      (this.#s.deadLetters.all({ now: Date.now(), limit }) as (EntryRow & { outcome: string })[]).map((row) => ({
+        entry: entryOf(row),
+        outcome: JSON.parse(row.outcome) as OutcomeJson,
+      })),
+    );
+    yield* letters;
+  }
+
+  /** See `InspectableInbox.pending`. */
+  async pending(opts?: { sessionKey?: string; limit?: number }): Promise<readonly InboxEntry[]> {
+    this.#open();
+    const { sessionKey: only, limit } = checkPendingOptions(opts);
+    return this.#run('list the pending entries', () => {
+      const rows = only === undefined ? this.#s.pendingAll.all(limit) : this.#s.pendingOf.all(only, limit);
+      return (rows as EntryRow[]).map(entryOf);
+    });
+  }
+
+  /** See `InspectableInbox.leases`. */
+  async leases(): Promise<readonly InboxLeaseInfo[]> {
+    this.#open();
+    return this.#run('list the leases', () =>
+      (this.#s.leases.all(Date.now()) as { key: string; lease_worker: string; lease_expires: number }[]).map((row) => ({
+        key: row.key,
+        workerId: row.lease_worker,
+        expiresAt: isoAt(row.lease_expires),
+      })),
+    );
+  }
+
+  /**
+   * See `Inbox.close`: stops polling, rejects the waits, closes the file. Entries, leases and
+   * outcomes stay in it. Idempotent.
+   * @throws InboxError `INBOX_UNAVAILABLE` if SQLite fails to close (the inbox is closed all the same).
+   */
+  async close(): Promise<void> {
+    const db = this.#db;
+    if (db === undefined) return;
+    this.#batch.flush(); // the writes asked for before close() are written
+    this.#db = undefined;
+    this.#poller.stop();
+    this.#peers.leave(this.#self);
+    this.#wakeups.close(inboxClosedError(NAME));
+    this.#notices.end();
+    try {
+      db.close();
+    } catch (error) {
+      throw unavailable(`Cannot close ${JSON.stringify(this.path)}`, error);
+    }
+  }
+
+  /** Runs `fn` (statements that read) on the connection; SQLite's failures become `INBOX_UNAVAILABLE`. */
+  #run<T>(what: string, fn: () => T): T {
+    try {
+      this.#batch.flush(); // the writes asked for so far come first (and a loop of reads never starves them)
+      return fn();
+    } catch (error) {
+      if (SignalyardError.isInstance(error)) throw error;
+      throw unavailable(`Cannot ${what} in ${JSON.stringify(this.path)}`, error);
+    }
+  }
+
+  /** Runs `fn` (statements that write) in the next group commit: all of it, or nothing; resolves once committed. */
+  #write<T>(what: string, fn: () => T): Promise<T> {
+    return this.#batch.run(what, fn);
+  }
+
+  /** Drops expired dedupe ids, outcomes (with their events), dead letters and old notices, at most once per {@link SWEEP_MS}. */
+  #sweep(now: number): void {
+    if (now - this.#lastSweep < SWEEP_MS) return;
+    this.#lastSweep = now;
+    const s = this.#s;
+    this.#write('drop what expired', () => {
+      s.sweepDedupe.run(now);
+      s.sweepEvents.run(now);
+      s.sweepOutcomes.run(now);
+      s.sweepDead.run(now);
+      s.sweepNotices.run(now - NOTICE_KEEP_MS);
+    }).catch(() => undefined); // a busy file: a later write sweeps
+  }
+}
+
+function entryOf(row: EntryRow): InboxEntry {
+  return {
+    receiptId: row.receipt_id,
+    sessionKey: row.session_key,
+    seq: row.seq,
+    acceptedAt: row.accepted_at,
+    ...(row.agent_id !== null && { agentId: row.agent_id }),
+    signal: parseSignalText(row.signal),
+    attempts: row.attempts,
+    ...(row.control !== null && { control: row.control }),
+  };
+}
+
+function sqliteCodeOf(error: unknown): string | undefined {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function unavailable(what: string, error: unknown): InboxError {
+  const code = sqliteCodeOf(error);
+  return new InboxError({
+    code: 'INBOX_UNAVAILABLE',
+    message: `${what}: ${errorText(error)}${code === undefined ? '' : ` (${code})`}`,
+    cause: error,
+  });
+}
+
+function openFailed(path: string, error: unknown): SqliteStoreError {
+  const sqliteCode = sqliteCodeOf(error);
+  return new SqliteStoreError({
+    code: 'SQLITE_OPEN_FAILED',
+    path,
+    message: `Cannot open inbox database ${JSON.stringify(path)}: ${errorText(error)}`,
+    ...(sqliteCode !== undefined && { sqliteCode }),
+    cause: error,
+  });
+}
+
+function noop(): void {
+  // the inbox is closed: nothing to unsubscribe
+}

@@ -1,0 +1,216 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, InboxError } from '@signalyard/core';
+import {
+  SQLITE_INBOX_SCHEMA_VERSION,
+  SQLITE_SCHEMA_VERSION,
+  SqliteCheckpointStore,
+  SqliteInbox,
+  SqliteSchemaVersionError,
+  SqliteStoreError,
+} from '@signalyard/store-sqlite';
+import { collect, expectCode, rejectsCode, thrown } from '@signalyard/test-utils';
+import Database from 'libsql';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'signalyard-sqlite-inbox-'));
+let files = 0;
+const open: { close(): Promise<void> }[] = [];
+const fresh = (): string => join(dir, `inbox-${files++}.db`);
+const track = <T extends { close(): Promise<void> }>(thing: T): T => {
+  open.push(thing);
+  return thing;
+};
+const text = (payload: string) => ({ kind: 'user_message', payload }) as const;
+
+afterEach(async () => {
+  for (const thing of open.splice(0)) await thing.close().catch(() => undefined);
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Reads `sql` with a connection of its own (what another tool sees in the file). */
+function query(path: string, sql: string): unknown[] {
+  const db = new Database(path);
+  try {
+    return db.prepare(sql).all();
+  } finally {
+    db.close();
+  }
+}
+
+describe('SqliteInbox options', () => {
+  it('refuses bad options with one ConfigError listing every problem, before touching a file', () => {
+    const error = thrown(
+      () =>
+        new SqliteInbox({
+          path: '',
+          busyTimeoutMs: -1,
+          synchronous: 'sometimes',
+          pollMs: 0,
+          maxPending: 0,
+          dedupeWindowMs: 1.5,
+          extra: 1,
+        } as never),
+    );
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as ConfigError).problems.map((p) => p.path).sort()).toEqual(
+      ['busyTimeoutMs', 'dedupeWindowMs', 'extra', 'maxPending', 'path', 'pollMs', 'synchronous'].sort(),
+    );
+    expectCode(
+      thrown(() => new SqliteInbox(undefined as never)),
+      'CONFIG_INVALID',
+    );
+  });
+
+  it('a file it cannot open is SQLITE_OPEN_FAILED', () => {
+    const error = thrown(() => new SqliteInbox({ path: join(dir, 'no-such-dir', 'x.db') }));
+    expect(SqliteStoreError.isInstance(error) && error.code).toBe('SQLITE_OPEN_FAILED');
+  });
+});
+
+describe('SqliteInbox schema', () => {
+  it(`exports its schema number (${SQLITE_INBOX_SCHEMA_VERSION}), kept in inbox_meta apart from the store's user_version`, async () => {
+    const path = fresh();
+    const inbox = track(new SqliteInbox({ path }));
+    await inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' });
+    expect(SQLITE_INBOX_SCHEMA_VERSION).toBe(1);
+    expect(query(path, "SELECT value FROM inbox_meta WHERE name = 'schema'")).toMatchObject([{ value: 1 }]);
+    expect(query(path, 'PRAGMA user_version')).toMatchObject([{ user_version: 0 }]);
+  });
+
+  it('shares a file with SqliteCheckpointStore, whichever opens it first', async () => {
+    for (const inboxFirst of [true, false]) {
+      const path = fresh();
+      const open1 = inboxFirst ? track(new SqliteInbox({ path })) : track(new SqliteCheckpointStore({ path }));
+      const open2 = inboxFirst ? track(new SqliteCheckpointStore({ path })) : track(new SqliteInbox({ path }));
+      const inbox = (inboxFirst ? open1 : open2) as SqliteInbox;
+      const store = (inboxFirst ? open2 : open1) as SqliteCheckpointStore;
+      const receipt = await inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' });
+      await store.save('s', { inboxSeq: receipt.seq }, 0);
+      expect((await store.load('s'))?.data).toEqual({ inboxSeq: receipt.seq });
+      expect((await inbox.pending()).length).toBe(1);
+      expect(query(path, 'PRAGMA user_version')).toMatchObject([{ user_version: SQLITE_SCHEMA_VERSION }]);
+    }
+  });
+
+  it('keeps entries, leases, outcomes and dedupe ids across a close and a reopen', async () => {
+    const path = fresh();
+    const first = new SqliteInbox({ path });
+    const receipt = await first.accept({ sessionKey: 's', signal: text('x'), id: 'same' });
+    await first.accept({ sessionKey: 's', signal: text('y'), id: 'other' });
+    const [lease] = await first.acquire('w', { leaseMs: 60_000, max: 1 });
+    await first.putOutcome(receipt.receiptId, { sessionKey: 's', agentId: 'a', status: 'completed' }, 60_000);
+    await first.close();
+    const again = track(new SqliteInbox({ path }));
+    expect((await again.pending()).map((e) => e.signal.payload)).toEqual(['x', 'y']);
+    expect(await again.leases()).toEqual([{ key: 's', workerId: 'w', expiresAt: lease?.expiresAt }]);
+    expect(await again.outcome(receipt.receiptId)).toEqual({ sessionKey: 's', agentId: 'a', status: 'completed' });
+    expect(await again.accept({ sessionKey: 's', signal: text('x'), id: 'same' })).toEqual(receipt);
+  });
+
+  it('refuses inbox tables of a newer release, and changes nothing', async () => {
+    const path = fresh();
+    await new SqliteInbox({ path }).close();
+    const db = new Database(path);
+    db.exec("UPDATE inbox_meta SET value = 2 WHERE name = 'schema'");
+    db.close();
+    const error = thrown(() => new SqliteInbox({ path }));
+    expect(SqliteSchemaVersionError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'SQLITE_SCHEMA_UNSUPPORTED', found: 2, supported: 1 });
+    expect((error as Error).message).toMatch(/^Inbox in database ".*" has schema version 2, expected 1 or lower/);
+    expect(query(path, "SELECT value FROM inbox_meta WHERE name = 'schema'")).toMatchObject([{ value: 2 }]);
+  });
+
+  it('refuses a foreign inbox_entries table with SQLITE_OPEN_FAILED', () => {
+    const path = fresh();
+    const db = new Database(path);
+    db.exec('CREATE TABLE inbox_entries (id INTEGER PRIMARY KEY, other TEXT)');
+    db.close();
+    const error = thrown(() => new SqliteInbox({ path }));
+    expect(SqliteStoreError.isInstance(error) && error.code).toBe('SQLITE_OPEN_FAILED');
+  });
+});
+
+describe('SqliteInbox for operators', () => {
+  it('lists pending entries per session (ordered by key, then seq) and live leases', async () => {
+    const inbox = track(new SqliteInbox({ path: fresh() }));
+    await inbox.accept({ sessionKey: 'b', signal: text('b0'), id: '1' });
+    await inbox.accept({ sessionKey: 'a', signal: text('a0'), id: '2' });
+    await inbox.accept({ sessionKey: 'a', signal: text('a1'), id: '3', agentId: 'desk', control: 'approve' });
+    const all = await inbox.pending();
+    expect(all.map((e) => [e.sessionKey, e.seq, e.signal.payload])).toEqual([
+      ['a', '1', 'a0'],
+      ['a', '2', 'a1'],
+      ['b', '1', 'b0'],
+    ]);
+    expect(all[1]).toMatchObject({ agentId: 'desk', control: 'approve', attempts: 0 });
+    expect((await inbox.pending({ sessionKey: 'a', limit: 1 })).map((e) => e.seq)).toEqual(['1']);
+    expect((await inbox.pending({ limit: 2 })).length).toBe(2);
+    const leases = await inbox.acquire('worker-9', { leaseMs: 300, max: 1 });
+    expect(await inbox.leases()).toEqual(
+      leases.map((l) => ({ key: l.key, workerId: 'worker-9', expiresAt: l.expiresAt })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(await inbox.leases()).toEqual([]);
+    await rejectsCode(inbox.pending({ limit: 0 }), 'INBOX_INPUT_INVALID');
+    await rejectsCode(inbox.pending({ sessionKey: 'x\u0000' }), 'INBOX_INPUT_INVALID');
+    await inbox.close();
+    await rejectsCode(inbox.pending(), 'INBOX_CLOSED');
+    await rejectsCode(inbox.leases(), 'INBOX_CLOSED');
+  });
+});
+
+describe('SqliteInbox failures and housekeeping', () => {
+  it('a file locked by another writer past busyTimeoutMs is INBOX_UNAVAILABLE, nothing is written, and it serves again after', async () => {
+    const path = fresh();
+    const inbox = track(new SqliteInbox({ path, busyTimeoutMs: 0 }));
+    const locker = new Database(path);
+    locker.exec('BEGIN IMMEDIATE');
+    const error = await rejectsCode(inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' }), 'INBOX_UNAVAILABLE');
+    expect(InboxError.isInstance(error)).toBe(true);
+    expect(error.message).toMatch(/SQLITE_BUSY/);
+    locker.exec('ROLLBACK');
+    locker.close();
+    expect(await inbox.pending()).toEqual([]);
+    const receipt = await inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' });
+    expect(receipt.seq).toBe('1');
+  });
+
+  it('drops expired dedupe ids, outcomes with their events, and dead letters from the file', async () => {
+    const path = fresh();
+    const inbox = track(new SqliteInbox({ path, dedupeWindowMs: 50 }));
+    const receipt = await inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' });
+    const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
+    const [entry] = await collect(inbox.read(lease!));
+    await inbox.beginDelivery(entry!);
+    await inbox.publish(receipt.receiptId, 1, { type: 'text_delta', agentId: 'a', delta: 'hi' });
+    const poisoned = {
+      sessionKey: 's',
+      agentId: 'a',
+      status: 'failed',
+      error: { code: 'INBOX_POISONED', message: 'm', fields: {} },
+    } as const;
+    await inbox.putOutcome(receipt.receiptId, poisoned, 50);
+    await inbox.ack(entry!);
+    const count = (table: string): unknown => (query(path, `SELECT count(*) AS n FROM ${table}`)[0] as { n: number }).n;
+    expect([count('inbox_dedupe'), count('inbox_outcomes'), count('inbox_events'), count('inbox_dead')]).toEqual([
+      1, 1, 1, 1,
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // past the TTLs and the sweep interval
+    await inbox.accept({ sessionKey: 'other', signal: text('y'), id: 'b' }); // a write sweeps
+    expect([count('inbox_dedupe'), count('inbox_outcomes'), count('inbox_events'), count('inbox_dead')]).toEqual([
+      1, 0, 0, 0,
+    ]);
+  });
+
+  it('close is idempotent and ends the polling', async () => {
+    const inbox = new SqliteInbox({ path: fresh(), pollMs: 5 });
+    inbox.onNotify(() => undefined);
+    await inbox.close();
+    await inbox.close();
+    await rejectsCode(inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' }), 'INBOX_CLOSED');
+  });
+});
