@@ -121,21 +121,38 @@ const sinceLastReply = (request: ChatRequest): string => {
     .join(' ');
 };
 
+/**
+ * A reply that ends with a call to the transfer tool `name` (the crew hands off by tool:
+ * `handoff_mode: tool`): `transfer_to_billing` hands off, `propose_fix` / `refunded` / `finish`
+ * end the run. Call ids are unique in the history.
+ */
+const via = (request: ChatRequest, content: string, name: string): ChatResponse => ({
+  content,
+  toolCalls: [{ id: `${name}-${request.messages.length}`, name, arguments: {} }],
+});
+
 /** Billing's answer: a refund asked for with an amount is a `refund` tool call; its result, the reply. */
-const billing = (request: ChatRequest, said: string): ChatResponse | string => {
+const billing = (request: ChatRequest, said: string): ChatResponse => {
   const last = request.messages.at(-1);
-  if (last?.role === 'tool') return `${last.content}: it is on its way to your card. [REFUNDED]`;
-  if (/crash/i.test(said)) return 'Billing: the account is paid up; nothing to do on our side.';
+  const answered = request.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === last?.toolCallId);
+  // The refund's result (not the answer to triage's transfer call, which billing sees first).
+  if (last?.role === 'tool' && answered?.name === 'refund')
+    return via(request, `${last.content}: it is on its way to your card.`, 'refunded');
+  if (/crash/i.test(said)) return { content: 'Billing: the account is paid up; nothing to do on our side.' };
+  if (/receipt/i.test(said)) return via(request, 'The receipt for order 5531 is on its way to your email.', 'finish');
   const asked = /refund .*?order (\d+).*?\$(\d+)/i.exec(said);
   if (asked !== null)
     return {
       content: `Refunding order ${asked[1]}.`,
       toolCalls: [{ id: 'call-1', name: 'refund', arguments: { order: asked[1], amount: Number(asked[2]) } }],
     };
-  return 'I see a duplicate charge of $42 on invoice INV-881. Shall I refund it? [PROPOSE_FIX]';
+  return via(request, 'I see a duplicate charge of $42 on invoice INV-881. Shall I refund it?', 'propose_fix');
 };
 
-/** A scripted model: answers by agent and by what the customer said, so any order of events works. */
+/**
+ * A scripted model: answers by agent and by what the customer said, so any order of events works.
+ * It hands off and finishes with transfer tool calls, as a tool-calling model does.
+ */
 export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[] } {
   // Replies stream in pieces of at most 8 characters, as a real model's tokens would arrive.
   return scriptedModel(
@@ -143,15 +160,19 @@ export function deskModel(): ChatModel & { readonly calls: readonly ChatRequest[
       const said = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
       switch (request.agentId) {
         case 'triage':
-          if (/invoice|charge|refund/i.test(said)) return 'This is a billing matter. [ROUTE_BILLING]';
-          if (/crash|error|bug/i.test(said)) return 'Could be the app or the account; asking both teams. [INVESTIGATE]';
-          return 'Thanks for the details, we are on it. [ANSWERED]';
+          if (/invoice|charge|refund/i.test(said))
+            return via(request, 'This is a billing matter.', 'transfer_to_billing');
+          if (/crash|error|bug/i.test(said))
+            return via(request, 'Could be the app or the account; asking both teams.', 'transfer_to_investigate');
+          return via(request, 'Thanks for the details, we are on it.', 'finish');
         case 'billing':
           return billing(request, said);
         case 'tech':
           return 'Tech: version 3.2 crashes at startup when its cache is corrupt.';
         case 'lead':
-          return 'Clearing the app cache fixes this; shall I send you the steps? [PROPOSE_FIX]';
+          if (/hello/i.test(said))
+            return via(request, 'Still here: shall I send you the steps to clear the app cache?', 'propose_fix');
+          return via(request, 'Clearing the app cache fixes this; shall I send you the steps?', 'propose_fix');
         case 'concierge':
           // A merged turn sees every message the VIP sent since the last reply.
           if (/card/i.test(sinceLastReply(request)) && /\d{4}/.test(sinceLastReply(request)))
@@ -208,7 +229,8 @@ function deskEngine(model: ChatModel, ledger: Refund[]): Engine {
     const result = await crew.turn(ctx);
     const response = result.output as CrewResponse;
     const state = String(ctx.strategy.snapshot().current_state);
-    const proposes = response.reason === 'terminated_by_signal' && response.content.includes('[PROPOSE_FIX]');
+    // The signal that ended the run, whether its marker matched or its transfer tool was called.
+    const proposes = response.signal === '[PROPOSE_FIX]';
     const actions = [];
     if (state === 'idle') actions.push(Action.transition('open'));
     if (state === 'closed') actions.push(Action.transition('reopen'));

@@ -50,8 +50,16 @@ const linesTo = (write: (line: string) => void): ((text: string) => void) => {
 
 /** The operator's line for an engine event (a handoff, a tool call, an approval), if it has one. */
 const engineLine = (ev: EngineEvent): string | undefined => {
-  if (ev.type === 'handoff')
-    return `   crew    ${String(ev.from)} → ${String(ev.to)} (${ev.via === 'signal' ? `signal ${String(ev.signal)}` : String(ev.via)})`;
+  if (ev.type === 'handoff') {
+    // A handoff by transfer tool call names the tool the model called; by marker, the marker.
+    const how =
+      typeof ev.tool === 'string'
+        ? `tool ${ev.tool}`
+        : ev.via === 'signal'
+          ? `signal ${String(ev.signal)}`
+          : String(ev.via);
+    return `   crew    ${String(ev.from)} → ${String(ev.to)} (${how})`;
+  }
   if (ev.type === 'parallel_start')
     return `   crew    parallel group ${String(ev.group)}: ${(ev.agents as string[]).join(' + ')}`;
   if (ev.type === 'interrupt') return `   pipeline interrupt: ${(ev.interrupt as { kind: string }).kind} (paused)`;
@@ -350,6 +358,10 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   await approve(refundAsked.sessionKey, approveAll, 'rita@finance', 'again: nothing pending, nothing runs');
   write(
     `   refunds carried out: ${ledger.length} — ${ledger.map((r) => `order ${r.order}, $${r.amount} (${r.reference})`).join('; ')}`,
+  );
+  await say(
+    { ...carol, text: 'Thanks! Can you email me the receipt?' },
+    'carol again: the conversation continues with billing, no second triage (resume_at: last_agent)',
   );
 
   write('');

@@ -61,7 +61,7 @@ describe('the support desk example', () => {
     expect(first).toContain('   agent   desk · session agent:desk:dm:alice · matched by default');
     expect(first.filter((l) => l.startsWith('   reply') || l.startsWith('   crew'))).toEqual([
       '   reply   triage: "This is a billing matter."',
-      '   crew    triage → billing (signal [ROUTE_BILLING])',
+      '   crew    triage → billing (tool transfer_to_billing)',
       '   reply   billing: "I see a duplicate charge of $42 on invoice INV-881. Shall I refund it?"',
     ]);
     expect(first).toContain('   fsm     triaging → awaiting_confirmation (propose)');
@@ -126,7 +126,7 @@ describe('the support desk example', () => {
     expect(review).toContain('   agent   reviews · session agent:reviews:slack:channel:c-refunds · matched by team');
     expect(review).toContain('   pipeline interrupt: confirmation (paused)');
     expect(review).toContain('   = paused');
-    expect(lines).toContain('   agent:desk:dm:alice continues: FSM resolving, 5 messages, checkpoint v3');
+    expect(lines).toContain('   agent:desk:dm:alice continues: FSM resolving, 7 messages, checkpoint v3');
     const approved = after(lines, '"yes"   (the reviewer approves');
     expect(approved).toContain('   reply   reviews: "Refund R-17: $250 refunded (RF-1017)."');
     expect(approved).toContain('   = completed');
@@ -135,7 +135,7 @@ describe('the support desk example', () => {
     const refund = after(lines, '"Please refund order 5531, $420: it arrived broken"');
     expect(refund).toEqual(
       expect.arrayContaining([
-        '   crew    triage → billing (signal [ROUTE_BILLING])',
+        '   crew    triage → billing (tool transfer_to_billing)',
         '   reply   billing: "Refunding order 5531."',
         '   approval ap-1 asked: billing calls refund {"order":"5531","amount":420} (refunds over $100 need a reviewer)',
         '   = paused (awaiting approval: ap-1)',
@@ -174,6 +174,16 @@ describe('the support desk example', () => {
         '   refunds carried out: 1 — order 5531, $420 (RF-2001)',
       ]),
     );
+    // carol's next message goes straight to billing, the agent that answered her (resume_at:
+    // last_agent): no triage, no second handoff.
+    expect(after(lines, '"Thanks! Can you email me the receipt?"')).toEqual([
+      '── telegram · dm 1003: "Thanks! Can you email me the receipt?"   (carol again: the conversation continues with billing, no second triage (resume_at: last_agent))',
+      '   agent   desk · session agent:desk:telegram:dm:1003 · matched by default',
+      '   route   no route: runner default → continue',
+      '   reply   billing: "The receipt for order 5531 is on its way to your email."',
+      '   = completed',
+      '',
+    ]);
     // The audit log records who decided what, also when a route refused it.
     expect(approvals).toEqual([
       ['rejected', [{ id: 'ap-1', approved: true, by: 'dave@support' }]],
@@ -216,6 +226,7 @@ describe('the support desk example', () => {
       'rejected', // dave is not a reviewer
       'completed', // rita approves: the refund runs
       'rejected', // rita again: nothing pending
+      'completed', // carol's receipt, answered by billing
       'completed',
       'completed',
       'completed',

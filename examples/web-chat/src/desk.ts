@@ -1,6 +1,7 @@
-// The web chat's support desk: a crew (triage → billing by marker, billing's refund tool, an
-// approval policy for refunds over $100) as the engine of one Runner over a SQLite store, and the
-// models it can run on — a scripted one by default, the real AI SDK provider with a key.
+// The web chat's support desk: a crew (triage → billing by a transfer tool call, billing's refund
+// tool, an approval policy for refunds over $100; the next message resumes at the agent that
+// answered) as the engine of one Runner over a SQLite store, and the models it can run on — a
+// scripted one by default, the real AI SDK provider with a key.
 import { readFileSync } from 'node:fs';
 import { openai } from '@ai-sdk/openai';
 import { aiSdkModel } from '@signalyard/ai-sdk';
@@ -54,17 +55,35 @@ function refundTool(ledger: RefundLedger): Tool {
 const lastUserText = (request: ChatRequest): string =>
   request.messages.findLast((m) => m.role === 'user')?.content ?? '';
 
+/**
+ * A reply that ends with a call to the transfer tool `name` (crew.yaml `handoff_mode: tool`):
+ * `transfer_to_billing` hands off, `finish` ends the turn. Call ids are unique in the history.
+ */
+const transfer = (request: ChatRequest, content: string, name: string): ChatResponse => ({
+  content,
+  toolCalls: [{ id: `${name}-${request.messages.length}`, name, arguments: {} }],
+});
+
 /** Billing's scripted reply: a refund call when asked for one, the outcome after the tool ran. */
-function billingReply(request: ChatRequest): ChatResponse | string {
+function billingReply(request: ChatRequest): ChatResponse {
   const last = request.messages.at(-1);
-  if (last?.role === 'tool') {
-    const call = request.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === last.toolCallId);
-    const amount = (call?.arguments as { amount?: number } | undefined)?.amount ?? 0;
+  const call = request.messages.flatMap((m) => m.toolCalls ?? []).find((c) => c.id === last?.toolCallId);
+  // The answer to the refund call (not to triage's transfer call, which billing sees first).
+  if (last?.role === 'tool' && call?.name === 'refund') {
+    const amount = (call.arguments as { amount?: number } | undefined)?.amount ?? 0;
     if (last.content.startsWith('denied')) {
-      return `The refund of $${amount} was not approved, so nothing has been refunded. If you think this is wrong, reply here and a supervisor will take a look. [RESOLVED]`;
+      return transfer(
+        request,
+        `The refund of $${amount} was not approved, so nothing has been refunded. If you think this is wrong, reply here and a supervisor will take a look.`,
+        'finish',
+      );
     }
     const reference = /RF-\d+/.exec(last.content)?.[0] ?? 'RF-?';
-    return `Done: $${amount} is on its way back to your card (reference ${reference}). It can take three to five business days to show up. [RESOLVED]`;
+    return transfer(
+      request,
+      `Done: $${amount} is on its way back to your card (reference ${reference}). It can take three to five business days to show up.`,
+      'finish',
+    );
   }
   const said = lastUserText(request);
   const asked = /refund[^$]*\$(\d+(?:\.\d+)?)/i.exec(said) ?? /\$(\d+(?:\.\d+)?)[^.]*refund/i.exec(said);
@@ -77,20 +96,29 @@ function billingReply(request: ChatRequest): ChatResponse | string {
       ],
     };
   }
-  return 'I am sorry about that! I can see invoice INV-881 was charged twice, $42 each time. I can refund the duplicate charge right away: just tell me how much you want back. [RESOLVED]';
+  return transfer(
+    request,
+    'I am sorry about that! I can see invoice INV-881 was charged twice, $42 each time. I can refund the duplicate charge right away: just tell me how much you want back.',
+    'finish',
+  );
 }
 
-/** The scripted desk model: answers by agent and by what the customer said. Deterministic, no key. */
+/**
+ * The scripted desk model: answers by agent and by what the customer said, handing off and
+ * finishing with transfer tool calls as a tool-calling model does. Deterministic, no key.
+ */
 export function scriptedDeskModel(opts: { chunkChars?: number } = {}): ChatModel {
   return scriptedModel(
     (request) => {
       if (request.agentId === 'billing') return billingReply(request);
       if (/invoice|charge|refund|bill/i.test(lastUserText(request))) {
-        return request.messages.some((m) => m.role === 'assistant')
-          ? 'Billing will take care of that. [ROUTE_BILLING]'
-          : 'Thanks for reaching out. That is a billing question, so I am passing you to our billing team. [ROUTE_BILLING]';
+        return transfer(
+          request,
+          'Thanks for reaching out. That is a billing question, so I am passing you to our billing team.',
+          'transfer_to_billing',
+        );
       }
-      return 'Happy to help! Could you tell me a little more about what went wrong? [ANSWERED]';
+      return transfer(request, 'Happy to help! Could you tell me a little more about what went wrong?', 'finish');
     },
     { streamChunkChars: opts.chunkChars ?? 3 },
   );

@@ -75,6 +75,11 @@ try {
   const textOf = (ms: UIMessage[]): string[] =>
     ms.flatMap((m) => m.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])));
   assert.ok(!textOf(approved).some((t) => /\[(ROUTE_BILLING|RESOLVED|ANSWERED)\]/.test(t)), 'no marker in any text');
+  // Handoffs are transfer tool calls, shown as badges, never as tools; the refund question went
+  // straight to billing (resume_at: last_agent), so there is one handoff in the conversation.
+  const parts = approved.flatMap((m) => m.parts);
+  assert.equal(parts.filter((p) => p.type === 'data-handoff').length, 1, 'one handoff badge');
+  assert.ok(!JSON.stringify(approved).includes('transfer_to'), 'no transfer call shown as a tool');
   assert.deepEqual(
     ledger.refunds.map((r) => r.amount),
     [420],

@@ -129,6 +129,9 @@ describe('the web chat API', () => {
     const body = await res.text(); // the UI message stream as it goes over the wire
     expect(body).toContain('"type":"data-handoff","data":{"from":"triage","to":"billing"}');
     expect(body).not.toMatch(/ROUTE_BILLING|RESOLVED|ANSWERED/);
+    // The handoff was a transfer tool call (handoff_mode: tool): no tool part for it either.
+    expect(body).not.toContain('transfer_to');
+    expect(body).not.toContain('"toolName":"finish"');
   });
 
   it('refuses answers to approval requests from the chat (403): the customer cannot approve their own refund', async () => {

@@ -163,6 +163,11 @@ describeBrowser('the web chat in Chromium', () => {
     expect(ledger.refunds).toEqual([{ invoice: 'INV-881', amount: 420, reference: 'RF-1017' }]);
     expect((await observed(page)).markerSeen).toBe(false);
     expect(await page.locator('#messages article').count()).toBe(4); // two questions, two replies
+    // The refund question went straight to billing (resume_at: last_agent): still one handoff
+    // badge; and the handoff, a transfer tool call, never shows as a tool (the refund is the only one).
+    expect(await page.locator('.badge.handoff').count()).toBe(1);
+    expect(await page.locator('.tool').count()).toBe(1);
+    expect(await page.content()).not.toContain('transfer_to');
     await screenshot(page, 'web-chat');
     const before = await shown(page);
 
@@ -170,6 +175,8 @@ describeBrowser('the web chat in Chromium', () => {
     await page.waitForSelector('body[data-ready="true"]');
     expect(await shown(page)).toEqual(before);
     expect(await page.content()).not.toContain('[ROUTE_');
+    expect(await page.content()).not.toContain('transfer_to');
+    expect(await page.locator('.badge.handoff').count()).toBe(1);
     expect(await page.locator('.approval-waiting').count()).toBe(0);
     expect(await review.locator('.review-item').count()).toBe(0);
     await review.close();

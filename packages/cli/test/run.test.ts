@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { ExitCode, run } from '@signalyard/cli';
+import { ExitCode, run, type CrewGraph } from '@signalyard/cli';
 import {
   ACCEPTANCE_ROWS,
   ANSI,
@@ -204,6 +204,39 @@ describe('graph', () => {
     const json = await cli(['graph', 'exam-crew.yaml', '--format', 'json']);
     expect(JSON.parse(json.stdout)).toEqual(EXAM_GRAPH);
     expect(json.stdout).toBe(`${JSON.stringify(EXAM_GRAPH, null, 2)}\n`);
+  });
+
+  it('shows how the crew hands off: transfer tools on the edges, the mode in the title and the JSON', async () => {
+    const mermaid = await cli(['graph', 'desk-tool-crew.yaml']);
+    expect(mermaid).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        '---',
+        'title: "handoffs: transfer tools · a new message resumes at the last agent"',
+        '---',
+        'flowchart LR',
+        '    start(("start"))',
+        '    a0["triage"]',
+        '    a1["billing"]',
+        '    stop((("end")))',
+        '    start --> a0',
+        '    a0 -->|"transfer_to_billing"| a1',
+        '    a1 -->|"resolved"| stop',
+        '',
+      ].join('\n'),
+    });
+    const json = JSON.parse((await cli(['graph', 'desk-tool-crew.yaml', '--format', 'json'])).stdout) as CrewGraph;
+    expect(json).toMatchObject({ handoffMode: 'tool', resumeAt: 'last_agent' });
+    expect(json.edges[0]).toEqual({
+      kind: 'signal',
+      from: 'triage',
+      to: 'billing',
+      toKind: 'agent',
+      signal: '[ROUTE_BILLING]',
+      tool: 'transfer_to_billing',
+    });
+    expect(json.terminations).toEqual([{ kind: 'signal', agent: 'billing', signal: '[RESOLVED]', tool: 'resolved' }]);
   });
 
   it('never colours its output, even on a terminal (Mermaid and JSON are for programs)', async () => {

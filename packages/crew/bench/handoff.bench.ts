@@ -5,8 +5,8 @@
 // `streamChat` (as the run does, with text_delta events and markers hidden), so its floor is the
 // same 101 calls read through `streamChat`.
 // Target (docs/crew.md): ≤ 5 µs per handoff of executor overhead. The OpenAI Agents SDK spends
-// ≈ 250 µs per handoff with a fake model on the machines the target was set on; it is a
-// reference figure, not measured here (the SDK is not a dependency of this benchmark).
+// ≈ 250 µs per handoff with a fake model on the machines the target was set on (the reference
+// of the ping-pong figures; the SDK itself is measured in the last section).
 //
 // Then a four-agent chain a -> b -> c -> d (issues 24 and 25), one whole run per call (a fresh
 // executor and model, as a Runner turn has):
@@ -15,10 +15,28 @@
 // - what streaming adds per text delta: the same chain with 160-character replies, run by
 //   executeStream() (every event read, markers hidden) minus execute(), over the number of
 //   text_delta events the stream yields (target ≤ 1 µs per delta).
-import { streamChat, type ChatMessage, type ChatRequest } from '@signalyard/core';
+//
+// Last, handoffs as tool calls (issue 45): the same chain with k = 3 handoffs made by transfer
+// tool calls (`handoff_mode: tool`) beside the marker run (target: within 1.2× of it), each also
+// with an AsyncLocalStorage active around the measured loop (rows `…@als`: real applications
+// run with one, and it makes every await dearer), and against the OpenAI Agents SDK's handoffs
+// (`@openai/agents`, a devDependency of this benchmark only) on the same chain — four agents,
+// three `transfer_to_…` handoffs, a fake model implementing the SDK's `Model` interface, tracing
+// off, no network.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  Agent,
+  Runner as AgentsRunner,
+  Usage,
+  setTracingDisabled,
+  type Model,
+  type ModelRequest,
+  type ModelResponse,
+} from '@openai/agents';
+import { streamChat, type ChatMessage, type ChatRequest, type ChatResponse } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, resolveCrewConfig } from '@signalyard/crew';
-import { described, difference, figure, measure, printTable } from '../../../scripts/bench/harness.mjs';
+import { described, difference, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
 
 const HANDOFFS = 100;
 const CALLS = HANDOFFS + 1; // the 101st reply asks for a handoff that max_handoffs refuses
@@ -220,7 +238,7 @@ const chainResults = await measure([
 ]);
 printTable('@signalyard/crew: a -> b -> c -> d chain, instant scriptedModel (per run)', chainResults);
 const [floorR, streamedFloorR, exec, stream] = results;
-const reference = `OpenAI Agents SDK ≈ ${OPENAI_AGENTS_US} µs (reference, not measured)`;
+const reference = `OpenAI Agents SDK ≈ ${OPENAI_AGENTS_US} µs (reference; measured on the chain below)`;
 figure({
   workload: WORKLOAD,
   name: 'execute() overhead per handoff (minus model calls)',
@@ -267,4 +285,130 @@ figure({
   target: { atMost: 1000 },
   against: `${described(plain!, 'execute()')}, ${described(streamed!, 'executeStream()')}`,
 });
+
+// ---- Handoffs as tool calls: the chain in tool mode, with and without an AsyncLocalStorage,
+// and the OpenAI Agents SDK on the same chain.
+const toolChain = resolveCrewConfig({ ...chain, settings: { ...chain.settings, handoffMode: 'tool' } });
+const transfer = (content: string, to: string): ChatResponse => ({
+  content,
+  toolCalls: [{ id: `call-${to}`, name: `transfer_to_${to}`, arguments: {} }],
+});
+const TOOL_K3: Readonly<Record<string, ChatResponse>> = {
+  a: transfer('over to b', 'b'),
+  b: transfer('over to c', 'c'),
+  c: transfer('over to d', 'd'),
+  d: { content: 'done' },
+};
+const toolChainRun = async (): Promise<number> => {
+  const executor = new CrewExecutor({ crew: toolChain, model: scriptedModel((r) => TOOL_K3[r.agentId as string]!) });
+  return (await executor.execute('start')).handoffs;
+};
+
+// The SDK's chain: a -> b -> c -> d, each handing off with the SDK's own `transfer_to_<name>`
+// tool; d answers. The fake model answers from the agent's instructions (its name), at once.
+setTracingDisabled(true);
+const NEXT: Readonly<Record<string, string | undefined>> = { a: 'b', b: 'c', c: 'd', d: undefined };
+class FakeModel implements Model {
+  getResponse(request: ModelRequest): Promise<ModelResponse> {
+    const name = String(request.systemInstructions);
+    const to = NEXT[name];
+    return Promise.resolve({
+      usage: new Usage(),
+      output:
+        to === undefined
+          ? [
+              {
+                type: 'message',
+                role: 'assistant',
+                status: 'completed',
+                content: [{ type: 'output_text', text: 'done' }],
+              },
+            ]
+          : [
+              {
+                type: 'function_call',
+                callId: `call-${to}`,
+                name: `transfer_to_${to}`,
+                arguments: '{}',
+                status: 'completed',
+              },
+            ],
+    });
+  }
+  // eslint-disable-next-line require-yield -- the benchmark never streams through the SDK
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('the benchmark does not stream through the SDK');
+  }
+}
+const fake = new FakeModel();
+const agentD = new Agent({ name: 'd', instructions: 'd', model: fake });
+const agentC = new Agent({ name: 'c', instructions: 'c', model: fake, handoffs: [agentD] });
+const agentB = new Agent({ name: 'b', instructions: 'b', model: fake, handoffs: [agentC] });
+const agentA = new Agent({ name: 'a', instructions: 'a', model: fake, handoffs: [agentB] });
+const agentsRunner = new AgentsRunner({ tracingDisabled: true });
+const agentsRun = async (): Promise<number> => {
+  const result = await agentsRunner.run(agentA, 'start');
+  return result.newItems.filter((item) => item.type === 'handoff_output_item').length;
+};
+
+// Each run does what the figures claim.
+if ((await toolChainRun()) !== 3) throw new Error('unexpected tool-mode chain run');
+if ((await agentsRun()) !== 3) throw new Error('unexpected OpenAI Agents SDK run');
+{
+  const result = await agentsRunner.run(agentA, 'start');
+  if (result.lastAgent?.name !== 'd' || result.finalOutput !== 'done') throw new Error('unexpected SDK result');
+}
+
+const modeTasks = (suffix: string) => [
+  {
+    name: `chain, k = 3, markers: execute()${suffix}`,
+    batch: 1,
+    fn: async () => {
+      sink += await chainRun(K3);
+    },
+  },
+  {
+    name: `chain, k = 3, transfer tools: execute()${suffix}`,
+    batch: 1,
+    fn: async () => {
+      sink += await toolChainRun();
+    },
+  },
+  {
+    name: `chain, k = 3, OpenAI Agents SDK handoffs${suffix}`,
+    batch: 1,
+    fn: async () => {
+      sink += await agentsRun();
+    },
+  },
+];
+const als = new AsyncLocalStorage<{ readonly request: number }>();
+const plainModes = await measure(modeTasks(''));
+const alsModes = await als.run({ request: 1 }, () => measure(modeTasks('@als')));
+printTable('@signalyard/crew: 3 handoffs by marker, by transfer tool, and with the OpenAI Agents SDK (per run)', [
+  ...plainModes,
+  ...alsModes,
+]);
+const MODES_WORKLOAD = 'crew: a -> b -> c -> d, 3 handoffs, instant model';
+for (const [results, suffix] of [
+  [plainModes, ''],
+  [alsModes, '@als'],
+] as const) {
+  const [marker, tool, agents] = results;
+  figure({
+    workload: MODES_WORKLOAD,
+    name: `transfer tools vs markers: k = 3 run${suffix}`,
+    unit: 'x',
+    samples: ratio(tool!, marker!),
+    target: { atMost: 1.2 },
+    against: `${described(marker!, 'markers')}, ${described(tool!, 'transfer tools')}`,
+  });
+  figure({
+    workload: MODES_WORKLOAD,
+    name: `OpenAI Agents SDK vs transfer tools: k = 3 run${suffix}`,
+    unit: 'x',
+    samples: ratio(agents!, tool!),
+    against: `${described(agents!, 'OpenAI Agents SDK 0.20.0, fake model')}, ${described(tool!, 'transfer tools')}`,
+  });
+}
 if (sink < 0) console.log(sink);

@@ -4,20 +4,33 @@ import type { CrewEvent } from './crew-events.js';
 import { requestMessages, toolCallsProblem } from './crew-history.js';
 import { CrewAgentError } from './errors/crew-agent-error.js';
 import { CrewRunError } from './errors/crew-run-error.js';
-import { AWAITING, OUT_OF_ROUNDS, stateOf, type Lane, type Run } from './run-context.js';
+import { decideHandoff, type HandoffDecision } from './handoff-decision.js';
+import { AWAITING, OUT_OF_ROUNDS, laneTransfers, stateOf, type Lane, type Run } from './run-context.js';
 import { SignalHider } from './signal-hider.js';
 import { streamedReply } from './streamed-reply.js';
-import { closeCalls, toolRound } from './tool-round.js';
+import { answerTransferCalls, closeCalls, toolRound } from './tool-round.js';
 
 /**
- * One agent turn (steps 1–2): model calls and tool rounds until a reply without tool calls,
- * whose content is returned — or `OUT_OF_ROUNDS` when `max_rounds` forbids the next call, or
- * `AWAITING` when calls of a reply are held for approval (main loop only: the reply and its
- * results are then in `run.approvals.batch`, not in the history). Appends every other reply and
- * tool result to `lane.history`. `toolRounds`: the rounds this turn already made (a resumed turn).
+ * How an agent turn ended: its final reply's content and — in the main loop — what that reply
+ * decides (never `tool_round`); `undefined` for a parallel member, whose reply decides nothing.
+ * @internal
+ */
+export interface TurnEnd {
+  readonly content: string;
+  readonly decision: Exclude<HandoffDecision, { kind: 'tool_round' }> | undefined;
+}
+
+/**
+ * One agent turn (steps 1–2): model calls and tool rounds until a final reply — one without tool
+ * calls, or (main loop) one that calls a transfer tool or whose marker decides over its transfer
+ * calls — or `OUT_OF_ROUNDS` when `max_rounds` forbids the next call, or `AWAITING` when calls of
+ * a reply are held for approval (main loop only: the reply and its results are then in
+ * `run.approvals.batch`, not in the history). Appends every reply and tool result to
+ * `lane.history`; a final reply's ordinary calls run (their approvals apply) and its transfer
+ * calls are answered, then the turn ends. `toolRounds`: the rounds this turn already made (a
+ * resumed turn).
  *
- * What the final reply decides (a handoff, the end) is not the turn's business: see
- * `decideHandoff`.
+ * What a reply decides is `decideHandoff`'s business; carrying it out is the run loop's.
  *
  * @throws AbortedError `ABORTED`. In the main loop: CrewRunError `CREW_AGENT_FAILED`,
  * `CREW_TOOL_LOOP`, `CREW_COMMIT_FAILED`; in a parallel member: CrewAgentError
@@ -28,7 +41,7 @@ export async function runTurn(
   run: Run,
   lane: Lane,
   toolRounds = 0,
-): Promise<string | typeof OUT_OF_ROUNDS | typeof AWAITING> {
+): Promise<TurnEnd | typeof OUT_OF_ROUNDS | typeof AWAITING> {
   const settings = run.crew.settings;
   const { agent, history, group } = lane;
   let rounds = toolRounds;
@@ -42,23 +55,29 @@ export async function runTurn(
       );
     const message = replyMessage(run, lane, await askModel(run, lane));
     const calls = message.toolCalls;
+    const decision = group === undefined ? decideHandoff(agent, message) : undefined;
     if (calls === undefined) {
       history.push(message);
-      return message.content;
+      return { content: message.content, decision: decision as TurnEnd['decision'] };
     }
-    if (rounds >= settings.maxToolRounds) {
-      const why = `agent ${JSON.stringify(agent.id)} reached max_tool_rounds (${settings.maxToolRounds})`;
-      history.push(message);
-      closeCalls(history, calls, 0, `not run: ${why}`);
-      throw turnFailure(
-        run,
-        lane,
-        'tool_loop',
-        `Agent ${JSON.stringify(agent.id)} asked for tool round ${rounds + 1}, but max_tool_rounds is ${settings.maxToolRounds}`,
-      );
+    const final = decision !== undefined && decision.kind !== 'tool_round';
+    if (final && answerTransferCalls(run, lane, message, decision)) return { content: message.content, decision };
+    if (!final) {
+      if (rounds >= settings.maxToolRounds) {
+        const why = `agent ${JSON.stringify(agent.id)} reached max_tool_rounds (${settings.maxToolRounds})`;
+        history.push(message);
+        closeCalls(history, calls, 0, `not run: ${why}`);
+        throw turnFailure(
+          run,
+          lane,
+          'tool_loop',
+          `Agent ${JSON.stringify(agent.id)} asked for tool round ${rounds + 1}, but max_tool_rounds is ${settings.maxToolRounds}`,
+        );
+      }
+      rounds++; // a round counts once, however many approval pauses it spans
     }
-    rounds++; // a round counts once, however many approval pauses it spans
-    if ((await toolRound(run, lane, message, rounds)) === AWAITING) return AWAITING;
+    if ((await toolRound(run, lane, message, rounds, decision)) === AWAITING) return AWAITING;
+    if (final) return { content: message.content, decision };
   }
 }
 
@@ -81,7 +100,13 @@ function replyMessage(run: Run, lane: Lane, response: ChatResponse): ChatMessage
   const emit = run.emit;
   if (emit !== undefined) {
     const event: CrewEvent = { type: 'agent_response', agentId: agent.id, content };
-    if (calls !== undefined) event.toolCalls = calls;
+    const transfers = laneTransfers(lane);
+    if (calls !== undefined && transfers !== undefined) {
+      // Transfer calls are handoffs, not tools: they are listed apart (a UI shows a handoff for them).
+      const tools = calls.filter((c) => !transfers.has(c.name));
+      if (tools.length > 0) event.toolCalls = tools;
+      if (tools.length < calls.length) event.transferCalls = calls.filter((c) => transfers.has(c.name));
+    } else if (calls !== undefined) event.toolCalls = calls;
     if (group !== undefined) event.group = group;
     emit(event);
   }
@@ -103,7 +128,8 @@ async function askModel(run: Run, lane: Lane): Promise<ChatResponse> {
     agentId: agent.id,
     abortSignal,
   };
-  if (agent.toolSpecs !== undefined) request.tools = agent.toolSpecs;
+  const tools = lane.group === undefined ? agent.requestTools : agent.toolSpecs;
+  if (tools !== undefined) request.tools = tools;
   let response: unknown;
   try {
     response = await callModel(run, lane, request);

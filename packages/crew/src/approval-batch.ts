@@ -5,12 +5,20 @@ import { toolMessage } from './crew-history.js';
 import type { CrewBatchCall, CrewToolBatch } from './crew-state.js';
 import { CrewRunError } from './errors/crew-run-error.js';
 import { AWAITING, DECIDED_KEPT, isAborted, stateOf, type ApprovalBook, type Run } from './run-context.js';
-import { OUTCOME_UNKNOWN, deniedAnswer, emitAnswer, runToolCall, type ToolAnswer } from './tool-call.js';
+import {
+  OUTCOME_UNKNOWN,
+  deniedAnswer,
+  emitAnswer,
+  runToolCall,
+  type ToolAnswer,
+  type TransferAnswers,
+} from './tool-call.js';
 
 /**
  * Pauses on a reply with held calls: issues an approval id for each held call, answers the
- * denied ones, records the batch in `run.approvals` (the reply stays out of the history), and
- * runs the allowed calls now. Returns the approvals this pause requests.
+ * denied ones and the transfer calls (`transfers`), records the batch in `run.approvals` (the
+ * reply stays out of the history), and runs the allowed calls now. Returns the approvals this
+ * pause requests.
  *
  * @throws AbortedError `ABORTED` when the run is aborted (the batch is kept in the run's state).
  * @internal
@@ -21,12 +29,15 @@ export async function holdBatch(
   message: ChatMessage,
   verdicts: readonly ApprovalVerdict[],
   toolRounds: number,
+  transfers: TransferAnswers,
 ): Promise<PendingApproval[]> {
   const book = run.approvals;
   const calls = message.toolCalls as readonly ToolCall[];
   const requestedAt = isoAt(run.clock.now());
   const requested: PendingApproval[] = [];
   const entries: CrewBatchCall[] = calls.map((call, i) => {
+    const transfer = transfers?.[i];
+    if (transfer !== undefined) return { status: 'done', content: transfer.content, isError: transfer.isError };
     const verdict = verdicts[i] as ApprovalVerdict;
     if (verdict.decision === 'allow') return { status: 'approved' };
     if (verdict.decision === 'deny') {

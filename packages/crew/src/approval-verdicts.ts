@@ -10,7 +10,8 @@ import type { Run } from './run-context.js';
  * without approvals pays nothing.
  *
  * A call to a tool the agent does not have is `allow`ed: it cannot run, and is answered with the
- * unknown-tool error as before. A `needsApproval` that throws denies the call (the reason says
+ * unknown-tool error as before. So is a transfer call: transfer tools are never among the
+ * agent's tools (the config forbids the names), so they never go through approvals. A `needsApproval` that throws denies the call (the reason says
  * why): a check that cannot be made never lets a call through.
  * @internal
  */

@@ -10,6 +10,7 @@ import {
 import { MAX_TIMEOUT_MS } from '@signalyard/core/internal';
 import type { CrewConfig, CrewSettings } from './crew-config.js';
 import { SignalMatcher } from './signal-matcher.js';
+import { TRANSFER_PARAMETERS, offersTransferTools, transferDescription, transferToolName } from './transfer-tools.js';
 
 /** A routing signal (non-empty target) with its target resolved. @internal */
 export interface CompiledRoute {
@@ -21,6 +22,22 @@ export interface CompiledRoute {
   readonly group: CompiledGroup | undefined;
 }
 
+/**
+ * A transfer tool of an agent (`handoff_mode: tool | both`): the routing signal it stands for,
+ * what a call to it leads to, and the `tool` message that answers the call that wins.
+ * @internal
+ */
+export interface CompiledTransfer {
+  /** The tool's name, e.g. `transfer_to_billing` or `finish`. */
+  readonly name: string;
+  /** The routing signal the tool stands for (the `handoff` / `terminate` event's `signal`). */
+  readonly signal: string;
+  /** The route (a non-empty target); `undefined` for a termination signal. */
+  readonly route: CompiledRoute | undefined;
+  /** The answer to the call that wins: `transferred to <target>`, or `finished`. */
+  readonly answer: string;
+}
+
 /** An agent with everything its turns need precomputed. @internal */
 export interface CompiledAgent {
   readonly id: string;
@@ -28,8 +45,17 @@ export interface CompiledAgent {
   /** The `system` message sent first on each call, when the agent has a system prompt. */
   readonly system: ChatMessage | undefined;
   readonly tools: ReadonlyMap<string, Tool>;
-  /** What requests carry as `tools`; undefined when the agent has none. */
+  /** What a parallel member's requests carry as `tools` (its own tools); undefined when the agent has none. */
   readonly toolSpecs: readonly ToolSpec[] | undefined;
+  /**
+   * What the main loop's requests carry as `tools`: its own tools, then its transfer tools
+   * (`handoff_mode: tool | both`); undefined when there are none.
+   */
+  readonly requestTools: readonly ToolSpec[] | undefined;
+  /** The transfer tools by name (`handoff_mode: tool | both`); undefined when the crew offers none or the agent has no routing signal. */
+  readonly transfers: ReadonlyMap<string, CompiledTransfer> | undefined;
+  /** Whether markers in a reply's text decide (`handoff_mode: marker | both`). */
+  readonly matchesMarkers: boolean;
   /** Termination signals (target `""`), in config order, and their matcher. */
   readonly terminations: readonly string[];
   readonly terminationMatcher: SignalMatcher | undefined;
@@ -95,6 +121,7 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
   }
   const groups = compileGroups(config, agents);
   linkRoutes(config, agents, groups, routesOf);
+  if (offersTransferTools(config.settings.handoffMode)) linkTransfers(config, agents, groups);
   for (const agent of agents.values()) Object.freeze(agent);
   return Object.freeze({
     config,
@@ -234,6 +261,9 @@ function compileAgent(
     system: prompt === undefined || prompt === '' ? undefined : Object.freeze({ role: 'system', content: prompt }),
     tools: agentTools,
     toolSpecs: specs.length === 0 ? undefined : Object.freeze(specs),
+    requestTools: specs.length === 0 ? undefined : Object.freeze(specs),
+    transfers: undefined,
+    matchesMarkers: config.settings.handoffMode !== 'tool',
     terminations: Object.freeze(terminations),
     terminationMatcher: terminations.length === 0 ? undefined : new SignalMatcher(terminations),
     routes,
@@ -271,7 +301,7 @@ function linkRoutes(
 ): void {
   const ids = config.agents.map((a) => a.id);
   for (const a of config.agents) {
-    const compiled = agents.get(a.id) as CompiledAgent & { routeMatcher: SignalMatcher | undefined };
+    const compiled = agents.get(a.id) as Mutable<CompiledAgent>;
     const routes = routesOf.get(a.id) as CompiledRoute[];
     for (const s of config.routing.signals[a.id] ?? []) {
       if (s.target === '') continue;
@@ -297,3 +327,57 @@ function linkRoutes(
     compiled.fallback = fallback;
   }
 }
+
+/**
+ * Gives every agent its transfer tools (`handoff_mode: tool | both`): one per routing signal, in
+ * config order, named and described from the signal and its target, offered after its own
+ * tools. The names were checked by the config's validation (valid, unique per agent, unlike the
+ * agent's own tools).
+ */
+function linkTransfers(
+  config: CrewConfig,
+  agents: ReadonlyMap<string, CompiledAgent>,
+  groups: ReadonlyMap<string, CompiledGroup>,
+): void {
+  for (const a of config.agents) {
+    const signals = config.routing.signals[a.id] ?? [];
+    if (signals.length === 0) continue;
+    const compiled = agents.get(a.id) as Mutable<CompiledAgent>;
+    const transfers = new Map<string, CompiledTransfer>();
+    const specs: ToolSpec[] = compiled.toolSpecs === undefined ? [] : compiled.toolSpecs.slice();
+    for (const s of signals) {
+      const name = transferToolName(s);
+      const route = s.target === '' ? undefined : compiled.routes.find((r) => r.signal === s.signal);
+      transfers.set(
+        name,
+        Object.freeze({
+          name,
+          signal: s.signal,
+          route,
+          answer: s.target === '' ? 'finished' : `transferred to ${s.target}`,
+        }),
+      );
+      const target = config.agents.find((t) => t.id === s.target);
+      const group = groups.get(s.target);
+      const to =
+        s.target === ''
+          ? ({ kind: 'finish' } as const)
+          : group !== undefined
+            ? ({ kind: 'group', id: group.name, agents: group.memberIds } as const)
+            : {
+                kind: 'agent' as const,
+                id: s.target,
+                ...(target?.name === undefined ? {} : { name: target.name }),
+                ...(target?.description === undefined ? {} : { description: target.description }),
+              };
+      specs.push(
+        Object.freeze({ name, description: transferDescription(to, s.description), parameters: TRANSFER_PARAMETERS }),
+      );
+    }
+    compiled.transfers = transfers;
+    compiled.requestTools = Object.freeze(specs);
+  }
+}
+
+/** `T` with its readonly fields writable (for filling in a compiled agent before it is frozen). */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -13,6 +13,7 @@ export interface CrewKeys {
   readonly approvals: string;
   readonly id: string;
   readonly name: string;
+  readonly description: string;
   readonly systemPrompt: string;
   readonly handoffTargets: string;
   readonly tools: string;
@@ -22,12 +23,14 @@ export interface CrewKeys {
   readonly maxHistoryMessages: string;
   readonly parallelTimeoutSeconds: string;
   readonly hideSignals: string;
+  readonly handoffMode: string;
+  readonly resumeAt: string;
   readonly signals: string;
   readonly agentBehaviors: string;
   readonly parallelGroups: string;
   readonly signal: string;
   readonly target: string;
-  readonly description: string;
+  readonly tool: string;
   readonly waitForSignal: string;
   readonly isTerminal: string;
   readonly timeoutSeconds: string;
@@ -44,6 +47,7 @@ export const CAMEL_KEYS: CrewKeys = Object.freeze({
   approvals: 'approvals',
   id: 'id',
   name: 'name',
+  description: 'description',
   systemPrompt: 'systemPrompt',
   handoffTargets: 'handoffTargets',
   tools: 'tools',
@@ -53,12 +57,14 @@ export const CAMEL_KEYS: CrewKeys = Object.freeze({
   maxHistoryMessages: 'maxHistoryMessages',
   parallelTimeoutSeconds: 'parallelTimeoutSeconds',
   hideSignals: 'hideSignals',
+  handoffMode: 'handoffMode',
+  resumeAt: 'resumeAt',
   signals: 'signals',
   agentBehaviors: 'agentBehaviors',
   parallelGroups: 'parallelGroups',
   signal: 'signal',
   target: 'target',
-  description: 'description',
+  tool: 'tool',
   waitForSignal: 'waitForSignal',
   isTerminal: 'isTerminal',
   timeoutSeconds: 'timeoutSeconds',

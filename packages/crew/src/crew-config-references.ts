@@ -2,6 +2,7 @@ import { formatConfigPath, isRecord, reservedNameProblem } from '@signalyard/cor
 import { own, type CrewKeys } from './crew-config-keys.js';
 import { isValidSignal } from './signal-matching.js';
 import { normalizeBracketSpan } from './signal-normalize.js';
+import { TOOL_NAME, transferToolName } from './transfer-tools.js';
 
 // The checks between fields of a crew config: agent ids, the agents and groups that signals,
 // behaviours, handoff targets and groups refer to, duplicate signals.
@@ -93,7 +94,68 @@ export function crossReferences(data: unknown, k: CrewKeys): CrossProblem[] {
     }
   }
   if (isRecord(groups)) for (const name of Object.keys(groups)) groupRefs(refs, name, groups[name]);
+  const settings = own(data, k.settings);
+  const mode = isRecord(settings) ? own(settings, k.handoffMode) : undefined;
+  if (isRecord(signals) && (mode === 'tool' || mode === 'both')) {
+    for (const agentId of Object.keys(signals)) {
+      const index = ids.get(agentId);
+      const agent: unknown = index === undefined ? undefined : agents[index];
+      transferRefs(refs, agentId, signals[agentId], isRecord(agent) ? toolNamesOf(agent, k) : []);
+    }
+  }
   return problems;
+}
+
+/** The names in an agent's `tools` list (the strings among them). */
+function toolNamesOf(agent: Readonly<Record<string, unknown>>, k: CrewKeys): string[] {
+  const tools = own(agent, k.tools);
+  return Array.isArray(tools) ? tools.filter((t): t is string => typeof t === 'string') : [];
+}
+
+/**
+ * With transfer tools offered (`handoff_mode: tool | both`): each routing signal of one agent
+ * gives a tool name that providers accept, no two signals of the agent give the same name, and
+ * no transfer tool is named like one of the agent's own tools (`ownTools`: its `tools` list;
+ * tools an agent gets from elsewhere, such as an MCP server, join this list).
+ */
+function transferRefs(refs: Refs, agentId: string, entries: unknown, ownTools: readonly string[]): void {
+  const { k, problems } = refs;
+  if (!Array.isArray(entries)) return;
+  const base = [k.routing, k.signals, agentId];
+  const seen = new Map<string, { index: number; signal: unknown }>();
+  entries.forEach((entry: unknown, j) => {
+    if (!isRecord(entry)) return;
+    const target = own(entry, k.target);
+    const tool = own(entry, k.tool);
+    if (typeof target !== 'string' || (tool !== undefined && typeof tool !== 'string')) return;
+    const signal = own(entry, k.signal);
+    const name = transferToolName({ target, tool });
+    const at = [...base, j, tool === undefined ? k.target : k.tool];
+    const which = `signal ${JSON.stringify(signal)} of agent ${JSON.stringify(agentId)}`;
+    if (!TOOL_NAME.test(name)) {
+      // A `tool` of the wrong form is the shape's problem; a generated name is this check's.
+      if (tool === undefined)
+        problems.push({
+          path: at,
+          message: `${which} would be offered as the transfer tool ${JSON.stringify(name)}, which is not a valid tool name (1 to 64 letters, digits, "_" or "-"): give the signal a ${k.tool} name`,
+        });
+      return;
+    }
+    const first = seen.get(name);
+    if (first !== undefined) {
+      problems.push({
+        path: at,
+        message: `${which} would be offered as the transfer tool ${JSON.stringify(name)}, like signal ${JSON.stringify(first.signal)} at ${formatConfigPath([...base, first.index])}: give one of them a different ${k.tool} name`,
+      });
+      return;
+    }
+    seen.set(name, { index: j, signal });
+    if (ownTools.includes(name))
+      problems.push({
+        path: at,
+        message: `${which} would be offered as the transfer tool ${JSON.stringify(name)}, which is also the name of one of the agent's own tools: give the signal a different ${k.tool} name`,
+      });
+  });
 }
 
 /** The agent ids by first index; a duplicate id is a problem. */

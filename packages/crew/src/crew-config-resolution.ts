@@ -7,7 +7,9 @@ import {
   type CrewConfig,
   type CrewRouting,
   type CrewSettings,
+  type HandoffMode,
   type ParallelGroupConfig,
+  type ResumeAt,
   type RoutingSignal,
 } from './crew-config.js';
 import { own, policySpelling, type CrewKeys, type Obj } from './crew-config-keys.js';
@@ -48,10 +50,12 @@ function resolveAgents(agents: readonly Obj[], k: CrewKeys): readonly CrewAgentC
   return Object.freeze(
     agents.map((a): CrewAgentConfig => {
       const name = own(a, k.name) as string | undefined;
+      const description = own(a, k.description) as string | undefined;
       const systemPrompt = own(a, k.systemPrompt) as string | undefined;
       return Object.freeze({
         id: own(a, k.id) as string,
         ...(name === undefined ? {} : { name }),
+        ...(description === undefined ? {} : { description }),
         ...(systemPrompt === undefined ? {} : { systemPrompt }),
         handoffTargets: frozenList(own(a, k.handoffTargets)),
         tools: frozenList(own(a, k.tools)),
@@ -61,7 +65,7 @@ function resolveAgents(agents: readonly Obj[], k: CrewKeys): readonly CrewAgentC
 }
 
 function resolveSettings(s: Obj, k: CrewKeys): CrewSettings {
-  const setting = (key: Exclude<keyof CrewSettings, 'hideSignals'>): number =>
+  const setting = (key: Exclude<keyof CrewSettings, 'hideSignals' | 'handoffMode' | 'resumeAt'>): number =>
     (own(s, k[key]) as number | undefined) ?? DEFAULT_CREW_SETTINGS[key];
   return Object.freeze({
     maxHandoffs: setting('maxHandoffs'),
@@ -70,6 +74,8 @@ function resolveSettings(s: Obj, k: CrewKeys): CrewSettings {
     maxHistoryMessages: setting('maxHistoryMessages'),
     parallelTimeoutSeconds: setting('parallelTimeoutSeconds'),
     hideSignals: (own(s, k.hideSignals) as boolean | undefined) ?? DEFAULT_CREW_SETTINGS.hideSignals,
+    handoffMode: (own(s, k.handoffMode) as HandoffMode | undefined) ?? DEFAULT_CREW_SETTINGS.handoffMode,
+    resumeAt: (own(s, k.resumeAt) as ResumeAt | undefined) ?? DEFAULT_CREW_SETTINGS.resumeAt,
   });
 }
 
@@ -79,10 +85,12 @@ function resolveRouting(r: Obj, k: CrewKeys, settings: CrewSettings): CrewRoutin
     signals[agentId] = Object.freeze(
       (entries as Obj[]).map((e): RoutingSignal => {
         const description = own(e, k.description) as string | undefined;
+        const tool = own(e, k.tool) as string | undefined;
         return Object.freeze({
           signal: own(e, k.signal) as string,
           target: own(e, k.target) as string,
           ...(description === undefined ? {} : { description }),
+          ...(tool === undefined ? {} : { tool }),
         });
       }),
     );

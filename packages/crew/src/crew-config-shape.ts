@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { SNAKE_KEYS, policySpelling, type CrewKeys } from './crew-config-keys.js';
 import { isValidSignal } from './signal-matching.js';
 import { BRACKET_WINDOW } from './signal-normalize.js';
+import { HANDOFF_MODES, RESUME_AT, TOOL_NAME } from './transfer-tools.js';
 
 // The shape of a crew config in one spelling: types, unknown keys, formats, positive limits.
 // What no single field can check (references between agents, groups and signals) is
@@ -27,6 +28,11 @@ const positiveSeconds = () =>
 const bool = () => z.boolean({ error: expected('true or false') });
 const list = <T extends z.ZodType>(item: T) => z.array(item, { error: expected('a list') });
 const mapping = <S extends z.core.$ZodLooseShape>(shape: S) => z.strictObject(shape, { error: expected('a mapping') });
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, {
+    error: (issue) =>
+      `expected ${values.map((v) => JSON.stringify(v)).join(' or ')}, got ${describeValue(issue.input)}`,
+  });
 const record = <T extends z.ZodType>(value: T) => z.record(z.string(), value, { error: expected('a mapping') });
 
 /** The shape checks (types, unknown keys, formats, positive limits); cross-references are checked separately. @internal */
@@ -34,6 +40,7 @@ export function structuralSchema(k: CrewKeys) {
   const agent = mapping({
     [k.id]: nonEmpty('a non-empty agent id'),
     [k.name]: str().optional(),
+    [k.description]: str().optional(),
     [k.systemPrompt]: str().optional(),
     [k.handoffTargets]: list(nonEmpty('an agent id')).optional(),
     [k.tools]: list(nonEmpty('a tool name')).optional(),
@@ -45,6 +52,8 @@ export function structuralSchema(k: CrewKeys) {
     [k.maxHistoryMessages]: positiveInteger().optional(),
     [k.parallelTimeoutSeconds]: positiveSeconds().optional(),
     [k.hideSignals]: bool().optional(),
+    [k.handoffMode]: oneOf(HANDOFF_MODES).optional(),
+    [k.resumeAt]: oneOf(RESUME_AT).optional(),
   });
   const signal = mapping({
     [k.signal]: str('a signal such as "[DONE]"')
@@ -58,6 +67,12 @@ export function structuralSchema(k: CrewKeys) {
       }),
     [k.target]: str('a string: an agent id, a parallel group, or "" to end the run'),
     [k.description]: str().optional(),
+    [k.tool]: str('a tool name')
+      .regex(TOOL_NAME, {
+        error: (issue) =>
+          `invalid tool name ${describeValue(issue.input)}: expected 1 to 64 letters, digits, "_" or "-"`,
+      })
+      .optional(),
   });
   const behavior = mapping({
     [k.waitForSignal]: bool().optional(),
@@ -89,11 +104,21 @@ export function allowedKeys(path: readonly PropertyKey[], k: CrewKeys): readonly
   const [a, b, , d] = path;
   if (path.length === 0) return [k.entryPoint, k.agents, k.settings, k.routing, k.approvals];
   if (a === k.approvals) return approvalPolicyKeys(path.slice(1), policySpelling(k));
-  if (a === k.agents && path.length === 2) return [k.id, k.name, k.systemPrompt, k.handoffTargets, k.tools];
+  if (a === k.agents && path.length === 2)
+    return [k.id, k.name, k.description, k.systemPrompt, k.handoffTargets, k.tools];
   if (a === k.settings)
-    return [k.maxHandoffs, k.maxRounds, k.maxToolRounds, k.maxHistoryMessages, k.parallelTimeoutSeconds, k.hideSignals];
+    return [
+      k.maxHandoffs,
+      k.maxRounds,
+      k.maxToolRounds,
+      k.maxHistoryMessages,
+      k.parallelTimeoutSeconds,
+      k.hideSignals,
+      k.handoffMode,
+      k.resumeAt,
+    ];
   if (path.length === 1) return [k.signals, k.agentBehaviors, k.parallelGroups];
-  if (b === k.signals && d !== undefined) return [k.signal, k.target, k.description];
+  if (b === k.signals && d !== undefined) return [k.signal, k.target, k.description, k.tool];
   if (b === k.agentBehaviors) return [k.waitForSignal, k.isTerminal];
   return [k.agents, k.timeoutSeconds, k.waitForAll, k.nextAgent];
 }

@@ -6,6 +6,11 @@ export interface CrewAgentConfig {
   readonly id: string;
   /** Display name. */
   readonly name?: string;
+  /**
+   * What this agent does, for the models that may hand off to it: with `handoffMode` `tool` or
+   * `both`, the description of every transfer tool that targets it includes this text.
+   */
+  readonly description?: string;
   /** Sent as a `system` message before the history on each of this agent's model calls. */
   readonly systemPrompt?: string;
   /** Fallback order when no signal routes a reply (crew.yaml `handoff_targets`). Default `[]`. */
@@ -13,6 +18,40 @@ export interface CrewAgentConfig {
   /** Names of the tools this agent may call, resolved against the executor's tools by `Tool.name`. Default `[]`. */
   readonly tools: readonly string[];
 }
+
+/**
+ * How a model hands off (crew.yaml `settings.handoff_mode`):
+ *
+ * - `marker` (the default): the model writes a routing signal such as `[ROUTE_BILLING]` in its
+ *   reply's text;
+ * - `tool`: each routing signal of an agent is offered to its model as a tool —
+ *   `transfer_to_<target>` for an agent or a parallel group, `finish` for a signal with target
+ *   `""` (or the signal's own `tool` name) — and a call to one is the handoff; markers in the
+ *   text decide nothing;
+ * - `both`: the tools are offered and markers still match; in a reply that has both, the marker
+ *   wins (a reply's text comes before its tool calls).
+ *
+ * @example
+ * ```ts
+ * const crew = resolveCrewConfig({ ...desk, settings: { handoffMode: 'tool' } });
+ * ```
+ */
+export type HandoffMode = 'marker' | 'tool' | 'both';
+
+/**
+ * Where a new run (a new user message) starts (crew.yaml `settings.resume_at`):
+ *
+ * - `entry` (the default): at the crew's entry point, every time;
+ * - `last_agent`: at the agent whose reply ended the previous run (`CrewState.lastAgentId`) —
+ *   unless that agent is terminal (`is_terminal`) or the run ended at a `max_*` limit, then at
+ *   the entry point. A paused agent (`pausedAgentId`) and a held approval batch still come first.
+ *
+ * @example
+ * ```ts
+ * const crew = resolveCrewConfig({ ...desk, settings: { resumeAt: 'last_agent' } });
+ * ```
+ */
+export type ResumeAt = 'entry' | 'last_agent';
 
 /** Limits of one run and how its text is streamed (crew.yaml `settings`); every limit is positive. */
 export interface CrewSettings {
@@ -32,6 +71,17 @@ export interface CrewSettings {
    * configured anywhere in the crew. History and `agent_response` keep the raw text. Default `true`.
    */
   readonly hideSignals: boolean;
+  /**
+   * How models hand off (crew.yaml `handoff_mode`): `marker` (a routing signal in the reply's
+   * text), `tool` (a call to a transfer tool generated from each routing signal), or `both`.
+   * See {@link HandoffMode}. Default `marker`.
+   */
+  readonly handoffMode: HandoffMode;
+  /**
+   * Where a new run starts (crew.yaml `resume_at`): `entry` (the entry point) or `last_agent`
+   * (the agent whose reply ended the previous run). See {@link ResumeAt}. Default `entry`.
+   */
+  readonly resumeAt: ResumeAt;
 }
 
 /** One routing signal of an agent (crew.yaml `routing.signals.<agent>[]`). */
@@ -41,10 +91,18 @@ export interface RoutingSignal {
   /** An agent id, a parallel group name, or `""` to end the run (`terminated_by_signal`). */
   readonly target: string;
   /**
-   * What the signal means, for people and prompts (crew.yaml `description`): not used in
-   * routing. Absent when the config gives none.
+   * What the signal means, for people and prompts (crew.yaml `description`): with `handoffMode`
+   * `tool` or `both`, part of its transfer tool's description; never used in matching. Absent
+   * when the config gives none.
    */
   readonly description?: string;
+  /**
+   * The name of the transfer tool this signal is offered as with `handoffMode` `tool` or `both`
+   * (crew.yaml `tool`), matching `^[A-Za-z0-9_-]{1,64}$`. Absent: `transfer_to_<target>`, or
+   * `finish` for target `""`. Give one when two signals of an agent would get the same name
+   * (two termination signals, two signals to one agent).
+   */
+  readonly tool?: string;
 }
 
 /** How an agent's turn ends when no signal decides (crew.yaml `routing.agent_behaviors.<agent>`). */
@@ -152,6 +210,8 @@ export interface CrewAgentInput {
   readonly id: string;
   /** A display name for people, e.g. `'Teacher'`; routing never uses it. Absent when the config gives none. */
   readonly name?: string;
+  /** What the agent does, for the transfer tools that target it (`handoffMode` `tool` / `both`). */
+  readonly description?: string;
   /** Sent as a `system` message before the history on each of this agent's model calls; absent → none. */
   readonly systemPrompt?: string;
   /** Agent ids to hand off to, in order, when no signal routes a reply. Default `[]`. */
@@ -180,4 +240,6 @@ export const DEFAULT_CREW_SETTINGS: CrewSettings = Object.freeze({
   maxHistoryMessages: 200,
   parallelTimeoutSeconds: 60,
   hideSignals: true,
+  handoffMode: 'marker',
+  resumeAt: 'entry',
 });

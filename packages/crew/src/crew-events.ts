@@ -59,6 +59,11 @@ export interface CrewResponse {
   /** Set when `reason` is `'paused'` (the same as `state.pausedAgentId`). */
   pausedAgentId?: string;
   /**
+   * The signal (target `""`) that ended the run, e.g. `'[DONE]'`: set when `reason` is
+   * `'terminated_by_signal'`, whether its marker matched or its transfer tool (`finish`) was called.
+   */
+  signal?: string;
+  /**
    * Set when `reason` is `'awaiting_approval'`: every held call of the batch the run paused on
    * (not only those requested by this run). Answer them by `id` with `opts.approvals`.
    */
@@ -142,8 +147,17 @@ export type CrewEvent =
       agentId: string;
       /** The reply's text, raw: routing markers such as `[ANSWER]` included. May be `''` when the reply only calls tools. */
       content: string;
-      /** The tool calls the reply asks for, in order; absent when it asks for none. */
+      /**
+       * The tool calls the reply asks for, in order; absent when it asks for none. Calls to
+       * transfer tools are not here but in `transferCalls`: they are handoffs, not tools.
+       */
       toolCalls?: readonly ToolCall[];
+      /**
+       * The reply's calls to transfer tools (`handoffMode` `tool` / `both`), in order; absent
+       * when it makes none. The one that decides is reported by the `handoff` (or `terminate`,
+       * `parallel_start`) event that follows; the others by a `warning`.
+       */
+      transferCalls?: readonly ToolCall[];
       /** The parallel group this member event belongs to; absent for an event of the main loop. */
       group?: string;
     }
@@ -183,13 +197,17 @@ export type CrewEvent =
       /** The agent taking over. */
       to: string;
       /**
-       * Why: `signal` (the reply matched one of `from`'s routing signals), `parallel` (a parallel
-       * group's `next_agent`), `fallback` (nothing routed the reply: `handoff_targets`, then the
-       * crew's order).
+       * Why: `signal` (the reply matched one of `from`'s routing signals, or called its transfer
+       * tool), `parallel` (a parallel group's `next_agent`), `fallback` (nothing routed the reply:
+       * `handoff_targets`, then the crew's order).
        */
       via: 'signal' | 'parallel' | 'fallback';
-      /** The signal that matched, e.g. `'[TO_STUDENT]'`; only with `via: 'signal'`. */
+      /** The routing signal, e.g. `'[TO_STUDENT]'`; only with `via: 'signal'` (also when its transfer tool was called). */
       signal?: string;
+      /** The transfer tool the model called, e.g. `'transfer_to_student'`; only for a handoff made by a tool call. */
+      tool?: string;
+      /** The `reason` the model gave in its transfer call; only when it gave one. */
+      reason?: string;
       /** Handoffs made in this run so far, this one included (compare with `settings.maxHandoffs`). */
       handoffs: number;
     }
@@ -235,6 +253,8 @@ export type CrewEvent =
       reason: CrewEndReason;
       /** The signal with target `""` that ended it; only with reason `terminated_by_signal`. */
       signal?: string;
+      /** The transfer tool the model called to end it (e.g. `'finish'`); only when a tool call ended it. */
+      tool?: string;
     }
   | {
       /** The run pauses at an agent with `wait_for_signal` (reason `paused`); followed by `end`. */

@@ -1,9 +1,20 @@
-import { ConfigError, describeValue, systemClock, type ChatModel, type Clock, type Tool } from '@signalyard/core';
+import {
+  ConfigError,
+  describeValue,
+  systemClock,
+  type ChatMessage,
+  type ChatModel,
+  type Clock,
+  type Tool,
+  type TranscriptEntry,
+} from '@signalyard/core';
 import { pushStream } from '@signalyard/core/internal';
 import { compileCrew, type CompiledCrew } from './compiled-crew.js';
 import type { CrewConfig, CrewConfigInput } from './crew-config.js';
 import type { CrewEvent, CrewResponse, CrewRunOptions } from './crew-events.js';
 import { runCrew } from './crew-run.js';
+import type { CrewState } from './crew-state.js';
+import { crewTranscript } from './crew-transcript.js';
 import { isClock } from './run-input.js';
 import { visibleText } from './signal-hider.js';
 import { assertContent } from './signal-normalize.js';
@@ -199,5 +210,31 @@ export class CrewExecutor {
     assertContent(content);
     const compiled = this.#compiled;
     return compiled.settings.hideSignals ? visibleText(content, compiled.markers) : content;
+  }
+
+  /**
+   * The conversation of a crew state as people saw it, for rebuilding a chat page after a reload
+   * (what `crewEngine` gives `Runner.transcript`): user messages; each agent's reply as
+   * {@link CrewExecutor.visibleText} shows it (replies with no visible text left out); a
+   * `handoff` entry wherever the run moved from one agent to another — `via` as the crew decided
+   * it: a signal (its marker, or a call to its transfer tool), a parallel group's `next_agent`,
+   * or the fallback; each tool call with how it ended (`done`, `error`, `denied`, or
+   * `pending_approval` with its approval id for the calls of `state.approvals.batch`, the reply
+   * a run paused on). Calls to transfer tools are never shown as tools, and the crew's internal
+   * messages (tool results, a parallel group's collected results) not as text.
+   *
+   * @param history - the conversation as the crew keeps it (`CrewState.history`).
+   * @param state - the rest of the crew state (its `approvals`), when a run may be paused on a batch.
+   * @throws CrewArgumentError `CREW_HISTORY_INVALID` when `history` is not a list of ChatMessages.
+   * @example
+   * ```ts
+   * for (const entry of executor.transcript(state.history, state)) {
+   *   if (entry.type === 'handoff') console.log(`(${entry.from} → ${entry.to})`);
+   *   if (entry.type === 'assistant') console.log(`${entry.agentId}: ${entry.text}`);   // markers hidden
+   * }
+   * ```
+   */
+  transcript(history: readonly ChatMessage[], state?: Pick<CrewState, 'approvals'>): TranscriptEntry[] {
+    return crewTranscript(this.#compiled, history, state);
   }
 }

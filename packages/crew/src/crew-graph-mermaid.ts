@@ -16,6 +16,30 @@ function label(text: string): string {
   return `"${escaped}"`;
 }
 
+/**
+ * The label of a routing signal's edge: its marker (`marker` mode), the transfer tool the model
+ * calls (`tool`), or both (`[BILLING] or transfer_to_billing`).
+ */
+function handoffLabel(
+  mode: CrewGraph['handoffMode'],
+  edge: { readonly signal: string; readonly tool?: string | undefined },
+): string {
+  if (mode === 'marker' || edge.tool === undefined) return edge.signal;
+  return mode === 'tool' ? edge.tool : `${edge.signal} or ${edge.tool}`;
+}
+
+/**
+ * The diagram's title when the crew does not hand off by marker from its entry point each time
+ * (the defaults draw no title): how models hand off, and where a new message starts.
+ */
+function titleOf(graph: CrewGraph): string | undefined {
+  const parts: string[] = [];
+  if (graph.handoffMode === 'tool') parts.push('handoffs: transfer tools');
+  if (graph.handoffMode === 'both') parts.push('handoffs: markers or transfer tools');
+  if (graph.resumeAt === 'last_agent') parts.push('a new message resumes at the last agent');
+  return parts.length === 0 ? undefined : parts.join(' · ');
+}
+
 /** The lines of one agent, by kind, in the order they are printed. */
 interface AgentLines {
   readonly signals: string[];
@@ -32,12 +56,17 @@ interface AgentLines {
  * order, labelled with their id (and name); parallel groups are hexagons `g0`, … in declaration
  * order, labelled with their name, `wait for all` or `first success`, and their timeout; `stop`
  * (a double circle) is the end of a run, `pause` (a stadium) a paused run — each only when used.
- * Node ids never come from user text, so any agent or group name is safe; labels escape what
+ * A crew that hands off by tool, or resumes at the last agent, gets a Mermaid front-matter
+ * `title` saying so (`handoffs: transfer tools · a new message resumes at the last agent`); the
+ * defaults draw none. Node ids never come from user text, so any agent or group name is safe;
+ * labels escape what
  * Mermaid reads specially (`"`, `#`, `<`, `>`, `|`, backticks) as entity codes and turn line
  * breaks into spaces.
  *
- * Edges, in {@link CrewGraph} order: `-->` a routing signal, labelled with its marker; `-->` to
- * `stop`, a termination signal, labelled with its marker; `-.->` a fallback (`handoff_targets`);
+ * Edges, in {@link CrewGraph} order: `-->` a routing signal, labelled with its marker — with
+ * `handoffMode: 'tool'` the transfer tool the model calls instead (`transfer_to_student`), with
+ * `'both'` both (`[ASK] or transfer_to_student`); `-->` to `stop`, a termination signal, labelled
+ * the same way; `-.->` a fallback (`handoff_targets`);
  * `==>` a group's fan-out to each member; `-->` labelled `next_agent` after a group; `-.->` to
  * `stop` labelled `is_terminal`, and to `pause` labelled `wait_for_signal`.
  *
@@ -81,13 +110,14 @@ export function crewGraphMermaid(graph: CrewGraph): string {
   const ref = (name: string): string => ids.get(name) as string;
   const linesOf = (agent: string): AgentLines => perAgent.get(agent) as AgentLines;
 
+  const mode = graph.handoffMode;
   const groupLines: string[] = [];
   for (const edge of graph.edges) {
     const from = ref(edge.from);
     const to = ref(edge.to);
     switch (edge.kind) {
       case 'signal':
-        linesOf(edge.from).signals.push(`    ${from} -->|${label(edge.signal)}| ${to}`);
+        linesOf(edge.from).signals.push(`    ${from} -->|${label(handoffLabel(mode, edge))}| ${to}`);
         break;
       case 'fallback':
         linesOf(edge.from).fallbacks.push(`    ${from} -.->|${label('fallback')}| ${to}`);
@@ -103,7 +133,8 @@ export function crewGraphMermaid(graph: CrewGraph): string {
   let usesStop = false;
   for (const t of graph.terminations) {
     usesStop = true;
-    if (t.kind === 'signal') linesOf(t.agent).terminations.push(`    ${ref(t.agent)} -->|${label(t.signal)}| stop`);
+    if (t.kind === 'signal')
+      linesOf(t.agent).terminations.push(`    ${ref(t.agent)} -->|${label(handoffLabel(mode, t))}| stop`);
     else linesOf(t.agent).behaviors.push(`    ${ref(t.agent)} -.->|${label('is_terminal')}| stop`);
   }
   let usesPause = false;
@@ -116,7 +147,13 @@ export function crewGraphMermaid(graph: CrewGraph): string {
   if (usesStop) nodes.push('    stop((("end")))');
   if (usesPause) nodes.push('    pause(["paused"])');
 
-  const lines = ['flowchart LR', ...nodes, `    start --> ${ref(graph.entryPoint)}`];
+  const title = titleOf(graph);
+  const lines = [
+    ...(title === undefined ? [] : ['---', `title: ${label(title)}`, '---']),
+    'flowchart LR',
+    ...nodes,
+    `    start --> ${ref(graph.entryPoint)}`,
+  ];
   for (const agent of graph.agents) {
     const own = linesOf(agent.id);
     lines.push(...own.signals, ...own.terminations, ...own.fallbacks, ...own.behaviors);

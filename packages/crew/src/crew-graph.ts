@@ -1,5 +1,6 @@
-import type { CrewConfig, CrewConfigInput } from './crew-config.js';
+import type { CrewConfig, CrewConfigInput, HandoffMode, ResumeAt } from './crew-config.js';
 import { resolveCrewConfig } from './resolve-crew-config.js';
+import { offersTransferTools, transferToolName } from './transfer-tools.js';
 
 // The routing structure of a crew as data: what `signalyard graph --format json` prints, what
 // `crewGraphMermaid` draws, what a Runner's `describe()` shows for a crew engine.
@@ -54,6 +55,8 @@ export type CrewGraphEdge =
       readonly toKind: 'agent' | 'parallel_group';
       /** The marker, e.g. `[ASK_STUDENT]`. */
       readonly signal: string;
+      /** The transfer tool the signal is offered as, e.g. `transfer_to_student`; only with `handoffMode` `tool` or `both`. */
+      readonly tool?: string;
       /** The signal's `description`, when crew.yaml gives one. */
       readonly description?: string;
     }
@@ -96,6 +99,8 @@ export type CrewGraphTermination =
       readonly agent: string;
       /** The marker, e.g. `[DONE]`. */
       readonly signal: string;
+      /** The transfer tool the signal is offered as, e.g. `finish`; only with `handoffMode` `tool` or `both`. */
+      readonly tool?: string;
       /** The signal's `description`, when crew.yaml gives one. */
       readonly description?: string;
     }
@@ -107,8 +112,9 @@ export type CrewGraphTermination =
     };
 
 /**
- * The routing structure of a crew, as `signalyard graph --format json` prints it: agents, parallel
- * groups, edges and terminations, in a deterministic order.
+ * The routing structure of a crew, as `signalyard graph --format json` prints it: how it hands off
+ * and where a new run starts, agents, parallel groups, edges and terminations, in a deterministic
+ * order.
  *
  * Order: `agents` in crew order; `parallelGroups` in declaration order; `edges` agent by agent
  * (crew order: its routing signals in config order, then its fallbacks), then group by group
@@ -127,6 +133,10 @@ export interface CrewGraph {
   readonly version: 1;
   /** The agent a fresh run starts with. */
   readonly entryPoint: string;
+  /** How models hand off (`settings.handoff_mode`): by marker, by transfer tool (each signal edge names its `tool`), or both. */
+  readonly handoffMode: HandoffMode;
+  /** Where a new run starts (`settings.resume_at`): the entry point, or the agent whose reply ended the previous run. */
+  readonly resumeAt: ResumeAt;
   /** Every agent, in crew order. */
   readonly agents: readonly CrewGraphAgent[];
   /** Every parallel group, in declaration order. */
@@ -158,6 +168,8 @@ export function buildCrewGraph(crew: CrewConfig | CrewConfigInput): CrewGraph {
   const { signals, agentBehaviors, parallelGroups } = config.routing;
   const groupEntries = Object.entries(parallelGroups);
   const groupSet = new Set(Object.keys(parallelGroups));
+  const { handoffMode, resumeAt } = config.settings;
+  const tools = offersTransferTools(handoffMode);
 
   const agents: CrewGraphAgent[] = [];
   const edges: CrewGraphEdge[] = [];
@@ -173,11 +185,12 @@ export function buildCrewGraph(crew: CrewConfig | CrewConfigInput): CrewGraph {
     });
     for (const s of signals[agent.id] ?? []) {
       const description = s.description === undefined ? {} : { description: s.description };
+      const tool = tools ? { tool: transferToolName(s) } : {};
       if (s.target === '') {
-        terminations.push({ kind: 'signal', agent: agent.id, signal: s.signal, ...description });
+        terminations.push({ kind: 'signal', agent: agent.id, signal: s.signal, ...tool, ...description });
       } else {
         const toKind = groupSet.has(s.target) ? 'parallel_group' : 'agent';
-        edges.push({ kind: 'signal', from: agent.id, to: s.target, toKind, signal: s.signal, ...description });
+        edges.push({ kind: 'signal', from: agent.id, to: s.target, toKind, signal: s.signal, ...tool, ...description });
       }
     }
     const seen = new Set<string>([agent.id]);
@@ -202,5 +215,14 @@ export function buildCrewGraph(crew: CrewConfig | CrewConfigInput): CrewGraph {
     if (group.nextAgent !== undefined) edges.push({ kind: 'next_agent', from: id, to: group.nextAgent });
   }
 
-  return { version: 1, entryPoint: config.entryPoint, agents, parallelGroups: groups, edges, terminations };
+  return {
+    version: 1,
+    entryPoint: config.entryPoint,
+    handoffMode,
+    resumeAt,
+    agents,
+    parallelGroups: groups,
+    edges,
+    terminations,
+  };
 }

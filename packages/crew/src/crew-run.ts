@@ -2,7 +2,8 @@ import { isSignalyardError, systemClock, type Clock } from '@signalyard/core';
 import { AbortRace, errorText, linkAbort } from '@signalyard/core/internal';
 import { applyDecisions, pendingApprovals, resumeBatch } from './approval-batch.js';
 import type { CompiledCrew } from './compiled-crew.js';
-import type { CrewResponse } from './crew-events.js';
+import type { CrewEvent, CrewResponse } from './crew-events.js';
+import { decideHandoff } from './handoff-decision.js';
 import { CrewRunError } from './errors/crew-run-error.js';
 import { runLoop, type RunEnd } from './run-loop.js';
 import { prepare, type Prepared } from './run-input.js';
@@ -31,17 +32,24 @@ export async function runCrew(
   const { start, book, decisions } = prepared;
   const paused = book.batch;
   try {
-    let toolRounds = 0;
+    if (prepared.warning !== undefined) emit?.({ type: 'warning', agentId: start.id, message: prepared.warning });
     if (paused === undefined) {
       if (decisions.length > 0) applyDecisions(run, start.id, decisions, undefined);
       run.history.push({ role: 'user', content: input as string });
-    } else {
-      // `input` is ignored while approvals are pending: the decisions continue the batch.
-      if ((await resumeBatch(run, start, decisions)) === AWAITING)
-        return finish(run, { reason: 'awaiting_approval', agentId: start.id });
-      toolRounds = paused.run.toolRounds;
+      return finish(run, await runLoop(run, start, 0));
     }
-    return finish(run, await runLoop(run, start, toolRounds));
+    // `input` is ignored while approvals are pending: the decisions continue the batch.
+    if ((await resumeBatch(run, start, decisions)) === AWAITING)
+      return finish(run, { reason: 'awaiting_approval', agentId: start.id });
+    // The held reply decides again (the same decision): a tool round continues the turn; a
+    // transfer it made is carried out now.
+    const decision = decideHandoff(start, paused.message);
+    return finish(
+      run,
+      decision.kind === 'tool_round'
+        ? await runLoop(run, start, paused.run.toolRounds)
+        : await runLoop(run, start, 0, decision),
+    );
   } catch (error) {
     return failed(emit, runError(error, run.agentId, run));
   } finally {
@@ -68,6 +76,7 @@ function startRun(crew: CompiledCrew, prepared: Prepared, emit: Emit, abortSigna
     lastAgentId: start.id,
     lastContent: paused?.message.content ?? '',
     agentId: start.id,
+    resumeAgentId: prepared.lastAgentId,
     approvals: book,
     requested: undefined,
     commit,
@@ -80,9 +89,10 @@ function startRun(crew: CompiledCrew, prepared: Prepared, emit: Emit, abortSigna
  * `approval_requested` of the approvals this run requested), then `end`.
  */
 function finish(run: Run, end: RunEnd): RunResult {
-  const { reason, agentId, signal } = end;
+  const { reason, agentId, signal, tool } = end;
   const paused = reason === 'paused';
   const awaiting = reason === 'awaiting_approval';
+  if (run.crew.settings.resumeAt === 'last_agent') run.resumeAgentId = resumesAt(run, end);
   const state = stateOf(run, paused ? agentId : undefined);
   const content = run.lastContent;
   const response: CrewResponse = {
@@ -92,6 +102,7 @@ function finish(run: Run, end: RunEnd): RunResult {
     reason,
     isTerminal: reason === 'terminated_by_signal' || reason === 'terminal_agent',
     ...(paused ? { pausedAgentId: agentId } : {}),
+    ...(signal === undefined ? {} : { signal }),
     ...(awaiting ? { pendingApprovals: pendingApprovals(run) } : {}),
     handoffs: run.handoffs,
     state,
@@ -103,13 +114,26 @@ function finish(run: Run, end: RunEnd): RunResult {
       const requested = run.requested;
       if (requested !== undefined && requested.length > 0)
         emit({ type: 'approval_requested', agentId, approvals: requested });
-    } else
-      emit(
-        signal === undefined ? { type: 'terminate', agentId, reason } : { type: 'terminate', agentId, reason, signal },
-      );
+    } else {
+      const event: CrewEvent = { type: 'terminate', agentId, reason };
+      if (signal !== undefined) event.signal = signal;
+      if (tool !== undefined) event.tool = tool;
+      emit(event);
+    }
     emit({ type: 'end', response });
   }
   return { ok: true, response };
+}
+
+/**
+ * Where the next run of a `resume_at: last_agent` crew starts (`CrewState.lastAgentId`): the agent
+ * whose reply ended this run — unless it is terminal, or a `max_*` limit ended the run (then the
+ * entry point: `undefined`).
+ */
+function resumesAt(run: Run, end: RunEnd): string | undefined {
+  const { reason, agentId } = end;
+  if (reason === 'terminal_agent' || reason === 'max_handoffs' || reason === 'max_rounds') return undefined;
+  return run.crew.agents.get(agentId)?.isTerminal === true ? undefined : agentId;
 }
 
 function failed(emit: Emit, error: CrewRunError): RunResult {

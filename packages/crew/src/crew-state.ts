@@ -2,7 +2,8 @@ import type { ChatMessage, PendingApproval } from '@signalyard/core';
 
 /**
  * What a crew remembers between runs: the shared history, after a `paused` run the agent the
- * next run starts at, and the approval bookkeeping. Plain JSON (as long as the tool-call
+ * next run starts at (and, with `resumeAt: 'last_agent'`, the agent whose reply ended the run),
+ * and the approval bookkeeping. Plain JSON (as long as the tool-call
  * arguments and results are): store it anywhere (a checkpoint store, a session) and pass it back
  * as `opts.state`; `JSON.parse(JSON.stringify(state))` resumes identically.
  *
@@ -25,6 +26,13 @@ export interface CrewState {
   history: ChatMessage[];
   /** Set when the run ended `paused`: the agent the next run with this state starts at. */
   pausedAgentId?: string;
+  /**
+   * With `settings.resumeAt: 'last_agent'`: the agent whose reply ended the run, where the next
+   * run with this state starts (unless it is paused elsewhere or holds an approval batch). Absent
+   * when the next run starts at the entry point: the run ended at a terminal agent
+   * (`is_terminal`) or at a `max_*` limit — and always with `resumeAt: 'entry'`.
+   */
+  lastAgentId?: string;
   /** Approval ids issued and decided, and the tool-call batch a run paused on. Absent until a call is held. */
   approvals?: CrewApprovalState;
 }

@@ -1,7 +1,8 @@
 /**
  * `@signalyard/crew`: agents that hand off to each other through text markers in their model
- * replies — signal matching, the crew.yaml configuration, the `CrewExecutor` that runs a crew, and
- * the crew's graph (`buildCrewGraph`, drawn by `crewGraphMermaid`).
+ * replies, or through transfer tools generated from those markers (`handoff_mode: tool`) —
+ * signal matching, the crew.yaml configuration, the `CrewExecutor` that runs a crew, and the
+ * crew's graph (`buildCrewGraph`, drawn by `crewGraphMermaid`).
  *
  * @packageDocumentation
  */
@@ -17,8 +18,10 @@ export type {
   CrewConfigInput,
   CrewRouting,
   CrewSettings,
+  HandoffMode,
   ParallelGroupConfig,
   ParallelGroupInput,
+  ResumeAt,
   RoutingSignal,
 } from './crew-config.js';
 export { crewConfigSchema } from './crew-config-schema.js';

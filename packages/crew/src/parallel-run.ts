@@ -1,6 +1,6 @@
 import { AbortedError, type ChatMessage, type SignalyardError } from '@signalyard/core';
 import { abortedError, onAbort, startTimer } from '@signalyard/core/internal';
-import { runTurn } from './agent-turn.js';
+import { runTurn, type TurnEnd } from './agent-turn.js';
 import type { CompiledAgent, CompiledGroup } from './compiled-crew.js';
 import type { CrewEvent, ParallelMemberStatus } from './crew-events.js';
 import { aggregateResults } from './crew-history.js';
@@ -101,7 +101,8 @@ class ParallelRun {
     try {
       const lane = { agent, history, abortSignal: controller.signal, group: group.name, path: extend(path, agent.id) };
       // a member's turn never pauses (a call that would need approval is denied there)
-      const reply = (await runTurn(this.#run, lane)) as string | typeof OUT_OF_ROUNDS;
+      const end = (await runTurn(this.#run, lane)) as TurnEnd | typeof OUT_OF_ROUNDS;
+      const reply = end === OUT_OF_ROUNDS ? end : end.content;
       // Finished, but after another member had already completed the group (wait_for_all: false).
       outcome = member.cancelled
         ? { agentId: agent.id, status: 'cancelled' }

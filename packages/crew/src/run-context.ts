@@ -1,5 +1,5 @@
 import type { ChatMessage, Clock, PendingApproval } from '@signalyard/core';
-import type { CompiledAgent, CompiledCrew } from './compiled-crew.js';
+import type { CompiledAgent, CompiledCrew, CompiledTransfer } from './compiled-crew.js';
 import type { CrewEvent, CrewResponse } from './crew-events.js';
 import type { AbortRace } from '@signalyard/core/internal';
 import type { CrewApprovalState, CrewState, CrewToolBatch } from './crew-state.js';
@@ -55,6 +55,8 @@ export interface Run {
   lastContent: string;
   /** The main loop's current agent (the one a run error names). */
   agentId: string;
+  /** `CrewState.lastAgentId` of the state this run returns: the given state's until the run ends (`resumeAt: 'last_agent'` only). */
+  resumeAgentId: string | undefined;
   readonly approvals: ApprovalBook;
   /** The approvals this run requested (when it paused on a batch), for the `approval_requested` event. */
   requested: readonly PendingApproval[] | undefined;
@@ -80,6 +82,20 @@ export interface Lane {
   readonly path: Path;
 }
 
+/** The main loop's lane for `agent`'s turn: the run's history, abort signal and agent path. @internal */
+export function mainLane(run: Run, agent: CompiledAgent): Lane {
+  return { agent, history: run.history, abortSignal: run.abortSignal, group: undefined, path: run.path };
+}
+
+/**
+ * The transfer tools of `lane`'s turn: the agent's, in the main loop; none for a parallel member
+ * (a member's reply hands off nothing: the group's `next_agent` does).
+ * @internal
+ */
+export function laneTransfers(lane: Lane): ReadonlyMap<string, CompiledTransfer> | undefined {
+  return lane.group === undefined ? lane.agent.transfers : undefined;
+}
+
 /** `path` with `id` appended (a new frozen list: events already emitted keep theirs). @internal */
 export function extend(path: Path, id: string): Path {
   return path === undefined ? undefined : Object.freeze([...path, id]);
@@ -91,8 +107,8 @@ export function isAborted(signal: AbortSignal): boolean {
 }
 
 /**
- * The run's state as a {@link CrewState}: its history and, once an approval was ever issued, the
- * approval bookkeeping. With `copy`, nothing of it is shared with the run (for `commit`, which may
+ * The run's state as a {@link CrewState}: its history, the agent a `last_agent` crew resumes at,
+ * and, once an approval was ever issued, the approval bookkeeping. With `copy`, nothing of it is shared with the run (for `commit`, which may
  * keep the object while the run goes on); otherwise the history array is the run's own (the run
  * is over).
  * @internal
@@ -100,6 +116,7 @@ export function isAborted(signal: AbortSignal): boolean {
 export function stateOf(run: Run, pausedAgentId?: string, copy = false): CrewState {
   const state: CrewState = { history: copy ? run.history.slice() : run.history };
   if (pausedAgentId !== undefined) state.pausedAgentId = pausedAgentId;
+  if (run.resumeAgentId !== undefined) state.lastAgentId = run.resumeAgentId;
   const approvals = approvalStateOf(run.approvals);
   if (approvals !== undefined) state.approvals = approvals;
   return state;

@@ -32,6 +32,10 @@ export interface Prepared {
   readonly commit: Run['commit'];
   /** `opts.clock`, else the executor's. */
   readonly clock: Clock;
+  /** `state.lastAgentId`, kept for the state the run returns (`resumeAt: 'last_agent'` only). */
+  readonly lastAgentId: string | undefined;
+  /** Why the run does not start where `state.lastAgentId` says (an agent the crew no longer has). */
+  readonly warning: string | undefined;
 }
 
 const invalid = (message: string, state: CrewState = { history: [] }): CrewRunError =>
@@ -39,9 +43,10 @@ const invalid = (message: string, state: CrewState = { history: [] }): CrewRunEr
 
 /**
  * Validates the input and options. The start agent is the paused batch's (approvals pending),
- * else `resumeAgentId`, else `state.pausedAgentId`, else the entry point. Decisions for approval
- * ids the state does not know fail here, before anything is applied. `clock`: the executor's,
- * unless the options name one.
+ * else `resumeAgentId`, else `state.pausedAgentId`, else — with `resumeAt: 'last_agent'` —
+ * `state.lastAgentId` (unless it is terminal, or unknown: then a warning), else the entry point.
+ * Decisions for approval ids the state does not know fail here, before anything is applied.
+ * `clock`: the executor's, unless the options name one.
  * @internal
  */
 export function prepare(
@@ -83,6 +88,7 @@ export function prepare(
   if ('problem' in decisions) return invalid(decisions.problem, state);
   const start = startAgent(crew, o.resumeAgentId, state, book);
   if (start instanceof CrewRunError) return start;
+  const lastAgentId = crew.settings.resumeAt === 'last_agent' ? state.lastAgentId : undefined;
   const unknown = unknownApprovalId(book, decisions);
   if (unknown !== undefined) {
     return new CrewRunError({
@@ -101,6 +107,15 @@ export function prepare(
     decisions,
     commit: commit as Run['commit'],
     clock: runClock ?? clock,
+    lastAgentId,
+    warning:
+      lastAgentId !== undefined &&
+      !crew.agents.has(lastAgentId) &&
+      book.batch === undefined &&
+      o.resumeAgentId === undefined &&
+      state.pausedAgentId === undefined
+        ? `state.lastAgentId ${JSON.stringify(lastAgentId)} is not an agent of this crew: the run starts at the entry point ${JSON.stringify(crew.entry.id)}`
+        : undefined,
   };
 }
 
@@ -135,7 +150,10 @@ function startAgent(
     return crew.agents.get(book.batch.agentId) as CompiledAgent; // checked by readState
   }
   const startId = resume ?? state.pausedAgentId;
-  if (startId === undefined) return crew.entry;
+  if (startId === undefined) {
+    const last = state.lastAgentId === undefined ? undefined : crew.agents.get(state.lastAgentId);
+    return crew.settings.resumeAt === 'last_agent' && last !== undefined && !last.isTerminal ? last : crew.entry;
+  }
   const found = crew.agents.get(startId);
   if (found !== undefined) return found;
   const where = resume === undefined ? 'state.pausedAgentId' : 'resumeAgentId';
@@ -151,7 +169,9 @@ function startAgent(
 function readState(crew: CompiledCrew, given: unknown): { state: CrewState; book: ApprovalBook } | CrewRunError {
   if (given === undefined) return { state: { history: [] }, book: { issued: 0, decided: [], batch: undefined } };
   if (typeof given !== 'object' || given === null)
-    return invalid(`Invalid state ${describeValue(given)}: expected { history: ChatMessage[], pausedAgentId? }`);
+    return invalid(
+      `Invalid state ${describeValue(given)}: expected { history: ChatMessage[], pausedAgentId?, lastAgentId?, approvals? }`,
+    );
   const s = given as Readonly<Record<string, unknown>>;
   if (!Array.isArray(s.history))
     return invalid(`Invalid state.history ${describeValue(s.history)}: expected a list of ChatMessages`);
@@ -163,8 +183,12 @@ function readState(crew: CompiledCrew, given: unknown): { state: CrewState; book
   if (s.pausedAgentId !== undefined && typeof s.pausedAgentId !== 'string') {
     return invalid(`Invalid state.pausedAgentId ${describeValue(s.pausedAgentId)}: expected an agent id`);
   }
+  if (s.lastAgentId !== undefined && typeof s.lastAgentId !== 'string') {
+    return invalid(`Invalid state.lastAgentId ${describeValue(s.lastAgentId)}: expected an agent id`);
+  }
   const state: CrewState = { history: (history as ChatMessage[]).slice() };
   if (s.pausedAgentId !== undefined) state.pausedAgentId = s.pausedAgentId;
+  if (s.lastAgentId !== undefined) state.lastAgentId = s.lastAgentId;
   const book = readApprovalState(s.approvals, history.length, (id) => crew.agents.has(id));
   if ('problem' in book) return invalid(book.problem, state);
   const approvals = approvalStateOf(book);

@@ -13,6 +13,13 @@ export interface ToolAnswer {
 }
 
 /**
+ * The answers to a reply's transfer calls, by the call's position (`undefined` at an ordinary
+ * call, which runs as a tool); `undefined` when the reply has no transfer call.
+ * @internal
+ */
+export type TransferAnswers = readonly (ToolAnswer | undefined)[] | undefined;
+
+/**
  * Runs one tool call — `tool_start`, the tool, `tool_result` — and returns how it ended: a tool
  * the agent does not have, a tool that throws and a result with no text are answers with
  * `isError`, not failures. `undefined` when the run was aborted while the tool ran (no

@@ -3,14 +3,17 @@ import { abortedError } from '@signalyard/core/internal';
 import { holdBatch } from './approval-batch.js';
 import { decideCalls } from './approval-verdicts.js';
 import { toolMessage } from './crew-history.js';
-import { AWAITING, type Lane, type Run } from './run-context.js';
-import { deniedAnswer, emitAnswer, runToolCall } from './tool-call.js';
+import { transferAnswer, type HandoffDecision } from './handoff-decision.js';
+import { AWAITING, laneTransfers, type Lane, type Run } from './run-context.js';
+import { deniedAnswer, emitAnswer, runToolCall, type ToolAnswer, type TransferAnswers } from './tool-call.js';
 
 /**
- * One tool round (step 2) of `lane`'s turn: decides every call of `message` first (the crew's
- * approval policy and each tool's `needsApproval`), then — when a call of the main loop is
- * held — pauses on the batch (`AWAITING`; allowed calls run now); else appends `message` and
- * answers every call in order. `rounds`: the turn's tool rounds, this one included.
+ * One tool round (step 2) of `lane`'s turn — or the calls of a final reply that transfers: answers
+ * its transfer calls as `decision` says (main loop, `handoff_mode: tool | both`; never through
+ * approvals), decides every other call (the crew's approval policy and each tool's
+ * `needsApproval`), then — when a call of the main loop is held — pauses on the batch
+ * (`AWAITING`; allowed calls run now); else appends `message` and answers every call in order.
+ * `rounds`: the turn's tool rounds, this one included.
  *
  * @throws AbortedError `ABORTED`; CrewRunError `CREW_COMMIT_FAILED`.
  * @internal
@@ -20,17 +23,69 @@ export async function toolRound(
   lane: Lane,
   message: ChatMessage,
   rounds: number,
+  decision: HandoffDecision | undefined,
 ): Promise<typeof AWAITING | undefined> {
   const { agent, history, abortSignal, group } = lane;
   const calls = message.toolCalls as readonly ToolCall[];
+  const transfers = answerTransfers(run, lane, calls, decision);
   const verdicts = await decideCalls(run, agent, calls, abortSignal);
   if (group === undefined && verdicts?.some((v) => v.decision === 'ask') === true) {
-    run.requested = await holdBatch(run, agent, message, verdicts, rounds);
+    run.requested = await holdBatch(run, agent, message, verdicts, rounds, transfers);
     return AWAITING;
   }
   history.push(message);
-  await runTools(run, lane, calls, verdicts);
+  await runTools(run, lane, calls, verdicts, transfers);
   return undefined;
+}
+
+/**
+ * The calls of a final reply that are all transfer calls (the common case: a reply that only
+ * hands off), answered at once, without a tool round: appends `message` and an answer to each
+ * call, and returns true. False — nothing done — when any call is an ordinary one (then
+ * {@link toolRound} runs them). Synchronous, so a handoff by tool call costs no more awaits than
+ * one by marker.
+ * @internal
+ */
+export function answerTransferCalls(run: Run, lane: Lane, message: ChatMessage, decision: HandoffDecision): boolean {
+  const transfers = laneTransfers(lane);
+  const calls = message.toolCalls as readonly ToolCall[];
+  if (transfers === undefined) return false;
+  for (const call of calls) if (!transfers.has(call.name)) return false;
+  const answers = answerTransfers(run, lane, calls, decision) as readonly ToolAnswer[];
+  const history = lane.history;
+  history.push(message);
+  for (let i = 0; i < calls.length; i++)
+    history.push(toolMessage(calls[i] as ToolCall, (answers[i] as ToolAnswer).content));
+  return true;
+}
+
+/**
+ * The answers to the transfer calls among `calls`, by position (`undefined` at an ordinary call),
+ * with a `warning` for each transfer call that did nothing; `undefined` when there is none.
+ */
+function answerTransfers(
+  run: Run,
+  lane: Lane,
+  calls: readonly ToolCall[],
+  decision: HandoffDecision | undefined,
+): TransferAnswers {
+  const transfers = laneTransfers(lane);
+  if (transfers === undefined || decision === undefined) return undefined;
+  let answers: (ToolAnswer | undefined)[] | undefined;
+  for (let i = 0; i < calls.length; i++) {
+    const call = calls[i] as ToolCall;
+    const answer = transferAnswer(transfers, call, decision);
+    if (answer === undefined) continue;
+    answers ??= new Array<ToolAnswer | undefined>(calls.length);
+    answers[i] = { result: answer.content, isError: answer.isError, content: answer.content };
+    if (answer.warning !== undefined)
+      run.emit?.({
+        type: 'warning',
+        agentId: lane.agent.id,
+        message: `Transfer call ${JSON.stringify(call.name)} (${JSON.stringify(call.id)}) of agent ${JSON.stringify(lane.agent.id)}: ${answer.warning}`,
+      });
+  }
+  return answers;
 }
 
 /** A held call's reason in a parallel group, where a run cannot pause. */
@@ -38,18 +93,25 @@ const NO_APPROVAL_IN_GROUP = 'approval unavailable in a parallel group';
 
 /**
  * Runs one round of tool calls in order, answering each with a `tool` message (errors and
- * denials included). `verdicts`: the decide step's, `undefined` when every call runs. A call that
- * would need approval here (a parallel member) is denied with a `warning`.
+ * denials included; a transfer call with its answer in `transfers`). `verdicts`: the decide
+ * step's, `undefined` when every call runs. A call that would need approval here (a parallel
+ * member) is denied with a `warning`.
  */
 async function runTools(
   run: Run,
   lane: Lane,
   calls: readonly ToolCall[],
   verdicts: readonly ApprovalVerdict[] | undefined,
+  transfers: TransferAnswers,
 ): Promise<void> {
   const { agent, history, abortSignal, group } = lane;
   for (let i = 0; i < calls.length; i++) {
     const call = calls[i] as ToolCall;
+    const transfer = transfers?.[i];
+    if (transfer !== undefined) {
+      history.push(toolMessage(call, transfer.content));
+      continue;
+    }
     if (abortSignal.aborted) {
       closeCalls(history, calls, i, 'not run: the run was aborted');
       throw abortedError(abortSignal);

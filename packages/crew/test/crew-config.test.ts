@@ -97,6 +97,8 @@ describe('parseCrewConfig: valid files', () => {
         maxHistoryMessages: 200,
         parallelTimeoutSeconds: 60,
         hideSignals: true,
+        handoffMode: 'marker',
+        resumeAt: 'entry',
       },
       routing: {
         signals: {
@@ -128,6 +130,8 @@ describe('parseCrewConfig: valid files', () => {
       maxHistoryMessages: 200,
       parallelTimeoutSeconds: 60,
       hideSignals: true,
+      handoffMode: 'marker',
+      resumeAt: 'entry',
     });
     expect(crew.settings).toEqual(DEFAULT_CREW_SETTINGS);
     expect(crew.routing).toEqual({ signals: {}, agentBehaviors: {}, parallelGroups: {} });

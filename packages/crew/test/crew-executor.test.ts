@@ -533,6 +533,7 @@ describe('CrewExecutor: types', () => {
     expectTypeOf<CrewState>().toEqualTypeOf<{
       history: ChatMessage[];
       pausedAgentId?: string;
+      lastAgentId?: string;
       approvals?: CrewApprovalState;
     }>();
     expectTypeOf<Extract<CrewEvent, { type: 'handoff' }>['via']>().toEqualTypeOf<'signal' | 'parallel' | 'fallback'>();

@@ -3,6 +3,7 @@ import {
   buildCrewGraph,
   crewGraphMermaid,
   parseCrewConfig,
+  resolveCrewConfig,
   type CrewConfig,
   type CrewConfigInput,
   type CrewGraph,
@@ -50,6 +51,8 @@ routing:
 const DESK_GRAPH = {
   version: 1,
   entryPoint: 'triage',
+  handoffMode: 'marker',
+  resumeAt: 'entry',
   agents: [
     { id: 'triage', name: 'Front desk', entry: true, waitForSignal: false, isTerminal: false },
     { id: 'billing', entry: false, waitForSignal: true, isTerminal: false },
@@ -110,6 +113,70 @@ function configError(fn: () => unknown): ConfigError {
   return error as ConfigError;
 }
 
+/** The desk handing off by transfer tool (or both), resuming at the last agent. */
+const deskIn = (mode: 'tool' | 'both'): CrewConfig =>
+  resolveCrewConfig({ ...desk, settings: { ...desk.settings, handoffMode: mode, resumeAt: 'last_agent' } });
+
+describe('the handoff mode in the graph', () => {
+  it('the graph says how models hand off and where a new message starts; signal edges name their transfer tool', () => {
+    const graph = buildCrewGraph(deskIn('tool'));
+    expect(graph).toMatchObject({ handoffMode: 'tool', resumeAt: 'last_agent' });
+    expect(graph.edges.filter((e) => e.kind === 'signal')).toEqual([
+      {
+        kind: 'signal',
+        from: 'triage',
+        to: 'billing',
+        toKind: 'agent',
+        signal: '[BILLING]',
+        tool: 'transfer_to_billing',
+      },
+      {
+        kind: 'signal',
+        from: 'triage',
+        to: 'experts',
+        toKind: 'parallel_group',
+        signal: '[EXPERTS]',
+        tool: 'transfer_to_experts',
+        description: 'ask both',
+      },
+    ]);
+    expect(graph.terminations[0]).toEqual({
+      kind: 'signal',
+      agent: 'triage',
+      signal: '[BYE]',
+      tool: 'finish',
+      description: 'customer done',
+    });
+  });
+
+  it('the diagram labels handoffs with the tool the model calls (both: marker or tool) and titles the mode', () => {
+    const tool = crewGraphMermaid(buildCrewGraph(deskIn('tool')));
+    expect(tool.split('\n').slice(0, 4)).toEqual([
+      '---',
+      'title: "handoffs: transfer tools · a new message resumes at the last agent"',
+      '---',
+      'flowchart LR',
+    ]);
+    expect(tool).toContain('    a0 -->|"transfer_to_billing"| a1\n');
+    expect(tool).toContain('    a0 -->|"transfer_to_experts"| g0\n');
+    expect(tool).toContain('    a0 -->|"finish"| stop\n');
+    const both = crewGraphMermaid(buildCrewGraph(deskIn('both')));
+    expect(both).toContain('title: "handoffs: markers or transfer tools · a new message resumes at the last agent"');
+    expect(both).toContain('    a0 -->|"[BILLING] or transfer_to_billing"| a1\n');
+    // The body is the marker diagram's, relabelled.
+    expect(
+      tool
+        .replace(/^---\n.*\n---\n/, '')
+        .replaceAll(/transfer_to_(\w+)/g, (_, t: string) => `[${t.toUpperCase()}]`)
+        .replace('"finish"', '"[BYE]"'),
+    ).toBe(DESK_MERMAID);
+    const resumesOnly = resolveCrewConfig({ ...desk, settings: { resumeAt: 'last_agent' } });
+    expect(crewGraphMermaid(buildCrewGraph(resumesOnly)).split('\n')[1]).toBe(
+      'title: "a new message resumes at the last agent"',
+    );
+  });
+});
+
 describe('buildCrewGraph', () => {
   it('agents, the parallel group, signal, fan-out, next_agent and fallback edges, terminations, in order', () => {
     expect(buildCrewGraph(desk)).toEqual(DESK_GRAPH);
@@ -129,6 +196,8 @@ describe('buildCrewGraph', () => {
     expect(graph).toEqual({
       version: 1,
       entryPoint: 'a',
+      handoffMode: 'marker',
+      resumeAt: 'entry',
       agents: [
         { id: 'a', entry: true, waitForSignal: false, isTerminal: false },
         { id: 'b', entry: false, waitForSignal: true, isTerminal: false },

@@ -220,7 +220,9 @@ describe('isInstance', () => {
     expectTypeOf<CrewToolError['code']>().toEqualTypeOf<CrewToolErrorCode>();
     expectTypeOf<CrewToolErrorCode>().toEqualTypeOf<'CREW_UNKNOWN_TOOL' | 'CREW_TOOL_RESULT_INVALID'>();
     expectTypeOf<CrewArgumentError['code']>().toEqualTypeOf<CrewArgumentErrorCode>();
-    expectTypeOf<CrewArgumentErrorCode>().toEqualTypeOf<'CREW_SIGNAL_INVALID' | 'CREW_CONTENT_INVALID'>();
+    expectTypeOf<CrewArgumentErrorCode>().toEqualTypeOf<
+      'CREW_SIGNAL_INVALID' | 'CREW_CONTENT_INVALID' | 'CREW_HISTORY_INVALID'
+    >();
     expectTypeOf<CrewRunError['code']>().toEqualTypeOf<CrewRunErrorCode>();
   });
 

@@ -16,11 +16,15 @@ const desk = FsmStrategy.builder()
   .transition('open', 'close', 'closed')
   .define();
 
+// The crew hands off by transfer tool calls (handoff_mode: tool): the page shows each call as the
+// handoff it made, with the model's reason.
 const crewYaml = `
 entry_point: triage
 agents:
   - id: triage
   - id: billing
+settings:
+  handoff_mode: tool
 routing:
   signals:
     triage:
@@ -51,10 +55,16 @@ const deskRoutes: readonly SignalRoute[] = [
 /** The test runner: `desk` (FSM; user messages take the agent route `open-ticket`), `support` (crew), `review` (pipeline). */
 export function testRunner(opts: { store?: CheckpointStore; replies?: number } = {}): Runner {
   const replies = opts.replies ?? 4;
+  const transfer = (content: string, name: string, i: number, reason?: string) => ({
+    content,
+    toolCalls: [{ id: `${name}-${i}`, name, arguments: reason === undefined ? {} : { reason } }],
+  });
   const crew = crewEngine(parseCrewConfig(crewYaml), {
     model: scriptedModel({
-      triage: Array.from({ length: replies }, () => 'Let me route you to billing. [ROUTE_BILLING]'),
-      billing: Array.from({ length: replies }, () => 'Refund issued. [DONE]'),
+      triage: Array.from({ length: replies }, (_, i) =>
+        transfer('Let me route you to billing.', 'transfer_to_billing', i, 'a refund request'),
+      ),
+      billing: Array.from({ length: replies }, (_, i) => transfer('Refund issued.', 'finish', i)),
     }),
   });
   return createRunner({

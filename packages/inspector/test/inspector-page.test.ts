@@ -124,7 +124,10 @@ describeBrowser('the inspector page in Chromium', () => {
     await expect.poll(() => page.locator('#timeline').textContent()).toContain('handoff');
     await runner.dispatch('agent:support:main', says('and again'));
     await expect.poll(() => page.locator('#timeline li[data-entry-type="outcome"]').count()).toBe(2);
-    expect(await page.locator('#timeline').textContent()).toContain('triage → billing');
+    expect(await page.locator('#timeline').textContent()).toContain('triage → billing (transfer_to_billing)');
+    expect(await page.locator('#timeline').textContent()).toContain('reason: a refund request');
+    // The diagram says the crew hands off by transfer tools.
+    expect(await page.locator('[data-diagram="crew"] svg').textContent()).toContain('handoffs: transfer tools');
     expect(await page.locator('#chat').textContent()).toContain('Refund issued.');
     await screenshot(page, 'inspector-crew');
     await page.click('[data-session="agent:review:main"]');

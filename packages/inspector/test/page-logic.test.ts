@@ -16,15 +16,35 @@ interface EventStreamModule {
     fetch?: (url: string, init: RequestInit) => Promise<Response>;
   }) => { close(): void };
 }
+interface EngineTextModule {
+  handoffText: (ev: Record<string, unknown>) => string;
+}
 interface VisibleTextModule {
   visible: (text: string) => string;
   visibleLines: (text: string) => string;
 }
 
 // The page's modules are plain browser JavaScript without type declarations: imported by path.
-const modules = { stream: '../ui/event-stream.js', text: '../ui/visible-text.js' };
+const modules = {
+  stream: '../ui/event-stream.js',
+  text: '../ui/visible-text.js',
+  engine: '../ui/engine-text.js',
+};
 const { connectEventStream } = (await import(modules.stream)) as EventStreamModule;
 const { visible, visibleLines } = (await import(modules.text)) as VisibleTextModule;
+const { handoffText } = (await import(modules.engine)) as EngineTextModule;
+
+describe('the timeline shows a crew handoff', () => {
+  it('a marker by its signal, a transfer tool call by its tool (the same handoff), the others by how', () => {
+    const base = { type: 'handoff', from: 'triage', to: 'billing', via: 'signal', handoffs: 1 };
+    expect(handoffText({ ...base, signal: '[ROUTE_BILLING]' })).toBe('triage → billing (via signal [ROUTE_BILLING])');
+    expect(handoffText({ ...base, signal: '[ROUTE_BILLING]', tool: 'transfer_to_billing', reason: 'a refund' })).toBe(
+      'triage → billing (transfer_to_billing)',
+    );
+    expect(handoffText({ ...base, via: 'parallel', from: 'lead', to: 'lead' })).toBe('lead → lead (via parallel)');
+    expect(handoffText({ ...base, via: 'fallback' })).toBe('triage → billing (via fallback)');
+  });
+});
 
 describe('the page shows control characters escaped', () => {
   it('escapes C0 and C1 controls and the bidirectional controls in a key, as \\uXXXX', () => {

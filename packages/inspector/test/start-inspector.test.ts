@@ -275,7 +275,7 @@ describe('startInspector: the API over a live runner', () => {
     await runner.dispatch('agent:review:main', says('review'));
     const { body: support } = await getJson(i, '/api/session?key=agent:support:main');
     expect(support.diagrams.crew).toContain('flowchart LR');
-    expect(support.diagrams.crew).toContain('"[ROUTE_BILLING]"');
+    expect(support.diagrams.crew).toContain('"transfer_to_billing"');
     const { body: review } = await getJson(i, '/api/session?key=agent:review:main');
     expect(review.diagrams).toEqual({ pipeline: 'flowchart LR\n  given --> here' });
     expect((await getJson(i, '/api/timeline?key=not a key')).status).toBe(400);

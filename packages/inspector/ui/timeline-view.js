@@ -1,6 +1,7 @@
 // A session's timeline, newest first: live, the runner's events (signal, route decision with the
 // routes it beat, transition, engine events, outcome); offline, each version's cause.
 import { el, json, lines, time, what } from './dom.js';
+import { handoffText } from './engine-text.js';
 
 /** The timeline section: `timeline` (from /api/timeline) when live, else one item per version. */
 export function timelineSection(timeline, versions) {
@@ -100,7 +101,12 @@ function routeBody(e) {
 function engineBody(ev) {
   switch (ev.type) {
     case 'handoff':
-      return [what('handoff'), `${ev.from} → ${ev.to} (via ${ev.via}${ev.signal ? ` ${ev.signal}` : ''})`];
+      // A transfer tool call shows as the handoff it made, with the model's reason when it gave one.
+      return [
+        what('handoff'),
+        handoffText(ev),
+        typeof ev.reason === 'string' ? block(`reason: ${ev.reason}`, 'text') : undefined,
+      ];
     case 'tool_start':
       return [what('tool call'), `${ev.call?.name ?? '?'} by ${ev.agentId}`, block(json(ev.call?.arguments))];
     case 'tool_result':

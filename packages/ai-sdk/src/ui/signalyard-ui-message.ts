@@ -4,8 +4,10 @@ import type { UIMessage } from 'ai';
 /**
  * The data of a `data-handoff` part: one agent handed the conversation to another. By default
  * only who to whom (and the parallel group, for a group's members): no routing marker, so a page
- * that prints data parts as they are shows none. `includeSignals: true` adds how (`via`) and the
- * marker (`signal`), for debugging views.
+ * that prints data parts as they are shows none — and a handoff made by a transfer tool call (crew
+ * `handoff_mode: tool`) is the same part as one made by a marker. `includeSignals: true` adds how
+ * (`via`), the marker (`signal`) and, for a tool call, the `tool` and its `reason`, for debugging
+ * views.
  */
 export interface HandoffData {
   /** The crew agent that handed off. */
@@ -24,6 +26,13 @@ export interface HandoffData {
    * (streams only; transcripts leave it out).
    */
   readonly signal?: string;
+  /**
+   * The transfer tool the model called, e.g. `transfer_to_billing`, when the handoff was a tool
+   * call (crew `handoff_mode: tool` or `both`). Only with `includeSignals: true` (streams only).
+   */
+  readonly tool?: string;
+  /** The `reason` the model gave in its transfer call, when it gave one. Only with `includeSignals: true` (streams only). */
+  readonly reason?: string;
 }
 
 /** The data of a `data-route` part: how the Runner routed the turn (sent unless `sendRouting: false`). */

@@ -277,7 +277,10 @@ function siblings(a: readonly string[] | undefined, b: readonly string[] | undef
   return a[a.length - 1] !== b[b.length - 1];
 }
 
-/** `data-handoff` `{ from, to, group? }`; with `includeSignals`, also `via` and the marker. */
+/**
+ * `data-handoff` `{ from, to, group? }` — the same for a marker and a transfer tool call; with
+ * `includeSignals`, also `via`, the marker, and a transfer call's `tool` and `reason`.
+ */
 function handoffChunk(event: EngineEvent, includeSignals: boolean): UIMessageChunk[] {
   const from = asString(event.from);
   const to = asString(event.to);
@@ -285,12 +288,16 @@ function handoffChunk(event: EngineEvent, includeSignals: boolean): UIMessageChu
   if (from === undefined || to === undefined || via === undefined) return [];
   const group = asString(event.group);
   const signal = includeSignals ? asString(event.signal) : undefined;
+  const tool = includeSignals ? asString(event.tool) : undefined;
+  const reason = includeSignals ? asString(event.reason) : undefined;
   const data: HandoffData = {
     from,
     to,
     ...(group === undefined ? {} : { group }),
     ...(includeSignals ? { via: via as HandoffData['via'] } : {}),
     ...(signal === undefined ? {} : { signal }),
+    ...(tool === undefined ? {} : { tool }),
+    ...(reason === undefined ? {} : { reason }),
   };
   return [{ type: 'data-handoff', data }];
 }
