@@ -172,6 +172,27 @@ export type CrewEvent =
       group?: string;
     }
   | {
+      /**
+       * A running tool reported progress through `ToolContext.progress` (an MCP server's
+       * `notifications/progress`, for one), between the call's `tool_start` and `tool_result`.
+       */
+      type: 'tool_progress';
+      /** The agent whose reply asked for the call. */
+      agentId: string;
+      /** The call's `id` (as in its `tool_start`). */
+      toolCallId: string;
+      /** The tool's name. */
+      toolName: string;
+      /** How far it got (increases with each report). */
+      progress: number;
+      /** The total `progress` will reach, when the tool knows it. */
+      total?: number;
+      /** What the tool is doing, when it says. */
+      message?: string;
+      /** The parallel group this member event belongs to; absent for an event of the main loop. */
+      group?: string;
+    }
+  | {
       /** A tool call was answered: run, failed, or refused. */
       type: 'tool_result';
       /** The agent whose reply asked for the call. */
