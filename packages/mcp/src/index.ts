@@ -21,3 +21,6 @@ export type {
 export { IDEMPOTENCY_META_KEY } from './mcp-tool.js';
 export type { McpTool, McpToolOrigin } from './mcp-tool.js';
 export type { McpEvent, McpServerState } from './server-connection.js';
+export { serveMcp } from './serve-mcp.js';
+export type { McpServableRunner, McpTurnAnswer, McpTurnStream, ServedMcp } from './serve-mcp.js';
+export type { ServeMcpOptions } from './serve-options.js';
