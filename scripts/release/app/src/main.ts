@@ -133,7 +133,8 @@ const mcp = await connectMcp({
   servers: { app: { command: process.execPath, args: [fileURLToPath(new URL('./mcp-server.js', import.meta.url))] } },
 });
 const [ask] = await mcp.tools({ server: 'app', allow: ['ask_*'] });
-assert.equal(ask?.name, 'ask_support');
+assert.ok(ask !== undefined);
+assert.equal(ask.name, 'ask_support');
 const answer = (await ask.execute({ text: 'ping' }, { toolCallId: 'release-1' })) as { status?: string; output?: string };
 assert.equal(answer.status, 'completed');
 assert.equal(answer.output, 'echo: ping');
