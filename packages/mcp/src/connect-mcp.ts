@@ -1,7 +1,7 @@
 import type { McpToolSource, McpToolView } from '@signalyard/core';
 import { EventChannel } from '@signalyard/core/internal';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { configInvalid } from './mcp-error.js';
+import { configInvalid } from './errors/mcp-error.js';
 import { resolveMcpOptions, type ConnectMcpOptions } from './mcp-options.js';
 import { mcpTool, type McpTool, type ToolFactoryContext } from './mcp-tool.js';
 import { ServerConnection, type McpEvent, type McpServerState } from './server-connection.js';

@@ -8,8 +8,8 @@
  */
 export { connectMcp } from './connect-mcp.js';
 export type { McpClient } from './connect-mcp.js';
-export { McpError } from './mcp-error.js';
-export type { McpErrorCode } from './mcp-error.js';
+export { McpError } from './errors/mcp-error.js';
+export type { McpErrorCode } from './errors/mcp-error.js';
 export type {
   ConnectMcpOptions,
   McpDefaultApproval,

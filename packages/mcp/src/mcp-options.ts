@@ -1,5 +1,5 @@
 import { describeValue } from '@signalyard/core';
-import { configInvalid } from './mcp-error.js';
+import { configInvalid } from './errors/mcp-error.js';
 
 /** A server started as a child process and spoken to over its stdin/stdout (`StdioClientTransport`). */
 export interface McpStdioServer {

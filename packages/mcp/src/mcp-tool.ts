@@ -1,7 +1,7 @@
 import type { Tool as McpToolDefinition } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { ToolArgumentsError, type Tool, type ToolContext } from '@signalyard/core';
-import { McpError } from './mcp-error.js';
+import { McpError } from './errors/mcp-error.js';
 import type { McpDefaultApproval } from './mcp-options.js';
 import type { ServerConnection } from './server-connection.js';
 import { toolResultValue } from './tool-result.js';

@@ -15,7 +15,7 @@ import {
 } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import * as z from 'zod';
-import { configInvalid } from './mcp-error.js';
+import { configInvalid } from './errors/mcp-error.js';
 import { checkServeOptions, type ServeMcpOptions } from './serve-options.js';
 
 /** A streamed turn, as a Runner's `streamDispatch` / `streamApprove` return it: its events, and its outcome. */

@@ -1,5 +1,5 @@
 import { describeValue } from '@signalyard/core';
-import { configInvalid } from './mcp-error.js';
+import { configInvalid } from './errors/mcp-error.js';
 
 /** Options of `serveMcp`. */
 export interface ServeMcpOptions {

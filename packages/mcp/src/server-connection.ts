@@ -12,7 +12,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { abortedError } from '@signalyard/core/internal';
 import { errorText } from '@signalyard/core/internal';
-import { McpError } from './mcp-error.js';
+import { McpError } from './errors/mcp-error.js';
 import type { McpServerConfig, McpStdioServer, ResolvedMcpOptions } from './mcp-options.js';
 
 /** A server's connection state, as `{ type: 'state' }` events report it. */

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { McpError } from './mcp-error.js';
+import { McpError } from './errors/mcp-error.js';
 
 type Content = CallToolResult['content'][number];
 

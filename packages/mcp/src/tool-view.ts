@@ -1,6 +1,6 @@
 import type { McpToolView } from '@signalyard/core';
 import { describeValue } from '@signalyard/core';
-import { McpError, configInvalid } from './mcp-error.js';
+import { McpError, configInvalid } from './errors/mcp-error.js';
 
 /** Tool names providers accept, after prefixing. */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

@@ -238,3 +238,14 @@ describe('connectMcp: bad options and failed connections', () => {
     await rejectsCode(connectMcp({ servers: { down: { url: `http://127.0.0.1:${port}/mcp` } } }), 'MCP_CONNECT_FAILED');
   });
 });
+
+describe('McpError', () => {
+  it('isInstance recognises its own errors by marker, and no other error', () => {
+    const error = new McpError({ code: 'MCP_TOOL_GONE', message: 'gone', server: 's', tool: 't' });
+    expect(McpError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'MCP_TOOL_GONE', server: 's', tool: 't', name: 'McpError' });
+    expect(McpError.isInstance(new ToolArgumentsError({ toolName: 'x', issues: [{ path: '', message: 'bad' }] }))).toBe(false);
+    expect(McpError.isInstance(new Error('gone'))).toBe(false);
+    expect(McpError.isInstance(null)).toBe(false);
+  });
+});
