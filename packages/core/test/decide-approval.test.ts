@@ -197,12 +197,12 @@ describe('decideApproval: approvalHint', () => {
   });
 
   it("allows an 'allow' hint over a policy default of ask or deny", async () => {
-    await expect(
-      decideApproval({ default: 'ask' }, callOf('crm_refund'), hinted('allow'), ctx),
-    ).resolves.toEqual({ decision: 'allow' });
-    await expect(
-      decideApproval({ default: 'deny' }, callOf('crm_refund'), hinted('allow'), ctx),
-    ).resolves.toEqual({ decision: 'allow' });
+    await expect(decideApproval({ default: 'ask' }, callOf('crm_refund'), hinted('allow'), ctx)).resolves.toEqual({
+      decision: 'allow',
+    });
+    await expect(decideApproval({ default: 'deny' }, callOf('crm_refund'), hinted('allow'), ctx)).resolves.toEqual({
+      decision: 'allow',
+    });
   });
 
   it('an explicit rule always wins over the hint, and needsApproval: true still asks', async () => {

@@ -140,7 +140,10 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown, 
 
 /** The executor's `mcp` source: an `McpToolSource` when given, and given when an agent has `mcp:` views. */
 function checkMcpSource(config: CrewConfig, mcp: unknown, problems: ConfigProblem[]): void {
-  if (mcp !== undefined && (typeof mcp !== 'object' || mcp === null || typeof (mcp as { tools?: unknown }).tools !== 'function')) {
+  if (
+    mcp !== undefined &&
+    (typeof mcp !== 'object' || mcp === null || typeof (mcp as { tools?: unknown }).tools !== 'function')
+  ) {
     problems.push({
       path: 'mcp',
       message: `expected an McpToolSource { tools(views) } (what connectMcp returns), got ${describeValue(mcp)}`,

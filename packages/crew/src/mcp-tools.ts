@@ -14,7 +14,10 @@ export interface AgentTools {
 }
 
 /** The tools of `agent` in `run`: its MCP tools joined for the run when it has `mcp:` views. @internal */
-export function agentTools(run: { readonly mcpTools: ReadonlyMap<string, AgentTools> | undefined }, agent: CompiledAgent): AgentTools {
+export function agentTools(
+  run: { readonly mcpTools: ReadonlyMap<string, AgentTools> | undefined },
+  agent: CompiledAgent,
+): AgentTools {
   return run.mcpTools?.get(agent.id) ?? agent;
 }
 

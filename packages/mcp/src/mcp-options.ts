@@ -79,7 +79,15 @@ export interface ResolvedMcpOptions {
   readonly clientInfo: { readonly name: string; readonly version: string };
 }
 
-const TOP_KEYS = ['servers', 'connectTimeoutMs', 'callTimeoutMs', 'reconnect', 'defaultApproval', 'maxResultChars', 'clientInfo'];
+const TOP_KEYS = [
+  'servers',
+  'connectTimeoutMs',
+  'callTimeoutMs',
+  'reconnect',
+  'defaultApproval',
+  'maxResultChars',
+  'clientInfo',
+];
 const STDIO_KEYS = ['command', 'args', 'env', 'cwd', 'trusted'];
 const HTTP_KEYS = ['url', 'headers', 'trusted'];
 const MAX_DELAY = 2_147_483_647;
@@ -116,10 +124,12 @@ export function resolveMcpOptions(options: unknown): ResolvedMcpOptions {
   }
   const reconnect = options.reconnect;
   if (reconnect !== undefined) {
-    if (!isObject(reconnect)) problems.push(`reconnect: expected { initialMs?, maxMs?, maxAttempts? }, got ${describeValue(reconnect)}`);
+    if (!isObject(reconnect))
+      problems.push(`reconnect: expected { initialMs?, maxMs?, maxAttempts? }, got ${describeValue(reconnect)}`);
     else
       for (const [k, v] of Object.entries(reconnect)) {
-        if (!['initialMs', 'maxMs', 'maxAttempts'].includes(k)) problems.push(`reconnect: unknown option ${JSON.stringify(k)}`);
+        if (!['initialMs', 'maxMs', 'maxAttempts'].includes(k))
+          problems.push(`reconnect: unknown option ${JSON.stringify(k)}`);
         else if (!positive(v)) problems.push(`reconnect.${k}: expected a positive number, got ${describeValue(v)}`);
       }
   }
@@ -147,7 +157,8 @@ export function resolveMcpOptions(options: unknown): ResolvedMcpOptions {
 function serverProblem(name: string, config: unknown): string | undefined {
   const at = `servers.${name}`;
   if (name === '') return 'servers: a server name must not be empty';
-  if (!isObject(config)) return `${at}: expected { command, args?, env?, cwd? } or { url, headers? }, got ${describeValue(config)}`;
+  if (!isObject(config))
+    return `${at}: expected { command, args?, env?, cwd? } or { url, headers? }, got ${describeValue(config)}`;
   const stdio = 'command' in config;
   if (stdio === 'url' in config) return `${at}: expected exactly one of command (stdio) or url (Streamable HTTP)`;
   const allowed = stdio ? STDIO_KEYS : HTTP_KEYS;

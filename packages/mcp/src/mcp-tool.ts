@@ -81,7 +81,8 @@ export function mcpTool(
       }
       const input = args === undefined || args === null ? {} : args;
       const problem = argumentsProblem(current, input, shared);
-      if (problem !== undefined) throw new ToolArgumentsError({ toolName: name, issues: [{ path: '', message: problem }] });
+      if (problem !== undefined)
+        throw new ToolArgumentsError({ toolName: name, issues: [{ path: '', message: problem }] });
       const annotations = current.annotations;
       const progress = ctx?.progress;
       const result = await connection.call(remote, input as Record<string, unknown>, {
@@ -103,7 +104,11 @@ export function mcpTool(
 }
 
 /** Why `input` does not fit the tool's `inputSchema` (`undefined` when it does). */
-function argumentsProblem(definition: McpToolDefinition, input: unknown, shared: ToolFactoryContext): string | undefined {
+function argumentsProblem(
+  definition: McpToolDefinition,
+  input: unknown,
+  shared: ToolFactoryContext,
+): string | undefined {
   if (typeof input !== 'object' || Array.isArray(input)) return 'expected an object of arguments';
   let validate = shared.validators.get(definition);
   if (validate === undefined) {

@@ -114,7 +114,9 @@ export async function serveMcp(runner: McpServableRunner, options: ServeMcpOptio
 
 async function listen(http: HttpServer, port: number, host: string): Promise<number> {
   return await new Promise<number>((resolve, reject) => {
-    http.once('error', (error) => reject(configInvalid(`serveMcp could not listen on ${host}:${port}: ${errorText(error)}`)));
+    http.once('error', (error) =>
+      reject(configInvalid(`serveMcp could not listen on ${host}:${port}: ${errorText(error)}`)),
+    );
     http.listen(port, host, () => resolve((http.address() as { port: number }).port));
   });
 }
@@ -159,7 +161,12 @@ async function handleHttp(
 
 const decisionSchema = z.object({ id: z.string().min(1), approved: z.boolean(), reason: z.string().optional() });
 
-function buildServer(runner: McpServableRunner, agents: readonly string[], approvals: boolean, name: string): McpServer {
+function buildServer(
+  runner: McpServableRunner,
+  agents: readonly string[],
+  approvals: boolean,
+  name: string,
+): McpServer {
   const server = new McpServer({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
   for (const agentId of agents) {
     server.registerTool(
@@ -189,7 +196,9 @@ function buildServer(runner: McpServableRunner, agents: readonly string[], appro
         if (session === undefined) return invalidSession(args.session);
         const key = `agent:${agentId}:mcp:dm:${session}`;
         const decisions: ApprovalDecision[] = args.decisions.map((d) =>
-          d.reason === undefined ? { id: d.id, approved: d.approved } : { id: d.id, approved: d.approved, reason: d.reason },
+          d.reason === undefined
+            ? { id: d.id, approved: d.approved }
+            : { id: d.id, approved: d.approved, reason: d.reason },
         );
         return await answer(runner.streamApprove(key, decisions, { by: 'mcp' }), session, extra);
       },
@@ -220,7 +229,10 @@ function invalidSession(given: unknown): CallToolResult {
 interface CallExtra {
   readonly signal: AbortSignal;
   readonly _meta?: { progressToken?: string | number };
-  sendNotification(notification: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message?: string } }): Promise<void>;
+  sendNotification(notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; message?: string };
+  }): Promise<void>;
 }
 
 /** Reads the turn to its end (streaming deltas as progress) unless the client cancels its wait first. */
@@ -234,7 +246,10 @@ async function answer(stream: McpTurnStream, session: string, extra: CallExtra):
       text += event.delta;
       if (token !== undefined && !extra.signal.aborted) {
         await extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: n++, message: event.delta } })
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: n++, message: event.delta },
+          })
           .catch(() => undefined);
       }
     }

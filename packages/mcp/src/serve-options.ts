@@ -19,7 +19,12 @@ export interface ServeMcpOptions {
 export interface CheckedServeOptions {
   readonly agents: readonly string[];
   readonly stdio: boolean;
-  readonly http: { readonly port: number; readonly host: string; readonly token: string | undefined; readonly path: string };
+  readonly http: {
+    readonly port: number;
+    readonly host: string;
+    readonly token: string | undefined;
+    readonly path: string;
+  };
   readonly approvals: boolean;
   readonly name: string;
 }
@@ -35,37 +40,55 @@ const KEYS = ['agents', 'http', 'stdio', 'approvals', 'name'];
 export function checkServeOptions(runner: unknown, options: unknown): CheckedServeOptions {
   const problems: string[] = [];
   const r = runner as { streamDispatch?: unknown; streamApprove?: unknown } | null;
-  if (typeof r !== 'object' || r === null || typeof r.streamDispatch !== 'function' || typeof r.streamApprove !== 'function')
+  if (
+    typeof r !== 'object' ||
+    r === null ||
+    typeof r.streamDispatch !== 'function' ||
+    typeof r.streamApprove !== 'function'
+  )
     problems.push(`expected a Runner (streamDispatch, streamApprove), got ${describeValue(runner)}`);
-  if (typeof options !== 'object' || options === null) throw configInvalid(`serveMcp needs options { agents, http | stdio }, got ${describeValue(options)}`);
+  if (typeof options !== 'object' || options === null)
+    throw configInvalid(`serveMcp needs options { agents, http | stdio }, got ${describeValue(options)}`);
   const o = options as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KEYS.includes(k)) problems.push(`unknown option ${JSON.stringify(k)} (expected ${KEYS.join(', ')})`);
+  for (const k of Object.keys(o))
+    if (!KEYS.includes(k)) problems.push(`unknown option ${JSON.stringify(k)} (expected ${KEYS.join(', ')})`);
   const agents = o.agents;
-  if (!Array.isArray(agents) || agents.length === 0) problems.push(`agents: expected a non-empty list of agent ids, got ${describeValue(agents)}`);
+  if (!Array.isArray(agents) || agents.length === 0)
+    problems.push(`agents: expected a non-empty list of agent ids, got ${describeValue(agents)}`);
   else {
     for (const a of agents as unknown[])
       if (typeof a !== 'string' || !AGENT_ID.test(a))
-        problems.push(`agents: ${describeValue(a)} is not a canonical agent id (lowercase letters, digits, "_" or "-", at most 59)`);
+        problems.push(
+          `agents: ${describeValue(a)} is not a canonical agent id (lowercase letters, digits, "_" or "-", at most 59)`,
+        );
     if (new Set(agents).size !== agents.length) problems.push('agents: an agent id is listed twice');
   }
   const stdio = o.stdio === true;
-  if (o.stdio !== undefined && typeof o.stdio !== 'boolean') problems.push(`stdio: expected true or false, got ${describeValue(o.stdio)}`);
+  if (o.stdio !== undefined && typeof o.stdio !== 'boolean')
+    problems.push(`stdio: expected true or false, got ${describeValue(o.stdio)}`);
   const http = o.http as Record<string, unknown> | undefined;
   if (stdio === (http !== undefined)) problems.push('expected exactly one of http: { port, … } or stdio: true');
   if (http !== undefined) {
-    if (typeof http !== 'object' || http === null) problems.push(`http: expected { port, host?, token?, path? }, got ${describeValue(http)}`);
+    if (typeof http !== 'object' || http === null)
+      problems.push(`http: expected { port, host?, token?, path? }, got ${describeValue(http)}`);
     else {
       const { port, host, token, path } = http;
       if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)
         problems.push(`http.port: expected a port number 0 to 65535, got ${describeValue(port)}`);
-      if (host !== undefined && (typeof host !== 'string' || host === '')) problems.push(`http.host: expected a host name, got ${describeValue(host)}`);
-      if (token !== undefined && (typeof token !== 'string' || token === '')) problems.push(`http.token: expected a non-empty string, got ${describeValue(token)}`);
-      if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/'))) problems.push(`http.path: expected a path starting with "/", got ${describeValue(path)}`);
-      for (const k of Object.keys(http)) if (!['port', 'host', 'token', 'path'].includes(k)) problems.push(`http: unknown option ${JSON.stringify(k)}`);
+      if (host !== undefined && (typeof host !== 'string' || host === ''))
+        problems.push(`http.host: expected a host name, got ${describeValue(host)}`);
+      if (token !== undefined && (typeof token !== 'string' || token === ''))
+        problems.push(`http.token: expected a non-empty string, got ${describeValue(token)}`);
+      if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/')))
+        problems.push(`http.path: expected a path starting with "/", got ${describeValue(path)}`);
+      for (const k of Object.keys(http))
+        if (!['port', 'host', 'token', 'path'].includes(k)) problems.push(`http: unknown option ${JSON.stringify(k)}`);
     }
   }
-  if (o.approvals !== undefined && typeof o.approvals !== 'boolean') problems.push(`approvals: expected true or false, got ${describeValue(o.approvals)}`);
-  if (o.name !== undefined && (typeof o.name !== 'string' || o.name === '')) problems.push(`name: expected a non-empty string, got ${describeValue(o.name)}`);
+  if (o.approvals !== undefined && typeof o.approvals !== 'boolean')
+    problems.push(`approvals: expected true or false, got ${describeValue(o.approvals)}`);
+  if (o.name !== undefined && (typeof o.name !== 'string' || o.name === ''))
+    problems.push(`name: expected a non-empty string, got ${describeValue(o.name)}`);
   if (problems.length > 0) throw configInvalid(`Invalid serveMcp options:\n- ${problems.join('\n- ')}`);
   return {
     agents: agents as string[],

@@ -263,7 +263,12 @@ export class ServerConnection {
     if (sse) return new SSEClientTransport(url, requestInit === undefined ? undefined : { requestInit });
     return new StreamableHTTPClientTransport(url, {
       ...(requestInit !== undefined && { requestInit }),
-      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+      reconnectionOptions: {
+        maxRetries: 0,
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 1000,
+        reconnectionDelayGrowFactor: 1,
+      },
     });
   }
 
@@ -273,7 +278,9 @@ export class ServerConnection {
     do {
       let page: Awaited<ReturnType<Client['listTools']>>;
       try {
-        page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.options.callTimeoutMs });
+        page = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+          timeout: this.options.callTimeoutMs,
+        });
       } catch (error) {
         throw new McpError({
           code: 'MCP_PROTOCOL',
@@ -328,7 +335,11 @@ export class ServerConnection {
 
   #setState(state: McpServerState, error?: Error): void {
     this.state = state;
-    this.emit(error === undefined ? { type: 'state', server: this.name, state } : { type: 'state', server: this.name, state, error });
+    this.emit(
+      error === undefined
+        ? { type: 'state', server: this.name, state }
+        : { type: 'state', server: this.name, state, error },
+    );
   }
 
   #unavailable(): McpError {

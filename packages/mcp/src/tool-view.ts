@@ -36,9 +36,11 @@ export function compileView(view: unknown, servers: ReadonlySet<string>): Compil
   }
   const v = view as Record<string, unknown>;
   const unknown = Object.keys(v).find((k) => !VIEW_KEYS.includes(k));
-  if (unknown !== undefined) throw configInvalid(`view: unknown key ${JSON.stringify(unknown)} (expected server, allow, deny, prefix)`);
+  if (unknown !== undefined)
+    throw configInvalid(`view: unknown key ${JSON.stringify(unknown)} (expected server, allow, deny, prefix)`);
   const { server, allow, deny, prefix } = v;
-  if (typeof server !== 'string') throw configInvalid(`view.server: expected a server name, got ${describeValue(server)}`);
+  if (typeof server !== 'string')
+    throw configInvalid(`view.server: expected a server name, got ${describeValue(server)}`);
   if (!servers.has(server)) {
     throw new McpError({
       code: 'MCP_SERVER_UNKNOWN',
@@ -59,6 +61,7 @@ export function compileView(view: unknown, servers: ReadonlySet<string>): Compil
   return {
     server,
     prefix: prefix ?? '',
-    includes: (name) => !denied.some((r) => r.test(name)) && (allowed === undefined || allowed.some((r) => r.test(name))),
+    includes: (name) =>
+      !denied.some((r) => r.test(name)) && (allowed === undefined || allowed.some((r) => r.test(name))),
   };
 }

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ToolArgumentsError, type ToolProgress } from '@signalyard/core';
-import { connectMcp, IDEMPOTENCY_META_KEY, McpError, type McpClient, type McpEvent, type McpServerConfig } from '@signalyard/mcp';
+import {
+  connectMcp,
+  IDEMPOTENCY_META_KEY,
+  McpError,
+  type McpClient,
+  type McpEvent,
+  type McpServerConfig,
+} from '@signalyard/mcp';
 import { deferred, rejectsCode } from '@signalyard/test-utils';
 import { callLog, freePort, httpServer, kill, loggedCalls, stdioServer } from './support.js';
 import type { ChildProcess } from 'node:child_process';
@@ -14,7 +21,10 @@ afterEach(async () => {
 
 const ctx = { toolCallId: 'c1', agentId: 'billing' };
 
-async function client(servers: Record<string, McpServerConfig>, extra: Record<string, unknown> = {}): Promise<McpClient> {
+async function client(
+  servers: Record<string, McpServerConfig>,
+  extra: Record<string, unknown> = {},
+): Promise<McpClient> {
   const mcp = await connectMcp({ servers, ...extra });
   open.push(mcp);
   return mcp;
@@ -38,7 +48,12 @@ describe.each(transports)('connectMcp over %s', (_, serverOf) => {
     const mcp = await client({ shop: await serverOf(callLog()) });
     const all = await mcp.tools({ server: 'shop' });
     expect(all.map((t) => t.name)).toContain('get_order');
-    const view = await mcp.tools({ server: 'shop', allow: ['get_*', 'refund', 'echo'], deny: ['*cho'], prefix: 'shop_' });
+    const view = await mcp.tools({
+      server: 'shop',
+      allow: ['get_*', 'refund', 'echo'],
+      deny: ['*cho'],
+      prefix: 'shop_',
+    });
     expect(view.map((t) => t.name)).toEqual(['shop_get_order', 'shop_refund']);
     const [getOrder] = view;
     expect(getOrder?.description).toBe('Look an order up by id');
@@ -50,7 +65,11 @@ describe.each(transports)('connectMcp over %s', (_, serverOf) => {
   it('calls a tool: structured content as JSON, text joined, images and resources as placeholders', async () => {
     const mcp = await client({ shop: await serverOf(callLog()) });
     const tools = new Map((await mcp.tools({ server: 'shop' })).map((t) => [t.name, t]));
-    await expect(tools.get('get_order')?.execute({ id: 'A-1' }, ctx)).resolves.toEqual({ id: 'A-1', status: 'shipped', total: 42.5 });
+    await expect(tools.get('get_order')?.execute({ id: 'A-1' }, ctx)).resolves.toEqual({
+      id: 'A-1',
+      status: 'shipped',
+      total: 42.5,
+    });
     await expect(tools.get('echo')?.execute({ text: 'hi' }, ctx)).resolves.toBe('hi\n(echoed)');
     await expect(tools.get('picture')?.execute({}, ctx)).resolves.toBe(
       'here:\n[image image/png]\n[resource link file:///orders/1.pdf (application/pdf)]\n[resource mem://note (text/plain)]',
@@ -61,9 +80,15 @@ describe.each(transports)('connectMcp over %s', (_, serverOf) => {
     const log = callLog();
     const mcp = await client({ shop: await serverOf(log) });
     const tools = new Map((await mcp.tools({ server: 'shop' })).map((t) => [t.name, t]));
-    const failed = await rejectsCode(tools.get('fail')?.execute({ why: 'closed' }, ctx) as Promise<unknown>, 'MCP_TOOL_FAILED');
+    const failed = await rejectsCode(
+      tools.get('fail')?.execute({ why: 'closed' }, ctx) as Promise<unknown>,
+      'MCP_TOOL_FAILED',
+    );
     expect(failed.message).toBe('cannot: closed');
-    const bad = await rejectsCode(tools.get('refund')?.execute({ id: 'A-1', amount: 'ten' }, ctx) as Promise<unknown>, 'TOOL_ARGUMENTS_INVALID');
+    const bad = await rejectsCode(
+      tools.get('refund')?.execute({ id: 'A-1', amount: 'ten' }, ctx) as Promise<unknown>,
+      'TOOL_ARGUMENTS_INVALID',
+    );
     expect(ToolArgumentsError.isInstance(bad)).toBe(true);
     expect(bad.message).toContain('amount');
     await rejectsCode(tools.get('refund')?.execute([1, 2], ctx) as Promise<unknown>, 'TOOL_ARGUMENTS_INVALID');
@@ -99,7 +124,10 @@ describe.each(transports)('connectMcp over %s', (_, serverOf) => {
       seen.push(p);
       if (seen.length === 3) controller.abort();
     };
-    await rejectsCode(steps?.execute({}, { ...ctx, progress, abortSignal: controller.signal }) as Promise<unknown>, 'ABORTED');
+    await rejectsCode(
+      steps?.execute({}, { ...ctx, progress, abortSignal: controller.signal }) as Promise<unknown>,
+      'ABORTED',
+    );
     expect(seen).toEqual([
       { progress: 1, total: 3, message: 'step 1' },
       { progress: 2, total: 3, message: 'step 2' },
@@ -173,12 +201,18 @@ describe('connectMcp: views, names and one connection per server', () => {
   it('refuses names that clash for one agent (naming both servers) and names that are not valid', async () => {
     const mcp = await client({ a: stdioServer(callLog()), b: stdioServer(callLog()) });
     const clash = await rejectsCode(
-      mcp.tools([{ server: 'a', allow: ['echo'] }, { server: 'b', allow: ['echo'] }]),
+      mcp.tools([
+        { server: 'a', allow: ['echo'] },
+        { server: 'b', allow: ['echo'] },
+      ]),
       'MCP_CONFIG_INVALID',
     );
     expect(clash.message).toContain('server "a"');
     expect(clash.message).toContain('server "b"');
-    const prefixed = await mcp.tools([{ server: 'a', allow: ['echo'] }, { server: 'b', allow: ['echo'], prefix: 'b_' }]);
+    const prefixed = await mcp.tools([
+      { server: 'a', allow: ['echo'] },
+      { server: 'b', allow: ['echo'], prefix: 'b_' },
+    ]);
     expect(prefixed.map((t) => t.name)).toEqual(['echo', 'b_echo']);
     await rejectsCode(mcp.tools({ server: 'a', allow: ['echo'], prefix: 'with space ' }), 'MCP_CONFIG_INVALID');
     await rejectsCode(mcp.tools({ server: 'a', allow: ['echo'], prefix: 'p'.repeat(64) }), 'MCP_CONFIG_INVALID');
@@ -199,12 +233,22 @@ describe('connectMcp: views, names and one connection per server', () => {
     const log = callLog();
     const mcp = await client({ plain: stdioServer(log), trusted: { ...stdioServer(log), trusted: true } });
     const hints = async (server: string) =>
-      Object.fromEntries((await mcp.tools({ server, allow: ['get_order', 'refund', 'archive_order'] })).map((t) => [t.name, t.approvalHint]));
+      Object.fromEntries(
+        (await mcp.tools({ server, allow: ['get_order', 'refund', 'archive_order'] })).map((t) => [
+          t.name,
+          t.approvalHint,
+        ]),
+      );
     expect(await hints('plain')).toEqual({ get_order: undefined, refund: 'ask', archive_order: undefined });
     expect(await hints('trusted')).toEqual({ get_order: 'allow', refund: 'ask', archive_order: undefined });
     const strict = await client({ s: stdioServer(log) }, { defaultApproval: 'ask-unless-read-only' });
     expect(
-      Object.fromEntries((await strict.tools({ server: 's', allow: ['get_order', 'archive_order'] })).map((t) => [t.name, t.approvalHint])),
+      Object.fromEntries(
+        (await strict.tools({ server: 's', allow: ['get_order', 'archive_order'] })).map((t) => [
+          t.name,
+          t.approvalHint,
+        ]),
+      ),
     ).toEqual({ get_order: undefined, archive_order: 'ask' });
   });
 });
@@ -230,7 +274,10 @@ describe('connectMcp: bad options and failed connections', () => {
 
   it('MCP_CONNECT_FAILED naming the server when it cannot be started or reached', async () => {
     const error = await rejectsCode(
-      connectMcp({ servers: { broken: { command: process.execPath, args: ['-e', 'process.exit(3)'] } }, connectTimeoutMs: 5000 }),
+      connectMcp({
+        servers: { broken: { command: process.execPath, args: ['-e', 'process.exit(3)'] } },
+        connectTimeoutMs: 5000,
+      }),
       'MCP_CONNECT_FAILED',
     );
     expect(error.message).toContain('"broken"');
@@ -244,7 +291,9 @@ describe('McpError', () => {
     const error = new McpError({ code: 'MCP_TOOL_GONE', message: 'gone', server: 's', tool: 't' });
     expect(McpError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ code: 'MCP_TOOL_GONE', server: 's', tool: 't', name: 'McpError' });
-    expect(McpError.isInstance(new ToolArgumentsError({ toolName: 'x', issues: [{ path: '', message: 'bad' }] }))).toBe(false);
+    expect(McpError.isInstance(new ToolArgumentsError({ toolName: 'x', issues: [{ path: '', message: 'bad' }] }))).toBe(
+      false,
+    );
     expect(McpError.isInstance(new Error('gone'))).toBe(false);
     expect(McpError.isInstance(null)).toBe(false);
   });

@@ -46,16 +46,23 @@ describe('crew.yaml mcp: views through crewEngine', () => {
     const model = scriptedModel({
       billing: [reply('Looking.', ['m1', 'shop_get_order', { id: 'A-7' }]), 'It shipped. [DONE]'],
     });
-    const runner = createRunner({ agents: [{ id: 'desk', engine: crewEngine(parseCrewConfig(CREW_YAML), { model, mcp }) }] });
+    const runner = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(parseCrewConfig(CREW_YAML), { model, mcp }) }],
+    });
     const events: RunnerEvent[] = [];
     runner.on((e) => events.push(e));
     const outcome = await runner.dispatch('agent:desk:main', say('where is A-7?'));
     expect(outcome.status).toBe('completed');
     const [first, second] = model.calls;
     expect(first?.tools?.map((t) => t.name)).toEqual(['shop_get_order', 'shop_refund']);
-    expect(second?.messages.at(-1)).toMatchObject({ role: 'tool', content: '{"id":"A-7","status":"shipped","total":42.5}' });
+    expect(second?.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: '{"id":"A-7","status":"shipped","total":42.5}',
+    });
     expect(loggedCalls(log).map((c) => [c.tool, c.args])).toEqual([['get_order', { id: 'A-7' }]]);
-    const toolEvents = events.filter((e) => e.type === 'engine_event').map((e) => (e as { event: { type: string } }).event.type);
+    const toolEvents = events
+      .filter((e) => e.type === 'engine_event')
+      .map((e) => (e as { event: { type: string } }).event.type);
     expect(toolEvents).toEqual(expect.arrayContaining(['tool_start', 'tool_result']));
   });
 
@@ -75,7 +82,7 @@ describe('crew.yaml mcp: views through crewEngine', () => {
   });
 
   it('rejects malformed mcp: views in crew.yaml with their paths', () => {
-    const bad = CREW_YAML.replace('allow: [\'get_*\', refund]', 'allow: get_order\n        colour: red');
+    const bad = CREW_YAML.replace("allow: ['get_*', refund]", 'allow: get_order\n        colour: red');
     expect(() => parseCrewConfig(bad)).toThrow(/agents\[0\]\.mcp\[0\]\.allow[\s\S]*agents\[0\]\.mcp\[0\]\.colour/);
   });
 });
@@ -88,7 +95,10 @@ describe('an approval-gated MCP tool through a Runner', () => {
     const store = new MemoryCheckpointStore();
     const crew = parseCrewConfig(CREW_YAML);
     const script = [reply('Refunding.', ['m1', 'shop_refund', { id: 'A-7', amount: 30 }]), 'Refunded. [DONE]'];
-    const first = createRunner({ store, agents: [{ id: 'desk', engine: crewEngine(crew, { model: scriptedModel({ billing: script }), mcp }) }] });
+    const first = createRunner({
+      store,
+      agents: [{ id: 'desk', engine: crewEngine(crew, { model: scriptedModel({ billing: script }), mcp }) }],
+    });
     const asked = await first.dispatch('agent:desk:main', say('refund A-7'));
     expect(asked.status).toBe('paused');
     const [pending] = asked.pendingApprovals ?? [];
@@ -99,7 +109,9 @@ describe('an approval-gated MCP tool through a Runner', () => {
     // The second runner's model starts after the held reply: only the answer to the tool result is left.
     const second = createRunner({
       store,
-      agents: [{ id: 'desk', engine: crewEngine(crew, { model: scriptedModel({ billing: ['Refunded. [DONE]'] }), mcp }) }],
+      agents: [
+        { id: 'desk', engine: crewEngine(crew, { model: scriptedModel({ billing: ['Refunded. [DONE]'] }), mcp }) },
+      ],
     });
     const done = await second.approve('agent:desk:main', [{ id: pending?.id ?? '', approved: true }], { by: 'lead' });
     expect(done.status).toBe('completed');
@@ -117,17 +129,28 @@ describe('@modelcontextprotocol/server-everything, driven by a crew agent', () =
     const entry = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
     const mcp = await connectMcp({ servers: { everything: { command: process.execPath, args: [entry, 'stdio'] } } });
     open.push(mcp);
-    const tools = await mcp.tools({ server: 'everything', allow: ['echo', 'get-sum', 'get-tiny-image'], prefix: 'ev_' });
+    const tools = await mcp.tools({
+      server: 'everything',
+      allow: ['echo', 'get-sum', 'get-tiny-image'],
+      prefix: 'ev_',
+    });
     expect(tools.map((t) => t.name).sort()).toEqual(['ev_echo', 'ev_get-sum', 'ev_get-tiny-image']);
     const model = scriptedModel({
       helper: [
-        reply('Working.', ['a', 'ev_get-sum', { a: 2, b: 3 }], ['b', 'ev_echo', { message: 'hello' }], ['c', 'ev_get-tiny-image', {}]),
+        reply(
+          'Working.',
+          ['a', 'ev_get-sum', { a: 2, b: 3 }],
+          ['b', 'ev_echo', { message: 'hello' }],
+          ['c', 'ev_get-tiny-image', {}],
+        ),
         'Done. [DONE]',
       ],
     });
     const crew = {
       entryPoint: 'helper',
-      agents: [{ id: 'helper', mcp: [{ server: 'everything', allow: ['echo', 'get-sum', 'get-tiny-image'], prefix: 'ev_' }] }],
+      agents: [
+        { id: 'helper', mcp: [{ server: 'everything', allow: ['echo', 'get-sum', 'get-tiny-image'], prefix: 'ev_' }] },
+      ],
       routing: { signals: { helper: [{ signal: '[DONE]', target: '' }] } },
     };
     const response = await new CrewExecutor({ crew, model, mcp }).execute('add 2 and 3');

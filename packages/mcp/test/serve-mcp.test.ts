@@ -49,17 +49,22 @@ async function serve(runner: Runner, opts: { token?: string; approvals?: boolean
 
 async function sdkClient(url: string, headers?: Record<string, string>): Promise<Client> {
   const client = new Client({ name: 'test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), headers === undefined ? undefined : { requestInit: { headers } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), headers === undefined ? undefined : { requestInit: { headers } }),
+  );
   closers.push(() => client.close());
   return client;
 }
 
-const structured = (result: unknown): McpTurnAnswer => (result as CallToolResult).structuredContent as unknown as McpTurnAnswer;
+const structured = (result: unknown): McpTurnAnswer =>
+  (result as CallToolResult).structuredContent as unknown as McpTurnAnswer;
 const textOf = (result: unknown): string => ((result as CallToolResult).content[0] as { text: string }).text;
 
 describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
   it('serves ask_<agent>: the visible reply as text, { session, status, output }, and the session continues', async () => {
-    const model = scriptedModel((request) => `Reply to ${request.messages.filter((m) => m.role === 'user').length} messages [DONE]`);
+    const model = scriptedModel(
+      (request) => `Reply to ${request.messages.filter((m) => m.role === 'user').length} messages [DONE]`,
+    );
     const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(crewOf(), { model }) }] });
     const served = await serve(runner);
     const client = await sdkClient(served.url as string);
@@ -114,9 +119,14 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
       needsApproval: true,
       execute: async (args) => (runs.push(args), 'refunded'),
     };
-    const reply: ChatResponse = { content: 'Refunding.', toolCalls: [{ id: 'm1', name: 'refund', arguments: { amount: 9 } }] };
+    const reply: ChatResponse = {
+      content: 'Refunding.',
+      toolCalls: [{ id: 'm1', name: 'refund', arguments: { amount: 9 } }],
+    };
     const model = scriptedModel({ support: [reply, 'Done. [DONE]'] });
-    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(crewOf(['refund']), { model, tools: [refund] }) }] });
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: crewEngine(crewOf(['refund']), { model, tools: [refund] }) }],
+    });
     const client = await sdkClient((await serve(runner, { approvals: true })).url as string);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['ask_support', 'approve_support']);
     const paused = await client.callTool({ name: 'ask_support', arguments: { text: 'refund me', session: 's1' } });
@@ -126,13 +136,18 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
     expect(textOf(paused)).toContain('awaiting approval');
     expect(runs).toEqual([]);
     const id = answer.pendingApprovals?.[0]?.id as string;
-    const done = await client.callTool({ name: 'approve_support', arguments: { session: 's1', decisions: [{ id, approved: true }] } });
+    const done = await client.callTool({
+      name: 'approve_support',
+      arguments: { session: 's1', decisions: [{ id, approved: true }] },
+    });
     expect(structured(done)).toMatchObject({ session: 's1', status: 'completed', output: 'Done.' });
     expect(runs).toEqual([{ amount: 9 }]);
   });
 
   it('checks the bearer token: 401 without it, served with it', async () => {
-    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: scriptedModel(['ok [DONE]']) }) }] });
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: scriptedModel(['ok [DONE]']) }) }],
+    });
     const served = await serve(runner, { token: 's3cret' });
     await expect(sdkClient(served.url as string)).rejects.toThrow(/unauthorized/);
     await expect(sdkClient(served.url as string, { authorization: 'Bearer wrong' })).rejects.toThrow(/unauthorized/);
@@ -141,9 +156,14 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
   });
 
   it('refuses a session id that is not one, as a tool error', async () => {
-    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: scriptedModel(['ok [DONE]']) }) }] });
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: scriptedModel(['ok [DONE]']) }) }],
+    });
     const client = await sdkClient((await serve(runner)).url as string);
-    const result = (await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 'a:b' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'ask_support',
+      arguments: { text: 'x', session: 'a:b' },
+    })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('Invalid session "a:b"');
   });
@@ -156,7 +176,9 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
     ['a bad port', { agents: ['support'], http: { port: 70000 } }],
     ['an unknown option', { agents: ['support'], http: { port: 0 }, cors: true }],
   ])('MCP_CONFIG_INVALID for %s', async (_, options) => {
-    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: scriptedModel([]) }) }] });
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: scriptedModel([]) }) }],
+    });
     await rejectsCode(serveMcp(runner, options as never), 'MCP_CONFIG_INVALID');
     await rejectsCode(serveMcp({} as never, { agents: ['support'], http: { port: 0 } }), 'MCP_CONFIG_INVALID');
   });
@@ -167,7 +189,10 @@ describe('serveMcp over stdio, called by the SDK Client', () => {
     const fixture = fileURLToPath(new URL('./fixtures/serve-stdio.ts', import.meta.url));
     const client = new Client({ name: 'test', version: '1.0.0' });
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', '--conditions', '@signalyard/source', fixture] }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ['--import', 'tsx', '--conditions', '@signalyard/source', fixture],
+      }),
     );
     closers.push(() => client.close());
     const result = await client.callTool({ name: 'ask_support', arguments: { text: 'ping', session: 'one' } });
@@ -190,7 +215,10 @@ describe('a crew calling another crew over MCP (connectMcp against serveMcp)', (
     };
     const frontModel = scriptedModel({
       front: [
-        { content: 'Asking support.', toolCalls: [{ id: 'q1', name: 'desk_ask_support', arguments: { text: 'Where is A-7?' } }] },
+        {
+          content: 'Asking support.',
+          toolCalls: [{ id: 'q1', name: 'desk_ask_support', arguments: { text: 'Where is A-7?' } }],
+        },
         'Support says it shipped. [DONE]',
       ],
     });

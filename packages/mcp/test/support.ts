@@ -15,7 +15,9 @@ export function callLog(): string {
 }
 
 /** The calls a test server logged: `{ pid, tool, args, meta }`. */
-export function loggedCalls(file: string): { pid: number; tool: string; args?: unknown; meta?: Record<string, unknown> | null }[] {
+export function loggedCalls(
+  file: string,
+): { pid: number; tool: string; args?: unknown; meta?: Record<string, unknown> | null }[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
@@ -46,10 +48,14 @@ export async function httpServer(
   log: string,
   opts: { stateless?: boolean; env?: Record<string, string> } = {},
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [TEST_SERVER, '--http', String(port), ...(opts.stateless === true ? ['--stateless'] : [])], {
-    env: { ...process.env, MCP_TEST_LOG: log, ...opts.env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [TEST_SERVER, '--http', String(port), ...(opts.stateless === true ? ['--stateless'] : [])],
+    {
+      env: { ...process.env, MCP_TEST_LOG: log, ...opts.env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`test server exited with ${String(code)}`)));

@@ -135,7 +135,10 @@ const mcp = await connectMcp({
 const [ask] = await mcp.tools({ server: 'app', allow: ['ask_*'] });
 assert.ok(ask !== undefined);
 assert.equal(ask.name, 'ask_support');
-const answer = (await ask.execute({ text: 'ping' }, { toolCallId: 'release-1' })) as { status?: string; output?: string };
+const answer = (await ask.execute({ text: 'ping' }, { toolCallId: 'release-1' })) as {
+  status?: string;
+  output?: string;
+};
 assert.equal(answer.status, 'completed');
 assert.equal(answer.output, 'echo: ping');
 await mcp.close();
