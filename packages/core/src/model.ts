@@ -160,6 +160,12 @@ export interface Tool extends ToolSpec {
    * policy always wins, and `needsApproval: true` still asks.
    */
   approvalHint?: 'allow' | 'ask';
+  /**
+   * Where the tool comes from when an MCP server offers it (set by `connectMcp` from
+   * `@signalyard/mcp`): the server's name and the tool's name there. Crew tool events carry it, so
+   * the inspector and traces show MCP calls with their server.
+   */
+  readonly mcp?: { readonly server: string; readonly tool: string };
 }
 
 /**

@@ -168,6 +168,8 @@ export type CrewEvent =
       agentId: string;
       /** The call: its `id`, tool `name` and parsed `arguments`. */
       call: ToolCall;
+      /** The MCP server and tool name there, when the tool comes from an MCP server (`Tool.mcp`). */
+      mcp?: { readonly server: string; readonly tool: string };
       /** The parallel group this member event belongs to; absent for an event of the main loop. */
       group?: string;
     }
@@ -207,6 +209,8 @@ export type CrewEvent =
       result: unknown;
       /** True when the call failed or was refused: the model is told so and the run goes on. */
       isError: boolean;
+      /** The MCP server and tool name there, when the tool comes from an MCP server (`Tool.mcp`). */
+      mcp?: { readonly server: string; readonly tool: string };
       /** The parallel group this member event belongs to; absent for an event of the main loop. */
       group?: string;
     }

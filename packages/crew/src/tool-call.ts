@@ -1,4 +1,4 @@
-import type { ToolCall, ToolProgress } from '@signalyard/core';
+import type { Tool, ToolCall, ToolProgress } from '@signalyard/core';
 import { agentTools } from './mcp-tools.js';
 import { untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent } from './compiled-crew.js';
@@ -35,13 +35,16 @@ export async function runToolCall(
   group: string | undefined,
 ): Promise<ToolAnswer | undefined> {
   const emit = run.emit;
-  emit?.(
-    group === undefined
-      ? { type: 'tool_start', agentId: agent.id, call }
-      : { type: 'tool_start', agentId: agent.id, call, group },
-  );
   const { tools } = agentTools(run, agent);
   const tool = tools.get(call.name);
+  const mcp = mcpOrigin(tool);
+  emit?.({
+    type: 'tool_start',
+    agentId: agent.id,
+    call,
+    ...(group !== undefined && { group }),
+    ...(mcp !== undefined && { mcp }),
+  });
   let result: unknown;
   let isError = false;
   if (tool === undefined) {
@@ -96,11 +99,24 @@ export function emitAnswer(
   group: string | undefined,
 ): void {
   const { result, isError } = answer;
-  run.emit?.(
-    group === undefined
-      ? { type: 'tool_result', agentId: agent.id, call, result, isError }
-      : { type: 'tool_result', agentId: agent.id, call, result, isError, group },
-  );
+  const mcp = mcpOrigin(agentTools(run, agent).tools.get(call.name));
+  run.emit?.({
+    type: 'tool_result',
+    agentId: agent.id,
+    call,
+    result,
+    isError,
+    ...(group !== undefined && { group }),
+    ...(mcp !== undefined && { mcp }),
+  });
+}
+
+/** A tool's MCP origin (`Tool.mcp`) when it is a well-formed one. */
+function mcpOrigin(tool: Tool | undefined): { server: string; tool: string } | undefined {
+  const mcp: unknown = tool?.mcp;
+  if (typeof mcp !== 'object' || mcp === null) return undefined;
+  const { server, tool: name } = mcp as { server?: unknown; tool?: unknown };
+  return typeof server === 'string' && typeof name === 'string' ? { server, tool: name } : undefined;
 }
 
 /** The answer to a refused call: `denied`, or `denied: <reason>`. @internal */

@@ -64,6 +64,8 @@ describe('crew.yaml mcp: views through crewEngine', () => {
       .filter((e) => e.type === 'engine_event')
       .map((e) => (e as { event: { type: string } }).event.type);
     expect(toolEvents).toEqual(expect.arrayContaining(['tool_start', 'tool_result']));
+    const start = events.find((e) => e.type === 'engine_event' && e.event.type === 'tool_start');
+    expect(start?.type === 'engine_event' && start.event.mcp).toEqual({ server: 'shop', tool: 'get_order' });
   });
 
   it('refuses an executor without an mcp source for a crew with views, and a source that is not one', () => {
