@@ -33,9 +33,9 @@ export interface ToolFactoryContext {
 
 /**
  * The approval hint an MCP tool's annotations give (untrusted hints; the MCP defaults are
- * `destructiveHint: true`, `readOnlyHint: false`): see {@link McpDefaultApproval}. @internal
+ * `destructiveHint: true`, `readOnlyHint: false`): see {@link McpDefaultApproval}.
  */
-export function approvalHintOf(
+function approvalHintOf(
   annotations: McpToolDefinition['annotations'],
   trusted: boolean,
   mode: McpDefaultApproval,

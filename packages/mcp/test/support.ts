@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { McpStdioServer } from '@signalyard/mcp';
 
 /** The SDK-written test server (test/fixtures/test-server.mjs). */
-export const TEST_SERVER = fileURLToPath(new URL('./fixtures/test-server.mjs', import.meta.url));
+const TEST_SERVER = fileURLToPath(new URL('./fixtures/test-server.mjs', import.meta.url));
 
 /** A fresh file the test server appends one JSON line per call to. */
 export function callLog(): string {
