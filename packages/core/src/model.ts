@@ -165,7 +165,12 @@ export interface Tool extends ToolSpec {
    * `@signalyard/mcp`): the server's name and the tool's name there. Crew tool events carry it, so
    * the inspector and traces show MCP calls with their server.
    */
-  readonly mcp?: { readonly server: string; readonly tool: string };
+  readonly mcp?: {
+    /** The server's name, as the MCP client was configured with it. */
+    readonly server: string;
+    /** The tool's name on the server (before any prefix). */
+    readonly tool: string;
+  };
 }
 
 /**

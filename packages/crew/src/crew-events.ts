@@ -169,7 +169,12 @@ export type CrewEvent =
       /** The call: its `id`, tool `name` and parsed `arguments`. */
       call: ToolCall;
       /** The MCP server and tool name there, when the tool comes from an MCP server (`Tool.mcp`). */
-      mcp?: { readonly server: string; readonly tool: string };
+      mcp?: {
+        /** The server's name. */
+        readonly server: string;
+        /** The tool's name on the server. */
+        readonly tool: string;
+      };
       /** The parallel group this member event belongs to; absent for an event of the main loop. */
       group?: string;
     }
@@ -210,7 +215,12 @@ export type CrewEvent =
       /** True when the call failed or was refused: the model is told so and the run goes on. */
       isError: boolean;
       /** The MCP server and tool name there, when the tool comes from an MCP server (`Tool.mcp`). */
-      mcp?: { readonly server: string; readonly tool: string };
+      mcp?: {
+        /** The server's name. */
+        readonly server: string;
+        /** The tool's name on the server. */
+        readonly tool: string;
+      };
       /** The parallel group this member event belongs to; absent for an event of the main loop. */
       group?: string;
     }

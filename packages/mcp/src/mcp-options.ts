@@ -65,7 +65,12 @@ export interface ConnectMcpOptions {
   /** Tool results longer than this many characters are cut, with a marker saying so. Default 100,000. */
   readonly maxResultChars?: number;
   /** The name and version this client gives servers; default `{ name: 'signalyard', version: '0' }`. */
-  readonly clientInfo?: { readonly name: string; readonly version: string };
+  readonly clientInfo?: {
+    /** The client's name. */
+    readonly name: string;
+    /** The client's version. */
+    readonly version: string;
+  };
 }
 
 /** {@link ConnectMcpOptions}, checked, with every default filled in. @internal */

@@ -6,7 +6,16 @@ export interface ServeMcpOptions {
   /** The agent ids served, each as a tool `ask_<agent>` (and `approve_<agent>` with `approvals`). */
   readonly agents: readonly string[];
   /** Serve over Streamable HTTP (stateless): `port` (0 for any free one), `host` (default `127.0.0.1`), optional bearer `token`, `path` (default `/mcp`). */
-  readonly http?: { readonly port: number; readonly host?: string; readonly token?: string; readonly path?: string };
+  readonly http?: {
+    /** The port to listen on; 0 for any free one (`ServedMcp.port` says which). */
+    readonly port: number;
+    /** The interface to listen on. Default `127.0.0.1`. */
+    readonly host?: string;
+    /** When given, every request must carry `authorization: Bearer <token>` (else 401). */
+    readonly token?: string;
+    /** The endpoint's path. Default `/mcp`. */
+    readonly path?: string;
+  };
   /** Serve over this process's stdin/stdout instead. */
   readonly stdio?: boolean;
   /** Also serve `approve_<agent>` `{ session, decisions }`. Default `false`. */

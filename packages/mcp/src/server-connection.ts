@@ -21,15 +21,19 @@ export type McpServerState = 'connecting' | 'ready' | 'reconnecting' | 'failed';
 /** What an MCP client reports through `on(listener)`. */
 export type McpEvent =
   | {
-      /** A server's connection changed state; `error` says why it is `reconnecting` or `failed`. */
+      /** A server's connection changed state. */
       readonly type: 'state';
+      /** The server's name. */
       readonly server: string;
+      /** Its new state. */
       readonly state: McpServerState;
+      /** Why it is `reconnecting` or `failed` (absent for `connecting` and `ready`). */
       readonly error?: Error;
     }
   | {
       /** A server's tool list was replaced (`notifications/tools/list_changed`, a reconnect, `refresh()`). */
       readonly type: 'tools_changed';
+      /** The server's name. */
       readonly server: string;
     };
 
