@@ -66,7 +66,12 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpClient>
   const events = new EventChannel<McpEvent>();
   const connections = new Map<string, ServerConnection>();
   for (const [name, config] of resolved.servers) {
-    connections.set(name, new ServerConnection(name, config, resolved, (e) => events.emit(e)));
+    connections.set(
+      name,
+      new ServerConnection(name, config, resolved, (e) => {
+        events.emit(e);
+      }),
+    );
   }
   const results = await Promise.allSettled([...connections.values()].map((c) => c.connect()));
   const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

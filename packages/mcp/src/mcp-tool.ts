@@ -66,7 +66,7 @@ export function mcpTool(
   return Object.freeze({
     name,
     ...(description !== undefined && { description }),
-    parameters: definition.inputSchema as Record<string, unknown>,
+    parameters: definition.inputSchema,
     ...(hint !== undefined && { approvalHint: hint }),
     mcp: Object.freeze({ server, tool: remote }),
     async execute(args: unknown, ctx: ToolContext): Promise<unknown> {
@@ -79,23 +79,26 @@ export function mcpTool(
           tool: remote,
         });
       }
-      const input = args === undefined || args === null ? {} : args;
+      const input = args ?? {};
       const problem = argumentsProblem(current, input, shared);
       if (problem !== undefined)
         throw new ToolArgumentsError({ toolName: name, issues: [{ path: '', message: problem }] });
       const annotations = current.annotations;
-      const progress = ctx?.progress;
+      // A hand-made call may pass no context at all.
+      const c: Partial<ToolContext> = (ctx as ToolContext | undefined) ?? {};
+      const progress = c.progress;
       const result = await connection.call(remote, input as Record<string, unknown>, {
         retrySafe: annotations?.readOnlyHint === true || annotations?.idempotentHint === true,
-        ...(ctx?.abortSignal !== undefined && { abortSignal: ctx.abortSignal }),
-        ...(ctx?.idempotencyKey !== undefined && { meta: { [IDEMPOTENCY_META_KEY]: ctx.idempotencyKey } }),
+        ...(c.abortSignal !== undefined && { abortSignal: c.abortSignal }),
+        ...(c.idempotencyKey !== undefined && { meta: { [IDEMPOTENCY_META_KEY]: c.idempotencyKey } }),
         ...(progress !== undefined && {
-          onProgress: (p: { progress: number; total?: number; message?: string }) =>
+          onProgress: (p: { progress: number; total?: number; message?: string }) => {
             progress({
               progress: p.progress,
               ...(p.total !== undefined && { total: p.total }),
               ...(p.message !== undefined && { message: p.message }),
-            }),
+            });
+          },
         }),
       });
       return toolResultValue(result, { server, tool: remote, maxChars: shared.maxResultChars });
@@ -112,7 +115,7 @@ function argumentsProblem(
   if (typeof input !== 'object' || Array.isArray(input)) return 'expected an object of arguments';
   let validate = shared.validators.get(definition);
   if (validate === undefined) {
-    validate = shared.validator.getValidator<unknown>(definition.inputSchema as never);
+    validate = shared.validator.getValidator<unknown>(definition.inputSchema);
     shared.validators.set(definition, validate);
   }
   const checked = validate(input);

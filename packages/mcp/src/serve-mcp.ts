@@ -106,7 +106,9 @@ export async function serveMcp(runner: McpServableRunner, options: ServeMcpOptio
     port: bound,
     close: () =>
       new Promise<void>((resolve) => {
-        http.close(() => resolve());
+        http.close(() => {
+          resolve();
+        });
         http.closeAllConnections();
       }),
   };
@@ -114,10 +116,12 @@ export async function serveMcp(runner: McpServableRunner, options: ServeMcpOptio
 
 async function listen(http: HttpServer, port: number, host: string): Promise<number> {
   return await new Promise<number>((resolve, reject) => {
-    http.once('error', (error) =>
-      reject(configInvalid(`serveMcp could not listen on ${host}:${port}: ${errorText(error)}`)),
-    );
-    http.listen(port, host, () => resolve((http.address() as { port: number }).port));
+    http.once('error', (error) => {
+      reject(configInvalid(`serveMcp could not listen on ${host}:${port}: ${errorText(error)}`));
+    });
+    http.listen(port, host, () => {
+      resolve((http.address() as { port: number }).port);
+    });
   });
 }
 
@@ -258,7 +262,13 @@ async function answer(stream: McpTurnStream, session: string, extra: CallExtra):
   // A cancel ends only this wait: the turn goes on (and is saved); its reading is kept going.
   const cancelled = new Promise<undefined>((resolve) => {
     if (extra.signal.aborted) resolve(undefined);
-    extra.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    extra.signal.addEventListener(
+      'abort',
+      () => {
+        resolve(undefined);
+      },
+      { once: true },
+    );
   });
   const outcome = await Promise.race([read, cancelled]);
   if (outcome === undefined) {

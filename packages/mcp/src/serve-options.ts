@@ -75,7 +75,7 @@ export function checkServeOptions(runner: unknown, options: unknown): CheckedSer
   const stdio = o.stdio === true;
   if (o.stdio !== undefined && typeof o.stdio !== 'boolean')
     problems.push(`stdio: expected true or false, got ${describeValue(o.stdio)}`);
-  const http = o.http as Record<string, unknown> | undefined;
+  const http = o.http as Record<string, unknown> | null | undefined;
   if (stdio === (http !== undefined)) problems.push('expected exactly one of http: { port, … } or stdio: true');
   if (http !== undefined) {
     if (typeof http !== 'object' || http === null)

@@ -112,8 +112,14 @@ export class ServerConnection {
         this.#waiters = this.#waiters.filter((w) => w !== waiter);
       };
       const waiter: Waiter = {
-        resolve: (client) => (done(), resolve(client)),
-        reject: (error) => (done(), reject(error)),
+        resolve: (client) => {
+          done();
+          resolve(client);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
       };
       const timer = setTimeout(() => {
         waiter.reject(
@@ -124,8 +130,13 @@ export class ServerConnection {
           }),
         );
       }, timeoutMs);
-      const onAbort = (): void => waiter.reject(abortedError(abortSignal as AbortSignal));
-      if (abortSignal?.aborted === true) return onAbort();
+      const onAbort = (): void => {
+        waiter.reject(abortedError(abortSignal as AbortSignal));
+      };
+      if (abortSignal?.aborted === true) {
+        onAbort();
+        return;
+      }
       abortSignal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
     });
@@ -155,7 +166,7 @@ export class ServerConnection {
         return result as CallToolResult;
       } catch (error) {
         if (abortSignal?.aborted === true) throw abortedError(abortSignal);
-        if (error instanceof SdkMcpError && error.code === ErrorCode.RequestTimeout) {
+        if (error instanceof SdkMcpError && error.code === (ErrorCode.RequestTimeout as number)) {
           throw new McpError({
             code: 'MCP_CALL_TIMEOUT',
             message: `MCP tool ${JSON.stringify(tool)} of server ${JSON.stringify(this.name)} gave no answer within ${this.options.callTimeoutMs} ms`,
@@ -234,9 +245,13 @@ export class ServerConnection {
     const client = new Client(this.options.clientInfo, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (generation !== this.#generation) return;
-      await this.#loadTools(client).catch((error: unknown) => this.#dropped(generation, asError(error)));
+      await this.#loadTools(client).catch((error: unknown) => {
+        this.#dropped(generation, asError(error));
+      });
     });
-    client.onclose = () => this.#dropped(generation, new Error('the connection closed'));
+    client.onclose = () => {
+      this.#dropped(generation, new Error('the connection closed'));
+    };
     client.onerror = (error) => {
       if (isConnectionError(error)) this.#dropped(generation, error);
     };
@@ -264,6 +279,8 @@ export class ServerConnection {
     }
     const url = new URL(config.url);
     const requestInit = config.headers === undefined ? undefined : { headers: { ...config.headers } };
+    // The older HTTP+SSE transport, deprecated by the spec: only the fallback for servers that still speak it.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated
     if (sse) return new SSEClientTransport(url, requestInit === undefined ? undefined : { requestInit });
     return new StreamableHTTPClientTransport(url, {
       ...(requestInit !== undefined && { requestInit }),
@@ -373,7 +390,7 @@ function isRefused(error: unknown): boolean {
 
 /** Whether `error` means the connection is gone (closed, a lost HTTP session, a broken stream, a socket error). */
 function isConnectionError(error: unknown): boolean {
-  if (error instanceof SdkMcpError) return error.code === ErrorCode.ConnectionClosed;
+  if (error instanceof SdkMcpError) return error.code === (ErrorCode.ConnectionClosed as number);
   if (error instanceof StreamableHTTPError) return error.code === 404;
   if (!(error instanceof Error)) return false;
   return (

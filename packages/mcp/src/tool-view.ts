@@ -1,4 +1,3 @@
-import type { McpToolView } from '@signalyard/core';
 import { describeValue } from '@signalyard/core';
 import { McpError, configInvalid } from './errors/mcp-error.js';
 
