@@ -69,7 +69,7 @@ export function mcpTool(
     parameters: definition.inputSchema,
     ...(hint !== undefined && { approvalHint: hint }),
     mcp: Object.freeze({ server, tool: remote }),
-    async execute(args: unknown, ctx: ToolContext): Promise<unknown> {
+    async execute(args: unknown, ctx?: ToolContext): Promise<unknown> {
       const current = connection.tools.get(remote);
       if (current === undefined) {
         throw new McpError({
@@ -85,7 +85,7 @@ export function mcpTool(
         throw new ToolArgumentsError({ toolName: name, issues: [{ path: '', message: problem }] });
       const annotations = current.annotations;
       // A hand-made call may pass no context at all.
-      const c: Partial<ToolContext> = (ctx as ToolContext | undefined) ?? {};
+      const c: Partial<ToolContext> = ctx ?? {};
       const progress = c.progress;
       const result = await connection.call(remote, input as Record<string, unknown>, {
         retrySafe: annotations?.readOnlyHint === true || annotations?.idempotentHint === true,
