@@ -203,7 +203,7 @@ export class ServerConnection {
     }
   }
 
-  /** Ends the connection for good (stdio: the child process ends). */
+  /** Ends the connection for good (stdio: the child process ends; HTTP: the session is terminated). */
   async close(): Promise<void> {
     this.state = 'closed';
     clearTimeout(this.#timer);
@@ -211,6 +211,11 @@ export class ServerConnection {
     this.#client = undefined;
     this.#generation++;
     for (const w of this.#waiters.slice()) w.reject(this.#unavailable());
+    // Streamable HTTP: end the server's session (DELETE) before closing; stdio: the child ends.
+    const transport = client?.transport;
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+      await transport.terminateSession().catch(() => undefined);
+    }
     await client?.close().catch(() => undefined);
   }
 

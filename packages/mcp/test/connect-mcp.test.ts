@@ -176,6 +176,18 @@ describe.each(transports)('connectMcp over %s', (_, serverOf) => {
     expect(changed[0]).toEqual({ type: 'tools_changed', server: 'shop' });
   });
 
+  it('close() ends the connection: the HTTP session is terminated, calls reject', async () => {
+    const log = callLog();
+    const config = await serverOf(log);
+    const mcp = await connectMcp({ servers: { shop: config } });
+    const [echo] = await mcp.tools({ server: 'shop', allow: ['echo'] });
+    await mcp.close();
+    await mcp.close(); // twice is fine
+    expect(mcp.state('shop')).toBe('closed');
+    await rejectsCode(echo?.execute({ text: 'late' }, ctx) as Promise<unknown>, 'MCP_CONNECT_FAILED');
+    if ('url' in config) expect(loggedCalls(log).map((c) => c.tool)).toEqual(['session:closed']);
+  });
+
   it('refresh() reloads the list by hand', async () => {
     const mcp = await client({ shop: await serverOf(callLog()) });
     const events: McpEvent[] = [];
