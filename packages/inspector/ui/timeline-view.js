@@ -119,6 +119,11 @@ function engineBody(ev) {
         `${ev.call?.name ?? '?'}${mcpText(ev)}`,
         block(json(ev.result)),
       ];
+    case 'tool_progress':
+      return [
+        what('tool progress'),
+        `${ev.toolName ?? '?'}: ${ev.progress}${typeof ev.total === 'number' ? ` of ${ev.total}` : ''}${typeof ev.message === 'string' ? ` · ${ev.message}` : ''}`,
+      ];
     case 'approval_requested':
       return [what('approval requested'), (ev.approvals ?? []).map((a) => `${a.toolName} (${a.id})`).join(', ')];
     case 'approval_resolved':
