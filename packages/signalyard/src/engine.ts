@@ -111,7 +111,11 @@ export interface TurnResult {
 /** Runs one turn. (A plain, non-promise `TurnResult` is accepted too.) */
 export type EngineFn = (ctx: TurnContext) => Promise<TurnResult>;
 
-/** An object with a `turn` function: what a `continue` runs. */
+/**
+ * An object with a `turn` function: what a `continue` runs. A tool call runs at most once only
+ * when the engine commits the decision with `ctx.commit` before running it; without that commit
+ * hook it runs at least once across crashes.
+ */
 export interface Engine {
   /**
    * Runs one turn: called once per `continue` with the turn's {@link TurnContext}; what it
