@@ -347,7 +347,10 @@ export interface CrewRunOptions {
    * Makes a state durable before an approved tool call runs (the durable claim). The executor
    * records the call as `started` in the state, then awaits `commit(state)`, and only then calls
    * the tool: a call recorded as `started` never runs again, whatever happens afterwards (a
-   * `started` call without a recorded result is answered `outcome unknown: not retried`). Under a
+   * `started` call without a recorded result is answered `outcome unknown: not retried`). In a
+   * run that resumes after approval, the calls of later replies that need no approval are
+   * claimed the same way before they run (the reply is held in the state's batch meanwhile), so
+   * resuming from a commit never runs a call twice. Under a
    * Runner, `crewEngine` passes the turn's `ctx.commit`, which saves the session
    * (compare-and-set).
    *

@@ -79,6 +79,7 @@ function startRun(crew: CompiledCrew, prepared: Prepared, emit: Emit, abortSigna
     resumeAgentId: prepared.lastAgentId,
     approvals: book,
     requested: undefined,
+    resumed: paused !== undefined,
     commit,
     clock,
   };

@@ -60,6 +60,11 @@ export interface Run {
   readonly approvals: ApprovalBook;
   /** The approvals this run requested (when it paused on a batch), for the `approval_requested` event. */
   requested: readonly PendingApproval[] | undefined;
+  /**
+   * Whether the run resumed a batch paused for approval: its tool calls — allowed ones too — are
+   * then claimed with `commit` before they run.
+   */
+  readonly resumed: boolean;
   /** `opts.commit`: makes a claim durable before an approved call runs. */
   readonly commit: ((state: CrewState) => Promise<void>) | undefined;
   /** Where the run reads the time (`PendingApproval.requestedAt`). */

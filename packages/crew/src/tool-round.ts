@@ -1,6 +1,6 @@
 import type { ApprovalVerdict, ChatMessage, ToolCall } from '@signalyard/core';
 import { abortedError } from '@signalyard/core/internal';
-import { holdBatch } from './approval-batch.js';
+import { claimedRound, holdBatch } from './approval-batch.js';
 import { decideCalls } from './approval-verdicts.js';
 import { toolMessage } from './crew-history.js';
 import { transferAnswer, type HandoffDecision } from './handoff-decision.js';
@@ -32,6 +32,11 @@ export async function toolRound(
   if (group === undefined && verdicts?.some((v) => v.decision === 'ask') === true) {
     run.requested = await holdBatch(run, agent, message, verdicts, rounds, transfers);
     return AWAITING;
+  }
+  // After a resume, every call is claimed (committed) before it runs, as approved ones are.
+  if (group === undefined && run.resumed && run.commit !== undefined) {
+    await claimedRound(run, agent, message, verdicts, rounds, transfers);
+    return undefined;
   }
   history.push(message);
   await runTools(run, lane, calls, verdicts, transfers);
