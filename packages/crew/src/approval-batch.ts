@@ -4,7 +4,15 @@ import type { CompiledAgent } from './compiled-crew.js';
 import { toolMessage } from './crew-history.js';
 import type { CrewBatchCall, CrewToolBatch } from './crew-state.js';
 import { CrewRunError } from './errors/crew-run-error.js';
-import { AWAITING, DECIDED_KEPT, isAborted, stateOf, type ApprovalBook, type Run } from './run-context.js';
+import {
+  AWAITING,
+  DECIDED_KEPT,
+  checkInterrupt,
+  isAborted,
+  stateOf,
+  type ApprovalBook,
+  type Run,
+} from './run-context.js';
 import {
   OUTCOME_UNKNOWN,
   deniedAnswer,
@@ -238,6 +246,7 @@ async function runApproved(run: Run, agent: CompiledAgent, abortSignal: AbortSig
     }
     if (entry.status !== 'approved') continue;
     if (abortSignal.aborted) throw abortedError(abortSignal);
+    checkInterrupt(run); // a safe point: the call stays approved, the batch in the state
     entry.status = 'started';
     if ((entry.approval !== undefined || run.resumed) && run.commit !== undefined) {
       await claim(run, entry, call, run.commit);

@@ -4,7 +4,7 @@ import { claimedRound, holdBatch } from './approval-batch.js';
 import { decideCalls } from './approval-verdicts.js';
 import { toolMessage } from './crew-history.js';
 import { transferAnswer, type HandoffDecision } from './handoff-decision.js';
-import { AWAITING, laneTransfers, type Lane, type Run } from './run-context.js';
+import { AWAITING, checkInterrupt, laneTransfers, type Lane, type Run } from './run-context.js';
 import { deniedAnswer, emitAnswer, runToolCall, type ToolAnswer, type TransferAnswers } from './tool-call.js';
 
 /**
@@ -120,6 +120,12 @@ async function runTools(
     if (abortSignal.aborted) {
       closeCalls(history, calls, i, 'not run: the run was aborted');
       throw abortedError(abortSignal);
+    }
+    if (group === undefined && run.interruptSignal?.aborted === true) {
+      // A safe point: before a tool call starts. The calls not run are answered, so the
+      // history stays valid.
+      closeCalls(history, calls, i, 'not run: the run was interrupted');
+      checkInterrupt(run);
     }
     const verdict = verdicts?.[i];
     if (verdict !== undefined && verdict.decision !== 'allow') {

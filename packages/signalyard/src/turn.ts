@@ -37,6 +37,7 @@ import type { SessionPersistence } from './session-persistence.js';
 import { raceStop } from './stopper.js';
 import { TurnCommits } from './turn-commit.js';
 import { turnResultProblem } from './turn-result.js';
+import { INTERRUPT_SIGNAL } from './turn-interrupt.js';
 import type { TurnSink } from './turn-stream.js';
 
 /** What a turn works with. @internal */
@@ -60,6 +61,8 @@ export interface TurnInput {
   readonly arrival: SessionSave | undefined;
   /** A merged turn's signals in arrival order (`job.signal` is the last); absent: `[job.signal]`. */
   readonly signals?: readonly Signal[];
+  /** Fires when a newer user message interrupts the turn (`whenBusy: 'interrupt'`; see turn-interrupt.ts). */
+  readonly interruptSignal?: AbortSignal;
 }
 
 /**
@@ -387,6 +390,11 @@ class TurnContextImpl implements TurnContext {
 
   get abortSignal(): AbortSignal {
     return this.#turn.t.job.stop.signal;
+  }
+
+  /** The turn's interrupt signal (internal: {@link interruptSignalOf}). */
+  get [INTERRUPT_SIGNAL](): AbortSignal | undefined {
+    return this.#turn.t.interruptSignal;
   }
 
   /** Made on first read for a single signal's turn (most engines never look). */

@@ -64,7 +64,10 @@ function desk() {
     },
   };
   const model = scriptedModel({
-    clerk: [reply('Refunding both.', ['c1', 'refund', { amount: 10 }], ['c2', 'refund', { amount: 20 }]), 'Done. [DONE]'],
+    clerk: [
+      reply('Refunding both.', ['c1', 'refund', { amount: 10 }], ['c2', 'refund', { amount: 20 }]),
+      'Done. [DONE]',
+    ],
   });
   const runner = createRunner({
     agents: [{ id: 'desk', engine: crewEngine(crew, { model, tools: [refund] }) }],
