@@ -124,6 +124,7 @@ export class SignalApplier {
    * `failed` with `ENGINE_FAILED` (or the escaped error itself, when it is a Signalyard error).
    */
   async #escaped(session: LiveSession, job: Job, error: unknown): Promise<Outcome> {
+    const before = session.state;
     session.state = UNLOADED;
     const failure = SignalyardError.isInstance(error)
       ? error
@@ -134,8 +135,10 @@ export class SignalApplier {
         });
     const outcome = failedOutcome(session.ctx, failure);
     // After a commit, what arrived is saved already.
-    if (job.committed !== true)
-      await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome));
+    if (job.committed !== true) {
+      const initial = before.kind === 'loaded' ? before.savedStrategy : undefined;
+      await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome), initial);
+    }
     return outcome;
   }
 
