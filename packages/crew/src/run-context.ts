@@ -116,7 +116,7 @@ export function extend(path: Path, id: string): Path {
  */
 export function checkInterrupt(run: Run): void {
   const signal = run.interruptSignal;
-  if (signal !== undefined && signal.aborted) throw abortedError(signal);
+  if (signal?.aborted === true) throw abortedError(signal);
 }
 
 /** `signal.aborted`, read through a call: it changes across awaits, which narrowing does not see. @internal */

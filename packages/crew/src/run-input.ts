@@ -111,7 +111,7 @@ export function prepare(
     book,
     decisions,
     commit: commit as Run['commit'],
-    interruptSignal: interruptSignal as AbortSignal | undefined,
+    interruptSignal,
     clock: runClock ?? clock,
     lastAgentId,
     warning:

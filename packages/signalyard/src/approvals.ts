@@ -22,12 +22,10 @@ export interface ToolApprovalPayload {
   readonly by?: string;
 }
 
-const NONE: readonly never[] = Object.freeze([]);
-
-/** The longest decision `reason` accepted, in UTF-16 code units (decisions-wave3 §13). @internal */
-export const MAX_DECISION_REASON = 1000;
-/** The longest approver (`by`) accepted, in UTF-16 code units (decisions-wave3 §13). @internal */
-export const MAX_APPROVER = 200;
+/** The longest decision `reason` accepted, in UTF-16 code units (decisions-wave3 §13). */
+const MAX_DECISION_REASON = 1000;
+/** The longest approver (`by`) accepted, in UTF-16 code units (decisions-wave3 §13). */
+const MAX_APPROVER = 200;
 
 /** Why `value` (a string) is too long for the field `field`; `undefined` when it is short enough. */
 function tooLong(field: string, value: string, limit: number): string | undefined {

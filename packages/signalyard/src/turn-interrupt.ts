@@ -13,8 +13,8 @@ import type { Applied } from './outcomes.js';
 /** Where a Runner's turn context keeps its interrupt signal (not part of `TurnContext`). */
 const INTERRUPT: unique symbol = Symbol.for('signalyard.turn.interruptSignal');
 
-/** A turn context that can carry an interrupt signal. @internal */
-export interface InterruptibleContext {
+/** A turn context that can carry an interrupt signal. */
+interface InterruptibleContext {
   readonly [INTERRUPT]: AbortSignal | undefined;
 }
 
