@@ -8,7 +8,7 @@ import { median } from './stats.mjs';
 export const MIN_ROUNDS = 5;
 
 /** A task's first calls (JIT tiers, inline caches) are never part of its figure: at least this many warm it up first. */
-export const WARMUP_CALLS = 1000;
+const WARMUP_CALLS = 1000;
 
 /**
  * Measures each task `rounds` times. A task's `fn` does `batch` operations per call. By default

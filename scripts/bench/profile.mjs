@@ -25,7 +25,7 @@ export function selfTimes(profile, top = 15) {
 }
 
 /** Profiles `runs` calls of `fn` (awaited one after another) and returns the CPU profile. */
-export async function profileCalls(fn, runs) {
+async function profileCalls(fn, runs) {
   const session = new Session();
   session.connect();
   try {
