@@ -12,8 +12,11 @@ export function selfTimes(profile, top = 15) {
   let total = 0;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
-    total += dt;
     const { functionName, url, lineNumber } = byId.get(id).callFrame;
+    // The profiler's own work (an in-process inspector session's message dispatch) and idle time
+    // are not the case's: left out, and the rest adds up to 100 %.
+    if (url === '' && (functionName === 'dispatch' || functionName === '(idle)')) return;
+    total += dt;
     const where = url === '' ? '' : ` ${url.replace(/^.*\/(packages|node_modules)\//, '$1/')}:${lineNumber + 1}`;
     const name = `${functionName === '' ? '(anonymous)' : functionName}${where}`;
     self.set(name, (self.get(name) ?? 0) + dt);
