@@ -51,6 +51,7 @@ export async function explainIfMissed(record, fn, { runs = 3000, top = 12 } = {}
   if (record.target === undefined || record.met) return;
   const profile = await profileCalls(fn, runs);
   console.log(`  where the time goes in "${record.name}" (CPU profile of ${runs} calls, self time):`);
-  for (const { percent, name } of selfTimes(profile, top))
-    console.log(`  ${percent.toFixed(1).padStart(5)} %  ${name}`);
+  const rows = selfTimes(profile, top);
+  if (rows.length === 0) console.log('  (no samples outside the profiler itself: rerun with `node --cpu-prof`)');
+  for (const { percent, name } of rows) console.log(`  ${percent.toFixed(1).padStart(5)} %  ${name}`);
 }
