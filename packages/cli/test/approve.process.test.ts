@@ -56,10 +56,14 @@ function refunds(ledger: string): { order: string; amount: number; pid: number }
 }
 
 /** `signalyard approve KEY <args…>` through the bin, with the app's store and ledger in the environment. */
-const approve = (app: { store: string; ledger: string; table?: string }, args: readonly string[]): Promise<CliResult> =>
+const approve = (
+  app: { store: string; ledger: string; table?: string },
+  args: readonly string[],
+  cwd = CONFIGS,
+): Promise<CliResult> =>
   runBuiltCli(['approve', ...args], {
     bin: true,
-    cwd: CONFIGS,
+    cwd,
     env: { APPROVE_STORE: app.store, APPROVE_LEDGER: app.ledger, APPROVE_TABLE: app.table, NO_COLOR: '1' },
   });
 
@@ -260,10 +264,6 @@ describe('signalyard approve (the bin, SQLite)', () => {
       ['not-options.config.js', 'config "not-options.config.js": the default export is 42, expected RunnerOptions'],
       ['no-store.config.js', 'config "no-store.config.js" gives no store: signalyard approve needs the store'],
       ['../crew.YML', 'cannot load config "../crew.YML": Node.js does not load ".YML" files as modules'],
-      [
-        join(outside, 'runner.config.ts'),
-        'a TypeScript module needs the tsx package, which is not installed in this project; install it (npm i -D tsx) or compile the config to .js',
-      ],
     ];
     try {
       for (const [config, message] of cases) {
@@ -272,6 +272,12 @@ describe('signalyard approve (the bin, SQLite)', () => {
         expect(result.stderr).toContain(message);
         expect(lines(result.stderr)).toHaveLength(1);
       }
+      // A .ts config in a project without tsx (neither beside the module nor from the current directory).
+      const noTsx = await approve(app, [KEY, 'ap-1', '--allow', '--config', 'runner.config.ts'], outside);
+      expect({ code: noTsx.code, stdout: noTsx.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(noTsx.stderr).toBe(
+        'signalyard: error: cannot load config "runner.config.ts": a TypeScript module needs the tsx package, which is not installed in this project; install it (npm i -D tsx) or compile the config to .js and pass that\n',
+      );
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }
