@@ -21,6 +21,7 @@ import {
   type EngineFn,
   type Envelope,
   type Runner,
+  type RunnerOptions,
   type Signal,
 } from 'signalyard';
 
@@ -206,12 +207,18 @@ export interface Refund {
   readonly reference: string;
 }
 
+/** Where refunds are recorded: a list, or anything that takes them in order (a file, a payment API's log). */
+export interface RefundLedger {
+  readonly length: number;
+  push(refund: Refund): unknown;
+}
+
 /**
  * Billing's `refund` tool: the side effect is a refund (here, an entry in `ledger`). The crew's
  * `approvals:` policy (config/desk-crew.yaml) lets it run only after a person approved a refund
  * over $100 — and then once.
  */
-function refundTool(ledger: Refund[]): Tool {
+function refundTool(ledger: RefundLedger): Tool {
   return {
     name: 'refund',
     description: 'Refund an order to the card it was paid with.',
@@ -236,7 +243,7 @@ const REVIEWERS: ReadonlySet<string> = new Set(['rita@finance']);
  * The desk's engine: the crew (streaming when the turn is read as a stream), then the FSM moves
  * the crew's outcome calls for. Its transcript and diagrams are the crew's.
  */
-function deskEngine(model: ChatModel, ledger: Refund[], orders: McpToolSource): Engine {
+function deskEngine(model: ChatModel, ledger: RefundLedger, orders: McpToolSource): Engine {
   const crew = crewEngine(deskCrew, { model, tools: [refundTool(ledger)], mcp: orders });
   const turn: EngineFn = async (ctx) => {
     const result = await crew.turn(ctx);
@@ -263,9 +270,23 @@ export function createDesk(
   model: ChatModel,
   audit: (entry: AuditEntry) => void,
   orders: McpToolSource,
-  ledger: Refund[] = [],
+  ledger: RefundLedger = [],
 ): Runner {
-  return createRunner({
+  return createRunner(deskOptions(store, model, audit, orders, ledger));
+}
+
+/**
+ * The desk's runner options over `store` (what {@link createDesk} builds a runner from, and what
+ * `src/runner.config.ts` gives the `signalyard` command).
+ */
+export function deskOptions(
+  store: CheckpointStore,
+  model: ChatModel,
+  audit: (entry: AuditEntry) => void,
+  orders: McpToolSource,
+  ledger: RefundLedger,
+): RunnerOptions {
+  return {
     routing,
     store,
     agents: [
@@ -289,5 +310,5 @@ export function createDesk(
       { id: 'reviews', engine: pipelineEngine(refundReview, { render: renderReview }) },
     ],
     plugins: [rateLimitPlugin({ perSession: 3, windowMs: 60_000 }), auditLogPlugin(audit)],
-  });
+  };
 }
