@@ -108,12 +108,13 @@ export interface ConfiguredRunner extends LoadedRunnerConfig {
 }
 
 /**
- * Loads a `--config` module ({@link loadRunnerConfig}) and builds its runner with
- * `createRunner`. With `requireStore`, a config without `store` is refused: the default store is
+ * Loads a `--config` module ({@link loadRunnerConfig}), builds its runner with `createRunner` and
+ * starts it (its plugins set up, so that `close()` disposes them). With `requireStore`, a config without `store` is refused: the default store is
  * an empty memory store, which holds none of the app's sessions.
  *
  * @throws CliConfigError as {@link loadRunnerConfig}; `CLI_CONFIG_INVALID` without a required
- *   store. ConfigError (with `file` set to the module) listing what `createRunner` refused.
+ *   store; `CLI_CONFIG_FAILED` when the runner does not start (a plugin's setup threw).
+ *   ConfigError (with `file` set to the module) listing what `createRunner` refused.
  */
 export async function openConfiguredRunner(
   file: string,
@@ -148,6 +149,14 @@ export async function openConfiguredRunner(
       await closeQuietly(options.store);
     }
   };
+  // Started as the app starts it: the plugins' setup runs now, so that closing disposes them
+  // (a plugin that holds a connection the config opened ends it), whatever the command does.
+  try {
+    await runner.start();
+  } catch (error) {
+    await close();
+    throw failed(file, `the runner of config ${describeValue(file)} did not start: ${errorText(error)}`, error);
+  }
   return { ...loaded, runner, close };
 }
 

@@ -190,7 +190,7 @@ export const EXAM_GRAPH = {
 /** Every problem of test/fixtures/invalid-crew.yaml, as printed. */
 export const INVALID_CREW_PROBLEMS = [
   'invalid-crew.yaml:1: entry_point: unknown agent "principal" (agents: "teacher", "student")',
-  'invalid-crew.yaml:4: agents[0].handof_targets: unknown key "handof_targets" (expected id, name, description, system_prompt, handoff_targets, tools)',
+  'invalid-crew.yaml:4: agents[0].handof_targets: unknown key "handof_targets" (expected id, name, description, system_prompt, handoff_targets, tools, mcp)',
   'invalid-crew.yaml:7: settings.max_handoffs: expected a positive integer, got 0',
   'invalid-crew.yaml:11: routing.signals.teacher[0].signal: invalid signal "QUESTION": expected "[NAME]" (starts with "[", ends with "]", no other bracket inside, not blank)',
   'invalid-crew.yaml:12: routing.signals.teacher[1].target: unknown target "nobody": expected an agent ("teacher", "student"), a parallel group (none), or "" to end the run',
