@@ -198,10 +198,17 @@ export type CrewEvent =
       to: string;
       /**
        * Why: `signal` (the reply matched one of `from`'s routing signals, or called its transfer
-       * tool), `parallel` (a parallel group's `next_agent`), `fallback` (nothing routed the reply:
+       * tool), `parallel` (a member of a parallel group starting, with `group`; or the group's
+       * `next_agent` afterwards), `fallback` (nothing routed the reply:
        * `handoff_targets`, then the crew's order).
        */
       via: 'signal' | 'parallel' | 'fallback';
+      /**
+       * The parallel group, for the handoff from the agent that started a group to one of its
+       * members (`via: 'parallel'`, emitted for every member right after `parallel_start`, not
+       * counted in `handoffs`); absent for every other handoff.
+       */
+      group?: string;
       /** The routing signal, e.g. `'[TO_STUDENT]'`; only with `via: 'signal'` (also when its transfer tool was called). */
       signal?: string;
       /** The transfer tool the model called, e.g. `'transfer_to_student'`; only for a handoff made by a tool call. */
