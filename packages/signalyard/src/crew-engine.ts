@@ -13,6 +13,7 @@ import {
 } from '@signalyard/crew';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
 import { userMessageOf } from './history.js';
+import { chronologicalHistory, waitsAfter, type CrewWait } from './crew-waits.js';
 import { RunnerError } from './errors/runner-error.js';
 
 /** Options of {@link crewEngine}. */
@@ -30,6 +31,8 @@ interface CrewEngineState {
   lastAgentId?: string;
   /** The crew's approval bookkeeping: the id counter, recently decided ids, a held batch. */
   approvals?: CrewApprovalState;
+  /** Held replies that resumed after messages arrived during the wait (for a chronological transcript). */
+  waits?: readonly CrewWait[];
 }
 
 /**
@@ -74,7 +77,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const saved = (typeof ctx.state === 'object' && ctx.state !== null ? ctx.state : {}) as CrewEngineState;
-      const { prior, text, state } = crewInput(ctx, saved);
+      const { prior, text, state, heldAt } = crewInput(ctx, saved);
       let response: CrewResponse | undefined;
       // Models stream only when someone reads the turn as a stream; else they are called with
       // `generate` and the crew emits no text deltas.
@@ -84,7 +87,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         textDeltas: ctx.streaming,
         ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
         // The durable claim: the session is saved with the call marked started before it runs.
-        commit: (claimed) => ctx.commit(engineStateOf(claimed)),
+        commit: (claimed) => ctx.commit(engineStateOf(claimed, undefined, saved.waits, heldAt)),
       });
       for await (const event of run) {
         if (event.type === 'end') response = event.response;
@@ -99,14 +102,21 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       return {
         output: response,
         messages: response.state.history.slice(prior),
-        state: engineStateOf(response.state, response),
+        state: engineStateOf(
+          response.state,
+          response,
+          waitsAfter(saved.waits, saved.approvals, response.state.approvals, prior - (heldAt ?? prior)),
+          heldAt,
+        ),
         status: response.reason === 'paused' || awaiting ? 'paused' : 'completed',
         pendingApprovals: awaiting ? (response.pendingApprovals ?? []) : [],
       };
     },
     // The crew reads its own history: markers hidden, transfers as handoffs, held calls pending.
-    transcript: (history, state) =>
-      executor.transcript(history, typeof state === 'object' && state !== null ? state : undefined),
+    transcript: (history, state) => {
+      const saved = typeof state === 'object' && state !== null ? (state as CrewEngineState) : undefined;
+      return executor.transcript(chronologicalHistory(history, saved?.waits), saved);
+    },
     diagrams: () => {
       mermaid ??= crewGraphMermaid(buildCrewGraph(config()));
       return { crew: mermaid };
@@ -130,7 +140,10 @@ function textOfPayload(ctx: TurnContext): string {
  * appended after it (user messages that arrived meanwhile stay before the block — a tool call is
  * still never separated from its results).
  */
-function crewInput(ctx: TurnContext, saved: CrewEngineState): { prior: number; text: string; state: CrewState } {
+function crewInput(
+  ctx: TurnContext,
+  saved: CrewEngineState,
+): { prior: number; text: string; state: CrewState; heldAt?: number } {
   const approvals = saved.approvals;
   const pausedAgentId = {
     ...(typeof saved.pausedAgentId === 'string' && { pausedAgentId: saved.pausedAgentId }),
@@ -143,7 +156,8 @@ function crewInput(ctx: TurnContext, saved: CrewEngineState): { prior: number; t
       ...pausedAgentId,
       approvals: { ...approvals, batch: { ...approvals.batch, at: history.length } },
     };
-    return { prior: history.length, text: '', state };
+    // Where the batch was held (kept while it stays held, so the transcript still shows it there).
+    return { prior: history.length, text: '', state, heldAt: Math.min(approvals.batch.at, history.length) };
   }
   const user = userMessageOf(ctx.signal);
   const text = user?.content ?? textOfPayload(ctx);
@@ -155,13 +169,24 @@ function crewInput(ctx: TurnContext, saved: CrewEngineState): { prior: number; t
 }
 
 /** The engine state kept in the session for a crew state: the paused agent, the last agent, the approval bookkeeping. */
-function engineStateOf(state: CrewState, response?: CrewResponse): CrewEngineState {
+function engineStateOf(
+  state: CrewState,
+  response: CrewResponse | undefined,
+  waits: readonly CrewWait[] | undefined,
+  heldAt: number | undefined,
+): CrewEngineState {
   const paused =
     response === undefined ? state.pausedAgentId : response.reason === 'paused' ? response.pausedAgentId : undefined;
+  const approvals = state.approvals;
+  const batch = approvals?.batch;
   return {
     ...(paused !== undefined && { pausedAgentId: paused }),
     ...(state.lastAgentId !== undefined && { lastAgentId: state.lastAgentId }),
-    ...(state.approvals !== undefined && { approvals: state.approvals }),
+    ...(approvals !== undefined && {
+      approvals:
+        batch === undefined || heldAt === undefined ? approvals : { ...approvals, batch: { ...batch, at: heldAt } },
+    }),
+    ...(waits !== undefined && waits.length > 0 && { waits }),
   };
 }
 
