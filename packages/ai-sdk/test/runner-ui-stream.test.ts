@@ -244,9 +244,10 @@ routing:
     expect(reloadedTexts).toEqual(['Can I deduct it?', ...texts(message)]);
     for (const text of reloadedTexts) expect(text).not.toMatch(/\[(ASK_EXPERTS|DONE)\]/);
     expect(reloaded.flatMap((m) => dataParts(m, 'data-handoff'))).toEqual(handoffs);
-    const kinds = (m: UIMessage) =>
-      m.parts.flatMap((p) => (p.type === 'text' || p.type === 'data-handoff' ? [p.type] : []));
-    expect(kinds(reloaded.at(-1)!)).toEqual(kinds(message));
+    const kinds = (m: UIMessage | undefined) =>
+      (m?.parts ?? []).flatMap((p) => (p.type === 'text' || p.type === 'data-handoff' ? [p.type] : []));
+    expect(kinds(reloaded.at(-1))).toEqual(kinds(message));
+    expect(kinds(message)).toHaveLength(7);
     await runner.close();
   });
 });

@@ -121,4 +121,10 @@ export type TranscriptEntry =
       readonly result?: unknown;
       /** With `pending_approval`: the id to answer. */
       readonly approvalId?: string;
+      /**
+       * What the approvals policy decided for the call, when a policy was consulted: `allow`
+       * (it ran without asking), `ask` (held for a person) or `deny`; `rule`: the deciding rule's
+       * name, when a named rule decided.
+       */
+      readonly approval?: { readonly decision: 'allow' | 'deny' | 'ask'; readonly rule?: string };
     };

@@ -54,6 +54,7 @@ export async function holdBatch(
       agentId: agent.id,
       ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
       ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+      ...(verdict.ruleName === undefined ? {} : { ruleName: verdict.ruleName }),
       requestedAt,
     });
     requested.push(approval);

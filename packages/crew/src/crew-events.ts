@@ -278,6 +278,31 @@ export type CrewEvent =
       message: string;
     }
   | {
+      /**
+       * The approvals policy decided a tool call of `agentId`'s reply (crew.yaml `approvals:`, or
+       * the tool's `needsApproval`), before anything ran: `allow` runs it, `ask` holds it for a
+       * person (an `approval_requested` follows), `deny` refuses it. Emitted for every call of a
+       * reply the decide step looked at — not for transfer calls, nor calls naming no tool.
+       */
+      type: 'approval_decided';
+      /** The agent whose reply made the call. */
+      agentId: string;
+      /** The model's id for the call. */
+      toolCallId: string;
+      /** The tool the call names. */
+      toolName: string;
+      /** What was decided. */
+      decision: 'allow' | 'ask' | 'deny';
+      /** The deciding rule's `reason`, when it has one (or why a check that failed denied the call). */
+      reason?: string;
+      /** The index of the deciding rule in `approvals.rules`; absent when no rule matched. */
+      rule?: number;
+      /** The deciding rule's `name`, when it has one. */
+      ruleName?: string;
+      /** The parallel group, for a member's call. */
+      group?: string;
+    }
+  | {
       /** The run pauses: calls of `agentId`'s reply wait for a person's decision (reason `awaiting_approval`); followed by `end`. */
       type: 'approval_requested';
       /** The agent whose reply asked for the held calls. */

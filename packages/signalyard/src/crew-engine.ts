@@ -13,6 +13,7 @@ import {
 } from '@signalyard/crew';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
 import { userMessageOf } from './history.js';
+import { keptRecords, policyRecordOf, withPolicyRecords, type PolicyRecord } from './crew-policy-record.js';
 import { chronologicalHistory, waitsAfter, type CrewWait } from './crew-waits.js';
 import { RunnerError } from './errors/runner-error.js';
 
@@ -33,6 +34,8 @@ interface CrewEngineState {
   approvals?: CrewApprovalState;
   /** Held replies that resumed after messages arrived during the wait (for a chronological transcript). */
   waits?: readonly CrewWait[];
+  /** The approvals policy's recent decisions on the main loop's tool calls (for the transcript). */
+  policy?: readonly PolicyRecord[];
 }
 
 /**
@@ -78,6 +81,8 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const saved = (typeof ctx.state === 'object' && ctx.state !== null ? ctx.state : {}) as CrewEngineState;
       const { prior, text, state, heldAt } = crewInput(ctx, saved);
+      // The approvals policy's decisions of this turn, kept for the transcript.
+      const decided: PolicyRecord[] = [];
       let response: CrewResponse | undefined;
       // Models stream only when someone reads the turn as a stream; else they are called with
       // `generate` and the crew emits no text deltas.
@@ -87,9 +92,17 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         textDeltas: ctx.streaming,
         ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
         // The durable claim: the session is saved with the call marked started before it runs.
-        commit: (claimed) => ctx.commit(engineStateOf(claimed, undefined, saved.waits, heldAt)),
+        commit: (claimed) =>
+          ctx.commit({
+            ...engineStateOf(claimed, undefined, saved.waits, heldAt),
+            ...withRecords(keptRecords(saved.policy, decided)),
+          }),
       });
       for await (const event of run) {
+        if (event.type === 'approval_decided') {
+          const record = policyRecordOf(event);
+          if (record !== undefined) decided.push(record);
+        }
         if (event.type === 'end') response = event.response;
         else if (event.type === 'error') throw unwrapCommitFailure(event.error);
         else if (event.type === 'text_delta')
@@ -102,12 +115,15 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       return {
         output: response,
         messages: response.state.history.slice(prior),
-        state: engineStateOf(
-          response.state,
-          response,
-          waitsAfter(saved.waits, saved.approvals, response.state.approvals, prior - (heldAt ?? prior)),
-          heldAt,
-        ),
+        state: {
+          ...engineStateOf(
+            response.state,
+            response,
+            waitsAfter(saved.waits, saved.approvals, response.state.approvals, prior - (heldAt ?? prior)),
+            heldAt,
+          ),
+          ...withRecords(keptRecords(saved.policy, decided)),
+        },
         status: response.reason === 'paused' || awaiting ? 'paused' : 'completed',
         pendingApprovals: awaiting ? (response.pendingApprovals ?? []) : [],
       };
@@ -115,7 +131,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
     // The crew reads its own history: markers hidden, transfers as handoffs, held calls pending.
     transcript: (history, state) => {
       const saved = typeof state === 'object' && state !== null ? (state as CrewEngineState) : undefined;
-      return executor.transcript(chronologicalHistory(history, saved?.waits), saved);
+      return withPolicyRecords(executor.transcript(chronologicalHistory(history, saved?.waits), saved), saved?.policy);
     },
     diagrams: () => {
       mermaid ??= crewGraphMermaid(buildCrewGraph(config()));
@@ -188,6 +204,11 @@ function engineStateOf(
     }),
     ...(waits !== undefined && waits.length > 0 && { waits }),
   };
+}
+
+/** `{ policy }` when there are records, else nothing. */
+function withRecords(policy: readonly PolicyRecord[] | undefined): Pick<CrewEngineState, 'policy'> {
+  return policy === undefined ? {} : { policy };
 }
 
 /** A claim commit the Runner refused (another writer got there first): the Runner's own error, so it reloads and re-applies. */
