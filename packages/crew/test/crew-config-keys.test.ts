@@ -42,6 +42,7 @@ describe('crewConfigKeyPaths', () => {
       'routing.parallel_groups.*.next_agent',
       'approvals',
       'approvals.rules',
+      'approvals.rules[].name',
       'approvals.rules[].tool',
       'approvals.rules[].when',
       'approvals.rules[].when[].path',
