@@ -40,8 +40,10 @@ interface CrewEngineState {
 
 /**
  * An {@link Engine} that runs a crew per turn. Its engine state is `{ pausedAgentId?, lastAgentId?,
- * approvals? }`: with `resume_at: last_agent`, the next message starts at the agent whose reply
- * ended the last turn (`CrewState.lastAgentId`). A turn
+ * approvals?, waits?, policy? }`: with `resume_at: last_agent`, the next message starts at the agent whose reply
+ * ended the last turn (`CrewState.lastAgentId`); `waits` (held replies that resumed after
+ * messages arrived during the wait) and `policy` (the approvals policy's recent decisions) keep
+ * the transcript chronological and saying why each tool call ran. A turn
  * runs `executor.execute(text, { state: { history, pausedAgentId }, abortSignal })` with the
  * session's history **without** the current user message (the crew appends it again as its
  * input), so the history lives once, in the session: the turn's `messages` are what the run
