@@ -221,8 +221,10 @@ describeBrowser('the web chat in Chromium', () => {
     const live = await shown(page);
     expect(live).toHaveLength(2); // the question; one reply: triage's text, the handoff, billing's text and call
     expect(await page.locator('.badge.handoff').allTextContents()).toEqual(['triage → billing']);
-    const order = (p: Page) =>
-      p.locator('article.assistant > *').evaluateAll((nodes) => nodes.map((n) => n.className.split(' ')[0]));
+    const order = (p: Page): Promise<string[]> =>
+      p
+        .locator('article.assistant > *')
+        .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('class')?.split(' ')[0] ?? ''));
     const liveOrder = await order(page);
     expect(liveOrder).toEqual(['text', 'badge', 'text', 'tool']);
     await screenshot(page, 'web-chat-held');
