@@ -126,5 +126,10 @@ export type TranscriptEntry =
        * (it ran without asking), `ask` (held for a person) or `deny`; `rule`: the deciding rule's
        * name, when a named rule decided.
        */
-      readonly approval?: { readonly decision: 'allow' | 'deny' | 'ask'; readonly rule?: string };
+      readonly approval?: {
+        /** `allow` (ran without asking), `ask` (held for a person) or `deny` (refused). */
+        readonly decision: 'allow' | 'deny' | 'ask';
+        /** The `name` of the rule that decided, when a named rule did. */
+        readonly rule?: string;
+      };
     };
