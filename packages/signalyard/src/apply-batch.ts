@@ -17,6 +17,7 @@ import { asSignalyardError, failedOutcome, outcomeOf, type Applied } from './out
 import { isConflict, isUnstorable } from './session-persistence.js';
 import { signalCause } from './session-cause.js';
 import { runTurn } from './turn.js';
+import { interruptedApplied } from './turn-interrupt.js';
 import type { TurnSink } from './turn-stream.js';
 
 /** What {@link BatchApplier} works with. @internal */
@@ -274,13 +275,15 @@ export class BatchApplier {
     const arrival = { history, engineState: p.loaded.engineState };
     if (session.agent.whenBusy === 'interrupt') {
       session.interruptTurn = (reason) => {
-        batch.abort(reason ?? new AbortedError({ message: 'Interrupted by a newer user message' }));
+        batch.interrupt(reason ?? new AbortedError({ message: 'Interrupted by a newer user message' }));
       };
     }
     batch.turnRunning = true;
     try {
       const input = { session, loaded: p.loaded, job: lead, action: last.action, match: last.match };
-      return await runTurn(this.#d, { ...input, history, arrival, signals });
+      const interruptSignal = batch.interruptSignal;
+      const applied = await runTurn(this.#d, { ...input, history, arrival, signals, interruptSignal });
+      return batch.interrupted ? interruptedApplied(applied) : applied;
     } finally {
       batch.turnRunning = false;
       session.interruptTurn = undefined;

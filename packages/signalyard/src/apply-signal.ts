@@ -11,6 +11,7 @@ import {
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
+import { NO_PENDING_APPROVAL, decidesNothingPending } from './approval-checks.js';
 import { appendHistory, userMessageOf } from './history.js';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type Job, type LiveSession, type LoadedState } from './live-session.js';
@@ -123,6 +124,7 @@ export class SignalApplier {
    * `failed` with `ENGINE_FAILED` (or the escaped error itself, when it is a Signalyard error).
    */
   async #escaped(session: LiveSession, job: Job, error: unknown): Promise<Outcome> {
+    const before = session.state;
     session.state = UNLOADED;
     const failure = SignalyardError.isInstance(error)
       ? error
@@ -133,8 +135,10 @@ export class SignalApplier {
         });
     const outcome = failedOutcome(session.ctx, failure);
     // After a commit, what arrived is saved already.
-    if (job.committed !== true)
-      await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome));
+    if (job.committed !== true) {
+      const initial = before.kind === 'loaded' ? before.savedStrategy : undefined;
+      await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome), initial);
+    }
     return outcome;
   }
 
@@ -254,7 +258,6 @@ export class SignalApplier {
 }
 
 const AWAITING_APPROVAL = Action.reject('awaiting_approval');
-const NO_PENDING_APPROVAL = Action.reject('no_pending_approval');
 
 /** The runner default for an unrouted `user_message`: continue, or `reject('awaiting_approval')` while approvals are pending. @internal */
 export function userMessageDefault(loaded: LoadedState): Action {
@@ -263,7 +266,7 @@ export function userMessageDefault(loaded: LoadedState): Action {
 
 /**
  * Runner defaults for unrouted signals: `user_message` → continue (`reject('awaiting_approval')`
- * while approvals are pending), `tool_approval` → continue when approvals are pending, else
+ * while approvals are pending), `tool_approval` → continue when a decision names a pending approval, else
  * `reject('no_pending_approval')`, `stop` → graceful_stop. @internal
  */
 function defaultAction(signal: Signal, loaded: LoadedState): Action | undefined {
@@ -271,7 +274,7 @@ function defaultAction(signal: Signal, loaded: LoadedState): Action | undefined 
     case 'user_message':
       return userMessageDefault(loaded);
     case 'tool_approval':
-      return loaded.pendingApprovals.length > 0 ? Action.Continue : NO_PENDING_APPROVAL;
+      return decidesNothingPending(signal, loaded.pendingApprovals) ? NO_PENDING_APPROVAL : Action.Continue;
     case 'stop':
       return Action.GracefulStop;
     default:

@@ -1,4 +1,4 @@
-import { describeValue, type ChatModel, type Tool } from '@signalyard/core';
+import { describeValue, type ChatModel, type McpToolSource, type Tool } from '@signalyard/core';
 import {
   CrewExecutor,
   CrewRunError,
@@ -16,6 +16,7 @@ import { userMessageOf } from './history.js';
 import { keptRecords, policyRecordOf, withPolicyRecords, type PolicyRecord } from './crew-policy-record.js';
 import { chronologicalHistory, waitsAfter, type CrewWait } from './crew-waits.js';
 import { RunnerError } from './errors/runner-error.js';
+import { interruptSignalOf } from './turn-interrupt.js';
 
 /** Options of {@link crewEngine}. */
 export interface CrewEngineOptions {
@@ -23,6 +24,11 @@ export interface CrewEngineOptions {
   model: ChatModel | Record<string, ChatModel>;
   /** The tools agents may call (an agent's `tools` list in the crew names them). */
   tools?: readonly Tool[];
+  /**
+   * Where agents with crew.yaml `mcp:` views get their tools: what `connectMcp` from
+   * `@signalyard/mcp` returns (any `McpToolSource`); resolved at the start of every turn.
+   */
+  mcp?: McpToolSource;
 }
 
 /** The engine state a crew engine keeps in the session checkpoint. */
@@ -67,13 +73,14 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
   if (typeof opts !== 'object' || (opts as unknown) === null) {
     throw new RunnerError({
       code: 'RUNNER_INPUT_INVALID',
-      message: `crewEngine needs options { model, tools? }, got ${describeValue(opts)}`,
+      message: `crewEngine needs options { model, tools?, mcp? }, got ${describeValue(opts)}`,
     });
   }
   const executor = new CrewExecutor({
     crew,
     model: opts.model,
     ...(opts.tools === undefined ? {} : { tools: opts.tools }),
+    ...(opts.mcp === undefined ? {} : { mcp: opts.mcp }),
   });
   let mermaid: string | undefined;
   let resolved: CrewConfig | undefined;
@@ -86,11 +93,13 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       // The approvals policy's decisions of this turn, kept for the transcript.
       const decided: PolicyRecord[] = [];
       let response: CrewResponse | undefined;
+      const interruptSignal = interruptSignalOf(ctx);
       // Models stream only when someone reads the turn as a stream; else they are called with
       // `generate` and the crew emits no text deltas.
       const run = executor.executeStream(text, {
         state,
         abortSignal: ctx.abortSignal,
+        ...(interruptSignal !== undefined && { interruptSignal }),
         textDeltas: ctx.streaming,
         ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
         // The durable claim: the session is saved with the call marked started before it runs.
@@ -106,8 +115,18 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
           if (record !== undefined) decided.push(record);
         }
         if (event.type === 'end') response = event.response;
-        else if (event.type === 'error') throw unwrapCommitFailure(event.error);
-        else if (event.type === 'text_delta')
+        else if (event.type === 'error') {
+          // Interrupted at a safe point: what the run completed is this turn's result.
+          if (interruptedAt(event.error, interruptSignal, ctx.abortSignal))
+            return {
+              messages: event.error.state.history.slice(prior),
+              state: {
+                ...engineStateOf(event.error.state, undefined, saved.waits, heldAt),
+                ...withRecords(keptRecords(saved.policy, decided)),
+              },
+            };
+          throw unwrapCommitFailure(event.error);
+        } else if (event.type === 'text_delta')
           ctx.emitText(event.delta, { crewAgentId: event.agentId, path: event.path });
         else ctx.emit({ ...event });
       }
@@ -211,6 +230,15 @@ function engineStateOf(
 /** `{ policy }` when there are records, else nothing. */
 function withRecords(policy: readonly PolicyRecord[] | undefined): Pick<CrewEngineState, 'policy'> {
   return policy === undefined ? {} : { policy };
+}
+
+/** Whether `error` is the run ending at a safe point for the turn's interrupt (not for a stop). */
+function interruptedAt(
+  error: CrewRunError,
+  interruptSignal: AbortSignal | undefined,
+  abortSignal: AbortSignal,
+): boolean {
+  return error.code === 'ABORTED' && interruptSignal?.aborted === true && !abortSignal.aborted;
 }
 
 /** A claim commit the Runner refused (another writer got there first): the Runner's own error, so it reloads and re-applies. */

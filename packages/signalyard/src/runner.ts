@@ -19,7 +19,7 @@ import { errorText, isAbortSignal } from '@signalyard/core/internal';
 import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type SessionKey } from '@signalyard/sessions';
 import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
-import { decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
+import { approverProblem, decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
 import { aliasesOf, publicTranscript } from './approval-aliases.js';
 import { createEventHub } from './event-hub.js';
 import { EventTimeline } from './event-timeline.js';
@@ -78,14 +78,18 @@ export interface Runner {
   /**
    * Decides pending tool approvals: dispatches `signal('tool_approval', { decisions, by })` to the
    * session. It goes through the three tiers like every signal, so a route can refuse an approver
-   * (e.g. `reject('not a reviewer')` on `payload.by`). Unrouted, the runner's default is
-   * `continue` when the session has pending approvals (the engine resumes with the decisions in
-   * `ctx.approvals`), else outcome `rejected` with `reject('no_pending_approval')` and nothing
-   * runs. Any runner over the same store can approve: the checkpoint is the truth.
+   * (e.g. `reject('not a reviewer')` on `payload.by`). The runner checks the ids itself against
+   * the session's `pendingApprovals`: when none names a pending approval, the outcome is
+   * `rejected` with `reject('no_pending_approval')` and nothing runs; in a mix, the pending ones
+   * are applied (unrouted, the default is `continue`: the engine resumes with them in
+   * `ctx.approvals`) and the other ids are ignored and listed in `outcome.output.unknownApprovalIds`
+   * (added to a plain-object output; `{ unknownApprovalIds }` without one, else `{ output,
+   * unknownApprovalIds }`). Any runner over the same store can approve: the checkpoint is the truth.
    *
    * @throws RunnerError `RUNNER_INPUT_INVALID` (the promise rejects) when `decisions` is not a
-   * non-empty list of `{ id, approved, reason? }` with distinct ids, or `by` is not a non-empty
-   * string; `RUNNER_CLOSED` after `close()`.
+   * non-empty list of `{ id, approved, reason? }` with distinct ids and each `reason` at most
+   * 1,000 code units, or `by` is not a non-empty string of at most 200; `RUNNER_CLOSED` after
+   * `close()`.
    * @example
    * ```ts
    * const outcome = await runner.approve('agent:support:main', [{ id: 'ap-1', approved: true }], { by: 'alice' });
@@ -446,7 +450,7 @@ class RunnerImpl implements Runner {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const badOptions = optionsProblem('approve', opts, false, true);
     if (badOptions !== undefined) return Promise.reject(badOptions);
-    const problem = decisionsProblem(decisions);
+    const problem = approverProblem(opts.by) ?? decisionsProblem(decisions);
     if (problem !== undefined) return Promise.reject(inputError(`approve() got ${problem}`));
     const copies = decisions.map((d): ApprovalDecision =>
       d.reason === undefined
