@@ -51,6 +51,8 @@ const linesTo = (write: (line: string) => void): ((text: string) => void) => {
 
 /** The operator's line for an engine event (a handoff, a tool call, an approval), if it has one. */
 const engineLine = (ev: EngineEvent): string | undefined => {
+  // A parallel group's members each take over with a handoff (with `group`): the group's own line says it.
+  if (ev.type === 'handoff' && typeof ev.group === 'string') return undefined;
   if (ev.type === 'handoff') {
     // A handoff by transfer tool call names the tool the model called; by marker, the marker.
     const how =

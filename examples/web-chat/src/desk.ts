@@ -8,7 +8,15 @@ import { aiSdkModel } from '@signalyard/ai-sdk';
 import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart, Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
-import { RouteResolver, createRunner, crewEngine, formatSessionKey, parseCrewConfig, type Runner } from 'signalyard';
+import {
+  RouteResolver,
+  createRunner,
+  crewEngine,
+  formatSessionKey,
+  parseCrewConfig,
+  type CrewConfigInput,
+  type Runner,
+} from 'signalyard';
 
 /** The crew, from config/desk-crew.yaml. */
 const deskCrew = parseCrewConfig(readFileSync(new URL('../config/desk-crew.yaml', import.meta.url), 'utf8'));
@@ -171,12 +179,14 @@ export interface DeskRunnerOptions {
   readonly model: ChatModel;
   /** Where the refund tool records its refunds. */
   readonly ledger?: RefundLedger;
+  /** The crew (default: config/desk-crew.yaml), e.g. one with a parallel group for a test. */
+  readonly crew?: CrewConfigInput;
 }
 
 /** The desk's Runner: one `desk` agent whose engine is the crew, sessions on SQLite. */
 export function deskRunner(opts: DeskRunnerOptions): Runner {
   const ledger = opts.ledger ?? { refunds: [] };
-  const engine = crewEngine(deskCrew, { model: opts.model, tools: [refundTool(ledger)] });
+  const engine = crewEngine(opts.crew ?? deskCrew, { model: opts.model, tools: [refundTool(ledger)] });
   return createRunner({
     agents: [{ id: 'desk', engine }],
     routing,

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import type { Runner } from 'signalyard';
+import { parseCrewConfig, type Runner } from 'signalyard';
+import { scriptedModel } from '@signalyard/core/testing';
 import { build } from 'vite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { deskRunner, paced, scriptedDeskModel, sessionKeyOf, type RefundLedger } from '../src/desk.js';
@@ -209,6 +210,111 @@ describeBrowser('the web chat in Chromium', () => {
     expect(await shown(page)).toEqual(before);
     await review.close();
     await page.close();
+  }, 60_000);
+
+  it('a reload mid-approval shows the same entries in the same order as live: the handoff, the held reply, a message sent during the wait after it', async () => {
+    // One message that goes through triage to billing and asks a refund: the held turn has a handoff.
+    const page = await open('mid-approval-1');
+    await say(page, 'I was charged twice, please refund $420');
+    await page.waitForSelector('.tool[data-state="approval-requested"] .approval-waiting');
+    await idle(page);
+    const live = await shown(page);
+    expect(live).toHaveLength(2); // the question; one reply: triage's text, the handoff, billing's text and call
+    expect(await page.locator('.badge.handoff').allTextContents()).toEqual(['triage → billing']);
+    const order = (p: Page): Promise<string[]> =>
+      p
+        .locator('article.assistant > *')
+        .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('class')?.split(' ')[0] ?? ''));
+    const liveOrder = await order(page);
+    expect(liveOrder).toEqual(['text', 'badge', 'text', 'tool']);
+    await screenshot(page, 'web-chat-held');
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await shown(page)).toEqual(live);
+    expect(await order(page)).toEqual(liveOrder);
+    expect(await page.locator('.badge.handoff').allTextContents()).toEqual(['triage → billing']);
+
+    // A message during the wait is saved, nothing runs; after a reload it comes after the held reply.
+    await say(page, 'any news?');
+    await page.waitForSelector('.notice');
+    await idle(page);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    const roles = await page
+      .locator('#messages article')
+      .evaluateAll((nodes) => nodes.map((n) => `${n.getAttribute('data-role')}:${(n.textContent ?? '').slice(0, 12)}`));
+    expect(roles).toEqual(['user:I was charge', expect.stringMatching(/^assistant:/), 'user:any news?']);
+    expect((await shown(page)).slice(0, 2)).toEqual(live);
+    await page.close();
+  }, 60_000);
+
+  it('a parallel group survives a reload: each member’s handoff and visible reply, in the same order as live', async () => {
+    const crew = parseCrewConfig(`
+entry_point: triage
+agents:
+  - id: triage
+  - id: billing
+  - id: tech
+  - id: lead
+routing:
+  signals:
+    triage:
+      - { signal: "[ASK_BOTH]", target: both }
+    lead:
+      - { signal: "[RESOLVED]", target: "" }
+  parallel_groups:
+    both: { agents: [billing, tech], next_agent: lead }
+`);
+    const model = paced(
+      scriptedModel(
+        (req) => {
+          switch (req.agentId) {
+            case 'triage':
+              return 'Let me ask two teams at once. [ASK_BOTH]';
+            case 'billing':
+              return 'Billing: only one charge went through.';
+            case 'tech':
+              return 'Tech: the app showed the charge twice. [RESOLVED]';
+            default:
+              return 'Both teams agree: you were charged once. [RESOLVED]';
+          }
+        },
+        { streamChunkChars: 4 },
+      ),
+      5,
+    );
+    const groupRunner = deskRunner({ dbPath: join(work, 'group.db'), model, crew });
+    const groupChat = await startWebChat({ runner: groupRunner, port: 0, pageDir: join(work, 'page') });
+    const page = await newPage();
+    await page.goto(`${groupChat.url}?chat=group-1`);
+    await page.waitForSelector('body[data-ready="true"]');
+    await say(page, 'was I charged twice?');
+    await page.waitForSelector('article.assistant .text >> text=you were charged once');
+    await idle(page);
+    const live = await shown(page);
+    const badges = await page.locator('.badge.handoff').allTextContents();
+    expect(badges).toEqual(['triage → billing', 'triage → tech', 'triage → lead']);
+    const texts = await page.locator('article.assistant .text').allTextContents();
+    expect(texts).toEqual([
+      'Let me ask two teams at once.',
+      'Billing: only one charge went through.',
+      'Tech: the app showed the charge twice.',
+      'Both teams agree: you were charged once.',
+    ]);
+    expect(await page.content()).not.toContain('[ASK_BOTH]');
+    expect(await page.content()).not.toContain('[RESOLVED]');
+    await screenshot(page, 'web-chat-parallel');
+
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await shown(page)).toEqual(live);
+    expect(await page.locator('.badge.handoff').allTextContents()).toEqual(badges);
+    expect(await page.locator('article.assistant .text').allTextContents()).toEqual(texts);
+    expect(await page.content()).not.toContain('[RESOLVED]');
+    await page.close();
+    await groupChat.close();
+    await groupRunner.close();
   }, 60_000);
 
   it('the reviewer page without its token says so, and shows nothing', async () => {

@@ -226,18 +226,28 @@ routing:
       'Tax-wise it is deductible.',
       'Both agree.',
     ]);
-    expect(dataParts(message, 'data-handoff')).toEqual([{ from: 'lead', to: 'summary' }]);
+    // Each member takes over from the lead (with the group), then the group's next agent.
+    const handoffs = [
+      { from: 'lead', to: 'law', group: 'experts' },
+      { from: 'lead', to: 'tax', group: 'experts' },
+      { from: 'lead', to: 'summary' },
+    ];
+    expect(dataParts(message, 'data-handoff')).toEqual(handoffs);
     const outcome = await turn.outcome;
     expect(outcome.status).toBe('completed');
     expect((outcome.output as CrewResponse).visibleContent).toBe('Both agree.');
     expect(events.at(-1)).toEqual({ type: 'outcome', outcome } satisfies TurnEvent);
-    // After a page reload: the transcript leaves the group's collected results (the members' raw
-    // replies) out, so no text part shows a marker, and the move on after the group is a handoff.
+    // After a page reload: the same parts in the same order (decisions-wave3.md §3–§4) — each
+    // member's visible reply (markers hidden) after its handoff, never the group's collected results.
     const reloaded = transcriptToUIMessages(await runner.transcript(outcome.sessionKey));
     const reloadedTexts = reloaded.flatMap((m) => texts(m));
-    expect(reloadedTexts).toEqual(['Can I deduct it?', 'Asking both experts.', 'Both agree.']);
+    expect(reloadedTexts).toEqual(['Can I deduct it?', ...texts(message)]);
     for (const text of reloadedTexts) expect(text).not.toMatch(/\[(ASK_EXPERTS|DONE)\]/);
-    expect(reloaded.flatMap((m) => dataParts(m, 'data-handoff'))).toEqual([{ from: 'lead', to: 'summary' }]);
+    expect(reloaded.flatMap((m) => dataParts(m, 'data-handoff'))).toEqual(handoffs);
+    const kinds = (m: UIMessage | undefined) =>
+      (m?.parts ?? []).flatMap((p) => (p.type === 'text' || p.type === 'data-handoff' ? [p.type] : []));
+    expect(kinds(reloaded.at(-1))).toEqual(kinds(message));
+    expect(kinds(message)).toHaveLength(7);
     await runner.close();
   });
 });

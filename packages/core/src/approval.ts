@@ -39,6 +39,12 @@ export interface ArgCondition {
 
 /** One rule of an {@link ApprovalPolicy}: for `tool` (an exact name or `*`), when every condition holds, `decision`. */
 export interface ApprovalRule {
+  /**
+   * A name for the rule (1 to 100 characters), e.g. `refunds-under-100`: recorded with every
+   * decision the rule makes (`ApprovalVerdict.ruleName`, `PendingApproval.ruleName`, a version's
+   * `cause.summary.approvals`) and shown by the inspector ("allowed by rule refunds-under-100").
+   */
+  readonly name?: string;
   /** The tool name this rule applies to. */
   readonly tool: string;
   /** Conditions on the call's arguments, all of which must hold (none: every call of the tool). */
@@ -82,6 +88,8 @@ export interface PendingApproval {
   readonly reason?: string;
   /** The index of the policy rule that asked, when a rule did. */
   readonly rule?: number;
+  /** The `name` of the policy rule that asked, when a named rule did. */
+  readonly ruleName?: string;
   /** ISO-8601 time the approval was requested. */
   readonly requestedAt: string;
 }

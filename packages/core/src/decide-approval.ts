@@ -14,6 +14,8 @@ export interface ApprovalVerdict {
   readonly reason?: string;
   /** The index of the deciding rule in `policy.rules`; absent when no rule matched. */
   readonly rule?: number;
+  /** The deciding rule's `name`, when it has one. */
+  readonly ruleName?: string;
 }
 
 /**
@@ -21,7 +23,8 @@ export interface ApprovalVerdict {
  * {@link ApprovalPolicy} (pure data) and the tool's own `needsApproval`:
  *
  * 1. The policy's rules are tried in order; the first whose `tool` is the call's name (or `*`)
- *    and whose `when` conditions all hold decides: `{ decision, reason?, rule: <its index> }`.
+ *    and whose `when` conditions all hold decides: `{ decision, reason?, rule: <its index>,
+ *    ruleName? }` (`ruleName`: the rule's `name`, when it has one).
  * 2. With no matching rule: `ask` when the tool's `needsApproval` is `true` or a function that
  *    returns (or resolves) exactly `true` — called with the call's arguments and `ctx`;
  * 3. else the tool's `approvalHint` (`'ask'` or `'allow'`, e.g. from an MCP server's annotations);
@@ -63,9 +66,12 @@ export async function decideApproval(
     const rule = rules[index];
     if (rule === undefined || (rule.tool !== '*' && rule.tool !== call.name)) continue;
     if (rule.when !== undefined && !rule.when.every((condition) => conditionHolds(condition, call.arguments))) continue;
-    return rule.reason === undefined
-      ? { decision: rule.decision, rule: index }
-      : { decision: rule.decision, reason: rule.reason, rule: index };
+    return {
+      decision: rule.decision,
+      ...(rule.reason !== undefined && { reason: rule.reason }),
+      rule: index,
+      ...(rule.name !== undefined && { ruleName: rule.name }),
+    };
   }
   const needs = tool?.needsApproval;
   if (needs === true) return { decision: 'ask' };

@@ -66,7 +66,13 @@ export type {
   JsonValue,
   PendingApproval,
 } from './approval.js';
-export type { SessionCause, SessionCheckpointV1, SessionVersion } from './session-checkpoint.js';
+export type {
+  ApprovalSummary,
+  RunSummaryPart,
+  SessionCause,
+  SessionCheckpointV1,
+  SessionVersion,
+} from './session-checkpoint.js';
 export { defineTool } from './define-tool.js';
 export type { ToolDefinition } from './define-tool.js';
 export { ToolArgumentsError } from './errors/tool-arguments-error.js';

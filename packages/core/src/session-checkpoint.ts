@@ -45,6 +45,31 @@ export interface SessionCause {
   };
   /** A rewind's version: the version whose data it restored. */
   readonly rewoundTo?: number;
+  /**
+   * What the turn did, in the `RunSummary` shape of replay.md, as far as this release records
+   * it: the approval decisions the approvals policy made for the turn's tool calls.
+   */
+  readonly summary?: RunSummaryPart;
+}
+
+/**
+ * One decision an approvals policy made for a tool call during a turn (`cause.summary.approvals`,
+ * replay.md's `RunSummary.approvals` entry plus the deciding rule's name): `allow` ran it without
+ * asking, `ask` held it for a person, `deny` refused it.
+ */
+export interface ApprovalSummary {
+  /** The tool the call named. */
+  readonly tool: string;
+  /** What the policy decided. */
+  readonly decision: 'allow' | 'deny' | 'ask';
+  /** The `name` of the rule that decided, when a named rule did (absent: the policy's default, or an unnamed rule). */
+  readonly rule?: string;
+}
+
+/** The part of replay.md's `RunSummary` a version's cause records (`cause.summary`). */
+export interface RunSummaryPart {
+  /** The approvals policy's decisions for the turn's tool calls, in the order they were made. */
+  readonly approvals: readonly ApprovalSummary[];
 }
 
 /**

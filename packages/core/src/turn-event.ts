@@ -92,6 +92,8 @@ export type TranscriptEntry =
       readonly agentId: string;
       /** Its visible text. */
       readonly text: string;
+      /** The parallel group the agent spoke in, for a group member's reply; absent otherwise. */
+      readonly group?: string;
     }
   | {
       /** The conversation moved from one crew agent to another. */
@@ -100,8 +102,13 @@ export type TranscriptEntry =
       readonly from: string;
       /** The agent that took over. */
       readonly to: string;
-      /** How: a routing signal, a parallel group's `next_agent`, or a fallback. */
+      /**
+       * How: a routing signal, a parallel group (a member starting, with `group`, or the group's
+       * `next_agent` afterwards), or a fallback.
+       */
       readonly via: 'signal' | 'parallel' | 'fallback';
+      /** The parallel group, for the handoff from the agent that started it to one of its members. */
+      readonly group?: string;
     }
   | {
       /** A tool call and how it ended. */
@@ -114,4 +121,15 @@ export type TranscriptEntry =
       readonly result?: unknown;
       /** With `pending_approval`: the id to answer. */
       readonly approvalId?: string;
+      /**
+       * What the approvals policy decided for the call, when a policy was consulted: `allow`
+       * (it ran without asking), `ask` (held for a person) or `deny`; `rule`: the deciding rule's
+       * name, when a named rule decided.
+       */
+      readonly approval?: {
+        /** `allow` (ran without asking), `ask` (held for a person) or `deny` (refused). */
+        readonly decision: 'allow' | 'deny' | 'ask';
+        /** The `name` of the rule that decided, when a named rule did. */
+        readonly rule?: string;
+      };
     };

@@ -99,7 +99,9 @@ describe('parseApprovalPolicy: every problem at once', () => {
       ]),
     );
     expect(problems.find((p) => p.path === 'rule')?.message).toBe('unknown key "rule" (expected rules, default)');
-    expect(problems.find((p) => p.path === 'rules[0].why')?.message).toContain('expected tool, when, decision, reason');
+    expect(problems.find((p) => p.path === 'rules[0].why')?.message).toContain(
+      'expected name, tool, when, decision, reason',
+    );
     expect(problems.find((p) => p.path === 'rules[1].when[2].starts_with')?.message).toContain('startsWith');
     expect(problems.find((p) => p.path === 'rules[1].when[0]')?.message).toContain('at least one test');
     expect(problems.find((p) => p.path === 'rules[0].tool')?.message).toContain('expected a tool name or "*"');

@@ -21,6 +21,50 @@ async function holds(condition: ArgCondition, args: unknown): Promise<boolean> {
 }
 
 describe('decideApproval: rules', () => {
+  it('names the deciding rule (ruleName) when the rule has a name: an allow, an ask and a deny alike', async () => {
+    const policy = parseApprovalPolicy({
+      rules: [
+        { name: 'refunds-under-100', tool: 'refund', when: [{ path: 'amount', lte: 100 }], decision: 'allow' },
+        { name: 'big-refunds', tool: 'refund', decision: 'ask', reason: 'large' },
+        { tool: 'wipe', decision: 'deny' },
+      ],
+    });
+    await expect(decideApproval(policy, callOf('refund', { amount: 42 }), undefined, ctx)).resolves.toEqual({
+      decision: 'allow',
+      rule: 0,
+      ruleName: 'refunds-under-100',
+    });
+    await expect(decideApproval(policy, callOf('refund', { amount: 420 }), undefined, ctx)).resolves.toEqual({
+      decision: 'ask',
+      reason: 'large',
+      rule: 1,
+      ruleName: 'big-refunds',
+    });
+    // An unnamed rule has no ruleName; the default has no rule at all.
+    await expect(decideApproval(policy, callOf('wipe'), undefined, ctx)).resolves.toEqual({
+      decision: 'deny',
+      rule: 2,
+    });
+    await expect(decideApproval(policy, callOf('other'), undefined, ctx)).resolves.toEqual({ decision: 'allow' });
+  });
+
+  it('refuses a rule name that is empty, too long or not a string (CONFIG_INVALID, naming it)', () => {
+    for (const [name, message] of [
+      ['', 'Invalid name "": expected a rule name (1 to 100 characters)'],
+      ['x'.repeat(101), 'expected a rule name of at most 100 characters'],
+      [7, 'Invalid name 7: expected a rule name (1 to 100 characters)'],
+    ] as const) {
+      let thrown: unknown;
+      try {
+        parseApprovalPolicy({ rules: [{ name, tool: 'refund', decision: 'allow' }] });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(ConfigError.isInstance(thrown)).toBe(true);
+      expect((thrown as Error).message).toContain(message);
+    }
+  });
+
   it('allows everything with no policy and no needsApproval', async () => {
     await expect(decideApproval(undefined, callOf('refund'), toolOf('refund'), ctx)).resolves.toEqual({
       decision: 'allow',

@@ -446,6 +446,7 @@ describe('streaming and approvals (type)', () => {
       readonly decision: ApprovalDecisionKind;
       readonly reason?: string;
       readonly rule?: number;
+      readonly ruleName?: string;
     }>();
     expectTypeOf<ReturnType<(typeof approvalPolicySchema)['parse']>>().toEqualTypeOf<ApprovalPolicy>();
     expect(typeof streamChat).toBe('function');

@@ -104,6 +104,7 @@ function startBatch(
       agentId: agent.id,
       ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
       ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
+      ...(verdict.ruleName === undefined ? {} : { ruleName: verdict.ruleName }),
       requestedAt,
     });
     requested?.push(approval);

@@ -233,10 +233,17 @@ export type CrewEvent =
       to: string;
       /**
        * Why: `signal` (the reply matched one of `from`'s routing signals, or called its transfer
-       * tool), `parallel` (a parallel group's `next_agent`), `fallback` (nothing routed the reply:
+       * tool), `parallel` (a member of a parallel group starting, with `group`; or the group's
+       * `next_agent` afterwards), `fallback` (nothing routed the reply:
        * `handoff_targets`, then the crew's order).
        */
       via: 'signal' | 'parallel' | 'fallback';
+      /**
+       * The parallel group, for the handoff from the agent that started a group to one of its
+       * members (`via: 'parallel'`, emitted for every member right after `parallel_start`, not
+       * counted in `handoffs`); absent for every other handoff.
+       */
+      group?: string;
       /** The routing signal, e.g. `'[TO_STUDENT]'`; only with `via: 'signal'` (also when its transfer tool was called). */
       signal?: string;
       /** The transfer tool the model called, e.g. `'transfer_to_student'`; only for a handoff made by a tool call. */
@@ -304,6 +311,31 @@ export type CrewEvent =
       agentId: string;
       /** What was ignored and why, for a person to read. */
       message: string;
+    }
+  | {
+      /**
+       * The approvals policy decided a tool call of `agentId`'s reply (crew.yaml `approvals:`, or
+       * the tool's `needsApproval`), before anything ran: `allow` runs it, `ask` holds it for a
+       * person (an `approval_requested` follows), `deny` refuses it. Emitted for every call of a
+       * reply the decide step looked at — not for transfer calls, nor calls naming no tool.
+       */
+      type: 'approval_decided';
+      /** The agent whose reply made the call. */
+      agentId: string;
+      /** The model's id for the call. */
+      toolCallId: string;
+      /** The tool the call names. */
+      toolName: string;
+      /** What was decided. */
+      decision: 'allow' | 'ask' | 'deny';
+      /** The deciding rule's `reason`, when it has one (or why a check that failed denied the call). */
+      reason?: string;
+      /** The index of the deciding rule in `approvals.rules`; absent when no rule matched. */
+      rule?: number;
+      /** The deciding rule's `name`, when it has one. */
+      ruleName?: string;
+      /** The parallel group, for a member's call. */
+      group?: string;
     }
   | {
       /** The run pauses: calls of `agentId`'s reply wait for a person's decision (reason `awaiting_approval`); followed by `end`. */

@@ -238,6 +238,12 @@ export class CrewExecutor {
    * a run paused on). Calls to transfer tools are never shown as tools, and the crew's internal
    * messages (tool results, a parallel group's collected results) not as text.
    *
+   * Entries are in the order things happened: the reply a run paused on comes where it was
+   * produced (`batch.at`), after the handoff that led to it, and messages added to the history
+   * during the wait after it. A parallel group shows as a `handoff` (`via: 'parallel'`, `group`)
+   * from the agent that started it to each member, then each member's visible reply (`group`
+   * set), read from the group's collected results.
+   *
    * @param history - the conversation as the crew keeps it (`CrewState.history`).
    * @param state - the rest of the crew state (its `approvals`), when a run may be paused on a batch.
    * @throws CrewArgumentError `CREW_HISTORY_INVALID` when `history` is not a list of ChatMessages.

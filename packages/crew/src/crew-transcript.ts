@@ -14,53 +14,78 @@ import { visibleText } from './signal-hider.js';
 /** How the run moved on from one speaker to the next. */
 type Via = 'signal' | 'parallel' | 'fallback';
 
+/** The held reply of a paused batch, as the transcript places it (at `at` in the history). */
+interface HeldReply {
+  readonly agentId: string;
+  readonly message: ChatMessage;
+  readonly calls: readonly unknown[];
+  readonly at: number;
+}
+
 /**
  * The visible conversation of a crew session (see `CrewExecutor.transcript`): `history` as the
- * crew keeps it, and `state`'s held approval batch (its reply and calls, not yet in the history).
+ * crew keeps it, and `state`'s held approval batch (its reply and calls, not yet in the history),
+ * in the order things happened: the held reply where it was produced (with the handoff that led
+ * to it), messages sent during the wait after it; a parallel group's members each with a handoff
+ * from the agent that started the group and their visible replies (`group` set).
  *
  * @throws CrewArgumentError `CREW_HISTORY_INVALID` when `history` is not a list of ChatMessages.
  * @internal
  */
 export function crewTranscript(crew: CompiledCrew, history: unknown, state: unknown): TranscriptEntry[] {
   assertHistory(history);
-  const visible = (content: string): string =>
-    crew.settings.hideSignals ? visibleText(content, crew.markers) : content;
-  const entries: TranscriptEntry[] = [];
-  const results = new Map<string, ChatMessage>();
-  for (const m of history) if (m.role === 'tool' && m.toolCallId !== undefined) results.set(m.toolCallId, m);
-  let speaker: string | undefined;
-  // How the run moves on after the last speaker's reply; `group`: the parallel group that reply
-  // started, whose collected results (a user message) come next and are left out.
-  let via: Via | undefined;
-  let group: CompiledGroup | undefined;
-  let afterGroup = false;
-  for (const m of history) {
+  const writer = new TranscriptWriter(crew, history);
+  const held = heldReply(crew, state);
+  const heldAt = held === undefined ? -1 : Math.min(held.at, history.length);
+  for (let i = 0; i <= history.length; i++) {
+    if (i === heldAt) writer.held(held as HeldReply);
+    const m = history[i];
+    if (m !== undefined) writer.message(m);
+  }
+  return writer.entries;
+}
+
+/** Walks a crew history (and the held reply, where it goes), writing the transcript entries. */
+class TranscriptWriter {
+  readonly entries: TranscriptEntry[] = [];
+  readonly #crew: CompiledCrew;
+  readonly #results = new Map<string, ChatMessage>();
+  /** The agent whose reply came last (`undefined` after a user message). */
+  #speaker: string | undefined;
+  /** How the run moves on after the last speaker's reply. */
+  #via: Via | undefined;
+  /** The parallel group the last reply started, whose collected results (a user message) come next. */
+  #group: CompiledGroup | undefined;
+  /** Whether a group's results came since the last reply: the run moves on even to the agent that started it. */
+  #afterGroup = false;
+
+  constructor(crew: CompiledCrew, history: readonly ChatMessage[]) {
+    this.#crew = crew;
+    for (const m of history) if (m.role === 'tool' && m.toolCallId !== undefined) this.#results.set(m.toolCallId, m);
+  }
+
+  #visible(content: string): string {
+    return this.#crew.settings.hideSignals ? visibleText(content, this.#crew.markers) : content;
+  }
+
+  message(m: ChatMessage): void {
     if (m.role === 'user') {
+      const group = this.#group;
+      this.#group = undefined;
       if (group !== undefined && isGroupResults(group, m.content)) {
-        afterGroup = true;
-      } else {
-        entries.push({ type: 'user', text: m.content });
-        speaker = undefined;
-        via = undefined;
+        this.#members(group, m.content);
+        this.#afterGroup = true;
+        return;
       }
-      group = undefined;
+      this.entries.push({ type: 'user', text: m.content });
+      this.#speaker = undefined;
+      this.#via = undefined;
     } else if (m.role === 'assistant') {
-      const agentId = m.name ?? '';
-      const agent = crew.agents.get(agentId);
-      // After a group the run moves on even to the agent that started it.
-      if (speaker !== undefined && (afterGroup || speaker !== agentId))
-        entries.push({ type: 'handoff', from: speaker, to: agentId, via: via ?? 'signal' });
-      speaker = agentId;
-      afterGroup = false;
-      const decision = agent === undefined ? undefined : decideHandoff(agent, m);
-      via = decision === undefined ? undefined : viaOf(decision);
-      group = decision?.kind === 'group' ? decision.group : undefined;
-      const text = visible(m.content);
-      if (text !== '') entries.push({ type: 'assistant', agentId, text });
+      const agent = this.#reply(m.name ?? '', m);
       for (const call of toolCallsOf(agent, m.toolCalls)) {
-        const result = results.get(call.id);
+        const result = this.#results.get(call.id);
         const status = toolStatus(result?.content);
-        entries.push({
+        this.entries.push({
           type: 'tool',
           call,
           status,
@@ -69,7 +94,87 @@ export function crewTranscript(crew: CompiledCrew, history: unknown, state: unkn
       }
     }
   }
-  return [...entries, ...heldBatchEntries(crew, state, visible)];
+
+  /**
+   * The reply a crew paused on for approval: its text, and each of its tool calls — answered, or
+   * pending with its approval id. Its transfer calls are left out (the handoff shows once the
+   * run goes on).
+   */
+  held(reply: HeldReply): void {
+    const agent = this.#reply(reply.agentId, reply.message);
+    reply.message.toolCalls?.forEach((call, i) => {
+      if (agent?.transfers?.has(call.name) === true) return;
+      const entry = isRecord(reply.calls[i]) ? reply.calls[i] : undefined;
+      const done = entry?.status === 'done';
+      const answered = done && typeof entry.content === 'string' ? entry.content : undefined;
+      const status = done ? (entry.isError === true ? toolStatus(answered) : 'done') : 'pending_approval';
+      const approval = entry?.status === 'held' && isRecord(entry.approval) ? entry.approval.id : undefined;
+      this.entries.push({
+        type: 'tool',
+        call,
+        status,
+        ...(answered !== undefined && { result: toolResult(status, answered) }),
+        ...(typeof approval === 'string' && { approvalId: approval }),
+      });
+    });
+  }
+
+  /** An agent's reply: the handoff that led to it, its visible text; returns the agent. */
+  #reply(agentId: string, m: ChatMessage): CompiledAgent | undefined {
+    const agent = this.#crew.agents.get(agentId);
+    const speaker = this.#speaker;
+    if (speaker !== undefined && (this.#afterGroup || speaker !== agentId))
+      this.entries.push({ type: 'handoff', from: speaker, to: agentId, via: this.#via ?? 'signal' });
+    this.#speaker = agentId;
+    this.#afterGroup = false;
+    const decision = agent === undefined ? undefined : decideHandoff(agent, m);
+    this.#via = decision === undefined ? undefined : viaOf(decision);
+    this.#group = decision?.kind === 'group' ? decision.group : undefined;
+    const text = this.#visible(m.content);
+    if (text !== '') this.entries.push({ type: 'assistant', agentId, text });
+    return agent;
+  }
+
+  /**
+   * A parallel group's members, as the live run showed them: a handoff from the agent that
+   * started the group to each member (every member started), then each member's visible reply
+   * from the collected results (the members that succeeded).
+   */
+  #members(group: CompiledGroup, content: string): void {
+    const from = this.#speaker ?? '';
+    for (const to of group.memberIds)
+      this.entries.push({ type: 'handoff', from, to, via: 'parallel', group: group.name });
+    for (const { agentId, reply } of memberReplies(group, content)) {
+      const text = this.#visible(reply);
+      if (text !== '') this.entries.push({ type: 'assistant', agentId, text, group: group.name });
+    }
+  }
+}
+
+/**
+ * The members' replies in a group's collected results (`<member>: <reply>`, joined by a blank
+ * line, in declaration order; see `aggregateResults`): each reply ends where the next member's
+ * label starts. (A reply that itself holds a blank line followed by a later member's label is
+ * cut there: the results message cannot tell them apart.)
+ */
+function memberReplies(group: CompiledGroup, content: string): { agentId: string; reply: string }[] {
+  const ids = group.memberIds;
+  const out: { agentId: string; reply: string }[] = [];
+  let pos = 0;
+  for (let i = 0; i < ids.length && pos < content.length; i++) {
+    const id = ids[i] as string;
+    const label = `${id}: `;
+    if (!content.startsWith(label, pos)) continue;
+    const start = pos + label.length;
+    let end = content.length;
+    for (let j = i + 1; j < ids.length; j++) {
+      const next = content.indexOf(`\n\n${ids[j] as string}: `, start);
+      if (next !== -1 && next < end) end = next;
+    }
+    out.push({ agentId: id, reply: content.slice(start, end) });
+    pos = end + 2;
+  }
+  return out;
 }
 
 /**
@@ -125,39 +230,16 @@ function toolResult(status: string, content: string): unknown {
   }
 }
 
-/**
- * The reply a crew paused on for approval (held in its state, not yet in the history): its text,
- * and each of its tool calls — answered, or pending with its approval id. Its transfer calls are
- * left out (the handoff shows once the run goes on). A state without a well-formed batch gives
- * nothing.
- */
-function heldBatchEntries(crew: CompiledCrew, state: unknown, visible: (content: string) => string): TranscriptEntry[] {
+/** The reply a crew paused on for approval, from `state` (a state without a well-formed batch: none). */
+function heldReply(crew: CompiledCrew, state: unknown): HeldReply | undefined {
   const approvals = isRecord(state) ? state.approvals : undefined;
   const batch = isRecord(approvals) ? approvals.batch : undefined;
-  if (!isRecord(batch) || messageProblem(batch.message) !== undefined || typeof batch.agentId !== 'string') return [];
-  const message = batch.message as ChatMessage;
+  if (!isRecord(batch) || messageProblem(batch.message) !== undefined || typeof batch.agentId !== 'string')
+    return undefined;
+  if (!crew.agents.has(batch.agentId)) return undefined;
+  const at = typeof batch.at === 'number' && Number.isSafeInteger(batch.at) && batch.at >= 0 ? batch.at : Infinity;
   const calls = Array.isArray(batch.calls) ? (batch.calls as unknown[]) : [];
-  const agentId = batch.agentId;
-  const agent = crew.agents.get(agentId);
-  const entries: TranscriptEntry[] = [];
-  const text = visible(message.content);
-  if (text !== '') entries.push({ type: 'assistant', agentId, text });
-  message.toolCalls?.forEach((call, i) => {
-    if (agent?.transfers?.has(call.name) === true) return;
-    const held = isRecord(calls[i]) ? calls[i] : undefined;
-    const done = held?.status === 'done';
-    const answered = done && typeof held.content === 'string' ? held.content : undefined;
-    const status = done ? (held.isError === true ? toolStatus(answered) : 'done') : 'pending_approval';
-    const approval = held?.status === 'held' && isRecord(held.approval) ? held.approval.id : undefined;
-    entries.push({
-      type: 'tool',
-      call,
-      status,
-      ...(answered !== undefined && { result: toolResult(status, answered) }),
-      ...(typeof approval === 'string' && { approvalId: approval }),
-    });
-  });
-  return entries;
+  return { agentId: batch.agentId, message: batch.message as ChatMessage, calls, at };
 }
 
 function assertHistory(history: unknown): asserts history is readonly ChatMessage[] {

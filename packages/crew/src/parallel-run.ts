@@ -30,7 +30,8 @@ interface Member {
 }
 
 /**
- * Step 7: runs the group's members concurrently (a {@link ParallelRun}), then appends the
+ * Step 7: runs the group's members concurrently (a {@link ParallelRun}) — `parallel_start`, then
+ * a `handoff` (`via: 'parallel'`, with `group`) from `from` to each member — then appends the
  * aggregated results as one `user` message. Returns `OUT_OF_ROUNDS` when no member succeeded
  * because `max_rounds` stopped them.
  *
@@ -43,7 +44,14 @@ export async function runGroup(
   from: CompiledAgent,
   group: CompiledGroup,
 ): Promise<undefined | typeof OUT_OF_ROUNDS> {
-  run.emit?.({ type: 'parallel_start', group: group.name, agents: group.memberIds });
+  const emit = run.emit;
+  if (emit !== undefined) {
+    emit({ type: 'parallel_start', group: group.name, agents: group.memberIds });
+    // Each member takes over from the agent that started the group (no handoff counted: running
+    // a group is not itself a handoff; moving on to `next_agent` afterwards is one).
+    for (const to of group.memberIds)
+      emit({ type: 'handoff', from: from.id, to, via: 'parallel', group: group.name, handoffs: run.handoffs });
+  }
   const outcomes = await new ParallelRun(run, group).outcomes();
   if (run.abortSignal.aborted) throw abortedError(run.abortSignal);
   return groupResult(run, from, group, outcomes);

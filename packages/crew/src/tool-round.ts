@@ -28,7 +28,7 @@ export async function toolRound(
   const { agent, history, abortSignal, group } = lane;
   const calls = message.toolCalls as readonly ToolCall[];
   const transfers = answerTransfers(run, lane, calls, decision);
-  const verdicts = await decideCalls(run, agent, calls, abortSignal);
+  const verdicts = await decideCalls(run, agent, calls, abortSignal, group);
   if (group === undefined && verdicts?.some((v) => v.decision === 'ask') === true) {
     run.requested = await holdBatch(run, agent, message, verdicts, rounds, transfers);
     return AWAITING;

@@ -136,6 +136,9 @@ describe('CrewExecutor approvals: pausing', () => {
     expect(trace(events)).toEqual([
       'agent_start:clerk',
       'agent_response:clerk',
+      'approval_decided',
+      'approval_decided',
+      'approval_decided',
       'tool_result:wipe',
       'tool_start:lookup',
       'tool_result:lookup',
@@ -144,6 +147,12 @@ describe('CrewExecutor approvals: pausing', () => {
     ]);
     expect(eventsOf(events, 'approval_requested')).toEqual([
       { type: 'approval_requested', agentId: 'clerk', approvals: pending },
+    ]);
+    // Each call's decision, in call order, with the deciding rule (POLICY's rules have no names).
+    expect(eventsOf(events, 'approval_decided').map((e) => [e.toolName, e.decision, e.rule, e.reason])).toEqual([
+      ['lookup', 'allow', undefined, undefined],
+      ['refund', 'ask', 0, 'large refund'],
+      ['wipe', 'deny', 1, 'never'],
     ]);
   });
 

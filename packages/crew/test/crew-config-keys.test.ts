@@ -47,6 +47,7 @@ describe('crewConfigKeyPaths', () => {
       'routing.parallel_groups.*.next_agent',
       'approvals',
       'approvals.rules',
+      'approvals.rules[].name',
       'approvals.rules[].tool',
       'approvals.rules[].when',
       'approvals.rules[].when[].path',

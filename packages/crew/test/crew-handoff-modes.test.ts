@@ -96,6 +96,9 @@ describe.each(MODES)('handoff_mode: %s', (mode: Mode) => {
         'agent_start:teacher',
         'agent_response:teacher',
         'parallel_start',
+        // Each member takes over from the teacher (not counted as a handoff: `handoffs: 2`).
+        'handoff:teacher>student:parallel',
+        'handoff:teacher>reporter:parallel',
         'agent_start:student@parallel_question',
         'agent_start:reporter@parallel_question',
         'agent_response:student@parallel_question',
@@ -336,6 +339,12 @@ describe.each(MODES)('handoff_mode: %s', (mode: Mode) => {
       expect(executor.transcript(response.state.history, response.state)).toEqual([
         { type: 'user', text: 'Start' },
         { type: 'assistant', agentId: 'teacher', text: 'Q1' },
+        // The group's members survive a reload (decisions-wave3.md §4): each takes over from the
+        // teacher, then says its reply, as the live run showed them.
+        { type: 'handoff', from: 'teacher', to: 'student', via: 'parallel', group: 'parallel_question' },
+        { type: 'handoff', from: 'teacher', to: 'reporter', via: 'parallel', group: 'parallel_question' },
+        { type: 'assistant', agentId: 'student', text: '4', group: 'parallel_question' },
+        { type: 'assistant', agentId: 'reporter', text: 'noted', group: 'parallel_question' },
         { type: 'handoff', from: 'teacher', to: 'teacher', via: 'parallel' },
         { type: 'assistant', agentId: 'teacher', text: 'Fine.' },
       ]);

@@ -193,10 +193,12 @@ describe('executeStream: text_delta events', () => {
       delta: 'Good.',
       path: ['teacher', 'teacher'],
     });
-    expect(trace(events).slice(0, 4)).toEqual([
+    expect(trace(events).slice(0, 6)).toEqual([
       'agent_start:teacher',
       'agent_response:teacher',
       'parallel_start',
+      'handoff:teacher>student:parallel',
+      'handoff:teacher>reporter:parallel',
       'agent_start:student@all',
     ]);
   });

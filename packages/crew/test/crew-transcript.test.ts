@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewArgumentError, CrewExecutor, type CrewConfigInput } from '@signalyard/crew';
-import { POLICY, calls, recordingTools } from './crew-support-approvals.js';
+import { POLICY, approvalCrew, calls, recordingTools } from './crew-support-approvals.js';
 
 const crew: CrewConfigInput = {
   entryPoint: 'clerk',
@@ -19,6 +19,13 @@ const crew: CrewConfigInput = {
     parallelGroups: { both: { agents: ['a', 'b'], nextAgent: 'boss' } },
   },
   approvals: POLICY,
+};
+
+/** The same crew handing off by marker, the boss ending the run with [DONE]. */
+const markerCrew: CrewConfigInput = {
+  ...crew,
+  settings: { maxRounds: 6 },
+  routing: { ...crew.routing, signals: { ...crew.routing!.signals, boss: [{ signal: '[DONE]', target: '' }] } },
 };
 
 describe('CrewExecutor.transcript', () => {
@@ -81,6 +88,107 @@ describe('CrewExecutor.transcript', () => {
     expect(response.reason).toBe('max_rounds');
     const history = [...response.state.history, { role: 'user' as const, content: 'hello?' }];
     expect(executor.transcript(history).map((e) => e.type)).toEqual(['user', 'assistant', 'user']);
+  });
+
+  it('is chronological: the held reply where it was produced (after its handoff), messages sent during the wait after it', async () => {
+    const { tools } = recordingTools();
+    const model = scriptedModel({
+      clerk: ['Passing you to the boss. [BOSS]'],
+      boss: [calls('Refunding 500.', ['r1', 'refund', { amount: 500 }]), 'Refunded. [DONE]'],
+    });
+    const executor = new CrewExecutor({ crew: approvalCrew(POLICY), model, tools });
+    const paused = await executor.execute('refund 500');
+    expect(paused.reason).toBe('awaiting_approval');
+    const pending = {
+      type: 'tool',
+      call: { id: 'r1', name: 'refund', arguments: { amount: 500 } },
+      status: 'pending_approval',
+      approvalId: 'ap-1',
+    } as const;
+    const heldPart = [
+      { type: 'user', text: 'refund 500' },
+      { type: 'assistant', agentId: 'clerk', text: 'Passing you to the boss.' },
+      // The handoff that led to the held reply is kept (the live stream showed it).
+      { type: 'handoff', from: 'clerk', to: 'boss', via: 'signal' },
+      { type: 'assistant', agentId: 'boss', text: 'Refunding 500.' },
+    ] as const;
+    expect(executor.transcript(paused.state.history, paused.state)).toEqual([...heldPart, pending]);
+    // A message sent during the wait (the Runner saves it in the history, nothing runs) comes after the held reply.
+    const waiting = [...paused.state.history, { role: 'user' as const, content: 'any news?' }];
+    expect(executor.transcript(waiting, paused.state)).toEqual([
+      ...heldPart,
+      pending,
+      { type: 'user', text: 'any news?' },
+    ]);
+    // Once approved, the history holds the block where it was held: the same order, the call done.
+    const done = await executor.execute('', {
+      state: { ...paused.state, history: waiting },
+      approvals: [{ id: 'ap-1', approved: true }],
+    });
+    expect(executor.transcript(done.state.history, done.state)).toEqual(
+      [
+        ...heldPart,
+        { ...pending, status: 'done', result: 'refund ok', approvalId: undefined },
+        { type: 'user', text: 'any news?' },
+        { type: 'assistant', agentId: 'boss', text: 'Refunded.' },
+      ].map((e) => JSON.parse(JSON.stringify(e)) as unknown),
+    );
+    // A batch whose position is past the history's end (a trimmed history) goes last.
+    const trimmed = {
+      ...paused.state,
+      approvals: { ...paused.state.approvals!, batch: { ...paused.state.approvals!.batch!, at: 99 } },
+    };
+    expect(executor.transcript(waiting, trimmed).at(-1)).toEqual(pending);
+  });
+
+  it("parallel members survive a reload: a handoff to each member (group named), then each member's visible reply", async () => {
+    const model = scriptedModel({
+      clerk: ['Asking both. [ASK]'],
+      a: ['A thinks yes [BOSS]'],
+      b: ['B thinks no'],
+      boss: ['Both answered. [DONE]'],
+    });
+    const executor = new CrewExecutor({
+      crew: markerCrew,
+      model,
+      tools: recordingTools().tools,
+    });
+    const response = await executor.execute('should we?');
+    expect(executor.transcript(response.state.history, response.state)).toEqual([
+      { type: 'user', text: 'should we?' },
+      { type: 'assistant', agentId: 'clerk', text: 'Asking both.' },
+      { type: 'handoff', from: 'clerk', to: 'a', via: 'parallel', group: 'both' },
+      { type: 'handoff', from: 'clerk', to: 'b', via: 'parallel', group: 'both' },
+      // markers hidden in members' replies too
+      { type: 'assistant', agentId: 'a', text: 'A thinks yes', group: 'both' },
+      { type: 'assistant', agentId: 'b', text: 'B thinks no', group: 'both' },
+      { type: 'handoff', from: 'clerk', to: 'boss', via: 'parallel' },
+      { type: 'assistant', agentId: 'boss', text: 'Both answered.' },
+    ]);
+    expect(response.reason).toBe('terminated_by_signal');
+  });
+
+  it("a group's results: a failed member keeps its handoff but has no reply; a reply with blank lines stays whole", () => {
+    const executor = new CrewExecutor({ crew: markerCrew, model: scriptedModel([]), tools: recordingTools().tools });
+    const group = { via: 'parallel', group: 'both' } as const;
+    const only = (content: string) =>
+      executor.transcript([
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: '[ASK]', name: 'clerk' },
+        { role: 'user', content },
+      ]);
+    expect(only('b: only b\n\nanswered')).toEqual([
+      { type: 'user', text: 'q' },
+      { type: 'handoff', from: 'clerk', to: 'a', ...group },
+      { type: 'handoff', from: 'clerk', to: 'b', ...group },
+      { type: 'assistant', agentId: 'b', text: 'only b\n\nanswered', group: 'both' },
+    ]);
+    expect(only('a: first\n\nstill a\n\nb: second').slice(3)).toEqual([
+      { type: 'assistant', agentId: 'a', text: 'first\n\nstill a', group: 'both' },
+      { type: 'assistant', agentId: 'b', text: 'second', group: 'both' },
+    ]);
+    // A member whose reply was only a marker shows no text, as live.
+    expect(only('a: [BOSS]\n\nb: x').slice(3)).toEqual([{ type: 'assistant', agentId: 'b', text: 'x', group: 'both' }]);
   });
 
   it('refuses a history that is not a list of ChatMessages (CREW_HISTORY_INVALID)', () => {

@@ -175,7 +175,11 @@ describe('a transfer call is the handoff', () => {
     });
     const events = await collect(new CrewExecutor({ crew: desk('tool'), model, tools: TOOLS }), 'it crashed');
     expect(trace(events)).toContain('parallel_start');
-    expect(eventsOf(events, 'handoff').map((h) => [h.from, h.to, h.via])).toEqual([['triage', 'billing', 'parallel']]);
+    expect(eventsOf(events, 'handoff').map((h) => [h.from, h.to, h.via, h.group])).toEqual([
+      ['triage', 'billing', 'parallel', 'investigate'],
+      ['triage', 'tech', 'parallel', 'investigate'],
+      ['triage', 'billing', 'parallel', undefined],
+    ]);
     const response = endOf(events);
     expect(response).toMatchObject({ agentId: 'billing', reason: 'terminated_by_signal', handoffs: 1 });
     expect(toolMessages(response.state.history)).toEqual([

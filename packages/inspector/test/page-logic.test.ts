@@ -16,8 +16,16 @@ interface EventStreamModule {
     fetch?: (url: string, init: RequestInit) => Promise<Response>;
   }) => { close(): void };
 }
+type Text = (value: Record<string, unknown>) => string;
 interface EngineTextModule {
-  handoffText: (ev: Record<string, unknown>) => string;
+  handoffText: Text;
+  decisionText: Text;
+  approvalDecidedText: Text;
+  terminateText: Text;
+  eventFieldsText: Text;
+  routeText: Text;
+  causeText: (cause: Record<string, unknown> | undefined) => string;
+  withoutMarkers: (text: string) => string;
 }
 interface VisibleTextModule {
   visible: (text: string) => string;
@@ -32,7 +40,16 @@ const modules = {
 };
 const { connectEventStream } = (await import(modules.stream)) as EventStreamModule;
 const { visible, visibleLines } = (await import(modules.text)) as VisibleTextModule;
-const { handoffText } = (await import(modules.engine)) as EngineTextModule;
+const {
+  handoffText,
+  decisionText,
+  approvalDecidedText,
+  terminateText,
+  eventFieldsText,
+  routeText,
+  causeText,
+  withoutMarkers,
+} = (await import(modules.engine)) as EngineTextModule;
 
 describe('the timeline shows a crew handoff', () => {
   it('a marker by its signal, a transfer tool call by its tool (the same handoff), the others by how', () => {
@@ -43,6 +60,76 @@ describe('the timeline shows a crew handoff', () => {
     );
     expect(handoffText({ ...base, via: 'parallel', from: 'lead', to: 'lead' })).toBe('lead → lead (via parallel)');
     expect(handoffText({ ...base, via: 'fallback' })).toBe('triage → billing (via fallback)');
+    expect(handoffText({ ...base, via: 'parallel', from: 'lead', to: 'law', group: 'experts' })).toBe(
+      'lead → law (via parallel, group experts)',
+    );
+  });
+});
+
+describe('the page says why, in words', () => {
+  it("an approvals policy's decision: by a named rule, an unnamed one, or the default", () => {
+    expect(decisionText({ decision: 'allow', rule: 'refunds-under-100' })).toBe('allowed by rule refunds-under-100');
+    expect(decisionText({ decision: 'ask', rule: 1, ruleName: 'big-refunds' })).toBe(
+      'held for a person by rule big-refunds',
+    );
+    expect(decisionText({ decision: 'deny', rule: 0 })).toBe('denied by rule 1 (unnamed)');
+    expect(decisionText({ decision: 'allow' })).toBe("allowed by the policy's default");
+    expect(
+      approvalDecidedText({ toolName: 'refund', agentId: 'clerk', decision: 'deny', reason: 'never', group: 'g' }),
+    ).toBe("refund by clerk in group g denied by the policy's default: never");
+  });
+
+  it('how a run ended, and any other event, as text', () => {
+    expect(terminateText({ agentId: 'billing', reason: 'terminated_by_signal', signal: '[DONE]' })).toBe(
+      'billing ended the run by its signal [DONE]',
+    );
+    expect(terminateText({ agentId: 'b', reason: 'terminated_by_signal', signal: '', tool: 'finish' })).toBe(
+      'b ended the run by its signal (finish)',
+    );
+    expect(terminateText({ agentId: 'b', reason: 'max_rounds' })).toBe('b ended the run: max_rounds reached');
+    expect(terminateText({ agentId: 'b', reason: 'something_new' })).toBe('b ended the run (something_new)');
+    expect(
+      eventFieldsText({ type: 'x', a: 1, list: ['p', 'q'], error: { message: 'boom' }, nested: { k: true } }),
+    ).toBe('a 1 · list p, q · error boom · nested k: true');
+  });
+
+  it('a route decision: the route, or the runner default', () => {
+    expect(routeText({ tier: null, routeName: null, action: 'continue' })).toBe(
+      'no route matched: runner default → continue',
+    );
+    expect(routeText({ tier: 'agent', routeName: 'open-ticket', action: 'transition(open)' })).toBe(
+      'tier agent · route open-ticket · transition(open)',
+    );
+    expect(routeText({ tier: 'agent', routeName: null, action: 'continue' })).toBe(
+      'tier agent · route (unnamed) · continue',
+    );
+  });
+
+  it("a version's cause: the runner default, the policy's decisions, a mid-turn commit", () => {
+    const signal = { kind: 'user_message', text: 'refund 42' };
+    expect(
+      causeText({
+        at: 't',
+        signal,
+        status: 'completed',
+        summary: { approvals: [{ tool: 'refund', decision: 'allow', rule: 'small' }] },
+      }),
+    ).toBe('user_message “refund 42” · no route matched: runner default · completed · refund allowed by rule small');
+    expect(causeText({ at: 't', signal: { kind: 'tool_approval' } })).toBe(
+      'tool_approval · saved mid-turn (a commit before the turn ended)',
+    );
+    expect(causeText({ at: 't', signal, status: 'completed', tier: 'agent', routeName: 'r' })).toBe(
+      'user_message “refund 42” · tier agent · route r · completed',
+    );
+    expect(causeText(undefined)).toBe('saved');
+    expect(causeText({ at: 't', rewoundTo: 3 })).toBe('rewound to version 3');
+  });
+
+  it('the offline chat hides markers as the live one does', () => {
+    expect(withoutMarkers('Done. [DONE]')).toBe('Done.');
+    expect(withoutMarkers('Passing on [ROUTE_BILLING] now [done]')).toBe('Passing on now');
+    expect(withoutMarkers('[ASK]')).toBe('');
+    expect(withoutMarkers('a list [1] stays')).toBe('a list [1] stays');
   });
 });
 

@@ -1,5 +1,5 @@
 // What the page does: loads the sessions and the chosen session from the API into `state` and
-// renders them, and carries out the actions the views offer (select, approve, fork).
+// renders them, and carries out the actions the views offer (select, approve, fork, rewind).
 import { api } from './api.js';
 import { reportError } from './dom.js';
 import { diagramsSection, renderDiagrams } from './diagrams-view.js';
@@ -62,8 +62,10 @@ export async function loadDetail() {
     chatSection(session),
     versionsSection(session, history.versions, {
       canFork: live && state.info.actions.fork,
+      canRewind: live && state.info.actions.rewind && !viewing,
       onSelect: selectSession,
       onFork: (version, to) => fork(session.sessionKey, version, to),
+      onRewind: (version) => rewind(session.sessionKey, version),
     }),
     diagramsSection(detail.diagrams),
   );
@@ -73,6 +75,15 @@ export async function loadDetail() {
 function approve(sessionKey, decision) {
   api('/api/approve', { sessionKey, decisions: [decision] })
     .then(() => loadDetail())
+    .catch(reportError);
+}
+
+function rewind(sessionKey, version) {
+  api('/api/rewind', { sessionKey, version })
+    .then(async () => {
+      await loadSessions();
+      selectSession(sessionKey, undefined);
+    })
     .catch(reportError);
 }
 

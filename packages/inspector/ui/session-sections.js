@@ -2,7 +2,7 @@
 // approvals with Approve / Deny, the chat, and the versions with View and Fork from here. Each
 // takes what it shows and the actions it may call; none fetches anything itself.
 import { el, json, lines, time } from './dom.js';
-import { causeText } from './timeline-view.js';
+import { causeText, decisionText, withoutMarkers } from './engine-text.js';
 
 /** The session's key, agent, version and state; when viewing a past version, a way back. */
 export function header(s, { viewing, onSelect }) {
@@ -67,20 +67,41 @@ export function approvalsSection(s, { viewing, canApprove, onDecide }) {
 function transcriptItem(t) {
   if (t.type === 'user')
     return el('li', { className: 'user' }, el('span', { className: 'who' }, 'user'), lines(t.text));
-  if (t.type === 'assistant') return el('li', {}, el('span', { className: 'who' }, t.agentId), lines(t.text));
-  if (t.type === 'handoff') return el('li', { className: 'muted' }, `handoff ${t.from} → ${t.to} (${t.via})`);
+  if (t.type === 'assistant') {
+    const who = typeof t.group === 'string' ? `${t.agentId} (group ${t.group})` : t.agentId;
+    return el('li', {}, el('span', { className: 'who' }, who), lines(t.text));
+  }
+  if (t.type === 'handoff') {
+    const group = typeof t.group === 'string' ? `, group ${t.group}` : '';
+    return el('li', { className: 'muted' }, `handoff ${t.from} → ${t.to} (${t.via}${group})`);
+  }
   const result = t.result === undefined ? '' : ` → ${typeof t.result === 'string' ? t.result : json(t.result)}`;
-  return el('li', { className: 'muted' }, lines(`tool ${t.call?.name ?? '?'}: ${t.status}${result}`));
+  return el(
+    'li',
+    { className: 'muted tool' },
+    lines(`tool ${t.call?.name ?? '?'}: ${t.status}${result}`),
+    // Why it ran (or waited, or was refused): what the approvals policy decided.
+    t.approval ? el('span', { className: 'why' }, ` (${decisionText(t.approval)})`) : undefined,
+  );
 }
 
-/** The chat: the engine's transcript when there is one, else the stored history. */
+/** A stored message for the offline chat: markers hidden; tool results and empty replies not shown. */
+function historyItem(m) {
+  if (m.role === 'tool' || m.role === 'system') return undefined;
+  const text = m.role === 'assistant' ? withoutMarkers(m.content) : m.content;
+  if (text === '') return undefined;
+  return el('li', { className: m.role }, el('span', { className: 'who' }, m.name ?? m.role), lines(text));
+}
+
+/**
+ * The chat: the engine's transcript when there is one; else (offline) the stored history as a
+ * chat shows it — routing markers hidden, tool results left out.
+ */
 export function chatSection(s) {
   const items =
     s.transcript !== null
       ? s.transcript.map(transcriptItem)
-      : s.history.map((m) =>
-          el('li', { className: m.role }, el('span', { className: 'who' }, m.name ?? m.role), lines(m.content)),
-        );
+      : s.history.map(historyItem).filter((item) => item !== undefined);
   return el(
     'section',
     {},
@@ -91,8 +112,11 @@ export function chatSection(s) {
   );
 }
 
-/** The kept versions with their cause: View, and (when allowed) Fork from here into a new key. */
-export function versionsSection(s, versions, { canFork, onSelect, onFork }) {
+/**
+ * The kept versions with their cause: View, and (when allowed) Fork from here into a new key and
+ * Rewind to here (saves that version's data as the newest; the versions between stay).
+ */
+export function versionsSection(s, versions, { canFork, canRewind, onSelect, onFork, onRewind }) {
   const rows = versions.map((v) => {
     const target = el('input', { type: 'text', placeholder: 'new session key', 'aria-label': 'new session key' });
     return el(
@@ -112,6 +136,9 @@ export function versionsSection(s, versions, { canFork, onSelect, onFork }) {
               ' ',
               el('button', { className: 'fork', onclick: () => onFork(v.version, target.value) }, 'Fork from here'),
             ]
+          : undefined,
+        canRewind && v.version !== s.version
+          ? [' ', el('button', { className: 'rewind', onclick: () => onRewind(v.version) }, 'Rewind to here')]
           : undefined,
       ),
     );

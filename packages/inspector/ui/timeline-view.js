@@ -1,7 +1,14 @@
 // A session's timeline, newest first: live, the runner's events (signal, route decision with the
 // routes it beat, transition, engine events, outcome); offline, each version's cause.
 import { el, json, lines, time, what } from './dom.js';
-import { handoffText } from './engine-text.js';
+import {
+  approvalDecidedText,
+  causeText,
+  eventFieldsText,
+  handoffText,
+  routeText,
+  terminateText,
+} from './engine-text.js';
 
 /** The timeline section: `timeline` (from /api/timeline) when live, else one item per version. */
 export function timelineSection(timeline, versions) {
@@ -72,13 +79,16 @@ function entryBody(e) {
 }
 
 function routeBody(e) {
-  const parts = [
-    what('route'),
-    el('span', { className: 'tier' }, `tier ${e.tier ?? '—'}`),
-    ' · ',
-    el('span', { className: 'route-name' }, `route ${e.routeName ?? '(unnamed)'}`),
-    ` · ${e.action}`,
-  ];
+  const parts =
+    e.tier === null
+      ? [what('route'), el('span', { className: 'route-name' }, routeText(e))]
+      : [
+          what('route'),
+          el('span', { className: 'tier' }, `tier ${e.tier}`),
+          ' · ',
+          el('span', { className: 'route-name' }, `route ${e.routeName ?? '(unnamed)'}`),
+          ` · ${e.action}`,
+        ];
   if (e.considered === null) return parts;
   const losers = e.considered.filter((c) => c.outcome !== 'matched');
   parts.push(
@@ -135,33 +145,30 @@ function engineBody(ev) {
     case 'interrupt':
       return [what('interrupt'), block(json(ev.interrupt))];
     case 'agent_start':
-      return [what('agent'), `${ev.agentId} starts`];
+      return [what('agent'), `${ev.agentId} starts${typeof ev.group === 'string' ? ` (group ${ev.group})` : ''}`];
     case 'agent_response':
       return [what('agent reply'), ev.agentId, block(ev.content ?? '', 'text')];
+    case 'approval_decided':
+      return [what('approval policy'), el('span', { className: 'decision' }, approvalDecidedText(ev))];
+    case 'terminate':
+      return [what('run ended'), terminateText(ev)];
+    case 'pause':
+      return [what('paused'), `${ev.agentId} waits for the next message`];
+    case 'parallel_start':
+      return [what('parallel group'), `${ev.group} starts: ${(ev.agents ?? []).join(', ')}`];
+    case 'parallel_member_end':
+      return [
+        what('group member'),
+        `${ev.agentId} ${String(ev.status).replaceAll('_', ' ')} (group ${ev.group})`,
+        ev.error?.message ? block(ev.error.message) : undefined,
+      ];
+    case 'parallel_end':
+      return [what('parallel group'), `${ev.group} ended; succeeded: ${(ev.succeeded ?? []).join(', ') || 'none'}`];
+    case 'warning':
+      return [what('warning'), block(ev.message ?? '', 'text')];
     default:
-      return [what(String(ev.type)), block(json(ev))];
+      return [what(String(ev.type).replaceAll('_', ' ')), eventFieldsText(ev)];
   }
-}
-
-/** What a version's `cause` says, in one line. */
-export function causeText(cause) {
-  if (cause === undefined) return 'saved';
-  if (cause.forkedFrom) return `forked from ${cause.forkedFrom.sessionKey} version ${cause.forkedFrom.version}`;
-  if (cause.rewoundTo !== undefined) return `rewound to version ${cause.rewoundTo}`;
-  const parts = [];
-  if (cause.signal)
-    parts.push(`${cause.signal.kind}${cause.signal.text !== undefined ? ` “${cause.signal.text}”` : ''}`);
-  if (cause.tier) parts.push(`tier ${cause.tier}`);
-  if (cause.routeName) parts.push(`route ${cause.routeName}`);
-  if (cause.status) parts.push(cause.status);
-  if (cause.approvals) {
-    parts.push(
-      cause.approvals
-        .map((a) => `${a.id} ${a.approved ? 'approved' : 'denied'}${a.by ? ` by ${a.by}` : ''}`)
-        .join(', '),
-    );
-  }
-  return parts.join(' · ');
 }
 
 function versionItem(v) {

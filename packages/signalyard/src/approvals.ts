@@ -1,4 +1,10 @@
-import { describeValue, type ApprovalDecision, type PendingApproval, type Signal } from '@signalyard/core';
+import {
+  describeValue,
+  type ApprovalDecision,
+  type ApprovalSummary,
+  type PendingApproval,
+  type Signal,
+} from '@signalyard/core';
 import { decisionsOf } from './approval-checks.js';
 import type { StaleApproval } from './live-session.js';
 
@@ -126,6 +132,24 @@ export function pendingApprovalsProblem(value: unknown): string | undefined {
     seen.add(a.id);
   }
   return undefined;
+}
+
+const POLICY_DECISIONS: ReadonlySet<unknown> = new Set(['allow', 'deny', 'ask']);
+
+/**
+ * The `cause.summary.approvals` entry of an engine event reporting an approvals policy's decision
+ * (a crew's `approval_decided`: `{ toolName, decision, ruleName? }`); `undefined` for any other
+ * event. @internal
+ */
+export function approvalSummaryOf(event: unknown): ApprovalSummary | undefined {
+  if (typeof event !== 'object' || event === null) return undefined;
+  const e = event as { type?: unknown; toolName?: unknown; decision?: unknown; ruleName?: unknown };
+  if (e.type !== 'approval_decided' || typeof e.toolName !== 'string' || !POLICY_DECISIONS.has(e.decision))
+    return undefined;
+  const decision = e.decision as ApprovalSummary['decision'];
+  return typeof e.ruleName === 'string'
+    ? { tool: e.toolName, decision, rule: e.ruleName }
+    : { tool: e.toolName, decision };
 }
 
 /** Approval ids an engine announced during a turn with its own `approval_requested` / `approval_resolved` events. @internal */

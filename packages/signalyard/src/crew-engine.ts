@@ -13,6 +13,8 @@ import {
 } from '@signalyard/crew';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
 import { userMessageOf } from './history.js';
+import { keptRecords, policyRecordOf, withPolicyRecords, type PolicyRecord } from './crew-policy-record.js';
+import { chronologicalHistory, waitsAfter, type CrewWait } from './crew-waits.js';
 import { RunnerError } from './errors/runner-error.js';
 import { interruptSignalOf } from './turn-interrupt.js';
 
@@ -36,12 +38,18 @@ interface CrewEngineState {
   lastAgentId?: string;
   /** The crew's approval bookkeeping: the id counter, recently decided ids, a held batch. */
   approvals?: CrewApprovalState;
+  /** Held replies that resumed after messages arrived during the wait (for a chronological transcript). */
+  waits?: readonly CrewWait[];
+  /** The approvals policy's recent decisions on the main loop's tool calls (for the transcript). */
+  policy?: readonly PolicyRecord[];
 }
 
 /**
  * An {@link Engine} that runs a crew per turn. Its engine state is `{ pausedAgentId?, lastAgentId?,
- * approvals? }`: with `resume_at: last_agent`, the next message starts at the agent whose reply
- * ended the last turn (`CrewState.lastAgentId`). A turn
+ * approvals?, waits?, policy? }`: with `resume_at: last_agent`, the next message starts at the agent whose reply
+ * ended the last turn (`CrewState.lastAgentId`); `waits` (held replies that resumed after
+ * messages arrived during the wait) and `policy` (the approvals policy's recent decisions) keep
+ * the transcript chronological and saying why each tool call ran. A turn
  * runs `executor.execute(text, { state: { history, pausedAgentId }, abortSignal })` with the
  * session's history **without** the current user message (the crew appends it again as its
  * input), so the history lives once, in the session: the turn's `messages` are what the run
@@ -81,7 +89,9 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const saved = (typeof ctx.state === 'object' && ctx.state !== null ? ctx.state : {}) as CrewEngineState;
-      const { prior, text, state } = crewInput(ctx, saved);
+      const { prior, text, state, heldAt } = crewInput(ctx, saved);
+      // The approvals policy's decisions of this turn, kept for the transcript.
+      const decided: PolicyRecord[] = [];
       let response: CrewResponse | undefined;
       const interruptSignal = interruptSignalOf(ctx);
       // Models stream only when someone reads the turn as a stream; else they are called with
@@ -93,14 +103,28 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         textDeltas: ctx.streaming,
         ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
         // The durable claim: the session is saved with the call marked started before it runs.
-        commit: (claimed) => ctx.commit(engineStateOf(claimed)),
+        commit: (claimed) =>
+          ctx.commit({
+            ...engineStateOf(claimed, undefined, saved.waits, heldAt),
+            ...withRecords(keptRecords(saved.policy, decided)),
+          }),
       });
       for await (const event of run) {
+        if (event.type === 'approval_decided') {
+          const record = policyRecordOf(event);
+          if (record !== undefined) decided.push(record);
+        }
         if (event.type === 'end') response = event.response;
         else if (event.type === 'error') {
           // Interrupted at a safe point: what the run completed is this turn's result.
           if (interruptedAt(event.error, interruptSignal, ctx.abortSignal))
-            return { messages: event.error.state.history.slice(prior), state: engineStateOf(event.error.state) };
+            return {
+              messages: event.error.state.history.slice(prior),
+              state: {
+                ...engineStateOf(event.error.state, undefined, saved.waits, heldAt),
+                ...withRecords(keptRecords(saved.policy, decided)),
+              },
+            };
           throw unwrapCommitFailure(event.error);
         } else if (event.type === 'text_delta')
           ctx.emitText(event.delta, { crewAgentId: event.agentId, path: event.path });
@@ -112,14 +136,24 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       return {
         output: response,
         messages: response.state.history.slice(prior),
-        state: engineStateOf(response.state, response),
+        state: {
+          ...engineStateOf(
+            response.state,
+            response,
+            waitsAfter(saved.waits, saved.approvals, response.state.approvals, prior - (heldAt ?? prior)),
+            heldAt,
+          ),
+          ...withRecords(keptRecords(saved.policy, decided)),
+        },
         status: response.reason === 'paused' || awaiting ? 'paused' : 'completed',
         pendingApprovals: awaiting ? (response.pendingApprovals ?? []) : [],
       };
     },
     // The crew reads its own history: markers hidden, transfers as handoffs, held calls pending.
-    transcript: (history, state) =>
-      executor.transcript(history, typeof state === 'object' && state !== null ? state : undefined),
+    transcript: (history, state) => {
+      const saved = typeof state === 'object' && state !== null ? (state as CrewEngineState) : undefined;
+      return withPolicyRecords(executor.transcript(chronologicalHistory(history, saved?.waits), saved), saved?.policy);
+    },
     diagrams: () => {
       mermaid ??= crewGraphMermaid(buildCrewGraph(config()));
       return { crew: mermaid };
@@ -143,7 +177,10 @@ function textOfPayload(ctx: TurnContext): string {
  * appended after it (user messages that arrived meanwhile stay before the block — a tool call is
  * still never separated from its results).
  */
-function crewInput(ctx: TurnContext, saved: CrewEngineState): { prior: number; text: string; state: CrewState } {
+function crewInput(
+  ctx: TurnContext,
+  saved: CrewEngineState,
+): { prior: number; text: string; state: CrewState; heldAt?: number } {
   const approvals = saved.approvals;
   const pausedAgentId = {
     ...(typeof saved.pausedAgentId === 'string' && { pausedAgentId: saved.pausedAgentId }),
@@ -156,7 +193,8 @@ function crewInput(ctx: TurnContext, saved: CrewEngineState): { prior: number; t
       ...pausedAgentId,
       approvals: { ...approvals, batch: { ...approvals.batch, at: history.length } },
     };
-    return { prior: history.length, text: '', state };
+    // Where the batch was held (kept while it stays held, so the transcript still shows it there).
+    return { prior: history.length, text: '', state, heldAt: Math.min(approvals.batch.at, history.length) };
   }
   const user = userMessageOf(ctx.signal);
   const text = user?.content ?? textOfPayload(ctx);
@@ -168,14 +206,30 @@ function crewInput(ctx: TurnContext, saved: CrewEngineState): { prior: number; t
 }
 
 /** The engine state kept in the session for a crew state: the paused agent, the last agent, the approval bookkeeping. */
-function engineStateOf(state: CrewState, response?: CrewResponse): CrewEngineState {
+function engineStateOf(
+  state: CrewState,
+  response: CrewResponse | undefined,
+  waits: readonly CrewWait[] | undefined,
+  heldAt: number | undefined,
+): CrewEngineState {
   const paused =
     response === undefined ? state.pausedAgentId : response.reason === 'paused' ? response.pausedAgentId : undefined;
+  const approvals = state.approvals;
+  const batch = approvals?.batch;
   return {
     ...(paused !== undefined && { pausedAgentId: paused }),
     ...(state.lastAgentId !== undefined && { lastAgentId: state.lastAgentId }),
-    ...(state.approvals !== undefined && { approvals: state.approvals }),
+    ...(approvals !== undefined && {
+      approvals:
+        batch === undefined || heldAt === undefined ? approvals : { ...approvals, batch: { ...batch, at: heldAt } },
+    }),
+    ...(waits !== undefined && waits.length > 0 && { waits }),
   };
+}
+
+/** `{ policy }` when there are records, else nothing. */
+function withRecords(policy: readonly PolicyRecord[] | undefined): Pick<CrewEngineState, 'policy'> {
+  return policy === undefined ? {} : { policy };
 }
 
 /** Whether `error` is the run ending at a safe point for the turn's interrupt (not for a stop). */

@@ -4,6 +4,7 @@ import {
   type ChatMessage,
   type Outcome,
   type PendingApproval,
+  type RunSummaryPart,
   type StrategySnapshot,
   type TransitionResult,
 } from '@signalyard/core';
@@ -94,6 +95,8 @@ export interface SessionSave {
   readonly staleApprovals?: readonly StaleApproval[];
   /** The approval aliases the pending ones are read with (absent: as loaded). */
   readonly aliases?: ApprovalAliases;
+  /** What the turn did, for the version's `cause.summary` (absent: nothing to record). */
+  readonly summary?: RunSummaryPart;
 }
 
 /** `error` itself when it is a `SignalyardError`, else a `RunnerError` with `code` wrapping it. @internal */

@@ -151,7 +151,7 @@ export class SessionPersistence {
         strategy: snapshot,
         history: save.history,
         engine: save.engineState,
-        cause,
+        cause: save.summary === undefined ? cause : { ...cause, summary: save.summary },
       };
       // The approval fields only when there are any: most sessions never have one.
       if (pending.length > 0) own.pendingApprovals = pending;

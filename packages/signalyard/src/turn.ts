@@ -2,6 +2,7 @@ import {
   AbortedError,
   describeValue,
   type ApprovalDecision,
+  type ApprovalSummary,
   type PendingApproval,
   isTransitionRefusal,
   type Action,
@@ -25,7 +26,7 @@ import {
   type ApprovalAliases,
 } from './approval-aliases.js';
 import { NO_PENDING_APPROVAL, checkDecisions, decidesNothingPending, withUnknownIds } from './approval-checks.js';
-import { AnnouncedApprovals, impliedApprovalEvents, turnApprovals } from './approvals.js';
+import { AnnouncedApprovals, approvalSummaryOf, impliedApprovalEvents, turnApprovals } from './approvals.js';
 import { NO_APPROVALS } from './checkpoint-format.js';
 import type { TurnContext, TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
@@ -88,6 +89,8 @@ class Turn {
   readonly staleBefore: LoadedState['staleApprovals'];
   /** Approval ids the engine announced itself (made on its first approval event). */
   announced: AnnouncedApprovals | undefined = undefined;
+  /** The approvals policy's decisions the engine reported (`approval_decided`), for `cause.summary`. */
+  decided: ApprovalSummary[] | undefined = undefined;
 
   constructor(deps: TurnDeps, t: TurnInput) {
     this.deps = deps;
@@ -134,6 +137,8 @@ class Turn {
     if (this.over) return;
     const { hub } = this.deps;
     const { session, job } = this.t;
+    const summary = approvalSummaryOf(event);
+    if (summary !== undefined) (this.decided ??= []).push(summary);
     if (isApprovalEvent(event)) {
       const shown = publicApprovalEvent(event, this.toPublic);
       (this.announced ??= new AnnouncedApprovals()).note(shown);
@@ -246,6 +251,7 @@ function turnApplied(turn: Turn, result: TurnResult, before: StrategySnapshot, a
       pendingApprovals: pending,
       staleApprovals: NO_APPROVALS,
       aliases: turn.aliases,
+      ...(turn.decided !== undefined && { summary: { approvals: turn.decided } }),
     },
     rollback: before,
     transitions: applied.transitions,

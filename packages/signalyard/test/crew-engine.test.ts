@@ -148,7 +148,7 @@ describe('crewEngine streamed through the Runner', () => {
     await runner.close();
   });
 
-  it('the transcript leaves a parallel group’s collected results out (markers and all) and shows the handoff via the group', async () => {
+  it('the transcript shows a parallel group’s members (not its collected results) and the handoff via the group', async () => {
     const groupCrew = parseCrewConfig(`
 entry_point: lead
 agents:
@@ -183,15 +183,29 @@ routing:
     expect(history.map((m) => `${m.role}:${m.content}`)).toContain('user:law: Legal. [DONE]\n\ntax: Deductible.');
     const second = await runner.handle(dm('And alone?'));
     expect(second.status).toBe('completed');
+    // The collected results never show as a message; each member's visible reply does (markers
+    // hidden), after its handoff from the agent that started the group (decisions-wave3.md §4).
+    const experts = (from: string) => [
+      { type: 'handoff', from, to: 'law', via: 'parallel', group: 'experts' },
+      { type: 'handoff', from, to: 'tax', via: 'parallel', group: 'experts' },
+    ];
     expect(await runner.transcript(first.sessionKey)).toEqual([
       { type: 'user', text: 'Can I deduct it?' },
       { type: 'assistant', agentId: 'lead', text: 'Asking both.' },
+      ...experts('lead'),
+      { type: 'assistant', agentId: 'law', text: 'Legal.', group: 'experts' },
+      { type: 'assistant', agentId: 'tax', text: 'Deductible.', group: 'experts' },
       { type: 'handoff', from: 'lead', to: 'summary', via: 'parallel' },
       { type: 'assistant', agentId: 'summary', text: 'Both agree.' },
+      ...experts('summary'),
+      { type: 'assistant', agentId: 'law', text: 'Fine.', group: 'experts' },
+      { type: 'assistant', agentId: 'tax', text: 'Still.', group: 'experts' },
       { type: 'handoff', from: 'summary', to: 'summary', via: 'parallel' },
       { type: 'assistant', agentId: 'summary', text: 'Twice agreed.' },
       { type: 'user', text: 'And alone?' },
       { type: 'assistant', agentId: 'lead', text: 'Asking law.' },
+      { type: 'handoff', from: 'lead', to: 'law', via: 'parallel', group: 'loners' },
+      { type: 'assistant', agentId: 'law', text: 'Alone.', group: 'loners' },
       { type: 'handoff', from: 'lead', to: 'summary', via: 'fallback' },
       { type: 'assistant', agentId: 'summary', text: 'Done.' },
     ]);

@@ -30,7 +30,7 @@ const CONDITION_TESTS: readonly (readonly [camel: string, snake: string])[] = [
   ['exists', 'exists'],
 ];
 const POLICY_KEYS = ['rules', 'default'];
-const RULE_KEYS = ['tool', 'when', 'decision', 'reason'];
+const RULE_KEYS = ['name', 'tool', 'when', 'decision', 'reason'];
 const conditionKeys = (spelling: PolicySpelling): string[] => [
   'path',
   ...CONDITION_TESTS.map(([camel, snake]) => (spelling === 'camelCase' ? camel : snake)),
@@ -141,6 +141,11 @@ function buildPolicySchema(spelling: PolicySpelling): z.ZodType<ApprovalPolicy> 
   const decision = (label: string) => z.enum(DECISIONS, { error: invalid(label, '"allow", "ask" or "deny"') });
   const rule = z.strictObject(
     {
+      name: z
+        .string({ error: invalid('name', 'a rule name (1 to 100 characters)') })
+        .min(1, { error: 'Invalid name "": expected a rule name (1 to 100 characters)' })
+        .max(100, { error: 'Invalid name: expected a rule name of at most 100 characters' })
+        .optional(),
       tool: z
         .string({ error: invalid('tool', 'a tool name or "*"') })
         .min(1, { error: 'Invalid tool "": expected a tool name or "*"' }),
