@@ -75,6 +75,11 @@ export class Batch implements RunningBatch {
     for (const job of this.members) job.stop.abort(reason);
   }
 
+  /** A stop action was applied and saved: every signal waiting in the session's queue ends `stopped`. */
+  stopQueued(): void {
+    for (const queued of this.session.waitingSignals()) this.#settle(queued, stoppedOutcome(this.session.ctx));
+  }
+
   /** Settles `job` (once). */
   settle(job: Job, outcome: Outcome): void {
     this.#settle(job, outcome);

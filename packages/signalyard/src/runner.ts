@@ -30,7 +30,6 @@ import { describeRunner } from './runner-description.js';
 import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } from './runner-options.js';
 import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
-import type { LiveSession } from './live-session.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTimeline } from './session-timeline.js';
 import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
@@ -242,8 +241,6 @@ class RunnerImpl implements Runner {
   readonly #plugins: PluginHost;
   readonly #persistence: SessionPersistence;
   readonly #queue: SessionQueue;
-  readonly #applier: SignalApplier;
-  readonly #batches: BatchApplier;
   readonly #timeline: SessionTimeline;
   readonly #recent: EventTimeline | undefined;
   /** Listeners subscribed with `{ explainDecisions: true }`. */
@@ -276,29 +273,25 @@ class RunnerImpl implements Runner {
       maxHistoryMessages: options.maxHistoryMessages,
       pluginRoutes: options.pluginRoutes,
     });
-    this.#queue = new SessionQueue({
-      hub: this.#hub,
-      slots: new Semaphore(options.maxConcurrentSessions),
-      persistence: this.#persistence,
-      lock: options.lock,
-      apply: (session, job, reload) => this.#applier.apply(session, job, reload),
-      applyBatch: (batch, reload) => this.#batches.run(batch, reload),
-      whenStarted: () => this.#whenStarted(),
-      closing: () => this.#closing !== undefined,
-      explaining,
-    });
     const applierDeps = {
       hub: this.#hub,
       plugins: this.#plugins,
       persistence: this.#persistence,
       maxHistoryMessages: options.maxHistoryMessages,
-      stopQueued: (session: LiveSession) => {
-        this.#queue.stopQueued(session);
-      },
       explaining,
     };
-    this.#applier = new SignalApplier(applierDeps);
-    this.#batches = new BatchApplier({ ...applierDeps, applier: this.#applier });
+    const applier = new SignalApplier(applierDeps);
+    this.#queue = new SessionQueue({
+      hub: this.#hub,
+      slots: new Semaphore(options.maxConcurrentSessions),
+      persistence: this.#persistence,
+      lock: options.lock,
+      applier,
+      batches: new BatchApplier({ ...applierDeps, applier }),
+      whenStarted: () => this.#whenStarted(),
+      closing: () => this.#closing !== undefined,
+      explaining,
+    });
     this.#timeline = new SessionTimeline({
       store: this.#store,
       queue: this.#queue,
