@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, SignalyardError, describeValue } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { Command, CommanderError, Option } from 'commander';
+import { RunnerError } from 'signalyard';
 import { styleFor, terminalText, type CliIo, type CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { CliInputError } from './errors/cli-input-error.js';
@@ -307,7 +308,7 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
     return ExitCode.Problems;
   }
-  if (CliSessionError.isInstance(error)) {
+  if (CliSessionError.isInstance(error) || isHistoryError(error)) {
     line(error.message);
     return ExitCode.Problems;
   }
@@ -318,4 +319,12 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
   /* v8 ignore next 3 -- a bug, not an input: still one line and a non-zero exit */
   line(`unexpected ${SignalyardError.isInstance(error) ? error.code : 'failure'}: ${errorText(error)}`);
   return ExitCode.Usage;
+}
+
+/** A session-history failure the `sessions` commands report with the Runner's codes. */
+function isHistoryError(error: unknown): error is RunnerError {
+  return (
+    RunnerError.isInstance(error) &&
+    (error.code === 'SESSION_NOT_FOUND' || error.code === 'SESSION_EXISTS' || error.code === 'VERSION_UNAVAILABLE')
+  );
 }

@@ -1,5 +1,5 @@
 import { AbortedError, type ChatMessage, type Outcome } from '@signalyard/core';
-import { MAX_CONFLICT_RETRIES, commitApplied, emitTransitions, escapedOutcome } from './apply-commit.js';
+import { commitApplied, emitTransitions, escapedOutcome } from './apply-commit.js';
 import type { ApplierDeps, SignalApplier } from './apply-signal.js';
 import type { BatchApply } from './appliers.js';
 import type { Batch, MergedMember } from './busy-batch.js';
@@ -25,7 +25,7 @@ interface Pass {
   readonly session: LiveSession;
   readonly batch: Batch;
   readonly loaded: LoadedState;
-  /** The conflicts seen so far (at most {@link MAX_CONFLICT_RETRIES} re-applications). */
+  /** The conflicts seen so far (at most `MAX_CONFLICT_RETRIES` re-applications). */
   readonly attempt: number;
   /** The loaded history plus the user messages of the members routed so far. */
   history: readonly ChatMessage[];
@@ -126,7 +126,12 @@ export class BatchApplier implements BatchApply {
     if (batch.lockLost) return 'done';
     if (applied.save !== undefined) {
       const pending = [...this.#unsavedMerged(batch), job];
-      const failed = await this.#save(p, applied, signalCause(job.signal, applied.outcome), pending);
+      const failed = await this.#save(
+        p,
+        applied,
+        signalCause(this.#d.persistence.clock, job.signal, applied.outcome),
+        pending,
+      );
       if (failed === 'conflict') return 'conflict';
       if (failed !== undefined) {
         batch.settle(job, failed);
@@ -173,7 +178,11 @@ export class BatchApplier implements BatchApply {
   async #saveArrivals(p: Pass, jobs: readonly Job[], outcome: Outcome): Promise<void> {
     for (const job of jobs) {
       if (p.batch.saved.has(job)) continue;
-      await this.#d.persistence.saveArrival(p.session, job.signal, signalCause(job.signal, outcome));
+      await this.#d.persistence.saveArrival(
+        p.session,
+        job.signal,
+        signalCause(this.#d.persistence.clock, job.signal, outcome),
+      );
       p.batch.saved.add(job);
     }
   }
@@ -212,7 +221,7 @@ export class BatchApplier implements BatchApply {
     const n = ran ? live.length : 1;
     const causeMember = last ?? batch.merged.at(-1);
     if (causeMember === undefined) return 'done'; // a batch with no merged member has no turn
-    const cause = signalCause(causeMember.job.signal, applied.outcome, n);
+    const cause = signalCause(this.#d.persistence.clock, causeMember.job.signal, applied.outcome, n);
     const failed = await this.#save(p, applied, cause, this.#unsavedMerged(batch));
     if (failed === 'conflict') return 'conflict';
     if (failed === undefined) {
