@@ -82,6 +82,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         state,
         abortSignal: ctx.abortSignal,
         textDeltas: ctx.streaming,
+        ...(ctx.clock !== undefined && { clock: ctx.clock }),
         ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
         // The durable claim: the session is saved with the call marked started before it runs.
         commit: (claimed) => ctx.commit(engineStateOf(claimed)),

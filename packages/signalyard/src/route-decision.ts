@@ -4,7 +4,7 @@ import type { ComposedRouter, RouteMatch } from '@signalyard/router';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
 
 /** A routing decision with the router's `explain()` list. @internal */
-export interface ExplainedDecision {
+interface ExplainedDecision {
   /** The winning route, as `router.match()` would return it; `undefined` when unrouted. */
   readonly match: RouteMatch | undefined;
   /** Every route of the signal's kind looked at, with why it did or did not win. */
@@ -62,7 +62,7 @@ export function decide(d: DecideDeps, session: LiveSession, job: Job, loaded: Lo
  * @throws what `router.match()` throws (a predicate that decides throwing).
  * @internal
  */
-export function routeExplained(router: ComposedRouter, signal: Signal, ctx: RouteContext): ExplainedDecision {
+function routeExplained(router: ComposedRouter, signal: Signal, ctx: RouteContext): ExplainedDecision {
   const decision = router.explain(signal, ctx);
   const { action, tier, route } = decision;
   return {
@@ -82,9 +82,9 @@ export function userMessageDefault(loaded: LoadedState | undefined): Action {
 /**
  * Runner defaults for unrouted signals: `user_message` → continue (`reject('awaiting_approval')`
  * while approvals are pending), `tool_approval` → continue when approvals are pending, else
- * `reject('no_pending_approval')`, `stop` → graceful_stop. @internal
+ * `reject('no_pending_approval')`, `stop` → graceful_stop.
  */
-export function defaultAction(signal: Signal, loaded: LoadedState | undefined): Action | undefined {
+function defaultAction(signal: Signal, loaded: LoadedState | undefined): Action | undefined {
   switch (signal.kind) {
     case 'user_message':
       return userMessageDefault(loaded);

@@ -97,7 +97,7 @@ class RunnerImpl implements Runner {
       if (options.timeline.record === 'always') this.#hub.on(this.#record);
     }
     const explaining = (): boolean => options.explainDecisions || this.#explainers > 0;
-    this.#plugins = new PluginHost(options.plugins, this.#hub, options.logger);
+    this.#plugins = new PluginHost(options.plugins, this.#hub, options.logger, options.clock);
     this.#persistence = new SessionPersistence({
       store: this.#store,
       maxHistoryMessages: options.maxHistoryMessages,
