@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, SignalyardError, describeValue } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { Command, CommanderError, Option } from 'commander';
-import { RunnerError } from 'signalyard';
 import { styleFor, terminalText, type CliIo, type CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { CliInputError } from './errors/cli-input-error.js';
@@ -10,6 +9,7 @@ import { CliSessionError } from './errors/cli-session-error.js';
 import { CliStoreError } from './errors/cli-store-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { formatProblem } from './format-problems.js';
+import { isHistoryError } from './history-error.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
 import { addInspectCommand } from './inspect-command.js';
 import { resolveCommand } from './resolve-command.js';
@@ -319,12 +319,4 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
   /* v8 ignore next 3 -- a bug, not an input: still one line and a non-zero exit */
   line(`unexpected ${SignalyardError.isInstance(error) ? error.code : 'failure'}: ${errorText(error)}`);
   return ExitCode.Usage;
-}
-
-/** A session-history failure the `sessions` commands report with the Runner's codes. */
-function isHistoryError(error: unknown): error is RunnerError {
-  return (
-    RunnerError.isInstance(error) &&
-    (error.code === 'SESSION_NOT_FOUND' || error.code === 'SESSION_EXISTS' || error.code === 'VERSION_UNAVAILABLE')
-  );
 }
