@@ -5,7 +5,7 @@ import { requestMessages, toolCallsProblem } from './crew-history.js';
 import { CrewAgentError } from './errors/crew-agent-error.js';
 import { CrewRunError } from './errors/crew-run-error.js';
 import { decideHandoff, type HandoffDecision } from './handoff-decision.js';
-import { AWAITING, OUT_OF_ROUNDS, laneTransfers, stateOf, type Lane, type Run } from './run-context.js';
+import { AWAITING, OUT_OF_ROUNDS, checkInterrupt, laneTransfers, stateOf, type Lane, type Run } from './run-context.js';
 import { SignalHider } from './signal-hider.js';
 import { streamedReply } from './streamed-reply.js';
 import { answerTransferCalls, closeCalls, toolRound } from './tool-round.js';
@@ -53,6 +53,7 @@ export async function runTurn(
           ? { type: 'agent_start', agentId: agent.id }
           : { type: 'agent_start', agentId: agent.id, group },
       );
+    if (group === undefined) checkInterrupt(run); // a safe point: before a model call
     const message = replyMessage(run, lane, await askModel(run, lane));
     const calls = message.toolCalls;
     const decision = group === undefined ? decideHandoff(agent, message) : undefined;

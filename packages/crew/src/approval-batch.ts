@@ -4,7 +4,15 @@ import type { CompiledAgent } from './compiled-crew.js';
 import { toolMessage } from './crew-history.js';
 import type { CrewBatchCall, CrewToolBatch } from './crew-state.js';
 import { CrewRunError } from './errors/crew-run-error.js';
-import { AWAITING, DECIDED_KEPT, isAborted, stateOf, type ApprovalBook, type Run } from './run-context.js';
+import {
+  AWAITING,
+  DECIDED_KEPT,
+  checkInterrupt,
+  isAborted,
+  stateOf,
+  type ApprovalBook,
+  type Run,
+} from './run-context.js';
 import {
   OUTCOME_UNKNOWN,
   deniedAnswer,
@@ -31,15 +39,57 @@ export async function holdBatch(
   toolRounds: number,
   transfers: TransferAnswers,
 ): Promise<PendingApproval[]> {
+  const requested: PendingApproval[] = [];
+  startBatch(run, agent, message, verdicts, toolRounds, transfers, requested);
+  await runApproved(run, agent, run.abortSignal);
+  return requested;
+}
+
+/**
+ * A tool round of a run that resumed after approval, when the run can commit: the round goes
+ * through a batch like a held one, so each allowed call is claimed — recorded `started` and
+ * committed — before it runs (a crash or a re-applied signal then never runs it again), and the
+ * reply with its results is appended to the history as one block once every call is answered.
+ * `verdicts`: the decide step's (none held), `undefined` when every call runs.
+ *
+ * @throws AbortedError `ABORTED`; CrewRunError `CREW_COMMIT_FAILED`.
+ * @internal
+ */
+export async function claimedRound(
+  run: Run,
+  agent: CompiledAgent,
+  message: ChatMessage,
+  verdicts: readonly ApprovalVerdict[] | undefined,
+  toolRounds: number,
+  transfers: TransferAnswers,
+): Promise<void> {
+  startBatch(run, agent, message, verdicts, toolRounds, transfers, undefined);
+  await runApproved(run, agent, run.abortSignal);
+  completeBatch(run, run.approvals.batch as CrewToolBatch);
+}
+
+/**
+ * Records the reply `message` as the run's batch: an approval id issued for each held call
+ * (pushed to `requested`), the denied calls and the transfer calls answered, the allowed ones
+ * `approved` (not yet run). The reply stays out of the history until the batch is complete.
+ */
+function startBatch(
+  run: Run,
+  agent: CompiledAgent,
+  message: ChatMessage,
+  verdicts: readonly ApprovalVerdict[] | undefined,
+  toolRounds: number,
+  transfers: TransferAnswers,
+  requested: PendingApproval[] | undefined,
+): void {
   const book = run.approvals;
   const calls = message.toolCalls as readonly ToolCall[];
   const requestedAt = isoAt(run.clock.now());
-  const requested: PendingApproval[] = [];
   const entries: CrewBatchCall[] = calls.map((call, i) => {
     const transfer = transfers?.[i];
     if (transfer !== undefined) return { status: 'done', content: transfer.content, isError: transfer.isError };
-    const verdict = verdicts[i] as ApprovalVerdict;
-    if (verdict.decision === 'allow') return { status: 'approved' };
+    const verdict = verdicts?.[i];
+    if (verdict === undefined || verdict.decision === 'allow') return { status: 'approved' };
     if (verdict.decision === 'deny') {
       const answer = deniedAnswer(verdict.reason);
       emitAnswer(run, agent, call, answer, undefined);
@@ -56,7 +106,7 @@ export async function holdBatch(
       ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
       requestedAt,
     });
-    requested.push(approval);
+    requested?.push(approval);
     return { status: 'held', approval };
   });
   book.batch = {
@@ -66,8 +116,6 @@ export async function holdBatch(
     at: run.history.length,
     run: { modelCalls: run.modelCalls, handoffs: run.handoffs, toolRounds, path: run.chain.slice() },
   };
-  await runApproved(run, agent, run.abortSignal);
-  return requested;
 }
 
 /**
@@ -97,6 +145,15 @@ export async function resumeBatch(
   // on: another run that resumes the same batch at the same moment then loses the commit and
   // stops, instead of running the calls of the next reply a second time.
   if (decided > 0 && !claimed && run.commit !== undefined) await commitDecisions(run, batch, run.commit);
+  completeBatch(run, batch);
+  return undefined;
+}
+
+/**
+ * Appends the complete batch — the reply and its results — to the history as one block, where
+ * the run paused (messages added since move after it), and clears it.
+ */
+function completeBatch(run: Run, batch: CrewToolBatch): void {
   const calls = batch.message.toolCalls as readonly ToolCall[];
   const block: ChatMessage[] = [batch.message];
   batch.calls.forEach((entry, i) => {
@@ -104,7 +161,6 @@ export async function resumeBatch(
   });
   run.history.splice(Math.min(batch.at, run.history.length), 0, ...block);
   run.approvals.batch = undefined;
-  return undefined;
 }
 
 /**
@@ -171,7 +227,8 @@ function settle(entry: CrewBatchCall, answer: ToolAnswer): void {
 
 /**
  * Runs the batch's approved calls in order, each claimed first: recorded `started` and — for a
- * call a person approved, when the run has a `commit` hook — committed before the tool runs. A
+ * call a person approved, or any call of a run that resumed after approval, when the run has a
+ * `commit` hook — committed before the tool runs. A
  * call found `started` (claimed by an earlier run that left no result) is never run again: it is
  * answered `outcome unknown: not retried`.
  */
@@ -189,8 +246,9 @@ async function runApproved(run: Run, agent: CompiledAgent, abortSignal: AbortSig
     }
     if (entry.status !== 'approved') continue;
     if (abortSignal.aborted) throw abortedError(abortSignal);
+    checkInterrupt(run); // a safe point: the call stays approved, the batch in the state
     entry.status = 'started';
-    if (entry.approval !== undefined && run.commit !== undefined) {
+    if ((entry.approval !== undefined || run.resumed) && run.commit !== undefined) {
       await claim(run, entry, call, run.commit);
       committed = true;
     }
@@ -230,10 +288,13 @@ async function claim(
   } catch (error) {
     entry.status = 'approved'; // the tool did not run
     if (isAborted(run.abortSignal)) throw abortedError(run.abortSignal);
-    const id = (entry.approval as PendingApproval).id;
+    const which =
+      entry.approval === undefined
+        ? `call ${JSON.stringify(call.id)}`
+        : `approval ${JSON.stringify(entry.approval.id)}`;
     throw new CrewRunError({
       code: 'CREW_COMMIT_FAILED',
-      message: `Could not commit the claim of tool call ${JSON.stringify(call.name)} (approval ${JSON.stringify(id)}), so the tool did not run: commit rejected with ${errorText(error)}`,
+      message: `Could not commit the claim of tool call ${JSON.stringify(call.name)} (${which}), so the tool did not run: commit rejected with ${errorText(error)}`,
       state: stateOf(run),
       agentId: (run.approvals.batch as CrewToolBatch).agentId,
       cause: error,

@@ -323,6 +323,15 @@ export interface CrewRunOptions {
   /** Stops the run: the model call or tool in flight is abandoned and the run fails with `ABORTED`. */
   abortSignal?: AbortSignal;
   /**
+   * Ends the run at its next **safe point** — before a model call, or before a tool call starts —
+   * never inside a call: a tool in flight finishes (its own abort signal is not fired) and its
+   * result is recorded. The run then fails with `ABORTED`, and the error's `state` holds everything
+   * completed up to the safe point (replies with their tool calls and those calls' results; calls
+   * of a reply not started yet are answered `Error: not run: the run was interrupted`). A Runner
+   * passes it for `whenBusy: 'interrupt'`, so the merged turn's model sees that a tool already ran.
+   */
+  interruptSignal?: AbortSignal;
+  /**
    * `executeStream` only: read each model reply as a stream (`streamChat`) and emit `text_delta`
    * events. Default `true`; `false` calls `generate` and emits no `text_delta`, as `execute`
    * does (for a consumer that wants the run's events but shows no text as it arrives).
@@ -347,7 +356,10 @@ export interface CrewRunOptions {
    * Makes a state durable before an approved tool call runs (the durable claim). The executor
    * records the call as `started` in the state, then awaits `commit(state)`, and only then calls
    * the tool: a call recorded as `started` never runs again, whatever happens afterwards (a
-   * `started` call without a recorded result is answered `outcome unknown: not retried`). Under a
+   * `started` call without a recorded result is answered `outcome unknown: not retried`). In a
+   * run that resumes after approval, the calls of later replies that need no approval are
+   * claimed the same way before they run (the reply is held in the state's batch meanwhile), so
+   * resuming from a commit never runs a call twice. Under a
    * Runner, `crewEngine` passes the turn's `ctx.commit`, which saves the session
    * (compare-and-set).
    *

@@ -60,7 +60,7 @@ export async function runCrew(
 
 /** The per-run state. A run that resumes a paused batch continues the paused run: its counts and agent path. */
 function startRun(crew: CompiledCrew, prepared: Prepared, emit: Emit, abortSignal: AbortSignal): Run {
-  const { start, book, history, textDeltas, commit, clock } = prepared;
+  const { start, book, history, textDeltas, commit, clock, interruptSignal } = prepared;
   const paused = book.batch;
   const chain = paused === undefined ? [start.id] : paused.run.path.slice();
   return {
@@ -79,6 +79,8 @@ function startRun(crew: CompiledCrew, prepared: Prepared, emit: Emit, abortSigna
     resumeAgentId: prepared.lastAgentId,
     approvals: book,
     requested: undefined,
+    resumed: paused !== undefined,
+    interruptSignal,
     commit,
     clock,
   };

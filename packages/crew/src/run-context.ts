@@ -1,7 +1,7 @@
 import type { ChatMessage, Clock, PendingApproval } from '@signalyard/core';
 import type { CompiledAgent, CompiledCrew, CompiledTransfer } from './compiled-crew.js';
 import type { CrewEvent, CrewResponse } from './crew-events.js';
-import type { AbortRace } from '@signalyard/core/internal';
+import { abortedError, type AbortRace } from '@signalyard/core/internal';
 import type { CrewApprovalState, CrewState, CrewToolBatch } from './crew-state.js';
 import type { CrewRunError } from './errors/crew-run-error.js';
 
@@ -60,6 +60,13 @@ export interface Run {
   readonly approvals: ApprovalBook;
   /** The approvals this run requested (when it paused on a batch), for the `approval_requested` event. */
   requested: readonly PendingApproval[] | undefined;
+  /**
+   * Whether the run resumed a batch paused for approval: its tool calls — allowed ones too — are
+   * then claimed with `commit` before they run.
+   */
+  readonly resumed: boolean;
+  /** `opts.interruptSignal`: ends the run at its next safe point (see {@link checkInterrupt}). */
+  readonly interruptSignal: AbortSignal | undefined;
   /** `opts.commit`: makes a claim durable before an approved call runs. */
   readonly commit: ((state: CrewState) => Promise<void>) | undefined;
   /** Where the run reads the time (`PendingApproval.requestedAt`). */
@@ -99,6 +106,17 @@ export function laneTransfers(lane: Lane): ReadonlyMap<string, CompiledTransfer>
 /** `path` with `id` appended (a new frozen list: events already emitted keep theirs). @internal */
 export function extend(path: Path, id: string): Path {
   return path === undefined ? undefined : Object.freeze([...path, id]);
+}
+
+/**
+ * A safe point of the main loop — before a model call, before a tool call starts: throws
+ * `ABORTED` when the run's `interruptSignal` fired (never inside a call: the tool's own abort
+ * signal is not fired). The error's state holds everything completed so far.
+ * @internal
+ */
+export function checkInterrupt(run: Run): void {
+  const signal = run.interruptSignal;
+  if (signal?.aborted === true) throw abortedError(signal);
 }
 
 /** `signal.aborted`, read through a call: it changes across awaits, which narrowing does not see. @internal */

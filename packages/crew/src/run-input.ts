@@ -19,6 +19,7 @@ const RUN_KEYS: ReadonlySet<string> = new Set([
   'approvals',
   'commit',
   'clock',
+  'interruptSignal',
 ]);
 
 /** A run's checked arguments: copies of what the caller gave, nothing shared with it. @internal */
@@ -30,6 +31,7 @@ export interface Prepared {
   readonly book: ApprovalBook;
   readonly decisions: readonly ApprovalDecision[];
   readonly commit: Run['commit'];
+  readonly interruptSignal: AbortSignal | undefined;
   /** `opts.clock`, else the executor's. */
   readonly clock: Clock;
   /** `state.lastAgentId`, kept for the state the run returns (`resumeAt: 'last_agent'` only). */
@@ -57,14 +59,14 @@ export function prepare(
 ): Prepared | CrewRunError {
   if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts))) {
     return invalid(
-      `Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal?, textDeltas?, approvals?, commit?, clock? }`,
+      `Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal?, textDeltas?, approvals?, commit?, clock?, interruptSignal? }`,
     );
   }
   const o = (opts ?? {}) as Readonly<Record<string, unknown>> & CrewRunOptions;
   for (const key of Object.keys(o)) {
     if (!RUN_KEYS.has(key))
       return invalid(
-        `Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId, abortSignal, textDeltas, approvals, commit or clock`,
+        `Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId, abortSignal, textDeltas, approvals, commit, clock or interruptSignal`,
       );
   }
   const read = readState(crew, o.state);
@@ -75,6 +77,9 @@ export function prepare(
   const userSignal: unknown = o.abortSignal;
   if (userSignal !== undefined && !isAbortSignal(userSignal))
     return invalid(`Invalid abortSignal ${describeValue(userSignal)}: expected an AbortSignal`, state);
+  const interruptSignal: unknown = o.interruptSignal;
+  if (interruptSignal !== undefined && !isAbortSignal(interruptSignal))
+    return invalid(`Invalid interruptSignal ${describeValue(interruptSignal)}: expected an AbortSignal`, state);
   const textDeltas: unknown = o.textDeltas;
   if (textDeltas !== undefined && typeof textDeltas !== 'boolean')
     return invalid(`Invalid textDeltas ${describeValue(textDeltas)}: expected true or false`, state);
@@ -106,6 +111,7 @@ export function prepare(
     book,
     decisions,
     commit: commit as Run['commit'],
+    interruptSignal,
     clock: runClock ?? clock,
     lastAgentId,
     warning:

@@ -1,10 +1,10 @@
 import type { ApprovalVerdict, ChatMessage, ToolCall } from '@signalyard/core';
 import { abortedError } from '@signalyard/core/internal';
-import { holdBatch } from './approval-batch.js';
+import { claimedRound, holdBatch } from './approval-batch.js';
 import { decideCalls } from './approval-verdicts.js';
 import { toolMessage } from './crew-history.js';
 import { transferAnswer, type HandoffDecision } from './handoff-decision.js';
-import { AWAITING, laneTransfers, type Lane, type Run } from './run-context.js';
+import { AWAITING, checkInterrupt, laneTransfers, type Lane, type Run } from './run-context.js';
 import { deniedAnswer, emitAnswer, runToolCall, type ToolAnswer, type TransferAnswers } from './tool-call.js';
 
 /**
@@ -32,6 +32,11 @@ export async function toolRound(
   if (group === undefined && verdicts?.some((v) => v.decision === 'ask') === true) {
     run.requested = await holdBatch(run, agent, message, verdicts, rounds, transfers);
     return AWAITING;
+  }
+  // After a resume, every call is claimed (committed) before it runs, as approved ones are.
+  if (group === undefined && run.resumed && run.commit !== undefined) {
+    await claimedRound(run, agent, message, verdicts, rounds, transfers);
+    return undefined;
   }
   history.push(message);
   await runTools(run, lane, calls, verdicts, transfers);
@@ -115,6 +120,12 @@ async function runTools(
     if (abortSignal.aborted) {
       closeCalls(history, calls, i, 'not run: the run was aborted');
       throw abortedError(abortSignal);
+    }
+    if (group === undefined && run.interruptSignal?.aborted === true) {
+      // A safe point: before a tool call starts. The calls not run are answered, so the
+      // history stays valid.
+      closeCalls(history, calls, i, 'not run: the run was interrupted');
+      checkInterrupt(run);
     }
     const verdict = verdicts?.[i];
     if (verdict !== undefined && verdict.decision !== 'allow') {

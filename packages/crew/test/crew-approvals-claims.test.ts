@@ -44,6 +44,42 @@ describe('CrewExecutor approvals: the durable claim', () => {
     expect(done.reason).toBe('terminated_by_signal');
   });
 
+  it('after a resume, an allowed call of the next reply is committed as started before it runs; resumed from that commit it never runs again', async () => {
+    const order: string[] = [];
+    const committed: CrewState[] = [];
+    const { tools, runs } = recordingTools();
+    const traced: Tool[] = tools.map((t) => ({
+      ...t,
+      execute: (args, ctx) => {
+        order.push(`run ${t.name}`);
+        return t.execute(args, ctx);
+      },
+    }));
+    const model = scriptedModel({
+      clerk: [BIG, calls('checking', ['l1', 'lookup', { order: 7 }]), 'ok [DONE]', 'ok again [DONE]'],
+    });
+    const executor = new CrewExecutor({ crew: approvalCrew(POLICY), model, tools: traced });
+    const first = await executor.execute('go');
+    const commit = (state: CrewState): Promise<void> => {
+      order.push('commit');
+      committed.push(roundTrip(state));
+      return Promise.resolve();
+    };
+    await executor.execute('', { state: roundTrip(first.state), approvals: [{ id: 'ap-1', approved: true }], commit });
+    expect(order).toEqual(['commit', 'run refund', 'commit', 'run lookup']);
+    const claim = committed[1] as CrewState;
+    expect(claim.approvals?.batch?.calls).toEqual([{ status: 'started' }]);
+    // The refund's block is in the claimed state's history; the lookup reply is held in the batch.
+    expect(claim.history.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
+    // The process dies after the lookup's side effect: resumed from the claim, it is not run again.
+    const again = await executor.execute('', { state: claim, commit });
+    expect(runs).toEqual(['refund:{"amount":900}', 'lookup:{"order":7}']);
+    expect(again.state.history.map((m) => m.content).slice(-2)).toEqual([
+      'outcome unknown: not retried',
+      'ok again [DONE]',
+    ]);
+  });
+
   it('denials that complete the batch are committed before the run goes on; a rejected commit stops it before the next reply', async () => {
     const { tools, runs } = recordingTools();
     const model = scriptedModel({ clerk: [BIG, calls('looking', ['l1', 'lookup', { order: 7 }]), 'ok [DONE]'] });
@@ -71,8 +107,11 @@ describe('CrewExecutor approvals: the durable claim', () => {
         return Promise.resolve();
       },
     });
-    expect(committed).toHaveLength(1);
+    // Then the allowed lookup of the next reply is claimed (committed as started) before it runs.
+    expect(committed).toHaveLength(2);
     expect(committed[0]?.approvals?.batch?.calls[0]).toMatchObject({ status: 'done', content: 'denied: no' });
+    expect(committed[1]?.approvals?.batch?.calls).toEqual([{ status: 'started' }]);
+    expect(committed[1]?.approvals?.batch?.message.toolCalls?.[0]?.name).toBe('lookup');
     expect(runs).toEqual(['lookup:{"order":7}']);
     expect(done.reason).toBe('terminated_by_signal');
   });

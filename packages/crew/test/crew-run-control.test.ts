@@ -293,6 +293,71 @@ describe('CrewExecutor: failures and abort', () => {
   });
 });
 
+describe('CrewExecutor: interruptSignal ends the run at its next safe point', () => {
+  const crew: CrewConfigInput = { entryPoint: 'a', agents: [{ id: 'a', tools: ['t'] }] };
+  const twoCalls = {
+    content: 'working',
+    toolCalls: [
+      { id: '1', name: 't', arguments: {} },
+      { id: '2', name: 't', arguments: {} },
+    ],
+  };
+
+  it('a tool call in flight finishes (its abortSignal never fires); the next call does not start; the state holds what completed', async () => {
+    const interrupt = new AbortController();
+    const inFlight = deferred();
+    const release = deferred<string>();
+    const toolSignals: AbortSignal[] = [];
+    const tool: Tool = {
+      name: 't',
+      parameters: {},
+      execute: (_args, ctx) => {
+        toolSignals.push(ctx.abortSignal as AbortSignal);
+        inFlight.resolve();
+        return release.promise;
+      },
+    };
+    const model = scriptedModel([twoCalls, 'never asked']);
+    const running = runError(
+      new CrewExecutor({ crew, model, tools: [tool] }).execute('go', { interruptSignal: interrupt.signal }),
+    );
+    await inFlight.promise;
+    interrupt.abort();
+    expect(toolSignals[0]?.aborted).toBe(false);
+    release.resolve('done once');
+    const error = await running;
+    expect(error.code).toBe('ABORTED');
+    expect(toolSignals).toHaveLength(1);
+    expect(model.calls).toHaveLength(1);
+    expect(error.state.history.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'go'],
+      ['assistant', 'working'],
+      ['tool', 'done once'],
+      ['tool', 'Error: not run: the run was interrupted'],
+    ]);
+  });
+
+  it('fired before the run starts: no model call is made; never fired: the run is as without it', async () => {
+    const model = scriptedModel(['x']);
+    const error = await runError(
+      new CrewExecutor({ crew: { entryPoint: 'a', agents: [{ id: 'a' }] }, model }).execute('go', {
+        interruptSignal: AbortSignal.abort(),
+      }),
+    );
+    expect(error.code).toBe('ABORTED');
+    expect(model.calls).toHaveLength(0);
+    expect(error.state.history).toEqual([{ role: 'user', content: 'go' }]);
+    const quiet = new AbortController();
+    const done = await new CrewExecutor({
+      crew: { entryPoint: 'a', agents: [{ id: 'a' }] },
+      model: scriptedModel(['fine']),
+    }).execute('go', {
+      interruptSignal: quiet.signal,
+    });
+    expect(done.content).toBe('fine');
+  });
+});
+
 describe('CrewExecutor: runs are independent', () => {
   it('two concurrent runs on one executor never share history', async () => {
     const gates = { one: deferred<undefined>(), two: deferred<undefined>() };
@@ -421,6 +486,7 @@ describe('CrewExecutor: bad input', () => {
     ['a non-string pausedAgentId', 'go', { state: { history: [], pausedAgentId: 1 } }],
     ['a non-string resumeAgentId', 'go', { resumeAgentId: 7 }],
     ['an abortSignal that is not one', 'go', { abortSignal: { aborted: false } }],
+    ['an interruptSignal that is not one', 'go', { interruptSignal: 'now' }],
   ])('%s ends the run with CREW_ARGUMENT_INVALID, as an error event and a rejection', async (_what, input, opts) => {
     const error = await runError(executor.execute(input as string, opts as never));
     expect(error.code).toBe('CREW_ARGUMENT_INVALID');

@@ -9,6 +9,7 @@ import { asSignalyardError, failedOutcome, outcomeOf, type Applied } from './out
 import { decide } from './route-decision.js';
 import { signalCause } from './session-cause.js';
 import { runTurn } from './turn.js';
+import { interruptedApplied } from './turn-interrupt.js';
 import type { TurnSink } from './turn-stream.js';
 
 /** What {@link BatchApplier} works with. @internal */
@@ -251,13 +252,15 @@ export class BatchApplier implements BatchApply {
     const arrival = { history, engineState: p.loaded.engineState };
     if (session.agent.whenBusy === 'interrupt') {
       session.interruptTurn = (reason) => {
-        batch.abort(reason ?? new AbortedError({ message: 'Interrupted by a newer user message' }));
+        batch.interrupt(reason ?? new AbortedError({ message: 'Interrupted by a newer user message' }));
       };
     }
     batch.turnRunning = true;
     try {
       const input = { session, loaded: p.loaded, job: lead, action: last.action, match: last.match };
-      return await runTurn(this.#d, { ...input, history, arrival, signals });
+      const interruptSignal = batch.interruptSignal;
+      const applied = await runTurn(this.#d, { ...input, history, arrival, signals, interruptSignal });
+      return batch.interrupted ? interruptedApplied(applied) : applied;
     } finally {
       batch.turnRunning = false;
       session.interruptTurn = undefined;

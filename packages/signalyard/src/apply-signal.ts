@@ -3,6 +3,7 @@ import {
   type Action,
   type ExecutionStrategy,
   type Outcome,
+  type StrategySnapshot,
   type TransitionAttempt,
 } from '@signalyard/core';
 import type { RouteMatch } from '@signalyard/router';
@@ -66,15 +67,19 @@ export class SignalApplier implements SignalApply {
         return done(failedOutcome(session.ctx, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED')));
       }
       // After a commit, what arrived is saved already.
-      const saveArrival = (failed: Outcome): Promise<void> =>
+      const saveArrival = (failed: Outcome, initial?: StrategySnapshot): Promise<void> =>
         job.committed === true
           ? Promise.resolve()
-          : persistence.saveArrival(session, job.signal, signalCause(persistence.clock, job.signal, failed));
+          : persistence.saveArrival(session, job.signal, signalCause(persistence.clock, job.signal, failed), initial);
       let applied: Applied;
       try {
         applied = await this.#applyOnce(session, loaded, job);
       } catch (error) {
-        return done(await escapedOutcome(session, `a ${job.signal.kind} signal`, error, saveArrival));
+        // The arrival is saved with the stored strategy snapshot: the strategy may be what threw.
+        const before = session.state;
+        const initial = before.kind === 'loaded' ? before.savedStrategy : undefined;
+        const what = `a ${job.signal.kind} signal`;
+        return done(await escapedOutcome(session, what, error, (o) => saveArrival(o, initial)));
       }
       // The engine's commit lost to another writer: nothing of this attempt is kept beyond it.
       if (applied.conflict !== undefined) {

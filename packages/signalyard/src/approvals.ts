@@ -1,4 +1,5 @@
 import { describeValue, type ApprovalDecision, type PendingApproval, type Signal } from '@signalyard/core';
+import { decisionsOf } from './approval-checks.js';
 import type { StaleApproval } from './live-session.js';
 
 /**
@@ -21,7 +22,21 @@ export interface ToolApprovalPayload {
   readonly by?: string;
 }
 
-const NONE: readonly never[] = Object.freeze([]);
+/** The longest decision `reason` accepted, in UTF-16 code units (decisions-wave3 §13). */
+const MAX_DECISION_REASON = 1000;
+/** The longest approver (`by`) accepted, in UTF-16 code units (decisions-wave3 §13). */
+const MAX_APPROVER = 200;
+
+/** Why `value` (a string) is too long for the field `field`; `undefined` when it is short enough. */
+function tooLong(field: string, value: string, limit: number): string | undefined {
+  if (value.length <= limit) return undefined;
+  return `${field} ${value.length} code units long, expected at most ${limit}`;
+}
+
+/** Why the approver `by` (already known to be a string or nothing) is too long; `undefined` when it is not. @internal */
+export function approverProblem(by: unknown): string | undefined {
+  return typeof by === 'string' ? tooLong('by', by, MAX_APPROVER) : undefined;
+}
 
 /**
  * Why `payload` is not a `tool_approval` payload `{ decisions: ApprovalDecision[]; by?: string }`
@@ -34,10 +49,13 @@ export function toolApprovalPayloadProblem(payload: unknown): string | undefined
   const { decisions, by } = payload as { decisions?: unknown; by?: unknown };
   if (by !== undefined && (typeof by !== 'string' || by === ''))
     return `by ${describeValue(by)}, expected a non-empty string (who decided) or nothing`;
-  return decisionsProblem(decisions);
+  return approverProblem(by) ?? decisionsProblem(decisions);
 }
 
-/** Why `decisions` is not a non-empty list of `{ id, approved, reason? }` with distinct ids. @internal */
+/**
+ * Why `decisions` is not a non-empty list of `{ id, approved, reason? }` with distinct ids and
+ * each `reason` at most {@link MAX_DECISION_REASON} code units. @internal
+ */
 export function decisionsProblem(decisions: unknown): string | undefined {
   if (!Array.isArray(decisions) || decisions.length === 0)
     return `decisions ${describeValue(decisions)}, expected a non-empty list of { id: string, approved: boolean, reason?: string }`;
@@ -52,19 +70,13 @@ export function decisionsProblem(decisions: unknown): string | undefined {
     if (typeof approved !== 'boolean') return `decisions[${i}].approved ${describeValue(approved)}, expected a boolean`;
     if (reason !== undefined && typeof reason !== 'string')
       return `decisions[${i}].reason ${describeValue(reason)}, expected a string or nothing`;
+    const long = reason === undefined ? undefined : tooLong(`decisions[${i}].reason`, reason, MAX_DECISION_REASON);
+    if (long !== undefined) return long;
     if (seen.has(id))
       return `decisions[${i}].id ${JSON.stringify(id)} decided twice, expected one decision per approval`;
     seen.add(id);
   }
   return undefined;
-}
-
-/** The decisions a `tool_approval` signal carries (none for other signals or a malformed payload). */
-function decisionsOf(signal: Signal): readonly ApprovalDecision[] {
-  if (signal.kind !== 'tool_approval') return NONE;
-  const payload = signal.payload as { decisions?: unknown } | null;
-  const decisions = typeof payload === 'object' && payload !== null ? payload.decisions : undefined;
-  return Array.isArray(decisions) ? (decisions as ApprovalDecision[]) : NONE;
 }
 
 /** Who decided, for a `tool_approval` signal with a `by`. */
@@ -84,9 +96,14 @@ export function decisionRecords(signal: Signal): { id: string; approved: boolean
   );
 }
 
-/** What a turn's engine receives as `ctx.approvals`: denials for stale approvals, then the signal's decisions. @internal */
-export function turnApprovals(signal: Signal, stale: readonly StaleApproval[]): readonly ApprovalDecision[] {
-  const decisions = decisionsOf(signal);
+/**
+ * What a turn's engine receives as `ctx.approvals`: denials for stale approvals, then the
+ * signal's `decisions` that name a pending approval (see `checkDecisions`). @internal
+ */
+export function turnApprovals(
+  decisions: readonly ApprovalDecision[],
+  stale: readonly StaleApproval[],
+): readonly ApprovalDecision[] {
   if (stale.length === 0) return decisions;
   return [...stale.map((s): ApprovalDecision => ({ id: s.id, approved: false, reason: s.reason })), ...decisions];
 }

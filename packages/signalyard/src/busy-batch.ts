@@ -37,6 +37,10 @@ export class Batch implements RunningBatch {
   lockLost = false;
   /** Whether the engine turn runs now. */
   turnRunning = false;
+  /** Fires when a newer user message interrupts the batch's turn (`whenBusy: 'interrupt'`). */
+  readonly #interrupt = new AbortController();
+  /** Set once a newer user message interrupted the batch's turn. */
+  interrupted = false;
   readonly #settle: (job: Job, outcome: Outcome) => void;
 
   constructor(session: LiveSession, lead: Job, settle: (job: Job, outcome: Outcome) => void) {
@@ -78,6 +82,23 @@ export class Batch implements RunningBatch {
   /** A stop action was applied and saved: every signal waiting in the session's queue ends `stopped`. */
   stopQueued(): void {
     for (const queued of this.session.waitingSignals()) this.#settle(queued, stoppedOutcome(this.session.ctx));
+  }
+
+  /** The signal a newer user message fires to interrupt the batch's turn at its next safe point. */
+  get interruptSignal(): AbortSignal {
+    return this.#interrupt.signal;
+  }
+
+  /**
+   * Interrupts the batch's turn (`whenBusy: 'interrupt'`): no more messages join, and the turn is
+   * asked to end at its next safe point. Unlike {@link Batch.abort}, nothing is aborted: a tool
+   * call in flight finishes, and what the turn completed is saved.
+   */
+  interrupt(reason: unknown): void {
+    if (this.aborting || this.interrupted) return;
+    this.interrupted = true;
+    this.closed = true;
+    this.#interrupt.abort(reason);
   }
 
   /** Settles `job` (once). */

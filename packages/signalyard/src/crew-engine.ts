@@ -14,6 +14,7 @@ import {
 import type { Engine, TurnContext, TurnResult } from './engine.js';
 import { userMessageOf } from './history.js';
 import { RunnerError } from './errors/runner-error.js';
+import { interruptSignalOf } from './turn-interrupt.js';
 
 /** Options of {@link crewEngine}. */
 export interface CrewEngineOptions {
@@ -76,11 +77,13 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       const saved = (typeof ctx.state === 'object' && ctx.state !== null ? ctx.state : {}) as CrewEngineState;
       const { prior, text, state } = crewInput(ctx, saved);
       let response: CrewResponse | undefined;
+      const interruptSignal = interruptSignalOf(ctx);
       // Models stream only when someone reads the turn as a stream; else they are called with
       // `generate` and the crew emits no text deltas.
       const run = executor.executeStream(text, {
         state,
         abortSignal: ctx.abortSignal,
+        ...(interruptSignal !== undefined && { interruptSignal }),
         textDeltas: ctx.streaming,
         ...(ctx.clock !== undefined && { clock: ctx.clock }),
         ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
@@ -89,8 +92,12 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       });
       for await (const event of run) {
         if (event.type === 'end') response = event.response;
-        else if (event.type === 'error') throw unwrapCommitFailure(event.error);
-        else if (event.type === 'text_delta')
+        else if (event.type === 'error') {
+          // Interrupted at a safe point: what the run completed is this turn's result.
+          if (interruptedAt(event.error, interruptSignal, ctx.abortSignal))
+            return { messages: event.error.state.history.slice(prior), state: engineStateOf(event.error.state) };
+          throw unwrapCommitFailure(event.error);
+        } else if (event.type === 'text_delta')
           ctx.emitText(event.delta, { crewAgentId: event.agentId, path: event.path });
         else ctx.emit({ ...event });
       }
@@ -164,6 +171,15 @@ function engineStateOf(state: CrewState, response?: CrewResponse): CrewEngineSta
     ...(state.lastAgentId !== undefined && { lastAgentId: state.lastAgentId }),
     ...(state.approvals !== undefined && { approvals: state.approvals }),
   };
+}
+
+/** Whether `error` is the run ending at a safe point for the turn's interrupt (not for a stop). */
+function interruptedAt(
+  error: CrewRunError,
+  interruptSignal: AbortSignal | undefined,
+  abortSignal: AbortSignal,
+): boolean {
+  return error.code === 'ABORTED' && interruptSignal?.aborted === true && !abortSignal.aborted;
 }
 
 /** A claim commit the Runner refused (another writer got there first): the Runner's own error, so it reloads and re-applies. */

@@ -37,7 +37,7 @@ export interface TurnContext {
   readonly state: unknown;
   /** The session's strategy: read it (`snapshot`, `canExecute`); don't execute — return `actions` instead. */
   readonly strategy: ExecutionStrategy;
-  /** Fires on `force_stop`, a `close()` timeout, or the caller's own `abortSignal`. */
+  /** Fires on `force_stop`, a `close()` timeout, or the caller's own `abortSignal` — never for a `whenBusy: 'interrupt'`. */
   readonly abortSignal: AbortSignal;
   /** Forwards an event of the engine's (a crew handoff, a pipeline stage) as an `engine_event` RunnerEvent. */
   emit(event: { type: string } & Record<string, unknown>): void;
@@ -117,7 +117,11 @@ export interface TurnResult {
 /** Runs one turn. (A plain, non-promise `TurnResult` is accepted too.) */
 export type EngineFn = (ctx: TurnContext) => Promise<TurnResult>;
 
-/** An object with a `turn` function: what a `continue` runs. */
+/**
+ * An object with a `turn` function: what a `continue` runs. A tool call runs at most once only
+ * when the engine commits the decision with `ctx.commit` before running it; without that commit
+ * hook it runs at least once across crashes.
+ */
 export interface Engine {
   /**
    * Runs one turn: called once per `continue` with the turn's {@link TurnContext}; what it
@@ -174,9 +178,12 @@ export interface AgentDefinition {
    * - `'collect'`: messages that arrive while a turn runs wait; when it ends, each is appended to
    *   the history and routed on its own, and those routed to `continue` are answered by **one**
    *   engine turn (`TurnContext.signals`); each caller's outcome carries `mergedWith`.
-   * - `'interrupt'`: a message routed to `continue` on arrival aborts the running turn of a user
-   *   message (its caller gets `stopped`, its effects are discarded, its message stays in the
-   *   history); one turn then answers both, and messages arriving until it starts join it.
+   * - `'interrupt'`: a message routed to `continue` on arrival stops the running turn of a user
+   *   message at its next safe point — before a model call or a tool call starts, never inside a
+   *   tool call (its `abortSignal` does not fire; `crewEngine` knows the crew's safe points, any
+   *   other engine runs to its end). What that turn completed (replies, tool calls and their
+   *   results) is saved, its caller gets `stopped`, its message stays in the history; one turn
+   *   then answers both, and messages arriving until it starts join it.
    *
    * Acts on messages queued in the same process; across processes a `SessionLock` still keeps
    * each process's order and every message exactly once in the history.

@@ -1,4 +1,11 @@
-import type { ChatMessage, ExecutionStrategy, Outcome, PendingApproval, Signal } from '@signalyard/core';
+import type {
+  ChatMessage,
+  ExecutionStrategy,
+  Outcome,
+  PendingApproval,
+  Signal,
+  StrategySnapshot,
+} from '@signalyard/core';
 import type { ComposedRouter } from '@signalyard/router';
 import type { ApprovalAliases } from './approval-aliases.js';
 import type { AgentRuntime } from './runner-options.js';
@@ -79,6 +86,12 @@ export interface LoadedState {
   aliases: ApprovalAliases;
   /** Top-level checkpoint fields the runner does not write itself (e.g. a newer release's), kept on save. */
   carried: Readonly<Record<string, unknown>>;
+  /**
+   * The strategy's snapshot as stored at `version` (for a session never saved: taken when it was
+   * loaded; `undefined` if that threw): what an arrival is saved with when the strategy's
+   * `snapshot()` throws during a turn.
+   */
+  savedStrategy: StrategySnapshot | undefined;
 }
 
 /** Not loaded yet, or dropped after a failed save (the next signal reloads it). @internal */

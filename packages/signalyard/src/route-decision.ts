@@ -1,6 +1,7 @@
 import { Action, type ConsideredRoute, type RouteContext, type RunnerEvent, type Signal } from '@signalyard/core';
 import type { EventChannel } from '@signalyard/core/internal';
 import type { ComposedRouter, RouteMatch } from '@signalyard/router';
+import { NO_PENDING_APPROVAL, decidesNothingPending } from './approval-checks.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
 
 /** A routing decision with the router's `explain()` list. @internal */
@@ -72,7 +73,6 @@ function routeExplained(router: ComposedRouter, signal: Signal, ctx: RouteContex
 }
 
 const AWAITING_APPROVAL = Action.reject('awaiting_approval');
-const NO_PENDING_APPROVAL = Action.reject('no_pending_approval');
 
 /** The runner default for an unrouted `user_message`: continue, or `reject('awaiting_approval')` while approvals are pending. @internal */
 export function userMessageDefault(loaded: LoadedState | undefined): Action {
@@ -81,7 +81,7 @@ export function userMessageDefault(loaded: LoadedState | undefined): Action {
 
 /**
  * Runner defaults for unrouted signals: `user_message` → continue (`reject('awaiting_approval')`
- * while approvals are pending), `tool_approval` → continue when approvals are pending, else
+ * while approvals are pending), `tool_approval` → continue when a decision names a pending approval, else
  * `reject('no_pending_approval')`, `stop` → graceful_stop.
  */
 function defaultAction(signal: Signal, loaded: LoadedState | undefined): Action | undefined {
@@ -89,7 +89,7 @@ function defaultAction(signal: Signal, loaded: LoadedState | undefined): Action 
     case 'user_message':
       return userMessageDefault(loaded);
     case 'tool_approval':
-      return loaded !== undefined && loaded.pendingApprovals.length > 0 ? Action.Continue : NO_PENDING_APPROVAL;
+      return decidesNothingPending(signal, loaded?.pendingApprovals ?? []) ? NO_PENDING_APPROVAL : Action.Continue;
     case 'stop':
       return Action.GracefulStop;
     default:

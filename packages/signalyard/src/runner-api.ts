@@ -54,14 +54,18 @@ export interface Runner {
   /**
    * Decides pending tool approvals: dispatches `signal('tool_approval', { decisions, by })` to the
    * session. It goes through the three tiers like every signal, so a route can refuse an approver
-   * (e.g. `reject('not a reviewer')` on `payload.by`). Unrouted, the runner's default is
-   * `continue` when the session has pending approvals (the engine resumes with the decisions in
-   * `ctx.approvals`), else outcome `rejected` with `reject('no_pending_approval')` and nothing
-   * runs. Any runner over the same store can approve: the checkpoint is the truth.
+   * (e.g. `reject('not a reviewer')` on `payload.by`). The runner checks the ids itself against
+   * the session's `pendingApprovals`: when none names a pending approval, the outcome is
+   * `rejected` with `reject('no_pending_approval')` and nothing runs; in a mix, the pending ones
+   * are applied (unrouted, the default is `continue`: the engine resumes with them in
+   * `ctx.approvals`) and the other ids are ignored and listed in `outcome.output.unknownApprovalIds`
+   * (added to a plain-object output; `{ unknownApprovalIds }` without one, else `{ output,
+   * unknownApprovalIds }`). Any runner over the same store can approve: the checkpoint is the truth.
    *
    * @throws RunnerError `RUNNER_INPUT_INVALID` (the promise rejects) when `decisions` is not a
-   * non-empty list of `{ id, approved, reason? }` with distinct ids, or `by` is not a non-empty
-   * string; `RUNNER_CLOSED` after `close()`.
+   * non-empty list of `{ id, approved, reason? }` with distinct ids and each `reason` at most
+   * 1,000 code units, or `by` is not a non-empty string of at most 200; `RUNNER_CLOSED` after
+   * `close()`.
    * @example
    * ```ts
    * const outcome = await runner.approve('agent:support:main', [{ id: 'ap-1', approved: true }], { by: 'alice' });

@@ -19,7 +19,7 @@ import { errorText, readClock } from '@signalyard/core/internal';
 import { agentIdOf, formatSessionKey, parseSessionKey, type SessionKey } from '@signalyard/sessions';
 import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
-import { decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
+import { approverProblem, decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
 import { aliasesOf, publicTranscript } from './approval-aliases.js';
 import { createEventHub } from './event-hub.js';
 import { EventTimeline } from './event-timeline.js';
@@ -271,7 +271,7 @@ class RunnerImpl implements Runner {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const badOptions = optionsProblem(OPTIONS.approve, opts);
     if (badOptions !== undefined) return Promise.reject(badOptions);
-    const problem = decisionsProblem(decisions);
+    const problem = approverProblem(opts.by) ?? decisionsProblem(decisions);
     if (problem !== undefined) return Promise.reject(inputError(`approve() got ${problem}`));
     const copies = decisions.map((d): ApprovalDecision =>
       d.reason === undefined

@@ -10,6 +10,7 @@ import {
   type SessionCheckpointV1,
   type Signal,
   type SignalRoute,
+  type StrategySnapshot,
 } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { ComposedRouter } from '@signalyard/router';
@@ -75,7 +76,9 @@ export class SessionPersistence {
     const checkpoint = await this.#store.load(session.key);
     if (checkpoint === undefined) {
       if (current.kind === 'loaded' && current.version === 0) return current;
-      return this.#install(session, newStrategy(session.agent), 0, {
+      const fresh = newStrategy(session.agent);
+      return this.#install(session, fresh, 0, {
+        savedStrategy: initialSnapshot(fresh),
         history: NO_HISTORY,
         engineState: undefined,
         pendingApprovals: NO_APPROVALS,
@@ -90,6 +93,7 @@ export class SessionPersistence {
     const strategy = newStrategy(session.agent);
     strategy.restore(data.strategy);
     return this.#install(session, strategy, checkpoint.version, {
+      savedStrategy: data.strategy,
       history: keptHistory(data.history, this.#maxHistoryMessages),
       engineState: data.engine,
       pendingApprovals: pendingOf(data),
@@ -103,7 +107,10 @@ export class SessionPersistence {
     session: LiveSession,
     strategy: ExecutionStrategy,
     version: number,
-    parts: Pick<LoadedState, 'history' | 'engineState' | 'pendingApprovals' | 'staleApprovals' | 'aliases' | 'carried'>,
+    parts: Pick<
+      LoadedState,
+      'history' | 'engineState' | 'pendingApprovals' | 'staleApprovals' | 'aliases' | 'carried' | 'savedStrategy'
+    >,
   ): LoadedState {
     const router = new ComposedRouter({
       strategy: strategy.signalRoutes(),
@@ -121,27 +128,36 @@ export class SessionPersistence {
       staleApprovals: parts.staleApprovals,
       aliases: parts.aliases,
       carried: parts.carried,
+      savedStrategy: parts.savedStrategy,
     };
     session.state = state;
     return state;
   }
 
   /**
-   * Saves `save` with the strategy's snapshot, compare-and-set on the loaded version; on success
-   * the loaded state takes the new version, history and engine state. On failure the session is
-   * unloaded (the next signal reloads it) and the error rethrown.
+   * Saves `save` with the strategy's snapshot (or `strategy`, when given), compare-and-set on the
+   * loaded version; on success the loaded state takes the new version, history and engine state.
+   * On failure the session is unloaded (the next signal reloads it) and the error rethrown.
    */
-  async save(session: LiveSession, loaded: LoadedState, save: SessionSave, cause: SessionCause): Promise<void> {
+  async save(
+    session: LiveSession,
+    loaded: LoadedState,
+    save: SessionSave,
+    cause: SessionCause,
+    strategy?: StrategySnapshot,
+  ): Promise<void> {
     const pending = save.pendingApprovals ?? loaded.pendingApprovals;
     const stale = save.staleApprovals ?? loaded.staleApprovals;
     // Aliases only for what is still open: a decided approval's old and new ids are both gone.
     const kept = save.aliases ?? loaded.aliases;
     const aliases = kept === NO_ALIASES ? undefined : keptAliases(kept, [...pending, ...stale]);
+    let snapshot: StrategySnapshot;
     try {
+      snapshot = strategy ?? loaded.strategy.snapshot();
       const own: { -readonly [K in keyof SessionCheckpointV1]: SessionCheckpointV1[K] } = {
         v: 1,
         agentId: session.agent.id,
-        strategy: loaded.strategy.snapshot(),
+        strategy: snapshot,
         history: save.history,
         engine: save.engineState,
         cause,
@@ -157,6 +173,7 @@ export class SessionPersistence {
       session.state = UNLOADED;
       throw error;
     }
+    loaded.savedStrategy = snapshot;
     loaded.history = save.history;
     loaded.engineState = save.engineState;
     loaded.pendingApprovals = pending;
@@ -165,11 +182,19 @@ export class SessionPersistence {
   }
 
   /**
-   * Saves only what arrived — the signal's user message — on the state reloaded from the store:
-   * for a signal whose own effects cannot be stored or were lost. Never throws: when even that
-   * fails, the session is left unloaded (the next signal reloads it).
+   * Saves only what arrived — the signal's user message — on the state reloaded from the store,
+   * with the strategy snapshot stored there (the strategy is not asked again: its `snapshot()` may
+   * be what threw). `initial`: the snapshot of the state that was loaded before, for a session
+   * never saved whose fresh strategy cannot give one. For a signal whose own effects cannot be
+   * stored or were lost. Never throws: when even that fails, the session is left unloaded (the
+   * next signal reloads it).
    */
-  async saveArrival(session: LiveSession, signal: Signal, cause: SessionCause): Promise<void> {
+  async saveArrival(
+    session: LiveSession,
+    signal: Signal,
+    cause: SessionCause,
+    initial?: StrategySnapshot,
+  ): Promise<void> {
     try {
       const loaded = await this.load(session, true);
       const user = userMessageOf(signal);
@@ -182,6 +207,7 @@ export class SessionPersistence {
           engineState: loaded.engineState,
         },
         cause,
+        loaded.savedStrategy ?? (loaded.version === 0 ? initial : undefined),
       );
     } catch {
       session.state = UNLOADED;
@@ -193,6 +219,15 @@ export class SessionPersistence {
     const checkpoint = await this.#store.load(key);
     if (checkpoint === undefined) return undefined;
     return { version: checkpoint.version, data: decodeCheckpoint(key, checkpoint.data) };
+  }
+}
+
+/** A fresh strategy's snapshot, `undefined` when its `snapshot()` throws (the first save reports it). */
+function initialSnapshot(strategy: ExecutionStrategy): StrategySnapshot | undefined {
+  try {
+    return strategy.snapshot();
+  } catch {
+    return undefined;
   }
 }
 

@@ -9,6 +9,11 @@ import type { Outcome, TurnEvent } from '@signalyard/core';
  * that `RunnerError` and `outcome` rejects with it (a rejection nobody needs to handle). The
  * events are yielded once: loops reading one stream at the same time share them (each event goes
  * to one loop), and every such loop ends with the turn.
+ *
+ * Buffering stops once no reader can read: when the last loop reading the stream breaks out
+ * (or returns) before its end, the stream is closed — the events buffered are released, later
+ * ones are not kept, and a loop started afterwards ends at once (`outcome` still resolves); a
+ * stream never iterated buffers until it is itself unreachable (garbage).
  */
 export interface TurnStream extends AsyncIterable<TurnEvent> {
   /** The turn's outcome, as `handle` / `dispatch` would have resolved it. */
@@ -18,52 +23,154 @@ export interface TurnStream extends AsyncIterable<TurnEvent> {
 /** Where a streamed turn's events go. @internal */
 export type TurnSink = (event: TurnEvent) => void;
 
-/**
- * A {@link TurnStream} over `run`, which applies the signal, pushing its events into the sink
- * (the `outcome` event last) and resolving to the outcome. @internal
- */
-export function turnStream(run: (sink: TurnSink) => Promise<Outcome>): TurnStream {
-  const events: (TurnEvent | undefined)[] = [];
-  let head = 0;
-  // Every reader waiting for the next event (two loops may read one stream at once: each must wake).
-  const waiting: (() => void)[] = [];
-  const state: { done: boolean; failure: { error: unknown } | undefined } = { done: false, failure: undefined };
-  const notify = (): void => {
+/** The key of a stream's buffer (not part of `TurnStream`): tests count what it holds. */
+const TURN_STREAM_BUFFER: unique symbol = Symbol.for('signalyard.turnStream.buffer');
+
+/** The events of one stream not read yet, and its readers. */
+class TurnStreamBuffer {
+  #events: (TurnEvent | undefined)[] = [];
+  #head = 0;
+  /** Every reader waiting for the next event (two loops may read one stream at once: each must wake). */
+  readonly #waiting: (() => void)[] = [];
+  /** Loops reading now (started, not ended). */
+  #readers = 0;
+  done = false;
+  failure: { error: unknown } | undefined = undefined;
+  /** No reader can read any more: nothing is kept. */
+  closed = false;
+  /** How the runner's side reaches this buffer: strongly while a loop reads, else weakly. */
+  readonly #holder: BufferHolder;
+
+  constructor(holder: BufferHolder) {
+    this.#holder = holder;
+    holder.weak = new WeakRef(this);
+  }
+
+  /** The events buffered and not read yet. */
+  get size(): number {
+    return this.#events.length - this.#head;
+  }
+
+  push(event: TurnEvent): void {
+    if (this.closed) return;
+    this.#events.push(event);
+    this.#notify();
+  }
+
+  finish(failure: { error: unknown } | undefined): void {
+    this.done = true;
+    this.failure = failure;
+    this.#notify();
+  }
+
+  /** The next unread event, released from the buffer; `undefined` when none is buffered. */
+  take(): TurnEvent | undefined {
+    if (this.#head === this.#events.length) return undefined;
+    const event = this.#events[this.#head] as TurnEvent;
+    this.#events[this.#head++] = undefined;
+    if (this.#head === this.#events.length) {
+      this.#events = [];
+      this.#head = 0;
+    }
+    return event;
+  }
+
+  /** Resolves at the next event, the end, or the close. */
+  wait(): Promise<void> {
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  enter(): void {
+    if (this.#readers++ === 0) this.#holder.strong = this;
+  }
+
+  /** A reader ended; `early`: before the end of the stream (it broke out or returned). */
+  leave(early: boolean): void {
+    if (--this.#readers > 0) return;
+    this.#holder.strong = undefined;
+    if (early && !this.done) {
+      this.closed = true;
+      this.#events = [];
+      this.#head = 0;
+    }
+  }
+
+  #notify(): void {
+    const waiting = this.#waiting;
     if (waiting.length === 0) return;
     for (const w of waiting) w(); // resolving only schedules the reader: nothing is added meanwhile
     waiting.length = 0;
-  };
+  }
+}
+
+/**
+ * A {@link TurnStream} over `run`, which applies the signal, pushing its events into the sink
+ * (the `outcome` event last) and resolving to the outcome. The runner's side reaches the buffer
+ * through a weak reference while nobody reads (so a stream dropped unread is not kept alive by
+ * its turn), and a strong one while a loop reads (a waiting loop is only reachable through it).
+ * @internal
+ */
+export function turnStream(run: (sink: TurnSink) => Promise<Outcome>): TurnStream {
+  const holder: BufferHolder = { strong: undefined, weak: undefined };
+  const buffer = new TurnStreamBuffer(holder);
+  const outcome = feed(run, holder);
+  return {
+    outcome,
+    [Symbol.asyncIterator]: () => read(buffer),
+    [TURN_STREAM_BUFFER]: buffer,
+  } as TurnStream;
+}
+
+/** The buffer as the runner's side reaches it: `strong` while a loop reads (a waiting loop is only reachable through it). */
+interface BufferHolder {
+  strong: TurnStreamBuffer | undefined;
+  weak: WeakRef<TurnStreamBuffer> | undefined;
+}
+
+/**
+ * Runs the turn, feeding its events and end into the buffer `holder` reaches. A function of its
+ * own: its closures must not share a scope that holds the buffer strongly.
+ */
+function feed(run: (sink: TurnSink) => Promise<Outcome>, holder: BufferHolder): Promise<Outcome> {
+  const target = (): TurnStreamBuffer | undefined => holder.strong ?? holder.weak?.deref();
   const outcome = run((event) => {
-    events.push(event);
-    notify();
+    target()?.push(event);
   }).then(
     (result) => {
-      state.done = true;
-      notify();
+      target()?.finish(undefined);
       return result;
     },
     (error: unknown) => {
-      state.done = true;
-      state.failure = { error };
-      notify();
+      target()?.finish({ error });
       throw error;
     },
   );
   outcome.catch(() => undefined); // handled here: a stream nobody reads must not raise an unhandled rejection
-  async function* read(): AsyncGenerator<TurnEvent, void, undefined> {
+  return outcome;
+}
+
+async function* read(buffer: TurnStreamBuffer): AsyncGenerator<TurnEvent, void, undefined> {
+  buffer.enter();
+  let ended = false;
+  try {
     for (;;) {
-      if (head < events.length) {
-        const event = events[head] as TurnEvent;
-        events[head++] = undefined; // read events are released
+      if (buffer.closed) {
+        ended = true;
+        return;
+      }
+      const event = buffer.take();
+      if (event !== undefined) {
         yield event;
         continue;
       }
-      if (state.done) {
-        if (state.failure !== undefined) throw state.failure.error;
+      if (buffer.done) {
+        ended = true;
+        if (buffer.failure !== undefined) throw buffer.failure.error;
         return;
       }
-      await new Promise<void>((resolve) => waiting.push(resolve));
+      await buffer.wait();
     }
+  } finally {
+    buffer.leave(!ended);
   }
-  return { outcome, [Symbol.asyncIterator]: read };
 }

@@ -25,6 +25,7 @@ import {
   publicPending,
   type ApprovalAliases,
 } from './approval-aliases.js';
+import { NO_PENDING_APPROVAL, checkDecisions, decidesNothingPending, withUnknownIds } from './approval-checks.js';
 import { AnnouncedApprovals, impliedApprovalEvents, turnApprovals } from './approvals.js';
 import { NO_APPROVALS } from './checkpoint-format.js';
 import type { TurnContext, TurnResult } from './engine.js';
@@ -37,6 +38,7 @@ import type { SessionPersistence } from './session-persistence.js';
 import { raceStop } from './stopper.js';
 import { TurnCommits } from './turn-commit.js';
 import { turnResultProblem } from './turn-result.js';
+import { INTERRUPT_SIGNAL } from './turn-interrupt.js';
 import type { TurnSink } from './turn-stream.js';
 
 /** What a turn works with. @internal */
@@ -60,6 +62,8 @@ export interface TurnInput {
   readonly arrival: SessionSave | undefined;
   /** A merged turn's signals in arrival order (`job.signal` is the last); absent: `[job.signal]`. */
   readonly signals?: readonly Signal[];
+  /** Fires when a newer user message interrupts the turn (`whenBusy: 'interrupt'`; see turn-interrupt.ts). */
+  readonly interruptSignal?: AbortSignal;
 }
 
 /**
@@ -74,6 +78,8 @@ class Turn {
   commits: TurnCommits | undefined = undefined;
   /** The decisions the turn applies, with public ids (`ctx.approvals` has the engine's). */
   readonly approvals: readonly ApprovalDecision[];
+  /** The ids of the signal's decisions that named no pending approval (ignored; listed in the output). */
+  readonly unknownIds: readonly string[];
   /** The checkpoint's approval aliases when the turn started (public id → the engine's). */
   readonly aliases: ApprovalAliases;
   /** The engine's id → the public one. */
@@ -88,7 +94,9 @@ class Turn {
     this.deps = deps;
     this.t = t;
     const { loaded } = t;
-    this.approvals = turnApprovals(t.job.signal, loaded.staleApprovals);
+    const check = checkDecisions(t.job.signal, loaded.pendingApprovals);
+    this.unknownIds = check.unknownIds;
+    this.approvals = turnApprovals(check.pending, loaded.staleApprovals);
     this.aliases = loaded.aliases;
     this.toPublic = publicIds(loaded.aliases);
     this.pendingBefore = loaded.pendingApprovals;
@@ -101,7 +109,8 @@ class Turn {
     this.over = true;
     const conflict = this.commits?.conflict;
     // A commit lost to another writer: nothing of this attempt is saved; the signal is applied again.
-    const final = conflict === undefined ? parts : { status: 'failed' as const, error: conflict };
+    const final =
+      conflict === undefined ? withUnknownIds(parts, this.unknownIds) : { status: 'failed' as const, error: conflict };
     const { hub } = this.deps;
     if (hub.hasListeners)
       hub.emit({ type: 'turn_end', sessionKey: t.session.key, agentId: t.session.agent.id, status: final.status });
@@ -153,6 +162,9 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   const { hub } = deps;
   const { session, job } = t;
   const stop = job.stop;
+  // The runner's own check: decisions naming no pending approval run nothing.
+  if (decidesNothingPending(job.signal, t.loaded.pendingApprovals))
+    return { outcome: outcomeOf(session.ctx, { status: 'rejected' }, NO_PENDING_APPROVAL, undefined) };
   const turn = new Turn(deps, t);
   const ctx = new TurnContextImpl(turn);
   if (hub.hasListeners) hub.emit({ type: 'turn_start', sessionKey: session.key, agentId: session.agent.id });
@@ -381,6 +393,11 @@ class TurnContextImpl implements TurnContext {
 
   get abortSignal(): AbortSignal {
     return this.#turn.t.job.stop.signal;
+  }
+
+  /** The turn's interrupt signal (internal: {@link interruptSignalOf}). */
+  get [INTERRUPT_SIGNAL](): AbortSignal | undefined {
+    return this.#turn.t.interruptSignal;
   }
 
   /** Made on first read for a single signal's turn (most engines never look). */

@@ -78,10 +78,11 @@ describe('fork with { reissueApprovals: true }', () => {
     expect((await collect(runner.history(FORK)))[0]?.pendingApprovals).toBe(1);
     expect(approvalIds(await runner.transcript(FORK))).toEqual([newId]);
 
-    // The old id (a link sent before the fork) is unknown to the fork: nothing runs, the approval stays.
+    // The old id (a link sent before the fork) is unknown to the fork: refused by the runner's own
+    // check (no_pending_approval), nothing runs, the approval stays.
     const old = await runner.approve(FORK, [{ id: 'ap-1', approved: true }]);
-    expect(old.status).toBe('paused');
-    expect(old.pendingApprovals?.map((p) => p.id)).toEqual([newId]);
+    expect(old).toMatchObject({ status: 'rejected', action: Action.reject('no_pending_approval') });
+    expect((await runner.session(FORK))?.pendingApprovals.map((p) => p.id)).toEqual([newId]);
     expect(seen.at(-1)).not.toContain('ap-1');
     expect(refunds).toEqual([]);
 
@@ -101,7 +102,7 @@ describe('fork with { reissueApprovals: true }', () => {
 
     // The source is independent: its own ap-1 is still pending, and decided by its own id.
     expect((await runner.session(MAIN))?.pendingApprovals.map((p) => p.id)).toEqual(['ap-1']);
-    expect((await runner.approve(MAIN, [{ id: newId!, approved: true }])).status).toBe('paused');
+    expect((await runner.approve(MAIN, [{ id: newId!, approved: true }])).status).toBe('rejected');
     expect((await runner.approve(MAIN, [{ id: 'ap-1', approved: true }])).status).toBe('completed');
     expect(refunds).toEqual(['$150', '$150']);
     await runner.close();
@@ -135,8 +136,8 @@ describe('rewind with { reissueApprovals: true }', () => {
     expect(approvalIds(await runner.transcript(MAIN))).toEqual([secondId]);
     for (const id of ['ap-1', firstId]) {
       const refused = await runner.approve(MAIN, [{ id, approved: true }]);
-      expect(refused.status).toBe('paused');
-      expect(refused.pendingApprovals?.map((p) => p.id)).toEqual([secondId]);
+      expect(refused).toMatchObject({ status: 'rejected', action: Action.reject('no_pending_approval') });
+      expect((await runner.session(MAIN))?.pendingApprovals.map((p) => p.id)).toEqual([secondId]);
     }
     expect(refunds).toEqual([]);
     const done = await runner.approve(MAIN, [{ id: secondId, approved: true }]);
@@ -222,7 +223,7 @@ describe('reissued ids across runners', () => {
     const newId = fork.pendingApprovals[0]!.id;
     expect((await b.runner.session(FORK))?.pendingApprovals.map((p) => p.id)).toEqual([newId]);
     expect(approvalIds(await b.runner.transcript(FORK))).toEqual([newId]);
-    expect((await b.runner.approve(FORK, [{ id: 'ap-1', approved: true }])).status).toBe('paused');
+    expect((await b.runner.approve(FORK, [{ id: 'ap-1', approved: true }])).status).toBe('rejected');
     const done = await b.runner.approve(FORK, [{ id: newId, approved: true }]);
     expect(done).toMatchObject({ status: 'completed', output: 'refunded $150' });
     expect(b.refunds).toEqual(['$150']);

@@ -236,20 +236,29 @@ describe("whenBusy: 'queue' (the default)", () => {
 });
 
 describe("whenBusy: 'interrupt'", () => {
-  it('a new message aborts the running turn (its caller: stopped, its effects discarded, its message kept); one turn then answers with both in the history', async () => {
+  it('a new message interrupts the running turn at its next safe point (its abortSignal never fires; its caller: stopped; what it completed is saved); one turn then answers with both in the history', async () => {
     const { held, store, runner } = runnerWith('interrupt');
     const a = say(runner, 'a');
     const turn0 = await held.turn(0);
     const b = say(runner, 'b');
-    expect(turn0.ctx.abortSignal.aborted).toBe(true);
-    turn0.finish({ output: 'late', messages: [assistant('effect of a')] }); // ignored: the turn was stopped
+    // An engine without safe points of its own runs to its end: nothing it did is hidden.
+    expect(turn0.ctx.abortSignal.aborted).toBe(false);
+    await settle();
+    expect(held.turns).toHaveLength(1);
+    turn0.finish({ output: 'late', messages: [assistant('effect of a')] });
     expect(await a).toMatchObject({ status: 'stopped', action: Action.Continue });
+    expect(await a).not.toHaveProperty('output');
     const turn1 = await held.turn(1);
     expect(textsOf(turn1.ctx)).toEqual(['b']);
-    expect(turn1.ctx.history).toEqual([user('a'), user('b')]);
+    expect(turn1.ctx.history).toEqual([user('a'), assistant('effect of a'), user('b')]);
     turn1.finish({ output: 'both', messages: [assistant('r')] });
     expect(await b).toMatchObject({ status: 'completed', output: 'both' });
-    expect((await stored(store, MAIN)).data.history).toEqual([user('a'), user('b'), assistant('r')]);
+    expect((await stored(store, MAIN)).data.history).toEqual([
+      user('a'),
+      assistant('effect of a'),
+      user('b'),
+      assistant('r'),
+    ]);
     await runner.close();
   });
 
@@ -269,7 +278,8 @@ describe("whenBusy: 'interrupt'", () => {
     const turn0 = await held.turn(0);
     holdSave.gate = deferred(); // the stopped turn's save waits: the interrupting turn cannot start yet
     const b = say(runner, 'b');
-    expect(turn0.ctx.abortSignal.aborted).toBe(true);
+    expect(turn0.ctx.abortSignal.aborted).toBe(false);
+    turn0.finish(); // its safe point
     const c = say(runner, 'c');
     const d = say(runner, 'd');
     await settle();
@@ -318,11 +328,13 @@ describe("whenBusy: 'interrupt'", () => {
   it('the interrupting turn can itself be interrupted once its engine runs', async () => {
     const { held, store, runner } = runnerWith('interrupt');
     const a = say(runner, 'a');
-    await held.turn(0);
+    const turn0 = await held.turn(0);
     const b = say(runner, 'b');
+    turn0.finish();
     const turn1 = await held.turn(1);
     const c = say(runner, 'c');
-    expect(turn1.ctx.abortSignal.aborted).toBe(true);
+    expect(turn1.ctx.abortSignal.aborted).toBe(false);
+    turn1.finish();
     const turn2 = await held.turn(2);
     expect(turn2.ctx.history.map((m) => m.content)).toEqual(['a', 'b', 'c']);
     turn2.finish();

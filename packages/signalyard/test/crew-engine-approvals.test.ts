@@ -100,6 +100,32 @@ describe('crewEngine with approvals', () => {
     await runner.close();
   });
 
+  it('after approve(), a call of the next reply that needs no approval is committed as started before it runs', async () => {
+    const store = new MemoryCheckpointStore();
+    const { runner, runs, claimed } = desk(store, [
+      reply('Refunding.', ['r1', 'refund', { amount: 250 }]),
+      reply('Checking.', ['l1', 'lookup', { order: 7 }]),
+      'Refunded and checked. [DONE]',
+    ]);
+    const asked = await runner.dispatch(KEY, say('refund order 7'));
+    const done = await runner.approve(KEY, [{ id: asked.pendingApprovals![0]!.id, approved: true }]);
+    expect(done.status).toBe('completed');
+    expect(runs).toEqual(['refund:{"amount":250}', 'lookup:{"order":7}']);
+    // When the lookup ran, the store already held it claimed (the reply held in the batch, the call started).
+    const atLookup = JSON.stringify(claimed[1]);
+    expect(atLookup).toContain('"started"');
+    expect(atLookup).toContain('"l1"');
+    expect((await runner.session(KEY))?.history.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+    ]);
+    await runner.close();
+  });
+
   it('a denial is told to the model as "denied: <reason>" and the tool never runs; a new runner over the store can decide', async () => {
     const store = new MemoryCheckpointStore();
     const first = desk(store, [reply('Refunding.', ['r', 'refund', { amount: 900 }])]);

@@ -104,6 +104,59 @@ describe('exceptions that escape a turn', () => {
     await runner.close();
   });
 
+  it('a strategy whose snapshot() throws during a turn fails it with ENGINE_FAILED, and the arriving user message is still saved (with the snapshot stored before)', async () => {
+    const store = new MemoryCheckpointStore();
+    let broken = false;
+    const strategy = (): ExecutionStrategy => {
+      const direct = new DirectStrategy();
+      return Object.assign(Object.create(direct) as ExecutionStrategy, {
+        snapshot: () => {
+          if (broken) throw new Error('snapshot exploded');
+          return direct.snapshot();
+        },
+      });
+    };
+    const runner = createRunner({ store, agents: [{ id: 'main', strategy, engine: async () => ({}) }] });
+    expect((await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'first'))).status).toBe('completed');
+    const before = await stored(store, MAIN);
+    broken = true;
+    const outcome = await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'second'));
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatchObject({ code: 'ENGINE_FAILED' });
+    expect(outcome.error?.message).toContain('snapshot exploded');
+    const after = await stored(store, MAIN);
+    expect(userTexts(after.data.history)).toEqual(['first', 'second']);
+    expect(after.data.strategy).toEqual(before.data.strategy);
+    expect(after.version).toBe(before.version + 1);
+    await runner.close();
+  });
+
+  it('a strategy whose snapshot() starts throwing in the first turn of a session: the arrival is saved with the snapshot taken when it was loaded', async () => {
+    const store = new MemoryCheckpointStore();
+    let broken = false;
+    const strategy = (): ExecutionStrategy => {
+      const direct = new DirectStrategy();
+      return Object.assign(Object.create(direct) as ExecutionStrategy, {
+        snapshot: () => {
+          if (broken) throw new Error('snapshot exploded');
+          return direct.snapshot();
+        },
+      });
+    };
+    const engine: EngineFn = async () => {
+      broken = true; // from now on every snapshot() throws, a fresh instance's too
+      return { messages: [{ role: 'assistant', content: 'never saved' }] };
+    };
+    const runner = createRunner({ store, agents: [{ id: 'main', strategy, engine }] });
+    const outcome = await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'hello'));
+    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'ENGINE_FAILED' } });
+    const { data, version } = await stored(store, MAIN);
+    expect(version).toBe(1);
+    expect(data.history).toEqual([{ role: 'user', content: 'hello' }]);
+    expect(data.strategy).toEqual(new DirectStrategy().snapshot());
+    await runner.close();
+  });
+
   it('an engine returning a plain TurnResult (not a promise) is accepted', async () => {
     const runner = engineRunner((() => ({
       output: 'sync',

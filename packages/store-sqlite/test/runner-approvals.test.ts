@@ -77,7 +77,7 @@ describe('approving from a second Runner over the same SQLite file', () => {
     const second = createRunner({ agents: [{ id: 'support', engine }], store: secondStore });
     expect((await second.session(key))?.pendingApprovals.map((p) => p.id)).toEqual([newId]);
     const old = await second.approve(key, [{ id: oldId, approved: true }]);
-    expect(old.status).toBe('paused');
+    expect(old.status).toBe('rejected'); // no_pending_approval: the runner's own check
     expect(refunds).toEqual([]);
     const outcome = await second.approve(key, [{ id: newId, approved: true }], { by: 'alice' });
     expect(outcome).toMatchObject({ status: 'completed', output: 'refunded $150' });
