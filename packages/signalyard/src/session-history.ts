@@ -80,7 +80,9 @@ export interface ReopenOptions {
 
 /** One stored session of {@link listSessionCheckpoints}: its canonical key and current checkpoint. */
 export interface StoredSession {
+  /** The session's key, as stored (canonical when a Runner saved it). */
   readonly sessionKey: string;
+  /** Its current checkpoint (`data` not decoded: it may not be a session checkpoint). */
   readonly checkpoint: Checkpoint;
 }
 
