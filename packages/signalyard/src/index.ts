@@ -23,6 +23,7 @@ export type {
   ReopenOptions,
   SessionHistoryFailure,
   SessionHistoryResult,
+  SessionVersionRead,
   StoredSession,
   WrittenVersion,
 } from './session-history.js';

@@ -25,10 +25,20 @@ import { reissued } from './approval-aliases.js';
  * - `conflict`: another writer saved the session meanwhile (`error` is the store's).
  */
 export type SessionHistoryFailure =
-  | { readonly ok: false; readonly reason: 'not_found' | 'exists'; readonly sessionKey: string }
   | {
+      /** Nothing was done. */
       readonly ok: false;
+      /** The session has no checkpoint, or the fork's target has one. */
+      readonly reason: 'not_found' | 'exists';
+      /** The session it is about. */
+      readonly sessionKey: string;
+    }
+  | {
+      /** Nothing was done. */
+      readonly ok: false;
+      /** The version is not kept, or above the current one. */
       readonly reason: 'version_unavailable';
+      /** The session it is about. */
       readonly sessionKey: string;
       /** The version asked for. */
       readonly version: number;
@@ -37,10 +47,22 @@ export type SessionHistoryFailure =
       /** The oldest version the store keeps. */
       readonly oldest: number;
     }
-  | { readonly ok: false; readonly reason: 'agent_mismatch'; readonly sessionKey: string; readonly agentId: string }
   | {
+      /** Nothing was done. */
       readonly ok: false;
+      /** A fork into a session of another agent. */
+      readonly reason: 'agent_mismatch';
+      /** The fork's target session. */
+      readonly sessionKey: string;
+      /** The agent of the session forked from. */
+      readonly agentId: string;
+    }
+  | {
+      /** Nothing was done. */
+      readonly ok: false;
+      /** A stored checkpoint is not a session checkpoint this release reads. */
       readonly reason: 'unreadable';
+      /** The session it is about. */
       readonly sessionKey: string;
       /** What is wrong with the stored document. */
       readonly problem: string;
@@ -48,14 +70,25 @@ export type SessionHistoryFailure =
       readonly badEntry: boolean;
     }
   | {
+      /** Nothing was done. */
       readonly ok: false;
+      /** Another writer saved the session meanwhile. */
       readonly reason: 'conflict';
+      /** The session it is about. */
       readonly sessionKey: string;
+      /** The store's error. */
       readonly error: CheckpointConflictError;
     };
 
 /** What a session-history operation gives: `{ ok: true, value }`, or why it did nothing. */
-export type SessionHistoryResult<T> = { readonly ok: true; readonly value: T } | SessionHistoryFailure;
+export type SessionHistoryResult<T> =
+  | {
+      /** It was done. */
+      readonly ok: true;
+      /** What it gave. */
+      readonly value: T;
+    }
+  | SessionHistoryFailure;
 
 /** A session version written by {@link forkSession} or {@link rewindSession}: its number and data. */
 export interface WrittenVersion {
@@ -78,9 +111,19 @@ export interface ReopenOptions {
   readonly reissueApprovals?: boolean;
 }
 
+/** A version read by {@link readSessionVersion}: the stored checkpoint and its data decoded. */
+export interface SessionVersionRead {
+  /** The checkpoint as stored (its `data` undecoded). */
+  readonly checkpoint: Checkpoint;
+  /** Its data, decoded as a session checkpoint (unknown top-level fields kept). */
+  readonly data: SessionCheckpointV1;
+}
+
 /** One stored session of {@link listSessionCheckpoints}: its canonical key and current checkpoint. */
 export interface StoredSession {
+  /** The session's key, as stored (canonical when a Runner saved it). */
   readonly sessionKey: string;
+  /** Its current checkpoint (`data` not decoded: it may not be a session checkpoint). */
   readonly checkpoint: Checkpoint;
 }
 
@@ -133,7 +176,7 @@ export async function readSessionVersion(
   store: CheckpointStore,
   key: string,
   version: number | undefined,
-): Promise<SessionHistoryResult<{ readonly checkpoint: Checkpoint; readonly data: SessionCheckpointV1 }>> {
+): Promise<SessionHistoryResult<SessionVersionRead>> {
   const current = await store.load(key);
   if (current === undefined) return { ok: false, reason: 'not_found', sessionKey: key };
   const found = await findSessionVersion(store, key, current, version ?? current.version);
