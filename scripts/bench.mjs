@@ -99,6 +99,16 @@ console.log(
     (missed.length > 0 ? `; not met: ${missed.map((f) => `${f.workload} / ${f.name}`).join('; ')}` : '') +
     `. ${Math.round((performance.now() - started) / 1000)} s; load average at the end: ${load()} on ${machine()}, Node ${process.version}.`,
 );
+// decisions-wave3 §6: a target holds only when it holds in both modes, without and with an
+// AsyncLocalStorage active (figures named `…@als`).
+const inMode = (als) => targets.filter((f) => f.name.endsWith('@als') === als);
+const tally = (list) => `${list.filter((f) => f.met).length} of ${list.length} met`;
+const alsTargets = inMode(true);
+console.log(
+  `By mode: without an AsyncLocalStorage ${tally(inMode(false))}; with one active (@als) ${tally(alsTargets)}` +
+    (alsTargets.length === 0 ? ' (no @als figure in this run)' : '') +
+    '. The machine may be shared: a figure within 10 % of its target on one noisy run says little; compare medians of several runs.',
+);
 if (crashed.length > 0) {
   console.error(`\nbenchmarks that crashed (their figures are missing above): ${crashed.join(', ')}`);
   process.exit(1);

@@ -18,7 +18,8 @@
 //     the app under `strict` with `module: nodenext` and with `moduleResolution: bundler`, and the
 //     packages' declarations with `skipLibCheck` off; runs the getting-started program exactly as
 //     docs/getting-started.md has it (each `console.log` must print what its comment says); runs
-//     the app (every package and the plugin at work); runs the installed `signalyard` command.
+//     the app (every package and the plugin at work, an MCP server over stdio among them: the
+//     app's src/mcp-server.ts, called with connectMcp); runs the installed `signalyard` command.
 //
 // Any failing step stops the run with exit 1, naming the step; the scratch folder is kept then
 // (and with --keep). `--break <fault>` rehearses a broken release instead: it makes one fault in

@@ -7,10 +7,14 @@ import { median } from './stats.mjs';
 /** Every figure rests on at least this many samples, so its spread means something. */
 export const MIN_ROUNDS = 5;
 
+/** A task's first calls (JIT tiers, inline caches) are never part of its figure: at least this many warm it up first. */
+const WARMUP_CALLS = 1000;
+
 /**
  * Measures each task `rounds` times. A task's `fn` does `batch` operations per call. By default
  * a round runs tinybench on the task for `time` ms (after `warmupTime` ms; the first round warms
- * up longer) and takes the median call; a task with `once: true` (a call that takes long, like
+ * up longer, and for at least WARMUP_CALLS calls, so a task's first thousand calls are never
+ * measured) and takes the median call; a task with `once: true` (a call that takes long, like
  * a LangGraph.js run) is called once per round and timed directly, after one warm-up call.
  * Returns, per task in the given order, `{ name, batch, samples, nsPerOp, opsPerSec }`:
  * `samples` are ns per operation, one per round in round order; `nsPerOp` is their median.
@@ -27,7 +31,7 @@ export async function measure(tasks, { rounds = MIN_ROUNDS, time = 300, warmupTi
       samples[i].push(
         task.once
           ? await timeOnce(task)
-          : await timeWithTinybench(task, time, round === 0 ? 3 * warmupTime : warmupTime),
+          : await timeWithTinybench(task, time, round === 0 ? 3 * warmupTime : warmupTime, round === 0),
       );
     }
   }
@@ -43,8 +47,9 @@ async function timeOnce(task) {
   return ((performance.now() - started) * 1e6) / task.batch;
 }
 
-async function timeWithTinybench(task, time, warmupTime) {
-  const bench = new Bench({ time, warmupTime, throws: true });
+async function timeWithTinybench(task, time, warmupTime, first) {
+  // tinybench warms up until both warmupTime and warmupIterations are reached.
+  const bench = new Bench({ time, warmupTime, warmupIterations: first ? WARMUP_CALLS : 16, throws: true });
   bench.add(task.name, task.fn);
   await bench.run();
   const result = bench.tasks[0].result;

@@ -22,6 +22,7 @@ export const PUBLIC_PACKAGES = [
   '@signalyard/ai-sdk',
   '@signalyard/otel',
   '@signalyard/inspector',
+  '@signalyard/mcp',
   '@signalyard/cli',
 ];
 

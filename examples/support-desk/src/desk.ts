@@ -1,7 +1,7 @@
 // The support desk: its agents, their strategies and engines, and the plugins — built once per
 // runner over a given store.
 import { readFileSync } from 'node:fs';
-import type { ChatModel, ChatRequest, ChatResponse, CheckpointStore, Tool } from '@signalyard/core';
+import type { ChatModel, ChatRequest, ChatResponse, CheckpointStore, McpToolSource, Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import {
   Action,
@@ -21,6 +21,7 @@ import {
   type EngineFn,
   type Envelope,
   type Runner,
+  type RunnerOptions,
   type Signal,
 } from 'signalyard';
 
@@ -139,7 +140,20 @@ const billing = (request: ChatRequest, said: string): ChatResponse => {
   if (last?.role === 'tool' && answered?.name === 'refund')
     return via(request, `${last.content}: it is on its way to your card.`, 'refunded');
   if (/crash/i.test(said)) return { content: 'Billing: the account is paid up; nothing to do on our side.' };
-  if (/receipt/i.test(said)) return via(request, 'The receipt for order 5531 is on its way to your email.', 'finish');
+  // The order's details come from the order-lookup MCP server (the agent's `orders_get_order`).
+  if (last?.role === 'tool' && answered?.name === 'orders_get_order') {
+    const order = JSON.parse(last.content) as { order: string; item: string; total: number };
+    return via(
+      request,
+      `The receipt for order ${order.order} (${order.item}, $${order.total}) is on its way to your email.`,
+      'finish',
+    );
+  }
+  if (/receipt/i.test(said))
+    return {
+      content: 'Looking the order up.',
+      toolCalls: [{ id: `lookup-${request.messages.length}`, name: 'orders_get_order', arguments: { order: '5531' } }],
+    };
   const asked = /refund .*?order (\d+).*?\$(\d+)/i.exec(said);
   if (asked !== null)
     return {
@@ -193,12 +207,18 @@ export interface Refund {
   readonly reference: string;
 }
 
+/** Where refunds are recorded: a list, or anything that takes them in order (a file, a payment API's log). */
+export interface RefundLedger {
+  readonly length: number;
+  push(refund: Refund): unknown;
+}
+
 /**
  * Billing's `refund` tool: the side effect is a refund (here, an entry in `ledger`). The crew's
  * `approvals:` policy (config/desk-crew.yaml) lets it run only after a person approved a refund
  * over $100 — and then once.
  */
-function refundTool(ledger: Refund[]): Tool {
+function refundTool(ledger: RefundLedger): Tool {
   return {
     name: 'refund',
     description: 'Refund an order to the card it was paid with.',
@@ -223,8 +243,8 @@ const REVIEWERS: ReadonlySet<string> = new Set(['rita@finance']);
  * The desk's engine: the crew (streaming when the turn is read as a stream), then the FSM moves
  * the crew's outcome calls for. Its transcript and diagrams are the crew's.
  */
-function deskEngine(model: ChatModel, ledger: Refund[]): Engine {
-  const crew = crewEngine(deskCrew, { model, tools: [refundTool(ledger)] });
+function deskEngine(model: ChatModel, ledger: RefundLedger, orders: McpToolSource): Engine {
+  const crew = crewEngine(deskCrew, { model, tools: [refundTool(ledger)], mcp: orders });
   const turn: EngineFn = async (ctx) => {
     const result = await crew.turn(ctx);
     const response = result.output as CrewResponse;
@@ -241,16 +261,32 @@ function deskEngine(model: ChatModel, ledger: Refund[]): Engine {
 }
 
 /**
- * Builds a runner for the desk over `store`. The refunds its crew carries out are appended to
- * `ledger` (default: a list of its own).
+ * Builds a runner for the desk over `store`. Its billing agent looks orders up through `orders`
+ * (the order-lookup MCP server: `connectOrders()`). The refunds its crew carries out are appended
+ * to `ledger` (default: a list of its own).
  */
 export function createDesk(
   store: CheckpointStore,
   model: ChatModel,
   audit: (entry: AuditEntry) => void,
-  ledger: Refund[] = [],
+  orders: McpToolSource,
+  ledger: RefundLedger = [],
 ): Runner {
-  return createRunner({
+  return createRunner(deskOptions(store, model, audit, orders, ledger));
+}
+
+/**
+ * The desk's runner options over `store` (what {@link createDesk} builds a runner from, and what
+ * `src/runner.config.ts` gives the `signalyard` command).
+ */
+export function deskOptions(
+  store: CheckpointStore,
+  model: ChatModel,
+  audit: (entry: AuditEntry) => void,
+  orders: McpToolSource,
+  ledger: RefundLedger,
+): RunnerOptions {
+  return {
     routing,
     store,
     agents: [
@@ -267,12 +303,12 @@ export function createDesk(
             action: Action.reject('not a reviewer'),
           },
         ],
-        engine: deskEngine(model, ledger),
+        engine: deskEngine(model, ledger, orders),
       },
       // A VIP who sends "wait, also…" while the concierge answers gets one answer to all of it.
       { id: 'vip', engine: crewEngine(vipCrew, { model }), whenBusy: 'collect' },
       { id: 'reviews', engine: pipelineEngine(refundReview, { render: renderReview }) },
     ],
     plugins: [rateLimitPlugin({ perSession: 3, windowMs: 60_000 }), auditLogPlugin(audit)],
-  });
+  };
 }

@@ -7,6 +7,7 @@ import { MemoryCheckpointStore } from '@signalyard/core';
 import { startInspector } from '@signalyard/inspector';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { createDesk, deskModel } from './desk.js';
+import { connectOrders } from './orders.js';
 import { runSupportDesk } from './support-desk.js';
 
 const args = process.argv.slice(2);
@@ -33,7 +34,8 @@ await runSupportDesk({ store });
 
 if (args.includes('--inspect')) {
   // A desk runner over the sessions the script left, recording from its start, with the page attached.
-  const runner = createDesk(store, deskModel(), () => undefined);
+  const orders = await connectOrders();
+  const runner = createDesk(store, deskModel(), () => undefined, orders);
   const inspector = await startInspector({ runner, port });
   process.stdout.write(`\nInspector: ${inspector.url}\n(serving until Ctrl-C)\n`);
   await new Promise<void>((resolve) => {
@@ -42,5 +44,6 @@ if (args.includes('--inspect')) {
   });
   await inspector.close();
   await runner.close();
+  await orders.close();
 }
 await store.close?.();

@@ -11,6 +11,7 @@ import { aiSdkModel } from '@signalyard/ai-sdk';
 import { MemoryCheckpointStore, type ChatModel } from '@signalyard/core';
 import type { CrewResponse } from 'signalyard';
 import { createDesk, deskModel } from './desk.js';
+import { connectOrders } from './orders.js';
 
 /** The model the recipe runs on: OpenAI through the AI SDK when `OPENAI_API_KEY` is set, else the scripted desk model. */
 export function modelFromEnv(env: NodeJS.ProcessEnv = process.env): { model: ChatModel; name: string } {
@@ -34,7 +35,8 @@ export const CONVERSATION = [
  */
 export async function talkToDesk(model: ChatModel, write: (text: string) => void): Promise<CrewResponse[]> {
   const store = new MemoryCheckpointStore();
-  const runner = createDesk(store, model, () => undefined);
+  const orders = await connectOrders();
+  const runner = createDesk(store, model, () => undefined, orders);
   const responses: CrewResponse[] = [];
   try {
     for (const text of CONVERSATION) {
@@ -73,6 +75,7 @@ export async function talkToDesk(model: ChatModel, write: (text: string) => void
     }
   } finally {
     await runner.close();
+    await orders.close();
   }
   return responses;
 }

@@ -23,6 +23,7 @@ import {
   type TurnStream,
 } from 'signalyard';
 import { createDesk, deskModel, renderReview, routing, type Refund } from './desk.js';
+import { connectOrders } from './orders.js';
 
 export interface SupportDeskOptions {
   /** Where sessions live; default: a MemoryCheckpointStore kept across the restart. */
@@ -73,8 +74,11 @@ const engineLine = (ev: EngineEvent): string | undefined => {
       .join('\n');
   if (ev.type === 'approval_resolved')
     return `   approval ${String(ev.id)} ${ev.approved === true ? 'approved' : 'denied'}`;
-  if (ev.type === 'tool_result' && ev.group === undefined)
-    return `   tool    ${(ev.call as { name: string }).name} → "${String(ev.result)}"`;
+  if (ev.type === 'tool_result' && ev.group === undefined) {
+    const mcp = ev.mcp as { server: string } | undefined;
+    const result = typeof ev.result === 'string' ? `"${ev.result}"` : JSON.stringify(ev.result);
+    return `   tool    ${(ev.call as { name: string }).name}${mcp === undefined ? '' : ` (MCP server ${mcp.server})`} → ${result}`;
+  }
   return undefined;
 };
 
@@ -163,7 +167,8 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   const audit: AuditEntry[] = [];
   const resolver = new RouteResolver(routing);
   const ledger: Refund[] = [];
-  let runner: Runner = createDesk(store, model, (e) => audit.push(e), ledger);
+  const orders = await connectOrders();
+  let runner: Runner = createDesk(store, model, (e) => audit.push(e), orders, ledger);
   let events: RunnerEvent[] = [];
   const listen = (r: Runner): void => {
     r.on((e) => events.push(e));
@@ -340,7 +345,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   write('');
   write('── the runner closes; a new one opens over the same store ──');
   await runner.close();
-  runner = createDesk(store, model, (e) => audit.push(e), ledger);
+  runner = createDesk(store, model, (e) => audit.push(e), orders, ledger);
   listen(runner);
   const view = await runner.session(first.sessionKey);
   write(
@@ -377,6 +382,7 @@ export async function runSupportDesk(options: SupportDeskOptions = {}): Promise<
   write(`── ${first.sessionKey}, as a chat page shows it after a reload (runner.transcript)`);
   for (const entry of await runner.transcript(first.sessionKey)) write(transcriptLine(entry));
   await runner.close();
+  await orders.close();
 
   const byStatus = new Map<string, number>();
   for (const e of audit) byStatus.set(e.status, (byStatus.get(e.status) ?? 0) + 1);

@@ -27,7 +27,7 @@ describe('the support desk on a model picked from the environment', () => {
     expect(responses.map((r) => r.signal)).toEqual(['[PROPOSE_FIX]', '[REFUNDED]', '[ANSWERED]']);
     expect(out.match(/triage → billing by transfer_to_billing/g)).toHaveLength(1);
     expect(out).toContain('(refund → "$42 refunded for order 5531 (RF-2001)")');
-    expect(out).toContain('billing: The receipt for order 5531 is on its way to your email.');
+    expect(out).toContain('billing: The receipt for order 5531 (Espresso machine, $420) is on its way to your email.');
     for (const text of CONVERSATION) expect(out).toContain(`customer: ${text}`);
     expect(out).not.toMatch(/\[[A-Z_]+\]/);
   });

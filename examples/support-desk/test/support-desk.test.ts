@@ -180,7 +180,10 @@ describe('the support desk example', () => {
       '── telegram · dm 1003: "Thanks! Can you email me the receipt?"   (carol again: the conversation continues with billing, no second triage (resume_at: last_agent))',
       '   agent   desk · session agent:desk:telegram:dm:1003 · matched by default',
       '   route   no route: runner default → continue',
-      '   reply   billing: "The receipt for order 5531 is on its way to your email."',
+      // billing looks the order up through the order-lookup MCP server (its `orders_get_order` tool).
+      '   reply   billing: "Looking the order up."',
+      '   tool    orders_get_order (MCP server orders) → {"order":"5531","item":"Espresso machine","total":420,"status":"delivered broken"}',
+      '   reply   billing: "The receipt for order 5531 (Espresso machine, $420) is on its way to your email."',
       '   = completed',
       '',
     ]);

@@ -2,8 +2,10 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, SignalyardError, describeValue } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { Command, CommanderError, Option } from 'commander';
+import { addApproveCommand } from './approve-command.js';
 import { styleFor, terminalText, type CliIo, type CliOutput } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
+import { CliConfigError } from './errors/cli-config-error.js';
 import { CliInputError } from './errors/cli-input-error.js';
 import { CliSessionError } from './errors/cli-session-error.js';
 import { CliStoreError } from './errors/cli-store-error.js';
@@ -42,8 +44,17 @@ export const ExitCode = Object.freeze({
 /** One of the {@link ExitCode} values. */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-const COMMANDS: ReadonlySet<string> = new Set(['validate', 'graph', 'resolve', 'route', 'sessions', 'inspect', 'help']);
-const COMMAND_LIST = 'validate, graph, resolve, route, sessions or inspect';
+const COMMANDS: ReadonlySet<string> = new Set([
+  'validate',
+  'graph',
+  'resolve',
+  'route',
+  'sessions',
+  'inspect',
+  'approve',
+  'help',
+]);
+const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect or approve';
 
 function version(): string {
   try {
@@ -120,7 +131,7 @@ function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined)
   const program = new Command('signalyard');
   program
     .description(
-      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page.',
+      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve).',
     )
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -153,6 +164,7 @@ unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns 
   addRouteCommand(program, ctx);
   addSessionsCommand(program, ctx);
   addInspectCommand(program, ctx, abortSignal);
+  addApproveCommand(program, ctx);
   return program;
 }
 
@@ -312,7 +324,12 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     line(error.message);
     return ExitCode.Problems;
   }
-  if (CliUsageError.isInstance(error) || CliInputError.isInstance(error) || CliStoreError.isInstance(error)) {
+  if (
+    CliUsageError.isInstance(error) ||
+    CliInputError.isInstance(error) ||
+    CliStoreError.isInstance(error) ||
+    CliConfigError.isInstance(error)
+  ) {
     line(error.message);
     return ExitCode.Usage;
   }

@@ -8,6 +8,8 @@ export const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const REPO_ROOT = join(PACKAGE_DIR, '..', '..');
 export const FIXTURES = join(PACKAGE_DIR, 'test', 'fixtures');
 const BUILT_CLI = join(PACKAGE_DIR, 'dist', 'cli.js');
+/** The committed bin shim users run (it imports dist/cli.js). */
+const BIN = join(PACKAGE_DIR, 'bin', 'signalyard.js');
 
 /** What one run of the command produced. */
 export interface CliResult {
@@ -17,7 +19,19 @@ export interface CliResult {
 }
 
 /** The packages whose `dist/` the built bin loads (itself and its workspace dependencies). */
-const BUILT_PACKAGES = ['core', 'sessions', 'crew', 'store-sqlite', 'store-postgres', 'inspector', 'cli'] as const;
+const BUILT_PACKAGES = [
+  'core',
+  'router',
+  'fsm',
+  'sessions',
+  'crew',
+  'pipeline',
+  'signalyard',
+  'store-sqlite',
+  'store-postgres',
+  'inspector',
+  'cli',
+] as const;
 
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0;
@@ -61,14 +75,17 @@ export function ensureBuiltCli(): string {
   return BUILT_CLI;
 }
 
-/** Runs the built bin with `node` as a child process (stdout and stderr are pipes, not terminals). */
+/**
+ * Runs the built program with `node` as a child process (stdout and stderr are pipes, not
+ * terminals); with `bin`, through the committed bin shim, as the installed command runs.
+ */
 export function runBuiltCli(
   args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; bin?: boolean } = {},
 ): Promise<CliResult> {
   const env = Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([, v]) => v !== undefined));
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+    const child = spawn(process.execPath, [options.bin === true ? BIN : BUILT_CLI, ...args], {
       cwd: options.cwd ?? FIXTURES,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -24,7 +24,8 @@ export interface ApprovalVerdict {
  *    and whose `when` conditions all hold decides: `{ decision, reason?, rule: <its index> }`.
  * 2. With no matching rule: `ask` when the tool's `needsApproval` is `true` or a function that
  *    returns (or resolves) exactly `true` — called with the call's arguments and `ctx`;
- * 3. else the policy's `default` (`allow` when absent, or with no policy at all).
+ * 3. else the tool's `approvalHint` (`'ask'` or `'allow'`, e.g. from an MCP server's annotations);
+ * 4. else the policy's `default` (`allow` when absent, or with no policy at all).
  *
  * A condition on a missing path fails (unless it is `exists: false`), a number test on a
  * non-number fails, string tests apply to strings only, `equals`/`in` compare JSON values
@@ -73,6 +74,8 @@ export async function decideApproval(
     const answer: unknown = await needs.call(tool, call.arguments, ctx);
     if (answer === true) return { decision: 'ask' };
   }
+  const hint = tool?.approvalHint;
+  if (hint === 'ask' || hint === 'allow') return { decision: hint };
   return { decision: checked?.default ?? 'allow' };
 }
 
@@ -99,12 +102,16 @@ function argumentsProblem(call: unknown, tool: unknown, ctx: unknown): string | 
   if (tool !== undefined) {
     if (typeof tool !== 'object' || tool === null)
       return `invalid tool ${describeValue(tool)}: expected a Tool or undefined`;
-    const t = tool as { name?: unknown; needsApproval?: unknown };
+    const t = tool as { name?: unknown; needsApproval?: unknown; approvalHint?: unknown };
     if (t.name !== name)
       return `the tool ${describeValue(t.name)} is not the one the call names (${JSON.stringify(name)})`;
     const needs = t.needsApproval;
     if (needs !== undefined && typeof needs !== 'boolean' && typeof needs !== 'function') {
       return `invalid needsApproval ${describeValue(needs)} of tool ${JSON.stringify(name)}: expected a boolean or a function`;
+    }
+    const hint = t.approvalHint;
+    if (hint !== undefined && hint !== 'allow' && hint !== 'ask') {
+      return `invalid approvalHint ${describeValue(hint)} of tool ${JSON.stringify(name)}: expected 'allow', 'ask' or undefined`;
     }
   }
   if (typeof ctx !== 'object' || ctx === null)

@@ -48,9 +48,12 @@ export type {
   ChatRequest,
   ChatResponse,
   ChatStreamPart,
+  McpToolSource,
+  McpToolView,
   Tool,
   ToolCall,
   ToolContext,
+  ToolProgress,
   ToolSpec,
 } from './model.js';
 export type { TextSource, TranscriptEntry, TurnEvent } from './turn-event.js';

@@ -121,6 +121,22 @@ export interface ToolContext {
    * UUID per signal. Absent when the executor runs outside a Runner that sets it.
    */
   idempotencyKey?: string;
+  /**
+   * Reports how far a long call got (an MCP server's progress notifications, for one): a crew
+   * run turns each report into a `tool_progress` event, which a Runner forwards as an
+   * `engine_event`. Absent when nobody listens.
+   */
+  progress?: (update: ToolProgress) => void;
+}
+
+/** One progress report of a running tool ({@link ToolContext.progress}). */
+export interface ToolProgress {
+  /** How far it got; increases with each report. */
+  readonly progress: number;
+  /** The total `progress` will reach, when known. */
+  readonly total?: number;
+  /** What the tool is doing now. */
+  readonly message?: string;
 }
 
 /**
@@ -136,4 +152,53 @@ export interface Tool extends ToolSpec {
    * (`ApprovalPolicy`) are tried first; this decides when no rule matches.
    */
   needsApproval?: boolean | ((args: unknown, ctx: ToolContext) => boolean | Promise<boolean>);
+  /**
+   * A hint from where the tool came from (an MCP server's annotations, for one), weaker than
+   * `needsApproval`: {@link decideApproval} consults it after the policy's rules and
+   * `needsApproval`, and before the policy's `default`. `'ask'` holds the call for a person;
+   * `'allow'` runs it even under a policy whose `default` is `ask`. An explicit rule of the
+   * policy always wins, and `needsApproval: true` still asks.
+   */
+  approvalHint?: 'allow' | 'ask';
+  /**
+   * Where the tool comes from when an MCP server offers it (set by `connectMcp` from
+   * `@signalyard/mcp`): the server's name and the tool's name there. Crew tool events carry it, so
+   * the inspector and traces show MCP calls with their server.
+   */
+  readonly mcp?: {
+    /** The server's name, as the MCP client was configured with it. */
+    readonly server: string;
+    /** The tool's name on the server (before any prefix). */
+    readonly tool: string;
+  };
+}
+
+/**
+ * One agent's view of an MCP server's tools, as crew.yaml's `mcp:` list holds it
+ * (`agents: [{ id: billing, mcp: [{ server: crm, allow: ['get_*', 'refund'] }] }]`): the
+ * server's name, globs (`*` only) of the tool names to keep (`allow`, default every tool) and to
+ * drop (`deny`, which wins), and a `prefix` put before each kept name.
+ */
+export interface McpToolView {
+  /** The server's name, as the MCP client was configured with it. */
+  readonly server: string;
+  /** Globs of the server's tool names to offer (`*` matches any run of characters); default all. */
+  readonly allow?: readonly string[];
+  /** Globs of the server's tool names never to offer; wins over `allow`. */
+  readonly deny?: readonly string[];
+  /** Put before each offered name (`crm_` makes `get_order` into `crm_get_order`). */
+  readonly prefix?: string;
+}
+
+/**
+ * Where crew agents get the tools of their crew.yaml `mcp:` views: what `connectMcp` from
+ * `@signalyard/mcp` returns implements it, and `crewEngine(crew, { model, mcp })` /
+ * `new CrewExecutor({ crew, model, mcp })` take it — so neither the crew nor the runner depends
+ * on the MCP package. `tools(views)` resolves the views of one agent to ordinary {@link Tool}s
+ * (the names unique among them); the executor asks again at the start of every run, so a
+ * server's changed tool list is seen by the next run.
+ */
+export interface McpToolSource {
+  /** The tools of one agent's views, in view order; rejects when a view names an unknown server or the names clash. */
+  tools(views: McpToolView | readonly McpToolView[]): Promise<Tool[]>;
 }

@@ -182,6 +182,56 @@ describe('decideApproval: needsApproval', () => {
   });
 });
 
+describe('decideApproval: approvalHint', () => {
+  const hinted = (hint: 'allow' | 'ask', needsApproval?: boolean): Tool => ({
+    ...toolOf('crm_refund', needsApproval),
+    approvalHint: hint,
+  });
+
+  it("asks for an 'ask' hint when no rule matches, whatever the default", async () => {
+    for (const policy of [undefined, {}, { default: 'allow' as const }, { default: 'deny' as const }]) {
+      await expect(decideApproval(policy, callOf('crm_refund'), hinted('ask'), ctx)).resolves.toEqual({
+        decision: 'ask',
+      });
+    }
+  });
+
+  it("allows an 'allow' hint over a policy default of ask or deny", async () => {
+    await expect(decideApproval({ default: 'ask' }, callOf('crm_refund'), hinted('allow'), ctx)).resolves.toEqual({
+      decision: 'allow',
+    });
+    await expect(decideApproval({ default: 'deny' }, callOf('crm_refund'), hinted('allow'), ctx)).resolves.toEqual({
+      decision: 'allow',
+    });
+  });
+
+  it('an explicit rule always wins over the hint, and needsApproval: true still asks', async () => {
+    const allowRule: ApprovalPolicy = { rules: [{ tool: 'crm_refund', decision: 'allow' }] };
+    await expect(decideApproval(allowRule, callOf('crm_refund'), hinted('ask'), ctx)).resolves.toEqual({
+      decision: 'allow',
+      rule: 0,
+    });
+    const denyAll: ApprovalPolicy = { rules: [{ tool: '*', decision: 'deny', reason: 'frozen' }] };
+    await expect(decideApproval(denyAll, callOf('crm_refund'), hinted('allow'), ctx)).resolves.toEqual({
+      decision: 'deny',
+      reason: 'frozen',
+      rule: 0,
+    });
+    await expect(decideApproval(undefined, callOf('crm_refund'), hinted('allow', true), ctx)).resolves.toEqual({
+      decision: 'ask',
+    });
+  });
+
+  it('rejects a hint that is neither allow nor ask, naming it', async () => {
+    const bad = { ...toolOf('crm_refund'), approvalHint: 'maybe' } as unknown as Tool;
+    const error = await rejectsCode(
+      decideApproval(undefined, callOf('crm_refund'), bad, ctx),
+      'APPROVAL_ARGUMENT_INVALID',
+    );
+    expect(error.message).toContain('invalid approvalHint "maybe"');
+  });
+});
+
 describe('decideApproval: conditions', () => {
   const args = {
     amount: 150,

@@ -1,4 +1,5 @@
 import { describeValue, type ChatMessage, type ChatRequest, type ChatResponse } from '@signalyard/core';
+import { agentTools } from './mcp-tools.js';
 import { abortedError, errorText, untilAborted } from '@signalyard/core/internal';
 import type { CrewEvent } from './crew-events.js';
 import { requestMessages, toolCallsProblem } from './crew-history.js';
@@ -129,7 +130,8 @@ async function askModel(run: Run, lane: Lane): Promise<ChatResponse> {
     agentId: agent.id,
     abortSignal,
   };
-  const tools = lane.group === undefined ? agent.requestTools : agent.toolSpecs;
+  const own = agentTools(run, agent);
+  const tools = lane.group === undefined ? own.requestTools : own.toolSpecs;
   if (tools !== undefined) request.tools = tools;
   let response: unknown;
   try {

@@ -1,11 +1,12 @@
-import { decideApproval, type ApprovalVerdict, type ToolCall } from '@signalyard/core';
+import { decideApproval, type ApprovalVerdict, type Tool, type ToolCall } from '@signalyard/core';
+import { agentTools } from './mcp-tools.js';
 import { errorText } from '@signalyard/core/internal';
 import type { CompiledAgent } from './compiled-crew.js';
 import type { Run } from './run-context.js';
 
 /**
  * The decide step for one reply's tool calls: core's `decideApproval` with the crew's policy
- * (`approvals:`) and each tool's `needsApproval`, in call order. `undefined` when every call runs
+ * (`approvals:`) and each tool's `needsApproval` and `approvalHint`, in call order. `undefined` when every call runs
  * without asking anything (no policy, no tool of these calls with `needsApproval`), so a crew
  * without approvals pays nothing.
  *
@@ -22,10 +23,11 @@ export async function decideCalls(
   abortSignal: AbortSignal,
 ): Promise<ApprovalVerdict[] | undefined> {
   const policy = run.crew.config.approvals;
-  if (policy === undefined && !calls.some((c) => asks(agent, c))) return undefined;
+  const tools = agentTools(run, agent).tools;
+  if (policy === undefined && !calls.some((c) => asks(tools.get(c.name)))) return undefined;
   const verdicts: ApprovalVerdict[] = [];
   for (const call of calls) {
-    const tool = agent.tools.get(call.name);
+    const tool = tools.get(call.name);
     if (tool === undefined) {
       verdicts.push({ decision: 'allow' });
       continue;
@@ -39,8 +41,8 @@ export async function decideCalls(
   return verdicts;
 }
 
-/** Whether the tool `call` names has a `needsApproval` that may ask. */
-function asks(agent: CompiledAgent, call: ToolCall): boolean {
-  const needs = agent.tools.get(call.name)?.needsApproval;
-  return needs !== undefined && needs !== false;
+/** Whether `tool` may ask: a `needsApproval` that is not `false`, or an `approvalHint` (an `allow` hint can override a policy's default only, and without a policy there is none). */
+function asks(tool: Tool | undefined): boolean {
+  const needs = tool?.needsApproval;
+  return (needs !== undefined && needs !== false) || tool?.approvalHint === 'ask';
 }

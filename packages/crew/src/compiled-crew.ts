@@ -4,6 +4,7 @@ import {
   type ChatMessage,
   type ChatModel,
   type ConfigProblem,
+  type McpToolSource,
   type Tool,
   type ToolSpec,
 } from '@signalyard/core';
@@ -91,6 +92,8 @@ export interface CompiledCrew {
    * hiding markers from streamed text; `undefined` when the crew has none.
    */
   readonly markers: SignalMatcher | undefined;
+  /** Where agents with `mcp:` views get their tools (the executor's `mcp` option). */
+  readonly mcp: McpToolSource | undefined;
 }
 
 const isObject = (v: unknown): v is Readonly<Record<string, unknown>> => typeof v === 'object' && v !== null;
@@ -104,11 +107,12 @@ const isModel = (v: unknown): v is ChatModel => isObject(v) && typeof v.generate
  * tool, an agent naming a tool that was not given.
  * @internal
  */
-export function compileCrew(config: CrewConfig, model: unknown, tools: unknown): CompiledCrew {
+export function compileCrew(config: CrewConfig, model: unknown, tools: unknown, mcp?: unknown): CompiledCrew {
   const problems: ConfigProblem[] = [];
   const ids = config.agents.map((a) => a.id);
   const modelOf = resolveModels(ids, model, problems);
   const toolByName = resolveTools(config, tools, problems);
+  checkMcpSource(config, mcp, problems);
   if (problems.length > 0) throw new ConfigError({ problems });
 
   // Agents, then groups (which refer to agents), then routes (which refer to both).
@@ -130,6 +134,29 @@ export function compileCrew(config: CrewConfig, model: unknown, tools: unknown):
     agentIds: Object.freeze(ids),
     entry: agents.get(config.entryPoint) as CompiledAgent,
     markers: crewMarkers(config),
+    mcp: mcp as McpToolSource | undefined,
+  });
+}
+
+/** The executor's `mcp` source: an `McpToolSource` when given, and given when an agent has `mcp:` views. */
+function checkMcpSource(config: CrewConfig, mcp: unknown, problems: ConfigProblem[]): void {
+  if (
+    mcp !== undefined &&
+    (typeof mcp !== 'object' || mcp === null || typeof (mcp as { tools?: unknown }).tools !== 'function')
+  ) {
+    problems.push({
+      path: 'mcp',
+      message: `expected an McpToolSource { tools(views) } (what connectMcp returns), got ${describeValue(mcp)}`,
+    });
+    return;
+  }
+  if (mcp !== undefined) return;
+  config.agents.forEach((a, i) => {
+    if (a.mcp === undefined) return;
+    problems.push({
+      path: `crew.agents[${i}].mcp`,
+      message: `agent ${JSON.stringify(a.id)} has MCP views (servers ${a.mcp.map((v) => JSON.stringify(v.server)).join(', ')}), but the executor was given no mcp source: pass { mcp: await connectMcp(…) }`,
+    });
   });
 }
 

@@ -17,6 +17,7 @@ export interface CrewKeys {
   readonly systemPrompt: string;
   readonly handoffTargets: string;
   readonly tools: string;
+  readonly mcp: string;
   readonly maxHandoffs: string;
   readonly maxRounds: string;
   readonly maxToolRounds: string;
@@ -51,6 +52,7 @@ export const CAMEL_KEYS: CrewKeys = Object.freeze({
   systemPrompt: 'systemPrompt',
   handoffTargets: 'handoffTargets',
   tools: 'tools',
+  mcp: 'mcp',
   maxHandoffs: 'maxHandoffs',
   maxRounds: 'maxRounds',
   maxToolRounds: 'maxToolRounds',

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy } from '@signalyard/core';
+import type { ApprovalPolicy, McpToolView } from '@signalyard/core';
 import { approvalPolicyProblems } from '@signalyard/core/internal';
 import {
   DEFAULT_CREW_SETTINGS,
@@ -52,6 +52,7 @@ function resolveAgents(agents: readonly Obj[], k: CrewKeys): readonly CrewAgentC
       const name = own(a, k.name) as string | undefined;
       const description = own(a, k.description) as string | undefined;
       const systemPrompt = own(a, k.systemPrompt) as string | undefined;
+      const mcp = own(a, k.mcp) as readonly McpToolView[] | undefined;
       return Object.freeze({
         id: own(a, k.id) as string,
         ...(name === undefined ? {} : { name }),
@@ -59,6 +60,7 @@ function resolveAgents(agents: readonly Obj[], k: CrewKeys): readonly CrewAgentC
         ...(systemPrompt === undefined ? {} : { systemPrompt }),
         handoffTargets: frozenList(own(a, k.handoffTargets)),
         tools: frozenList(own(a, k.tools)),
+        ...(mcp === undefined || mcp.length === 0 ? {} : { mcp: Object.freeze(mcp.map(frozenView)) }),
       });
     }),
   );
@@ -123,4 +125,14 @@ function resolveRouting(r: Obj, k: CrewKeys, settings: CrewSettings): CrewRoutin
 function approvalsOf(value: unknown, k: CrewKeys): ApprovalPolicy | undefined {
   if (value === undefined) return undefined;
   return approvalPolicyProblems(value, policySpelling(k)).policy;
+}
+
+/** One `mcp:` view, copied and frozen (its lists too). */
+function frozenView(view: McpToolView): McpToolView {
+  return Object.freeze({
+    server: view.server,
+    ...(view.allow === undefined ? {} : { allow: Object.freeze([...view.allow]) }),
+    ...(view.deny === undefined ? {} : { deny: Object.freeze([...view.deny]) }),
+    ...(view.prefix === undefined ? {} : { prefix: view.prefix }),
+  });
 }

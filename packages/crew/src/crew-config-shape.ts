@@ -44,6 +44,14 @@ export function structuralSchema(k: CrewKeys) {
     [k.systemPrompt]: str().optional(),
     [k.handoffTargets]: list(nonEmpty('an agent id')).optional(),
     [k.tools]: list(nonEmpty('a tool name')).optional(),
+    [k.mcp]: list(
+      mapping({
+        server: nonEmpty('an MCP server name'),
+        allow: list(nonEmpty('a tool name glob')).optional(),
+        deny: list(nonEmpty('a tool name glob')).optional(),
+        prefix: str().optional(),
+      }),
+    ).optional(),
   });
   const settings = mapping({
     [k.maxHandoffs]: positiveInteger().optional(),
@@ -105,7 +113,8 @@ export function allowedKeys(path: readonly PropertyKey[], k: CrewKeys): readonly
   if (path.length === 0) return [k.entryPoint, k.agents, k.settings, k.routing, k.approvals];
   if (a === k.approvals) return approvalPolicyKeys(path.slice(1), policySpelling(k));
   if (a === k.agents && path.length === 2)
-    return [k.id, k.name, k.description, k.systemPrompt, k.handoffTargets, k.tools];
+    return [k.id, k.name, k.description, k.systemPrompt, k.handoffTargets, k.tools, k.mcp];
+  if (a === k.agents) return ['server', 'allow', 'deny', 'prefix'];
   if (a === k.settings)
     return [
       k.maxHandoffs,

@@ -1,4 +1,4 @@
-import type { ApprovalPolicy } from '@signalyard/core';
+import type { ApprovalPolicy, McpToolView } from '@signalyard/core';
 
 /** One agent of a crew (crew.yaml `agents[]`). */
 export interface CrewAgentConfig {
@@ -17,6 +17,12 @@ export interface CrewAgentConfig {
   readonly handoffTargets: readonly string[];
   /** Names of the tools this agent may call, resolved against the executor's tools by `Tool.name`. Default `[]`. */
   readonly tools: readonly string[];
+  /**
+   * The agent's views of MCP servers' tools (crew.yaml `mcp: [{ server, allow?, deny?, prefix? }]`),
+   * resolved at the start of each run through the executor's `mcp` source (`McpToolSource`, what
+   * `connectMcp` from `@signalyard/mcp` returns). Absent when the agent has none.
+   */
+  readonly mcp?: readonly McpToolView[];
 }
 
 /**
@@ -218,6 +224,8 @@ export interface CrewAgentInput {
   readonly handoffTargets?: readonly string[];
   /** Names of the tools this agent may call (matched against the executor's tools by `Tool.name`). Default `[]`. */
   readonly tools?: readonly string[];
+  /** Views of MCP servers' tools this agent gets, e.g. `[{ server: 'crm', allow: ['get_*'], prefix: 'crm_' }]` (needs the executor's `mcp`). */
+  readonly mcp?: readonly McpToolView[];
 }
 
 /** A parallel group of a {@link CrewConfigInput}: `timeoutSeconds` and `waitForAll` are optional. */

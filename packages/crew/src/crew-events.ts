@@ -168,6 +168,34 @@ export type CrewEvent =
       agentId: string;
       /** The call: its `id`, tool `name` and parsed `arguments`. */
       call: ToolCall;
+      /** The MCP server and tool name there, when the tool comes from an MCP server (`Tool.mcp`). */
+      mcp?: {
+        /** The server's name. */
+        readonly server: string;
+        /** The tool's name on the server. */
+        readonly tool: string;
+      };
+      /** The parallel group this member event belongs to; absent for an event of the main loop. */
+      group?: string;
+    }
+  | {
+      /**
+       * A running tool reported progress through `ToolContext.progress` (an MCP server's
+       * `notifications/progress`, for one), between the call's `tool_start` and `tool_result`.
+       */
+      type: 'tool_progress';
+      /** The agent whose reply asked for the call. */
+      agentId: string;
+      /** The call's `id` (as in its `tool_start`). */
+      toolCallId: string;
+      /** The tool's name. */
+      toolName: string;
+      /** How far it got (increases with each report). */
+      progress: number;
+      /** The total `progress` will reach, when the tool knows it. */
+      total?: number;
+      /** What the tool is doing, when it says. */
+      message?: string;
       /** The parallel group this member event belongs to; absent for an event of the main loop. */
       group?: string;
     }
@@ -186,6 +214,13 @@ export type CrewEvent =
       result: unknown;
       /** True when the call failed or was refused: the model is told so and the run goes on. */
       isError: boolean;
+      /** The MCP server and tool name there, when the tool comes from an MCP server (`Tool.mcp`). */
+      mcp?: {
+        /** The server's name. */
+        readonly server: string;
+        /** The tool's name on the server. */
+        readonly tool: string;
+      };
       /** The parallel group this member event belongs to; absent for an event of the main loop. */
       group?: string;
     }

@@ -5,6 +5,7 @@ import {
   type ChatMessage,
   type ChatModel,
   type Clock,
+  type McpToolSource,
   type Tool,
   type TranscriptEntry,
 } from '@signalyard/core';
@@ -20,7 +21,7 @@ import { visibleText } from './signal-hider.js';
 import { assertContent } from './signal-normalize.js';
 import { resolveCrewConfig } from './resolve-crew-config.js';
 
-const EXECUTOR_KEYS: ReadonlySet<string> = new Set(['crew', 'model', 'tools', 'clock']);
+const EXECUTOR_KEYS: ReadonlySet<string> = new Set(['crew', 'model', 'tools', 'clock', 'mcp']);
 
 /**
  * Options of the {@link CrewExecutor} constructor.
@@ -48,6 +49,19 @@ export interface CrewExecutorOptions {
    * ```
    */
   clock?: Clock;
+  /**
+   * Where agents with crew.yaml `mcp:` views get their tools: what `connectMcp` from
+   * `@signalyard/mcp` returns (any {@link McpToolSource}). The views are resolved at the start of
+   * every run, so a server's changed tool list reaches the next run; MCP tools are offered after
+   * the agent's own tools and go through approvals like them. Required when an agent has views.
+   *
+   * @example
+   * ```ts
+   * const mcp = await connectMcp({ servers: { crm: { url: 'http://127.0.0.1:8931/mcp' } } });
+   * new CrewExecutor({ crew, model, mcp });   // crew.yaml: agents: [{ id: billing, mcp: [{ server: crm, allow: ['get_*'] }] }]
+   * ```
+   */
+  mcp?: McpToolSource;
 }
 
 /**
@@ -88,7 +102,8 @@ export class CrewExecutor {
    * @throws ConfigError (`CONFIG_INVALID`) listing every problem: the crew's (paths as
    * `resolveCrewConfig` gives them), or, for a valid crew, the models' and tools' (`model.student`:
    * missing or not a `ChatModel`; `tools[1].name`: malformed or duplicate;
-   * `crew.agents[0].tools[0]`: a tool the executor was not given; `clock`: not a `Clock`).
+   * `crew.agents[0].tools[0]`: a tool the executor was not given; `clock`: not a `Clock`; `mcp`: not
+   * an `McpToolSource`, or missing while `crew.agents[0].mcp` has views).
    */
   constructor(options: CrewExecutorOptions) {
     if (typeof options !== 'object' || (options as unknown) === null) {
@@ -103,7 +118,7 @@ export class CrewExecutor {
       throw new ConfigError({
         problems: unknown.map((k) => ({
           path: k,
-          message: `unknown option ${JSON.stringify(k)} (expected crew, model, tools, clock)`,
+          message: `unknown option ${JSON.stringify(k)} (expected crew, model, tools, clock, mcp)`,
         })),
       });
     }
@@ -114,7 +129,7 @@ export class CrewExecutor {
       });
     }
     this.crew = resolveCrewConfig(options.crew);
-    this.#compiled = compileCrew(this.crew, options.model, options.tools);
+    this.#compiled = compileCrew(this.crew, options.model, options.tools, options.mcp);
     this.#clock = clock ?? systemClock;
   }
 

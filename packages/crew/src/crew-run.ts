@@ -1,4 +1,5 @@
 import { isSignalyardError, systemClock, type Clock } from '@signalyard/core';
+import { resolveMcpTools } from './mcp-tools.js';
 import { AbortRace, errorText, linkAbort } from '@signalyard/core/internal';
 import { applyDecisions, pendingApprovals, resumeBatch } from './approval-batch.js';
 import type { CompiledCrew } from './compiled-crew.js';
@@ -32,6 +33,7 @@ export async function runCrew(
   const { start, book, decisions } = prepared;
   const paused = book.batch;
   try {
+    run.mcpTools = await resolveMcpTools(crew, crew.mcp, () => stateOf(run));
     if (prepared.warning !== undefined) emit?.({ type: 'warning', agentId: start.id, message: prepared.warning });
     if (paused === undefined) {
       if (decisions.length > 0) applyDecisions(run, start.id, decisions, undefined);
@@ -83,6 +85,7 @@ function startRun(crew: CompiledCrew, prepared: Prepared, emit: Emit, abortSigna
     interruptSignal,
     commit,
     clock,
+    mcpTools: undefined,
   };
 }
 

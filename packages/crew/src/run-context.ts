@@ -1,4 +1,5 @@
 import type { ChatMessage, Clock, PendingApproval } from '@signalyard/core';
+import type { AgentTools } from './mcp-tools.js';
 import type { CompiledAgent, CompiledCrew, CompiledTransfer } from './compiled-crew.js';
 import type { CrewEvent, CrewResponse } from './crew-events.js';
 import { abortedError, type AbortRace } from '@signalyard/core/internal';
@@ -71,6 +72,8 @@ export interface Run {
   readonly commit: ((state: CrewState) => Promise<void>) | undefined;
   /** Where the run reads the time (`PendingApproval.requestedAt`). */
   readonly clock: Clock;
+  /** The tools of the agents with `mcp:` views, resolved at the start of the run; undefined when none. */
+  mcpTools: ReadonlyMap<string, AgentTools> | undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
-import type { ToolCall } from '@signalyard/core';
+import type { Tool, ToolCall, ToolProgress } from '@signalyard/core';
+import { agentTools } from './mcp-tools.js';
 import { untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent } from './compiled-crew.js';
 import { toolErrorContent, toolResultContent } from './crew-history.js';
@@ -34,16 +35,20 @@ export async function runToolCall(
   group: string | undefined,
 ): Promise<ToolAnswer | undefined> {
   const emit = run.emit;
-  emit?.(
-    group === undefined
-      ? { type: 'tool_start', agentId: agent.id, call }
-      : { type: 'tool_start', agentId: agent.id, call, group },
-  );
-  const tool = agent.tools.get(call.name);
+  const { tools } = agentTools(run, agent);
+  const tool = tools.get(call.name);
+  const mcp = mcpOrigin(tool);
+  emit?.({
+    type: 'tool_start',
+    agentId: agent.id,
+    call,
+    ...(group !== undefined && { group }),
+    ...(mcp !== undefined && { mcp }),
+  });
   let result: unknown;
   let isError = false;
   if (tool === undefined) {
-    const names = [...agent.tools.keys()].map((n) => JSON.stringify(n)).join(', ');
+    const names = [...tools.keys()].map((n) => JSON.stringify(n)).join(', ');
     result = new CrewToolError({
       code: 'CREW_UNKNOWN_TOOL',
       message: `Unknown tool ${JSON.stringify(call.name)}: agent ${JSON.stringify(agent.id)} has ${names === '' ? 'no tools' : `the tools ${names}`}`,
@@ -54,7 +59,12 @@ export async function runToolCall(
   } else {
     try {
       result = await untilAborted(
-        tool.execute(call.arguments, { abortSignal, toolCallId: call.id, agentId: agent.id }),
+        tool.execute(call.arguments, {
+          abortSignal,
+          toolCallId: call.id,
+          agentId: agent.id,
+          ...(emit !== undefined && { progress: progressEmitter(emit, agent.id, call, group) }),
+        }),
         abortSignal,
       );
     } catch (error) {
@@ -89,11 +99,24 @@ export function emitAnswer(
   group: string | undefined,
 ): void {
   const { result, isError } = answer;
-  run.emit?.(
-    group === undefined
-      ? { type: 'tool_result', agentId: agent.id, call, result, isError }
-      : { type: 'tool_result', agentId: agent.id, call, result, isError, group },
-  );
+  const mcp = mcpOrigin(agentTools(run, agent).tools.get(call.name));
+  run.emit?.({
+    type: 'tool_result',
+    agentId: agent.id,
+    call,
+    result,
+    isError,
+    ...(group !== undefined && { group }),
+    ...(mcp !== undefined && { mcp }),
+  });
+}
+
+/** A tool's MCP origin (`Tool.mcp`) when it is a well-formed one. */
+function mcpOrigin(tool: Tool | undefined): { server: string; tool: string } | undefined {
+  const mcp: unknown = tool?.mcp;
+  if (typeof mcp !== 'object' || mcp === null) return undefined;
+  const { server, tool: name } = mcp as { server?: unknown; tool?: unknown };
+  return typeof server === 'string' && typeof name === 'string' ? { server, tool: name } : undefined;
 }
 
 /** The answer to a refused call: `denied`, or `denied: <reason>`. @internal */
@@ -108,3 +131,25 @@ export const OUTCOME_UNKNOWN: ToolAnswer = Object.freeze({
   isError: true,
   content: 'outcome unknown: not retried',
 });
+
+/** `ToolContext.progress` for one call: each report as a `tool_progress` event (malformed ones dropped). */
+function progressEmitter(
+  emit: NonNullable<Run['emit']>,
+  agentId: string,
+  call: ToolCall,
+  group: string | undefined,
+): (update: ToolProgress) => void {
+  return (update) => {
+    if (typeof update !== 'object' || (update as unknown) === null || !Number.isFinite(update.progress)) return;
+    emit({
+      type: 'tool_progress',
+      agentId,
+      toolCallId: call.id,
+      toolName: call.name,
+      progress: update.progress,
+      ...(typeof update.total === 'number' && Number.isFinite(update.total) && { total: update.total }),
+      ...(typeof update.message === 'string' && { message: update.message }),
+      ...(group !== undefined && { group }),
+    });
+  };
+}

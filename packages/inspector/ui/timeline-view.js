@@ -108,9 +108,22 @@ function engineBody(ev) {
         typeof ev.reason === 'string' ? block(`reason: ${ev.reason}`, 'text') : undefined,
       ];
     case 'tool_start':
-      return [what('tool call'), `${ev.call?.name ?? '?'} by ${ev.agentId}`, block(json(ev.call?.arguments))];
+      return [
+        what('tool call'),
+        `${ev.call?.name ?? '?'}${mcpText(ev)} by ${ev.agentId}`,
+        block(json(ev.call?.arguments)),
+      ];
     case 'tool_result':
-      return [what(ev.isError ? 'tool error' : 'tool result'), ev.call?.name ?? '?', block(json(ev.result))];
+      return [
+        what(ev.isError ? 'tool error' : 'tool result'),
+        `${ev.call?.name ?? '?'}${mcpText(ev)}`,
+        block(json(ev.result)),
+      ];
+    case 'tool_progress':
+      return [
+        what('tool progress'),
+        `${ev.toolName ?? '?'}: ${ev.progress}${typeof ev.total === 'number' ? ` of ${ev.total}` : ''}${typeof ev.message === 'string' ? ` · ${ev.message}` : ''}`,
+      ];
     case 'approval_requested':
       return [what('approval requested'), (ev.approvals ?? []).map((a) => `${a.toolName} (${a.id})`).join(', ')];
     case 'approval_resolved':
@@ -159,4 +172,10 @@ function versionItem(v) {
     what(`version ${v.version}`),
     causeText(v.cause),
   );
+}
+
+/** ` (MCP server crm: get_order)` for a call to an MCP tool; empty otherwise. */
+function mcpText(ev) {
+  const mcp = ev.mcp;
+  return typeof mcp?.server === 'string' ? ` (MCP server ${mcp.server}: ${String(mcp.tool)})` : '';
 }

@@ -17,6 +17,8 @@ import {
   ATTR_CREW_TOOLS,
   ATTR_CREW_TOOL_CALL_ID,
   ATTR_CREW_TOOL_ERROR,
+  ATTR_MCP_SERVER,
+  ATTR_MCP_TOOL,
   ATTR_CREW_VIA,
   ATTR_PIPELINE_FAILED,
   ATTR_PIPELINE_INTERRUPT_KIND,
@@ -185,6 +187,11 @@ export class EngineSpans {
     const attributes: Attributes = { [ATTR_CREW_TOOL]: toolName(call) };
     const id = typeof call === 'object' && call !== null ? (call as { id?: unknown }).id : undefined;
     if (typeof id === 'string') attributes[ATTR_CREW_TOOL_CALL_ID] = id;
+    const mcp = event.mcp;
+    if (typeof mcp === 'object' && mcp !== null) {
+      copyString(mcp as EngineEvent, 'server', attributes, ATTR_MCP_SERVER);
+      copyString(mcp as EngineEvent, 'tool', attributes, ATTR_MCP_TOOL);
+    }
     if (event.type === 'tool_start') {
       if (this.#content) attributes[ATTR_CONTENT] = contentText((call as { arguments?: unknown } | null)?.arguments);
       span.addEvent(EVENT_CREW_TOOL_START, attributes);

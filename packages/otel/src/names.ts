@@ -36,6 +36,10 @@ export const ATTR_CREW_TOOL = 'signalyard.crew.tool';
 export const ATTR_CREW_TOOLS = 'signalyard.crew.tools';
 export const ATTR_CREW_TOOL_CALL_ID = 'signalyard.crew.tool_call_id';
 export const ATTR_CREW_TOOL_ERROR = 'signalyard.crew.tool_error';
+/** The MCP server of a tool call to an MCP tool (`Tool.mcp.server`). */
+export const ATTR_MCP_SERVER = 'mcp.server';
+/** The tool's name on its MCP server (`Tool.mcp.tool`). */
+export const ATTR_MCP_TOOL = 'mcp.tool';
 
 export const ATTR_PIPELINE_STAGE = 'signalyard.pipeline.stage';
 export const ATTR_PIPELINE_NEXT = 'signalyard.pipeline.next';

@@ -388,6 +388,28 @@ describe('crew events', () => {
     ).toEqual([['x', 'aborted']]);
   });
 
+  it('records the MCP server and tool of a call to an MCP tool as mcp.server and mcp.tool', async () => {
+    const { t, engine, begin, end } = await driven();
+    const s = begin();
+    const call = { id: 'c1', name: 'crm_get_order', arguments: {} };
+    const mcp = { server: 'crm', tool: 'get_order' };
+    engine({ type: 'agent_start', agentId: 'a' });
+    engine({ type: 'tool_start', agentId: 'a', call, mcp });
+    engine({ type: 'tool_result', agentId: 'a', call, result: 'ok', isError: false, mcp });
+    engine({ type: 'tool_start', agentId: 'a', call: { id: 'c2', name: 'local', arguments: {} } });
+    engine({ type: 'agent_response', agentId: 'a', content: 'done' });
+    engine({ type: 'terminate', agentId: 'a', reason: 'no_next_agent' });
+    end(s);
+    const [agent] = named(t.spans(), 'signalyard.crew.agent');
+    for (const event of agent?.events.slice(0, 2) ?? [])
+      expect(event.attributes).toMatchObject({
+        'signalyard.crew.tool': 'crm_get_order',
+        'mcp.server': 'crm',
+        'mcp.tool': 'get_order',
+      });
+    expect(agent?.events[2]?.attributes?.['mcp.server']).toBeUndefined();
+  });
+
   it('records tool rounds as events of the agent span, with arguments and results only under recordContent', async () => {
     for (const recordContent of [false, true]) {
       const { t, engine, begin, end } = await driven({ recordContent });

@@ -1,4 +1,4 @@
-import { describeValue, type ChatModel, type Tool } from '@signalyard/core';
+import { describeValue, type ChatModel, type McpToolSource, type Tool } from '@signalyard/core';
 import {
   CrewExecutor,
   CrewRunError,
@@ -22,6 +22,11 @@ export interface CrewEngineOptions {
   model: ChatModel | Record<string, ChatModel>;
   /** The tools agents may call (an agent's `tools` list in the crew names them). */
   tools?: readonly Tool[];
+  /**
+   * Where agents with crew.yaml `mcp:` views get their tools: what `connectMcp` from
+   * `@signalyard/mcp` returns (any `McpToolSource`); resolved at the start of every turn.
+   */
+  mcp?: McpToolSource;
 }
 
 /** The engine state a crew engine keeps in the session checkpoint. */
@@ -60,13 +65,14 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
   if (typeof opts !== 'object' || (opts as unknown) === null) {
     throw new RunnerError({
       code: 'RUNNER_INPUT_INVALID',
-      message: `crewEngine needs options { model, tools? }, got ${describeValue(opts)}`,
+      message: `crewEngine needs options { model, tools?, mcp? }, got ${describeValue(opts)}`,
     });
   }
   const executor = new CrewExecutor({
     crew,
     model: opts.model,
     ...(opts.tools === undefined ? {} : { tools: opts.tools }),
+    ...(opts.mcp === undefined ? {} : { mcp: opts.mcp }),
   });
   let mermaid: string | undefined;
   let resolved: CrewConfig | undefined;

@@ -3,6 +3,8 @@ import { AbortedError } from '../errors/aborted-error.js';
 /** True when `value` looks like an `AbortSignal` (also one from another realm or a polyfill). */
 export function isAbortSignal(value: unknown): value is AbortSignal {
   if (typeof value !== 'object' || value === null) return false;
+  // The common case, without reading `aborted` through its brand-checking getter on every call.
+  if (value instanceof AbortSignal) return true;
   try {
     const s = value as Partial<Record<'aborted' | 'addEventListener' | 'removeEventListener', unknown>>;
     return (

@@ -27,7 +27,9 @@ export type CrewRunErrorCode =
   /** `opts.approvals` holds a decision for an approval id that was never issued for this state, or is too old to be remembered (only the last 256 decided ids are); nothing of the decisions was applied and the error's `state` is the one given. Fix: answer the ids of `CrewResponse.pendingApprovals`, with the state that response returned. */
   | 'CREW_APPROVAL_UNKNOWN'
   /** The `commit` hook of the run options rejected (its error is the `cause`) when the executor made the claim of an approved tool call durable, so the tool did not run; the error's `state` holds the call approved but not started. Fix: under a Runner the turn is retried from the saved session (a compare-and-set conflict); otherwise make `commit` succeed and run again with the error's `state`. */
-  | 'CREW_COMMIT_FAILED';
+  | 'CREW_COMMIT_FAILED'
+  /** The executor's `mcp` source (`McpToolSource`) rejected when the run resolved an agent's crew.yaml `mcp:` views — an unknown server, a server that cannot be reached, names that clash (its error is the `cause`) — or gave a tool named like one of the agent's own or transfer tools; nothing ran. Fix: check the server names and the MCP client's state; give the view a `prefix` when names clash. */
+  | 'CREW_MCP_FAILED';
 
 /**
  * Why a crew run failed: what `CrewExecutor.execute` rejects with and the `error` of a stream's

@@ -3,6 +3,8 @@
 // `any` in users' editors (the app's own configs skip library checks, as most apps do).
 // @signalyard/ai-sdk is left out: its declarations import the `ai` package's, which need the DOM
 // lib and do not pass `exactOptionalPropertyTypes`; the app's own type checks cover its API.
+// @signalyard/mcp is left out too: its declarations import the MCP SDK's (`@modelcontextprotocol/sdk`),
+// which this check does not hold third-party packages to; main.ts and mcp-server.ts cover its API.
 export type * as cli from '@signalyard/cli';
 export type * as core from '@signalyard/core';
 export type * as coreTesting from '@signalyard/core/testing';

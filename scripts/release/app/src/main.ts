@@ -11,6 +11,7 @@ import { Action, ConfigError, SignalKind, SignalyardError, isSignalyardError, si
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, parseCrewConfig } from '@signalyard/crew';
 import { FsmStrategy } from '@signalyard/fsm';
+import { connectMcp } from '@signalyard/mcp';
 import { otelPlugin } from '@signalyard/otel';
 import { PipelineRuntime, definePipeline } from '@signalyard/pipeline';
 import { ComposedRouter } from '@signalyard/router';
@@ -126,4 +127,20 @@ assert.equal(code, ExitCode.Ok, out);
 assert.equal(typeof aiSdkModel, 'function');
 assert.equal(typeof PostgresCheckpointStore, 'function');
 
-console.log('release app: runner, plugin, stores, router, sessions, pipeline, crew and cli all work');
+// MCP: a stdio server outside the workspace (mcp-server.ts, serveMcp over a Runner), connected
+// with connectMcp and called as an ordinary tool.
+const mcp = await connectMcp({
+  servers: { app: { command: process.execPath, args: [fileURLToPath(new URL('./mcp-server.js', import.meta.url))] } },
+});
+const [ask] = await mcp.tools({ server: 'app', allow: ['ask_*'] });
+assert.ok(ask !== undefined);
+assert.equal(ask.name, 'ask_support');
+const answer = (await ask.execute({ text: 'ping' }, { toolCallId: 'release-1' })) as {
+  status?: string;
+  output?: string;
+};
+assert.equal(answer.status, 'completed');
+assert.equal(answer.output, 'echo: ping');
+await mcp.close();
+
+console.log('release app: runner, plugin, stores, router, sessions, pipeline, crew, mcp and cli all work');

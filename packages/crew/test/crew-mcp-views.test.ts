@@ -1,0 +1,86 @@
+// Agents' crew.yaml `mcp:` views resolved through the executor's McpToolSource at the start of
+// each run, and tools reporting progress as `tool_progress` events.
+import { describe, expect, it } from 'vitest';
+import type { ChatResponse, McpToolSource, McpToolView, Tool } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import { CrewExecutor, type CrewConfigInput, type CrewEvent } from '@signalyard/crew';
+import { collect } from '@signalyard/test-utils';
+
+const crew: CrewConfigInput = {
+  entryPoint: 'billing',
+  agents: [{ id: 'billing', tools: ['own'], mcp: [{ server: 'crm', allow: ['get_*'], prefix: 'crm_' }] }],
+  routing: { signals: { billing: [{ signal: '[DONE]', target: '' }] } },
+};
+const call = (name: string, args: unknown = {}): ChatResponse => ({
+  content: 'working',
+  toolCalls: [{ id: `c-${name}`, name, arguments: args }],
+});
+const tool = (name: string, execute: Tool['execute'] = async () => `${name} ran`): Tool => ({
+  name,
+  parameters: { type: 'object' },
+  execute,
+});
+
+/** A source whose tool list can change between runs, recording the views it was asked for. */
+function source(names: string[]): McpToolSource & { asked: unknown[]; names: string[] } {
+  const s = {
+    asked: [] as unknown[],
+    names,
+    async tools(views: McpToolView | readonly McpToolView[]) {
+      s.asked.push(views);
+      return s.names.map((n) => ({ ...tool(n), mcp: { server: 'crm', tool: n.replace('crm_', '') } }));
+    },
+  };
+  return s;
+}
+
+describe('CrewExecutor with mcp: views', () => {
+  it('asks the source for the views at the start of every run and offers its tools after the own ones', async () => {
+    const mcp = source(['crm_get_order']);
+    const model = scriptedModel({ billing: [call('crm_get_order'), 'ok [DONE]', 'again [DONE]'] });
+    const executor = new CrewExecutor({ crew, model, tools: [tool('own')], mcp });
+    const first = await executor.execute('hi');
+    expect(first.state.history.find((m) => m.role === 'tool')?.content).toBe('crm_get_order ran');
+    expect(model.calls[0]?.tools?.map((t) => t.name)).toEqual(['own', 'crm_get_order']);
+    mcp.names = ['crm_get_order', 'crm_get_invoice'];
+    await executor.execute('more', { state: first.state });
+    expect(model.calls[2]?.tools?.map((t) => t.name)).toEqual(['own', 'crm_get_order', 'crm_get_invoice']);
+    expect(mcp.asked).toEqual([crew.agents[0]?.mcp, crew.agents[0]?.mcp]);
+  });
+
+  it('tool_start and tool_result carry the MCP origin; a tool named like an own tool ends the run CREW_MCP_FAILED', async () => {
+    const mcp = source(['crm_get_order']);
+    const model = scriptedModel({ billing: [call('crm_get_order'), 'ok [DONE]'] });
+    const events = await collect(new CrewExecutor({ crew, model, tools: [tool('own')], mcp }).executeStream('hi'));
+    const starts = events.filter((e): e is Extract<CrewEvent, { type: 'tool_start' }> => e.type === 'tool_start');
+    expect(starts[0]?.mcp).toEqual({ server: 'crm', tool: 'get_order' });
+    const clash = source(['own']);
+    const end = (
+      await collect(new CrewExecutor({ crew, model, tools: [tool('own')], mcp: clash }).executeStream('hi'))
+    ).at(-1);
+    expect(end?.type === 'error' && end.error.code).toBe('CREW_MCP_FAILED');
+  });
+
+  it("reports a tool's progress as tool_progress events, malformed reports dropped", async () => {
+    const slow = tool('own', async (_args, ctx) => {
+      ctx.progress?.({ progress: 1, total: 2, message: 'half' });
+      ctx.progress?.({ progress: Number.NaN });
+      ctx.progress?.({ progress: 2 });
+      return 'done';
+    });
+    const model = scriptedModel({ billing: [call('own'), 'ok [DONE]'] });
+    const events = await collect(new CrewExecutor({ crew, model, tools: [slow], mcp: source([]) }).executeStream('hi'));
+    expect(events.filter((e) => e.type === 'tool_progress')).toEqual([
+      {
+        type: 'tool_progress',
+        agentId: 'billing',
+        toolCallId: 'c-own',
+        toolName: 'own',
+        progress: 1,
+        total: 2,
+        message: 'half',
+      },
+      { type: 'tool_progress', agentId: 'billing', toolCallId: 'c-own', toolName: 'own', progress: 2 },
+    ]);
+  });
+});
