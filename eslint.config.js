@@ -100,11 +100,6 @@ export default tseslint.config(
       'max-lines': ['error', { max: 450, skipBlankLines: true, skipComments: true }],
     },
   },
-  {
-    // TEMPORARY (lead): runner.ts is being split on branch w37-runner; remove when it merges.
-    files: ['packages/signalyard/src/runner.ts'],
-    rules: { 'max-lines': 'off' },
-  },
   // Layering (scripts/lint/layering.mjs, the design's "depends on" column): a package imports
   // only the workspace packages its row allows; sibling packages never import each other.
   ...Object.keys(LAYERING)

@@ -1,4 +1,5 @@
 import { ConfigError, describeValue, type ConfigProblem } from '@signalyard/core';
+import { isRecord } from '@signalyard/core/internal';
 import type { JSONValue } from 'ai';
 
 /**
@@ -24,9 +25,6 @@ export interface AiSdkModelOptions {
 }
 
 const KNOWN: readonly (keyof AiSdkModelOptions)[] = ['providerOptions', 'maxOutputTokens', 'temperature', 'maxRetries'];
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Validated settings, ready to spread into `generateText`'s arguments. @internal */
 export interface CallSettings {

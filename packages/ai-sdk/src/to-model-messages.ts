@@ -1,11 +1,9 @@
 import { describeValue, type ChatMessage } from '@signalyard/core';
+import { isRecord as isObject } from '@signalyard/core/internal';
 import type { ModelMessage, ToolCallPart } from 'ai';
 import { ModelRequestError } from './errors/model-request-error.js';
 
 const ROLES: ReadonlySet<string> = new Set(['system', 'user', 'assistant', 'tool']);
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const fail = (path: string, problem: string): ModelRequestError => new ModelRequestError({ path, problem });
 

@@ -1,5 +1,6 @@
 import { describeValue, outcomeToJson, type Outcome, type PendingApproval } from '@signalyard/core';
 import type { Command } from 'commander';
+import { RunnerError } from 'signalyard';
 import { terminalJson, terminalText } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { CliSessionError } from './errors/cli-session-error.js';
@@ -99,9 +100,8 @@ async function approveCommand(
     const { runner } = configured;
     const view = await runner.session(key);
     if (view === undefined) {
-      throw new CliSessionError({
-        code: 'CLI_SESSION_NOT_FOUND',
-        sessionKey: key,
+      throw new RunnerError({
+        code: 'SESSION_NOT_FOUND',
         message: `no session ${JSON.stringify(key)} in the store of config ${describeValue(options.config)} (see 'signalyard sessions list')`,
       });
     }

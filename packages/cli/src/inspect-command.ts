@@ -1,3 +1,4 @@
+import { onAbort } from '@signalyard/core/internal';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from './command-context.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
@@ -9,14 +10,7 @@ function untilStopped(abortSignal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
     if (abortSignal !== undefined) {
       if (abortSignal.aborted) resolve();
-      else
-        abortSignal.addEventListener(
-          'abort',
-          () => {
-            resolve();
-          },
-          { once: true },
-        );
+      else onAbort(abortSignal, resolve);
       return;
     }
     const stop = (): void => {

@@ -1,18 +1,21 @@
-// Time travel on a store, without a Runner: the same semantics as the Runner's `listSessions`,
-// `history`, `sessionAt`, `fork`, `rewind` and `deleteSession`, for a process that is not serving
-// the sessions.
-import {
-  CheckpointConflictError,
-  type Checkpoint,
-  type SessionCheckpointV1,
-  type SessionVersion,
-} from '@signalyard/core';
+// Time travel on a store, without a Runner: `signalyard`'s session-history functions (the ones
+// behind the Runner's `listSessions`, `sessionAt`, `fork` and `rewind`), their failures reported
+// with the Runner's codes in the CLI's wording, for a process that is not serving the sessions.
+import type { Checkpoint, SessionCheckpointV1, SessionVersion } from '@signalyard/core';
 import { SessionKeyError, agentIdOf, formatSessionKey, parseSessionKey } from '@signalyard/sessions';
-import { errorText, retireApprovals } from '@signalyard/core/internal';
+import { errorText } from '@signalyard/core/internal';
+import {
+  RunnerError,
+  forkSession as forkStored,
+  listSessionCheckpoints,
+  readSessionVersion,
+  rewindSession as rewindStored,
+  type SessionHistoryFailure,
+} from 'signalyard';
 import { CliSessionError } from './errors/cli-session-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import type { HistoryStore } from './open-store.js';
-import { agentIdOfData, decodeSessionCheckpoint, sessionVersionOf } from './session-checkpoint-data.js';
+import { agentIdOfData, sessionVersionOf } from './session-checkpoint-data.js';
 
 /** One session of `sessions list`; `agentId` is `null` for a checkpoint that is not a session's. */
 export interface SessionListing {
@@ -49,31 +52,24 @@ export async function* listSessions(
   store: HistoryStore,
   opts: { prefix?: string; after?: string; limit?: number },
 ): AsyncIterable<SessionListing> {
-  const keys: string[] = [];
-  for await (const key of store.list(opts.prefix)) if (opts.after === undefined || key > opts.after) keys.push(key);
-  keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  let listed = 0;
-  for (const key of keys) {
-    if (opts.limit !== undefined && listed >= opts.limit) return;
-    const checkpoint = await store.load(key);
-    if (checkpoint === undefined) continue; // deleted meanwhile
-    listed++;
+  for await (const { sessionKey, checkpoint } of listSessionCheckpoints(store, opts)) {
     const agentId = agentIdOfData(checkpoint.data) ?? null;
-    yield { sessionKey: key, agentId, version: checkpoint.version, updatedAt: checkpoint.updatedAt };
+    yield { sessionKey, agentId, version: checkpoint.version, updatedAt: checkpoint.updatedAt };
   }
 }
 
 /**
  * The session's kept versions, newest first (the current one included), `before` and `limit` as
  * `Runner.history` takes them.
- * @throws CliSessionError `CLI_SESSION_NOT_FOUND`, `CLI_CHECKPOINT_UNSUPPORTED`.
+ * @throws RunnerError `SESSION_NOT_FOUND`; CliSessionError `CLI_CHECKPOINT_UNSUPPORTED`.
  */
 export async function sessionHistory(
   store: HistoryStore,
   key: string,
   opts: { before?: number; limit?: number },
 ): Promise<SessionVersion[]> {
-  if ((await store.load(key)) === undefined) throw notFound('list the history of', key);
+  if ((await store.load(key)) === undefined)
+    throw historyError({ ok: false, reason: 'not_found', sessionKey: key }, 'list the history of');
   const versions: SessionVersion[] = [];
   for await (const checkpoint of store.history(key, opts)) versions.push(sessionVersionOf(key, checkpoint));
   return versions;
@@ -81,21 +77,20 @@ export async function sessionHistory(
 
 /**
  * Version `version` of the session (default: the current one), decoded.
- * @throws CliSessionError `CLI_SESSION_NOT_FOUND`, `CLI_VERSION_UNAVAILABLE`, `CLI_CHECKPOINT_UNSUPPORTED`.
+ * @throws RunnerError `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`; CliSessionError `CLI_CHECKPOINT_UNSUPPORTED`.
  */
 export async function sessionAt(store: HistoryStore, key: string, version: number | undefined): Promise<SessionAt> {
-  const current = await store.load(key);
-  if (current === undefined) throw notFound('show', key);
-  const checkpoint = await versionOf(store, key, current, version ?? current.version);
-  return { checkpoint, data: decodeSessionCheckpoint(key, checkpoint.data) };
+  const read = await readSessionVersion(store, key, version);
+  if (!read.ok) throw historyError(read, 'show');
+  return read.value;
 }
 
 /**
  * Copies version `version` (default: current) of `from` into the new session `to`: version 1,
- * `cause: { at, forkedFrom: { sessionKey, version } }`, no pending approvals, every other field
- * (unknown ones included) as it was. `from` is untouched.
- * @throws CliSessionError `CLI_SESSION_NOT_FOUND`, `CLI_VERSION_UNAVAILABLE`,
- *   `CLI_CHECKPOINT_UNSUPPORTED`, `CLI_SESSION_AGENT_MISMATCH`, `CLI_SESSION_EXISTS`.
+ * `cause: { at, forkedFrom: { sessionKey, version } }`, no pending approvals, no inbox position,
+ * every other field (unknown ones included) as it was. `from` is untouched.
+ * @throws RunnerError `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`, `SESSION_EXISTS`; CliSessionError
+ *   `CLI_CHECKPOINT_UNSUPPORTED`, `CLI_SESSION_AGENT_MISMATCH`.
  */
 export async function forkSession(
   store: HistoryStore,
@@ -103,35 +98,16 @@ export async function forkSession(
   to: { key: string; agentId: string },
   version: number | undefined,
 ): Promise<{ version: number; data: SessionCheckpointV1 }> {
-  const current = await store.load(from);
-  if (current === undefined) throw notFound('fork', from);
-  const source = await versionOf(store, from, current, version ?? current.version);
-  const data = decodeSessionCheckpoint(from, source.data);
-  if (data.agentId !== to.agentId) {
-    throw new CliSessionError({
-      code: 'CLI_SESSION_AGENT_MISMATCH',
-      sessionKey: to.key,
-      message: `cannot fork session ${JSON.stringify(from)} of agent ${JSON.stringify(data.agentId)} into ${JSON.stringify(to.key)}, a session of agent ${JSON.stringify(to.agentId)}: fork into a key of the same agent (agent:${data.agentId}:…)`,
-    });
-  }
-  const forked = retireApprovals(
-    data,
-    { at: new Date().toISOString(), forkedFrom: { sessionKey: from, version: source.version } },
-    'stale: forked',
-  );
-  if ((await store.load(to.key)) !== undefined) throw exists(to.key);
-  try {
-    return { version: await store.save(to.key, forked, 0), data: forked };
-  } catch (error) {
-    if (CheckpointConflictError.isInstance(error)) throw exists(to.key);
-    throw error;
-  }
+  const forked = await forkStored(store, from, to, version);
+  if (!forked.ok) throw historyError(forked, 'fork', { from, to: to.agentId });
+  return { version: forked.value.version, data: forked.value.data };
 }
 
 /**
  * Saves a new version of the session whose data equals version `version`'s, with
- * `cause: { at, rewoundTo }` and no pending approvals; the versions in between stay kept.
- * @throws CliSessionError `CLI_SESSION_NOT_FOUND`, `CLI_VERSION_UNAVAILABLE`,
+ * `cause: { at, rewoundTo }`, no pending approvals and the current inbox position; the versions
+ * in between stay kept.
+ * @throws RunnerError `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`; CliSessionError
  *   `CLI_CHECKPOINT_UNSUPPORTED`, `CLI_SESSION_CONFLICT` (a runner saved meanwhile).
  */
 export async function rewindSession(
@@ -139,70 +115,72 @@ export async function rewindSession(
   key: string,
   version: number,
 ): Promise<{ version: number; rewoundTo: number; data: SessionCheckpointV1 }> {
-  const current = await store.load(key);
-  if (current === undefined) throw notFound('rewind', key);
-  const target = await versionOf(store, key, current, version);
-  const restored = retireApprovals(
-    decodeSessionCheckpoint(key, target.data),
-    { at: new Date().toISOString(), rewoundTo: target.version },
-    'stale: rewound',
-  );
-  try {
-    return { version: await store.save(key, restored, current.version), rewoundTo: target.version, data: restored };
-  } catch (error) {
-    if (CheckpointConflictError.isInstance(error)) {
-      throw new CliSessionError({
-        code: 'CLI_SESSION_CONFLICT',
-        sessionKey: key,
-        message: `cannot rewind session ${JSON.stringify(key)}: it was saved by another writer while rewinding (version ${current.version} is now ${error.actual}); nothing was written: run it again, or stop the runners serving it`,
-        cause: error,
-      });
-    }
-    throw error;
-  }
+  const rewound = await rewindStored(store, key, version);
+  if (!rewound.ok) throw historyError(rewound, 'rewind');
+  return { version: rewound.value.version, rewoundTo: rewound.value.from, data: rewound.value.data };
 }
 
 /**
  * Deletes the session and its whole history; resolves with the version it had.
- * @throws CliSessionError `CLI_SESSION_NOT_FOUND`.
+ * @throws RunnerError `SESSION_NOT_FOUND`.
  */
 export async function deleteSession(store: HistoryStore, key: string): Promise<number> {
   const current = await store.load(key);
-  if (current === undefined) throw notFound('delete', key);
+  if (current === undefined) throw historyError({ ok: false, reason: 'not_found', sessionKey: key }, 'delete');
   await store.delete(key);
   return current.version;
 }
 
-/** `version` of `key` (`current` when it is the current one), or `CLI_VERSION_UNAVAILABLE` naming the oldest version kept. */
-async function versionOf(store: HistoryStore, key: string, current: Checkpoint, version: number): Promise<Checkpoint> {
-  if (version === current.version) return current;
-  const kept = version < current.version ? await store.loadVersion(key, version) : undefined;
-  if (kept !== undefined) return kept;
-  let oldest = current.version;
-  for await (const c of store.history(key)) oldest = Math.min(oldest, c.version);
-  const why =
-    version > current.version
-      ? `the current version is ${current.version}`
-      : `the oldest version kept is ${oldest} (a store keeps --keep-versions, default 20, before the current one)`;
-  throw new CliSessionError({
-    code: 'CLI_VERSION_UNAVAILABLE',
-    sessionKey: key,
-    message: `version ${version} of session ${JSON.stringify(key)} is not available: ${why}`,
-  });
-}
-
-function notFound(what: string, key: string): CliSessionError {
-  return new CliSessionError({
-    code: 'CLI_SESSION_NOT_FOUND',
-    sessionKey: key,
-    message: `cannot ${what} session ${JSON.stringify(key)}: it has no checkpoint in the store`,
-  });
-}
-
-function exists(key: string): CliSessionError {
-  return new CliSessionError({
-    code: 'CLI_SESSION_EXISTS',
-    sessionKey: key,
-    message: `cannot fork into session ${JSON.stringify(key)}: it already exists (fork into a new key, or delete it first)`,
-  });
+/**
+ * A session-history failure in the CLI's wording: the Runner's codes (`SESSION_NOT_FOUND`,
+ * `SESSION_EXISTS`, `VERSION_UNAVAILABLE`), and the CLI's own for what only it reports.
+ */
+function historyError(
+  failure: SessionHistoryFailure,
+  what: string,
+  fork?: { readonly from: string; readonly to: string },
+): Error {
+  const key = failure.sessionKey;
+  const shown = JSON.stringify(key);
+  switch (failure.reason) {
+    case 'not_found':
+      return new RunnerError({
+        code: 'SESSION_NOT_FOUND',
+        message: `cannot ${what} session ${shown}: it has no checkpoint in the store`,
+      });
+    case 'exists':
+      return new RunnerError({
+        code: 'SESSION_EXISTS',
+        message: `cannot fork into session ${shown}: it already exists (fork into a new key, or delete it first)`,
+      });
+    case 'version_unavailable': {
+      const why =
+        failure.version > failure.current
+          ? `the current version is ${failure.current}`
+          : `the oldest version kept is ${failure.oldest} (a store keeps --keep-versions, default 20, before the current one)`;
+      return new RunnerError({
+        code: 'VERSION_UNAVAILABLE',
+        message: `version ${failure.version} of session ${shown} is not available: ${why}`,
+      });
+    }
+    case 'agent_mismatch':
+      return new CliSessionError({
+        code: 'CLI_SESSION_AGENT_MISMATCH',
+        sessionKey: key,
+        message: `cannot fork session ${JSON.stringify(fork?.from)} of agent ${JSON.stringify(failure.agentId)} into ${shown}, a session of agent ${JSON.stringify(fork?.to)}: fork into a key of the same agent (agent:${failure.agentId}:…)`,
+      });
+    case 'unreadable':
+      return new CliSessionError({
+        code: 'CLI_CHECKPOINT_UNSUPPORTED',
+        sessionKey: key,
+        message: `cannot read the checkpoint of session ${shown}: ${failure.problem}`,
+      });
+    case 'conflict':
+      return new CliSessionError({
+        code: 'CLI_SESSION_CONFLICT',
+        sessionKey: key,
+        message: `cannot rewind session ${shown}: it was saved by another writer while rewinding (version ${failure.error.expected} is now ${failure.error.actual}); nothing was written: run it again, or stop the runners serving it`,
+        cause: failure.error,
+      });
+  }
 }

@@ -6,6 +6,7 @@ import { CliSessionError } from './errors/cli-session-error.js';
 import { CliStoreError, type CliStoreErrorCode } from './errors/cli-store-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { maskPassword, parseStoreUrl, type StoreUrl } from './store-url.js';
+import { isHistoryError } from './history-error.js';
 
 /** The store options every `signalyard sessions` command takes. */
 export interface StoreOptions {
@@ -147,7 +148,12 @@ const UNREACHABLE_PG = /^(08|28|3D)/;
  * and passes through too.
  */
 export function storeError(error: unknown, shown: string): unknown {
-  if (CliStoreError.isInstance(error) || CliSessionError.isInstance(error) || CliUsageError.isInstance(error)) {
+  if (
+    CliStoreError.isInstance(error) ||
+    CliSessionError.isInstance(error) ||
+    CliUsageError.isInstance(error) ||
+    isHistoryError(error)
+  ) {
     return error;
   }
   if (!SignalyardError.isInstance(error)) return error;

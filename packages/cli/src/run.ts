@@ -11,6 +11,7 @@ import { CliSessionError } from './errors/cli-session-error.js';
 import { CliStoreError } from './errors/cli-store-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { formatProblem } from './format-problems.js';
+import { isHistoryError } from './history-error.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
 import { addInspectCommand } from './inspect-command.js';
 import { resolveCommand } from './resolve-command.js';
@@ -319,7 +320,7 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
     return ExitCode.Problems;
   }
-  if (CliSessionError.isInstance(error)) {
+  if (CliSessionError.isInstance(error) || isHistoryError(error)) {
     line(error.message);
     return ExitCode.Problems;
   }

@@ -63,7 +63,7 @@ describe('parseStoreUrl', () => {
 describe('the error classes', () => {
   it('each isInstance recognises its own class only', () => {
     const store = new CliStoreError({ code: 'CLI_STORE_FAILED', store: 'sqlite:x', message: 'm' });
-    const session = new CliSessionError({ code: 'CLI_SESSION_EXISTS', sessionKey: 'agent:a:main', message: 'm' });
+    const session = new CliSessionError({ code: 'CLI_SESSION_CONFLICT', sessionKey: 'agent:a:main', message: 'm' });
     expect(CliStoreError.isInstance(store)).toBe(true);
     expect(CliSessionError.isInstance(session)).toBe(true);
     for (const other of [
@@ -185,11 +185,11 @@ describe('a runner writing while the command writes', () => {
     expect((current?.data as SessionCheckpointV1).cause).not.toHaveProperty('rewoundTo');
   });
 
-  it('a fork into a key created meanwhile is refused with CLI_SESSION_EXISTS', async () => {
+  it('a fork into a key created meanwhile is refused with SESSION_EXISTS', async () => {
     const inner = new MemoryCheckpointStore();
     await seed(inner, 'agent:support:main');
     const to = { key: 'agent:support:new', agentId: 'support' };
-    await rejectsCode(forkSession(racing(inner), 'agent:support:main', to, undefined), 'CLI_SESSION_EXISTS');
+    await rejectsCode(forkSession(racing(inner), 'agent:support:main', to, undefined), 'SESSION_EXISTS');
     expect((await inner.load(to.key))?.data).toEqual(sessionOf('support', 'meanwhile'));
   });
 });

@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import type { SignalRoute } from './route.js';
 import type { RunnerEvent } from './runner-event.js';
 import type { Signal } from './signal.js';
@@ -27,6 +28,11 @@ export interface PluginContext {
     /** Something worth a look that did not fail anything. */
     warn(...args: unknown[]): void;
   };
+  /**
+   * The runner's clock (`createRunner({ clock })`), when the host has one: a plugin that stamps
+   * times (the audit log) reads them here, so one clock stamps everything a runner records.
+   */
+  readonly clock?: Clock;
 }
 
 /**

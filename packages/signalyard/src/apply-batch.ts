@@ -1,20 +1,12 @@
-import { AbortedError, SignalyardError, type ChatMessage, type Outcome } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
-import type { RouteMatch } from '@signalyard/router';
-import { routeExplained, type ExplainedDecision } from './route-decision.js';
-import {
-  MAX_CONFLICT_RETRIES,
-  userMessageDefault,
-  emitDecision,
-  type ApplierDeps,
-  type SignalApplier,
-} from './apply-signal.js';
+import { AbortedError, type ChatMessage, type Outcome } from '@signalyard/core';
+import { commitApplied, emitTransitions, escapedOutcome } from './apply-commit.js';
+import type { ApplierDeps, SignalApplier } from './apply-signal.js';
+import type { BatchApply } from './appliers.js';
 import type { Batch, MergedMember } from './busy-batch.js';
-import { RunnerError } from './errors/runner-error.js';
 import { appendHistory, userMessageOf } from './history.js';
-import { UNLOADED, type Job, type LiveSession, type LoadedState } from './live-session.js';
+import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, failedOutcome, outcomeOf, type Applied } from './outcomes.js';
-import { isConflict, isUnstorable } from './session-persistence.js';
+import { decide } from './route-decision.js';
 import { signalCause } from './session-cause.js';
 import { runTurn } from './turn.js';
 import { interruptedApplied } from './turn-interrupt.js';
@@ -34,7 +26,7 @@ interface Pass {
   readonly session: LiveSession;
   readonly batch: Batch;
   readonly loaded: LoadedState;
-  /** The conflicts seen so far (at most {@link MAX_CONFLICT_RETRIES} re-applications). */
+  /** The conflicts seen so far (at most `MAX_CONFLICT_RETRIES` re-applications). */
   readonly attempt: number;
   /** The loaded history plus the user messages of the members routed so far. */
   history: readonly ChatMessage[];
@@ -51,7 +43,7 @@ interface Pass {
  * settles those).
  * @internal
  */
-export class BatchApplier {
+export class BatchApplier implements BatchApply {
   readonly #d: BatchDeps;
 
   constructor(deps: BatchDeps) {
@@ -110,18 +102,11 @@ export class BatchApplier {
     const user = p.batch.saved.has(job) ? undefined : userMessageOf(job.signal);
     const history = user === undefined ? p.history : appendHistory(p.history, user, this.#d.maxHistoryMessages);
     const arrival = { history, engineState: loaded.engineState };
-    let match: RouteMatch | undefined;
-    let explained: ExplainedDecision | undefined;
-    try {
-      explained = this.#d.explaining() ? routeExplained(loaded.router, job.signal, session.ctx) : undefined;
-      match = explained === undefined ? loaded.router.match(job.signal, session.ctx) : explained.match;
-    } catch (error) {
-      this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal: job.signal, action: undefined });
-      return this.#saveOwn(p, job, { outcome: failedOutcome(session.ctx, error), save: arrival });
-    }
-    const action = match?.action ?? userMessageDefault(loaded);
-    emitDecision(this.#d.hub, session, job, action, match, explained?.considered);
-    if (action.type === 'continue') {
+    const decision = decide(this.#d, session, job, loaded);
+    if (!decision.ok)
+      return this.#saveOwn(p, job, { outcome: failedOutcome(session.ctx, decision.error), save: arrival });
+    const { action, match } = decision;
+    if (action?.type === 'continue') {
       batch.merge({ job, action, match });
       p.history = history;
       return 'done';
@@ -142,7 +127,12 @@ export class BatchApplier {
     if (batch.lockLost) return 'done';
     if (applied.save !== undefined) {
       const pending = [...this.#unsavedMerged(batch), job];
-      const failed = await this.#save(p, applied, signalCause(job.signal, applied.outcome), pending);
+      const failed = await this.#save(
+        p,
+        applied,
+        signalCause(this.#d.persistence.clock, job.signal, applied.outcome),
+        pending,
+      );
       if (failed === 'conflict') return 'conflict';
       if (failed !== undefined) {
         batch.settle(job, failed);
@@ -150,13 +140,11 @@ export class BatchApplier {
       }
       for (const j of pending) batch.saved.add(j);
       p.history = loaded.history;
-      for (const result of applied.transitions ?? [])
-        this.#d.hub.emit({ type: 'transition_applied', ...session.ctx, result });
     }
     batch.settle(job, applied.outcome);
     if (applied.stopQueued === true) {
       batch.closed = true;
-      this.#d.stopQueued(session);
+      batch.stopQueued();
       for (const later of batch.members.slice(batch.members.indexOf(job) + 1))
         if (!batch.merged.some((m) => m.job === later))
           batch.settle(later, outcomeOf(session.ctx, { status: 'stopped' }));
@@ -165,8 +153,9 @@ export class BatchApplier {
   }
 
   /**
-   * Saves `applied` with compare-and-set. `undefined` when saved; `'conflict'` to start over;
-   * else the failed outcome (after saving what arrived, when the effects cannot be stored).
+   * Saves `applied` through {@link commitApplied}. `undefined` when saved (or nothing to save);
+   * `'conflict'` to start over; else the failed outcome (after saving what arrived, when the
+   * effects cannot be stored).
    */
   async #save(
     p: Pass,
@@ -174,17 +163,11 @@ export class BatchApplier {
     cause: ReturnType<typeof signalCause>,
     arrived: readonly Job[],
   ): Promise<Outcome | 'conflict' | undefined> {
-    if (applied.save === undefined) return undefined;
-    try {
-      await this.#d.persistence.save(p.session, p.loaded, applied.save, cause);
-      return undefined;
-    } catch (error) {
-      if (applied.rollback !== undefined) p.loaded.strategy.restore(applied.rollback);
-      if (isConflict(error) && p.attempt < MAX_CONFLICT_RETRIES) return 'conflict';
-      const failed = { ...applied.outcome, status: 'failed' as const };
-      if (isUnstorable(error) && applied.outcome.status !== 'failed') await this.#saveArrivals(p, arrived, failed);
-      return { ...failed, error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') };
-    }
+    const { session, loaded, attempt } = p;
+    const saveArrivals = (failed: Outcome): Promise<void> => this.#saveArrivals(p, arrived, failed);
+    const committed = await commitApplied(this.#d, { session, loaded, applied, cause, attempt, saveArrivals });
+    if (committed.kind === 'conflict') return 'conflict';
+    return committed.kind === 'failed' ? committed.outcome : undefined;
   }
 
   /** The merged members whose message is not stored yet. */
@@ -196,28 +179,23 @@ export class BatchApplier {
   async #saveArrivals(p: Pass, jobs: readonly Job[], outcome: Outcome): Promise<void> {
     for (const job of jobs) {
       if (p.batch.saved.has(job)) continue;
-      await this.#d.persistence.saveArrival(p.session, job.signal, signalCause(job.signal, outcome));
+      await this.#d.persistence.saveArrival(
+        p.session,
+        job.signal,
+        signalCause(this.#d.persistence.clock, job.signal, outcome),
+      );
       p.batch.saved.add(job);
     }
   }
 
   /**
-   * Something escaped a member's own handling: the live state is dropped (reloaded next pass),
-   * what arrived is saved, and the members `failed` fail with `ENGINE_FAILED` (or the escaped
-   * Signalyard error).
+   * Something escaped a member's own handling ({@link escapedOutcome}): the live state is dropped
+   * (reloaded next pass), what arrived is saved, and the members `failed` fail.
    */
   async #escaped(p: Pass, failed: readonly Job[], error: unknown): Promise<void> {
-    p.session.state = UNLOADED;
     const last = failed[failed.length - 1];
-    const failure = SignalyardError.isInstance(error)
-      ? error
-      : new RunnerError({
-          code: 'ENGINE_FAILED',
-          message: `Applying ${last === undefined ? 'a batch' : `a ${last.signal.kind} signal`} to session ${JSON.stringify(p.session.key)} failed: ${errorText(error)}`,
-          cause: error,
-        });
-    const outcome = failedOutcome(p.session.ctx, failure);
-    await this.#saveArrivals(p, failed, outcome);
+    const what = last === undefined ? 'a batch' : `a ${last.signal.kind} signal`;
+    const outcome = await escapedOutcome(p.session, what, error, (o) => this.#saveArrivals(p, failed, o));
     for (const job of failed) p.batch.settle(job, outcome);
   }
 
@@ -244,14 +222,13 @@ export class BatchApplier {
     const n = ran ? live.length : 1;
     const causeMember = last ?? batch.merged.at(-1);
     if (causeMember === undefined) return 'done'; // a batch with no merged member has no turn
-    const cause = signalCause(causeMember.job.signal, applied.outcome, n);
+    const cause = signalCause(this.#d.persistence.clock, causeMember.job.signal, applied.outcome, n);
     const failed = await this.#save(p, applied, cause, this.#unsavedMerged(batch));
     if (failed === 'conflict') return 'conflict';
     if (failed === undefined) {
       for (const m of batch.merged) batch.saved.add(m.job);
-      for (const result of applied.transitions ?? [])
-        this.#d.hub.emit({ type: 'transition_applied', ...session.ctx, result });
-      if (applied.stopQueued === true) this.#d.stopQueued(session);
+      if (applied.save === undefined) emitTransitions(this.#d.hub, session, applied); // saved: emitted already
+      if (applied.stopQueued === true) batch.stopQueued();
     }
     for (const m of live) batch.settle(m.job, memberOutcome(failed ?? applied.outcome, m, n));
     return 'done';

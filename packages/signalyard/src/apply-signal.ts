@@ -1,40 +1,26 @@
 import {
-  Action,
-  SignalyardError,
   isTransitionRefusal,
-  type ConsideredRoute,
+  type Action,
   type ExecutionStrategy,
   type Outcome,
-  type RunnerEvent,
-  type Signal,
+  type StrategySnapshot,
   type TransitionAttempt,
 } from '@signalyard/core';
-import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
-import { NO_PENDING_APPROVAL, decidesNothingPending } from './approval-checks.js';
+import { MAX_CONFLICT_RETRIES, commitApplied, escapedOutcome, type CommitDeps } from './apply-commit.js';
+import type { SignalApplied, SignalApply } from './appliers.js';
 import { appendHistory, userMessageOf } from './history.js';
-import { RunnerError } from './errors/runner-error.js';
-import { UNLOADED, type Job, type LiveSession, type LoadedState } from './live-session.js';
+import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, failedOutcome, outcomeOf, type Applied, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
-import { isConflict, isUnstorable, type SessionPersistence } from './session-persistence.js';
 import { signalCause } from './session-cause.js';
-import { routeExplained, type ExplainedDecision } from './route-decision.js';
+import { decide, type DecideDeps } from './route-decision.js';
 import { runTurn } from './turn.js';
 
-/** Re-applications after a version conflict before the signal fails. @internal */
-export const MAX_CONFLICT_RETRIES = 3;
-
 /** What {@link SignalApplier} works with. @internal */
-export interface ApplierDeps {
-  readonly hub: EventChannel<RunnerEvent>;
+export interface ApplierDeps extends DecideDeps, CommitDeps {
   readonly plugins: PluginHost;
-  readonly persistence: SessionPersistence;
   readonly maxHistoryMessages: number;
-  /** Resolves every signal queued in `session` as `stopped` (a stop action was applied and saved). */
-  readonly stopQueued: (session: LiveSession) => void;
-  /** Whether route decisions carry the router's `explain()` list now. */
-  readonly explaining: () => boolean;
 }
 
 /** One signal's application, from the route decision to what it changed. @internal */
@@ -49,11 +35,12 @@ export interface Application {
 }
 
 /**
- * Applies one signal to its session: load → route → apply the action → save (compare-and-set),
- * re-applied after a conflict with another writer (at most three times).
+ * Applies one signal to its session: load → {@link decide} → apply the action →
+ * {@link commitApplied} (compare-and-set), re-applied after a conflict with another writer (at
+ * most three times). Its result tells the queue whether to stop the signals queued behind it.
  * @internal
  */
-export class SignalApplier {
+export class SignalApplier implements SignalApply {
   readonly #d: ApplierDeps;
 
   constructor(deps: ApplierDeps) {
@@ -61,7 +48,7 @@ export class SignalApplier {
   }
 
   /** Load → route → apply → save. `reload`: load from the store first (a lock was just taken). */
-  async apply(session: LiveSession, job: Job, reload: boolean): Promise<Outcome> {
+  async apply(session: LiveSession, job: Job, reload: boolean): Promise<SignalApplied> {
     const { hub, persistence } = this.#d;
     for (let attempt = 0; ; attempt++) {
       if (!job.announced) {
@@ -77,69 +64,44 @@ export class SignalApplier {
         if (fresh || loaded.kind !== 'loaded' || session.loading !== undefined)
           loaded = await persistence.loadShared(session, fresh);
       } catch (error) {
-        return failedOutcome(session.ctx, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED'));
+        return done(failedOutcome(session.ctx, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED')));
       }
+      // After a commit, what arrived is saved already.
+      const saveArrival = (failed: Outcome, initial?: StrategySnapshot): Promise<void> =>
+        job.committed === true
+          ? Promise.resolve()
+          : persistence.saveArrival(session, job.signal, signalCause(persistence.clock, job.signal, failed), initial);
       let applied: Applied;
       try {
         applied = await this.#applyOnce(session, loaded, job);
       } catch (error) {
-        return this.#escaped(session, job, error);
+        // The arrival is saved with the stored strategy snapshot: the strategy may be what threw.
+        const before = session.state;
+        const initial = before.kind === 'loaded' ? before.savedStrategy : undefined;
+        const what = `a ${job.signal.kind} signal`;
+        return done(await escapedOutcome(session, what, error, (o) => saveArrival(o, initial)));
       }
       // The engine's commit lost to another writer: nothing of this attempt is kept beyond it.
       if (applied.conflict !== undefined) {
         if (attempt < MAX_CONFLICT_RETRIES && !job.lockLost) continue;
-        return {
-          ...applied.outcome,
-          status: 'failed',
-          error: asSignalyardError(applied.conflict, 'CHECKPOINT_SAVE_FAILED'),
-        };
+        const error = asSignalyardError(applied.conflict, 'CHECKPOINT_SAVE_FAILED');
+        return done({ ...applied.outcome, status: 'failed', error });
       }
       // Without the lock, another process may own the session now: save nothing, retry nothing.
-      if (applied.save === undefined || job.lockLost) return applied.outcome;
-      try {
-        await persistence.save(session, loaded, applied.save, signalCause(job.signal, applied.outcome));
-      } catch (error) {
-        if (applied.rollback !== undefined) loaded.strategy.restore(applied.rollback);
-        if (isConflict(error) && attempt < MAX_CONFLICT_RETRIES) continue;
-        if (isUnstorable(error) && applied.outcome.status !== 'failed' && job.committed !== true) {
-          // The turn's effects cannot be stored; what arrived still is.
-          await persistence.saveArrival(
-            session,
-            job.signal,
-            signalCause(job.signal, { ...applied.outcome, status: 'failed' }),
-          );
-        }
-        return { ...applied.outcome, status: 'failed', error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') };
-      }
-      for (const result of applied.transitions ?? []) hub.emit({ type: 'transition_applied', ...session.ctx, result });
-      if (applied.stopQueued === true) this.#d.stopQueued(session);
-      return applied.outcome;
+      if (applied.save === undefined || job.lockLost) return done(applied.outcome);
+      const cause = signalCause(persistence.clock, job.signal, applied.outcome);
+      const committed = await commitApplied(this.#d, {
+        session,
+        loaded,
+        applied,
+        cause,
+        attempt,
+        saveArrivals: saveArrival,
+      });
+      if (committed.kind === 'conflict') continue;
+      if (committed.kind === 'failed') return done(committed.outcome);
+      return { outcome: applied.outcome, stopQueued: applied.stopQueued === true };
     }
-  }
-
-  /**
-   * Something escaped the action's own handling (a strategy's `snapshot()` throwing, an engine
-   * result with a throwing getter): the session's live state may be half-changed, so it is
-   * dropped (reloaded from the store next time), what arrived is saved, and the outcome is
-   * `failed` with `ENGINE_FAILED` (or the escaped error itself, when it is a Signalyard error).
-   */
-  async #escaped(session: LiveSession, job: Job, error: unknown): Promise<Outcome> {
-    const before = session.state;
-    session.state = UNLOADED;
-    const failure = SignalyardError.isInstance(error)
-      ? error
-      : new RunnerError({
-          code: 'ENGINE_FAILED',
-          message: `Applying a ${job.signal.kind} signal to session ${JSON.stringify(session.key)} failed: ${errorText(error)}`,
-          cause: error,
-        });
-    const outcome = failedOutcome(session.ctx, failure);
-    // After a commit, what arrived is saved already.
-    if (job.committed !== true) {
-      const initial = before.kind === 'loaded' ? before.savedStrategy : undefined;
-      await this.#d.persistence.saveArrival(session, job.signal, signalCause(job.signal, outcome), initial);
-    }
-    return outcome;
   }
 
   /**
@@ -154,33 +116,27 @@ export class SignalApplier {
     const history =
       user === undefined ? loaded.history : appendHistory(loaded.history, user, this.#d.maxHistoryMessages);
     const arrival = user === undefined ? undefined : { history, engineState: loaded.engineState };
-    const keepArrival = arrival === undefined ? {} : { save: arrival };
-    let match: RouteMatch | undefined;
-    let explained: ExplainedDecision | undefined;
-    try {
-      explained = this.#d.explaining() ? routeExplained(loaded.router, signal, session.ctx) : undefined;
-      match = explained === undefined ? loaded.router.match(signal, session.ctx) : explained.match;
-    } catch (error) {
-      this.#d.hub.emit({ type: 'route_decided', ...session.ctx, signal, action: undefined });
-      return { outcome: failedOutcome(session.ctx, error), ...keepArrival };
+    const decision = decide(this.#d, session, job, loaded);
+    if (!decision.ok) {
+      const outcome = failedOutcome(session.ctx, decision.error);
+      return arrival === undefined ? { outcome } : { outcome, save: arrival };
     }
-    const action = match?.action ?? defaultAction(signal, loaded);
-    emitDecision(this.#d.hub, session, job, action, match, explained?.considered);
-    if (action === undefined) {
-      this.#d.hub.emit({ type: 'unrouted', ...session.ctx, signal });
-      return { outcome: outcomeOf(session.ctx, { status: 'unrouted' }) };
-    }
-    return this.applyAction({ session, loaded, job, history, arrival }, action, match);
+    return this.applyAction({ session, loaded, job, history, arrival }, decision.action, decision.match);
   }
 
   /**
-   * Applies a routed signal's action to the live session state (nothing saved yet): synchronously,
+   * Applies a routed signal's action to the live session state (nothing saved yet; an unrouted
+   * signal with no runner default, `action` `undefined`, emits `unrouted`): synchronously,
    * except for a turn (`continue`) and a custom action. Not `async`: what escapes the action's own
    * handling (a strategy's `snapshot()` throwing) may throw synchronously, so call it inside a
    * `try` around an `await`, as {@link SignalApplier.apply} and the batch do.
    */
-  applyAction(a: Application, action: Action, match: RouteMatch | undefined): Applied | Promise<Applied> {
+  applyAction(a: Application, action: Action | undefined, match: RouteMatch | undefined): Applied | Promise<Applied> {
     const { session, loaded, history, arrival } = a;
+    if (action === undefined) {
+      this.#d.hub.emit({ type: 'unrouted', ...session.ctx, signal: a.job.signal });
+      return { outcome: outcomeOf(session.ctx, { status: 'unrouted' }) };
+    }
     const keepArrival = arrival === undefined ? {} : { save: arrival };
     switch (action.type) {
       case 'reject':
@@ -257,67 +213,6 @@ export class SignalApplier {
   }
 }
 
-const AWAITING_APPROVAL = Action.reject('awaiting_approval');
-
-/** The runner default for an unrouted `user_message`: continue, or `reject('awaiting_approval')` while approvals are pending. @internal */
-export function userMessageDefault(loaded: LoadedState): Action {
-  return loaded.pendingApprovals.length > 0 ? AWAITING_APPROVAL : Action.Continue;
-}
-
-/**
- * Runner defaults for unrouted signals: `user_message` → continue (`reject('awaiting_approval')`
- * while approvals are pending), `tool_approval` → continue when a decision names a pending approval, else
- * `reject('no_pending_approval')`, `stop` → graceful_stop. @internal
- */
-function defaultAction(signal: Signal, loaded: LoadedState): Action | undefined {
-  switch (signal.kind) {
-    case 'user_message':
-      return userMessageDefault(loaded);
-    case 'tool_approval':
-      return decidesNothingPending(signal, loaded.pendingApprovals) ? NO_PENDING_APPROVAL : Action.Continue;
-    case 'stop':
-      return Action.GracefulStop;
-    default:
-      return undefined;
-  }
-}
-
-/**
- * Emits `route_decided` (when anyone listens; with `considered` when the decision was explained),
- * and `routed` to the job's stream. @internal
- */
-export function emitDecision(
-  hub: EventChannel<RunnerEvent>,
-  session: LiveSession,
-  job: Job,
-  action: Action | undefined,
-  match: RouteMatch | undefined,
-  considered?: readonly ConsideredRoute[],
-): void {
-  job.sink?.({
-    type: 'routed',
-    ...session.ctx,
-    action,
-    ...(match !== undefined && { tier: match.tier }),
-    ...(match?.route.name !== undefined && { routeName: match.route.name }),
-  });
-  if (!hub.hasListeners) return;
-  // Built field by field (no spreads): one per signal whenever a plugin listens.
-  const event: { -readonly [K in keyof RouteDecided]: RouteDecided[K] } = {
-    type: 'route_decided',
-    sessionKey: session.key,
-    agentId: session.agent.id,
-    signal: job.signal,
-    action,
-  };
-  if (match !== undefined) event.tier = match.tier;
-  if (match?.route.name !== undefined) event.routeName = match.route.name;
-  if (considered !== undefined) event.considered = considered;
-  hub.emit(event);
-}
-
-type RouteDecided = Extract<RunnerEvent, { type: 'route_decided' }>;
-
 /**
  * A `transition` action through `tryExecute` when the strategy offers it (a refusal is then a
  * value: no exception is thrown and caught), else through `execute`, whose refusals throw.
@@ -325,4 +220,9 @@ type RouteDecided = Extract<RunnerEvent, { type: 'route_decided' }>;
 function attemptTransition(strategy: ExecutionStrategy, target: string, payload: unknown): TransitionAttempt {
   if (strategy.tryExecute !== undefined) return strategy.tryExecute(target, payload);
   return { ok: true, result: strategy.execute(target, payload) };
+}
+
+/** A signal's application that stops nothing queued behind it. */
+function done(outcome: Outcome): SignalApplied {
+  return { outcome, stopQueued: false };
 }

@@ -1,11 +1,13 @@
 import {
   describeValue,
+  systemClock,
   type Action,
   type OutcomeStatus,
   type Plugin,
   type SignalKind,
   type Tier,
 } from '@signalyard/core';
+import { isoAt, readClock } from '@signalyard/core/internal';
 import { decisionRecords } from './approvals.js';
 import { RunnerError } from './errors/runner-error.js';
 
@@ -71,11 +73,12 @@ export function auditLogPlugin(sink: (entry: AuditEntry) => void): Plugin {
   return {
     name: 'audit-log',
     setup(ctx) {
+      const clock = ctx.clock ?? systemClock;
       ctx.on((event) => {
         if (event.type !== 'outcome' || event.signal === undefined) return;
         const { outcome } = event;
         const entry: AuditEntry = {
-          at: new Date().toISOString(),
+          at: isoAt(readClock(clock)),
           sessionKey: outcome.sessionKey,
           agentId: outcome.agentId,
           kind: event.signal.kind,

@@ -79,6 +79,11 @@ export class Batch implements RunningBatch {
     for (const job of this.members) job.stop.abort(reason);
   }
 
+  /** A stop action was applied and saved: every signal waiting in the session's queue ends `stopped`. */
+  stopQueued(): void {
+    for (const queued of this.session.waitingSignals()) this.#settle(queued, stoppedOutcome(this.session.ctx));
+  }
+
   /** The signal a newer user message fires to interrupt the batch's turn at its next safe point. */
   get interruptSignal(): AbortSignal {
     return this.#interrupt.signal;

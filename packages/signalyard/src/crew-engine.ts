@@ -101,6 +101,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
         abortSignal: ctx.abortSignal,
         ...(interruptSignal !== undefined && { interruptSignal }),
         textDeltas: ctx.streaming,
+        ...(ctx.clock !== undefined && { clock: ctx.clock }),
         ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
         // The durable claim: the session is saved with the call marked started before it runs.
         commit: (claimed) =>

@@ -3,6 +3,7 @@ import type {
   AgentDiagrams,
   ApprovalDecision,
   ChatMessage,
+  Clock,
   PendingApproval,
   ExecutionStrategy,
   Signal,
@@ -42,6 +43,11 @@ export interface TurnContext {
   emit(event: { type: string } & Record<string, unknown>): void;
   /** True when someone reads this turn as a stream (`runner.stream` / `streamDispatch`): stream the model's reply. */
   readonly streaming: boolean;
+  /**
+   * The runner's clock (`createRunner({ clock })`): an engine that stamps times reads them here
+   * (`crewEngine` passes it to its crew runs). Absent in a context not made by a Runner.
+   */
+  readonly clock?: Clock;
   /**
    * A piece of the reply's visible text, as it is produced: a `text_delta` TurnEvent for the
    * stream and an `engine_event` of type `text_delta` for plugins. A no-op when not streaming.

@@ -7,8 +7,26 @@
  * @packageDocumentation
  */
 export { createRunner } from './runner.js';
-export type { InboundMessage, Runner } from './runner.js';
+export type { InboundMessage, Runner } from './runner-api.js';
 export type { SessionView } from './session-view.js';
+export {
+  findSessionVersion,
+  forkSession,
+  listSessionCheckpoints,
+  prepareFork,
+  readSessionData,
+  readSessionVersion,
+  rewindSession,
+  saveFork,
+} from './session-history.js';
+export type {
+  ReopenOptions,
+  SessionHistoryFailure,
+  SessionHistoryResult,
+  SessionVersionRead,
+  StoredSession,
+  WrittenVersion,
+} from './session-history.js';
 export type { ToolApprovalPayload } from './approvals.js';
 export type { TurnStream } from './turn-stream.js';
 export type { RunnerOptions } from './runner-options.js';

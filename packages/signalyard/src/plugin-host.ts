@@ -3,6 +3,7 @@ import {
   ConfigError,
   SignalyardError,
   describeValue,
+  type Clock,
   type CustomActionHandler,
   type Plugin,
   type PluginContext,
@@ -34,12 +35,19 @@ export class PluginHost {
   readonly #plugins: readonly Plugin[];
   readonly #hub: EventChannel<RunnerEvent>;
   readonly #logger: RunnerOptions['logger'];
+  readonly #clock: Clock;
   readonly #customActions = new Map<string, CustomActionHandler>();
 
-  constructor(plugins: readonly Plugin[], hub: EventChannel<RunnerEvent>, logger: RunnerOptions['logger']) {
+  constructor(
+    plugins: readonly Plugin[],
+    hub: EventChannel<RunnerEvent>,
+    logger: RunnerOptions['logger'],
+    clock: Clock,
+  ) {
     this.#plugins = plugins;
     this.#hub = hub;
     this.#logger = logger;
+    this.#clock = clock;
   }
 
   /**
@@ -84,6 +92,7 @@ export class PluginHost {
         if (!this.#customActions.has(name)) this.#customActions.set(name, handler);
       },
       ...(this.#logger === undefined ? {} : { logger: this.#logger }),
+      clock: this.#clock,
     };
   }
 

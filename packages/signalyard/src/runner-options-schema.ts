@@ -1,5 +1,12 @@
-import { describeValue, type CheckpointStore, type ConfigProblem, type SessionLock } from '@signalyard/core';
-import { configProblemsFromZod } from '@signalyard/core/internal';
+import {
+  describeValue,
+  systemClock,
+  type CheckpointStore,
+  type Clock,
+  type ConfigProblem,
+  type SessionLock,
+} from '@signalyard/core';
+import { configProblemsFromZod, isClock } from '@signalyard/core/internal';
 import { ComposedRouter, RouteConfigError } from '@signalyard/router';
 import { normalizeAgentId } from '@signalyard/sessions';
 import * as z from 'zod';
@@ -144,7 +151,7 @@ export interface TimelineMode {
   readonly bounds: TimelineBounds;
 }
 
-/** Store, lock, limits (with their defaults) and logger. */
+/** Store, lock, limits (with their defaults), logger and clock. */
 export const servicesSchema = z.object({
   store: z
     .custom<CheckpointStore>(
@@ -166,6 +173,10 @@ export const servicesSchema = z.object({
     .nullish()
     .transform((v) => v ?? false),
   timeline: timelineSchema,
+  clock: z
+    .custom<Clock>(isClock, expected('a Clock { now(): number }'))
+    .nullish()
+    .transform((v) => v ?? systemClock),
 });
 
 /**

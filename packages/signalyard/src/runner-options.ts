@@ -2,6 +2,7 @@ import {
   ConfigError,
   describeValue,
   type CheckpointStore,
+  type Clock,
   type ConfigProblem,
   type Plugin,
   type SessionLock,
@@ -41,6 +42,13 @@ export interface RunnerOptions {
   maxHistoryMessages?: number;
   /** How long `close()` waits for in-flight turns before aborting them. Default 10000. */
   closeTimeoutMs?: number;
+  /**
+   * The one clock the runner reads time through (`{ now(): number }`, default `Date.now`): every
+   * version's `cause.at`, fork and rewind causes, the timeline's `at`, and the `updatedAt` of the
+   * default `MemoryCheckpointStore` it creates. Tests drive time with it instead of patching
+   * globals.
+   */
+  clock?: Clock;
   /** Passed to plugins as `PluginContext.logger`. */
   logger?: {
     /** Receives diagnostic detail a plugin chooses to log (a console-style variadic call). */
@@ -97,6 +105,7 @@ export interface ResolvedRunnerOptions {
   readonly maxHistoryMessages: number;
   readonly closeTimeoutMs: number;
   readonly logger: RunnerOptions['logger'];
+  readonly clock: Clock;
   readonly explainDecisions: boolean;
   readonly timeline: TimelineMode;
 }
@@ -118,8 +127,17 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
   problems.push(...services.problems);
   if (problems.length > 0 || resolver === undefined || services.value === undefined)
     throw new ConfigError({ problems });
-  const { store, lock, maxConcurrentSessions, maxHistoryMessages, closeTimeoutMs, logger, explainDecisions, timeline } =
-    services.value;
+  const {
+    store,
+    lock,
+    maxConcurrentSessions,
+    maxHistoryMessages,
+    closeTimeoutMs,
+    logger,
+    explainDecisions,
+    timeline,
+    clock,
+  } = services.value;
   return {
     agents,
     resolver,
@@ -133,6 +151,7 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     logger,
     explainDecisions,
     timeline,
+    clock,
   };
 }
 

@@ -4,212 +4,37 @@ import {
   describeValue,
   isSignalKind,
   signal as makeSignal,
+  type ApprovalDecision,
+  type ChatMessage,
   type CheckpointStore,
   type Outcome,
   type RunnerDescription,
-  type TimelineEntry,
   type RunnerEvent,
   type SessionVersion,
-  type ChatMessage,
-  type TranscriptEntry,
   type Signal,
-  type ApprovalDecision,
+  type TimelineEntry,
+  type TranscriptEntry,
 } from '@signalyard/core';
-import { errorText, isAbortSignal } from '@signalyard/core/internal';
-import { agentIdOf, formatSessionKey, parseSessionKey, type InboundRoute, type SessionKey } from '@signalyard/sessions';
+import { errorText, readClock } from '@signalyard/core/internal';
+import { agentIdOf, formatSessionKey, parseSessionKey, type SessionKey } from '@signalyard/sessions';
 import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
 import { approverProblem, decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
 import { aliasesOf, publicTranscript } from './approval-aliases.js';
 import { createEventHub } from './event-hub.js';
 import { EventTimeline } from './event-timeline.js';
-import type { RunnerError } from './errors/runner-error.js';
 import { closedError, inputError } from './outcomes.js';
 import { PluginHost } from './plugin-host.js';
+import type { InboundMessage, Runner } from './runner-api.js';
 import { describeRunner } from './runner-description.js';
+import { OPTIONS, canonicalKey, checkedOptions, listenerOptions, optionsProblem } from './runner-input.js';
 import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } from './runner-options.js';
 import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
-import type { LiveSession } from './live-session.js';
 import { SessionQueue } from './session-queue.js';
 import { SessionTimeline } from './session-timeline.js';
 import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
 import { viewOf, type SessionView } from './session-view.js';
-
-/** An inbound message: where it came from (`InboundRoute` of `@signalyard/sessions`) and its text. */
-export interface InboundMessage extends InboundRoute {
-  /**
-   * What the person wrote. It becomes the payload's `text` of the `user_message` signal the
-   * runner dispatches (the whole message is the payload), and the user message in the history.
-   *
-   * @example
-   * ```ts
-   * await runner.handle({ channel: 'cli', text: 'Where is my refund?' });
-   * ```
-   */
-  text: string;
-}
-
-/**
- * One agent runtime: resolves inbound messages to agents and sessions, applies each session's
- * signals one at a time through its strategy, composed router and engine, and checkpoints every
- * session after every applied signal. Failures are outcomes: `handle` / `dispatch` reject only
- * for misuse (`RUNNER_CLOSED`, `RUNNER_INPUT_INVALID`).
- */
-export interface Runner {
-  /** Runs every plugin's `setup` once, in order. Idempotent; `handle` / `dispatch` call it if needed. */
-  start(): Promise<void>;
-  /** Resolves the message's agent and session, then dispatches `signal('user_message', message)`. */
-  handle(message: InboundMessage, opts?: { abortSignal?: AbortSignal }): Promise<Outcome>;
-  /** Applies `signal` to the session `sessionKey` (its agent: `opts.agentId`, else the key's). */
-  dispatch(
-    sessionKey: SessionKey | string,
-    signal: Signal,
-    opts?: { agentId?: string; abortSignal?: AbortSignal },
-  ): Promise<Outcome>;
-  /** {@link Runner.handle}, streamed: the turn's events as they happen, its outcome last. */
-  stream(message: InboundMessage, opts?: { abortSignal?: AbortSignal }): TurnStream;
-  /** {@link Runner.dispatch}, streamed. */
-  streamDispatch(
-    sessionKey: SessionKey | string,
-    signal: Signal,
-    opts?: { agentId?: string; abortSignal?: AbortSignal },
-  ): TurnStream;
-  /**
-   * Decides pending tool approvals: dispatches `signal('tool_approval', { decisions, by })` to the
-   * session. It goes through the three tiers like every signal, so a route can refuse an approver
-   * (e.g. `reject('not a reviewer')` on `payload.by`). The runner checks the ids itself against
-   * the session's `pendingApprovals`: when none names a pending approval, the outcome is
-   * `rejected` with `reject('no_pending_approval')` and nothing runs; in a mix, the pending ones
-   * are applied (unrouted, the default is `continue`: the engine resumes with them in
-   * `ctx.approvals`) and the other ids are ignored and listed in `outcome.output.unknownApprovalIds`
-   * (added to a plain-object output; `{ unknownApprovalIds }` without one, else `{ output,
-   * unknownApprovalIds }`). Any runner over the same store can approve: the checkpoint is the truth.
-   *
-   * @throws RunnerError `RUNNER_INPUT_INVALID` (the promise rejects) when `decisions` is not a
-   * non-empty list of `{ id, approved, reason? }` with distinct ids and each `reason` at most
-   * 1,000 code units, or `by` is not a non-empty string of at most 200; `RUNNER_CLOSED` after
-   * `close()`.
-   * @example
-   * ```ts
-   * const outcome = await runner.approve('agent:support:main', [{ id: 'ap-1', approved: true }], { by: 'alice' });
-   * ```
-   */
-  approve(
-    sessionKey: SessionKey | string,
-    decisions: readonly ApprovalDecision[],
-    opts?: { by?: string; abortSignal?: AbortSignal },
-  ): Promise<Outcome>;
-  /** {@link Runner.approve}, streamed: the resumed turn's events as they happen, its outcome last. */
-  streamApprove(
-    sessionKey: SessionKey | string,
-    decisions: readonly ApprovalDecision[],
-    opts?: { by?: string; abortSignal?: AbortSignal },
-  ): TurnStream;
-  /**
-   * The visible conversation of a session (for a page reload): the agent engine's `transcript`
-   * when it has one (a crew's hides markers and shows handoffs), else its user and assistant
-   * messages as they are. Empty for a session never saved.
-   */
-  transcript(sessionKey: SessionKey | string): Promise<TranscriptEntry[]>;
-  /** The session's checkpoint and live state; `undefined` for a session never seen. */
-  session(sessionKey: SessionKey | string): Promise<SessionView | undefined>;
-  /**
-   * The session's kept versions, newest first (the current one included), each with why it
-   * exists (`cause`). `before` keeps versions lower than it; `limit` caps the count.
-   */
-  history(sessionKey: SessionKey | string, opts?: { before?: number; limit?: number }): AsyncIterable<SessionVersion>;
-  /**
-   * Version `version` of the session, read-only; `undefined` for a session that does not exist.
-   * @throws RunnerError `VERSION_UNAVAILABLE` for a version the store no longer keeps.
-   */
-  sessionAt(sessionKey: SessionKey | string, version: number): Promise<SessionView | undefined>;
-  /**
-   * Copies version `opts.version` (default: current) of `from` into the new session `to`
-   * (version 1, `cause.forkedFrom`); `from` is untouched. Pending approvals are not re-opened
-   * unless `reissueApprovals`: then they are issued again under new ids (listed in the returned
-   * view; the format is opaque), and a decision on an old id decides nothing in `to`.
-   * @throws RunnerError `SESSION_EXISTS`, `SESSION_AGENT_MISMATCH`, `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`.
-   */
-  fork(
-    from: SessionKey | string,
-    to: SessionKey | string,
-    opts?: { version?: number; reissueApprovals?: boolean },
-  ): Promise<SessionView>;
-  /**
-   * Saves a new version of the session whose data equals version `version`'s (`cause.rewoundTo`);
-   * the versions in between stay, so a rewind can be undone. Waits its turn in the session's
-   * queue; stop signals never cancel it; emits `session_rewound`. Pending approvals of that
-   * version are not re-opened unless `reissueApprovals`: then they are issued again under new ids
-   * (listed in the returned view; the format is opaque), and a decision on an old id decides nothing.
-   * @throws RunnerError `SESSION_NOT_FOUND`, `VERSION_UNAVAILABLE`; `RUNNER_CLOSED` when the runner closes first.
-   */
-  rewind(sessionKey: SessionKey | string, version: number, opts?: { reissueApprovals?: boolean }): Promise<SessionView>;
-  /** Deletes the session and its whole history, in its turn in the session's queue (like a rewind). */
-  deleteSession(sessionKey: SessionKey | string): Promise<void>;
-  /** The sessions in the store, in code-unit order of their keys, after the key `after` (a paging cursor). */
-  listSessions(opts?: { prefix?: string; after?: string; limit?: number }): AsyncIterable<{
-    /** The session's canonical key, e.g. `'agent:support:main'`. */
-    sessionKey: string;
-    /** The id of the session's agent. */
-    agentId: string;
-    /** The session's current checkpoint version (1 after its first save). */
-    version: number;
-    /** When that version was saved, as an ISO-8601 timestamp (`2026-11-26T10:22:35.123Z`). */
-    updatedAt: string;
-  }>;
-  /**
-   * Subscribes to every runner event (synchronous, in order). Returns an unsubscribe function.
-   *
-   * With `{ explainDecisions: true }`, the listener asks for explained decisions: while it is
-   * subscribed, every `route_decided` event carries `considered` (the router's `explain()` list,
-   * computed in the same routing pass), as with `createRunner({ explainDecisions: true })`.
-   * Unsubscribing the last such listener turns it off again.
-   * @throws RunnerError `RUNNER_INPUT_INVALID` for a listener that is not a function or bad options.
-   * @example
-   * ```ts
-   * const off = runner.on((e) => {
-   *   if (e.type === 'route_decided') console.log(e.routeName, e.considered?.map((c) => c.outcome));
-   * }, { explainDecisions: true });
-   * ```
-   */
-  on(listener: (event: RunnerEvent) => void, opts?: { explainDecisions?: boolean }): () => void;
-  /** A buffered async iterable of runner events; ends on `abortSignal` or when the runner closes. */
-  events(opts?: { abortSignal?: AbortSignal }): AsyncIterable<RunnerEvent>;
-  /**
-   * The recent events of a live session, newest first: its signals' arrivals, route decisions
-   * (with `considered` while explaining is on), transitions, engine events (handoffs, tool calls,
-   * approvals, pipeline stages), outcomes with `durationMs`, rewinds — at most `limit` (default:
-   * every one kept). The runner keeps the last `RunnerOptions.timeline.limit` events (200) of the
-   * `timeline.sessions` most recently active sessions (1,000), in memory, while it records: by
-   * default while an inspector listens (a listener subscribed with `{ explainDecisions: true }`),
-   * always with `timeline: true` (or bounds). An entry is recorded before the inspecting listener
-   * sees its event, so a page opened mid-run catches up from here and continues with `on()`.
-   * Empty for a session with no recent events, or with `timeline: false`.
-   * @throws RunnerError `RUNNER_INPUT_INVALID` for a malformed session key or a `limit` that is not an integer >= 1.
-   * @example
-   * ```ts
-   * for (const { at, event } of runner.timeline('agent:desk:main', { limit: 20 })) console.log(at, event.type);
-   * ```
-   */
-  timeline(sessionKey: SessionKey | string, opts?: { limit?: number }): TimelineEntry[];
-  /**
-   * What this runner serves: each agent with its strategy type, the routes a fresh session is
-   * routed by (name, kind, tier, priority, action, whether conditional; strategy, agent and
-   * plugin tiers, each in evaluation order) and its diagrams as Mermaid text — the FSM when its
-   * strategy is one, the crew or pipeline when its engine is `crewEngine` / `pipelineEngine` (or
-   * any engine with `diagrams()`).
-   * @throws RunnerError `STRATEGY_FACTORY_FAILED` when an agent's strategy factory throws.
-   * @example
-   * ```ts
-   * const { agents } = runner.describe();
-   * agents[0].diagrams.fsm; // 'stateDiagram-v2\n…'
-   * ```
-   */
-  describe(): RunnerDescription;
-  /** Stops accepting signals, lets in-flight turns finish (up to `closeTimeoutMs`), disposes plugins. */
-  close(): Promise<void>;
-}
 
 /**
  * Creates a {@link Runner}, validating its options.
@@ -246,8 +71,6 @@ class RunnerImpl implements Runner {
   readonly #plugins: PluginHost;
   readonly #persistence: SessionPersistence;
   readonly #queue: SessionQueue;
-  readonly #applier: SignalApplier;
-  readonly #batches: BatchApplier;
   readonly #timeline: SessionTimeline;
   readonly #recent: EventTimeline | undefined;
   /** Listeners subscribed with `{ explainDecisions: true }`. */
@@ -263,51 +86,49 @@ class RunnerImpl implements Runner {
   constructor(options: ResolvedRunnerOptions) {
     this.#o = options;
     this.#ownsStore = options.store === undefined;
-    this.#store = options.store ?? new MemoryCheckpointStore();
+    this.#store = options.store ?? new MemoryCheckpointStore({ clock: options.clock });
     if (options.timeline.record !== 'never') {
       const recent = new EventTimeline(options.timeline.bounds);
       this.#recent = recent;
       this.#record = (event) => {
-        recent.record(event);
+        recent.record(event, readClock(options.clock));
       };
       // Always: the first listener, so an entry is recorded before any other listener sees its event.
       if (options.timeline.record === 'always') this.#hub.on(this.#record);
     }
     const explaining = (): boolean => options.explainDecisions || this.#explainers > 0;
-    this.#plugins = new PluginHost(options.plugins, this.#hub, options.logger);
+    this.#plugins = new PluginHost(options.plugins, this.#hub, options.logger, options.clock);
     this.#persistence = new SessionPersistence({
       store: this.#store,
       maxHistoryMessages: options.maxHistoryMessages,
       pluginRoutes: options.pluginRoutes,
-    });
-    this.#queue = new SessionQueue({
-      hub: this.#hub,
-      slots: new Semaphore(options.maxConcurrentSessions),
-      persistence: this.#persistence,
-      lock: options.lock,
-      apply: (session, job, reload) => this.#applier.apply(session, job, reload),
-      applyBatch: (batch, reload) => this.#batches.run(batch, reload),
-      whenStarted: () => this.#whenStarted(),
-      closing: () => this.#closing !== undefined,
-      explaining,
+      clock: options.clock,
     });
     const applierDeps = {
       hub: this.#hub,
       plugins: this.#plugins,
       persistence: this.#persistence,
       maxHistoryMessages: options.maxHistoryMessages,
-      stopQueued: (session: LiveSession) => {
-        this.#queue.stopQueued(session);
-      },
       explaining,
     };
-    this.#applier = new SignalApplier(applierDeps);
-    this.#batches = new BatchApplier({ ...applierDeps, applier: this.#applier });
+    const applier = new SignalApplier(applierDeps);
+    this.#queue = new SessionQueue({
+      hub: this.#hub,
+      slots: new Semaphore(options.maxConcurrentSessions),
+      persistence: this.#persistence,
+      lock: options.lock,
+      applier,
+      batches: new BatchApplier({ ...applierDeps, applier }),
+      whenStarted: () => this.#whenStarted(),
+      closing: () => this.#closing !== undefined,
+      explaining,
+    });
     this.#timeline = new SessionTimeline({
       store: this.#store,
       queue: this.#queue,
       hub: this.#hub,
       agents: options.agents,
+      clock: options.clock,
     });
   }
 
@@ -395,7 +216,7 @@ class RunnerImpl implements Runner {
 
   timeline(sessionKey: SessionKey | string, opts: { limit?: number } = {}): TimelineEntry[] {
     const key = canonicalKey(sessionKey).key;
-    const limit = timelineLimit(opts);
+    const limit = checkedOptions(OPTIONS.timeline, opts).limit ?? Number.POSITIVE_INFINITY;
     return this.#recent?.entries(key, limit) ?? [];
   }
 
@@ -448,7 +269,7 @@ class RunnerImpl implements Runner {
     sink: TurnSink | undefined,
   ): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    const badOptions = optionsProblem('approve', opts, false, true);
+    const badOptions = optionsProblem(OPTIONS.approve, opts);
     if (badOptions !== undefined) return Promise.reject(badOptions);
     const problem = approverProblem(opts.by) ?? decisionsProblem(decisions);
     if (problem !== undefined) return Promise.reject(inputError(`approve() got ${problem}`));
@@ -464,7 +285,7 @@ class RunnerImpl implements Runner {
 
   #handle(message: InboundMessage, opts: { abortSignal?: AbortSignal }, sink: TurnSink | undefined): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    const badOptions = optionsProblem('handle', opts, false);
+    const badOptions = optionsProblem(OPTIONS.handle, opts);
     if (badOptions !== undefined) return Promise.reject(badOptions);
     if (typeof message !== 'object' || (message as unknown) === null || typeof message.text !== 'string') {
       return Promise.reject(
@@ -501,7 +322,7 @@ class RunnerImpl implements Runner {
     sink: TurnSink | undefined,
   ): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    const badOptions = optionsProblem('dispatch', opts, true);
+    const badOptions = optionsProblem(OPTIONS.dispatch, opts);
     if (badOptions !== undefined) return Promise.reject(badOptions);
     if (
       typeof signal !== 'object' ||
@@ -601,8 +422,9 @@ class RunnerImpl implements Runner {
     opts: { version?: number; reissueApprovals?: boolean } = {},
   ): Promise<SessionView> {
     if (this.#closing !== undefined) throw closedError();
-    const o = reopenOptions('fork', opts, true);
-    return this.#timeline.fork(canonicalKey(from).key, canonicalKey(to), o.version, o);
+    const o = checkedOptions(OPTIONS.fork, opts);
+    const reopen = { reissueApprovals: o.reissueApprovals === true };
+    return this.#timeline.fork(canonicalKey(from).key, canonicalKey(to), o.version, reopen);
   }
 
   async rewind(
@@ -611,7 +433,8 @@ class RunnerImpl implements Runner {
     opts: { reissueApprovals?: boolean } = {},
   ): Promise<SessionView> {
     if (this.#closing !== undefined) throw closedError();
-    return this.#timeline.rewind(canonicalKey(sessionKey).key, version, reopenOptions('rewind', opts, false));
+    const reopen = { reissueApprovals: checkedOptions(OPTIONS.rewind, opts).reissueApprovals === true };
+    return this.#timeline.rewind(canonicalKey(sessionKey).key, version, reopen);
   }
 
   async deleteSession(sessionKey: SessionKey | string): Promise<void> {
@@ -629,7 +452,7 @@ class RunnerImpl implements Runner {
   listSessions(
     opts: { prefix?: string; after?: string; limit?: number } = {},
   ): AsyncIterable<{ sessionKey: string; agentId: string; version: number; updatedAt: string }> {
-    return this.#timeline.listSessions(listOptions(opts));
+    return this.#timeline.listSessions(checkedOptions(OPTIONS.listSessions, opts));
   }
 }
 
@@ -642,94 +465,4 @@ function defaultTranscript(history: readonly ChatMessage[], agentId: string): Tr
       entries.push({ type: 'assistant', agentId: m.name ?? agentId, text: m.content });
   }
   return entries;
-}
-
-/** The canonical form of a session key and the agent it names. @throws RunnerError `RUNNER_INPUT_INVALID`. */
-function canonicalKey(sessionKey: SessionKey | string): { key: string; agentId: string } {
-  try {
-    const parsed = typeof sessionKey === 'string' ? parseSessionKey(sessionKey) : sessionKey;
-    return { key: formatSessionKey(parsed), agentId: agentIdOf(parsed) };
-  } catch (error) {
-    throw inputError(`Invalid session key ${describeValue(sessionKey)}: ${errorText(error)}`, error);
-  }
-}
-
-function reopenOptions(
-  method: string,
-  opts: unknown,
-  withVersion: boolean,
-): { version: number | undefined; reissueApprovals: boolean } {
-  if (typeof opts !== 'object' || opts === null) {
-    throw inputError(`${method}() options must be an object, got ${describeValue(opts)}`);
-  }
-  const o = opts as { version?: unknown; reissueApprovals?: unknown };
-  if (o.reissueApprovals !== undefined && typeof o.reissueApprovals !== 'boolean') {
-    throw inputError(
-      `${method}() options.reissueApprovals must be a boolean, got ${describeValue(o.reissueApprovals)}`,
-    );
-  }
-  return {
-    version: withVersion ? (o.version as number | undefined) : undefined,
-    reissueApprovals: o.reissueApprovals === true,
-  };
-}
-
-/** `on()`'s options: whether the listener asks for explained decisions. */
-function listenerOptions(opts: unknown): boolean {
-  if (opts === undefined) return false;
-  const bad = (): RunnerError =>
-    inputError(`on() options must be { explainDecisions?: boolean }, got ${describeValue(opts)}`);
-  if (typeof opts !== 'object' || opts === null) throw bad();
-  const { explainDecisions } = opts as { explainDecisions?: unknown };
-  if (explainDecisions !== undefined && typeof explainDecisions !== 'boolean') throw bad();
-  return explainDecisions === true;
-}
-
-/** `timeline()`'s `limit`: an integer >= 1, default every entry kept. */
-function timelineLimit(opts: unknown): number {
-  if (typeof opts !== 'object' || opts === null)
-    throw inputError(`timeline() options must be { limit? }, got ${describeValue(opts)}`);
-  const { limit } = opts as { limit?: unknown };
-  if (limit === undefined) return Number.POSITIVE_INFINITY;
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1)
-    throw inputError(`timeline() options.limit must be an integer >= 1, got ${describeValue(limit)}`);
-  return limit;
-}
-
-function listOptions(opts: unknown): { prefix?: string; after?: string; limit?: number } {
-  if (typeof opts !== 'object' || opts === null) {
-    throw inputError(`listSessions() options must be { prefix?, after?, limit? }, got ${describeValue(opts)}`);
-  }
-  const o = opts as { prefix?: unknown; after?: unknown; limit?: unknown };
-  for (const name of ['prefix', 'after'] as const) {
-    if (o[name] !== undefined && typeof o[name] !== 'string')
-      throw inputError(`listSessions() options.${name} must be a string, got ${describeValue(o[name])}`);
-  }
-  if (o.limit !== undefined && (typeof o.limit !== 'number' || !Number.isSafeInteger(o.limit) || o.limit < 1))
-    throw inputError(`listSessions() options.limit must be an integer >= 1, got ${describeValue(o.limit)}`);
-  return o as { prefix?: string; after?: string; limit?: number };
-}
-
-/** Why the options of `handle` / `dispatch` / `approve` are malformed, as a `RUNNER_INPUT_INVALID` error. */
-function optionsProblem(method: string, opts: unknown, agentId: boolean, by = false): RunnerError | undefined {
-  if (opts === undefined) return undefined;
-  const expected = agentId
-    ? '{ agentId?: string, abortSignal?: AbortSignal }'
-    : by
-      ? '{ by?: string, abortSignal?: AbortSignal }'
-      : '{ abortSignal?: AbortSignal }';
-  if (typeof opts !== 'object' || opts === null) {
-    return inputError(`${method}() options must be ${expected}, got ${describeValue(opts)}`);
-  }
-  const o = opts as { abortSignal?: unknown; agentId?: unknown; by?: unknown };
-  if (by && o.by !== undefined && (typeof o.by !== 'string' || o.by === '')) {
-    return inputError(`${method}() options.by must be a non-empty string (who decided), got ${describeValue(o.by)}`);
-  }
-  if (o.abortSignal !== undefined && !isAbortSignal(o.abortSignal)) {
-    return inputError(`${method}() options.abortSignal must be an AbortSignal, got ${describeValue(o.abortSignal)}`);
-  }
-  if (agentId && o.agentId !== undefined && (typeof o.agentId !== 'string' || o.agentId === '')) {
-    return inputError(`${method}() options.agentId must be a non-empty agent id, got ${describeValue(o.agentId)}`);
-  }
-  return undefined;
 }

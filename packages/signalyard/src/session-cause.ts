@@ -1,5 +1,5 @@
-import type { Outcome, SessionCause, Signal } from '@signalyard/core';
-import { isoNow } from '@signalyard/core/internal';
+import type { Clock, Outcome, SessionCause, Signal } from '@signalyard/core';
+import { isoAt, readClock } from '@signalyard/core/internal';
 import { decisionRecords } from './approvals.js';
 import { userTextOf } from './history.js';
 
@@ -10,9 +10,10 @@ const CAUSE_TEXT_UNITS = 200;
  * Why a signal's version exists: the signal (for a user message, the first 200 code units of its
  * text, one fewer where the 200th would split a surrogate pair; other payloads are not copied),
  * how it ended, and the route that decided it; `merged`: the user messages a merged turn answered
- * (2 or more). @internal
+ * (2 or more); `at` read off the runner's `clock`. @internal
  */
 export function signalCause(
+  clock: Clock,
   signal: Signal,
   outcome: Pick<Outcome, 'decidedBy'> & { status?: Outcome['status'] },
   merged?: number,
@@ -21,7 +22,7 @@ export function signalCause(
   const decided = outcome.decidedBy;
   // Assigned in a fixed order (no conditional spreads): one object, one shape, on every signal.
   const cause: { -readonly [K in keyof SessionCause]: SessionCause[K] } = {
-    at: isoNow(),
+    at: isoAt(readClock(clock)),
     signal: text === undefined ? { kind: signal.kind } : { kind: signal.kind, text },
   };
   if (outcome.status !== undefined) cause.status = outcome.status;

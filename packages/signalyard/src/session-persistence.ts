@@ -4,6 +4,7 @@ import {
   describeValue,
   isSignalyardError,
   type CheckpointStore,
+  type Clock,
   type ExecutionStrategy,
   type SessionCause,
   type SessionCheckpointV1,
@@ -34,9 +35,17 @@ export class SessionPersistence {
   readonly #store: CheckpointStore;
   readonly #maxHistoryMessages: number;
   readonly #pluginRoutes: readonly SignalRoute[];
+  /** The runner's clock: what stamps the `cause.at` of every version saved. */
+  readonly clock: Clock;
 
-  constructor(options: { store: CheckpointStore; maxHistoryMessages: number; pluginRoutes: readonly SignalRoute[] }) {
+  constructor(options: {
+    store: CheckpointStore;
+    maxHistoryMessages: number;
+    pluginRoutes: readonly SignalRoute[];
+    clock: Clock;
+  }) {
     this.#store = options.store;
+    this.clock = options.clock;
     this.#maxHistoryMessages = options.maxHistoryMessages;
     this.#pluginRoutes = options.pluginRoutes;
   }

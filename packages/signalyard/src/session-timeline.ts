@@ -2,18 +2,24 @@ import {
   describeValue,
   type Checkpoint,
   type CheckpointStore,
+  type Clock,
   type RunnerEvent,
-  type SessionCause,
-  type SessionCheckpointV1,
   type SessionVersion,
 } from '@signalyard/core';
-import { resolveHistoryOptions, retireApprovals, sessionVersionOf, type EventChannel } from '@signalyard/core/internal';
-import { reissued } from './approval-aliases.js';
+import { resolveHistoryOptions, sessionVersionOf, type EventChannel } from '@signalyard/core/internal';
 import { decodeCheckpoint } from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type LiveSession } from './live-session.js';
 import { agentMismatch } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
+import {
+  listSessionCheckpoints,
+  prepareFork,
+  readSessionVersion,
+  rewindSession,
+  saveFork,
+  type SessionHistoryFailure,
+} from './session-history.js';
 import type { SessionQueue } from './session-queue.js';
 import { viewOf, type SessionView } from './session-view.js';
 
@@ -23,6 +29,8 @@ export interface TimelineDeps {
   readonly queue: SessionQueue;
   readonly hub: EventChannel<RunnerEvent>;
   readonly agents: ReadonlyMap<string, AgentRuntime>;
+  /** Reads the time of a fork's or rewind's `cause.at`. */
+  readonly clock: Clock;
 }
 
 /** Options of `fork` and `rewind`. */
@@ -71,10 +79,10 @@ export class SessionTimeline {
   /** Version `version` of the session, read-only; `undefined` when the session does not exist. */
   async sessionAt(key: string, version: unknown): Promise<SessionView | undefined> {
     assertVersion(version);
-    const current = await this.#d.store.load(key);
-    if (current === undefined) return undefined;
-    const checkpoint = await this.#version(key, current, version);
-    return viewOf(key, checkpoint.version, decodeCheckpoint(key, checkpoint.data), this.#liveness(key));
+    const read = await readSessionVersion(this.#d.store, key, version);
+    if (!read.ok && read.reason === 'not_found') return undefined;
+    if (!read.ok) throw historyError(read, 'show');
+    return viewOf(key, read.value.checkpoint.version, read.value.data, this.#liveness(key));
   }
 
   /** Copies version `version` (default: current) of `from` into the new session `to`. */
@@ -85,62 +93,39 @@ export class SessionTimeline {
     opts: ReopenOptions,
   ): Promise<SessionView> {
     if (version !== undefined) assertVersion(version);
-    const { store } = this.#d;
-    const current = await store.load(from);
-    if (current === undefined) throw notFound('fork', from);
-    const source = await this.#version(from, current, version ?? current.version);
-    const data = decodeCheckpoint(from, source.data);
-    if (data.agentId !== to.agentId) throw agentMismatch(to.key, to.agentId, data.agentId);
-    const agent = this.#agent(data.agentId, to.key);
-    const cause: SessionCause = {
-      at: new Date().toISOString(),
-      forkedFrom: { sessionKey: from, version: source.version },
-    };
-    const forked = reopened(data, cause, opts, 'stale: forked', 1);
+    const { store, clock } = this.#d;
+    const fork = await prepareFork(store, from, to, version, { ...opts, clock });
+    if (!fork.ok) throw historyError(fork, 'fork', to.agentId);
+    const agent = this.#agent(fork.value.data.agentId, to.key);
     // Queued on the new session, so no signal for it can interleave with its first save.
     return this.#d.queue.enqueueTask(to.key, agent, async (session) => {
-      if ((await store.load(to.key)) !== undefined) throw exists(to.key);
-      let saved: number;
-      try {
-        saved = await store.save(to.key, forked, 0);
-      } catch (error) {
-        if ((await store.load(to.key)) !== undefined) throw exists(to.key);
-        throw error;
-      }
+      const saved = await saveFork(store, to.key, fork.value);
+      if (!saved.ok) throw historyError(saved, 'fork');
       session.state = UNLOADED;
-      return viewOf(to.key, saved, forked, { busy: false, queued: session.queued });
+      return viewOf(to.key, saved.value.version, saved.value.data, { busy: false, queued: session.queued });
     });
   }
 
   /** Saves a new version of the session whose data equals version `version`'s. */
   async rewind(key: string, version: unknown, opts: ReopenOptions): Promise<SessionView> {
     assertVersion(version);
-    const { store } = this.#d;
+    const { store, clock } = this.#d;
     const first = await store.load(key);
-    if (first === undefined) throw notFound('rewind', key);
+    if (first === undefined) throw historyError({ ok: false, reason: 'not_found', sessionKey: key }, 'rewind');
     const agent = this.#agent(decodeCheckpoint(key, first.data).agentId, key);
     return this.#d.queue.enqueueTask(key, agent, async (session) => {
-      const current = await store.load(key);
-      if (current === undefined) throw notFound('rewind', key);
-      const target = await this.#version(key, current, version);
-      const data = decodeCheckpoint(key, target.data);
-      const restored = reopened(
-        data,
-        { at: new Date().toISOString(), rewoundTo: target.version },
-        opts,
-        'stale: rewound',
-        current.version + 1,
-      );
-      const saved = await store.save(key, restored, current.version);
+      const rewound = await rewindSession(store, key, version, { ...opts, clock });
+      if (!rewound.ok) throw historyError(rewound, 'rewind');
+      const { version: saved, data, from } = rewound.value;
       session.state = UNLOADED; // the next signal loads the rewound state
       this.#d.hub.emit({
         type: 'session_rewound',
         sessionKey: key,
         agentId: agent.id,
         version: saved,
-        rewoundTo: target.version,
+        rewoundTo: from,
       });
-      return viewOf(key, saved, restored, { busy: false, queued: session.queued });
+      return viewOf(key, saved, data, { busy: false, queued: session.queued });
     });
   }
 
@@ -154,34 +139,10 @@ export class SessionTimeline {
 
   /** The stored sessions in code-unit order of their keys, after the key `after`. */
   async *listSessions(opts: { prefix?: string; after?: string; limit?: number }): AsyncIterable<SessionListing> {
-    const { store } = this.#d;
-    const keys: string[] = [];
-    for await (const key of store.list(opts.prefix)) if (opts.after === undefined || key > opts.after) keys.push(key);
-    keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    let listed = 0;
-    for (const key of keys) {
-      if (opts.limit !== undefined && listed >= opts.limit) return;
-      const checkpoint = await store.load(key);
-      if (checkpoint === undefined) continue; // deleted meanwhile
-      const data = decodeCheckpoint(key, checkpoint.data);
-      listed++;
-      yield { sessionKey: key, agentId: data.agentId, version: checkpoint.version, updatedAt: checkpoint.updatedAt };
+    for await (const { sessionKey, checkpoint } of listSessionCheckpoints(this.#d.store, opts)) {
+      const data = decodeCheckpoint(sessionKey, checkpoint.data);
+      yield { sessionKey, agentId: data.agentId, version: checkpoint.version, updatedAt: checkpoint.updatedAt };
     }
-  }
-
-  /** `version` of `key` (`current` when it is the current one), or `VERSION_UNAVAILABLE`. */
-  async #version(key: string, current: Checkpoint, version: number): Promise<Checkpoint> {
-    if (version === current.version) return current;
-    const { store } = this.#d;
-    const kept =
-      version < current.version && store.loadVersion !== undefined ? await store.loadVersion(key, version) : undefined;
-    if (kept !== undefined) return kept;
-    let oldest = current.version;
-    if (store.history !== undefined) for await (const c of store.history(key)) oldest = Math.min(oldest, c.version);
-    throw new RunnerError({
-      code: 'VERSION_UNAVAILABLE',
-      message: `Version ${version} of session ${JSON.stringify(key)} is not available: ${version > current.version ? `the current version is ${current.version}` : `the oldest version kept is ${oldest}`}`,
-    });
   }
 
   #agent(agentId: string, key: string): AgentRuntime {
@@ -201,22 +162,6 @@ export class SessionTimeline {
   }
 }
 
-/**
- * `data` as a fork's or rewind's new version `version`, with the given cause. Its pending
- * approvals become stale (the engine's next turn answers them as denied with `reason`), unless
- * `reissueApprovals`: then they are issued again under new ids (aliases of the ids the engine's
- * restored state knows them by), so a decision on an old id never decides them.
- */
-function reopened(
-  data: SessionCheckpointV1,
-  cause: SessionCause,
-  opts: ReopenOptions,
-  reason: 'stale: rewound' | 'stale: forked',
-  version: number,
-): SessionCheckpointV1 {
-  return opts.reissueApprovals ? reissued(data, cause, version) : retireApprovals(data, cause, reason);
-}
-
 function versionOf(key: string, checkpoint: Checkpoint): SessionVersion {
   return sessionVersionOf(checkpoint, decodeCheckpoint(key, checkpoint.data));
 }
@@ -230,16 +175,36 @@ function assertVersion(version: unknown): asserts version is number {
   }
 }
 
-function notFound(what: string, key: string): RunnerError {
-  return new RunnerError({
-    code: 'SESSION_NOT_FOUND',
-    message: `Cannot ${what} session ${JSON.stringify(key)}: it has no checkpoint`,
-  });
-}
-
-function exists(key: string): RunnerError {
-  return new RunnerError({
-    code: 'SESSION_EXISTS',
-    message: `Cannot fork into session ${JSON.stringify(key)}: it already exists (fork into a new key, or delete it first)`,
-  });
+/** A session-history failure as the Runner reports it (`toAgentId`: a fork's target agent). */
+function historyError(failure: SessionHistoryFailure, what: string, toAgentId = ''): Error {
+  const key = JSON.stringify(failure.sessionKey);
+  switch (failure.reason) {
+    case 'not_found':
+      return new RunnerError({
+        code: 'SESSION_NOT_FOUND',
+        message: `Cannot ${what} session ${key}: it has no checkpoint`,
+      });
+    case 'exists':
+      return new RunnerError({
+        code: 'SESSION_EXISTS',
+        message: `Cannot fork into session ${key}: it already exists (fork into a new key, or delete it first)`,
+      });
+    case 'version_unavailable': {
+      const why =
+        failure.version > failure.current
+          ? `the current version is ${failure.current}`
+          : `the oldest version kept is ${failure.oldest}`;
+      const message = `Version ${failure.version} of session ${key} is not available: ${why}`;
+      return new RunnerError({ code: 'VERSION_UNAVAILABLE', message });
+    }
+    case 'agent_mismatch':
+      return agentMismatch(failure.sessionKey, toAgentId, failure.agentId);
+    case 'unreadable':
+      return new RunnerError({
+        code: failure.badEntry ? 'CHECKPOINT_LOAD_FAILED' : 'CHECKPOINT_FORMAT_UNSUPPORTED',
+        message: `Cannot read the checkpoint of session ${key}: ${failure.problem}`,
+      });
+    case 'conflict':
+      return failure.error; // another writer saved meanwhile: the store's own error
+  }
 }

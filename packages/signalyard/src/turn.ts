@@ -7,6 +7,7 @@ import {
   isTransitionRefusal,
   type Action,
   type ChatMessage,
+  type Clock,
   type ExecutionStrategy,
   type Outcome,
   type RunnerEvent,
@@ -353,6 +354,7 @@ class TurnContextImpl implements TurnContext {
   readonly state: unknown;
   readonly strategy: ExecutionStrategy;
   readonly streaming: boolean;
+  readonly clock: Clock;
   readonly approvals: readonly ApprovalDecision[];
   readonly pendingApprovals: readonly PendingApproval[];
   readonly #turn: Turn;
@@ -370,6 +372,7 @@ class TurnContextImpl implements TurnContext {
     this.state = t.loaded.engineState;
     this.strategy = t.loaded.strategy;
     this.streaming = t.job.sink !== undefined;
+    this.clock = turn.deps.persistence.clock;
     this.approvals = engineDecisions(turn.approvals, turn.aliases);
     this.pendingApprovals = enginePending(turn.pendingBefore, turn.aliases);
     this.#turn = turn;

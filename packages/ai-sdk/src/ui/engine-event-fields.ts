@@ -1,10 +1,9 @@
 import { describeValue, type ToolCall } from '@signalyard/core';
+import { isRecord } from '@signalyard/core/internal';
 
 /** A plain object's own fields, or `undefined`. @internal */
 export function asRecord(value: unknown): Readonly<Record<string, unknown>> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 /** `value` when it is a string, else `undefined`. @internal */

@@ -4,14 +4,8 @@ const marker = Symbol.for('signalyard.error.CliSessionError');
 
 /** The codes of {@link CliSessionError}. */
 export type CliSessionErrorCode =
-  /** The session has no checkpoint in the store (exit code 1). Fix: check the key with `signalyard sessions list --prefix agent:<id>:`; keys are written in their canonical form. */
-  | 'CLI_SESSION_NOT_FOUND'
-  /** `sessions fork` into a key that already has a checkpoint: a fork writes version 1 of a new session and never overwrites one. Nothing was written (exit code 1). Fix: fork into a new key, or `sessions delete` the existing session first. */
-  | 'CLI_SESSION_EXISTS'
   /** `sessions fork` into a key of another agent: the agent of a session key is its second part (`agent:<id>:…`), and a fork belongs to the agent of the session it copies. Nothing was written (exit code 1). Fix: fork into a key of the same agent, `agent:<source agent>:…`. */
   | 'CLI_SESSION_AGENT_MISMATCH'
-  /** The version asked for is not kept: it was pruned (stores keep `keepVersions`, default 20, before the current one), or it is above the current version. The message names the oldest version kept. Nothing was written (exit code 1). Fix: pick a version `sessions history` lists; pass `--keep-versions` as your runners' stores set it when they keep more than 20. */
-  | 'CLI_VERSION_UNAVAILABLE'
   /** The stored checkpoint is not a session checkpoint this release reads (`v: 1`, `agentId`, `strategy`, `history`, `engine`): it was written by a newer release or by something else. Nothing was written (exit code 1). Fix: upgrade `@signalyard/cli`, or delete the session if it is not a Signalyard session. */
   | 'CLI_CHECKPOINT_UNSUPPORTED'
   /** Another writer (a running Runner) saved the session while `sessions rewind` was writing, so the rewind was not written. Nothing was written (exit code 1). Fix: run it again, or stop the runners serving the session; on a live system prefer `runner.rewind()`. */
@@ -23,11 +17,12 @@ export type CliSessionErrorCode =
 
 /**
  * The sessions in the store refused a `signalyard sessions` or `approve` command (codes
- * {@link CliSessionErrorCode}): the session is missing or already exists, a fork crosses
- * agents, a version is no longer kept, a checkpoint cannot be read, or a runner wrote
- * meanwhile (nothing was written); `approve` named no pending approval (nothing ran), or its
- * decision was refused or its turn failed (the outcome printed). `run` prints its message as one
- * line on stderr and returns exit code 1.
+ * {@link CliSessionErrorCode}): a fork crosses agents, a checkpoint cannot be read, or a runner
+ * wrote meanwhile (nothing was written); `approve` named no pending approval (nothing ran), or its
+ * decision was refused or its turn failed (the outcome printed). A missing or existing session
+ * and a version no longer kept are the Runner's `RunnerError` codes `SESSION_NOT_FOUND`,
+ * `SESSION_EXISTS`, `VERSION_UNAVAILABLE`. `run` prints its message as one line on stderr and
+ * returns exit code 1.
  */
 export class CliSessionError extends SignalyardError<CliSessionErrorCode> {
   private readonly [marker] = true;

@@ -1,0 +1,22 @@
+import type { Outcome } from '@signalyard/core';
+import type { Batch } from './busy-batch.js';
+import type { Job, LiveSession } from './live-session.js';
+
+/** How one signal's application ended: its outcome, and whether the signals queued behind it stop. @internal */
+export interface SignalApplied {
+  readonly outcome: Outcome;
+  /** A stop action was applied and saved: the signals waiting in the session's queue end `stopped`. */
+  readonly stopQueued: boolean;
+}
+
+/** Applies one signal (the session queue holds one; `SignalApplier` is it). @internal */
+export interface SignalApply {
+  /** Load → route → apply → save. `reload`: load from the store first (a lock was just taken). */
+  apply(session: LiveSession, job: Job, reload: boolean): Promise<SignalApplied>;
+}
+
+/** Applies a batch of user messages, settling its members (the session queue holds one; `BatchApplier` is it). @internal */
+export interface BatchApply {
+  /** Load → (route → apply → save)* → one merged turn → save. `reload`: load from the store first. */
+  run(batch: Batch, reload: boolean): Promise<void>;
+}

@@ -1,0 +1,100 @@
+import { SignalyardError, type Outcome, type RunnerEvent, type SessionCause } from '@signalyard/core';
+import { errorText, type EventChannel } from '@signalyard/core/internal';
+import { RunnerError } from './errors/runner-error.js';
+import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
+import { asSignalyardError, failedOutcome, type Applied } from './outcomes.js';
+import { isConflict, isUnstorable, type SessionPersistence } from './session-persistence.js';
+
+/** Re-applications after a version conflict before the signal fails. @internal */
+export const MAX_CONFLICT_RETRIES = 3;
+
+/** What {@link commitApplied} works with. @internal */
+export interface CommitDeps {
+  readonly hub: EventChannel<RunnerEvent>;
+  readonly persistence: SessionPersistence;
+}
+
+/** One application's save: what it produced, why, and how to keep what arrived when that fails. @internal */
+export interface CommitInput {
+  readonly session: LiveSession;
+  readonly loaded: LoadedState;
+  readonly applied: Applied;
+  /** The saved version's `cause`. */
+  readonly cause: SessionCause;
+  /** The conflicts seen so far: at most {@link MAX_CONFLICT_RETRIES} re-applications. */
+  readonly attempt: number;
+  /**
+   * Saves what arrived (the user messages not stored yet), each on the reloaded state, with the
+   * given `failed` outcome as their cause — when the application's effects cannot be stored.
+   */
+  readonly saveArrivals: (failed: Outcome) => Promise<void>;
+}
+
+/**
+ * How a commit ended: `saved` (its `transition_applied` events emitted), `unsaved` (the
+ * application saves nothing), `conflict` (another writer saved first: reload and apply again), or
+ * `failed` with the outcome to report.
+ * @internal
+ */
+export type Committed =
+  { readonly kind: 'saved' | 'unsaved' | 'conflict' } | { readonly kind: 'failed'; readonly outcome: Outcome };
+
+const SAVED: Committed = { kind: 'saved' };
+const UNSAVED: Committed = { kind: 'unsaved' };
+const CONFLICT: Committed = { kind: 'conflict' };
+
+/**
+ * Saves an application with compare-and-set: on success emits its `transition_applied` events;
+ * on failure restores the strategy's snapshot, asks for a re-application after a version conflict
+ * (at most {@link MAX_CONFLICT_RETRIES} times), and otherwise fails — after saving what arrived
+ * when the effects themselves cannot be stored (an unstorable value in them).
+ * @internal
+ */
+export async function commitApplied(d: CommitDeps, c: CommitInput): Promise<Committed> {
+  const { applied } = c;
+  if (applied.save === undefined) return UNSAVED;
+  try {
+    await d.persistence.save(c.session, c.loaded, applied.save, c.cause);
+  } catch (error) {
+    if (applied.rollback !== undefined) c.loaded.strategy.restore(applied.rollback);
+    if (isConflict(error) && c.attempt < MAX_CONFLICT_RETRIES) return CONFLICT;
+    const failed: Outcome = { ...applied.outcome, status: 'failed' };
+    // The effects cannot be stored; what arrived still is.
+    if (isUnstorable(error) && applied.outcome.status !== 'failed') await c.saveArrivals(failed);
+    return { kind: 'failed', outcome: { ...failed, error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') } };
+  }
+  emitTransitions(d.hub, c.session, applied);
+  return SAVED;
+}
+
+/** Emits the `transition_applied` events of a saved application. @internal */
+export function emitTransitions(hub: EventChannel<RunnerEvent>, session: LiveSession, applied: Applied): void {
+  for (const result of applied.transitions ?? []) hub.emit({ type: 'transition_applied', ...session.ctx, result });
+}
+
+/**
+ * Something escaped the action's own handling (a strategy's `snapshot()` throwing, an engine
+ * result with a throwing getter): the session's live state may be half-changed, so it is dropped
+ * (reloaded from the store next time), what arrived is saved (`saveArrivals`), and the outcome
+ * is `failed` with `ENGINE_FAILED` (or the escaped error itself, when it is a Signalyard error).
+ * `what` names what was applied (`a user_message signal`, `a batch`).
+ * @internal
+ */
+export async function escapedOutcome(
+  session: LiveSession,
+  what: string,
+  error: unknown,
+  saveArrivals: (failed: Outcome) => Promise<void>,
+): Promise<Outcome> {
+  session.state = UNLOADED;
+  const failure = SignalyardError.isInstance(error)
+    ? error
+    : new RunnerError({
+        code: 'ENGINE_FAILED',
+        message: `Applying ${what} to session ${JSON.stringify(session.key)} failed: ${errorText(error)}`,
+        cause: error,
+      });
+  const outcome = failedOutcome(session.ctx, failure);
+  await saveArrivals(outcome);
+  return outcome;
+}
