@@ -9,6 +9,7 @@ import {
   type CrewConfig,
   type CrewConfigInput,
   type CrewResponse,
+  type CrewRunOptions,
   type CrewState,
 } from '@signalyard/crew';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
@@ -96,20 +97,16 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       const interruptSignal = interruptSignalOf(ctx);
       // Models stream only when someone reads the turn as a stream; else they are called with
       // `generate` and the crew emits no text deltas.
-      const run = executor.executeStream(text, {
-        state,
-        abortSignal: ctx.abortSignal,
-        ...(interruptSignal !== undefined && { interruptSignal }),
-        textDeltas: ctx.streaming,
-        ...(ctx.clock !== undefined && { clock: ctx.clock }),
-        ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
-        // The durable claim: the session is saved with the call marked started before it runs.
-        commit: (claimed) =>
+      const run = executor.executeStream(
+        text,
+        runOptions(ctx, state, interruptSignal, (claimed) =>
+          // The durable claim: the session is saved with the call marked started before it runs.
           ctx.commit({
             ...engineStateOf(claimed, undefined, saved.waits, heldAt),
             ...withRecords(keptRecords(saved.policy, decided)),
           }),
-      });
+        ),
+      );
       for await (const event of run) {
         if (event.type === 'approval_decided') {
           const record = policyRecordOf(event);
@@ -133,22 +130,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       }
       if (response === undefined)
         throw new RunnerError({ code: 'ENGINE_FAILED', message: 'The crew run ended without a response' });
-      const awaiting = response.reason === 'awaiting_approval';
-      return {
-        output: response,
-        messages: response.state.history.slice(prior),
-        state: {
-          ...engineStateOf(
-            response.state,
-            response,
-            waitsAfter(saved.waits, saved.approvals, response.state.approvals, prior - (heldAt ?? prior)),
-            heldAt,
-          ),
-          ...withRecords(keptRecords(saved.policy, decided)),
-        },
-        status: response.reason === 'paused' || awaiting ? 'paused' : 'completed',
-        pendingApprovals: awaiting ? (response.pendingApprovals ?? []) : [],
-      };
+      return endedTurn(response, prior, saved, heldAt, decided);
     },
     // The crew reads its own history: markers hidden, transfers as handoffs, held calls pending.
     transcript: (history, state) => {
@@ -159,6 +141,50 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
       mermaid ??= crewGraphMermaid(buildCrewGraph(config()));
       return { crew: mermaid };
     },
+  };
+}
+
+/** The turn's result once the crew run ended with `response`. */
+function endedTurn(
+  response: CrewResponse,
+  prior: number,
+  saved: CrewEngineState,
+  heldAt: number | undefined,
+  decided: readonly PolicyRecord[],
+): TurnResult {
+  const awaiting = response.reason === 'awaiting_approval';
+  return {
+    output: response,
+    messages: response.state.history.slice(prior),
+    state: {
+      ...engineStateOf(
+        response.state,
+        response,
+        waitsAfter(saved.waits, saved.approvals, response.state.approvals, prior - (heldAt ?? prior)),
+        heldAt,
+      ),
+      ...withRecords(keptRecords(saved.policy, decided)),
+    },
+    status: response.reason === 'paused' || awaiting ? 'paused' : 'completed',
+    pendingApprovals: awaiting ? (response.pendingApprovals ?? []) : [],
+  };
+}
+
+/** The crew run's options for one turn: its state, abort and interrupt, streaming, clock, decisions and commit. */
+function runOptions(
+  ctx: TurnContext,
+  state: CrewState,
+  interruptSignal: AbortSignal | undefined,
+  commit: (claimed: CrewState) => Promise<void>,
+): CrewRunOptions {
+  return {
+    state,
+    abortSignal: ctx.abortSignal,
+    ...(interruptSignal !== undefined && { interruptSignal }),
+    textDeltas: ctx.streaming,
+    ...(ctx.clock !== undefined && { clock: ctx.clock }),
+    ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
+    commit,
   };
 }
 
