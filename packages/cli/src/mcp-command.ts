@@ -57,7 +57,9 @@ Examples:
 }
 
 /** Checks the command line before anything loads: exactly one transport, --host/--token only with --http, the agent list. */
-function transportOf(options: McpServeOptions): { stdio: true } | { http: { port: number; host: string; token?: string } } {
+function transportOf(
+  options: McpServeOptions,
+): { stdio: true } | { http: { port: number; host: string; token?: string } } {
   const http = options.http;
   if (options.stdio === true && http !== undefined) {
     throw new CliUsageError({ message: `pass one of --stdio or --http, not both (--http ${http})` });
@@ -94,16 +96,25 @@ function untilStopped(abortSignal: AbortSignal | undefined, stdio: boolean): Pro
       resolve(why);
     };
     if (abortSignal !== undefined) {
-      if (abortSignal.aborted) return stop('aborted');
-      onAbort(abortSignal, () => stop('aborted'));
+      if (abortSignal.aborted) {
+        stop('aborted');
+        return;
+      }
+      onAbort(abortSignal, () => {
+        stop('aborted');
+      });
     }
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-      const on = (): void => stop(signal);
+      const on = (): void => {
+        stop(signal);
+      };
       process.on(signal, on);
       stops.push(() => process.off(signal, on));
     }
     if (stdio) {
-      const on = (): void => stop('stdin closed');
+      const on = (): void => {
+        stop('stdin closed');
+      };
       process.stdin.once('end', on).once('close', on);
       stops.push(() => process.stdin.off('end', on).off('close', on));
     }

@@ -1,7 +1,7 @@
 // `signalyard mcp serve` through the committed bin, driven by the MCP SDK's own client: over
 // stdio as a desktop client starts it (the client spawns the command, and closing the client's
 // end of stdin stops it), and over HTTP with a bearer token (stopped by SIGTERM).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -15,11 +15,13 @@ vi.setConfig({ testTimeout: 120_000 });
 const CONFIGS = join(FIXTURES, 'mcp');
 const BIN = join(PACKAGE_DIR, 'bin', 'signalyard.js');
 const clients: Client[] = [];
+const children: ChildProcess[] = [];
 beforeAll(() => {
   ensureBuiltCli();
 }, 300_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 interface Answer {
@@ -29,12 +31,16 @@ interface Answer {
 }
 
 /** Calls `tool` and returns its text and structured content. */
-async function call(client: Client, tool: string, args: Record<string, unknown>): Promise<{ text: string; answer: Answer }> {
+async function call(
+  client: Client,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ text: string; answer: Answer }> {
   const result = await client.callTool({ name: tool, arguments: args });
   const content = result.content as { type: string; text?: string }[];
   return {
     text: content.map((c) => c.text ?? '').join(''),
-    answer: result.structuredContent as unknown as Answer,
+    answer: result.structuredContent as Answer,
   };
 }
 
@@ -44,11 +50,11 @@ describe('signalyard mcp serve --stdio (the bin, the SDK client)', () => {
       command: process.execPath,
       args: [BIN, 'mcp', 'serve', '--config', 'desk.config.mjs', '--stdio'],
       cwd: CONFIGS,
-      env: { ...process.env, NO_COLOR: '1' } as Record<string, string>,
+      env: { ...process.env, NO_COLOR: '1' },
       stderr: 'pipe',
     });
     let stderr = '';
-    transport.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const protocolErrors: Error[] = [];
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
     client.onerror = (error) => protocolErrors.push(error);
@@ -91,6 +97,7 @@ describe('signalyard mcp serve --http (the bin, the SDK client)', () => {
       [BIN, 'mcp', 'serve', '--config', 'desk.config.mjs', '--http', '0', '--agents', 'billing', '--token', 's3cret'],
       { cwd: CONFIGS, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    children.push(child);
     let stdout = '';
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -109,7 +116,7 @@ describe('signalyard mcp serve --http (the bin, the SDK client)', () => {
     expect(stdout).toContain('(serving ask_billing; Ctrl-C stops it)');
 
     const anonymous = new Client({ name: 'cli-test', version: '1.0.0' });
-    await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/401/);
+    await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/unauthorized/);
 
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
     clients.push(client);
@@ -123,7 +130,9 @@ describe('signalyard mcp serve --http (the bin, the SDK client)', () => {
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(lines(stderr)).toEqual(['desk config loaded', 'mcp: stopping (SIGTERM)']);
+    // Over HTTP stdout is not the protocol's: the config's console.log stays there.
+    expect(lines(stdout)).toEqual(['desk config loaded', `mcp: ${url}`, '(serving ask_billing; Ctrl-C stops it)']);
+    expect(lines(stderr)).toEqual(['mcp: stopping (SIGTERM)']);
   });
 });
 
@@ -132,10 +141,16 @@ describe('signalyard mcp serve: bad command lines (one line on stderr, nothing s
 
   it.each([
     [['--config', 'desk.config.mjs'], 'missing transport: pass --stdio or --http <port>'],
-    [['--config', 'desk.config.mjs', '--stdio', '--http', '8940'], 'pass one of --stdio or --http, not both (--http 8940)'],
+    [
+      ['--config', 'desk.config.mjs', '--stdio', '--http', '8940'],
+      'pass one of --stdio or --http, not both (--http 8940)',
+    ],
     [['--config', 'desk.config.mjs', '--stdio', '--token', 't'], '--token applies to --http only'],
     [['--config', 'desk.config.mjs', '--http', '70000'], '--http 70000: expected a port, 0 to 65535'],
-    [['--config', 'desk.config.mjs', '--stdio', '--agents', 'support,'], '--agents "support,": expected agent ids separated by commas'],
+    [
+      ['--config', 'desk.config.mjs', '--stdio', '--agents', 'support,'],
+      '--agents "support,": expected agent ids separated by commas',
+    ],
     [['--stdio'], "required option '--config <module>' not specified; see 'signalyard mcp serve --help'"],
     [
       ['--config', 'desk.config.mjs', '--http', 'x'],
