@@ -2,6 +2,7 @@
 // stdio as a desktop client starts it (the client spawns the command, and closing the client's
 // end of stdin stops it), and over HTTP with a bearer token (stopped by SIGTERM).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -94,7 +95,20 @@ describe('signalyard mcp serve --http (the bin, the SDK client)', () => {
   it('serves the --agents chosen, checks the bearer token, and stops on SIGTERM with exit 0', async () => {
     const child = spawn(
       process.execPath,
-      [BIN, 'mcp', 'serve', '--config', 'desk.config.mjs', '--http', '0', '--agents', 'billing', '--token', 's3cret'],
+      [
+        BIN,
+        'mcp',
+        'serve',
+        '--config',
+        'desk.config.mjs',
+        '--http',
+        '0',
+        '--agents',
+        'billing',
+        '--token',
+        's3cret',
+        '--approvals',
+      ],
       { cwd: CONFIGS, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     children.push(child);
@@ -124,7 +138,7 @@ describe('signalyard mcp serve --http (the bin, the SDK client)', () => {
       new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: 'Bearer s3cret' } } }),
     );
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['ask_billing']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['approve_billing', 'ask_billing']);
     const paid = await call(client, 'ask_billing', { text: 'Is invoice 12 paid?' });
     expect(paid.answer).toMatchObject({ status: 'completed', output: 'Invoice 12 is paid.' });
 
@@ -168,6 +182,25 @@ describe('signalyard mcp serve: bad command lines (one line on stderr, nothing s
     expect(result.stderr).toBe(
       'signalyard: error: --agents: config "desk.config.mjs" has no agent "sales" (its agents: support, billing)\n',
     );
+  });
+
+  it('a port already in use → exit 2 saying so; nothing is left open', async () => {
+    const taken = createServer();
+    const port = await new Promise<number>((resolve) => {
+      taken.listen(0, '127.0.0.1', () => {
+        resolve((taken.address() as { port: number }).port);
+      });
+    });
+    try {
+      const result = await serve(['--config', 'desk.config.mjs', '--http', String(port)]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        new RegExp(`^signalyard: error: .*could not listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE.*\n$`),
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('a missing config → exit 2; `signalyard mcp` alone asks for the subcommand', async () => {
