@@ -14,6 +14,7 @@ import { formatProblem } from './format-problems.js';
 import { isHistoryError } from './history-error.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
 import { addInspectCommand } from './inspect-command.js';
+import { addMcpCommand } from './mcp-command.js';
 import { resolveCommand } from './resolve-command.js';
 import { routeExplainCommand } from './route-explain-command.js';
 import type { RouteOptions } from './route-input.js';
@@ -52,9 +53,10 @@ const COMMANDS: ReadonlySet<string> = new Set([
   'sessions',
   'inspect',
   'approve',
+  'mcp',
   'help',
 ]);
-const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect or approve';
+const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect, approve or mcp';
 
 function version(): string {
   try {
@@ -120,6 +122,9 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
       // Commander would print the route command's help on stderr; one line says it better.
       throw new CliUsageError({ message: "missing subcommand: explain (see 'signalyard route --help')" });
     }
+    if (first === 'mcp' && argv.length === 1) {
+      throw new CliUsageError({ message: "missing subcommand: serve (see 'signalyard mcp --help')" });
+    }
     await buildProgram(ctx, io.abortSignal).parseAsync([...argv], { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
@@ -131,7 +136,7 @@ function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined)
   const program = new Command('signalyard');
   program
     .description(
-      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve).',
+      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve).',
     )
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -165,6 +170,7 @@ unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns 
   addSessionsCommand(program, ctx);
   addInspectCommand(program, ctx, abortSignal);
   addApproveCommand(program, ctx);
+  addMcpCommand(program, ctx, abortSignal);
   return program;
 }
 
@@ -287,6 +293,7 @@ function commandOf(argv: readonly unknown[]): string | undefined {
   const command = argv[at] as string | undefined;
   const sub: unknown = argv[at + 1];
   if (command === 'route' && sub === 'explain') return 'route explain';
+  if (command === 'mcp' && sub === 'serve') return 'mcp serve';
   if (command === 'sessions' && typeof sub === 'string' && SESSIONS_SUBCOMMANDS.has(sub)) return `sessions ${sub}`;
   return command;
 }

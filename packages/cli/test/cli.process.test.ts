@@ -48,7 +48,10 @@ describe.concurrent('the bin', () => {
   });
 
   it('without a command: one line on stderr, exit 2', async () => {
-    expectUsageError(await cli([]), /missing command: validate, graph, resolve, route, sessions, inspect or approve/);
+    expectUsageError(
+      await cli([]),
+      /missing command: validate, graph, resolve, route, sessions, inspect, approve or mcp/,
+    );
   });
 
   it('an unknown command: one line on stderr with a suggestion, exit 2', async () => {

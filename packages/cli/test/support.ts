@@ -30,6 +30,7 @@ const BUILT_PACKAGES = [
   'store-sqlite',
   'store-postgres',
   'inspector',
+  'mcp',
   'cli',
 ] as const;
 
