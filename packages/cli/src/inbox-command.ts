@@ -31,7 +31,7 @@ interface InboxFlags {
 }
 
 /** An inbox opened for reading, as messages name it, and how to close it. */
-interface OpenedInbox {
+export interface OpenedInbox {
   readonly inbox: Inbox & InspectableInbox;
   readonly shown: string;
   close(): Promise<void>;
@@ -95,10 +95,11 @@ async function withInbox(ctx: CommandContext, flags: InboxFlags, fn: (opened: Op
 }
 
 /**
- * Opens the inbox of `--store` (the store packages are loaded only now). An SQLite file must
- * exist: the command never creates a database for a mistyped path.
+ * Opens the inbox of `--store` (the store packages are loaded only now; `table`: PostgreSQL's
+ * entries table). An SQLite file must exist: the command never creates a database for a
+ * mistyped path.
  */
-async function openInbox(flags: InboxFlags, cwd: string): Promise<OpenedInbox> {
+export async function openInbox(flags: { store: string; table?: string }, cwd: string): Promise<OpenedInbox> {
   const url = parseStoreUrl(flags.store);
   if (url.kind === 'sqlite') {
     if (flags.table !== undefined) {
@@ -166,7 +167,7 @@ function pgCodeOf(error: unknown): string {
 }
 
 /** An inbox's error as the CLI's, naming the store (password masked); CLI errors pass through. */
-function inboxStoreError(error: unknown, shown: string, table: string | undefined): unknown {
+export function inboxStoreError(error: unknown, shown: string, table: string | undefined): unknown {
   if (CliStoreError.isInstance(error) || CliUsageError.isInstance(error) || !SignalyardError.isInstance(error)) {
     return error;
   }
