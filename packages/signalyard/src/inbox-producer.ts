@@ -108,6 +108,7 @@ export class InboxProducer {
           if (end()) resolve(outcome);
         },
         reject: (error) => {
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the inbox's own error, passed through unchanged
           if (end()) reject(error);
         },
       };
@@ -119,7 +120,11 @@ export class InboxProducer {
       };
       this.#inbox.outcome(receiptId, inboxOpts).then(
         (json) => {
-          wait.resolve(this.#live.get(receiptId) ?? outcomeFromJson(json));
+          try {
+            wait.resolve(this.#live.get(receiptId) ?? outcomeFromJson(json));
+          } catch (error) {
+            wait.reject(error);
+          }
         },
         (error: unknown) => {
           wait.reject(error);

@@ -110,20 +110,14 @@ export class RunnerInbox {
   }
 
   /** `dispatch`/`handle`/`approve` on a durable inbox: checked, accepted, awaited (a `tool_approval` as an `approve` entry). */
-  dispatch(
+  async dispatch(
     sessionKey: string,
     agentId: string,
     signal: Signal,
     abortSignal: AbortSignal | undefined,
     sink: TurnSink | undefined,
   ): Promise<Outcome> {
-    let json: SignalJson;
-    try {
-      json = signalJsonOf('dispatch', signal);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.settle(sessionKey, agentId, json, abortSignal, sink);
+    return this.settle(sessionKey, agentId, signalJsonOf('dispatch', signal), abortSignal, sink);
   }
 
   /** The poisoned entries with their outcomes, rebuilt. */
