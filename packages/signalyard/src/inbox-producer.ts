@@ -76,7 +76,10 @@ export class InboxProducer {
     };
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#inbox.accept(entry);
+        const receipt = await this.#inbox.accept(entry);
+        // The lease holder acts on a stop at once (the accept's own notice says only "entry").
+        if (request.signal.kind === 'stop') this.#inbox.notify(request.sessionKey, 'stop').catch(() => undefined);
+        return receipt;
       } catch (error) {
         const lost = InboxError.isInstance(error) && error.code === 'INBOX_OUTCOME_UNKNOWN';
         if (!lost || attempt >= ACCEPT_RETRIES) throw error;

@@ -368,7 +368,7 @@ export class InboxWorker {
 
   /** Waits for every entry to finish, then releases every lease (not counted as deliveries). */
   async releaseAll(): Promise<void> {
-    await this.#ticking;
+    // An acquisition in flight releases what it gets (closing); it is not awaited: it may hang.
     const works = [...this.#works.values()];
     await Promise.all(works.map((w) => w.finishing));
     for (const work of works) {
