@@ -12,12 +12,17 @@ import {
   type Inbox,
   type InboxLease,
   type SessionCheckpointV1,
-  type TurnContext,
-  type TurnResult,
 } from '@signalyard/core';
 import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
 import { collect, deferred, rejectsCode, type Deferred } from '@signalyard/test-utils';
-import { createRunner, type EngineFn, type Runner, type RunnerOptions } from 'signalyard';
+import {
+  createRunner,
+  type EngineFn,
+  type Runner,
+  type RunnerOptions,
+  type TurnContext,
+  type TurnResult,
+} from 'signalyard';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'signalyard-runner-inbox-'));
@@ -324,6 +329,40 @@ describe.each([
     expect(turns).toEqual(['in flight']);
     expect(await historyOf(worker.store)).toEqual(['user:in flight', 'assistant:done']);
     expect(await inboxSeqOf(worker.store)).toBe('3');
+  });
+
+  it('rewind and deleteSession are control entries applied in seq order among pending entries; fork starts without inboxSeq', async () => {
+    const storage = makeStorage();
+    const { engine, turns } = echo();
+    const { runner, store } = runnerOn(storage, engine);
+    await runner.handle({ channel: 'cli', text: 'one' });
+    await runner.handle({ channel: 'cli', text: 'two' });
+    const three = await runner.accept(KEY, user('three'));
+    const rewound = runner.rewind(KEY, 1); // accepted after "three", before "four"
+    const four = runner.accept(KEY, user('four'));
+    const view = await rewound;
+    expect(view.history.map((m) => m.content)).toEqual(['one', 're: one']);
+    expect((await runner.outcome(three.receiptId)).status).toBe('completed');
+    expect((await runner.outcome((await four).receiptId)).status).toBe('completed');
+    expect(turns).toEqual(['one', 'two', 'three', 'four']);
+    expect(await historyOf(store)).toEqual(['user:one', 'assistant:re: one', 'user:four', 'assistant:re: four']);
+    expect(await inboxSeqOf(store)).toBe('5');
+    // A rewind as a control entry keeps (and advances) inboxSeq; a fork starts with none.
+    const forked = await runner.fork(KEY, 'agent:main:forked');
+    expect(forked.history.length).toBe(4);
+    expect(await inboxSeqOf(store, 'agent:main:forked')).toBeUndefined();
+    // A version that is not kept: the control entry fails with the rewind's own code.
+    await rejectsCode(runner.rewind(KEY, 99), 'VERSION_UNAVAILABLE');
+    const five = await runner.accept(KEY, user('five'));
+    const deleted = runner.deleteSession(KEY);
+    const six = await runner.accept(KEY, user('six'));
+    await deleted;
+    expect((await runner.outcome(five.receiptId)).status).toBe('completed');
+    expect((await runner.outcome(six.receiptId)).status).toBe('completed');
+    // After the delete the key's seq keeps growing; the new session holds only what came after.
+    expect(six.seq).toBe('9');
+    expect(await historyOf(store)).toEqual(['user:six', 'assistant:re: six']);
+    expect(await inboxSeqOf(store)).toBe('9');
   });
 
   it('close() rejects pending waits with RUNNER_CLOSED, leaves unsettled entries, and releases its leases', async () => {
