@@ -195,6 +195,27 @@ describe('accept and outcome', () => {
   });
 });
 
+describe('the receipt id a turn sees', () => {
+  it("is the entry's receiptId on every delivery, and a fresh UUID per signal without an inbox", async () => {
+    const ids: string[] = [];
+    const engine: EngineFn = (ctx) => {
+      ids.push((ctx as unknown as { receiptId: string }).receiptId);
+      return Promise.resolve({ messages: [] });
+    };
+    const inbox = new MemoryInbox();
+    const runner = make({ inbox }, engine);
+    const receipt = await runner.accept(MAIN, user('x'));
+    await runner.outcome(receipt.receiptId);
+    expect(ids).toEqual([receipt.receiptId]);
+    const plain = make({}, engine);
+    await plain.handle({ channel: 'cli', text: 'a' });
+    await plain.handle({ channel: 'cli', text: 'b' });
+    expect(ids[1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ids[2]).not.toBe(ids[1]);
+    await inbox.close();
+  });
+});
+
 describe('whenBusy across the inbox', () => {
   it('collect: the lease holder batches the pending entries into one turn', async () => {
     const inbox = new MemoryInbox();
