@@ -257,4 +257,44 @@ describe('whenBusy across the inbox', () => {
     expect(data.inboxSeq).toBe('3');
     await inbox.close();
   });
+
+  it('interrupt: a newer entry, fed to the lease holder on its notice, interrupts the turn in flight', async () => {
+    const inbox = new MemoryInbox();
+    const store = new MemoryCheckpointStore();
+    const started = deferred();
+    const finishFirst: Deferred<TurnResult> = deferred();
+    const seen: string[][] = [];
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'main',
+          whenBusy: 'interrupt',
+          engine: (ctx) => {
+            seen.push(ctx.signals.map((s) => textOf(s.payload)));
+            if (seen.length > 1) return Promise.resolve({ messages: [{ role: 'assistant', content: 'answer' }] });
+            started.resolve();
+            return finishFirst.promise;
+          },
+        },
+      ],
+      store,
+      inbox,
+      worker: { pollMs: 10 },
+    });
+    runners.push(runner);
+    const producer = make({ inbox, store, worker: false });
+    const first = await producer.accept(MAIN, user('first'));
+    await started.promise;
+    const second = await producer.accept(MAIN, user('second'));
+    // The lease holder has read the second entry (it waits in its queue): the turn is interrupted.
+    while ((await runner.session(MAIN))?.queued !== 1) await new Promise((r) => setTimeout(r, 5));
+    finishFirst.resolve({ messages: [{ role: 'assistant', content: 'partial' }] });
+    const outcomes = await Promise.all([producer.outcome(first.receiptId), producer.outcome(second.receiptId)]);
+    expect(outcomes.map((o) => o.status)).toEqual(['stopped', 'completed']);
+    expect(seen).toEqual([['first'], ['second']]);
+    const data = (await store.load(MAIN))?.data as { inboxSeq?: string; history: { content: string }[] };
+    expect(data.history.map((m) => m.content)).toEqual(['first', 'partial', 'second', 'answer']);
+    expect(data.inboxSeq).toBe('2');
+    await inbox.close();
+  });
 });
