@@ -8,7 +8,7 @@ import {
   type InboxLease,
   type Outcome,
 } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
@@ -268,6 +268,7 @@ export class InboxWorker {
     try {
       for await (const entry of this.#d.inbox.read(work.lease, work.fedThrough)) {
         if (work.lost || this.#closing) return;
+        if (work.fedThrough !== undefined && compareInboxSeq(entry.seq, work.fedThrough) <= 0) continue;
         work.fedThrough = entry.seq;
         this.#enqueue(work, entry);
       }
@@ -376,10 +377,18 @@ export class InboxWorker {
     return work.lost || this.#closing || work.pending > 0;
   }
 
-  /** Nothing left to finish: look once more, and give the lease up when nothing came. */
+  /** Nothing left to finish: look once more (as a feed), and give the lease up when nothing came. */
   async #idle(work: KeyWork): Promise<void> {
-    if (this.#busy(work)) return;
-    await this.#read(work);
+    if (this.#busy(work) || work.feeding !== undefined) return;
+    const reading = this.#read(work);
+    work.feeding = reading;
+    await reading;
+    work.feeding = undefined;
+    if (work.feedAgain) {
+      work.feedAgain = false;
+      this.#feed(work);
+      return;
+    }
     if (this.#busy(work)) return;
     work.lost = true;
     clearInterval(work.renewTimer);
