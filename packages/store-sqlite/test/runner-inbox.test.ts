@@ -14,7 +14,7 @@ import {
   type SessionCheckpointV1,
 } from '@signalyard/core';
 import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
-import { collect, deferred, rejectsCode, type Deferred } from '@signalyard/test-utils';
+import { approvalEngine, collect, deferred, rejectsCode, type Deferred } from '@signalyard/test-utils';
 import {
   createRunner,
   type EngineFn,
@@ -363,6 +363,42 @@ describe.each([
     expect(six.seq).toBe('9');
     expect(await historyOf(store)).toEqual(['user:six', 'assistant:re: six']);
     expect(await inboxSeqOf(store)).toBe('9');
+  });
+
+  it('approvals over the inbox: paused crosses as JSON, approve is an entry, and a kill after the claim is answered outcome unknown', async () => {
+    const storage = makeStorage();
+    const claimed = deferred();
+    let ran = 0;
+    const tool = () => {
+      ran++;
+      return 'refunded';
+    };
+    const first = runnerOn(
+      storage,
+      approvalEngine({
+        tool,
+        beforeTool: () => {
+          claimed.resolve();
+          return new Promise(() => undefined); // killed between the claim's commit and the tool
+        },
+      }) as unknown as EngineFn,
+      { closeTimeoutMs: 1 },
+    );
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const paused = await producer.runner.handle({ channel: 'cli', text: '5 EUR' });
+    expect(paused.status).toBe('paused');
+    expect(paused.pendingApprovals?.map((p) => p.id)).toEqual(['ap-1']);
+    const approving = producer.runner.approve(KEY, [{ id: 'ap-1', approved: true }]);
+    await claimed.promise;
+    await first.runner.close();
+    runnerOn(storage, approvalEngine({ tool }) as unknown as EngineFn);
+    expect((await approving).status).toBe('completed');
+    expect(ran).toBe(0);
+    const history = await historyOf(first.store);
+    expect(history.filter((m) => m === 'user:5 EUR')).toHaveLength(1);
+    expect(history).toContain('tool:outcome unknown: not retried');
+    expect(history.at(-1)).toBe('assistant:done: outcome unknown: not retried');
+    expect(await inboxSeqOf(first.store)).toBe('2');
   });
 
   it('close() rejects pending waits with RUNNER_CLOSED, leaves unsettled entries, and releases its leases', async () => {
