@@ -21,6 +21,7 @@ import { routeExplainCommand } from './route-explain-command.js';
 import type { RouteOptions } from './route-input.js';
 import { SESSIONS_SUBCOMMANDS, addSessionsCommand } from './sessions-command.js';
 import { validateCommand, type ValidateOptions } from './validate-command.js';
+import { addWorkerCommand } from './worker-command.js';
 
 /**
  * The exit codes of the `signalyard` command: `Ok` (0) success; `Problems` (1) the configuration
@@ -56,9 +57,10 @@ const COMMANDS: ReadonlySet<string> = new Set([
   'approve',
   'mcp',
   'inbox',
+  'worker',
   'help',
 ]);
-const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect, approve, mcp or inbox';
+const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect, approve, mcp, inbox or worker';
 
 function version(): string {
   try {
@@ -83,7 +85,9 @@ function version(): string {
  * `file:line: path: message`; with `validate --strict`, warnings count as problems) or the store
  * refused a `sessions` command, 2 for unknown commands or options, missing arguments, missing or
  * unreadable files, inputs that cannot be routed and stores that cannot be used (one line on
- * stderr). Each call builds its own parser: concurrent calls share nothing.
+ * stderr). Each call builds its own parser: concurrent calls share nothing. One exception to
+ * "never exits": `worker` run without `io.abortSignal` (as the bin runs it) ends the process with
+ * exit code 1 on a second SIGINT / SIGTERM while it drains, as its help says.
  *
  * @example
  * ```ts
@@ -141,7 +145,7 @@ function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined)
   const program = new Command('signalyard');
   program
     .description(
-      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve), list what waits in a durable inbox (inbox list|dead).',
+      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve), list what waits in a durable inbox (inbox list|dead), settle it (worker).',
     )
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -177,6 +181,7 @@ unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns 
   addApproveCommand(program, ctx);
   addMcpCommand(program, ctx, abortSignal);
   addInboxCommand(program, ctx);
+  addWorkerCommand(program, ctx, abortSignal);
   return program;
 }
 
