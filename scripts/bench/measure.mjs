@@ -2,6 +2,7 @@
 // (another process taking the CPU, a GC) hits the tasks of one round alike, and the samples of
 // two tasks taken in the same round can be divided into a per-round ratio.
 import { Bench } from 'tinybench';
+import { leaveAls } from './modes.mjs';
 import { median } from './stats.mjs';
 
 /** Every figure rests on at least this many samples, so its spread means something. */
@@ -16,6 +17,8 @@ const WARMUP_CALLS = 1000;
  * up longer, and for at least WARMUP_CALLS calls, so a task's first thousand calls are never
  * measured) and takes the median call; a task with `once: true` (a call that takes long, like
  * a LangGraph.js run) is called once per round and timed directly, after one warm-up call.
+ * After each of a task's rounds its `after()` runs, if it has one (e.g. to turn off an
+ * AsyncLocalStorage the task's library enabled, so the next task does not pay for its hooks).
  * Returns, per task in the given order, `{ name, batch, samples, nsPerOp, opsPerSec }`:
  * `samples` are ns per operation, one per round in round order; `nsPerOp` is their median.
  */
@@ -24,7 +27,12 @@ export async function measure(tasks, { rounds = MIN_ROUNDS, time = 300, warmupTi
     throw new Error(`measure: rounds must be an integer >= ${MIN_ROUNDS}, got ${JSON.stringify(rounds)}`);
   }
   const samples = tasks.map(() => []);
-  for (const task of tasks) if (task.once) await task.fn();
+  for (const task of tasks) {
+    if (!task.once) continue;
+    await task.fn();
+    task.after?.();
+    leaveAls();
+  }
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < tasks.length; i++) {
       const task = tasks[i];
@@ -33,6 +41,9 @@ export async function measure(tasks, { rounds = MIN_ROUNDS, time = 300, warmupTi
           ? await timeOnce(task)
           : await timeWithTinybench(task, time, round === 0 ? 3 * warmupTime : warmupTime, round === 0),
       );
+      // An `@als` round leaves no promise hooks on behind it for the next (plain) task's round.
+      task.after?.();
+      leaveAls();
     }
   }
   return tasks.map((task, i) => {

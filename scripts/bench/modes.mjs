@@ -4,6 +4,12 @@
 // says little. `withAls(tasks)` gives each task an `…@als` twin that runs the same call inside
 // `als.run(store, …)` — as a context manager runs a request's work — measured in the same rounds
 // as the plain task, so drift hits both alike; `modes(results)` splits the results again.
+//
+// An AsyncLocalStorage that has run once keeps Node's promise hooks on for the whole process
+// (until `disable()`), so after the first `@als` round every plain round would pay for them too.
+// `leaveAls()` turns them off again: `measure` calls it after each task's round and the profiler
+// after each profile, so plain rows are plain (a benchmarked library's own storage, enabled by
+// its own calls, still counts: that is its cost).
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The suffix of a figure or task measured with an AsyncLocalStorage active. */
@@ -16,6 +22,15 @@ const STORE = Object.freeze({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanI
 /** Runs `fn` with the benchmarks' AsyncLocalStorage active (a store set), returning what it returns. */
 export function inAls(fn) {
   return als.run(STORE, fn);
+}
+
+/**
+ * Turns the benchmarks' AsyncLocalStorage off (Node's promise hooks with it, when nothing else
+ * keeps them on); the next `inAls` turns it on again. Call it only when no `inAls` call is in
+ * flight (between rounds).
+ */
+export function leaveAls() {
+  als.disable();
 }
 
 /** `tasks`, then each again named `<name>@als`, its `fn` called inside `als.run(store, fn)`. */
