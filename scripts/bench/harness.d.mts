@@ -7,8 +7,6 @@ export interface BenchTask {
   readonly batch: number;
   /** Call once per round and time it directly (for calls that take long), after one warm-up call. */
   readonly once?: boolean;
-  /** Called after each of the task's rounds (not timed). */
-  readonly after?: () => void;
 }
 export interface BenchResult {
   readonly name: string;

@@ -17,8 +17,9 @@ const WARMUP_CALLS = 1000;
  * up longer, and for at least WARMUP_CALLS calls, so a task's first thousand calls are never
  * measured) and takes the median call; a task with `once: true` (a call that takes long, like
  * a LangGraph.js run) is called once per round and timed directly, after one warm-up call.
- * After each of a task's rounds its `after()` runs, if it has one (e.g. to turn off an
- * AsyncLocalStorage the task's library enabled, so the next task does not pay for its hooks).
+ * Before the first round and after each task's round, `leaveAls()` turns off every
+ * AsyncLocalStorage a round (or a benchmark's checks before it) left on, so no task pays for
+ * another's promise hooks.
  * Returns, per task in the given order, `{ name, batch, samples, nsPerOp, opsPerSec }`:
  * `samples` are ns per operation, one per round in round order; `nsPerOp` is their median.
  */
@@ -27,10 +28,10 @@ export async function measure(tasks, { rounds = MIN_ROUNDS, time = 300, warmupTi
     throw new Error(`measure: rounds must be an integer >= ${MIN_ROUNDS}, got ${JSON.stringify(rounds)}`);
   }
   const samples = tasks.map(() => []);
+  leaveAls();
   for (const task of tasks) {
     if (!task.once) continue;
     await task.fn();
-    task.after?.();
     leaveAls();
   }
   for (let round = 0; round < rounds; round++) {
@@ -42,7 +43,6 @@ export async function measure(tasks, { rounds = MIN_ROUNDS, time = 300, warmupTi
           : await timeWithTinybench(task, time, round === 0 ? 3 * warmupTime : warmupTime, round === 0),
       );
       // An `@als` round leaves no promise hooks on behind it for the next (plain) task's round.
-      task.after?.();
       leaveAls();
     }
   }

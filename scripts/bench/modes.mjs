@@ -8,8 +8,11 @@
 // An AsyncLocalStorage that has run once keeps Node's promise hooks on for the whole process
 // (until `disable()`), so after the first `@als` round every plain round would pay for them too.
 // `leaveAls()` turns them off again: `measure` calls it after each task's round and the profiler
-// after each profile, so plain rows are plain (a benchmarked library's own storage, enabled by
-// its own calls, still counts: that is its cost).
+// after each profile, so plain rows are plain. Libraries benchmarked beside Signalyard keep
+// process-wide storages of their own (LangGraph.js through @langchain/core, the OpenAI Agents
+// SDK) and run every call in them: during their own calls that is their cost, but left on it
+// would slow every task measured after their first call, so `leaveAls()` turns those off too
+// (their next call turns them on again).
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The suffix of a figure or task measured with an AsyncLocalStorage active. */
@@ -25,13 +28,24 @@ export function inAls(fn) {
 }
 
 /**
- * Turns the benchmarks' AsyncLocalStorage off (Node's promise hooks with it, when nothing else
- * keeps them on); the next `inAls` turns it on again. Call it only when no `inAls` call is in
+ * Turns the benchmarks' AsyncLocalStorage off, and the benchmarked libraries' own (Node's
+ * promise hooks with them, when nothing else keeps them on); the next `inAls` (or library call)
+ * turns it on again. Call it only when no `inAls` call is in
  * flight (between rounds).
  */
 export function leaveAls() {
   als.disable();
+  for (const key of LIBRARY_STORAGES) {
+    const storage = globalThis[key];
+    if (storage instanceof AsyncLocalStorage) storage.disable();
+  }
 }
+
+/** Where the benchmarked libraries keep their process-wide AsyncLocalStorage. */
+const LIBRARY_STORAGES = [
+  Symbol.for('ls:tracing_async_local_storage'), // @langchain/core (LangGraph.js)
+  Symbol.for('openai.agents.core.asyncLocalStorage'), // @openai/agents-core
+];
 
 /** `tasks`, then each again named `<name>@als`, its `fn` called inside `als.run(store, fn)`. */
 export function withAls(tasks) {

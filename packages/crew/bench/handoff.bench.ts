@@ -36,7 +36,6 @@ import {
   type ModelRequest,
   type ModelResponse,
 } from '@openai/agents';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { streamChat, type ChatMessage, type ChatRequest, type ChatResponse } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, resolveCrewConfig } from '@signalyard/crew';
@@ -404,14 +403,6 @@ const agentC = new Agent({ name: 'c', instructions: 'c', model: fake, handoffs: 
 const agentB = new Agent({ name: 'b', instructions: 'b', model: fake, handoffs: [agentC] });
 const agentA = new Agent({ name: 'a', instructions: 'a', model: fake, handoffs: [agentB] });
 const agentsRunner = new AgentsRunner({ tracingDisabled: true });
-// The SDK keeps a process-wide AsyncLocalStorage (tracing context) and runs every call in it, which
-// leaves Node's promise hooks on for the whole process once it has run: its own cost, but not the
-// other tasks'. After the SDK's rounds (and its checks) it is turned off again; its next run turns
-// it on.
-const leaveSdkAls = (): void => {
-  const storage: unknown = (globalThis as Record<symbol, unknown>)[Symbol.for('openai.agents.core.asyncLocalStorage')];
-  if (storage instanceof AsyncLocalStorage) storage.disable();
-};
 const agentsRun = async (): Promise<number> => {
   const result = await agentsRunner.run(agentA, 'start');
   return result.newItems.filter((item) => item.type === 'handoff_output_item').length;
@@ -423,7 +414,6 @@ if ((await agentsRun()) !== 3) throw new Error('unexpected OpenAI Agents SDK run
 {
   const result = await agentsRunner.run(agentA, 'start');
   if (result.lastAgent?.name !== 'd' || result.finalOutput !== 'done') throw new Error('unexpected SDK result');
-  leaveSdkAls();
 }
 
 const modeTasks = () => [
@@ -447,7 +437,6 @@ const modeTasks = () => [
     fn: async () => {
       sink += await agentsRun();
     },
-    after: leaveSdkAls,
   },
 ];
 const modeResults = await measure(withAls(modeTasks()));
