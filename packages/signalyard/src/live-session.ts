@@ -34,6 +34,12 @@ export interface Job {
    * signal again (after a conflict) does not append it again, and a failure saves nothing more.
    */
   committed?: boolean;
+  /**
+   * The id `ctx.idempotencyKey` builds on: the inbox entry's `receiptId` when the signal came
+   * through a durable inbox; else a UUID made the first time a turn reads it (kept for the
+   * signal's re-applications after a conflict).
+   */
+  receiptId?: string;
 }
 
 /** An approval a rewind or fork retired, to be answered as denied with `reason`. @internal */
