@@ -247,6 +247,7 @@ export class BatchApplier implements BatchApply {
       announced: true,
       lockLost: false,
       sink: fanOut(live),
+      entry: last.job.entry,
     };
     const history = p.history;
     const arrival = { history, engineState: p.loaded.engineState };

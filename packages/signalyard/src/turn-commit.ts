@@ -80,6 +80,8 @@ export class TurnCommits {
           staleApprovals: NO_APPROVALS,
         },
         signalCause(this.#persistence.clock, job.signal, { decidedBy: decidedBy(this.#c.match) }),
+        undefined,
+        job.entry === undefined ? undefined : { seq: job.entry.seq, receiptId: job.entry.receiptId, partial: true },
       );
     } catch (error) {
       if (isConflict(error)) this.conflict = error as Error;
