@@ -31,6 +31,7 @@ export type ChaosChildReport =
       readonly attempt: number;
     }
   | { readonly type: 'ack'; readonly key: string; readonly seq: string; readonly receiptId: string }
+  | { readonly type: 'read'; readonly key: string; readonly seq: string; readonly receiptId: string }
   | { readonly type: 'accepted'; readonly receipts: readonly ChaosReceipt[] }
   | { readonly type: 'produced' }
   | { readonly type: 'closed' };
@@ -69,8 +70,8 @@ interface ObservedEntry {
 }
 
 /**
- * `inbox` with its `beginDelivery` and `ack` reported to the parent (`delivery` with the durable
- * attempt count, `ack`); everything else goes straight to the inbox. Works for any object with
+ * `inbox` with its `read`, `beginDelivery` and `ack` reported to the parent (`read` for each
+ * entry a worker takes, `delivery` with the durable attempt count, `ack`); everything else goes straight to the inbox. Works for any object with
  * those two methods (class instances with private fields included: methods run on the inbox).
  */
 export function observeInbox<T extends object>(inbox: T): T {
@@ -85,6 +86,8 @@ export function observeInbox<T extends object>(inbox: T): T {
           report({ type: 'delivery', key: entry.sessionKey, seq: entry.seq, receiptId: entry.receiptId, attempt });
           return attempt;
         };
+      if (prop === 'read')
+        return (...args: unknown[]): AsyncIterable<ObservedEntry> => reportReads(method.apply(target, args));
       if (prop === 'ack')
         return async (entry: ObservedEntry): Promise<void> => {
           await method.call(target, entry);
@@ -93,6 +96,14 @@ export function observeInbox<T extends object>(inbox: T): T {
       return method.bind(target);
     },
   });
+}
+
+/** The entries of `entries` (an inbox's `read`), each reported as `read` as the worker takes it. */
+async function* reportReads(entries: unknown): AsyncIterable<ObservedEntry> {
+  for await (const entry of entries as AsyncIterable<ObservedEntry>) {
+    report({ type: 'read', key: entry.sessionKey, seq: entry.seq, receiptId: entry.receiptId });
+    yield entry;
+  }
 }
 
 /** Runs `start` (which builds and starts the worker runner), reports `ready`, and closes it when the parent says so. */
