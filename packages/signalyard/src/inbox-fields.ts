@@ -74,3 +74,15 @@ export function carriedWithMark(
   const { inboxPartial: _partial, ...rest } = carried;
   return { ...rest, inboxSeq };
 }
+
+/**
+ * Marks an inbox entry's job `committed` when the session's checkpoint holds a commit of its turn
+ * (`inboxPartial` at or above its `seq`): its user message is saved already, never appended again.
+ * @internal
+ */
+export function markCommitted(session: LiveSession, job: Job): void {
+  const { state } = session;
+  if (job.entry === undefined || state.kind !== 'loaded') return;
+  const partial = inboxPartialIn(state.carried);
+  if (partial !== undefined && compareInboxSeq(job.entry.seq, partial.seq) <= 0) job.committed = true;
+}

@@ -76,7 +76,10 @@ export class InboxProducer {
     };
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#inbox.accept(entry);
+        const receipt = await this.#inbox.accept(entry);
+        // The lease holder acts on a stop at once (the accept's own notice says only "entry").
+        if (request.signal.kind === 'stop') this.#inbox.notify(request.sessionKey, 'stop').catch(() => undefined);
+        return receipt;
       } catch (error) {
         const lost = InboxError.isInstance(error) && error.code === 'INBOX_OUTCOME_UNKNOWN';
         if (!lost || attempt >= ACCEPT_RETRIES) throw error;
@@ -108,6 +111,7 @@ export class InboxProducer {
           if (end()) resolve(outcome);
         },
         reject: (error) => {
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the inbox's own error, passed through unchanged
           if (end()) reject(error);
         },
       };
@@ -119,7 +123,11 @@ export class InboxProducer {
       };
       this.#inbox.outcome(receiptId, inboxOpts).then(
         (json) => {
-          wait.resolve(this.#live.get(receiptId) ?? outcomeFromJson(json));
+          try {
+            wait.resolve(this.#live.get(receiptId) ?? outcomeFromJson(json));
+          } catch (error) {
+            wait.reject(error);
+          }
         },
         (error: unknown) => {
           wait.reject(error);

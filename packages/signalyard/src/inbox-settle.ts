@@ -1,7 +1,7 @@
 import { InboxError, type Outcome } from '@signalyard/core';
-import { compareInboxSeq, errorText } from '@signalyard/core/internal';
+import { errorText } from '@signalyard/core/internal';
 import { appendHistory, userMessageOf } from './history.js';
-import { inboxPartialIn, settledThrough, type InboxMark } from './inbox-fields.js';
+import { markCommitted, settledThrough, type InboxMark } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, stoppedOutcome } from './outcomes.js';
 import { signalCause } from './session-cause.js';
@@ -103,8 +103,7 @@ export async function gateEntry(d: GateDeps, session: LiveSession, job: Job): Pr
     d.settle(job, stoppedOutcome(session.ctx));
     return false;
   }
-  const partial = inboxPartialIn(carried);
-  if (partial !== undefined && compareInboxSeq(entry.seq, partial.seq) <= 0) job.committed = true;
+  markCommitted(session, job);
   if (attempts > 1) d.restarted(job, attempts);
   if (attempts > d.maxDeliveries) return poison(d, session, job, attempts);
   return true;

@@ -8,8 +8,9 @@ import {
   type InboxLease,
   type Outcome,
 } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
+import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
 import { coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import type { Job, LiveSession } from './live-session.js';
@@ -32,6 +33,8 @@ export interface WorkerDeps {
   readonly outcomeTtlMs: number;
   readonly maxOutcomeBytes: number;
   readonly warn: (message: string) => void;
+  /** What control entries (rewind, delete) are applied with. */
+  readonly control: ControlDeps;
 }
 
 /** One leased session key: its lease, what was fed to the queue, what is still to finish. */
@@ -265,6 +268,7 @@ export class InboxWorker {
     try {
       for await (const entry of this.#d.inbox.read(work.lease, work.fedThrough)) {
         if (work.lost || this.#closing) return;
+        if (work.fedThrough !== undefined && compareInboxSeq(entry.seq, work.fedThrough) <= 0) continue;
         work.fedThrough = entry.seq;
         this.#enqueue(work, entry);
       }
@@ -285,6 +289,10 @@ export class InboxWorker {
           `No agent ${JSON.stringify(agentId)} in this runner for inbox entry ${JSON.stringify(entry.receiptId)} of session ${JSON.stringify(entry.sessionKey)}`,
         );
       this.#workOf.set(entry, work);
+      if (entry.control === 'rewind' || entry.control === 'delete') {
+        this.#enqueueControl(work, entry, agent);
+        return;
+      }
       const queued = this.#d.queue.enqueueEntry(
         work.key,
         agent,
@@ -297,6 +305,39 @@ export class InboxWorker {
       outcome = Promise.resolve(failedOutcome({ sessionKey: entry.sessionKey, agentId: agentId ?? '' }, error));
     }
     work.finishing = work.finishing.then(() => this.#finish(work, entry, job, outcome, agent));
+  }
+
+  /** A control entry (rewind, delete): a task in the session's queue, in `seq` order with its signals. */
+  #enqueueControl(work: KeyWork, entry: InboxEntry, agent: AgentRuntime): void {
+    const holds = (): boolean => !work.lost && !this.#closing;
+    const ended = this.#d.queue
+      .enqueueTask(work.key, agent, (session) => applyControl(this.#d.control, session, entry, holds))
+      .catch((): ControlEnd => ({ kind: 'left' }));
+    work.finishing = work.finishing.then(async () => {
+      try {
+        const end = await ended;
+        if (end.kind === 'skipped') await this.#d.inbox.ack(entry);
+        else if (end.kind === 'applied') await this.#deliver(entry, end.outcome);
+      } catch (error) {
+        this.#lose(work, error);
+      } finally {
+        this.#finished(work);
+      }
+    });
+  }
+
+  /** A settled entry's outcome: to this process's waits, stored (`putOutcome`), then the entry acknowledged. */
+  async #deliver(entry: InboxEntry, outcome: Outcome): Promise<void> {
+    this.#d.producer.settledHere(entry.receiptId, outcome);
+    const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
+    await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
+    await this.#d.inbox.ack(entry);
+  }
+
+  /** One entry of `work` finished (settled, or left): give the lease up when nothing is left. */
+  #finished(work: KeyWork): void {
+    work.pending--;
+    if (work.pending === 0 && work.feeding === undefined) void this.#idle(work);
   }
 
   /** Finishes one entry once its job settled: covered by the checkpoint → outcome → ack. */
@@ -323,15 +364,11 @@ export class InboxWorker {
           coverEntry(persistence, maxHistoryMessages, s, job, outcome, mark),
         );
       }
-      this.#d.producer.settledHere(entry.receiptId, outcome);
-      const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
-      await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
-      await this.#d.inbox.ack(entry);
+      await this.#deliver(entry, outcome);
     } catch (error) {
       this.#lose(work, error);
     } finally {
-      work.pending--;
-      if (work.pending === 0 && work.feeding === undefined) void this.#idle(work);
+      this.#finished(work);
     }
   }
 
@@ -340,10 +377,18 @@ export class InboxWorker {
     return work.lost || this.#closing || work.pending > 0;
   }
 
-  /** Nothing left to finish: look once more, and give the lease up when nothing came. */
+  /** Nothing left to finish: look once more (as a feed), and give the lease up when nothing came. */
   async #idle(work: KeyWork): Promise<void> {
-    if (this.#busy(work)) return;
-    await this.#read(work);
+    if (this.#busy(work) || work.feeding !== undefined) return;
+    const reading = this.#read(work);
+    work.feeding = reading;
+    await reading;
+    work.feeding = undefined;
+    if (work.feedAgain) {
+      work.feedAgain = false;
+      this.#feed(work);
+      return;
+    }
     if (this.#busy(work)) return;
     work.lost = true;
     clearInterval(work.renewTimer);
@@ -368,7 +413,7 @@ export class InboxWorker {
 
   /** Waits for every entry to finish, then releases every lease (not counted as deliveries). */
   async releaseAll(): Promise<void> {
-    await this.#ticking;
+    // An acquisition in flight releases what it gets (closing); it is not awaited: it may hang.
     const works = [...this.#works.values()];
     await Promise.all(works.map((w) => w.finishing));
     for (const work of works) {

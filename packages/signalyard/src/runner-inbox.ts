@@ -7,6 +7,7 @@ import {
   type Inbox,
   type InboxEntry,
   type InboxReceipt,
+  type JsonValue,
   type Outcome,
   type Signal,
   type SignalJson,
@@ -15,6 +16,7 @@ import { errorText, serializeCheckpointData } from '@signalyard/core/internal';
 import { formatSessionKey } from '@signalyard/sessions';
 import { toolApprovalPayloadProblem } from './approvals.js';
 import type { RunnerError } from './errors/runner-error.js';
+import { CONTROL_KIND } from './inbox-control.js';
 import { InboxProducer } from './inbox-producer.js';
 import { InboxWorker } from './inbox-worker.js';
 import type { Job } from './live-session.js';
@@ -22,6 +24,7 @@ import type { InboundMessage } from './runner-api.js';
 import { inputError } from './outcomes.js';
 import type { ResolvedRunnerOptions } from './runner-options.js';
 import type { SessionPersistence } from './session-persistence.js';
+import type { SessionTimeline } from './session-timeline.js';
 import type { InboxHooks, SessionQueue } from './session-queue.js';
 import type { TurnSink } from './turn-stream.js';
 
@@ -53,7 +56,7 @@ export class RunnerInbox {
    * Starts the worker over `queue` (with `worker` on); returns the queue's hooks through a late
    * binding (the queue is made before the worker that needs it).
    */
-  startWorker(queue: SessionQueue, settle: (job: Job, outcome: Outcome) => void): void {
+  startWorker(queue: SessionQueue, timeline: SessionTimeline, settle: (job: Job, outcome: Outcome) => void): void {
     const o = this.#d.options;
     if (o.worker === false) return;
     const worker = new InboxWorker({
@@ -68,6 +71,7 @@ export class RunnerInbox {
       outcomeTtlMs: o.outcomeTtlMs,
       maxOutcomeBytes: o.maxOutcomeBytes,
       warn: (message) => o.logger?.warn(message),
+      control: { persistence: this.#d.persistence, timeline },
     });
     this.#hooks = worker.hooks(settle);
     this.#worker = worker;
@@ -110,20 +114,31 @@ export class RunnerInbox {
   }
 
   /** `dispatch`/`handle`/`approve` on a durable inbox: checked, accepted, awaited (a `tool_approval` as an `approve` entry). */
-  dispatch(
+  async dispatch(
     sessionKey: string,
     agentId: string,
     signal: Signal,
     abortSignal: AbortSignal | undefined,
     sink: TurnSink | undefined,
   ): Promise<Outcome> {
-    let json: SignalJson;
-    try {
-      json = signalJsonOf('dispatch', signal);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.settle(sessionKey, agentId, json, abortSignal, sink);
+    return this.settle(sessionKey, agentId, signalJsonOf('dispatch', signal), abortSignal, sink);
+  }
+
+  /**
+   * `rewind`/`deleteSession` on a durable inbox: a control entry, applied by the lease holder in
+   * `seq` order; resolves with what it produced (a rewind's view).
+   * @throws the control's error (`VERSION_UNAVAILABLE`, `SESSION_NOT_FOUND`, …), rebuilt with its code.
+   */
+  async control(
+    sessionKey: string,
+    agentId: string,
+    control: 'rewind' | 'delete',
+    args: Readonly<Record<string, JsonValue>>,
+  ): Promise<unknown> {
+    const signal: SignalJson = { kind: CONTROL_KIND, payload: args };
+    const outcome = await this.settle(sessionKey, agentId, signal, undefined, undefined, control);
+    if (outcome.status === 'failed' && outcome.error !== undefined) throw outcome.error;
+    return outcome.output;
   }
 
   /** The poisoned entries with their outcomes, rebuilt. */

@@ -9,6 +9,7 @@ import {
   type ChatMessage,
   type CheckpointStore,
   type InboxReceipt,
+  type JsonValue,
   type Outcome,
   type RunnerDescription,
   type RunnerEvent,
@@ -132,15 +133,15 @@ class RunnerImpl implements Runner {
       explaining,
       ...(this.#inbox !== undefined && { inbox: this.#inbox.hooks }),
     });
-    this.#inbox?.startWorker(this.#queue, (job, outcome) => {
-      this.#queue.settle(job, outcome);
-    });
     this.#timeline = new SessionTimeline({
       store: this.#store,
       queue: this.#queue,
       hub: this.#hub,
       agents: options.agents,
       clock: options.clock,
+    });
+    this.#inbox?.startWorker(this.#queue, this.#timeline, (job, outcome) => {
+      this.#queue.settle(job, outcome);
     });
   }
 
@@ -484,13 +485,20 @@ class RunnerImpl implements Runner {
   ): Promise<SessionView> {
     if (this.#closing !== undefined) throw closedError();
     const reopen = { reissueApprovals: checkedOptions(OPTIONS.rewind, opts).reissueApprovals === true };
-    return this.#timeline.rewind(canonicalKey(sessionKey).key, version, reopen);
+    const { key, agentId } = canonicalKey(sessionKey);
+    if (this.#inbox === undefined) return this.#timeline.rewind(key, version, reopen);
+    const args = { version: version as unknown as JsonValue, reissueApprovals: reopen.reissueApprovals };
+    return (await this.#inbox.control(key, agentId, 'rewind', args)) as SessionView;
   }
 
   async deleteSession(sessionKey: SessionKey | string): Promise<void> {
     if (this.#closing !== undefined) throw closedError();
     const { key, agentId } = canonicalKey(sessionKey);
     this.#recent?.forget(key);
+    if (this.#inbox !== undefined) {
+      await this.#inbox.control(key, agentId, 'delete', {});
+      return;
+    }
     const agent = this.#queue.live(key)?.agent ?? this.#o.agents.get(agentId);
     if (agent === undefined) {
       await this.#store.delete(key); // no agent of this runner: nothing can be queued on it
