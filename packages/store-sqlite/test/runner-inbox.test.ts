@@ -381,7 +381,7 @@ describe.each([
           claimed.resolve();
           return new Promise(() => undefined); // killed between the claim's commit and the tool
         },
-      }) as unknown as EngineFn,
+      }),
       { closeTimeoutMs: 1 },
     );
     const producer = runnerOn(storage, echo().engine, { worker: false });
@@ -391,7 +391,7 @@ describe.each([
     const approving = producer.runner.approve(KEY, [{ id: 'ap-1', approved: true }]);
     await claimed.promise;
     await first.runner.close();
-    runnerOn(storage, approvalEngine({ tool }) as unknown as EngineFn);
+    runnerOn(storage, approvalEngine({ tool }));
     expect((await approving).status).toBe('completed');
     expect(ran).toBe(0);
     const history = await historyOf(first.store);
