@@ -78,6 +78,8 @@ export interface ChaosFigures {
   readonly redeliveries: number;
   /** Per kill, the time until every session the killed worker was applying settled an entry again; the longest. */
   readonly longestRecoveryMs: number;
+  /** Per kill, the time until another worker began delivering each of those sessions' entries (lease expiry + poll); the longest. */
+  readonly longestTakeoverMs: number;
   /** 5 × `leaseMs`, printed beside the longest recovery. */
   readonly recoveryBoundMs: number;
   /** Committer claims re-applied after a kill between the commit and the save (answered outcome unknown). */
@@ -195,10 +197,11 @@ class Tally {
   deliveries = 0;
   redeliveries = 0;
   longestRecoveryMs = 0;
+  longestTakeoverMs = 0;
   /** Per worker, the entries it has begun and not acknowledged (session key → seq). */
   readonly inFlight = new Map<string, Map<string, string>>();
-  /** Per kill: when, whose, and the sessions still to settle an entry again. */
-  readonly recoveries: { at: number; worker: string; keys: Set<string> }[] = [];
+  /** Per kill: when, whose, the sessions still to settle an entry again, and those no other worker has taken yet. */
+  readonly recoveries: { at: number; worker: string; keys: Set<string>; untaken: Set<string> }[] = [];
 
   report(worker: string, r: ChaosChildReport): void {
     if (r.type === 'accepted') this.receipts.push(...r.receipts);
@@ -209,6 +212,9 @@ class Tally {
       let mine = this.inFlight.get(worker);
       if (mine === undefined) this.inFlight.set(worker, (mine = new Map<string, string>()));
       mine.set(r.key, r.seq);
+      for (const recovery of this.recoveries)
+        if (recovery.worker !== worker && recovery.untaken.delete(r.key))
+          this.longestTakeoverMs = Math.max(this.longestTakeoverMs, Date.now() - recovery.at);
     } else if (r.type === 'ack') {
       const mine = this.inFlight.get(worker);
       if (mine?.get(r.key) === r.seq) mine.delete(r.key);
@@ -223,7 +229,7 @@ class Tally {
   killed(worker: string): void {
     const keys = new Set(this.inFlight.get(worker)?.keys());
     this.inFlight.delete(worker);
-    if (keys.size > 0) this.recoveries.push({ at: Date.now(), worker, keys });
+    if (keys.size > 0) this.recoveries.push({ at: Date.now(), worker, keys, untaken: new Set(keys) });
   }
 }
 
@@ -265,7 +271,7 @@ export async function runChaos(target: ChaosTarget): Promise<ChaosFigures> {
     await Promise.all(children.map((c) => c.close()));
     // Printed before the checks, so that a failing run still shows what happened.
     console.log(
-      `chaos: ${String(kills)} kills, ${String(tally.deliveries)} deliveries, ${String(tally.redeliveries)} redeliveries, longest recovery ${String(tally.longestRecoveryMs)} ms (5 × leaseMs = ${String(5 * sizes.leaseMs)} ms), drain ${String(drainMs)} ms`,
+      `chaos: ${String(kills)} kills, ${String(tally.deliveries)} deliveries, ${String(tally.redeliveries)} redeliveries, longest takeover ${String(tally.longestTakeoverMs)} ms, longest recovery (until settled) ${String(tally.longestRecoveryMs)} ms (5 × leaseMs = ${String(5 * sizes.leaseMs)} ms), drain ${String(drainMs)} ms`,
     );
     const checked = await check(target, sizes, tally.receipts);
     const figures: ChaosFigures = {
@@ -276,6 +282,7 @@ export async function runChaos(target: ChaosTarget): Promise<ChaosFigures> {
       deliveries: tally.deliveries,
       redeliveries: tally.redeliveries,
       longestRecoveryMs: tally.longestRecoveryMs,
+      longestTakeoverMs: tally.longestTakeoverMs,
       recoveryBoundMs: 5 * sizes.leaseMs,
       unknownClaims: checked.unknownClaims,
       poisoned: checked.poisoned,
@@ -388,6 +395,6 @@ export function formatFigures(f: ChaosFigures): string {
   return [
     `chaos: ${String(f.signals)} signals over ${String(f.sessions)} sessions, ${String(f.workers)} workers + 1 producer`,
     `chaos: ${String(f.kills)} kills (SIGKILL), ${String(f.deliveries)} deliveries, ${String(f.redeliveries)} redeliveries, ${String(f.unknownClaims)} claims answered outcome unknown, ${String(f.poisoned)} poisoned`,
-    `chaos: longest recovery ${String(f.longestRecoveryMs)} ms (5 × leaseMs = ${String(f.recoveryBoundMs)} ms); drain ${String(f.drainMs)} ms; whole run ${String(f.elapsedMs)} ms`,
+    `chaos: longest takeover ${String(f.longestTakeoverMs)} ms, longest recovery (until settled) ${String(f.longestRecoveryMs)} ms (5 × leaseMs = ${String(f.recoveryBoundMs)} ms); drain ${String(f.drainMs)} ms; whole run ${String(f.elapsedMs)} ms`,
   ].join('\n');
 }
