@@ -234,7 +234,7 @@ export class InboxWorker {
     const { batch, running } = session;
     if (batch !== undefined) {
       if (batch.members.some((j) => j.entry !== undefined && this.#workOf.get(j.entry) === work)) {
-        for (const member of batch.members) member.lockLost = true;
+        for (const member of batch.members) if (!member.settled) member.lockLost = true;
         (batch as { lockLost?: boolean }).lockLost = true;
         batch.abort(reason);
       }

@@ -222,7 +222,12 @@ export interface Runner {
    * times), oldest first, with their outcomes, while their outcome is kept.
    * @throws RunnerError `RUNNER_INPUT_INVALID`; InboxError `INBOX_CONFIG_INVALID` without a durable inbox.
    */
-  deadLetters(opts?: { limit?: number }): AsyncIterable<{ receipt: InboxReceipt; outcome: Outcome }>;
+  deadLetters(opts?: { limit?: number }): AsyncIterable<{
+    /** The poisoned entry's receipt. */
+    receipt: InboxReceipt;
+    /** Its stored outcome, rebuilt: `failed` with `INBOX_POISONED`. */
+    outcome: Outcome;
+  }>;
   /** Stops accepting signals, lets in-flight turns finish (up to `closeTimeoutMs`), disposes plugins. */
   close(): Promise<void>;
 }

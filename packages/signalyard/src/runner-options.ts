@@ -83,16 +83,6 @@ export interface RunnerOptions {
    */
   explainDecisions?: boolean;
   /**
-   * The bounded log of recent events per session behind {@link Runner.timeline}: `limit` entries
-   * per session (the oldest dropped), for the `sessions` most recently active sessions (the least
-   * recently active forgotten); defaults `{ limit: 200, sessions: 1000 }`.
-   *
-   * When it records: absent (the default), while an inspector listens — a listener subscribed
-   * with `on(listener, { explainDecisions: true })`, as `startInspector` does — so a runner nobody
-   * inspects pays nothing for it; `true` or bounds, always (a page opened later catches up on
-   * what happened before); `false`, never.
-   */
-  /**
    * Where accepted signals wait until a worker settles them (inbox.md). Without one, or with a
    * non-durable one, the runner keeps today's in-process queue, unchanged. With a durable one,
    * `dispatch`/`handle`/`approve` = `accept` + `outcome`, and `rewind`/`deleteSession` are
@@ -108,6 +98,16 @@ export interface RunnerOptions {
   outcomeTtlMs?: number;
   /** Outputs whose JSON is larger are stored as `{ truncated: true, bytes }` in outcomes crossing processes. Default 262,144 (256 KiB). */
   maxOutcomeBytes?: number;
+  /**
+   * The bounded log of recent events per session behind {@link Runner.timeline}: `limit` entries
+   * per session (the oldest dropped), for the `sessions` most recently active sessions (the least
+   * recently active forgotten); defaults `{ limit: 200, sessions: 1000 }`.
+   *
+   * When it records: absent (the default), while an inspector listens — a listener subscribed
+   * with `on(listener, { explainDecisions: true })`, as `startInspector` does — so a runner nobody
+   * inspects pays nothing for it; `true` or bounds, always (a page opened later catches up on
+   * what happened before); `false`, never.
+   */
   timeline?:
     | boolean
     | {

@@ -195,6 +195,40 @@ describe('accept and outcome', () => {
   });
 });
 
+describe('leases', () => {
+  it('a lost lease aborts the turn (reason LEASE_LOST) and saves nothing; the redelivery publishes restarted and settles it', async () => {
+    const inbox = new MemoryInbox();
+    const store = new MemoryCheckpointStore();
+    const renew = inbox.renew.bind(inbox);
+    let refuse = true;
+    inbox.renew = async (lease) => (refuse ? false : renew(lease));
+    const published: unknown[] = [];
+    const publish = inbox.publish.bind(inbox);
+    inbox.publish = async (receiptId, attempt, event) => {
+      published.push({ attempt, event });
+      await publish(receiptId, attempt, event);
+    };
+    const reasons: unknown[] = [];
+    const runner = make({ inbox, store, worker: { pollMs: 10, leaseMs: 60 } }, (ctx) => {
+      if (reasons.length > 0) return Promise.resolve({ messages: [{ role: 'assistant', content: 'second try' }] });
+      return new Promise<TurnResult>((resolve) => {
+        ctx.abortSignal.addEventListener('abort', () => {
+          reasons.push((ctx.abortSignal.reason as { code?: unknown }).code);
+          refuse = false;
+          resolve({ messages: [{ role: 'assistant', content: 'after the loss' }] });
+        });
+      });
+    });
+    const receipt = await runner.accept(MAIN, user('x'));
+    expect((await runner.outcome(receipt.receiptId)).status).toBe('completed');
+    expect(reasons).toEqual(['LEASE_LOST']);
+    const history = ((await store.load(MAIN))?.data as { history: { content: string }[] }).history;
+    expect(history.map((m) => m.content)).toEqual(['x', 'second try']);
+    expect(published).toEqual([{ attempt: 2, event: { type: 'restarted', attempt: 2 } }]);
+    await inbox.close();
+  });
+});
+
 describe('the receipt id a turn sees', () => {
   it("is the entry's receiptId on every delivery, and a fresh UUID per signal without an inbox", async () => {
     const ids: string[] = [];
