@@ -89,7 +89,8 @@ export interface TurnContext {
    * where `receiptId` is the inbox entry's — the same on every redelivery of the entry (a worker
    * that died mid-turn, a save refused after a lease was lost, a conflict) — so a call repeated
    * after a crash is recognised downstream. Without a durable inbox, `receiptId` is a fresh UUID
-   * per signal, kept while the signal is applied again after a conflict. A crew's tool calls get
+   * per signal, kept while the signal is applied again after a conflict. In a merged turn
+   * (`whenBusy: 'collect'`), the receipt is {@link TurnContext.signal}'s (the last). A crew's tool calls get
    * `ToolContext.idempotencyKey` = `ctx.idempotencyKey('tool') + ':' + n` (`crewEngine` passes it).
    *
    * @example
