@@ -34,6 +34,7 @@ export type ChaosChildReport =
   | { readonly type: 'read'; readonly key: string; readonly seq: string; readonly receiptId: string }
   | { readonly type: 'accepted'; readonly receipts: readonly ChaosReceipt[] }
   | { readonly type: 'produced' }
+  | { readonly type: 'retry'; readonly text: string; readonly message: string }
   | { readonly type: 'closed' };
 
 /** One accepted signal, as the producer saw it. */
@@ -181,6 +182,7 @@ async function produce(
         batch.push({ receiptId, sessionKey, seq, text });
         return;
       } catch (error) {
+        report({ type: 'retry', text, message: error instanceof Error ? error.message : String(error) });
         if (tries >= 20) throw error;
         await sleep(50);
       }

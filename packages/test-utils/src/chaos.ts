@@ -198,6 +198,8 @@ class Tally {
   redeliveries = 0;
   longestRecoveryMs = 0;
   longestTakeoverMs = 0;
+  /** The producer's accepts retried (with the same dedupe id), and why. */
+  readonly retries: string[] = [];
   /** Per worker, the entries it has begun and not acknowledged (session key → seq). */
   readonly inFlight = new Map<string, Map<string, string>>();
   /** Per kill: when, whose, the sessions still to settle an entry again, and those no other worker has taken yet. */
@@ -206,6 +208,7 @@ class Tally {
   report(worker: string, r: ChaosChildReport): void {
     if (r.type === 'accepted') this.receipts.push(...r.receipts);
     else if (r.type === 'produced') this.produced = true;
+    else if (r.type === 'retry') this.retries.push(`${r.text}: ${r.message}`);
     else if (r.type === 'delivery') {
       this.deliveries++;
       if (r.attempt > 1) this.redeliveries++;
@@ -269,6 +272,10 @@ export async function runChaos(target: ChaosTarget): Promise<ChaosFigures> {
     const kills = await chaos(sizes, slots, tally, startWorker);
     const drainMs = await drain(target, sizes, tally, producer);
     await Promise.all(children.map((c) => c.close()));
+    if (tally.retries.length > 0)
+      console.log(
+        `chaos: ${String(tally.retries.length)} accepts retried, e.g. ${tally.retries.slice(0, 3).join('; ')}`,
+      );
     // Printed before the checks, so that a failing run still shows what happened.
     console.log(
       `chaos: ${String(kills)} kills, ${String(tally.deliveries)} deliveries, ${String(tally.redeliveries)} redeliveries, longest takeover ${String(tally.longestTakeoverMs)} ms, longest recovery (until settled) ${String(tally.longestRecoveryMs)} ms (5 × leaseMs = ${String(5 * sizes.leaseMs)} ms), drain ${String(drainMs)} ms`,
@@ -341,6 +348,7 @@ async function check(
   expect(receipts).toHaveLength(sizes.signals);
   expect(await target.pending()).toBe(0);
   const poisoned = new Set<string>();
+  const statusOf = new Map<string, string>();
   const missing: string[] = [];
   for (const receipt of receipts) {
     const outcome = await target.outcome(receipt.receiptId).catch((error: unknown) => {
@@ -349,6 +357,10 @@ async function check(
     if (outcome === undefined) continue;
     expect(['completed', 'failed', 'rejected', 'paused', 'stopped', 'unrouted']).toContain(outcome.status);
     if (outcome.error?.code === 'INBOX_POISONED') poisoned.add(receipt.receiptId);
+    statusOf.set(
+      receipt.receiptId,
+      `${outcome.status}${outcome.error?.code === undefined ? '' : ` ${outcome.error.code}`}`,
+    );
   }
   const bySession = new Map<string, ChaosReceipt[]>();
   for (const r of receipts) bySession.set(r.sessionKey, [...(bySession.get(r.sessionKey) ?? []), r]);
@@ -375,6 +387,11 @@ async function check(
   }
   const plain = await target.effects('plain');
   expect(new Set(plain).size, 'one plain row per key').toBe(plain.length);
+  // A row whose call is not saved: name its entry's outcome, to tell why.
+  const unsaved = plain
+    .filter((k) => !plainExpected.has(k))
+    .map((k) => `${k} (outcome ${statusOf.get(k.split(':')[0] ?? '') ?? 'not retrievable'})`);
+  expect(unsaved, 'plain rows whose call was not saved').toEqual([]);
   expect([...plain].sort(), 'a plain row for every saved call, and no other').toEqual([...plainExpected].sort());
   const committed = countBy(await target.effects('committed'));
   for (const [key, n] of committed) expect(n, `committed rows of ${key}`).toBe(1);
