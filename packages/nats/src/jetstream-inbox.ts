@@ -1,0 +1,561 @@
+import { randomUUID } from 'node:crypto';
+import type {
+  Inbox,
+  InboxAcceptEntry,
+  InboxDeadLetter,
+  InboxEntry,
+  InboxLease,
+  InboxNotice,
+  InboxReceipt,
+  InboxStreamEvent,
+  InboxStreamRef,
+  OutcomeJson,
+  TurnEvent,
+} from '@signalyard/core';
+import {
+  InboxWakeups,
+  assertAcquire,
+  assertAttempt,
+  assertEntry,
+  assertInboxId,
+  assertInboxKey,
+  assertLease,
+  assertNotice,
+  assertTtl,
+  checkAccept,
+  checkEventsArgs,
+  checkLimit,
+  entrySettledError,
+  inboxClosedError,
+  inboxFullError,
+  inboxInputError,
+  inboxOutcome,
+  isPoisonedOutcome,
+  leaseLostError,
+  outcomeText,
+  readEventLog,
+  readLeased,
+  turnEventText,
+} from '@signalyard/core/internal';
+import type { PubAck } from '@nats-io/jetstream';
+import { headers } from '@nats-io/nats-core';
+import { InboxConnection } from './jetstream-connection.js';
+import { entryBody, entryOfMessage, keyOfMessage, messagesOn, receiptOfMessage, storedEntry } from './jetstream-entries.js';
+import { isApiCode, isTimeout, outcomeUnknown, unavailable } from './jetstream-errors.js';
+import { acquireLeases } from './jetstream-acquire.js';
+import {
+  attemptsOf,
+  countDelivery,
+  deadLetterList,
+  duplicateReceipt,
+  eventSource,
+  eventSubject,
+  keepDeadLetter,
+  knownReceipt,
+  liveFor,
+  lookupOutcome,
+  lostRace,
+  place,
+  rollbackDeliveries,
+  type Ready,
+} from './jetstream-inbox-parts.js';
+import {
+  resolveJetStreamInboxOptions,
+  type JetStreamInboxOptions,
+  type ResolvedJetStreamInboxOptions,
+} from './jetstream-inbox-options.js';
+import { PartitionLeases, parseKeyLeaseToken, type KeyLeaseToken } from './jetstream-leases.js';
+import { jetStreamNames, msgIdOf, parseReceiptId, receiptKey, type JetStreamNames } from './jetstream-names.js';
+import type { PartitionHolder } from './jetstream-partition-holder.js';
+import { openBuckets, provisionInbox, type InboxBuckets } from './jetstream-provision.js';
+
+const NAME = 'JetStreamInbox';
+/** How many entries a `read` takes at a time. */
+const READ_PAGE = 100;
+/** Under which lease each entry was read, for every JetStreamInbox of the process (an entry read by one instance may be passed to another). */
+const readUnder = new WeakMap<InboxEntry, string>();
+
+/**
+ * The durable inbox on NATS JetStream (inbox.md, "JetStream specifics"), for fleets whose bus is
+ * NATS: once `accept` resolves (the stream's PubAck), the entry is settled exactly once, in `seq`
+ * order per session key, by whichever worker holds its partition. It passes `inboxConformance`.
+ *
+ * - **Where.** One work-queue stream (`stream`, default `SIGNALYARD_INBOX`) on subjects
+ *   `<stream>.p<n>.<keyhash>`; `seq` is the stream sequence. One durable pull consumer per
+ *   partition (explicit acks, `ack_wait` = `leaseMs`, `max_deliver` −1). KV buckets for
+ *   partition leases, outcomes, dead letters, delivery counts and settled receipts; a limits
+ *   stream `<stream>_EVENTS` for turn events (one subject per entry). Create them once with
+ *   {@link JetStreamInbox.provision}.
+ * - **Leases.** A worker leases whole partitions (KV compare-and-set, expiring `leaseMs` after
+ *   the last renewal by the server's timestamp), recreates the partition's consumer so it starts
+ *   after the ack floor, and keeps what it pulled alive with `working()`; `acquire` hands out one
+ *   `InboxLease` per session key of the partitions it holds (`key` is the session key). Another
+ *   worker gets a key only when its whole partition is free.
+ * - **Dedupe** is the stream's duplicate window (`Nats-Msg-Id` = the SHA-256 of the id);
+ *   **back-pressure** counts the messages left in the stream, per key subject and in all.
+ *
+ * Workers must share a durable checkpoint store (PostgreSQL for fleets): guarantee 2's
+ * compare-and-set on `inboxSeq` is what makes a redelivery harmless.
+ *
+ * @example
+ * ```ts
+ * const inbox = new JetStreamInbox({ servers: 'nats://nats.internal:4222', partitions: 32 });
+ * await inbox.provision();
+ * const runner = createRunner({ agents, store: new PostgresCheckpointStore({ connectionString }), inbox, worker: true });
+ * ```
+ */
+export class JetStreamInbox implements Inbox {
+  /** Always `true`: entries survive process deaths (file storage on the server). */
+  readonly durable = true;
+  readonly #o: ResolvedJetStreamInboxOptions;
+  readonly #names: JetStreamNames;
+  #connection: Promise<InboxConnection> | undefined;
+  #ready: Promise<Ready> | undefined;
+  #closed = false;
+  readonly #holders = new Map<number, PartitionHolder>();
+  readonly #listeners = new Set<(sessionKey: string, what: InboxNotice) => void>();
+  readonly #wakeups = new InboxWakeups(() => this.#watch());
+  #listening = false;
+  #poll: ReturnType<typeof setInterval> | undefined;
+  readonly #open = (): void => {
+    if (this.#closed) throw inboxClosedError(NAME);
+  };
+
+  /**
+   * Validates the options; connects on first use (nothing touches the network here).
+   * @throws ConfigError `CONFIG_INVALID` listing every bad option.
+   */
+  constructor(options: JetStreamInboxOptions) {
+    this.#o = resolveJetStreamInboxOptions(options);
+    this.#names = jetStreamNames(this.#o.stream);
+  }
+
+  /**
+   * Creates or checks the streams, consumers and buckets the inbox uses. Idempotent, and safe
+   * from many processes at once; call it at deploy time or when a process starts.
+   * @throws InboxError `INBOX_CONFIG_INVALID` when an existing stream, consumer or bucket
+   * contradicts the options (the message names the setting: `partitions`, `dedupeWindowMs`,
+   * `leaseMs`, `outcomeTtlMs`); `INBOX_UNAVAILABLE`; `INBOX_CLOSED`.
+   */
+  async provision(): Promise<void> {
+    this.#open();
+    const c = await this.#connect();
+    const buckets = await provisionInbox(c.jsm, c.kvm, this.#names, this.#o);
+    this.#ready = this.#prepare(c, buckets);
+    await this.#ready;
+  }
+
+  #connect(): Promise<InboxConnection> {
+    this.#connection ??= InboxConnection.open(this.#o).catch((error: unknown) => {
+      this.#connection = undefined;
+      throw unavailable('connect', error);
+    });
+    return this.#connection;
+  }
+
+  async #prepare(c: InboxConnection, buckets: InboxBuckets): Promise<Ready> {
+    const before = Date.now();
+    await buckets.leases.put('clock', '');
+    const stamped = await buckets.leases.get('clock');
+    c.calibrate(before, Date.now(), stamped?.created.getTime() ?? Date.now());
+    const r: Ready = {
+      c,
+      buckets,
+      leases: new PartitionLeases(buckets.leases, () => c.now()),
+      names: this.#names,
+      partitions: this.#o.partitions,
+    };
+    if (this.#closed) await c.close();
+    return r;
+  }
+
+  #get(): Promise<Ready> {
+    this.#ready ??= (async () => {
+      const c = await this.#connect();
+      const buckets = await openBuckets(c.kvm, this.#names, this.#o, false).catch((error: unknown) => {
+        throw unavailable(`open the inbox's buckets of stream ${JSON.stringify(this.#o.stream)} (call provision() once first)`, error);
+      });
+      return this.#prepare(c, buckets);
+    })().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  /** See `Inbox.accept`. */
+  async accept(entry: InboxAcceptEntry): Promise<InboxReceipt> {
+    this.#open();
+    const checked = checkAccept(entry);
+    const r = await this.#get();
+    const { sessionKey } = checked;
+    if (!r.c.up) throw unavailable('accept the entry', new Error('the connection to the server is down'));
+    const { subject } = place(r, sessionKey);
+    const msgId = msgIdOf(checked.id);
+    const info = await r.c.jsm.streams.info(this.#o.stream, { subjects_filter: subject }).catch((error: unknown) => {
+      throw unavailable('count the entries waiting', error);
+    });
+    const waiting = info.state.subjects?.[subject] ?? 0;
+    const sessionFull = waiting >= this.#o.maxPendingPerSession;
+    if (sessionFull || info.state.messages >= this.#o.maxPending) {
+      const known = await knownReceipt(r, sessionKey, msgId).catch((error: unknown) => {
+        throw unavailable('look the id up', error);
+      });
+      if (known !== undefined) return known;
+      const limit = sessionFull ? this.#o.maxPendingPerSession : this.#o.maxPending;
+      throw inboxFullError(sessionKey, sessionFull ? 'session' : 'inbox', limit, this.#o.retryAfterMs);
+    }
+    const uuid = randomUUID();
+    const acceptedAt = new Date(r.c.now()).toISOString();
+    const fields = {
+      k: sessionKey,
+      r: uuid,
+      at: acceptedAt,
+      ...(checked.agentId !== undefined && { a: checked.agentId }),
+      ...(checked.control !== undefined && { c: checked.control }),
+    };
+    let ack: PubAck;
+    try {
+      ack = await r.c.js.publish(subject, entryBody(fields, checked.signalText), {
+        msgID: msgId,
+        timeout: this.#o.publishTimeoutMs,
+        expect: { streamName: this.#o.stream },
+      });
+    } catch (error) {
+      if (isApiCode(error, 10060) || /no responders|503/i.test(String(error))) throw unavailable('append the entry', error);
+      if (isTimeout(error) || !r.c.up) throw outcomeUnknown(sessionKey, error);
+      throw unavailable('append the entry', error);
+    }
+    const receipt = ack.duplicate
+      ? await duplicateReceipt(r, ack.seq, msgId, sessionKey)
+      : { receiptId: `${ack.seq}-${uuid}`, sessionKey, seq: String(ack.seq), acceptedAt };
+    this.#notice(r, sessionKey, 'entry');
+    return receipt;
+  }
+
+  /** See `Inbox.acquire`: leases on session keys of the partitions this worker takes (or holds). */
+  async acquire(workerId: string, opts: { leaseMs: number; max: number }): Promise<InboxLease[]> {
+    this.#open();
+    assertAcquire(workerId, opts);
+    const r = await this.#get();
+    return acquireLeases(r, this.#holders, this.#o, workerId, opts.leaseMs, opts.max).catch((error: unknown) => {
+      throw unavailable('acquire leases', error);
+    });
+  }
+
+  #token(lease: InboxLease): KeyLeaseToken {
+    assertLease(lease);
+    const token = parseKeyLeaseToken(lease.token);
+    if (token === undefined || token.partition >= this.#o.partitions) {
+      throw inboxInputError('lease token', lease.token, 'a lease from a JetStreamInbox acquire() over the same stream');
+    }
+    return token;
+  }
+
+  /** Whether `lease` (of `sessionKey`, with parsed `token`) is live now. */
+  async #held(r: Ready, sessionKey: string, token: KeyLeaseToken): Promise<boolean> {
+    if (this.#holders.get(token.partition)?.lost === true) return false;
+    const state = await r.leases.state(token.partition);
+    return state.live?.t === token.token && state.live.k[place(r, sessionKey).hash] === token.id;
+  }
+
+  /** See `Inbox.renew`. */
+  async renew(lease: InboxLease): Promise<boolean> {
+    this.#open();
+    const token = this.#token(lease);
+    const r = await this.#get();
+    if (this.#holders.get(token.partition)?.lost === true) return false;
+    const { hash } = place(r, lease.key);
+    try {
+      const written = await r.leases.change(token.partition, token.token, (v) => (v.k[hash] === token.id ? { ...v } : false));
+      return written !== undefined && written !== null;
+    } catch (error) {
+      throw unavailable('renew the lease', error);
+    }
+  }
+
+  /** See `Inbox.release`: the key's lease is given up; the partition too when no key of it is leased any more. */
+  async release(lease: InboxLease): Promise<void> {
+    this.#open();
+    const token = this.#token(lease);
+    const r = await this.#get();
+    try {
+      if (!(await this.#held(r, lease.key, token))) return;
+      await rollbackDeliveries(r, lease.key, lease.token);
+      const { hash } = place(r, lease.key);
+      const written = await r.leases.change(token.partition, token.token, (v) => {
+        if (v.k[hash] !== token.id) return false;
+        const k = { ...v.k };
+        delete k[hash];
+        return Object.keys(k).length === 0 ? null : { ...v, k };
+      });
+      if (written === null) {
+        this.#holders.get(token.partition)?.stop();
+        this.#holders.delete(token.partition);
+      }
+    } catch (error) {
+      throw unavailable('release the lease', error);
+    }
+  }
+
+  /** See `Inbox.read`: direct gets on the key's subject, in stream order. */
+  read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
+    return readLeased(this.#open, lease, afterSeq, (after) => this.#page(lease, after), readUnder);
+  }
+
+  async #page(lease: InboxLease, after: string): Promise<readonly InboxEntry[] | undefined> {
+    const token = this.#token(lease);
+    const r = await this.#get();
+    try {
+      if (!(await this.#held(r, lease.key, token))) return undefined;
+      const { subject } = place(r, lease.key);
+      let from = Number(after) + 1;
+      for (;;) {
+        const messages = await messagesOn(r.c.jsm, this.#o.stream, subject, from, READ_PAGE);
+        if (messages.length === 0) return [];
+        const mine = messages.filter((m) => keyOfMessage(m) === lease.key);
+        if (mine.length > 0) {
+          const counts = await Promise.all(mine.map((m) => attemptsOf(r.buckets.attempts, m.seq)));
+          return mine.map((m, i) => entryOfMessage(m, counts[i] as number));
+        }
+        from = (messages.at(-1)?.seq ?? from) + 1; // only another key with the same hash: read on
+      }
+    } catch (error) {
+      throw unavailable('read the entries', error);
+    }
+  }
+
+  /** See `Inbox.beginDelivery`: a compare-and-set counter per entry in the attempts bucket. */
+  async beginDelivery(entry: InboxEntry): Promise<number> {
+    this.#open();
+    assertEntry(entry);
+    const r = await this.#get();
+    const under = readUnder.get(entry);
+    try {
+      if (under !== undefined) {
+        const token = parseKeyLeaseToken(under);
+        if (token === undefined || !(await this.#held(r, entry.sessionKey, token))) {
+          throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');
+        }
+      }
+      if ((await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId)) === undefined) {
+        throw entrySettledError(entry.receiptId);
+      }
+      return await countDelivery(r.buckets.attempts, Number(entry.seq), under ?? '');
+    } catch (error) {
+      throw unavailable('count the delivery', error);
+    }
+  }
+
+  /** See `Inbox.ack`: through the partition's consumer when this process pulled the entry, else by deleting it from the stream. */
+  async ack(entry: InboxEntry): Promise<void> {
+    this.#open();
+    assertEntry(entry);
+    const r = await this.#get();
+    const parsed = parseReceiptId(entry.receiptId);
+    if (parsed === undefined) return;
+    try {
+      const message = await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId);
+      if (message === undefined) return;
+      const msgId = message.header?.get('Nats-Msg-Id');
+      if (msgId !== undefined && msgId !== '') {
+        await r.buckets.receipts.put(`d${msgId}`, JSON.stringify(receiptOfMessage(message)));
+      }
+      const holder = this.#holders.get(place(r, entry.sessionKey).partition);
+      const acked = holder === undefined ? false : await holder.ack(parsed.seq).catch(() => false);
+      if (!acked) {
+        await r.c.jsm.streams.deleteMessage(this.#o.stream, parsed.seq, false).catch((error: unknown) => {
+          if (!isApiCode(error, 10037, 10043)) throw error;
+        });
+      }
+      await r.buckets.attempts.purge(`a${parsed.seq}`);
+      this.#settled(r, entry.receiptId);
+    } catch (error) {
+      throw unavailable('acknowledge the entry', error);
+    }
+  }
+
+  /** See `Inbox.putOutcome`: the outcomes bucket, compare-and-set so that the first outcome stays. */
+  async putOutcome(receiptId: string, outcome: OutcomeJson, ttlMs: number): Promise<void> {
+    this.#open();
+    assertInboxId(receiptId, 'receipt id');
+    const text = outcomeText(receiptId, outcome);
+    assertTtl(ttlMs);
+    const r = await this.#get();
+    const key = receiptKey(receiptId);
+    const value = `{"ms":${ttlMs},"o":${text}}`;
+    try {
+      await r.buckets.outcomes.create(key, value).catch(async (error: unknown) => {
+        if (!lostRace(error)) throw error;
+        const existing = await r.buckets.outcomes.get(key);
+        if (existing === null || liveFor(existing, r.c.now()) !== undefined) return;
+        await r.buckets.outcomes.update(key, value, existing.revision).catch((again: unknown) => {
+          if (!lostRace(again)) throw again;
+        });
+      });
+      if (isPoisonedOutcome(outcome)) await keepDeadLetter(r, receiptId, JSON.parse(text) as OutcomeJson, ttlMs);
+      this.#settled(r, receiptId);
+    } catch (error) {
+      throw unavailable('store the outcome', error);
+    }
+  }
+
+  /** See `Inbox.outcome`. */
+  outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
+    return inboxOutcome(
+      this.#open,
+      receiptId,
+      opts,
+      async (id) => lookupOutcome(await this.#get(), id).catch((e: unknown) => Promise.reject(unavailable('look the outcome up', e))),
+      this.#wakeups,
+    );
+  }
+
+  /** See `Inbox.publish`: the events stream, on the entry's own subject. */
+  async publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+    this.#open();
+    assertInboxId(receiptId, 'receipt id');
+    assertAttempt(attempt);
+    const text = turnEventText(event);
+    const r = await this.#get();
+    try {
+      const message = await storedEntry(r.c.jsm, this.#o.stream, receiptId);
+      if (message === undefined) throw entrySettledError(receiptId);
+      const h = headers();
+      h.set('Sy-Receipt', receiptId);
+      await r.c.js.publish(eventSubject(r, message.seq), `${attempt}\n${text}`, { headers: h });
+      this.#wakeups.wake(receiptId);
+    } catch (error) {
+      throw unavailable('publish the event', error);
+    }
+  }
+
+  /** See `Inbox.events`. */
+  events(ref: InboxStreamRef, opts?: { from?: string; abortSignal?: AbortSignal }): AsyncIterable<InboxStreamEvent> {
+    return this.#events(ref, opts);
+  }
+
+  async *#events(ref: InboxStreamRef, opts: unknown): AsyncGenerator<InboxStreamEvent, void, undefined> {
+    this.#open();
+    const checked = checkEventsArgs(ref, opts);
+    const r = await this.#get();
+    try {
+      yield* readEventLog(eventSource(r, this.#o.maxPendingPerSession), this.#wakeups, checked);
+    } catch (error) {
+      throw unavailable('read the events', error);
+    }
+  }
+
+  /** See `Inbox.notify`: a core NATS message on `<stream>_NOTICES` (not stored). */
+  async notify(sessionKey: string, what: InboxNotice): Promise<void> {
+    this.#open();
+    assertInboxKey(sessionKey);
+    assertNotice(what);
+    const r = await this.#get();
+    try {
+      r.c.nc.publish(this.#names.notices, JSON.stringify({ k: sessionKey, w: what }));
+      await r.c.nc.flush();
+    } catch (error) {
+      throw unavailable('send the notice', error);
+    }
+  }
+
+  /** See `Inbox.onNotify`. */
+  onNotify(listener: (sessionKey: string, what: InboxNotice) => void): () => void {
+    if (this.#closed) return () => undefined;
+    this.#listeners.add(listener);
+    this.#listen();
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** See `Inbox.deadLetters`. */
+  deadLetters(opts?: { limit?: number }): AsyncIterable<InboxDeadLetter> {
+    return this.#deadLetters(opts);
+  }
+
+  async *#deadLetters(opts: unknown): AsyncGenerator<InboxDeadLetter, void, undefined> {
+    this.#open();
+    const limit = checkLimit(opts, Number.MAX_SAFE_INTEGER);
+    const r = await this.#get();
+    const letters = await deadLetterList(r, limit).catch((error: unknown) => {
+      throw unavailable('list the dead letters', error);
+    });
+    yield* letters;
+  }
+
+  /** See `Inbox.close`: stops pulling and listening; closes the connection when the inbox opened it. Leases, entries and outcomes stay on the server. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#wakeups.close(inboxClosedError(NAME));
+    if (this.#poll !== undefined) clearInterval(this.#poll);
+    for (const holder of this.#holders.values()) holder.stop();
+    this.#holders.clear();
+    this.#listeners.clear();
+    const c = await this.#connection?.catch(() => undefined);
+    await c?.close().catch(() => undefined);
+  }
+
+  #notice(r: Ready, sessionKey: string, what: InboxNotice): void {
+    try {
+      r.c.nc.publish(this.#names.notices, JSON.stringify({ k: sessionKey, w: what }));
+    } catch {
+      // best effort: workers poll
+    }
+  }
+
+  #settled(r: Ready, receiptId: string): void {
+    this.#wakeups.wake(receiptId);
+    try {
+      r.c.nc.publish(this.#names.settled, receiptId);
+    } catch {
+      // best effort: waiters poll
+    }
+  }
+
+  /** Starts the wake-up subscriptions and the poller (on the first wait). */
+  #watch(): void {
+    this.#poll ??= setInterval(() => {
+      if (this.#wakeups.size > 0) this.#wakeups.wakeAll();
+    }, this.#o.pollMs);
+    this.#poll.unref();
+    void this.#get()
+      .then((r) => {
+        if (this.#closed || this.#subscribed.has('settled')) return;
+        this.#subscribed.add('settled');
+        const decoder = new TextDecoder();
+        r.c.subscribe(this.#names.settled, (data) => this.#wakeups.wake(decoder.decode(data)));
+        r.c.subscribe(`${this.#names.events}.*`, (_, receiptId) => {
+          if (receiptId !== undefined) this.#wakeups.wake(receiptId);
+        });
+      })
+      .catch(() => undefined);
+  }
+
+  readonly #subscribed = new Set<string>();
+
+  #listen(): void {
+    if (this.#listening) return;
+    this.#listening = true;
+    void this.#get()
+      .then((r) => {
+        if (this.#closed) return;
+        const decoder = new TextDecoder();
+        r.c.subscribe(this.#names.notices, (data) => {
+          const { k, w } = JSON.parse(decoder.decode(data)) as { k: string; w: InboxNotice };
+          for (const listener of [...this.#listeners]) {
+            try {
+              listener(k, w);
+            } catch {
+              // a listener that throws does not stop the others
+            }
+          }
+        });
+      })
+      .catch(() => {
+        this.#listening = false;
+      });
+  }
+}
