@@ -1,102 +1,87 @@
 import type { InboxLease } from '@signalyard/core';
 import { pendingKeys, type Ready } from './jetstream-inbox-parts.js';
 import type { ResolvedJetStreamInboxOptions } from './jetstream-inbox-options.js';
-import { keyLeaseToken, randomHex, type PartitionLeaseState, type PartitionLeaseValue } from './jetstream-leases.js';
+import { keyLeaseToken } from './jetstream-leases.js';
 import { PartitionHolder } from './jetstream-partition-holder.js';
 import { partitionConsumerConfig } from './jetstream-provision.js';
 
-interface Candidate {
-  readonly n: number;
-  readonly state: PartitionLeaseState;
-  readonly first: number;
-}
-
-/**
- * The partitions `workerId` may hand keys out of: free ones (no live lease) and the ones this
- * process holds for it, each with its oldest waiting entry's sequence, oldest first; partitions
- * with nothing waiting are left out.
- */
-async function candidates(r: Ready, holders: ReadonlyMap<number, PartitionHolder>, workerId: string): Promise<Candidate[]> {
-  const states = await Promise.all(Array.from({ length: r.partitions }, (_, n) => r.leases.state(n)));
-  const open = states
-    .map((state, n) => ({ n, state }))
-    .filter(({ n, state }) => {
-      if (state.live === undefined) return true;
-      const holder = holders.get(n);
-      return state.live.w === workerId && holder?.token === state.live.t && !holder.lost;
-    });
+/** The partitions holding entries, oldest waiting entry first. */
+async function busyPartitions(r: Ready): Promise<number[]> {
   const firsts = await Promise.all(
-    open.map(({ n }) => r.c.jsm.direct.getMessage(r.names.stream, { next_by_subj: r.names.partitionSubjects(n), seq: 1 })),
+    Array.from({ length: r.partitions }, (_, n) =>
+      r.c.jsm.direct.getMessage(r.names.stream, { next_by_subj: r.names.partitionSubjects(n), seq: 1 }),
+    ),
   );
-  const out: Candidate[] = [];
-  open.forEach((c, i) => {
-    const first = firsts[i];
-    if (first !== null && first !== undefined) out.push({ ...c, first: first.seq });
+  const busy: { n: number; first: number }[] = [];
+  firsts.forEach((message, n) => {
+    if (message !== null && message !== undefined) busy.push({ n, first: message.seq });
   });
-  return out.sort((a, b) => a.first - b.first);
+  return busy.sort((a, b) => a.first - b.first).map((b) => b.n);
 }
 
-/** Takes partition `n` for `workerId` and starts pulling it; `undefined` when another worker won it. */
-async function take(
-  r: Ready,
-  holders: Map<number, PartitionHolder>,
-  o: ResolvedJetStreamInboxOptions,
-  c: Candidate,
-  workerId: string,
-  leaseMs: number,
-): Promise<PartitionLeaseValue | undefined> {
-  const value = await r.leases.take(c.n, c.state, workerId, leaseMs);
-  if (value === undefined) return undefined;
-  holders.get(c.n)?.stop();
-  const holder = new PartitionHolder(value.t);
-  holders.set(c.n, holder);
-  await holder.start(r.c.js, r.c.jsm, r.names.stream, partitionConsumerConfig(r.names, o, c.n), o.leaseMs);
-  return value;
+/** This process's partition holders and how many key leases it holds in each. @internal */
+export interface Holders {
+  readonly holders: Map<number, PartitionHolder>;
+  readonly keyLeases: Map<number, number>;
 }
 
 /**
- * `Inbox.acquire` on JetStream: takes free partitions (oldest waiting entry first) with
- * compare-and-set until `max` session keys are handed out, and hands out the keys of partitions
- * this process already holds for the worker that were not handed out yet. Each key lease is
- * recorded in its partition lease's value, so a key is never leased twice while the partition
- * lease lives; a partition taken with nothing left to hand out is given back at once.
+ * Makes sure some process holds partition `n`'s consumer: when its partition lease is free (its
+ * holder died, stalled or let go), takes it for `workerId`, recreates the consumer after its ack
+ * floor and starts pulling and keeping the pulled entries alive.
+ * @internal
+ */
+export async function ensureHolder(
+  r: Ready,
+  h: Holders,
+  o: ResolvedJetStreamInboxOptions,
+  n: number,
+  workerId: string,
+): Promise<void> {
+  const mine = h.holders.get(n);
+  if (mine !== undefined && !mine.lost) return;
+  const name = `p${n}`;
+  const state = await r.leases.state(name);
+  if (state.live !== undefined) return;
+  const value = await r.leases.take(name, state, workerId, o.leaseMs);
+  if (value === undefined) return;
+  mine?.stop();
+  const holder = new PartitionHolder(value.t, () => r.leases.renew(name, value.t));
+  h.holders.set(n, holder);
+  await holder.start(r.c.js, r.c.jsm, r.names.stream, partitionConsumerConfig(r.names, o, n), o.leaseMs);
+}
+
+/**
+ * `Inbox.acquire` on JetStream: goes through the partitions holding entries (oldest waiting
+ * entry first) and their session keys (oldest first), and takes each key's lease with
+ * compare-and-set in the lease bucket (`k<keyhash>`) until `max` are taken; for every partition
+ * it got keys in, makes sure a process holds the partition's consumer ({@link ensureHolder}).
  * @internal
  */
 export async function acquireLeases(
   r: Ready,
-  holders: Map<number, PartitionHolder>,
+  h: Holders,
   o: ResolvedJetStreamInboxOptions,
   workerId: string,
   leaseMs: number,
   max: number,
 ): Promise<InboxLease[]> {
-  const out: { first: number; lease: InboxLease }[] = [];
-  for (const c of await candidates(r, holders, workerId)) {
+  const out: InboxLease[] = [];
+  for (const n of await busyPartitions(r)) {
     if (out.length >= max) break;
-    const value = c.state.live ?? (await take(r, holders, o, c, workerId, leaseMs));
-    if (value === undefined) continue;
-    const keys = await pendingKeys(r, c.n);
-    let given: { key: string; hash: string; first: number; id: string }[] = [];
-    const written = await r.leases.change(c.n, value.t, (v) => {
-      given = keys
-        .filter((k) => v.k[k.hash] === undefined)
-        .slice(0, max - out.length)
-        .map((k) => ({ ...k, id: randomHex(6) }));
-      if (given.length === 0 && Object.keys(v.k).length === 0) return null; // nothing to hand out: give the partition back
-      const k = { ...v.k };
-      for (const g of given) k[g.hash] = g.id;
-      return { ...v, ms: leaseMs, k };
-    });
-    if (written === null) {
-      holders.get(c.n)?.stop();
-      holders.delete(c.n);
-      continue;
+    let got = 0;
+    for (const key of await pendingKeys(r, n)) {
+      if (out.length >= max) break;
+      const name = `k${key.hash}`;
+      const value = await r.leases.take(name, await r.leases.state(name), workerId, leaseMs);
+      if (value === undefined) continue;
+      const expiresAt = new Date(r.c.now() + leaseMs).toISOString();
+      out.push({ key: key.key, workerId, token: keyLeaseToken(n, value.t), expiresAt });
+      got++;
     }
-    if (written === undefined) continue;
-    const expiresAt = new Date(r.c.now() + leaseMs).toISOString();
-    for (const g of given) {
-      out.push({ first: g.first, lease: { key: g.key, workerId, token: keyLeaseToken(c.n, value.t, g.id), expiresAt } });
-    }
+    if (got === 0) continue;
+    h.keyLeases.set(n, (h.keyLeases.get(n) ?? 0) + got);
+    await ensureHolder(r, h, o, n, workerId);
   }
-  return out.sort((a, b) => a.first - b.first).map((x) => x.lease);
+  return out;
 }

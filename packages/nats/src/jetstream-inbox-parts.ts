@@ -4,7 +4,7 @@ import type { KV, KvEntry } from '@nats-io/kv';
 import type { InboxConnection } from './jetstream-connection.js';
 import { entryOfMessage, keyOfMessage, messagesOn, receiptOfMessage, storedEntry } from './jetstream-entries.js';
 import { isApiCode } from './jetstream-errors.js';
-import type { PartitionLeases } from './jetstream-leases.js';
+import type { KvLeases } from './jetstream-leases.js';
 import { parseReceiptId, placeKey, receiptKey, type JetStreamNames, type KeyPlace } from './jetstream-names.js';
 import type { InboxBuckets } from './jetstream-provision.js';
 
@@ -12,7 +12,7 @@ import type { InboxBuckets } from './jetstream-provision.js';
 export interface Ready {
   readonly c: InboxConnection;
   readonly buckets: InboxBuckets;
-  readonly leases: PartitionLeases;
+  readonly leases: KvLeases;
   readonly names: JetStreamNames;
   readonly partitions: number;
 }

@@ -42,7 +42,7 @@ import { headers } from '@nats-io/nats-core';
 import { InboxConnection } from './jetstream-connection.js';
 import { entryBody, entryOfMessage, keyOfMessage, messagesOn, receiptOfMessage, storedEntry } from './jetstream-entries.js';
 import { isApiCode, isTimeout, outcomeUnknown, unavailable } from './jetstream-errors.js';
-import { acquireLeases } from './jetstream-acquire.js';
+import { acquireLeases, ensureHolder, type Holders } from './jetstream-acquire.js';
 import {
   attemptsOf,
   countDelivery,
@@ -64,9 +64,8 @@ import {
   type JetStreamInboxOptions,
   type ResolvedJetStreamInboxOptions,
 } from './jetstream-inbox-options.js';
-import { PartitionLeases, parseKeyLeaseToken, type KeyLeaseToken } from './jetstream-leases.js';
+import { KvLeases, parseKeyLeaseToken, type KeyLeaseToken } from './jetstream-leases.js';
 import { jetStreamNames, msgIdOf, parseReceiptId, receiptKey, type JetStreamNames } from './jetstream-names.js';
-import type { PartitionHolder } from './jetstream-partition-holder.js';
 import { openBuckets, provisionInbox, type InboxBuckets } from './jetstream-provision.js';
 
 const NAME = 'JetStreamInbox';
@@ -112,7 +111,7 @@ export class JetStreamInbox implements Inbox {
   #connection: Promise<InboxConnection> | undefined;
   #ready: Promise<Ready> | undefined;
   #closed = false;
-  readonly #holders = new Map<number, PartitionHolder>();
+  readonly #h: Holders = { holders: new Map(), keyLeases: new Map() };
   readonly #listeners = new Set<(sessionKey: string, what: InboxNotice) => void>();
   readonly #wakeups = new InboxWakeups(() => this.#watch());
   #listening = false;
@@ -161,7 +160,7 @@ export class JetStreamInbox implements Inbox {
     const r: Ready = {
       c,
       buckets,
-      leases: new PartitionLeases(buckets.leases, () => c.now()),
+      leases: new KvLeases(buckets.leases, () => c.now()),
       names: this.#names,
       partitions: this.#o.partitions,
     };
@@ -238,7 +237,7 @@ export class JetStreamInbox implements Inbox {
     this.#open();
     assertAcquire(workerId, opts);
     const r = await this.#get();
-    return acquireLeases(r, this.#holders, this.#o, workerId, opts.leaseMs, opts.max).catch((error: unknown) => {
+    return acquireLeases(r, this.#h, this.#o, workerId, opts.leaseMs, opts.max).catch((error: unknown) => {
       throw unavailable('acquire leases', error);
     });
   }
@@ -252,29 +251,49 @@ export class JetStreamInbox implements Inbox {
     return token;
   }
 
-  /** Whether `lease` (of `sessionKey`, with parsed `token`) is live now. */
+  /** Whether the key lease of `sessionKey` with parsed `token` is live now (and its partition not lost in this process). */
   async #held(r: Ready, sessionKey: string, token: KeyLeaseToken): Promise<boolean> {
-    if (this.#holders.get(token.partition)?.lost === true) return false;
-    const state = await r.leases.state(token.partition);
-    return state.live?.t === token.token && state.live.k[place(r, sessionKey).hash] === token.id;
+    if (this.#h.holders.get(token.partition)?.lost === true) return false;
+    const state = await r.leases.state(`k${place(r, sessionKey).hash}`);
+    return state.live?.t === token.token;
   }
 
-  /** See `Inbox.renew`. */
+  /** One key lease fewer in partition `n` in this process: the last one stops pulling the partition and gives its lease up. */
+  async #dropKeyLease(r: Ready, n: number): Promise<void> {
+    const left = (this.#h.keyLeases.get(n) ?? 1) - 1;
+    if (left > 0) {
+      this.#h.keyLeases.set(n, left);
+      return;
+    }
+    this.#h.keyLeases.delete(n);
+    const holder = this.#h.holders.get(n);
+    if (holder === undefined) return;
+    holder.stop();
+    this.#h.holders.delete(n);
+    await r.leases.giveUp(`p${n}`, holder.token);
+  }
+
+  /** See `Inbox.renew`: the key's lease, by compare-and-set; also takes over the partition's consumer when its holder is gone. */
   async renew(lease: InboxLease): Promise<boolean> {
     this.#open();
     const token = this.#token(lease);
     const r = await this.#get();
-    if (this.#holders.get(token.partition)?.lost === true) return false;
-    const { hash } = place(r, lease.key);
     try {
-      const written = await r.leases.change(token.partition, token.token, (v) => (v.k[hash] === token.id ? { ...v } : false));
-      return written !== undefined && written !== null;
+      const held =
+        this.#h.holders.get(token.partition)?.lost !== true &&
+        (await r.leases.renew(`k${place(r, lease.key).hash}`, token.token));
+      if (!held) {
+        await this.#dropKeyLease(r, token.partition);
+        return false;
+      }
+      await ensureHolder(r, this.#h, this.#o, token.partition, lease.workerId);
+      return true;
     } catch (error) {
       throw unavailable('renew the lease', error);
     }
   }
 
-  /** See `Inbox.release`: the key's lease is given up; the partition too when no key of it is leased any more. */
+  /** See `Inbox.release`: the key's lease is given up (the deliveries begun under it do not count); the partition's too when this process holds no other key in it. */
   async release(lease: InboxLease): Promise<void> {
     this.#open();
     const token = this.#token(lease);
@@ -282,17 +301,7 @@ export class JetStreamInbox implements Inbox {
     try {
       if (!(await this.#held(r, lease.key, token))) return;
       await rollbackDeliveries(r, lease.key, lease.token);
-      const { hash } = place(r, lease.key);
-      const written = await r.leases.change(token.partition, token.token, (v) => {
-        if (v.k[hash] !== token.id) return false;
-        const k = { ...v.k };
-        delete k[hash];
-        return Object.keys(k).length === 0 ? null : { ...v, k };
-      });
-      if (written === null) {
-        this.#holders.get(token.partition)?.stop();
-        this.#holders.delete(token.partition);
-      }
+      if (await r.leases.giveUp(`k${place(r, lease.key).hash}`, token.token)) await this.#dropKeyLease(r, token.partition);
     } catch (error) {
       throw unavailable('release the lease', error);
     }
@@ -361,7 +370,7 @@ export class JetStreamInbox implements Inbox {
       if (msgId !== undefined && msgId !== '') {
         await r.buckets.receipts.put(`d${msgId}`, JSON.stringify(receiptOfMessage(message)));
       }
-      const holder = this.#holders.get(place(r, entry.sessionKey).partition);
+      const holder = this.#h.holders.get(place(r, entry.sessionKey).partition);
       const acked = holder === undefined ? false : await holder.ack(parsed.seq).catch(() => false);
       if (!acked) {
         await r.c.jsm.streams.deleteMessage(this.#o.stream, parsed.seq, false).catch((error: unknown) => {
@@ -491,8 +500,8 @@ export class JetStreamInbox implements Inbox {
     this.#closed = true;
     this.#wakeups.close(inboxClosedError(NAME));
     if (this.#poll !== undefined) clearInterval(this.#poll);
-    for (const holder of this.#holders.values()) holder.stop();
-    this.#holders.clear();
+    for (const holder of this.#h.holders.values()) holder.stop();
+    this.#h.holders.clear();
     this.#listeners.clear();
     const c = await this.#connection?.catch(() => undefined);
     await c?.close().catch(() => undefined);

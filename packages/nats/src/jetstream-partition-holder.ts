@@ -11,8 +11,10 @@ const FETCH_EXPIRES_MS = 1000;
  * consumer (so it starts after the ack floor: acknowledged entries are gone from the work-queue
  * stream), pulls its entries, keeps every delivered and unacknowledged one alive with `working()`
  * every `leaseMs`/3, and acknowledges them after the settling save. It never naks. A redelivery
- * seen while holding (another holder's consumer, or this one's `ack_wait` passed) marks the
- * partition lost: its leases stop renewing and reading (`LEASE_LOST`).
+ * seen while holding (another holder's consumer, or this one's `ack_wait` passed), a consumer
+ * that vanished (another holder recreated it) or a partition lease that could not be renewed
+ * marks the partition lost: this process's key leases in it stop renewing and reading
+ * (`LEASE_LOST`).
  * @internal
  */
 export class PartitionHolder {
@@ -25,8 +27,12 @@ export class PartitionHolder {
   #pull: ConsumerMessages | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(token: string) {
+  readonly #renew: () => Promise<boolean>;
+
+  /** `renew` renews the partition lease (false: lost); it runs every `leaseMs`/3 with the `working()` calls. */
+  constructor(token: string, renew: () => Promise<boolean>) {
     this.token = token;
+    this.#renew = renew;
   }
 
   /** Whether a redelivery or a vanished consumer showed that someone else held the partition. */
@@ -77,6 +83,12 @@ export class PartitionHolder {
   #keepAlive(): void {
     if (this.#lost) return;
     for (const message of this.#messages.values()) message.working();
+    this.#renew().then(
+      (held) => {
+        if (!held && !this.#stopped) this.#lost = true;
+      },
+      () => undefined, // the server is unreachable: the next tick tries again, the lease expires meanwhile
+    );
   }
 
   /** Acknowledges the entry at `seq` through the consumer (the work-queue stream removes it); false when this holder has not pulled it. */
