@@ -14,7 +14,7 @@ async function busyPartitions(r: Ready): Promise<number[]> {
   );
   const busy: { n: number; first: number }[] = [];
   firsts.forEach((message, n) => {
-    if (message !== null && message !== undefined) busy.push({ n, first: message.seq });
+    if (message !== null) busy.push({ n, first: message.seq });
   });
   return busy.sort((a, b) => a.first - b.first).map((b) => b.n);
 }

@@ -42,7 +42,7 @@ export class InboxConnection {
   }
 
   /** Whether the client is connected now. */
-  get up(): boolean {
+  isUp(): boolean {
     return this.#up && !this.nc.isClosed();
   }
 

@@ -29,7 +29,12 @@ function splitBody(message: StoredMsg): { fields: EntryBody; signalText: string 
 /** The receipt of a stored entry message. @internal */
 export function receiptOfMessage(message: StoredMsg): InboxReceipt {
   const { fields } = splitBody(message);
-  return { receiptId: receiptIdOf(message.seq, fields.r), sessionKey: fields.k, seq: String(message.seq), acceptedAt: fields.at };
+  return {
+    receiptId: receiptIdOf(message.seq, fields.r),
+    sessionKey: fields.k,
+    seq: String(message.seq),
+    acceptedAt: fields.at,
+  };
 }
 
 /** The entry of a stored entry message, with its delivery count. @internal */
@@ -57,7 +62,11 @@ export function keyOfMessage(message: StoredMsg): string {
  * (acknowledged, or not a receipt of this stream).
  * @internal
  */
-export async function storedEntry(jsm: JetStreamManager, stream: string, receiptId: string): Promise<StoredMsg | undefined> {
+export async function storedEntry(
+  jsm: JetStreamManager,
+  stream: string,
+  receiptId: string,
+): Promise<StoredMsg | undefined> {
   const parsed = parseReceiptId(receiptId);
   if (parsed === undefined) return undefined;
   const message = await jsm.direct.getMessage(stream, { seq: parsed.seq });

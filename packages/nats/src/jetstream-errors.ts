@@ -2,8 +2,8 @@ import { InboxError, isSignalyardError } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 
 /** The `INBOX_UNAVAILABLE` error of a failed call to the server (nothing written, for `accept`). @internal */
-export function unavailable(what: string, error: unknown): InboxError {
-  if (isSignalyardError(error)) return error as InboxError;
+export function unavailable(what: string, error: unknown): Error {
+  if (isSignalyardError(error)) return error;
   return new InboxError({
     code: 'INBOX_UNAVAILABLE',
     message: `NATS JetStream could not ${what}: ${errorText(error)}; retry later (check the server and the connection settings)`,

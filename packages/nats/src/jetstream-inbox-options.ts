@@ -109,10 +109,19 @@ function connectionProblems(options: Readonly<Record<string, unknown>>, problems
     (typeof servers === 'string' && servers !== '') ||
     (Array.isArray(servers) && servers.length > 0 && servers.every((s) => typeof s === 'string' && s !== ''));
   if ((servers === undefined) === (connection === undefined)) {
-    problems.push({ path: 'servers', message: 'expected exactly one of servers (URLs) or connection (a NatsConnection)' });
+    problems.push({
+      path: 'servers',
+      message: 'expected exactly one of servers (URLs) or connection (a NatsConnection)',
+    });
   } else if (servers !== undefined && !serversOk) {
-    problems.push({ path: 'servers', message: `expected a URL or a non-empty list of URLs, got ${describeValue(servers)}` });
-  } else if (connection !== undefined && (!isRecord(connection) || typeof (connection as { publish?: unknown }).publish !== 'function')) {
+    problems.push({
+      path: 'servers',
+      message: `expected a URL or a non-empty list of URLs, got ${describeValue(servers)}`,
+    });
+  } else if (
+    connection !== undefined &&
+    (!isRecord(connection) || typeof (connection as { publish?: unknown }).publish !== 'function')
+  ) {
     problems.push({ path: 'connection', message: `expected a NatsConnection, got ${describeValue(connection)}` });
   }
   if (connectOptions !== undefined && (connection !== undefined || !isRecord(connectOptions))) {
@@ -131,7 +140,9 @@ function connectionProblems(options: Readonly<Record<string, unknown>>, problems
 export function resolveJetStreamInboxOptions(options: JetStreamInboxOptions): ResolvedJetStreamInboxOptions {
   if (!isRecord(options)) {
     throw new ConfigError({
-      problems: [{ path: '', message: `expected inbox options { servers } or { connection }, got ${describeValue(options)}` }],
+      problems: [
+        { path: '', message: `expected inbox options { servers } or { connection }, got ${describeValue(options)}` },
+      ],
     });
   }
   const problems: ConfigProblem[] = [];
@@ -139,10 +150,16 @@ export function resolveJetStreamInboxOptions(options: JetStreamInboxOptions): Re
   connectionProblems(given, problems);
   const { stream = DEFAULT_JETSTREAM_STREAM, partitions = 16 } = options;
   if (typeof stream !== 'string' || !STREAM_NAME.test(stream)) {
-    problems.push({ path: 'stream', message: `expected 1 to 32 letters, digits, _ or -, got ${describeValue(stream)}` });
+    problems.push({
+      path: 'stream',
+      message: `expected 1 to 32 letters, digits, _ or -, got ${describeValue(stream)}`,
+    });
   }
   if (typeof partitions !== 'number' || !Number.isSafeInteger(partitions) || partitions < 1 || partitions > 1024) {
-    problems.push({ path: 'partitions', message: `expected an integer from 1 to 1024, got ${describeValue(partitions)}` });
+    problems.push({
+      path: 'partitions',
+      message: `expected an integer from 1 to 1024, got ${describeValue(partitions)}`,
+    });
   }
   for (const name of ['leaseMs', 'outcomeTtlMs', 'pollMs', 'publishTimeoutMs']) msOptionProblem(given, name, problems);
   const limits = resolveInboxLimits(given, problems);

@@ -1,4 +1,10 @@
-import { InboxError, type InboxDeadLetter, type InboxEntry, type InboxReceipt, type OutcomeJson } from '@signalyard/core';
+import {
+  InboxError,
+  type InboxDeadLetter,
+  type InboxEntry,
+  type InboxReceipt,
+  type OutcomeJson,
+} from '@signalyard/core';
 import type { EventLogSource, EventRow, OutcomeLookup } from '@signalyard/core/internal';
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { InboxConnection } from './jetstream-connection.js';
@@ -31,7 +37,7 @@ export function lostRace(error: unknown): boolean {
 
 /** A KV value kept with its own time to live (`ms` after the entry's server timestamp), live now? @internal */
 export function liveFor(entry: KvEntry | null, now: number): { ms: number } | undefined {
-  if (entry === null || entry.operation !== 'PUT' || entry.length === 0) return undefined;
+  if (entry?.operation !== 'PUT' || entry.length === 0) return undefined;
   const value = entry.json<{ ms: number }>();
   return entry.created.getTime() + value.ms > now ? value : undefined;
 }
@@ -44,7 +50,7 @@ export function place(r: Ready, sessionKey: string): KeyPlace {
 /** The durable delivery count of the entry at `seq` (0 before the first). @internal */
 export async function attemptsOf(attempts: KV, seq: number): Promise<number> {
   const entry = await attempts.get(`a${seq}`);
-  if (entry === null || entry.operation !== 'PUT' || entry.length === 0) return 0;
+  if (entry?.operation !== 'PUT' || entry.length === 0) return 0;
   return entry.json<AttemptsValue>().n;
 }
 
@@ -71,7 +77,7 @@ export async function rollbackDeliveries(r: Ready, sessionKey: string, token: st
   const messages = await messagesOn(r.c.jsm, r.names.stream, subject, 1, Number.MAX_SAFE_INTEGER);
   for (const message of messages) {
     const entry = await r.buckets.attempts.get(`a${message.seq}`);
-    if (entry === null || entry.operation !== 'PUT' || entry.length === 0) continue;
+    if (entry?.operation !== 'PUT' || entry.length === 0) continue;
     const v = entry.json<AttemptsValue>();
     if (v.t !== token) continue;
     await r.buckets.attempts
@@ -107,12 +113,17 @@ export async function pendingKeys(
 /** The receipt of a settled entry by its `Nats-Msg-Id`, kept `dedupeWindowMs` after its `ack`. @internal */
 export async function settledReceipt(r: Ready, msgId: string): Promise<InboxReceipt | undefined> {
   const entry = await r.buckets.receipts.get(`d${msgId}`);
-  if (entry === null || entry.operation !== 'PUT' || entry.length === 0) return undefined;
+  if (entry?.operation !== 'PUT' || entry.length === 0) return undefined;
   return entry.json<InboxReceipt>();
 }
 
 /** The receipt of the first entry accepted with `msgId` (the stream answered a duplicate at `seq`). @internal */
-export async function duplicateReceipt(r: Ready, seq: number, msgId: string, sessionKey: string): Promise<InboxReceipt> {
+export async function duplicateReceipt(
+  r: Ready,
+  seq: number,
+  msgId: string,
+  sessionKey: string,
+): Promise<InboxReceipt> {
   const message = await r.c.jsm.direct.getMessage(r.names.stream, { seq });
   if (message !== null) return receiptOfMessage(message);
   const settled = await settledReceipt(r, msgId);
@@ -128,7 +139,7 @@ export async function duplicateReceipt(r: Ready, seq: number, msgId: string, ses
 export async function knownReceipt(r: Ready, sessionKey: string, msgId: string): Promise<InboxReceipt | undefined> {
   const { subject } = place(r, sessionKey);
   const messages = await messagesOn(r.c.jsm, r.names.stream, subject, 1, Number.MAX_SAFE_INTEGER);
-  const found = messages.find((m) => m.header?.get('Nats-Msg-Id') === msgId);
+  const found = messages.find((m) => m.header.get('Nats-Msg-Id') === msgId);
   return found === undefined ? settledReceipt(r, msgId) : receiptOfMessage(found);
 }
 
@@ -158,7 +169,7 @@ export function eventSource(r: Ready, maxPerSession: number): EventLogSource {
       const messages = await messagesOn(r.c.jsm, r.names.events, eventSubject(r, parsed.seq), from, limit);
       const rows: EventRow[] = [];
       for (const message of messages) {
-        if (message.header?.get('Sy-Receipt') !== receiptId) continue;
+        if (message.header.get('Sy-Receipt') !== receiptId) continue;
         const text = message.string();
         const cut = text.indexOf('\n');
         rows.push({ offset: String(message.seq), attempt: Number(text.slice(0, cut)), text: text.slice(cut + 1) });

@@ -13,7 +13,6 @@ import type {
   TurnEvent,
 } from '@signalyard/core';
 import {
-  InboxWakeups,
   assertAcquire,
   assertAttempt,
   assertEntry,
@@ -40,7 +39,15 @@ import {
 import type { PubAck } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import { InboxConnection } from './jetstream-connection.js';
-import { entryBody, entryOfMessage, keyOfMessage, messagesOn, receiptOfMessage, storedEntry } from './jetstream-entries.js';
+import { InboxSignals } from './jetstream-inbox-signals.js';
+import {
+  entryBody,
+  entryOfMessage,
+  keyOfMessage,
+  messagesOn,
+  receiptOfMessage,
+  storedEntry,
+} from './jetstream-entries.js';
 import { isApiCode, isTimeout, outcomeUnknown, unavailable } from './jetstream-errors.js';
 import { acquireLeases, ensureHolder, type Holders } from './jetstream-acquire.js';
 import {
@@ -112,10 +119,7 @@ export class JetStreamInbox implements Inbox {
   #ready: Promise<Ready> | undefined;
   #closed = false;
   readonly #h: Holders = { holders: new Map(), keyLeases: new Map() };
-  readonly #listeners = new Set<(sessionKey: string, what: InboxNotice) => void>();
-  readonly #wakeups = new InboxWakeups(() => this.#watch());
-  #listening = false;
-  #poll: ReturnType<typeof setInterval> | undefined;
+  readonly #signals: InboxSignals;
   readonly #open = (): void => {
     if (this.#closed) throw inboxClosedError(NAME);
   };
@@ -127,6 +131,7 @@ export class JetStreamInbox implements Inbox {
   constructor(options: JetStreamInboxOptions) {
     this.#o = resolveJetStreamInboxOptions(options);
     this.#names = jetStreamNames(this.#o.stream);
+    this.#signals = new InboxSignals(() => this.#get(), this.#o.pollMs);
   }
 
   /**
@@ -172,7 +177,10 @@ export class JetStreamInbox implements Inbox {
     this.#ready ??= (async () => {
       const c = await this.#connect();
       const buckets = await openBuckets(c.kvm, this.#names, this.#o, false).catch((error: unknown) => {
-        throw unavailable(`open the inbox's buckets of stream ${JSON.stringify(this.#o.stream)} (call provision() once first)`, error);
+        throw unavailable(
+          `open the inbox's buckets of stream ${JSON.stringify(this.#o.stream)} (call provision() once first)`,
+          error,
+        );
       });
       return this.#prepare(c, buckets);
     })().catch((error: unknown) => {
@@ -188,7 +196,7 @@ export class JetStreamInbox implements Inbox {
     const checked = checkAccept(entry);
     const r = await this.#get();
     const { sessionKey } = checked;
-    if (!r.c.up) throw unavailable('accept the entry', new Error('the connection to the server is down'));
+    if (!r.c.isUp()) throw unavailable('accept the entry', new Error('the connection to the server is down'));
     const { subject } = place(r, sessionKey);
     const msgId = msgIdOf(checked.id);
     const info = await r.c.jsm.streams.info(this.#o.stream, { subjects_filter: subject }).catch((error: unknown) => {
@@ -221,14 +229,15 @@ export class JetStreamInbox implements Inbox {
         expect: { streamName: this.#o.stream },
       });
     } catch (error) {
-      if (isApiCode(error, 10060) || /no responders|503/i.test(String(error))) throw unavailable('append the entry', error);
-      if (isTimeout(error) || !r.c.up) throw outcomeUnknown(sessionKey, error);
+      if (isApiCode(error, 10060) || /no responders|503/i.test(String(error)))
+        throw unavailable('append the entry', error);
+      if (isTimeout(error) || !r.c.isUp()) throw outcomeUnknown(sessionKey, error);
       throw unavailable('append the entry', error);
     }
     const receipt = ack.duplicate
       ? await duplicateReceipt(r, ack.seq, msgId, sessionKey)
       : { receiptId: `${ack.seq}-${uuid}`, sessionKey, seq: String(ack.seq), acceptedAt };
-    this.#notice(r, sessionKey, 'entry');
+    this.#signals.notice(r, sessionKey, 'entry');
     return receipt;
   }
 
@@ -301,7 +310,8 @@ export class JetStreamInbox implements Inbox {
     try {
       if (!(await this.#held(r, lease.key, token))) return;
       await rollbackDeliveries(r, lease.key, lease.token);
-      if (await r.leases.giveUp(`k${place(r, lease.key).hash}`, token.token)) await this.#dropKeyLease(r, token.partition);
+      if (await r.leases.giveUp(`k${place(r, lease.key).hash}`, token.token))
+        await this.#dropKeyLease(r, token.partition);
     } catch (error) {
       throw unavailable('release the lease', error);
     }
@@ -366,8 +376,8 @@ export class JetStreamInbox implements Inbox {
     try {
       const message = await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId);
       if (message === undefined) return;
-      const msgId = message.header?.get('Nats-Msg-Id');
-      if (msgId !== undefined && msgId !== '') {
+      const msgId = message.header.get('Nats-Msg-Id');
+      if (msgId !== '') {
         await r.buckets.receipts.put(`d${msgId}`, JSON.stringify(receiptOfMessage(message)));
       }
       const holder = this.#h.holders.get(place(r, entry.sessionKey).partition);
@@ -378,7 +388,7 @@ export class JetStreamInbox implements Inbox {
         });
       }
       await r.buckets.attempts.purge(`a${parsed.seq}`);
-      this.#settled(r, entry.receiptId);
+      this.#signals.settled(r, entry.receiptId);
     } catch (error) {
       throw unavailable('acknowledge the entry', error);
     }
@@ -403,7 +413,7 @@ export class JetStreamInbox implements Inbox {
         });
       });
       if (isPoisonedOutcome(outcome)) await keepDeadLetter(r, receiptId, JSON.parse(text) as OutcomeJson, ttlMs);
-      this.#settled(r, receiptId);
+      this.#signals.settled(r, receiptId);
     } catch (error) {
       throw unavailable('store the outcome', error);
     }
@@ -415,8 +425,11 @@ export class JetStreamInbox implements Inbox {
       this.#open,
       receiptId,
       opts,
-      async (id) => lookupOutcome(await this.#get(), id).catch((e: unknown) => Promise.reject(unavailable('look the outcome up', e))),
-      this.#wakeups,
+      async (id) =>
+        lookupOutcome(await this.#get(), id).catch((e: unknown) =>
+          Promise.reject(unavailable('look the outcome up', e)),
+        ),
+      this.#signals.wakeups,
     );
   }
 
@@ -433,7 +446,7 @@ export class JetStreamInbox implements Inbox {
       const h = headers();
       h.set('Sy-Receipt', receiptId);
       await r.c.js.publish(eventSubject(r, message.seq), `${attempt}\n${text}`, { headers: h });
-      this.#wakeups.wake(receiptId);
+      this.#signals.wakeups.wake(receiptId);
     } catch (error) {
       throw unavailable('publish the event', error);
     }
@@ -449,7 +462,7 @@ export class JetStreamInbox implements Inbox {
     const checked = checkEventsArgs(ref, opts);
     const r = await this.#get();
     try {
-      yield* readEventLog(eventSource(r, this.#o.maxPendingPerSession), this.#wakeups, checked);
+      yield* readEventLog(eventSource(r, this.#o.maxPendingPerSession), this.#signals.wakeups, checked);
     } catch (error) {
       throw unavailable('read the events', error);
     }
@@ -472,11 +485,7 @@ export class JetStreamInbox implements Inbox {
   /** See `Inbox.onNotify`. */
   onNotify(listener: (sessionKey: string, what: InboxNotice) => void): () => void {
     if (this.#closed) return () => undefined;
-    this.#listeners.add(listener);
-    this.#listen();
-    return () => {
-      this.#listeners.delete(listener);
-    };
+    return this.#signals.listen(listener);
   }
 
   /** See `Inbox.deadLetters`. */
@@ -498,73 +507,10 @@ export class JetStreamInbox implements Inbox {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#wakeups.close(inboxClosedError(NAME));
-    if (this.#poll !== undefined) clearInterval(this.#poll);
+    this.#signals.close(inboxClosedError(NAME));
     for (const holder of this.#h.holders.values()) holder.stop();
     this.#h.holders.clear();
-    this.#listeners.clear();
     const c = await this.#connection?.catch(() => undefined);
     await c?.close().catch(() => undefined);
-  }
-
-  #notice(r: Ready, sessionKey: string, what: InboxNotice): void {
-    try {
-      r.c.nc.publish(this.#names.notices, JSON.stringify({ k: sessionKey, w: what }));
-    } catch {
-      // best effort: workers poll
-    }
-  }
-
-  #settled(r: Ready, receiptId: string): void {
-    this.#wakeups.wake(receiptId);
-    try {
-      r.c.nc.publish(this.#names.settled, receiptId);
-    } catch {
-      // best effort: waiters poll
-    }
-  }
-
-  /** Starts the wake-up subscriptions and the poller (on the first wait). */
-  #watch(): void {
-    this.#poll ??= setInterval(() => {
-      if (this.#wakeups.size > 0) this.#wakeups.wakeAll();
-    }, this.#o.pollMs);
-    this.#poll.unref();
-    void this.#get()
-      .then((r) => {
-        if (this.#closed || this.#subscribed.has('settled')) return;
-        this.#subscribed.add('settled');
-        const decoder = new TextDecoder();
-        r.c.subscribe(this.#names.settled, (data) => this.#wakeups.wake(decoder.decode(data)));
-        r.c.subscribe(`${this.#names.events}.*`, (_, receiptId) => {
-          if (receiptId !== undefined) this.#wakeups.wake(receiptId);
-        });
-      })
-      .catch(() => undefined);
-  }
-
-  readonly #subscribed = new Set<string>();
-
-  #listen(): void {
-    if (this.#listening) return;
-    this.#listening = true;
-    void this.#get()
-      .then((r) => {
-        if (this.#closed) return;
-        const decoder = new TextDecoder();
-        r.c.subscribe(this.#names.notices, (data) => {
-          const { k, w } = JSON.parse(decoder.decode(data)) as { k: string; w: InboxNotice };
-          for (const listener of [...this.#listeners]) {
-            try {
-              listener(k, w);
-            } catch {
-              // a listener that throws does not stop the others
-            }
-          }
-        });
-      })
-      .catch(() => {
-        this.#listening = false;
-      });
   }
 }

@@ -46,7 +46,7 @@ export function randomHex(bytes: number): string {
 }
 
 function parseValue(entry: KvEntry | null): LeaseValue | undefined {
-  if (entry === null || entry.operation !== 'PUT' || entry.length === 0) return undefined;
+  if (entry?.operation !== 'PUT' || entry.length === 0) return undefined;
   try {
     return entry.json<LeaseValue>();
   } catch {

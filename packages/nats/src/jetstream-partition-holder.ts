@@ -56,7 +56,12 @@ export class PartitionHolder {
     }
     await jsm.consumers.add(stream, config);
     const consumer = await js.consumers.get(stream, name);
-    this.#timer = setInterval(() => this.#keepAlive(), Math.max(1, Math.floor(leaseMs / 3)));
+    this.#timer = setInterval(
+      () => {
+        this.#keepAlive();
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
     this.#timer.unref();
     void (async () => {
       while (!this.#stopped) {
@@ -64,7 +69,7 @@ export class PartitionHolder {
           this.#pull = await consumer.fetch({ max_messages: FETCH_BATCH, expires: FETCH_EXPIRES_MS });
           for await (const message of this.#pull) this.#delivered(message);
         } catch {
-          if (!this.#stopped) this.#lost = true; // the consumer was deleted: another holder recreated it
+          this.#lost ||= !this.#stopped; // the consumer was deleted: another holder recreated it
           return;
         }
       }

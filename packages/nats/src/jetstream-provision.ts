@@ -7,7 +7,8 @@ import {
   type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import type { Kvm } from '@nats-io/kv';
+import { type KV } from '@nats-io/kv';
 import { configMismatch, isApiCode, unavailable } from './jetstream-errors.js';
 import type { ResolvedJetStreamInboxOptions } from './jetstream-inbox-options.js';
 import { nanos, type JetStreamNames } from './jetstream-names.js';
@@ -24,7 +25,10 @@ export interface InboxBuckets {
 const PARTITIONS = /partitions=(\d+)/;
 
 /** The entries stream's configuration. @internal */
-export function entriesStreamConfig(names: JetStreamNames, o: ResolvedJetStreamInboxOptions): Partial<StreamConfig> & { name: string } {
+export function entriesStreamConfig(
+  names: JetStreamNames,
+  o: ResolvedJetStreamInboxOptions,
+): Partial<StreamConfig> & { name: string } {
   return {
     name: names.stream,
     subjects: [`${names.stream}.*.*`],
@@ -36,7 +40,10 @@ export function entriesStreamConfig(names: JetStreamNames, o: ResolvedJetStreamI
   };
 }
 
-function eventsStreamConfig(names: JetStreamNames, o: ResolvedJetStreamInboxOptions): Partial<StreamConfig> & { name: string } {
+function eventsStreamConfig(
+  names: JetStreamNames,
+  o: ResolvedJetStreamInboxOptions,
+): Partial<StreamConfig> & { name: string } {
   return {
     name: names.events,
     subjects: [`${names.events}.*`],
@@ -49,7 +56,11 @@ function eventsStreamConfig(names: JetStreamNames, o: ResolvedJetStreamInboxOpti
 }
 
 /** The durable pull consumer of partition `n`: explicit acks, `ack_wait` = `leaseMs`, unlimited deliveries, from the first entry not acknowledged. @internal */
-export function partitionConsumerConfig(names: JetStreamNames, o: ResolvedJetStreamInboxOptions, n: number): Partial<ConsumerConfig> {
+export function partitionConsumerConfig(
+  names: JetStreamNames,
+  o: ResolvedJetStreamInboxOptions,
+  n: number,
+): Partial<ConsumerConfig> {
   return {
     durable_name: names.consumer(n),
     filter_subject: names.partitionSubjects(n),
@@ -92,15 +103,27 @@ export async function provisionInbox(
     const where = `Stream ${JSON.stringify(names.stream)}`;
     await ensureStream(jsm, entriesStreamConfig(names, o), (found) => {
       const partitions = Number(PARTITIONS.exec(found.description ?? '')?.[1] ?? Number.NaN);
-      if (partitions !== o.partitions) throw configMismatch(where, 'partitions', Number.isNaN(partitions) ? found.description : partitions, o.partitions);
-      if (found.retention !== RetentionPolicy.Workqueue) throw configMismatch(where, 'retention', found.retention, 'workqueue');
+      if (partitions !== o.partitions)
+        throw configMismatch(
+          where,
+          'partitions',
+          Number.isNaN(partitions) ? found.description : partitions,
+          o.partitions,
+        );
+      if (found.retention !== RetentionPolicy.Workqueue)
+        throw configMismatch(where, 'retention', found.retention, 'workqueue');
       if (found.duplicate_window !== nanos(o.dedupeWindowMs)) {
         throw configMismatch(where, 'dedupeWindowMs', found.duplicate_window / 1e6, o.dedupeWindowMs);
       }
     });
     await ensureStream(jsm, eventsStreamConfig(names, o), (found) => {
       if (found.max_age !== nanos(o.outcomeTtlMs)) {
-        throw configMismatch(`Stream ${JSON.stringify(names.events)}`, 'outcomeTtlMs', found.max_age / 1e6, o.outcomeTtlMs);
+        throw configMismatch(
+          `Stream ${JSON.stringify(names.events)}`,
+          'outcomeTtlMs',
+          found.max_age / 1e6,
+          o.outcomeTtlMs,
+        );
       }
     });
     await Promise.all(
@@ -112,7 +135,12 @@ export async function provisionInbox(
           const info = await jsm.consumers.info(names.stream, names.consumer(n)).catch(() => undefined);
           if (info === undefined) throw error;
           if (info.config.ack_wait !== config.ack_wait) {
-            throw configMismatch(`Consumer ${JSON.stringify(names.consumer(n))}`, 'leaseMs', (info.config.ack_wait ?? 0) / 1e6, o.leaseMs);
+            throw configMismatch(
+              `Consumer ${JSON.stringify(names.consumer(n))}`,
+              'leaseMs',
+              (info.config.ack_wait ?? 0) / 1e6,
+              o.leaseMs,
+            );
           }
         }
       }),

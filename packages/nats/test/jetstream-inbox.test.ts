@@ -3,6 +3,7 @@ import { jetstreamManager, AckPolicy } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
+import type { InboxLease } from '@signalyard/core';
 import { JetStreamInbox } from '@signalyard/nats';
 import { rejectsCode, throwsCode } from '@signalyard/test-utils';
 import { describeNats, startNatsServer, type NatsServer } from '@signalyard/test-utils/nats';
@@ -105,7 +106,10 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
 
     it('an inbox over a stream never provisioned rejects with INBOX_UNAVAILABLE saying to call provision()', async () => {
       const inbox = new JetStreamInbox({ servers: server.url, stream: uniqueStream() });
-      const error = await rejectsCode(inbox.accept({ sessionKey: 'k', signal: text('x'), id: 'i' }), 'INBOX_UNAVAILABLE');
+      const error = await rejectsCode(
+        inbox.accept({ sessionKey: 'k', signal: text('x'), id: 'i' }),
+        'INBOX_UNAVAILABLE',
+      );
       expect(error.message).toContain('provision()');
       await inbox.close();
     });
@@ -124,7 +128,8 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
         const jsm = await jetstreamManager(nc);
         const subjects = (await jsm.streams.info(stream, { subjects_filter: `${stream}.>` })).state.subjects ?? {};
         expect(Object.keys(subjects)).toHaveLength(2);
-        for (const subject of Object.keys(subjects)) expect(subject).toMatch(new RegExp(`^${stream}\\.p[0-3]\\.[0-9a-f]{20}$`));
+        for (const subject of Object.keys(subjects))
+          expect(subject).toMatch(new RegExp(`^${stream}\\.p[0-3]\\.[0-9a-f]{20}$`));
         const [lease] = await inbox.acquire('w', { leaseMs: 10_000, max: 1 });
         const [entry] = await collectEntries(inbox.read(lease as never));
         await inbox.beginDelivery(entry as never);
@@ -144,3 +149,43 @@ async function collectEntries<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   for await (const item of iterable) out.push(item);
   return out;
 }
+
+describeNats('JetStreamInbox partition consumers', () => {
+  let server: NatsServer;
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('a worker whose process stalls past leaseMs stops settling: renew is false and read rejects with LEASE_LOST', async () => {
+    const inbox = new JetStreamInbox({ servers: server.url, stream: uniqueStream(), partitions: 1, leaseMs: 600 });
+    await inbox.provision();
+    await inbox.accept({ sessionKey: 'k', signal: text('x'), id: 'x' });
+    const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
+    expect(lease?.key).toBe('k');
+    const until = Date.now() + 1500;
+    while (Date.now() < until) {
+      // the event loop is blocked: no working(), no renewal of the partition lease
+    }
+    await expect.poll(async () => inbox.renew(lease as InboxLease), { timeout: 5000 }).toBe(false);
+    await rejectsCode(collectEntries(inbox.read(lease as InboxLease)), 'LEASE_LOST');
+    await inbox.close();
+  });
+
+  it('the holder of a partition whose consumer another holder recreated loses its leases in it', async () => {
+    const stream = uniqueStream();
+    const inbox = new JetStreamInbox({ servers: server.url, stream, partitions: 1 });
+    await inbox.provision();
+    await inbox.accept({ sessionKey: 'k', signal: text('x'), id: 'x' });
+    const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
+    expect(await inbox.renew(lease as InboxLease)).toBe(true);
+    const nc = await connect({ servers: server.url });
+    const jsm = await jetstreamManager(nc);
+    await jsm.consumers.delete(stream, `${stream}_p0`);
+    await nc.close();
+    await expect.poll(async () => inbox.renew(lease as InboxLease), { timeout: 5000 }).toBe(false);
+    await inbox.close();
+  });
+});

@@ -4,7 +4,7 @@ import { connect } from '@nats-io/transport-node';
 import { JetStreamInbox } from '@signalyard/nats';
 import { rejectsCode } from '@signalyard/test-utils';
 import { describeNats, startNatsServer, type NatsServer } from '@signalyard/test-utils/nats';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 
 const text = (payload: string) => ({ kind: 'user_message' as const, payload });
 
@@ -42,9 +42,13 @@ async function drainAll(inbox: JetStreamInbox): Promise<Map<string, string[]>> {
     const leases: InboxLease[] = await inbox.acquire('drainer', { leaseMs: 30_000, max: 100 });
     if (leases.length === 0) return seen;
     for (const lease of leases) {
-      for (const entry of (await all(inbox.read(lease))) as InboxEntry[]) {
+      for (const entry of await all<InboxEntry>(inbox.read(lease))) {
         await inbox.beginDelivery(entry);
-        await inbox.putOutcome(entry.receiptId, { sessionKey: entry.sessionKey, agentId: 'a', status: 'completed' }, 60_000);
+        await inbox.putOutcome(
+          entry.receiptId,
+          { sessionKey: entry.sessionKey, agentId: 'a', status: 'completed' },
+          60_000,
+        );
         await inbox.ack(entry);
         seen.set(entry.sessionKey, [...(seen.get(entry.sessionKey) ?? []), entry.signal.payload as string]);
       }
@@ -88,7 +92,8 @@ describeNats('JetStreamInbox when the server goes away', () => {
     const paused = new Proxy(nc, {
       get(target, name, receiver) {
         const value = Reflect.get(target, name, receiver) as unknown;
-        if (name !== 'request' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+        if (name !== 'request' || typeof value !== 'function')
+          return typeof value === 'function' ? (value.bind(target) as unknown) : value;
         return (subject: string, ...rest: unknown[]) => {
           if (subject.startsWith('PAUSE.p') && pauseNext) {
             pauseNext = false;

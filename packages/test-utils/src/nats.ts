@@ -36,7 +36,9 @@ export function describeNats(name: string, fn: () => void): void {
   } else if (REQUIRED) {
     describe(name, () => {
       it('needs nats-server (SIGNALYARD_REQUIRE_NATS=1)', () => {
-        throw new Error(`SIGNALYARD_REQUIRE_NATS=1 but ${unavailable}: install nats-server (2.9 or later) or set NATS_SERVER`);
+        throw new Error(
+          `SIGNALYARD_REQUIRE_NATS=1 but ${unavailable}: install nats-server (2.9 or later) or set NATS_SERVER`,
+        );
       });
     });
   } else {
@@ -75,7 +77,9 @@ async function freePort(): Promise<number> {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
+      server.close(() => {
+        resolve(port);
+      });
     });
   });
 }
@@ -91,7 +95,9 @@ async function listening(port: number, child: ChildProcess, output: () => string
         socket.destroy();
         resolve(true);
       });
-      socket.once('error', () => resolve(false));
+      socket.once('error', () => {
+        resolve(false);
+      });
     });
     if (ok) return;
     if (Date.now() - start > ms) throw new Error(`nats-server did not listen on ${port} within ${ms} ms: ${output()}`);
@@ -102,7 +108,11 @@ async function listening(port: number, child: ChildProcess, output: () => string
 /** Waits for `child` to exit. */
 function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
 }
 
 /**
@@ -123,8 +133,8 @@ export async function startNatsServer(): Promise<NatsServer> {
     const keep = (chunk: Buffer): void => {
       log = (log + chunk.toString('utf8')).slice(-4000);
     };
-    proc.stdout?.on('data', keep);
-    proc.stderr?.on('data', keep);
+    proc.stdout.on('data', keep);
+    proc.stderr.on('data', keep);
     await listening(port, proc, () => log);
   };
   await launch();
