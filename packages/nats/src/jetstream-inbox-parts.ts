@@ -111,7 +111,7 @@ export async function pendingKeys(
 }
 
 /** The receipt of a settled entry by its `Nats-Msg-Id`, kept `dedupeWindowMs` after its `ack`. @internal */
-export async function settledReceipt(r: Ready, msgId: string): Promise<InboxReceipt | undefined> {
+async function settledReceipt(r: Ready, msgId: string): Promise<InboxReceipt | undefined> {
   const entry = await r.buckets.receipts.get(`d${msgId}`);
   if (entry?.operation !== 'PUT' || entry.length === 0) return undefined;
   return entry.json<InboxReceipt>();

@@ -92,11 +92,12 @@ const readUnder = new WeakMap<InboxEntry, string>();
  *   partition leases, outcomes, dead letters, delivery counts and settled receipts; a limits
  *   stream `<stream>_EVENTS` for turn events (one subject per entry). Create them once with
  *   {@link JetStreamInbox.provision}.
- * - **Leases.** A worker leases whole partitions (KV compare-and-set, expiring `leaseMs` after
- *   the last renewal by the server's timestamp), recreates the partition's consumer so it starts
- *   after the ack floor, and keeps what it pulled alive with `working()`; `acquire` hands out one
- *   `InboxLease` per session key of the partitions it holds (`key` is the session key). Another
- *   worker gets a key only when its whole partition is free.
+ * - **Leases.** `acquire` leases session keys (`InboxLease.key` is the session key) as KV
+ *   entries taken and renewed with compare-and-set, expiring `leaseMs` after their last write by
+ *   the server's timestamp. The first worker to lease a key of a partition with no live holder
+ *   also takes the partition's lease, recreates its consumer (it starts after the ack floor) and
+ *   keeps what it pulled alive with `working()`; a redelivery it sees marks the partition lost
+ *   (`LEASE_LOST` for this process's keys in it).
  * - **Dedupe** is the stream's duplicate window (`Nats-Msg-Id` = the SHA-256 of the id);
  *   **back-pressure** counts the messages left in the stream, per key subject and in all.
  *

@@ -41,7 +41,7 @@ export function parseKeyLeaseToken(token: string): KeyLeaseToken | undefined {
 }
 
 /** A fresh random hex id of `bytes` bytes. @internal */
-export function randomHex(bytes: number): string {
+function randomHex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
 }
 

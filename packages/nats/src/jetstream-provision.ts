@@ -25,7 +25,7 @@ export interface InboxBuckets {
 const PARTITIONS = /partitions=(\d+)/;
 
 /** The entries stream's configuration. @internal */
-export function entriesStreamConfig(
+function entriesStreamConfig(
   names: JetStreamNames,
   o: ResolvedJetStreamInboxOptions,
 ): Partial<StreamConfig> & { name: string } {
