@@ -40,12 +40,17 @@ export async function ensureHolder(
 ): Promise<void> {
   const mine = h.holders.get(n);
   if (mine !== undefined && !mine.lost) return;
+  if (mine !== undefined) {
+    // lost: let go of the partition at once (if still ours), so that a holder can recreate its consumer
+    mine.stop();
+    h.holders.delete(n);
+    await r.leases.giveUp(`p${n}`, mine.token);
+  }
   const name = `p${n}`;
   const state = await r.leases.state(name);
   if (state.live !== undefined) return;
   const value = await r.leases.take(name, state, workerId, o.leaseMs);
   if (value === undefined) return;
-  mine?.stop();
   const holder = new PartitionHolder(value.t, () => r.leases.renew(name, value.t));
   h.holders.set(n, holder);
   await holder.start(r.c.js, r.c.jsm, r.names.stream, partitionConsumerConfig(r.names, o, n), o.leaseMs);

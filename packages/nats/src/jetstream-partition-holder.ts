@@ -54,7 +54,7 @@ export class PartitionHolder {
     } catch (error) {
       if (!isApiCode(error, 10014)) throw error;
     }
-    await jsm.consumers.add(stream, config);
+    const { created } = await jsm.consumers.add(stream, config);
     const consumer = await js.consumers.get(stream, name);
     this.#timer = setInterval(
       () => {
@@ -64,13 +64,19 @@ export class PartitionHolder {
     );
     this.#timer.unref();
     void (async () => {
-      while (!this.#stopped) {
+      while (!this.#stopped && !this.#lost) {
         try {
           this.#pull = await consumer.fetch({ max_messages: FETCH_BATCH, expires: FETCH_EXPIRES_MS });
           for await (const message of this.#pull) this.#delivered(message);
         } catch {
-          this.#lost ||= !this.#stopped; // the consumer was deleted: another holder recreated it
-          return;
+          // A pull can fail for passing reasons (missed heartbeats on a busy machine, a reconnect);
+          // the partition is lost only when its consumer is gone or is another holder's (recreated).
+          const now = await jsm.consumers.info(stream, name).then(
+            (info) => info.created,
+            (error: unknown) => (isApiCode(error, 10014) ? 'gone' : created),
+          );
+          if (now !== created) this.#lost ||= !this.#stopped;
+          await new Promise((resolve) => setTimeout(resolve, 50));
         }
       }
     })();

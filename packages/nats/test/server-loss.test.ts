@@ -94,10 +94,10 @@ describeNats('JetStreamInbox when the server goes away', () => {
         const value = Reflect.get(target, name, receiver) as unknown;
         if (name !== 'request' || typeof value !== 'function')
           return typeof value === 'function' ? (value.bind(target) as unknown) : value;
-        return (subject: string, ...rest: unknown[]) => {
+        return async (subject: string, ...rest: unknown[]) => {
           if (subject.startsWith('PAUSE.p') && pauseNext) {
             pauseNext = false;
-            server.pause();
+            await server.pause(); // stopped before the entry is sent
           }
           return (value as (...args: unknown[]) => unknown).call(target, subject, ...rest);
         };

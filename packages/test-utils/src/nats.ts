@@ -6,7 +6,7 @@
  * printed — or, with SIGNALYARD_REQUIRE_NATS=1 (CI), fail.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,8 +59,8 @@ export interface NatsServer {
   readonly storeDir: string;
   /** Kills it with `signal` (default SIGKILL: no clean shutdown) and waits for it to exit. */
   kill(signal?: NodeJS.Signals): Promise<void>;
-  /** Pauses it (SIGSTOP): connections stay open, nothing is answered. */
-  pause(): void;
+  /** Pauses it (SIGSTOP) and resolves once it is stopped: connections stay open, nothing is answered. */
+  pause(): Promise<void>;
   /** Resumes a paused server (SIGCONT). */
   resume(): void;
   /** Starts it again on the same port and store directory (after {@link NatsServer.kill}). */
@@ -102,6 +102,21 @@ async function listening(port: number, child: ChildProcess, output: () => string
     if (ok) return;
     if (Date.now() - start > ms) throw new Error(`nats-server did not listen on ${port} within ${ms} ms: ${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Resolves once the process `pid` is stopped (its state in /proc is `T`), or after 2 s where /proc cannot tell. */
+async function stopped(pid: number): Promise<void> {
+  const until = Date.now() + 2000;
+  while (Date.now() < until) {
+    let state: string | undefined;
+    try {
+      state = /\) (\w)/.exec(readFileSync(`/proc/${pid}/stat`, 'utf8'))?.[1];
+    } catch {
+      state = undefined;
+    }
+    if (state === 'T' || state === 't') return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
 
@@ -150,7 +165,12 @@ export async function startNatsServer(): Promise<NatsServer> {
     port,
     storeDir,
     kill,
-    pause: () => child?.kill('SIGSTOP'),
+    pause: async () => {
+      const proc = child;
+      if (proc?.pid === undefined) return;
+      proc.kill('SIGSTOP');
+      await stopped(proc.pid);
+    },
     resume: () => child?.kill('SIGCONT'),
     restart: async () => {
       if (child !== undefined) throw new Error('nats-server is running: kill it before restart()');
