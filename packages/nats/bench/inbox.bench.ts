@@ -23,6 +23,8 @@ const IN_FLIGHT = 64;
 const THROUGHPUT_MS = 1500;
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const text = (payload: string) => ({ kind: 'user_message' as const, payload });
+/** INBOX_UNAVAILABLE errors seen (retried, as an application would), printed at the end. */
+const unavailable: string[] = [];
 
 /** Starts nats-server -js on `port` with a temporary store; undefined when the binary is missing. */
 async function startServer(): Promise<{ url: string; stop: () => void } | undefined> {
@@ -92,8 +94,10 @@ function worker(inbox: Inbox, id: string): { settled: () => number; lost: () => 
           }
           await inbox.release(lease);
         } catch (error) {
-          if ((error as { code?: string }).code !== 'LEASE_LOST') throw error;
-          lost++; // another worker settles the rest, as a Runner would let it
+          const code = (error as { code?: string }).code;
+          if (code !== 'LEASE_LOST' && code !== 'INBOX_UNAVAILABLE') throw error;
+          if (code === 'INBOX_UNAVAILABLE') unavailable.push((error as Error).message.slice(0, 160));
+          lost++; // another worker (or this one, later) settles the rest, as a Runner would
         }
       }
     }
@@ -118,8 +122,13 @@ async function throughputRound(producer: Inbox, workers: Inbox[], round: number)
     Array.from({ length: IN_FLIGHT }, async (_, lane) => {
       for (let i = 0; performance.now() < deadline; i++) {
         const id = `t${round}-${lane}-${i}`;
-        await producer.accept({ sessionKey: `s${(lane * 7 + i) % SESSIONS}`, signal: text('go'), id });
-        accepted++;
+        try {
+          await producer.accept({ sessionKey: `s${(lane * 7 + i) % SESSIONS}`, signal: text('go'), id });
+          accepted++;
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'INBOX_UNAVAILABLE') throw error;
+          unavailable.push((error as Error).message.slice(0, 160));
+        }
       }
     }),
   );
@@ -150,6 +159,10 @@ async function measureInbox(open: () => Inbox): Promise<Measured> {
     m.settled.push(settled);
   }
   for (const inbox of [producer, ...workers]) await inbox.close();
+  if (unavailable.length > 0) {
+    console.log(`${unavailable.length} INBOX_UNAVAILABLE errors (retried), first: ${unavailable[0]}`);
+    unavailable.length = 0;
+  }
   return m;
 }
 

@@ -71,22 +71,29 @@ export async function acquireLeases(
   leaseMs: number,
   max: number,
 ): Promise<InboxLease[]> {
+  const partitions = await busyPartitions(r);
+  const keysOf = await Promise.all(partitions.map((n) => pendingKeys(r, n)));
+  const queue = partitions.flatMap((n, i) => (keysOf[i] ?? []).map((key) => ({ n, ...key })));
   const out: InboxLease[] = [];
-  for (const n of await busyPartitions(r)) {
-    if (out.length >= max) break;
-    let got = 0;
-    for (const key of await pendingKeys(r, n)) {
-      if (out.length >= max) break;
-      const name = `k${key.hash}`;
-      const value = await r.leases.take(name, await r.leases.state(name), workerId, leaseMs);
-      if (value === undefined) continue;
-      const expiresAt = new Date(r.c.now() + leaseMs).toISOString();
-      out.push({ key: key.key, workerId, token: keyLeaseToken(n, value.t), expiresAt });
-      got++;
-    }
-    if (got === 0) continue;
-    h.keyLeases.set(n, (h.keyLeases.get(n) ?? 0) + got);
-    await ensureHolder(r, h, o, n, workerId);
+  const got = new Map<number, number>();
+  // In waves of the keys still wanted, in parallel: each is one compare-and-set, and a lost race only skips that key.
+  while (out.length < max && queue.length > 0) {
+    const wave = queue.splice(0, max - out.length);
+    const taken = await Promise.all(
+      wave.map(async (key) => {
+        const name = `k${key.hash}`;
+        return r.leases.take(name, await r.leases.state(name), workerId, leaseMs);
+      }),
+    );
+    const expiresAt = new Date(r.c.now() + leaseMs).toISOString();
+    wave.forEach((key, i) => {
+      const value = taken[i];
+      if (value === undefined) return;
+      out.push({ key: key.key, workerId, token: keyLeaseToken(key.n, value.t), expiresAt });
+      got.set(key.n, (got.get(key.n) ?? 0) + 1);
+    });
   }
+  for (const [n, count] of got) h.keyLeases.set(n, (h.keyLeases.get(n) ?? 0) + count);
+  await Promise.all([...got.keys()].map((n) => ensureHolder(r, h, o, n, workerId)));
   return out;
 }

@@ -38,9 +38,9 @@ export interface JetStreamInboxCommonOptions {
   pollMs?: number;
   /** How long `accept` waits for the stream's acknowledgement before rejecting with `INBOX_OUTCOME_UNKNOWN`, in milliseconds. Default 5,000. */
   publishTimeoutMs?: number;
-  /** How many entries one session may have waiting before `accept` refuses with `INBOX_FULL`. Default 1,000. */
+  /** How many entries one session may have waiting before `accept` refuses with `INBOX_FULL` (counted from the server at most a second ago plus this process's accepts since; see the README). Default 1,000. */
   maxPendingPerSession?: number;
-  /** How many entries the inbox may have waiting before `accept` refuses with `INBOX_FULL` (a bound concurrent accepts may pass by a few). Default 100,000. */
+  /** How many entries the inbox may have waiting before `accept` refuses with `INBOX_FULL`: the stream's `max_msgs` (discard new), exact, fixed at `provision()`. Default 100,000. */
   maxPending?: number;
   /** The stream's duplicate window: how long an accepted `id` is remembered, in milliseconds. Default 600,000. Fixed at `provision()`. */
   dedupeWindowMs?: number;

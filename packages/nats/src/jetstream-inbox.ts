@@ -40,6 +40,7 @@ import type { PubAck } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
 import { InboxConnection } from './jetstream-connection.js';
 import { InboxSignals } from './jetstream-inbox-signals.js';
+import { PendingCounts } from './jetstream-pending-counts.js';
 import {
   entryBody,
   entryOfMessage,
@@ -99,7 +100,8 @@ const readUnder = new WeakMap<InboxEntry, string>();
  *   keeps what it pulled alive with `working()`; a redelivery it sees marks the partition lost
  *   (`LEASE_LOST` for this process's keys in it).
  * - **Dedupe** is the stream's duplicate window (`Nats-Msg-Id` = the SHA-256 of the id);
- *   **back-pressure** counts the messages left in the stream, per key subject and in all.
+ *   **back-pressure** counts the messages left in the stream: in all through the stream's
+ *   `max_msgs` (discard new), per key subject from the server's count at most a second old.
  *
  * Workers must share a durable checkpoint store (PostgreSQL for fleets): guarantee 2's
  * compare-and-set on `inboxSeq` is what makes a redelivery harmless.
@@ -121,6 +123,7 @@ export class JetStreamInbox implements Inbox {
   #closed = false;
   readonly #h: Holders = { holders: new Map(), keyLeases: new Map() };
   readonly #signals: InboxSignals;
+  readonly #counts: PendingCounts;
   readonly #open = (): void => {
     if (this.#closed) throw inboxClosedError(NAME);
   };
@@ -133,13 +136,14 @@ export class JetStreamInbox implements Inbox {
     this.#o = resolveJetStreamInboxOptions(options);
     this.#names = jetStreamNames(this.#o.stream);
     this.#signals = new InboxSignals(() => this.#get(), this.#o.pollMs);
+    this.#counts = new PendingCounts(this.#o.maxPendingPerSession);
   }
 
   /**
    * Creates or checks the streams, consumers and buckets the inbox uses. Idempotent, and safe
    * from many processes at once; call it at deploy time or when a process starts.
    * @throws InboxError `INBOX_CONFIG_INVALID` when an existing stream, consumer or bucket
-   * contradicts the options (the message names the setting: `partitions`, `dedupeWindowMs`,
+   * contradicts the options (the message names the setting: `partitions`, `maxPending`, `dedupeWindowMs`,
    * `leaseMs`, `outcomeTtlMs`); `INBOX_UNAVAILABLE`; `INBOX_CLOSED`.
    */
   async provision(): Promise<void> {
@@ -200,19 +204,7 @@ export class JetStreamInbox implements Inbox {
     if (!r.c.isUp()) throw unavailable('accept the entry', new Error('the connection to the server is down'));
     const { subject } = place(r, sessionKey);
     const msgId = msgIdOf(checked.id);
-    const info = await r.c.jsm.streams.info(this.#o.stream, { subjects_filter: subject }).catch((error: unknown) => {
-      throw unavailable('count the entries waiting', error);
-    });
-    const waiting = info.state.subjects?.[subject] ?? 0;
-    const sessionFull = waiting >= this.#o.maxPendingPerSession;
-    if (sessionFull || info.state.messages >= this.#o.maxPending) {
-      const known = await knownReceipt(r, sessionKey, msgId).catch((error: unknown) => {
-        throw unavailable('look the id up', error);
-      });
-      if (known !== undefined) return known;
-      const limit = sessionFull ? this.#o.maxPendingPerSession : this.#o.maxPending;
-      throw inboxFullError(sessionKey, sessionFull ? 'session' : 'inbox', limit, this.#o.retryAfterMs);
-    }
+    if (await this.#counts.full(r, subject)) return this.#full(r, sessionKey, msgId, 'session');
     const uuid = randomUUID();
     const acceptedAt = new Date(r.c.now()).toISOString();
     const fields = {
@@ -230,6 +222,9 @@ export class JetStreamInbox implements Inbox {
         expect: { streamName: this.#o.stream },
       });
     } catch (error) {
+      if (isApiCode(error, 10077) || /maximum messages exceeded/i.test(String(error))) {
+        return this.#full(r, sessionKey, msgId, 'inbox'); // the stream's max_msgs (maxPending) with discard new
+      }
       if (isApiCode(error, 10060) || /no responders|503/i.test(String(error)))
         throw unavailable('append the entry', error);
       if (isTimeout(error) || !r.c.isUp()) throw outcomeUnknown(sessionKey, error);
@@ -238,8 +233,19 @@ export class JetStreamInbox implements Inbox {
     const receipt = ack.duplicate
       ? await duplicateReceipt(r, ack.seq, msgId, sessionKey)
       : { receiptId: `${ack.seq}-${uuid}`, sessionKey, seq: String(ack.seq), acceptedAt };
+    if (!ack.duplicate) this.#counts.accepted(subject);
     this.#signals.notice(r, sessionKey, 'entry');
     return receipt;
+  }
+
+  /** A full inbox or session: the receipt when `msgId` was accepted before (a retry), else `INBOX_FULL`. */
+  async #full(r: Ready, sessionKey: string, msgId: string, scope: 'session' | 'inbox'): Promise<InboxReceipt> {
+    const known = await knownReceipt(r, sessionKey, msgId).catch((error: unknown) => {
+      throw unavailable('look the id up', error);
+    });
+    if (known !== undefined) return known;
+    const limit = scope === 'session' ? this.#o.maxPendingPerSession : this.#o.maxPending;
+    throw inboxFullError(sessionKey, scope, limit, this.#o.retryAfterMs);
   }
 
   /** See `Inbox.acquire`: leases on session keys of the partitions this worker takes (or holds). */

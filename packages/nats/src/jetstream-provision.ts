@@ -1,6 +1,7 @@
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   RetentionPolicy,
   StorageType,
   type ConsumerConfig,
@@ -37,6 +38,8 @@ function entriesStreamConfig(
     storage: StorageType.File,
     allow_direct: true,
     duplicate_window: nanos(o.dedupeWindowMs),
+    max_msgs: o.maxPending,
+    discard: DiscardPolicy.New,
   };
 }
 
@@ -112,6 +115,7 @@ export async function provisionInbox(
         );
       if (found.retention !== RetentionPolicy.Workqueue)
         throw configMismatch(where, 'retention', found.retention, 'workqueue');
+      if (found.max_msgs !== o.maxPending) throw configMismatch(where, 'maxPending', found.max_msgs, o.maxPending);
       if (found.duplicate_window !== nanos(o.dedupeWindowMs)) {
         throw configMismatch(where, 'dedupeWindowMs', found.duplicate_window / 1e6, o.dedupeWindowMs);
       }

@@ -89,6 +89,7 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
       const cases: [Partial<Record<string, number>>, string][] = [
         [{ partitions: 8 }, 'partitions'],
         [{ dedupeWindowMs: 1000 }, 'dedupeWindowMs'],
+        [{ maxPending: 50 }, 'maxPending'],
         [{ leaseMs: 5000 }, 'leaseMs'],
         [{ outcomeTtlMs: 5000 }, 'outcomeTtlMs'],
       ];
