@@ -1,8 +1,9 @@
 // The JetStream inbox beside the PostgreSQL inbox, in one run: `accept` latency (p50 and p99 of
 // one accept at a time, over 100 sessions; targets 2 ms and 20 ms), accepted signals per second
 // with 64 accepts in flight while 2 workers settle (acquire → read → beginDelivery → putOutcome →
-// ack; no engine and no checkpoint store: the settled rate shown is the inbox's own ceiling, a
-// Runner's is bounded by its store), and the ratio of the JetStream figures to PostgreSQL's.
+// ack; no engine and no checkpoint store), then how fast the 2 workers settle the backlog once the
+// producers stop (the inbox's own ceiling one entry at a time; a Runner's is bounded by its
+// store), and the ratio of the JetStream figures to PostgreSQL's.
 // Starts its own `nats-server -js` (file storage, temporary directory); without the binary it
 // says so and skips. Needs PostgreSQL at DATABASE_URL or postgres://postgres@127.0.0.1:5432/test
 // for the comparison (without it the JetStream figures are printed alone).
@@ -112,7 +113,7 @@ function worker(inbox: Inbox, id: string): { settled: () => number; lost: () => 
   };
 }
 
-/** One throughput round: IN_FLIGHT accepts at a time for THROUGHPUT_MS while 2 workers settle; [accepted/s, settled/s]. */
+/** One throughput round: IN_FLIGHT accepts at a time for THROUGHPUT_MS while 2 workers settle, then THROUGHPUT_MS of the workers alone; [accepted/s, settled/s of the second part]. */
 async function throughputRound(producer: Inbox, workers: Inbox[], round: number): Promise<[number, number]> {
   const running = workers.map((w, i) => worker(w, `w${i}`));
   let accepted = 0;
@@ -133,9 +134,14 @@ async function throughputRound(producer: Inbox, workers: Inbox[], round: number)
     }),
   );
   const seconds = (performance.now() - start) / 1000;
-  const settled = running.reduce((sum, w) => sum + w.settled(), 0);
+  // then the settling rate on its own: producers stopped, the workers drain the backlog
+  const before = running.reduce((sum, w) => sum + w.settled(), 0);
+  const drainStart = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, THROUGHPUT_MS));
+  const settled = running.reduce((sum, w) => sum + w.settled(), 0) - before;
+  const drainSeconds = (performance.now() - drainStart) / 1000;
   for (const w of running) await w.stop();
-  return [accepted / seconds, settled / seconds];
+  return [accepted / seconds, settled / drainSeconds];
 }
 
 interface Measured {
@@ -259,7 +265,7 @@ figure({
 });
 figure({
   workload,
-  name: 'settled signals per second meanwhile (inbox only, no store)',
+  name: 'settled signals per second, 2 workers draining (inbox only, no store)',
   unit: '/s',
   samples: jetstream.settled,
   against: vs(postgres, 'settled', '/s'),

@@ -41,14 +41,7 @@ import { headers } from '@nats-io/nats-core';
 import { InboxConnection } from './jetstream-connection.js';
 import { InboxSignals } from './jetstream-inbox-signals.js';
 import { PendingCounts } from './jetstream-pending-counts.js';
-import {
-  entryBody,
-  entryOfMessage,
-  keyOfMessage,
-  messagesOn,
-  receiptOfMessage,
-  storedEntry,
-} from './jetstream-entries.js';
+import { entryBody, entryOfMessage, keyOfMessage, messagesOn, storedEntry } from './jetstream-entries.js';
 import { isApiCode, isTimeout, outcomeUnknown, unavailable } from './jetstream-errors.js';
 import { acquireLeases, ensureHolder, type Holders } from './jetstream-acquire.js';
 import {
@@ -81,6 +74,8 @@ const NAME = 'JetStreamInbox';
 const READ_PAGE = 100;
 /** Under which lease each entry was read, for every JetStreamInbox of the process (an entry read by one instance may be passed to another). */
 const readUnder = new WeakMap<InboxEntry, string>();
+/** The `Nats-Msg-Id` of each entry read (for `ack`, which keeps the receipt by it), for every JetStreamInbox of the process. */
+const msgIdOfEntry = new WeakMap<InboxEntry, string>();
 
 /**
  * The durable inbox on NATS JetStream (inbox.md, "JetStream specifics"), for fleets whose bus is
@@ -342,7 +337,11 @@ export class JetStreamInbox implements Inbox {
         const mine = messages.filter((m) => keyOfMessage(m) === lease.key);
         if (mine.length > 0) {
           const counts = await Promise.all(mine.map((m) => attemptsOf(r.buckets.attempts, m.seq)));
-          return mine.map((m, i) => entryOfMessage(m, counts[i] as number));
+          return mine.map((m, i) => {
+            const entry = entryOfMessage(m, counts[i] as number);
+            msgIdOfEntry.set(entry, m.header.get('Nats-Msg-Id'));
+            return entry;
+          });
         }
         from = (messages.at(-1)?.seq ?? from) + 1; // only another key with the same hash: read on
       }
@@ -381,11 +380,15 @@ export class JetStreamInbox implements Inbox {
     const parsed = parseReceiptId(entry.receiptId);
     if (parsed === undefined) return;
     try {
-      const message = await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId);
-      if (message === undefined) return;
-      const msgId = message.header.get('Nats-Msg-Id');
+      let msgId = msgIdOfEntry.get(entry);
+      if (msgId === undefined) {
+        const message = await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId);
+        if (message === undefined) return;
+        msgId = message.header.get('Nats-Msg-Id');
+      }
       if (msgId !== '') {
-        await r.buckets.receipts.put(`d${msgId}`, JSON.stringify(receiptOfMessage(message)));
+        const { receiptId, sessionKey, seq, acceptedAt } = entry;
+        await r.buckets.receipts.put(`d${msgId}`, JSON.stringify({ receiptId, sessionKey, seq, acceptedAt }));
       }
       const holder = this.#h.holders.get(place(r, entry.sessionKey).partition);
       const acked = holder === undefined ? false : await holder.ack(parsed.seq).catch(() => false);
