@@ -29,6 +29,16 @@ describe('JetStreamInbox options', () => {
     for (const name of ['servers', 'stream', 'partitions', 'leaseMs', 'colour']) expect(error.message).toContain(name);
   });
 
+  it('refuses connectOptions beside a connection, and a list of servers that holds a non-URL', () => {
+    const error = throwsCode(
+      () => new JetStreamInbox({ connection: { publish: () => undefined } as never, connectOptions: {} } as never),
+      'CONFIG_INVALID',
+    );
+    expect(error.message).toContain('connectOptions');
+    throwsCode(() => new JetStreamInbox({ servers: ['nats://a:4222', ''] }), 'CONFIG_INVALID');
+    throwsCode(() => new JetStreamInbox({ servers: 'nats://a:4222', pollMs: 0 }), 'CONFIG_INVALID');
+  });
+
   it('refuses options that are not an object, and a connection that is not one', () => {
     throwsCode(() => new JetStreamInbox(undefined as never), 'CONFIG_INVALID');
     throwsCode(() => new JetStreamInbox({ connection: 42 } as never), 'CONFIG_INVALID');
@@ -103,6 +113,26 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
       const receipt = await first.accept({ sessionKey: 'k', signal: text('x'), id: 'i' });
       expect(receipt.seq).toBe('1');
       await first.close();
+    });
+
+    it('refuses a stream of the same name that is not an inbox (no partitions recorded), naming partitions', async () => {
+      const stream = uniqueStream();
+      const nc = await connect({ servers: server.url });
+      await (await jetstreamManager(nc)).streams.add({ name: stream, subjects: [`${stream}.*.*`] });
+      await nc.close();
+      const inbox = new JetStreamInbox({ servers: server.url, stream });
+      const error = await rejectsCode(inbox.provision(), 'INBOX_CONFIG_INVALID');
+      expect(error.message).toContain('partitions');
+      await inbox.close();
+    });
+
+    it('a lease from another inbox (a token of another shape, or of a partition this stream has not) is INBOX_INPUT_INVALID', async () => {
+      const inbox = new JetStreamInbox({ servers: server.url, stream: uniqueStream(), partitions: 2 });
+      await inbox.provision();
+      const foreign = { key: 'k', workerId: 'w', token: 'not-a-token', expiresAt: new Date().toISOString() };
+      await rejectsCode(inbox.renew(foreign), 'INBOX_INPUT_INVALID');
+      await rejectsCode(inbox.release({ ...foreign, token: `7.${'0'.repeat(16)}` }), 'INBOX_INPUT_INVALID');
+      await inbox.close();
     });
 
     it('an inbox over a stream never provisioned rejects with INBOX_UNAVAILABLE saying to call provision()', async () => {
