@@ -82,7 +82,7 @@ export async function acquireLeases(
     const taken = await Promise.all(
       wave.map(async (key) => {
         const name = `k${key.hash}`;
-        return r.leases.take(name, await r.leases.state(name), workerId, leaseMs);
+        return r.leases.take(name, await r.leases.state(name), workerId, leaseMs, key.key);
       }),
     );
     const expiresAt = new Date(r.c.now() + leaseMs).toISOString();
@@ -96,4 +96,19 @@ export async function acquireLeases(
   for (const [n, count] of got) h.keyLeases.set(n, (h.keyLeases.get(n) ?? 0) + count);
   await Promise.all([...got.keys()].map((n) => ensureHolder(r, h, o, n, workerId)));
   return out;
+}
+
+/** One key lease fewer in partition `n` in this process: the last one stops pulling the partition and gives its lease up. @internal */
+export async function dropKeyLease(r: Ready, h: Holders, n: number): Promise<void> {
+  const left = (h.keyLeases.get(n) ?? 1) - 1;
+  if (left > 0) {
+    h.keyLeases.set(n, left);
+    return;
+  }
+  h.keyLeases.delete(n);
+  const holder = h.holders.get(n);
+  if (holder === undefined) return;
+  holder.stop();
+  h.holders.delete(n);
+  await r.leases.giveUp(`p${n}`, holder.token);
 }

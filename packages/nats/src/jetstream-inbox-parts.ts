@@ -2,6 +2,7 @@ import {
   InboxError,
   type InboxDeadLetter,
   type InboxEntry,
+  type InboxLeaseInfo,
   type InboxReceipt,
   type OutcomeJson,
 } from '@signalyard/core';
@@ -212,4 +213,34 @@ export async function keepDeadLetter(r: Ready, receiptId: string, outcome: Outco
   if (message === undefined) return;
   const entry = entryOfMessage(message, await attemptsOf(r.buckets.attempts, message.seq));
   await r.buckets.dead.put(`x${message.seq}`, JSON.stringify({ ms: ttlMs, e: entry, o: outcome }));
+}
+
+/** `InspectableInbox.pending` on JetStream: the entries waiting, by session key then `seq`, at most `limit`. @internal */
+export async function pendingEntries(r: Ready, sessionKey: string | undefined, limit: number): Promise<InboxEntry[]> {
+  const subjects =
+    sessionKey === undefined
+      ? Object.keys(
+          (await r.c.jsm.streams.info(r.names.stream, { subjects_filter: `${r.names.stream}.>` })).state.subjects ?? {},
+        )
+      : [place(r, sessionKey).subject];
+  const entries: InboxEntry[] = [];
+  for (const subject of subjects) {
+    for (const message of await messagesOn(r.c.jsm, r.names.stream, subject, 1, Number.MAX_SAFE_INTEGER)) {
+      if (sessionKey !== undefined && keyOfMessage(message) !== sessionKey) continue;
+      entries.push(entryOfMessage(message, await attemptsOf(r.buckets.attempts, message.seq)));
+    }
+  }
+  const bySeq = (a: InboxEntry, b: InboxEntry): number => Number(a.seq) - Number(b.seq);
+  const byKey = (a: InboxEntry, b: InboxEntry): number =>
+    a.sessionKey < b.sessionKey ? -1 : a.sessionKey > b.sessionKey ? 1 : 0;
+  return entries.sort((a, b) => byKey(a, b) || bySeq(a, b)).slice(0, limit);
+}
+
+/** `InspectableInbox.leases` on JetStream: the live session-key leases, by session key. @internal */
+export async function liveKeyLeases(r: Ready): Promise<InboxLeaseInfo[]> {
+  const leases = await r.leases.live('k');
+  return leases
+    .filter((l) => l.value.s !== undefined)
+    .map((l) => ({ key: l.value.s as string, workerId: l.value.w, expiresAt: new Date(l.expiresAt).toISOString() }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type {
   Inbox,
   InboxAcceptEntry,
+  InboxLeaseInfo,
+  InspectableInbox,
   InboxDeadLetter,
   InboxEntry,
   InboxLease,
@@ -24,6 +26,7 @@ import {
   checkAccept,
   checkEventsArgs,
   checkLimit,
+  checkPendingOptions,
   entrySettledError,
   inboxClosedError,
   inboxFullError,
@@ -43,7 +46,7 @@ import { InboxSignals } from './jetstream-inbox-signals.js';
 import { PendingCounts } from './jetstream-pending-counts.js';
 import { entryBody, entryOfMessage, keyOfMessage, messagesOn, storedEntry } from './jetstream-entries.js';
 import { isApiCode, isTimeout, outcomeUnknown, unavailable } from './jetstream-errors.js';
-import { acquireLeases, ensureHolder, type Holders } from './jetstream-acquire.js';
+import { acquireLeases, dropKeyLease, ensureHolder, type Holders } from './jetstream-acquire.js';
 import {
   attemptsOf,
   countDelivery,
@@ -55,7 +58,9 @@ import {
   knownReceipt,
   liveFor,
   lookupOutcome,
+  liveKeyLeases,
   lostRace,
+  pendingEntries,
   place,
   rollbackDeliveries,
   type Ready,
@@ -108,7 +113,7 @@ const msgIdOfEntry = new WeakMap<InboxEntry, string>();
  * const runner = createRunner({ agents, store: new PostgresCheckpointStore({ connectionString }), inbox, worker: true });
  * ```
  */
-export class JetStreamInbox implements Inbox {
+export class JetStreamInbox implements Inbox, InspectableInbox {
   /** Always `true`: entries survive process deaths (file storage on the server). */
   readonly durable = true;
   readonly #o: ResolvedJetStreamInboxOptions;
@@ -269,21 +274,6 @@ export class JetStreamInbox implements Inbox {
     return state.live?.t === token.token;
   }
 
-  /** One key lease fewer in partition `n` in this process: the last one stops pulling the partition and gives its lease up. */
-  async #dropKeyLease(r: Ready, n: number): Promise<void> {
-    const left = (this.#h.keyLeases.get(n) ?? 1) - 1;
-    if (left > 0) {
-      this.#h.keyLeases.set(n, left);
-      return;
-    }
-    this.#h.keyLeases.delete(n);
-    const holder = this.#h.holders.get(n);
-    if (holder === undefined) return;
-    holder.stop();
-    this.#h.holders.delete(n);
-    await r.leases.giveUp(`p${n}`, holder.token);
-  }
-
   /** See `Inbox.renew`: the key's lease, by compare-and-set; also takes over the partition's consumer when its holder is gone. */
   async renew(lease: InboxLease): Promise<boolean> {
     this.#open();
@@ -294,7 +284,7 @@ export class JetStreamInbox implements Inbox {
         this.#h.holders.get(token.partition)?.lost !== true &&
         (await r.leases.renew(`k${place(r, lease.key).hash}`, token.token));
       if (!held) {
-        await this.#dropKeyLease(r, token.partition);
+        await dropKeyLease(r, this.#h, token.partition);
         return false;
       }
       await ensureHolder(r, this.#h, this.#o, token.partition, lease.workerId);
@@ -313,7 +303,7 @@ export class JetStreamInbox implements Inbox {
       if (!(await this.#held(r, lease.key, token))) return;
       await rollbackDeliveries(r, lease.key, lease.token);
       if (await r.leases.giveUp(`k${place(r, lease.key).hash}`, token.token))
-        await this.#dropKeyLease(r, token.partition);
+        await dropKeyLease(r, this.#h, token.partition);
     } catch (error) {
       throw unavailable('release the lease', error);
     }
@@ -511,6 +501,25 @@ export class JetStreamInbox implements Inbox {
       throw unavailable('list the dead letters', error);
     });
     yield* letters;
+  }
+
+  /** See `InspectableInbox.pending`: direct gets over the waiting keys' subjects (an operator's view, not for hot paths). */
+  async pending(opts?: { sessionKey?: string; limit?: number }): Promise<readonly InboxEntry[]> {
+    this.#open();
+    const { sessionKey, limit } = checkPendingOptions(opts);
+    const r = await this.#get();
+    return pendingEntries(r, sessionKey, limit).catch((error: unknown) => {
+      throw unavailable('list the entries waiting', error);
+    });
+  }
+
+  /** See `InspectableInbox.leases`: the live session-key leases of the lease bucket. */
+  async leases(): Promise<readonly InboxLeaseInfo[]> {
+    this.#open();
+    const r = await this.#get();
+    return liveKeyLeases(r).catch((error: unknown) => {
+      throw unavailable('list the leases', error);
+    });
   }
 
   /** See `Inbox.close`: stops pulling and listening; closes the connection when the inbox opened it. Leases, entries and outcomes stay on the server. */

@@ -10,6 +10,15 @@ export interface LeaseValue {
   readonly t: string;
   /** Its lease time: it expires `ms` after the entry's last write (the server's timestamp). */
   readonly ms: number;
+  /** The session key, for a key lease (what operators see). */
+  readonly s?: string;
+}
+
+/** A live lease with its name and expiry (epoch ms, the server's clock). @internal */
+export interface LiveLease {
+  readonly name: string;
+  readonly value: LeaseValue;
+  readonly expiresAt: number;
 }
 
 /** What the lease bucket holds under one name now. @internal */
@@ -85,9 +94,15 @@ export class KvLeases {
   }
 
   /** Takes `name` for `workerId` when no live lease holds it (as `state` saw it); the new value, or `undefined` when another taker won. */
-  async take(name: string, state: LeaseState, workerId: string, ms: number): Promise<LeaseValue | undefined> {
+  async take(
+    name: string,
+    state: LeaseState,
+    workerId: string,
+    ms: number,
+    sessionKey?: string,
+  ): Promise<LeaseValue | undefined> {
     if (state.live !== undefined) return undefined;
-    const value: LeaseValue = { w: workerId, t: randomHex(8), ms };
+    const value: LeaseValue = { w: workerId, t: randomHex(8), ms, ...(sessionKey !== undefined && { s: sessionKey }) };
     try {
       if (state.revision === 0) await this.#kv.create(name, JSON.stringify(value));
       else await this.#kv.update(name, JSON.stringify(value), state.revision);
@@ -109,6 +124,22 @@ export class KvLeases {
       if (lostRace(error)) return false;
       throw error;
     }
+  }
+
+  /** The live leases whose names start with `prefix`. */
+  async live(prefix: string): Promise<LiveLease[]> {
+    const names: string[] = [];
+    for await (const name of await this.#kv.keys()) if (name.startsWith(prefix)) names.push(name);
+    const now = this.#now();
+    const out: LiveLease[] = [];
+    for (const name of names) {
+      const entry = await this.#kv.get(name);
+      const value = parseValue(entry);
+      if (entry === null || value === undefined) continue;
+      const expiresAt = entry.created.getTime() + value.ms;
+      if (expiresAt > now) out.push({ name, value, expiresAt });
+    }
+    return out;
   }
 
   /** Gives up the live lease under `name` whose token is `token` (a lease already lost is left alone); true when it was given up. */

@@ -146,6 +146,33 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
     });
   });
 
+  describe('what operators see (InspectableInbox)', () => {
+    it('pending lists the waiting entries by session key then seq, and leases the live key leases', async () => {
+      const inbox = new JetStreamInbox({ servers: server.url, stream: uniqueStream(), partitions: 2 });
+      await inbox.provision();
+      await inbox.accept({ sessionKey: 'b', signal: text('b0'), id: '1' });
+      await inbox.accept({ sessionKey: 'a', signal: text('a0'), id: '2' });
+      await inbox.accept({ sessionKey: 'b', signal: text('b1'), id: '3' });
+      const all = await inbox.pending();
+      expect(all.map((e) => [e.sessionKey, e.signal.payload])).toEqual([
+        ['a', 'a0'],
+        ['b', 'b0'],
+        ['b', 'b1'],
+      ]);
+      expect((await inbox.pending({ sessionKey: 'b', limit: 1 })).map((e) => e.signal.payload)).toEqual(['b0']);
+      await rejectsCode(inbox.pending({ limit: 0 }), 'INBOX_INPUT_INVALID');
+      expect(await inbox.leases()).toEqual([]);
+      const leases = await inbox.acquire('worker-1', { leaseMs: 60_000, max: 1 });
+      const shown = await inbox.leases();
+      expect(shown.map((l) => [l.key, l.workerId])).toEqual([[leases[0]?.key, 'worker-1']]);
+      expect(Date.parse(shown[0]?.expiresAt ?? '')).toBeGreaterThan(0);
+      await inbox.release(leases[0] as InboxLease);
+      expect(await inbox.leases()).toEqual([]);
+      await inbox.close();
+      await rejectsCode(inbox.pending(), 'INBOX_CLOSED');
+    });
+  });
+
   describe('entries on the stream', () => {
     it('seq is the stream sequence; each key has its subject in one partition, and an ack removes the entry from the stream', async () => {
       const stream = uniqueStream();
