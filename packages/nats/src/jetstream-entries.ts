@@ -59,7 +59,9 @@ export function keyOfMessage(message: StoredMsg): string {
 
 /**
  * The stored entry of a receipt id while it is in the stream (not acknowledged), or `undefined`
- * (acknowledged, or not a receipt of this stream).
+ * (acknowledged, or not a receipt of this stream). Asked of the stream's leader (not a direct
+ * get, which a lagging replica of a clustered stream may answer): "gone" decides `LEASE_LOST`
+ * and `OUTCOME_EXPIRED`, so it must not be a replica's lag.
  * @internal
  */
 export async function storedEntry(
@@ -69,7 +71,7 @@ export async function storedEntry(
 ): Promise<StoredMsg | undefined> {
   const parsed = parseReceiptId(receiptId);
   if (parsed === undefined) return undefined;
-  const message = await jsm.direct.getMessage(stream, { seq: parsed.seq });
+  const message = await jsm.streams.getMessage(stream, { seq: parsed.seq });
   if (message === null || splitBody(message).fields.r !== parsed.uuid) return undefined;
   return message;
 }
