@@ -19,6 +19,7 @@ export const PUBLIC_PACKAGES = [
   'signalyard',
   '@signalyard/store-sqlite',
   '@signalyard/store-postgres',
+  '@signalyard/nats',
   '@signalyard/ai-sdk',
   '@signalyard/otel',
   '@signalyard/inspector',

@@ -5,6 +5,7 @@
 // lib and do not pass `exactOptionalPropertyTypes`; the app's own type checks cover its API.
 // @signalyard/mcp is left out too: its declarations import the MCP SDK's (`@modelcontextprotocol/sdk`),
 // which this check does not hold third-party packages to; main.ts and mcp-server.ts cover its API.
+// @signalyard/nats is left out for the same reason (its declarations import @nats-io's); main.ts uses it.
 export type * as cli from '@signalyard/cli';
 export type * as core from '@signalyard/core';
 export type * as coreTesting from '@signalyard/core/testing';

@@ -12,6 +12,7 @@ import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, parseCrewConfig } from '@signalyard/crew';
 import { FsmStrategy } from '@signalyard/fsm';
 import { connectMcp } from '@signalyard/mcp';
+import { JetStreamInbox } from '@signalyard/nats';
 import { otelPlugin } from '@signalyard/otel';
 import { PipelineRuntime, definePipeline } from '@signalyard/pipeline';
 import { ComposedRouter } from '@signalyard/router';
@@ -126,6 +127,8 @@ const code = await runCli(['validate', fileURLToPath(new URL('../crew.yaml', imp
 assert.equal(code, ExitCode.Ok, out);
 assert.equal(typeof aiSdkModel, 'function');
 assert.equal(typeof PostgresCheckpointStore, 'function');
+// the JetStream inbox validates its options without touching the network
+assert.throws(() => new JetStreamInbox({ servers: 'nats://127.0.0.1:4222', partitions: 0 }), ConfigError);
 
 // MCP: a stdio server outside the workspace (mcp-server.ts, serveMcp over a Runner), connected
 // with connectMcp and called as an ordinary tool.

@@ -1,0 +1,120 @@
+import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { isApiCode } from './jetstream-errors.js';
+
+/** How many messages one pull asks for. */
+const FETCH_BATCH = 256;
+/** How long one pull waits for messages when none are there (ms). */
+const FETCH_EXPIRES_MS = 1000;
+
+/**
+ * What a worker process does for a partition it holds: (re)creates the partition's durable pull
+ * consumer (so it starts after the ack floor: acknowledged entries are gone from the work-queue
+ * stream), pulls its entries, keeps every delivered and unacknowledged one alive with `working()`
+ * every `leaseMs`/3, and acknowledges them after the settling save. It never naks. A redelivery
+ * seen while holding (another holder's consumer, or this one's `ack_wait` passed), a consumer
+ * that vanished (another holder recreated it) or a partition lease that could not be renewed
+ * marks the partition lost: this process's key leases in it stop renewing and reading
+ * (`LEASE_LOST`).
+ * @internal
+ */
+export class PartitionHolder {
+  /** The partition lease's token this holder serves. */
+  readonly token: string;
+  /** Delivered, unacknowledged messages, by stream sequence. */
+  readonly #messages = new Map<number, JsMsg>();
+  #lost = false;
+  #stopped = false;
+  #pull: ConsumerMessages | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  readonly #renew: () => Promise<boolean>;
+
+  /** `renew` renews the partition lease (false: lost); it runs every `leaseMs`/3 with the `working()` calls. */
+  constructor(token: string, renew: () => Promise<boolean>) {
+    this.token = token;
+    this.#renew = renew;
+  }
+
+  /** Whether a redelivery or a vanished consumer showed that someone else held the partition. */
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /** Recreates the consumer, then pulls in the background until {@link PartitionHolder.stop}. */
+  async start(
+    js: JetStreamClient,
+    jsm: JetStreamManager,
+    stream: string,
+    config: Partial<ConsumerConfig>,
+    leaseMs: number,
+  ): Promise<void> {
+    const name = config.durable_name as string;
+    try {
+      await jsm.consumers.delete(stream, name);
+    } catch (error) {
+      if (!isApiCode(error, 10014)) throw error;
+    }
+    const { created } = await jsm.consumers.add(stream, config);
+    const consumer = await js.consumers.get(stream, name);
+    this.#timer = setInterval(
+      () => {
+        this.#keepAlive();
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    this.#timer.unref();
+    void (async () => {
+      while (!this.#stopped && !this.#lost) {
+        try {
+          this.#pull = await consumer.fetch({ max_messages: FETCH_BATCH, expires: FETCH_EXPIRES_MS });
+          for await (const message of this.#pull) this.#delivered(message);
+        } catch {
+          // A pull can fail for passing reasons (missed heartbeats on a busy machine, a reconnect);
+          // the partition is lost only when its consumer is gone or is another holder's (recreated).
+          const now = await jsm.consumers.info(stream, name).then(
+            (info) => info.created,
+            (error: unknown) => (isApiCode(error, 10014) ? 'gone' : created),
+          );
+          if (now !== created) this.#lost ||= !this.#stopped;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    })();
+  }
+
+  #delivered(message: JsMsg): void {
+    if (this.#stopped) return;
+    if (message.info.deliveryCount > 1) {
+      this.#lost = true; // a redelivery while holding: another holder existed, or we stalled past ack_wait
+      return;
+    }
+    this.#messages.set(message.seq, message);
+  }
+
+  #keepAlive(): void {
+    if (this.#lost) return;
+    for (const message of this.#messages.values()) message.working();
+    this.#renew().then(
+      (held) => {
+        if (!held && !this.#stopped) this.#lost = true;
+      },
+      () => undefined, // the server is unreachable: the next tick tries again, the lease expires meanwhile
+    );
+  }
+
+  /** Acknowledges the entry at `seq` through the consumer (the work-queue stream removes it); false when this holder has not pulled it. */
+  async ack(seq: number): Promise<boolean> {
+    const message = this.#messages.get(seq);
+    if (message === undefined || this.#lost) return false;
+    this.#messages.delete(seq);
+    return message.ackAck();
+  }
+
+  /** Stops pulling and keeping messages alive (the next holder's consumer delivers them again). */
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#pull?.stop();
+    this.#messages.clear();
+  }
+}
