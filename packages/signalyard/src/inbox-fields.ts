@@ -26,8 +26,8 @@ export function settlingMark(session: LiveSession): InboxMark | undefined {
   return { seq: running.entry.seq, receiptId: running.entry.receiptId, partial: false };
 }
 
-/** The settling mark of the member with the highest `seq` among `jobs` (`undefined`: none has an entry). @internal */
-export function highestMark(jobs: readonly Job[], partial = false): InboxMark | undefined {
+/** The settling mark of the member with the highest `seq` among `jobs` (`undefined`: none has an entry). */
+function highestMark(jobs: readonly Job[], partial = false): InboxMark | undefined {
   let best: Job['entry'];
   for (const job of jobs) {
     const { entry } = job;
@@ -36,14 +36,14 @@ export function highestMark(jobs: readonly Job[], partial = false): InboxMark | 
   return best === undefined ? undefined : { seq: best.seq, receiptId: best.receiptId, partial };
 }
 
-/** The `inboxSeq` among a checkpoint's top-level fields, when it has a well-formed one. @internal */
-export function inboxSeqIn(fields: Readonly<Record<string, unknown>>): string | undefined {
+/** The `inboxSeq` among a checkpoint's top-level fields, when it has a well-formed one. */
+function inboxSeqIn(fields: Readonly<Record<string, unknown>>): string | undefined {
   const seq = fields.inboxSeq;
   return isInboxSeq(seq) ? seq : undefined;
 }
 
 /** The `inboxPartial` among a checkpoint's top-level fields, when it has a well-formed one. @internal */
-export function inboxPartialIn(
+function inboxPartialIn(
   fields: Readonly<Record<string, unknown>>,
 ): { readonly seq: string; readonly receiptId: string } | undefined {
   const partial: unknown = fields.inboxPartial;
