@@ -2,7 +2,7 @@
 // it keeps settling (polling covers the lost wake-ups), listens again on a new connection, and
 // notifications reach it again. The producer is a second Runner (`worker: false`) on an inbox of
 // its own, so every wake-up crosses the server as a NOTIFY.
-import { signal, type EngineFn, type TurnContext } from '@signalyard/core';
+import { signal } from '@signalyard/core';
 import { PostgresCheckpointStore, PostgresInbox } from '@signalyard/store-postgres';
 import {
   DATABASE_URL,
@@ -12,7 +12,7 @@ import {
   uniqueTable,
 } from '@signalyard/test-utils/postgres';
 import pg from 'pg';
-import { createRunner, type SessionCheckpointV1 } from 'signalyard';
+import { createRunner, type EngineFn, type SessionCheckpointV1, type TurnContext } from 'signalyard';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { dropInbox } from './inbox-support.js';
 
