@@ -56,9 +56,11 @@ function workerSql(n: InboxNames) {
     ack:
       `WITH gone AS (DELETE FROM ${n.entries.sql} WHERE receipt_id = $1 RETURNING session_key), ` +
       `k AS (UPDATE ${n.keys.sql} SET pending = pending - 1, ` +
-      `waiting_since = CASE WHEN pending = 1 THEN NULL ELSE waiting_since END WHERE key IN (SELECT session_key FROM gone)), ` +
+      `waiting_since = CASE WHEN pending = 1 THEN NULL ELSE waiting_since END WHERE key IN (SELECT session_key FROM gone) RETURNING key), ` +
+      // The counter row after the key's row (it reads k's rows), as accept locks them: the
+      // other order deadlocks with an accept of the key whose counter shard this is.
       `c AS (UPDATE ${n.counters.sql} SET pending = pending - 1 ` +
-      `WHERE shard IN (SELECT hashtext(session_key) & ${COUNTER_SHARDS - 1} FROM gone)), ` +
+      `WHERE shard IN (SELECT hashtext(key) & ${COUNTER_SHARDS - 1} FROM k)), ` +
       `kept AS (SELECT 1 FROM ${n.outcomes.sql} WHERE receipt_id = $1 AND expires_at > clock_timestamp()), ` +
       `dropped AS (DELETE FROM ${n.events.sql} WHERE receipt_id = $1 AND EXISTS (SELECT 1 FROM gone) ` +
       `AND NOT EXISTS (SELECT 1 FROM kept)) ` +

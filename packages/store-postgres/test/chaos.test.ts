@@ -1,0 +1,74 @@
+// The chaos test of inbox.md "Tests" on PostgreSQL: 3 worker processes and a producer process
+// share one database (PostgresInbox + PostgresCheckpointStore, tables of this run only, dropped
+// after); a random worker is killed with SIGKILL every 1.5 s for 20 s and restarted, then the
+// workers drain the inbox, and the harness checks histories, effects (in PostgreSQL too) and
+// outcomes (see @signalyard/test-utils/chaos). Smaller runs: SIGNALYARD_CHAOS_SIGNALS=500
+// SIGNALYARD_CHAOS_CHAOS_MS=6000 … (chaosSizesFromEnv).
+import { fileURLToPath } from 'node:url';
+import { PostgresCheckpointStore, PostgresInbox } from '@signalyard/store-postgres';
+import { chaosSizesFromEnv, runChaos } from '@signalyard/test-utils/chaos';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
+import { createRunner } from 'signalyard';
+import { afterAll, expect, it } from 'vitest';
+import { createEffects, dropEffects, openEffects } from './fixtures/chaos-effects.js';
+import { dropInbox } from './inbox-support.js';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
+const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const inboxTable = uniqueTable('chaos_inbox');
+const storeTable = uniqueTable('chaos_store');
+const effectsPrefix = uniqueTable('chaos_fx');
+
+describePostgres('PostgresInbox under chaos (separate OS processes, kill -9)', () => {
+  // Inside the suite: skipped with it when there is no server.
+  afterAll(async () => {
+    await dropInbox(inboxTable);
+    await dropEffects(adminPool(), effectsPrefix);
+    await dropTablesAndEnd([storeTable]);
+  });
+
+  it('settles every accepted signal exactly once, in order, whatever workers die', { timeout: 900_000 }, async () => {
+    const inbox = new PostgresInbox({ connectionString: DATABASE_URL, table: inboxTable, maxConnections: 2 });
+    const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: storeTable, maxConnections: 2 });
+    // Every table exists before any child starts: the children never migrate.
+    await inbox.migrate();
+    await store.migrate();
+    await createEffects(adminPool(), effectsPrefix);
+    const effects = openEffects(DATABASE_URL, effectsPrefix);
+    const reader = createRunner({
+      store,
+      agents: [{ id: 'crew' }, { id: 'committer' }].map((a) => ({ ...a, engine: () => Promise.resolve({}) })),
+    });
+    try {
+      const figures = await runChaos({
+        ...chaosSizesFromEnv(),
+        workerScript: fixture('chaos-worker.ts'),
+        producerScript: fixture('chaos-producer.ts'),
+        cwd: packageDir,
+        args: [DATABASE_URL, inboxTable, storeTable, effectsPrefix],
+        pending: async () => (await inbox.pending({ limit: 1_000_000 })).length,
+        history: async (key) => (await reader.session(key))?.history ?? [],
+        effects: (table) => effects.keys(table),
+        outcome: async (receiptId) => {
+          const outcome = await inbox.outcome(receiptId, { timeoutMs: 5000 });
+          return {
+            status: outcome.status,
+            ...(outcome.error === undefined ? {} : { error: { code: outcome.error.code } }),
+          };
+        },
+      });
+      expect(figures.signals).toBeGreaterThan(0);
+    } finally {
+      await reader.close();
+      await inbox.close();
+      await store.close();
+      await effects.close();
+    }
+  });
+});
