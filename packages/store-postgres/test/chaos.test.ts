@@ -15,7 +15,7 @@ import {
   uniqueTable,
 } from '@signalyard/test-utils/postgres';
 import { createRunner } from 'signalyard';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createEffects, dropEffects, openEffects } from './fixtures/chaos-effects.js';
 import { dropInbox } from './inbox-support.js';
 
@@ -25,7 +25,11 @@ const inboxTable = uniqueTable('chaos_inbox');
 const storeTable = uniqueTable('chaos_store');
 const effectsPrefix = uniqueTable('chaos_fx');
 
-describePostgres('PostgresInbox under chaos (separate OS processes, kill -9)', () => {
+// A minute of four processes at full speed: run by `pnpm test:chaos` (SIGNALYARD_CHAOS=1), not by
+// every `pnpm test`.
+const describeChaos = process.env.SIGNALYARD_CHAOS === '1' ? describePostgres : describe.skip;
+
+describeChaos('PostgresInbox under chaos (separate OS processes, kill -9)', () => {
   // Inside the suite: skipped with it when there is no server.
   afterAll(async () => {
     await dropInbox(inboxTable);
