@@ -12,7 +12,7 @@ import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
-import { coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
+import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, inputError } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
@@ -127,6 +127,7 @@ export class InboxWorker {
     };
     return {
       gate: (session, job) => gateEntry(gate, session, job),
+      member: (session, job, carried) => admitMember(gate, session, job, carried),
       applied: (session, job, outcome) => this.#cover(session, job, outcome),
     };
   }

@@ -421,6 +421,72 @@ describe.each([
     expect(await historyOf(second.store)).toEqual(['user:survives close', 'assistant:re: survives close']);
   });
 
+  it('a collect batch: every member counted before the engine runs; a kill between two saves of the batch settles no member unsaved', async () => {
+    const storage = makeStorage();
+    const inboxA = storage.inbox();
+    const counted: string[] = [];
+    const begin = inboxA.beginDelivery.bind(inboxA);
+    inboxA.beginDelivery = async (entry) => {
+      counted.push(entry.receiptId);
+      return begin(entry);
+    };
+    let dead = false;
+    const renew = inboxA.renew.bind(inboxA);
+    inboxA.renew = async (lease) => (dead && lease.workerId === 'A' ? false : renew(lease));
+    // The process dies in the middle of the batch's saves: the save of "c"'s arrival never returns.
+    const hung = deferred();
+    const store = hangingStore(storage.store(), (data) => {
+      const last = (data as SessionCheckpointV1).history.at(-1);
+      if (last?.role !== 'user' || last.content !== 'c') return false;
+      hung.resolve();
+      return true;
+    });
+    const startedA = deferred();
+    const holdA: Deferred<TurnResult> = deferred();
+    let countedAtBatch: string[] = [];
+    const a = createRunner({
+      agents: [
+        {
+          id: 'main',
+          whenBusy: 'collect',
+          engine: (ctx) => {
+            if (textOf(ctx) === 'a') {
+              startedA.resolve();
+              return holdA.promise;
+            }
+            countedAtBatch = [...counted];
+            // An unstorable state: the batch's arrivals are saved one by one instead.
+            return Promise.resolve({ messages: [{ role: 'assistant', content: 'lost' }], state: { bad: 1n } });
+          },
+        },
+      ],
+      store,
+      inbox: inboxA,
+      worker: { id: 'A', pollMs: 20, leaseMs: 150 },
+    });
+    await a.accept(KEY, user('a'));
+    await startedA.promise;
+    const b = await a.accept(KEY, user('b'));
+    const c = await a.accept(KEY, user('c'));
+    while ((await a.session(KEY))?.queued !== 2) await new Promise((r) => setTimeout(r, 5));
+    holdA.resolve({ messages: [{ role: 'assistant', content: 'answered a' }] });
+    await hung.promise;
+    expect(countedAtBatch).toEqual(expect.arrayContaining([b.receiptId, c.receiptId]));
+    dead = true; // its lease is not renewed any more: another worker takes the key over
+    const { engine, turns } = echo();
+    const second = runnerOn(storage, engine, { agents: [{ id: 'main', whenBusy: 'collect', engine }] });
+    expect((await second.runner.outcome(c.receiptId, { timeoutMs: 5000 })).status).toBe('completed');
+    expect(turns).toEqual(['c']);
+    expect(await historyOf(second.store)).toEqual([
+      'user:a',
+      'assistant:answered a',
+      'user:b',
+      'user:c',
+      'assistant:re: c',
+    ]);
+    expect(await inboxSeqOf(second.store)).toBe('3');
+  });
+
   it('outcomes of every status cross processes as OutcomeJson and come back through runner.outcome', async () => {
     const storage = makeStorage();
     const producer = runnerOn(storage, echo().engine, { worker: false });
@@ -440,6 +506,19 @@ describe.each([
     expect(rejected.action).toEqual({ type: 'reject', reason: 'no_pending_approval' });
   });
 });
+
+/** `store` whose save never returns (the process died in it) when `hangs(data)` says so. */
+function hangingStore(store: CheckpointStore, hangs: (data: unknown) => boolean): CheckpointStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'save')
+        return (key: string, data: unknown, expected: number) =>
+          hangs(data) ? new Promise<never>(() => undefined) : target.save(key, data, expected);
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 /** A worker that takes the lease, begins a delivery of every entry, and dies (its lease left to expire). */
 async function dieHolding(inbox: Inbox): Promise<void> {
