@@ -14,7 +14,7 @@ import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control
 import type { InboxProducer } from './inbox-producer.js';
 import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import type { Job, LiveSession } from './live-session.js';
-import { failedOutcome, inputError } from './outcomes.js';
+import { failedOutcome, inputError, stoppedOutcome } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 import type { WorkerSetting } from './runner-options-schema.js';
 import type { SessionPersistence } from './session-persistence.js';
@@ -72,6 +72,8 @@ export class InboxWorker {
   readonly id: string;
   readonly #works = new Map<string, KeyWork>();
   readonly #workOf = new WeakMap<InboxEntry, KeyWork>();
+  /** The outcomes of entries a stop settled while they waited, being stored (see `#putStopped`). */
+  readonly #stoppedPuts = new WeakMap<InboxEntry, Promise<void>>();
   #closing = false;
   #ticking: Promise<void> | undefined;
   #tickAgain = false;
@@ -302,6 +304,12 @@ export class InboxWorker {
       );
       job = queued.job;
       outcome = queued.outcome;
+      if (entry.signal.kind === 'stop') {
+        const stop = job;
+        void outcome.then(() => {
+          for (const victim of stop.stopped ?? []) void this.#putStopped(work, victim);
+        });
+      }
     } catch (error) {
       outcome = Promise.resolve(failedOutcome({ sessionKey: entry.sessionKey, agentId: agentId ?? '' }, error));
     }
@@ -329,10 +337,35 @@ export class InboxWorker {
 
   /** A settled entry's outcome: to this process's waits, stored (`putOutcome`), then the entry acknowledged. */
   async #deliver(entry: InboxEntry, outcome: Outcome): Promise<void> {
+    await this.#putOutcome(entry, outcome);
+    await this.#d.inbox.ack(entry);
+  }
+
+  /** A settled entry's outcome: to this process's waits, and stored (`putOutcome`). */
+  async #putOutcome(entry: InboxEntry, outcome: Outcome): Promise<void> {
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
     await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
-    await this.#d.inbox.ack(entry);
+  }
+
+  /**
+   * The outcome of an entry a stop settled `stopped` while it waited (guarantee 10), stored at
+   * once — not after the turn in flight — and once (the stop's handler and the entry's own finish
+   * share it). Its acknowledgement waits for the stop's settling save, which covers it.
+   */
+  #putStopped(work: KeyWork, victim: Job): Promise<void> {
+    const entry = victim.entry as InboxEntry;
+    let put = this.#stoppedPuts.get(entry);
+    if (put === undefined) {
+      const ctx = { sessionKey: entry.sessionKey, agentId: this.#d.queue.live(work.key)?.agent.id ?? '' };
+      put = this.#putOutcome(entry, stoppedOutcome(ctx)).catch((error: unknown) => {
+        this.#lose(work, error);
+        throw error;
+      });
+      put.catch(noop);
+      this.#stoppedPuts.set(entry, put);
+    }
+    return put;
   }
 
   /** One entry of `work` finished (settled, or left): give the lease up when nothing is left. */
@@ -356,6 +389,11 @@ export class InboxWorker {
         await this.#d.inbox.ack(entry);
         return;
       }
+      // Stopped while it waited: its outcome is stored at once; the stop's save covers it and acks it.
+      if (job?.stoppedBy !== undefined) {
+        await this.#putStopped(work, job);
+        return;
+      }
       const session = this.#d.queue.live(work.key);
       if (job !== undefined && agent !== undefined && !coveredLive(session, entry.seq)) {
         if (work.lost || this.#closing) return; // unsettled: a later delivery settles it
@@ -366,6 +404,11 @@ export class InboxWorker {
         );
       }
       await this.#deliver(entry, outcome);
+      // A stop: the entries it stopped are covered by its save (one save for all); acked now.
+      for (const victim of job?.stopped ?? []) {
+        await this.#putStopped(work, victim);
+        await this.#d.inbox.ack(victim.entry as InboxEntry);
+      }
     } catch (error) {
       this.#lose(work, error);
     } finally {

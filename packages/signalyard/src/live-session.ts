@@ -45,6 +45,13 @@ export interface Job {
   receiptId?: string;
   /** Set when the entry was found settled already (at or below `inboxSeq`): acknowledged, no outcome stored. */
   skipped?: boolean;
+  /**
+   * A stop with an inbox entry: the waiting signals with entries it settled `stopped` on arrival
+   * (their outcomes are stored at once; the stop's settling save covers them, then they are acked).
+   */
+  stopped?: Job[];
+  /** A waiting signal with an entry settled `stopped` on arrival by the stop `stoppedBy` (which has an entry too). */
+  stoppedBy?: Job;
   /** The entry's durable delivery count once counted (`Inbox.beginDelivery`): counted once per delivery. */
   attempts?: number;
 }

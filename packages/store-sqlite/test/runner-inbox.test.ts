@@ -331,6 +331,39 @@ describe.each([
     expect(await inboxSeqOf(worker.store)).toBe('3');
   });
 
+  it('a stop settles the waiting entries at once: their outcomes stored before the turn in flight ends, one save covering them all', async () => {
+    const storage = makeStorage();
+    const started = deferred();
+    const release: Deferred<TurnResult> = deferred();
+    let saves = 0;
+    const store = countingStore(storage.store(), () => saves++);
+    const worker = runnerOn(
+      storage,
+      () => {
+        started.resolve();
+        return release.promise;
+      },
+      { store },
+    );
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const inFlight = await producer.runner.accept(KEY, user('in flight'));
+    await started.promise;
+    const waiting = [await producer.runner.accept(KEY, user('w1')), await producer.runner.accept(KEY, user('w2'))];
+    const stop = await producer.runner.accept(KEY, signal('stop', null));
+    // Stored at once, while the turn in flight still runs (a wait that never ends times out).
+    for (const receipt of waiting)
+      expect((await producer.runner.outcome(receipt.receiptId, { timeoutMs: 5000 })).status).toBe('stopped');
+    const before = saves;
+    release.resolve({ messages: [{ role: 'assistant', content: 'done' }] });
+    expect((await producer.runner.outcome(inFlight.receiptId)).status).toBe('completed');
+    expect((await producer.runner.outcome(stop.receiptId)).status).toBe('completed');
+    await worker.runner.close();
+    // The turn's own save, then one save advancing inboxSeq past the stopped entries and the stop.
+    expect(saves - before).toBe(2);
+    expect(await inboxSeqOf(worker.store)).toBe('4');
+    expect(await historyOf(worker.store)).toEqual(['user:in flight', 'assistant:done']);
+  });
+
   it('rewind and deleteSession are control entries applied in seq order among pending entries; fork starts without inboxSeq', async () => {
     const storage = makeStorage();
     const { engine, turns } = echo();
@@ -506,6 +539,22 @@ describe.each([
     expect(rejected.action).toEqual({ type: 'reject', reason: 'no_pending_approval' });
   });
 });
+
+/** `store` calling `saved()` after each successful save. */
+function countingStore(store: CheckpointStore, saved: () => void): CheckpointStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'save')
+        return async (key: string, data: SessionCheckpointV1, expected: number) => {
+          const version = await target.save(key, data, expected);
+          saved();
+          return version;
+        };
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
 
 /** `store` whose save never returns (the process died in it) when `hangs(data)` says so. */
 function hangingStore(store: CheckpointStore, hangs: (data: unknown) => boolean): CheckpointStore {
