@@ -49,6 +49,10 @@ interface KeyWork {
   fedThrough: string | undefined;
   /** Entries fed and not finished yet. */
   pending: number;
+  /** The outcomes of the entries fed and not finished yet, by receipt id. */
+  readonly outcomes: Map<string, { readonly job: Job | undefined; readonly outcome: Promise<Outcome> }>;
+  /** Entries a delete entry's sweep acknowledged (their outcomes stored): their finish does nothing more. */
+  readonly swept: Set<string>;
   /** Finishes entries one after another, in `seq` order. */
   finishing: Promise<void>;
   feeding: Promise<void> | undefined;
@@ -196,6 +200,8 @@ export class InboxWorker {
       fresh: true,
       fedThrough: undefined,
       pending: 0,
+      outcomes: new Map(),
+      swept: new Set(),
       finishing: Promise.resolve(),
       feeding: undefined,
       feedAgain: false,
@@ -313,6 +319,7 @@ export class InboxWorker {
     } catch (error) {
       outcome = Promise.resolve(failedOutcome({ sessionKey: entry.sessionKey, agentId: agentId ?? '' }, error));
     }
+    work.outcomes.set(entry.receiptId, { job, outcome });
     work.finishing = work.finishing.then(() => this.#finish(work, entry, job, outcome, agent));
   }
 
@@ -320,7 +327,9 @@ export class InboxWorker {
   #enqueueControl(work: KeyWork, entry: InboxEntry, agent: AgentRuntime): void {
     const holds = (): boolean => !work.lost && !this.#closing;
     const ended = this.#d.queue
-      .enqueueTask(work.key, agent, (session) => applyControl(this.#d.control, session, entry, holds))
+      .enqueueTask(work.key, agent, (session) =>
+        applyControl(this.#d.control, session, entry, holds, () => this.#sweep(work, entry)),
+      )
       .catch((): ControlEnd => ({ kind: 'left' }));
     work.finishing = work.finishing.then(async () => {
       try {
@@ -333,6 +342,27 @@ export class InboxWorker {
         this.#finished(work);
       }
     });
+  }
+
+  /**
+   * Before a delete entry is applied: every entry of the key still in the inbox below it —
+   * applied already, in `seq` order — gets its outcome stored and is acknowledged, so that none
+   * is redelivered once the checkpoint (and its `inboxSeq`) is gone. Its own finish then does
+   * nothing more (no covering save: that would bring the deleted session back).
+   */
+  async #sweep(work: KeyWork, del: InboxEntry): Promise<void> {
+    for await (const entry of this.#d.inbox.read(work.lease)) {
+      if (compareInboxSeq(entry.seq, del.seq) >= 0) break;
+      if (work.lost || this.#closing) throw lostError(work.key, 'the lease is lost');
+      const open = work.outcomes.get(entry.receiptId);
+      if (open !== undefined) {
+        const outcome = await open.outcome;
+        // An entry found settled before (skipped) keeps the outcome stored then.
+        if (open.job?.skipped !== true) await this.#putOutcome(entry, outcome);
+      }
+      work.swept.add(entry.receiptId);
+      await this.#d.inbox.ack(entry);
+    }
   }
 
   /** A settled entry's outcome: to this process's waits, stored (`putOutcome`), then the entry acknowledged. */
@@ -384,6 +414,8 @@ export class InboxWorker {
   ): Promise<void> {
     const outcome = await settled;
     try {
+      const swept = (): boolean => work.swept.has(entry.receiptId); // a delete's sweep stored its outcome and acked it
+      if (swept()) return;
       if (job?.lockLost === true) return; // dropped, or its lease lost mid-turn: unsettled
       if (job?.skipped === true) {
         await this.#d.inbox.ack(entry);
@@ -399,9 +431,11 @@ export class InboxWorker {
         if (work.lost || this.#closing) return; // unsettled: a later delivery settles it
         const mark = { seq: entry.seq, receiptId: entry.receiptId, partial: false };
         const { persistence, maxHistoryMessages } = this.#d;
+        // Queued behind a delete entry, the cover would bring the deleted session back: its sweep settled it.
         await this.#d.queue.enqueueTask(work.key, agent, (s) =>
-          coverEntry(persistence, maxHistoryMessages, s, job, outcome, mark),
+          swept() ? Promise.resolve() : coverEntry(persistence, maxHistoryMessages, s, job, outcome, mark),
         );
+        if (swept()) return;
       }
       await this.#deliver(entry, outcome);
       // A stop: the entries it stopped are covered by its save (one save for all); acked now.
@@ -412,6 +446,8 @@ export class InboxWorker {
     } catch (error) {
       this.#lose(work, error);
     } finally {
+      work.outcomes.delete(entry.receiptId);
+      work.swept.delete(entry.receiptId);
       this.#finished(work);
     }
   }

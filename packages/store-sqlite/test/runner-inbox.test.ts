@@ -398,6 +398,40 @@ describe.each([
     expect(await inboxSeqOf(store)).toBe('9');
   });
 
+  it('after a delete entry, an earlier entry whose ack was lost is never applied again on the new session', async () => {
+    const storage = makeStorage();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const one = await producer.runner.accept(KEY, user('one'));
+    const deleted = producer.runner.deleteSession(KEY);
+    while ((await pendingSeqs(producer.inbox)).length < 2) await new Promise((r) => setTimeout(r, 5));
+    // The worker settles "one" but dies before its ack (the ack is lost), then applies the delete.
+    const inbox = storage.inbox();
+    const ack = inbox.ack.bind(inbox);
+    let lost = false;
+    inbox.ack = async (entry) => {
+      if (entry.receiptId === one.receiptId && !lost) {
+        lost = true;
+        return;
+      }
+      await ack(entry);
+    };
+    const { engine, turns } = echo();
+    const worker = runnerOn(storage, engine, { inbox });
+    expect((await producer.runner.outcome(one.receiptId)).status).toBe('completed');
+    await deleted;
+    expect(lost).toBe(true);
+    expect(await worker.store.load(KEY)).toBeUndefined();
+    await worker.runner.close();
+    // A fresh worker: nothing at or below the delete's seq is left to apply; the key's seq grows on.
+    const next = runnerOn(storage, engine);
+    const two = await next.runner.accept(KEY, user('two'));
+    expect(two.seq).toBe('3');
+    expect((await next.runner.outcome(two.receiptId)).status).toBe('completed');
+    expect(turns).toEqual(['one', 'two']);
+    expect(await historyOf(next.store)).toEqual(['user:two', 'assistant:re: two']);
+    expect(await pendingSeqs(next.inbox)).toEqual([]);
+  });
+
   it('approvals over the inbox: paused crosses as JSON, approve is an entry, and a kill after the claim is answered outcome unknown', async () => {
     const storage = makeStorage();
     const claimed = deferred();
@@ -539,6 +573,22 @@ describe.each([
     expect(rejected.action).toEqual({ type: 'reject', reason: 'no_pending_approval' });
   });
 });
+
+/** The seqs of the entries of KEY still in the inbox (taking and releasing the key's lease). */
+async function pendingSeqs(inbox: Inbox): Promise<string[]> {
+  for (let i = 0; i < 50; i++) {
+    const [lease] = await inbox.acquire('probe', { leaseMs: 1000, max: 1 });
+    if (lease === undefined) {
+      await new Promise((r) => setTimeout(r, 10));
+      continue;
+    }
+    const seqs: string[] = [];
+    for await (const entry of inbox.read(lease)) seqs.push(entry.seq);
+    await inbox.release(lease);
+    return seqs;
+  }
+  return [];
+}
 
 /** `store` calling `saved()` after each successful save. */
 function countingStore(store: CheckpointStore, saved: () => void): CheckpointStore {
