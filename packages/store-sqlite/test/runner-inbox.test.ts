@@ -222,6 +222,31 @@ describe.each([
     ]);
   });
 
+  it('a collect batch gives back a member delivered more than maxDeliveries times: poisoned on its own, the engine never sees it', async () => {
+    const storage = makeStorage();
+    const inbox = storage.inbox();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const a = await producer.runner.accept(KEY, user('a'));
+    const b = await producer.runner.accept(KEY, user('b'));
+    // Two deliveries of "b" alone that died (their leases expired without a settle).
+    for (let death = 0; death < 2; death++) await dieHolding(inbox, b.seq);
+    const seen: string[][] = [];
+    const engine: EngineFn = (ctx) => {
+      seen.push(ctx.signals.map((s) => String((s.payload as { text?: unknown }).text)));
+      return Promise.resolve({ messages: [{ role: 'assistant', content: 'answered' }] });
+    };
+    const worker = runnerOn(storage, engine, {
+      agents: [{ id: 'main', whenBusy: 'collect', engine }],
+      worker: { pollMs: 20, maxDeliveries: 2 },
+    });
+    expect((await worker.runner.outcome(a.receiptId)).status).toBe('completed');
+    const poisoned = await worker.runner.outcome(b.receiptId);
+    expect(poisoned.error?.code).toBe('INBOX_POISONED');
+    expect(seen).toEqual([['a']]);
+    expect(await historyOf(worker.store)).toEqual(['user:a', 'assistant:answered', 'user:b']);
+    expect(await inboxSeqOf(worker.store)).toBe('2');
+  });
+
   it('a stalled worker whose lease expired: another worker settles the entry, the late save is refused', async () => {
     const storage = makeStorage();
     const started = deferred();
@@ -619,8 +644,8 @@ function hangingStore(store: CheckpointStore, hangs: (data: unknown) => boolean)
   });
 }
 
-/** A worker that takes the lease, begins a delivery of every entry, and dies (its lease left to expire). */
-async function dieHolding(inbox: Inbox): Promise<void> {
+/** A worker that takes the lease, begins a delivery of every entry (or of the one `onlySeq`), and dies (its lease left to expire). */
+async function dieHolding(inbox: Inbox, onlySeq?: string): Promise<void> {
   let leases: InboxLease[] = [];
   for (let i = 0; i < 200 && leases.length === 0; i++) {
     leases = await inbox.acquire('doomed', { leaseMs: 30, max: 1 });
@@ -628,7 +653,8 @@ async function dieHolding(inbox: Inbox): Promise<void> {
   }
   const [lease] = leases;
   if (lease === undefined) throw new Error('no lease to die holding');
-  for await (const entry of inbox.read(lease)) await inbox.beginDelivery(entry);
+  for await (const entry of inbox.read(lease))
+    if (onlySeq === undefined || entry.seq === onlySeq) await inbox.beginDelivery(entry);
 }
 
 describe('a Runner with a durable inbox: configuration', () => {
