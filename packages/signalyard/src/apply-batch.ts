@@ -75,8 +75,18 @@ export class BatchApplier implements BatchApply {
     for (let i = 0; ; i++) {
       if (batch.lockLost) return 'done'; // the caller fails what is left
       // Taken here, synchronously before the turn starts: a message arriving until then joins.
-      const job = i < batch.members.length ? batch.members[i] : batch.take();
+      const taken = i >= batch.members.length;
+      const job = taken ? batch.take() : batch.members[i];
       if (job === undefined) break;
+      // An inbox entry's delivery is counted before any engine runs for it (inbox.md guarantee 9).
+      if (taken && job.entry !== undefined && batch.admit !== undefined) {
+        const admitted = await batch.admit(job, p.loaded.carried);
+        if (admitted === 'giveBack') {
+          batch.giveBack(job);
+          break;
+        }
+      }
+      batch.through = i;
       if (job.settled) continue;
       this.#announce(p.session, job);
       if (job.stop.aborted) {
@@ -181,15 +191,23 @@ export class BatchApplier implements BatchApply {
    * it was loaded, when its strategy may be what threw).
    */
   async #saveArrivals(p: Pass, jobs: readonly Job[], outcome: Outcome, initial?: StrategySnapshot): Promise<void> {
-    for (const job of jobs) {
-      if (p.batch.saved.has(job)) continue;
-      await this.#d.persistence.saveArrival(
-        p.session,
-        job.signal,
-        signalCause(this.#d.persistence.clock, job.signal, outcome),
-        initial,
-      );
-      p.batch.saved.add(job);
+    const { batch } = p;
+    const through = batch.through;
+    try {
+      for (const job of jobs) {
+        if (batch.saved.has(job)) continue;
+        // Each save settles the inbox entries up to its own member only: never one not saved yet.
+        batch.through = Math.min(through, batch.members.indexOf(job));
+        await this.#d.persistence.saveArrival(
+          p.session,
+          job.signal,
+          signalCause(this.#d.persistence.clock, job.signal, outcome),
+          initial,
+        );
+        batch.saved.add(job);
+      }
+    } finally {
+      batch.through = through;
     }
   }
 

@@ -13,6 +13,16 @@ export interface MergedMember {
 }
 
 /**
+ * How a member taken with an inbox entry is admitted: `run` (apply it), `settled` (the admission
+ * settled it: settled before, or dropped), `giveBack` (it must be applied on its own: poisoned).
+ * @internal
+ */
+export type MemberAdmit = (
+  job: Job,
+  carried: Readonly<Record<string, unknown>>,
+) => Promise<'run' | 'settled' | 'giveBack'>;
+
+/**
  * The user messages of a session applied together (`whenBusy` collect / interrupt): the lead
  * message, and every `user_message` taken from the head of the queue after it until the batch's
  * engine turn starts. Aborting the batch (a force_stop, a `close()` timeout, an interrupting
@@ -24,6 +34,8 @@ export class Batch implements RunningBatch {
   readonly session: LiveSession;
   /** Every job taken into the batch, in arrival order. */
   readonly members: Job[];
+  /** The index in `members` of the member being applied now (see {@link RunningBatch.through}). */
+  through = 0;
   /** Members whose user message is in the stored history (never appended again after a reload). */
   readonly saved = new Set<Job>();
   /** Stops the batch's engine turn. */
@@ -43,11 +55,17 @@ export class Batch implements RunningBatch {
   /** Set once a newer user message interrupted the batch's turn. */
   interrupted = false;
   readonly #settle: (job: Job, outcome: Outcome) => void;
+  /**
+   * With a durable inbox: admits a member taken with an entry before it is applied (its delivery
+   * counted durably, an entry settled already skipped, a poisoned one given back).
+   */
+  readonly admit: MemberAdmit | undefined;
 
-  constructor(session: LiveSession, lead: Job, settle: (job: Job, outcome: Outcome) => void) {
+  constructor(session: LiveSession, lead: Job, settle: (job: Job, outcome: Outcome) => void, admit?: MemberAdmit) {
     this.session = session;
     this.members = [lead];
     this.#settle = settle;
+    this.admit = admit;
   }
 
   /** The next user message from the head of the session's queue (none once closed or aborted). */
@@ -59,6 +77,13 @@ export class Batch implements RunningBatch {
       if (job.entry !== undefined) markCommitted(this.session, job);
     }
     return job;
+  }
+
+  /** Gives back `job`, the member taken last, to the head of the session's queue: no more messages join. */
+  giveBack(job: Job): void {
+    if (this.members[this.members.length - 1] === job) this.members.pop();
+    this.closed = true;
+    this.session.requeue(job);
   }
 
   /** Defers `member` to the batch's turn; its own caller's abort stops just it. */

@@ -22,6 +22,13 @@ export interface ControlDeps {
  * Applies a control entry (`rewind`, `delete`) in the session's turn in its queue, on the lease
  * holder: skipped when the checkpoint settled it already; a rewind records the entry's `seq` in
  * its own save; a failure (a version not kept, no session) is the entry's `failed` outcome.
+ *
+ * A delete removes the checkpoint, and with it `inboxSeq`: nothing would then tell an earlier
+ * entry redelivered (its ack lost) as settled. So before deleting, `sweep` acknowledges every
+ * entry of the key still in the inbox below the delete's `seq` (all applied already: entries are
+ * applied in `seq` order), storing their outcomes first; when it fails, nothing is deleted and
+ * the entry is left to a later delivery. Once the checkpoint is gone no entry at or below the
+ * delete's `seq` is left in the inbox but the delete itself — whichever worker runs next.
  * @internal
  */
 export async function applyControl(
@@ -29,6 +36,7 @@ export async function applyControl(
   session: LiveSession,
   entry: InboxEntry,
   holds: () => boolean,
+  sweep: () => Promise<void> = () => Promise.resolve(),
 ): Promise<ControlEnd> {
   if (!holds()) return { kind: 'left' };
   try {
@@ -44,6 +52,12 @@ export async function applyControl(
       const view = await d.timeline.rewindNow(session, args.version, reopen);
       return { kind: 'applied', outcome: outcomeOf(session.ctx, { status: 'completed', output: view }) };
     }
+    try {
+      await sweep();
+    } catch {
+      return { kind: 'left' };
+    }
+    if (!holds()) return { kind: 'left' };
     await d.timeline.deleteNow(session);
     return { kind: 'applied', outcome: outcomeOf(session.ctx, { status: 'completed' }) };
   } catch (error) {

@@ -15,22 +15,23 @@ export interface InboxMark {
 
 /**
  * The mark of what `session` is settling now: the signal running (its entry), or the batch
- * running (its member with the highest `seq`); `undefined` on the in-process path (no entry).
+ * running (its member with the highest `seq` among those applied so far, `members[0..through]`:
+ * never one whose user message is not in the save yet); `undefined` on the in-process path.
  * @internal
  */
 export function settlingMark(session: LiveSession): InboxMark | undefined {
   const { batch } = session;
-  if (batch !== undefined) return highestMark(batch.members);
+  if (batch !== undefined) return highestMark(batch.members, batch.through);
   const running = session.running;
   if (running?.kind !== 'signal' || running.entry === undefined) return undefined;
   return { seq: running.entry.seq, receiptId: running.entry.receiptId, partial: false };
 }
 
-/** The settling mark of the member with the highest `seq` among `jobs` (`undefined`: none has an entry). */
-function highestMark(jobs: readonly Job[], partial = false): InboxMark | undefined {
+/** The settling mark of the member with the highest `seq` among `jobs[0..through]` (`undefined`: none has an entry). */
+function highestMark(jobs: readonly Job[], through: number, partial = false): InboxMark | undefined {
   let best: Job['entry'];
-  for (const job of jobs) {
-    const { entry } = job;
+  for (let i = 0; i <= through && i < jobs.length; i++) {
+    const { entry } = jobs[i] as Job;
     if (entry !== undefined && (best === undefined || compareInboxSeq(entry.seq, best.seq) > 0)) best = entry;
   }
   return best === undefined ? undefined : { seq: best.seq, receiptId: best.receiptId, partial };

@@ -82,31 +82,72 @@ export interface GateDeps {
  * @internal
  */
 export async function gateEntry(d: GateDeps, session: LiveSession, job: Job): Promise<boolean> {
-  const entry = job.entry;
-  if (entry === undefined) return true;
-  if (!d.holds(job)) {
-    d.drop(session, job, 'the lease is lost');
-    return false;
-  }
-  let attempts: number;
+  if (job.entry === undefined) return true;
   let carried: Readonly<Record<string, unknown>>;
   try {
-    attempts = await d.beginDelivery(job);
+    const attempts = await count(d, session, job);
+    if (attempts === undefined) return false;
     carried = (await d.persistence.loadShared(session, d.fresh(job))).carried;
   } catch (error) {
     d.drop(session, job, error);
     return false;
   }
+  const end = admitCounted(d, session, job, carried);
+  if (end === 'giveBack') return poison(d, session, job, job.attempts ?? 0);
+  return end === 'run';
+}
+
+/**
+ * The gate of a member taken into a batch (`whenBusy` collect / interrupt) with an entry, on the
+ * batch's loaded state (`carried`): its delivery counted before the batch's engine runs, `settled`
+ * when settled before (or dropped), `giveBack` when it must be poisoned (applied on its own, as the
+ * next job: its delivery is not counted again).
+ * @internal
+ */
+export async function admitMember(
+  d: GateDeps,
+  session: LiveSession,
+  job: Job,
+  carried: Readonly<Record<string, unknown>>,
+): Promise<'run' | 'settled' | 'giveBack'> {
+  try {
+    if ((await count(d, session, job)) === undefined) return 'settled';
+  } catch (error) {
+    d.drop(session, job, error);
+    return 'settled';
+  }
+  return admitCounted(d, session, job, carried);
+}
+
+/** Counts the entry's delivery once (`undefined`: dropped, the lease is lost); publishes `restarted` after the first. */
+async function count(d: GateDeps, session: LiveSession, job: Job): Promise<number | undefined> {
+  if (!d.holds(job)) {
+    d.drop(session, job, 'the lease is lost');
+    return undefined;
+  }
+  if (job.attempts !== undefined) return job.attempts;
+  const attempts = await d.beginDelivery(job);
+  job.attempts = attempts;
+  if (attempts > 1) d.restarted(job, attempts);
+  return attempts;
+}
+
+/** After the count: skips an entry settled already, marks a committed one, says whether to poison. */
+function admitCounted(
+  d: GateDeps,
+  session: LiveSession,
+  job: Job,
+  carried: Readonly<Record<string, unknown>>,
+): 'run' | 'settled' | 'giveBack' {
+  const entry = job.entry as NonNullable<Job['entry']>;
   job.receiptId = entry.receiptId;
   if (settledThrough(carried, entry.seq)) {
     job.skipped = true;
     d.settle(job, stoppedOutcome(session.ctx));
-    return false;
+    return 'settled';
   }
   markCommitted(session, job);
-  if (attempts > 1) d.restarted(job, attempts);
-  if (attempts > d.maxDeliveries) return poison(d, session, job, attempts);
-  return true;
+  return (job.attempts ?? 0) > d.maxDeliveries ? 'giveBack' : 'run';
 }
 
 async function poison(d: GateDeps, session: LiveSession, job: Job, attempts: number): Promise<false> {

@@ -12,9 +12,9 @@ import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
-import { coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
+import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import type { Job, LiveSession } from './live-session.js';
-import { failedOutcome, inputError } from './outcomes.js';
+import { failedOutcome, inputError, stoppedOutcome } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 import type { WorkerSetting } from './runner-options-schema.js';
 import type { SessionPersistence } from './session-persistence.js';
@@ -49,6 +49,10 @@ interface KeyWork {
   fedThrough: string | undefined;
   /** Entries fed and not finished yet. */
   pending: number;
+  /** The outcomes of the entries fed and not finished yet, by receipt id. */
+  readonly outcomes: Map<string, { readonly job: Job | undefined; readonly outcome: Promise<Outcome> }>;
+  /** Entries a delete entry's sweep acknowledged (their outcomes stored): their finish does nothing more. */
+  readonly swept: Set<string>;
   /** Finishes entries one after another, in `seq` order. */
   finishing: Promise<void>;
   feeding: Promise<void> | undefined;
@@ -72,6 +76,8 @@ export class InboxWorker {
   readonly id: string;
   readonly #works = new Map<string, KeyWork>();
   readonly #workOf = new WeakMap<InboxEntry, KeyWork>();
+  /** The outcomes of entries a stop settled while they waited, being stored (see `#putStopped`). */
+  readonly #stoppedPuts = new WeakMap<InboxEntry, Promise<void>>();
   #closing = false;
   #ticking: Promise<void> | undefined;
   #tickAgain = false;
@@ -127,6 +133,7 @@ export class InboxWorker {
     };
     return {
       gate: (session, job) => gateEntry(gate, session, job),
+      member: (session, job, carried) => admitMember(gate, session, job, carried),
       applied: (session, job, outcome) => this.#cover(session, job, outcome),
     };
   }
@@ -193,6 +200,8 @@ export class InboxWorker {
       fresh: true,
       fedThrough: undefined,
       pending: 0,
+      outcomes: new Map(),
+      swept: new Set(),
       finishing: Promise.resolve(),
       feeding: undefined,
       feedAgain: false,
@@ -301,9 +310,16 @@ export class InboxWorker {
       );
       job = queued.job;
       outcome = queued.outcome;
+      if (entry.signal.kind === 'stop') {
+        const stop = job;
+        void outcome.then(() => {
+          for (const victim of stop.stopped ?? []) void this.#putStopped(work, victim);
+        });
+      }
     } catch (error) {
       outcome = Promise.resolve(failedOutcome({ sessionKey: entry.sessionKey, agentId: agentId ?? '' }, error));
     }
+    work.outcomes.set(entry.receiptId, { job, outcome });
     work.finishing = work.finishing.then(() => this.#finish(work, entry, job, outcome, agent));
   }
 
@@ -311,7 +327,9 @@ export class InboxWorker {
   #enqueueControl(work: KeyWork, entry: InboxEntry, agent: AgentRuntime): void {
     const holds = (): boolean => !work.lost && !this.#closing;
     const ended = this.#d.queue
-      .enqueueTask(work.key, agent, (session) => applyControl(this.#d.control, session, entry, holds))
+      .enqueueTask(work.key, agent, (session) =>
+        applyControl(this.#d.control, session, entry, holds, () => this.#sweep(work, entry)),
+      )
       .catch((): ControlEnd => ({ kind: 'left' }));
     work.finishing = work.finishing.then(async () => {
       try {
@@ -326,12 +344,58 @@ export class InboxWorker {
     });
   }
 
+  /**
+   * Before a delete entry is applied: every entry of the key still in the inbox below it —
+   * applied already, in `seq` order — gets its outcome stored and is acknowledged, so that none
+   * is redelivered once the checkpoint (and its `inboxSeq`) is gone. Its own finish then does
+   * nothing more (no covering save: that would bring the deleted session back).
+   */
+  async #sweep(work: KeyWork, del: InboxEntry): Promise<void> {
+    for await (const entry of this.#d.inbox.read(work.lease)) {
+      if (compareInboxSeq(entry.seq, del.seq) >= 0) break;
+      if (work.lost || this.#closing) throw lostError(work.key, 'the lease is lost');
+      const open = work.outcomes.get(entry.receiptId);
+      if (open !== undefined) {
+        const outcome = await open.outcome;
+        // An entry found settled before (skipped) keeps the outcome stored then.
+        if (open.job?.skipped !== true) await this.#putOutcome(entry, outcome);
+      }
+      work.swept.add(entry.receiptId);
+      await this.#d.inbox.ack(entry);
+    }
+  }
+
   /** A settled entry's outcome: to this process's waits, stored (`putOutcome`), then the entry acknowledged. */
   async #deliver(entry: InboxEntry, outcome: Outcome): Promise<void> {
+    await this.#putOutcome(entry, outcome);
+    await this.#d.inbox.ack(entry);
+  }
+
+  /** A settled entry's outcome: to this process's waits, and stored (`putOutcome`). */
+  async #putOutcome(entry: InboxEntry, outcome: Outcome): Promise<void> {
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
     await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
-    await this.#d.inbox.ack(entry);
+  }
+
+  /**
+   * The outcome of an entry a stop settled `stopped` while it waited (guarantee 10), stored at
+   * once — not after the turn in flight — and once (the stop's handler and the entry's own finish
+   * share it). Its acknowledgement waits for the stop's settling save, which covers it.
+   */
+  #putStopped(work: KeyWork, victim: Job): Promise<void> {
+    const entry = victim.entry as InboxEntry;
+    let put = this.#stoppedPuts.get(entry);
+    if (put === undefined) {
+      const ctx = { sessionKey: entry.sessionKey, agentId: this.#d.queue.live(work.key)?.agent.id ?? '' };
+      put = this.#putOutcome(entry, stoppedOutcome(ctx)).catch((error: unknown) => {
+        this.#lose(work, error);
+        throw error;
+      });
+      put.catch(noop);
+      this.#stoppedPuts.set(entry, put);
+    }
+    return put;
   }
 
   /** One entry of `work` finished (settled, or left): give the lease up when nothing is left. */
@@ -350,9 +414,16 @@ export class InboxWorker {
   ): Promise<void> {
     const outcome = await settled;
     try {
+      const swept = (): boolean => work.swept.has(entry.receiptId); // a delete's sweep stored its outcome and acked it
+      if (swept()) return;
       if (job?.lockLost === true) return; // dropped, or its lease lost mid-turn: unsettled
       if (job?.skipped === true) {
         await this.#d.inbox.ack(entry);
+        return;
+      }
+      // Stopped while it waited: its outcome is stored at once; the stop's save covers it and acks it.
+      if (job?.stoppedBy !== undefined) {
+        await this.#putStopped(work, job);
         return;
       }
       const session = this.#d.queue.live(work.key);
@@ -360,14 +431,23 @@ export class InboxWorker {
         if (work.lost || this.#closing) return; // unsettled: a later delivery settles it
         const mark = { seq: entry.seq, receiptId: entry.receiptId, partial: false };
         const { persistence, maxHistoryMessages } = this.#d;
+        // Queued behind a delete entry, the cover would bring the deleted session back: its sweep settled it.
         await this.#d.queue.enqueueTask(work.key, agent, (s) =>
-          coverEntry(persistence, maxHistoryMessages, s, job, outcome, mark),
+          swept() ? Promise.resolve() : coverEntry(persistence, maxHistoryMessages, s, job, outcome, mark),
         );
+        if (swept()) return;
       }
       await this.#deliver(entry, outcome);
+      // A stop: the entries it stopped are covered by its save (one save for all); acked now.
+      for (const victim of job?.stopped ?? []) {
+        await this.#putStopped(work, victim);
+        await this.#d.inbox.ack(victim.entry as InboxEntry);
+      }
     } catch (error) {
       this.#lose(work, error);
     } finally {
+      work.outcomes.delete(entry.receiptId);
+      work.swept.delete(entry.receiptId);
       this.#finished(work);
     }
   }

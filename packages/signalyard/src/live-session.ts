@@ -45,6 +45,15 @@ export interface Job {
   receiptId?: string;
   /** Set when the entry was found settled already (at or below `inboxSeq`): acknowledged, no outcome stored. */
   skipped?: boolean;
+  /**
+   * A stop with an inbox entry: the waiting signals with entries it settled `stopped` on arrival
+   * (their outcomes are stored at once; the stop's settling save covers them, then they are acked).
+   */
+  stopped?: Job[];
+  /** A waiting signal with an entry settled `stopped` on arrival by the stop `stoppedBy` (which has an entry too). */
+  stoppedBy?: Job;
+  /** The entry's durable delivery count once counted (`Inbox.beginDelivery`): counted once per delivery. */
+  attempts?: number;
 }
 
 /** An approval a rewind or fork retired, to be answered as denied with `reason`. @internal */
@@ -71,6 +80,11 @@ export interface Task {
 export interface RunningBatch {
   /** Every job taken into the batch, in arrival order. */
   readonly members: readonly Job[];
+  /**
+   * The index in `members` of the member being applied now: a save of the batch settles the
+   * inbox entries of `members[0..through]` only (their user messages are in it, or they ended).
+   */
+  readonly through: number;
   /** Stops its turn and every member. */
   abort(reason: unknown): void;
 }
@@ -175,6 +189,12 @@ export class LiveSession {
     const head = this.#queue[this.#head] as QueueEntry;
     if (head.kind !== 'signal' || head.signal.kind !== 'user_message') return undefined;
     return this.next() as Job;
+  }
+
+  /** Puts `job` back at the head of the queue (a batch member it gives back before applying it). */
+  requeue(job: Job): void {
+    if (this.#head > 0) this.#queue[--this.#head] = job;
+    else this.#queue.unshift(job);
   }
 
   /** Whether `job` is in flight: the signal running, or a member of the batch running. */

@@ -83,6 +83,7 @@ export class RunnerInbox {
   /** The session queue's hooks: they reach the worker once it is started. */
   readonly hooks: InboxHooks = {
     gate: (session, job) => this.#hooks?.gate(session, job) ?? Promise.resolve(true),
+    member: (session, job, carried) => this.#hooks?.member(session, job, carried) ?? Promise.resolve('run'),
     applied: (session, job, outcome) => this.#hooks?.applied(session, job, outcome) ?? Promise.resolve(),
   };
 

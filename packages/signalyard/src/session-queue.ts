@@ -47,6 +47,12 @@ export interface InboxHooks {
    * handled): `false` when it settled the job itself, which then does not run.
    */
   gate(session: LiveSession, job: Job): Promise<boolean>;
+  /** Before a member taken into a batch with an entry is applied, on the batch's loaded state (`carried`). */
+  member(
+    session: LiveSession,
+    job: Job,
+    carried: Readonly<Record<string, unknown>>,
+  ): Promise<'run' | 'settled' | 'giveBack'>;
   /** After the entry's job was applied, before its outcome is resolved: `inboxSeq` covers it. */
   applied(session: LiveSession, job: Job, outcome: Outcome): Promise<void>;
 }
@@ -250,9 +256,15 @@ export class SessionQueue {
 
   /** Applies a batch of user messages that starts with `lead`, and settles what it left. */
   async #runBatch(session: LiveSession, lead: Job): Promise<void> {
-    const batch = new Batch(session, lead, (job, outcome) => {
-      this.settle(job, outcome);
-    });
+    const hooks = this.#d.inbox;
+    const batch = new Batch(
+      session,
+      lead,
+      (job, outcome) => {
+        this.settle(job, outcome);
+      },
+      hooks === undefined ? undefined : (job, carried) => hooks.member(session, job, carried),
+    );
     const failure = await runBatch(this.#d.batches, this.#d.lock, batch, lead);
     // What the batch did not settle: the lock was lost or not taken.
     for (const job of batch.members) this.settle(job, failure ?? stoppedOutcome(session.ctx));

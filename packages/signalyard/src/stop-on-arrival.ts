@@ -53,6 +53,10 @@ export function stopOnArrival(
       if (force) victim.stop.abort(new AbortedError({ message: 'force_stop' }));
     } else {
       d.settle(victim, stoppedOutcome(session.ctx));
+      if (job.entry !== undefined && victim.entry !== undefined) {
+        (job.stopped ??= []).push(victim);
+        victim.stoppedBy = job;
+      }
     }
   }
   d.settle(job, outcomeOf(session.ctx, { action, match, status: 'completed' }));

@@ -222,6 +222,31 @@ describe.each([
     ]);
   });
 
+  it('a collect batch gives back a member delivered more than maxDeliveries times: poisoned on its own, the engine never sees it', async () => {
+    const storage = makeStorage();
+    const inbox = storage.inbox();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const a = await producer.runner.accept(KEY, user('a'));
+    const b = await producer.runner.accept(KEY, user('b'));
+    // Two deliveries of "b" alone that died (their leases expired without a settle).
+    for (let death = 0; death < 2; death++) await dieHolding(inbox, b.seq);
+    const seen: string[][] = [];
+    const engine: EngineFn = (ctx) => {
+      seen.push(ctx.signals.map((s) => String((s.payload as { text?: unknown }).text)));
+      return Promise.resolve({ messages: [{ role: 'assistant', content: 'answered' }] });
+    };
+    const worker = runnerOn(storage, engine, {
+      agents: [{ id: 'main', whenBusy: 'collect', engine }],
+      worker: { pollMs: 20, maxDeliveries: 2 },
+    });
+    expect((await worker.runner.outcome(a.receiptId)).status).toBe('completed');
+    const poisoned = await worker.runner.outcome(b.receiptId);
+    expect(poisoned.error?.code).toBe('INBOX_POISONED');
+    expect(seen).toEqual([['a']]);
+    expect(await historyOf(worker.store)).toEqual(['user:a', 'assistant:answered', 'user:b']);
+    expect(await inboxSeqOf(worker.store)).toBe('2');
+  });
+
   it('a stalled worker whose lease expired: another worker settles the entry, the late save is refused', async () => {
     const storage = makeStorage();
     const started = deferred();
@@ -331,6 +356,39 @@ describe.each([
     expect(await inboxSeqOf(worker.store)).toBe('3');
   });
 
+  it('a stop settles the waiting entries at once: their outcomes stored before the turn in flight ends, one save covering them all', async () => {
+    const storage = makeStorage();
+    const started = deferred();
+    const release: Deferred<TurnResult> = deferred();
+    let saves = 0;
+    const store = countingStore(storage.store(), () => saves++);
+    const worker = runnerOn(
+      storage,
+      () => {
+        started.resolve();
+        return release.promise;
+      },
+      { store },
+    );
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const inFlight = await producer.runner.accept(KEY, user('in flight'));
+    await started.promise;
+    const waiting = [await producer.runner.accept(KEY, user('w1')), await producer.runner.accept(KEY, user('w2'))];
+    const stop = await producer.runner.accept(KEY, signal('stop', null));
+    // Stored at once, while the turn in flight still runs (a wait that never ends times out).
+    for (const receipt of waiting)
+      expect((await producer.runner.outcome(receipt.receiptId, { timeoutMs: 5000 })).status).toBe('stopped');
+    const before = saves;
+    release.resolve({ messages: [{ role: 'assistant', content: 'done' }] });
+    expect((await producer.runner.outcome(inFlight.receiptId)).status).toBe('completed');
+    expect((await producer.runner.outcome(stop.receiptId)).status).toBe('completed');
+    await worker.runner.close();
+    // The turn's own save, then one save advancing inboxSeq past the stopped entries and the stop.
+    expect(saves - before).toBe(2);
+    expect(await inboxSeqOf(worker.store)).toBe('4');
+    expect(await historyOf(worker.store)).toEqual(['user:in flight', 'assistant:done']);
+  });
+
   it('rewind and deleteSession are control entries applied in seq order among pending entries; fork starts without inboxSeq', async () => {
     const storage = makeStorage();
     const { engine, turns } = echo();
@@ -363,6 +421,40 @@ describe.each([
     expect(six.seq).toBe('9');
     expect(await historyOf(store)).toEqual(['user:six', 'assistant:re: six']);
     expect(await inboxSeqOf(store)).toBe('9');
+  });
+
+  it('after a delete entry, an earlier entry whose ack was lost is never applied again on the new session', async () => {
+    const storage = makeStorage();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const one = await producer.runner.accept(KEY, user('one'));
+    const deleted = producer.runner.deleteSession(KEY);
+    while ((await pendingSeqs(producer.inbox)).length < 2) await new Promise((r) => setTimeout(r, 5));
+    // The worker settles "one" but dies before its ack (the ack is lost), then applies the delete.
+    const inbox = storage.inbox();
+    const ack = inbox.ack.bind(inbox);
+    let lost = false;
+    inbox.ack = async (entry) => {
+      if (entry.receiptId === one.receiptId && !lost) {
+        lost = true;
+        return;
+      }
+      await ack(entry);
+    };
+    const { engine, turns } = echo();
+    const worker = runnerOn(storage, engine, { inbox });
+    expect((await producer.runner.outcome(one.receiptId)).status).toBe('completed');
+    await deleted;
+    expect(lost).toBe(true);
+    expect(await worker.store.load(KEY)).toBeUndefined();
+    await worker.runner.close();
+    // A fresh worker: nothing at or below the delete's seq is left to apply; the key's seq grows on.
+    const next = runnerOn(storage, engine);
+    const two = await next.runner.accept(KEY, user('two'));
+    expect(two.seq).toBe('3');
+    expect((await next.runner.outcome(two.receiptId)).status).toBe('completed');
+    expect(turns).toEqual(['one', 'two']);
+    expect(await historyOf(next.store)).toEqual(['user:two', 'assistant:re: two']);
+    expect(await pendingSeqs(next.inbox)).toEqual([]);
   });
 
   it('approvals over the inbox: paused crosses as JSON, approve is an entry, and a kill after the claim is answered outcome unknown', async () => {
@@ -421,6 +513,72 @@ describe.each([
     expect(await historyOf(second.store)).toEqual(['user:survives close', 'assistant:re: survives close']);
   });
 
+  it('a collect batch: every member counted before the engine runs; a kill between two saves of the batch settles no member unsaved', async () => {
+    const storage = makeStorage();
+    const inboxA = storage.inbox();
+    const counted: string[] = [];
+    const begin = inboxA.beginDelivery.bind(inboxA);
+    inboxA.beginDelivery = async (entry) => {
+      counted.push(entry.receiptId);
+      return begin(entry);
+    };
+    let dead = false;
+    const renew = inboxA.renew.bind(inboxA);
+    inboxA.renew = async (lease) => (dead && lease.workerId === 'A' ? false : renew(lease));
+    // The process dies in the middle of the batch's saves: the save of "c"'s arrival never returns.
+    const hung = deferred();
+    const store = hangingStore(storage.store(), (data) => {
+      const last = (data as SessionCheckpointV1).history.at(-1);
+      if (last?.role !== 'user' || last.content !== 'c') return false;
+      hung.resolve();
+      return true;
+    });
+    const startedA = deferred();
+    const holdA: Deferred<TurnResult> = deferred();
+    let countedAtBatch: string[] = [];
+    const a = createRunner({
+      agents: [
+        {
+          id: 'main',
+          whenBusy: 'collect',
+          engine: (ctx) => {
+            if (textOf(ctx) === 'a') {
+              startedA.resolve();
+              return holdA.promise;
+            }
+            countedAtBatch = [...counted];
+            // An unstorable state: the batch's arrivals are saved one by one instead.
+            return Promise.resolve({ messages: [{ role: 'assistant', content: 'lost' }], state: { bad: 1n } });
+          },
+        },
+      ],
+      store,
+      inbox: inboxA,
+      worker: { id: 'A', pollMs: 20, leaseMs: 150 },
+    });
+    await a.accept(KEY, user('a'));
+    await startedA.promise;
+    const b = await a.accept(KEY, user('b'));
+    const c = await a.accept(KEY, user('c'));
+    while ((await a.session(KEY))?.queued !== 2) await new Promise((r) => setTimeout(r, 5));
+    holdA.resolve({ messages: [{ role: 'assistant', content: 'answered a' }] });
+    await hung.promise;
+    expect(countedAtBatch).toEqual(expect.arrayContaining([b.receiptId, c.receiptId]));
+    dead = true; // its lease is not renewed any more: another worker takes the key over
+    const { engine, turns } = echo();
+    const second = runnerOn(storage, engine, { agents: [{ id: 'main', whenBusy: 'collect', engine }] });
+    expect((await second.runner.outcome(c.receiptId, { timeoutMs: 5000 })).status).toBe('completed');
+    expect(turns).toEqual(['c']);
+    expect(await historyOf(second.store)).toEqual([
+      'user:a',
+      'assistant:answered a',
+      'user:b',
+      'user:c',
+      'assistant:re: c',
+    ]);
+    expect(await inboxSeqOf(second.store)).toBe('3');
+  });
+
   it('outcomes of every status cross processes as OutcomeJson and come back through runner.outcome', async () => {
     const storage = makeStorage();
     const producer = runnerOn(storage, echo().engine, { worker: false });
@@ -441,8 +599,53 @@ describe.each([
   });
 });
 
-/** A worker that takes the lease, begins a delivery of every entry, and dies (its lease left to expire). */
-async function dieHolding(inbox: Inbox): Promise<void> {
+/** The seqs of the entries of KEY still in the inbox (taking and releasing the key's lease). */
+async function pendingSeqs(inbox: Inbox): Promise<string[]> {
+  for (let i = 0; i < 50; i++) {
+    const [lease] = await inbox.acquire('probe', { leaseMs: 1000, max: 1 });
+    if (lease === undefined) {
+      await new Promise((r) => setTimeout(r, 10));
+      continue;
+    }
+    const seqs: string[] = [];
+    for await (const entry of inbox.read(lease)) seqs.push(entry.seq);
+    await inbox.release(lease);
+    return seqs;
+  }
+  return [];
+}
+
+/** `store` calling `saved()` after each successful save. */
+function countingStore(store: CheckpointStore, saved: () => void): CheckpointStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'save')
+        return async (key: string, data: SessionCheckpointV1, expected: number) => {
+          const version = await target.save(key, data, expected);
+          saved();
+          return version;
+        };
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** `store` whose save never returns (the process died in it) when `hangs(data)` says so. */
+function hangingStore(store: CheckpointStore, hangs: (data: unknown) => boolean): CheckpointStore {
+  return new Proxy(store, {
+    get(target, prop) {
+      if (prop === 'save')
+        return (key: string, data: unknown, expected: number) =>
+          hangs(data) ? new Promise<never>(() => undefined) : target.save(key, data, expected);
+      const value: unknown = Reflect.get(target, prop);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** A worker that takes the lease, begins a delivery of every entry (or of the one `onlySeq`), and dies (its lease left to expire). */
+async function dieHolding(inbox: Inbox, onlySeq?: string): Promise<void> {
   let leases: InboxLease[] = [];
   for (let i = 0; i < 200 && leases.length === 0; i++) {
     leases = await inbox.acquire('doomed', { leaseMs: 30, max: 1 });
@@ -450,7 +653,8 @@ async function dieHolding(inbox: Inbox): Promise<void> {
   }
   const [lease] = leases;
   if (lease === undefined) throw new Error('no lease to die holding');
-  for await (const entry of inbox.read(lease)) await inbox.beginDelivery(entry);
+  for await (const entry of inbox.read(lease))
+    if (onlySeq === undefined || entry.seq === onlySeq) await inbox.beginDelivery(entry);
 }
 
 describe('a Runner with a durable inbox: configuration', () => {
