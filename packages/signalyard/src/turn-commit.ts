@@ -79,7 +79,7 @@ export class TurnCommits {
           pendingApprovals: pending.length === 0 ? NO_APPROVALS : pending,
           staleApprovals: NO_APPROVALS,
         },
-        signalCause(this.#persistence.clock, job.signal, { decidedBy: decidedBy(this.#c.match) }),
+        signalCause(this.#persistence.causes, job.signal, { decidedBy: decidedBy(this.#c.match) }),
       );
     } catch (error) {
       if (isConflict(error)) this.conflict = error as Error;
