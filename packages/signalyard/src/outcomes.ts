@@ -97,6 +97,8 @@ export interface SessionSave {
   readonly aliases?: ApprovalAliases;
   /** What the turn did, for the version's `cause.summary` (absent: nothing to record). */
   readonly record?: TurnRecord;
+  /** The turn's visible reply, for `cause.summary.reply`. */
+  readonly reply?: string;
 }
 
 /** `error` itself when it is a `SignalyardError`, else a `RunnerError` with `code` wrapping it. @internal */

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_CAUSE_PAYLOAD_BYTES, type Redact } from './cause-payload.js';
 import type { CauseOptions } from './session-cause.js';
-import { completedCause } from './turn-record.js';
+import { completeCause } from './turn-record.js';
 import {
   CheckpointConflictError,
   DirectStrategy,
@@ -172,7 +172,7 @@ export class SessionPersistence {
         strategy: snapshot,
         history: save.history,
         engine: save.engineState,
-        cause: completedCause(cause, save.record, snapshot),
+        cause: completeCause(cause, save.record, save.reply, snapshot),
       };
       // The approval fields only when there are any: most sessions never have one.
       if (pending.length > 0) own.pendingApprovals = pending;

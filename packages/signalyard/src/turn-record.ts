@@ -17,20 +17,7 @@ export class TurnRecord {
   handoffs: HandoffSummary[] | undefined = undefined;
   toolCalls: ToolCallSummary[] | undefined = undefined;
   approvals: ApprovalSummary[] | undefined = undefined;
-  /** The visible reply, once the turn has ended (see {@link replyOf}). */
-  reply: string | undefined = undefined;
   partial: SessionCause['partial'] = undefined;
-
-  /** Whether it holds anything a summary shows. */
-  get empty(): boolean {
-    return (
-      this.handoffs === undefined &&
-      this.toolCalls === undefined &&
-      this.approvals === undefined &&
-      this.reply === undefined &&
-      this.partial === undefined
-    );
-  }
 
   /** Notes one engine event (any shape; unknown events are ignored). */
   note(event: { readonly type?: unknown } & Record<string, unknown>): void {
@@ -93,27 +80,26 @@ export function replyOf(reply: unknown, messages: readonly ChatMessage[] | undef
 }
 
 /**
- * A final save's cause with its summary completed: what the turn did (`record`) and the FSM state
- * after it (from the strategy `snapshot` saved). A cause without a summary (a commit) is returned
- * as it is, as is one with nothing to add. @internal
+ * A final save's cause with its summary completed: what the turn did (`record`), its visible
+ * `reply` and the FSM state after it (from the strategy `snapshot` saved). The cause is the
+ * save's own (made for it by `signalCause`), so it is completed in place: no copies on the
+ * Runner's hot path. A cause without a summary (a commit) is left as it is. @internal
  */
-export function completedCause(
+export function completeCause(
   cause: SessionCause,
   record: TurnRecord | undefined,
+  reply: string | undefined,
   snapshot: { readonly [k: string]: unknown },
 ): SessionCause {
-  const summary = cause.summary;
+  const summary = cause.summary as { -readonly [K in keyof RunSummary]: RunSummary[K] } | undefined;
   if (summary === undefined) return cause;
   const state = snapshot.current_state;
-  const fsmState = typeof state === 'string' ? state : undefined;
-  if (fsmState === undefined && (record === undefined || record.empty)) return cause;
-  const done: { -readonly [K in keyof RunSummary]: RunSummary[K] } = { ...summary };
-  if (record !== undefined) {
-    if (record.handoffs !== undefined) done.handoffs = record.handoffs;
-    if (record.toolCalls !== undefined) done.toolCalls = record.toolCalls;
-    if (record.approvals !== undefined) done.approvals = record.approvals;
-    if (record.reply !== undefined) done.reply = record.reply;
-  }
-  if (fsmState !== undefined) done.fsmState = fsmState;
-  return record?.partial === undefined ? { ...cause, summary: done } : { ...cause, summary: done, partial: record.partial };
+  if (typeof state === 'string') summary.fsmState = state;
+  if (reply !== undefined) summary.reply = reply;
+  if (record === undefined) return cause;
+  if (record.handoffs !== undefined) summary.handoffs = record.handoffs;
+  if (record.toolCalls !== undefined) summary.toolCalls = record.toolCalls;
+  if (record.approvals !== undefined) summary.approvals = record.approvals;
+  if (record.partial !== undefined) (cause as { partial?: SessionCause['partial'] }).partial = record.partial;
+  return cause;
 }

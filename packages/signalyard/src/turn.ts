@@ -256,21 +256,13 @@ function turnApplied(turn: Turn, result: TurnResult, before: StrategySnapshot, a
       pendingApprovals: pending,
       staleApprovals: NO_APPROVALS,
       aliases: turn.aliases,
-      record: recordOf(turn, result),
+      record: turn.record,
+      reply: replyOf(result.reply, result.messages),
     },
     rollback: before,
     transitions: applied.transitions,
     stopQueued: applied.stopQueued,
   });
-}
-
-/** The turn's record with its visible reply (undefined: nothing to add to the summary). */
-function recordOf(turn: Turn, result: TurnResult): TurnRecord | undefined {
-  const reply = replyOf(result.reply, result.messages);
-  if (reply === undefined) return turn.record;
-  const record = (turn.record ??= new TurnRecord());
-  record.reply = reply;
-  return record;
 }
 
 /** Emits the approval events the turn implies and its engine did not emit itself. */
