@@ -146,7 +146,7 @@ routing:
       .transition('open', 'close', 'closed')
       .route({ kind: CLOSE, action: Action.transition('close'), name: 'closing' })
       .define();
-    const r = createRunner({ agents: [{ id: 'desk', strategy: () => fsm.create(), engine: () => ({}) }] });
+    const r = createRunner({ agents: [{ id: 'desk', strategy: () => fsm.create(), engine: async () => ({}) }] });
     const outcome = await r.dispatch('agent:desk:main', signal(CLOSE, { to: 'closed' }));
     expect(outcome.status).toBe('completed');
     const cause = await lastCause(r, 'agent:desk:main');
@@ -186,7 +186,7 @@ routing:
   });
 
   it('a runner default (unrouted user message → continue) has an action and no route', async () => {
-    const r = createRunner({ agents: [{ id: 'desk', engine: () => ({ messages: [{ role: 'assistant', content: 'hi' }] }) }] });
+    const r = createRunner({ agents: [{ id: 'desk', engine: async () => ({ messages: [{ role: 'assistant' as const, content: 'hi' }] }) }] });
     const outcome = await r.handle(dm('hello'));
     const summary = (await lastCause(r, outcome.sessionKey))?.summary;
     expect(summary).toEqual({ status: 'completed', action: 'continue', handoffs: [], toolCalls: [], approvals: [], reply: 'hi' });
@@ -222,7 +222,7 @@ routing:
       },
       0,
     );
-    const r = createRunner({ store, agents: [{ id: 'desk', engine: () => ({}) }] });
+    const r = createRunner({ store, agents: [{ id: 'desk', engine: async () => ({}) }] });
     const outcome = await r.dispatch('agent:desk:main', signal('user_message', 'new'));
     expect(outcome.status).toBe('completed');
     expect((await r.session('agent:desk:main'))?.history.map((m) => m.content)).toEqual(['old', 'new']);
@@ -233,7 +233,7 @@ routing:
 
 describe('cause.signal.payload: capped, redacted, JSON only', () => {
   const echo = (opts: Partial<RunnerOptions> = {}) =>
-    createRunner({ agents: [{ id: 'desk', engine: () => ({}) }], ...opts });
+    createRunner({ agents: [{ id: 'desk', engine: async () => ({}) }], ...opts });
 
   it('redact replaces strings (with their path) before the cause keeps them; the history keeps what arrived', async () => {
     const paths: string[] = [];
