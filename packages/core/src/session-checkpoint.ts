@@ -136,8 +136,9 @@ export interface RunSummary {
 }
 
 /**
- * The part of {@link RunSummary} the previous release recorded (approvals only).
- * @deprecated Use {@link RunSummary}: versions saved from this release on carry all of it.
+ * The part of {@link RunSummary} the previous release recorded in `cause.summary` (approvals
+ * only): what a reader of versions saved by that release can count on. Versions saved from this
+ * release on carry the whole {@link RunSummary}.
  */
 export type RunSummaryPart = Pick<RunSummary, 'approvals'>;
 

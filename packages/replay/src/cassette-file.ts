@@ -60,7 +60,13 @@ export const cassetteSchema = z.strictObject({
   source: z.enum(['store', 'recorder']),
   turns: z.array(turnSchema),
   initial: z
-    .looseObject({ v: z.literal(1), agentId: z.string(), strategy: z.looseObject({ type: z.string() }), history: z.array(z.unknown()), engine: z.unknown() })
+    .looseObject({
+      v: z.literal(1),
+      agentId: z.string(),
+      strategy: z.looseObject({ type: z.string() }),
+      history: z.array(z.unknown()),
+      engine: z.unknown(),
+    })
     .optional(),
 });
 
@@ -72,7 +78,9 @@ export const cassetteSchema = z.strictObject({
 export function parseCassette(value: unknown, file?: string): Cassette {
   const parsed = cassetteSchema.safeParse(value);
   if (parsed.success) return value as Cassette;
-  const problems = configProblemsFromZod(parsed.error.issues).map((p) => `${p.path === '' ? '(root)' : p.path}: ${p.message}`);
+  const problems = configProblemsFromZod(parsed.error.issues).map(
+    (p) => `${p.path === '' ? '(root)' : p.path}: ${p.message}`,
+  );
   const where = file === undefined ? 'The cassette' : `Cassette ${JSON.stringify(file)}`;
   throw new ReplayError({
     code: 'REPLAY_CASSETTE_INVALID',
@@ -87,9 +95,7 @@ export function parseCassette(value: unknown, file?: string): Cassette {
  * or a folder without cassettes; `REPLAY_CASSETTE_INVALID` for a file that is not a cassette.
  */
 export async function loadCassettes(paths: string | readonly string[]): Promise<Cassette[]> {
-  const list = typeof paths === 'string' ? [paths] : paths;
-  if (!Array.isArray(list) || list.length === 0 || list.some((p) => typeof p !== 'string'))
-    throw unreadable(`loadCassettes needs a path or a list of paths, got ${describeValue(paths)}`);
+  const list = pathList(paths);
   const files: string[] = [];
   for (const path of list) files.push(...(await cassetteFiles(path)));
   const cassettes: Cassette[] = [];
@@ -110,9 +116,7 @@ export async function loadCassettes(paths: string | readonly string[]): Promise<
  * they are collected (`describeCassettes`). Same errors.
  */
 export function loadCassettesSync(paths: string | readonly string[]): Cassette[] {
-  const list = typeof paths === 'string' ? [paths] : paths;
-  if (!Array.isArray(list) || list.length === 0 || list.some((p) => typeof p !== 'string'))
-    throw unreadable(`loadCassettes needs a path or a list of paths, got ${describeValue(paths)}`);
+  const list = pathList(paths);
   const files: string[] = [];
   for (const path of list) {
     let dir: boolean;
@@ -134,6 +138,14 @@ export function loadCassettesSync(paths: string | readonly string[]): Cassette[]
   });
 }
 
+/** `paths` as a non-empty list of paths. */
+function pathList(paths: unknown): readonly string[] {
+  const list: unknown = typeof paths === 'string' ? [paths] : paths;
+  if (!Array.isArray(list) || list.length === 0 || list.some((p) => typeof p !== 'string'))
+    throw unreadable(`loadCassettes needs a path or a list of paths, got ${describeValue(paths)}`);
+  return list as readonly string[];
+}
+
 function jsonOf(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
@@ -144,7 +156,8 @@ function jsonOf(text: string, file: string): unknown {
 
 function folderFiles(path: string, names: readonly string[]): string[] {
   const cassettes = names.filter((n) => n.endsWith('.json')).sort();
-  if (cassettes.length === 0) throw unreadable(`Folder ${JSON.stringify(path)} holds no cassettes (*.json files)`, path);
+  if (cassettes.length === 0)
+    throw unreadable(`Folder ${JSON.stringify(path)} holds no cassettes (*.json files)`, path);
   return cassettes.map((n) => join(path, n));
 }
 

@@ -78,10 +78,19 @@ const fresh = (): Pending => ({ modelCalls: [], toolResults: [], started: new Se
  * ```
  */
 export function cassetteRecorder(options: CassetteRecorderOptions): CassetteRecorder {
-  if (typeof options !== 'object' || (options as unknown) === null || typeof options.dir !== 'string' || options.dir === '')
-    throw inputInvalid(`cassetteRecorder needs options { dir, redact? }, got dir ${describeValue((options as Partial<CassetteRecorderOptions> | null)?.dir)}`);
+  if (
+    typeof options !== 'object' ||
+    (options as unknown) === null ||
+    typeof options.dir !== 'string' ||
+    options.dir === ''
+  )
+    throw inputInvalid(
+      `cassetteRecorder needs options { dir, redact? }, got dir ${describeValue((options as Partial<CassetteRecorderOptions> | null)?.dir)}`,
+    );
   if (options.redact !== undefined && typeof options.redact !== 'function')
-    throw inputInvalid(`cassetteRecorder redact must be a function (value, path) => string, got ${describeValue(options.redact)}`);
+    throw inputInvalid(
+      `cassetteRecorder redact must be a function (value, path) => string, got ${describeValue(options.redact)}`,
+    );
   return new Recorder(options);
 }
 
@@ -93,7 +102,7 @@ class Recorder implements CassetteRecorder {
   readonly #hashes = new Map<string, string[]>();
   #wrapped = false;
   #writes: Promise<void> = Promise.resolve();
-  #failure: unknown;
+  #failure: Error | undefined;
   #off: (() => void) | undefined;
 
   constructor(options: CassetteRecorderOptions) {
@@ -152,7 +161,10 @@ class Recorder implements CassetteRecorder {
         const checkpoint = await store.load(key);
         const known = this.#sessions.get(key);
         // The checkpoint before the first recorded turn seeds the replay.
-        if (checkpoint !== undefined && (known === undefined || (known.turns.length === 0 && known.initial === undefined))) {
+        if (
+          checkpoint !== undefined &&
+          (known === undefined || (known.turns.length === 0 && known.initial === undefined))
+        ) {
           const read = readSessionCheckpoint(checkpoint.data);
           if (read.ok) this.#session(key, read.data.agentId).initial = read.data;
         }
@@ -189,8 +201,12 @@ class Recorder implements CassetteRecorder {
 
   #engineEvent(p: Pending, e: { type: string } & Record<string, unknown>): void {
     if (e.type === 'agent_response' && typeof e.agentId === 'string' && typeof e.content === 'string') {
-      const calls = [...((e.toolCalls as ToolCall[] | undefined) ?? []), ...((e.transferCalls as ToolCall[] | undefined) ?? [])];
-      const response: ChatResponse = calls.length === 0 ? { content: e.content } : { content: e.content, toolCalls: calls };
+      const calls = [
+        ...((e.toolCalls as ToolCall[] | undefined) ?? []),
+        ...((e.transferCalls as ToolCall[] | undefined) ?? []),
+      ];
+      const response: ChatResponse =
+        calls.length === 0 ? { content: e.content } : { content: e.content, toolCalls: calls };
       const hash = this.#hashes.get(`${e.agentId}\u0000${e.content}`)?.shift();
       p.modelCalls.push({ agentId: e.agentId, ...(hash !== undefined && { request: { hash } }), response });
     } else if (e.type === 'tool_start') {
@@ -244,7 +260,7 @@ class Recorder implements CassetteRecorder {
         await mkdir(dir, { recursive: true });
         await writeFile(join(dir, cassetteFileName(key)), text);
       } catch (error) {
-        this.#failure ??= error;
+        this.#failure ??= error instanceof Error ? error : new Error(errorText(error));
       }
     });
   }

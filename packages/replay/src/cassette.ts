@@ -17,11 +17,7 @@ export interface CassetteSignal {
  * messages).
  */
 export type PartialReason =
-  | 'payload_missing'
-  | 'pipeline_stage_calls'
-  | 'parallel_members'
-  | 'before_kept_versions'
-  | 'history_trimmed';
+  'payload_missing' | 'pipeline_stage_calls' | 'parallel_members' | 'before_kept_versions' | 'history_trimmed';
 
 /** One model call of a turn, in call order: who called, the request's hash (recorder cassettes), the response. */
 export interface CassetteModelCall {

@@ -61,7 +61,8 @@ function listDiff<T extends object>(
     const y = b[i];
     if (x === undefined || y === undefined) return { path: `${name}[${i}]`, expected: x, actual: y };
     for (const f of fields) {
-      if (canonicalJson(x[f]) !== canonicalJson(y[f])) return { path: `${name}[${i}].${f}`, expected: x[f], actual: y[f] };
+      if (canonicalJson(x[f]) !== canonicalJson(y[f]))
+        return { path: `${name}[${i}].${f}`, expected: x[f], actual: y[f] };
     }
   }
   return undefined;
@@ -86,10 +87,10 @@ export function diffSummaries(expected: RunSummary, actual: RunSummary): FieldDi
     (expected.status !== actual.status
       ? { path: 'status', expected: expected.status, actual: actual.status }
       : expected.reply !== actual.reply
-      ? { path: 'reply', expected: expected.reply, actual: actual.reply }
-      : expected.fsmState !== actual.fsmState
-        ? { path: 'fsmState', expected: expected.fsmState, actual: actual.fsmState }
-        : undefined)
+        ? { path: 'reply', expected: expected.reply, actual: actual.reply }
+        : expected.fsmState !== actual.fsmState
+          ? { path: 'fsmState', expected: expected.fsmState, actual: actual.fsmState }
+          : undefined)
   );
 }
 
@@ -130,7 +131,11 @@ export function diffRuns(
     const s = x[i];
     const t = y[i];
     if (s === undefined || t === undefined) {
-      const diff = { path: 'turn', expected: s === undefined ? undefined : 'a turn', actual: t === undefined ? undefined : 'a turn' };
+      const diff = {
+        path: 'turn',
+        expected: s === undefined ? undefined : 'a turn',
+        actual: t === undefined ? undefined : 'a turn',
+      };
       return { same: false, divergence: divergence(i + 1, 'summary', diff) };
     }
     const diff = diffSummaries(s, t);

@@ -55,8 +55,10 @@ export interface EvaluateResult {
  */
 export async function evaluate(cassettes: readonly Cassette[], options: EvaluateOptions): Promise<EvaluateResult> {
   const threshold = options.threshold ?? 1;
-  if (!Array.isArray(options.scorers) || options.scorers.length === 0 || options.scorers.some((s) => typeof s !== 'function'))
-    throw inputInvalid(`evaluate needs scorers: a non-empty list of functions, got ${describeValue(options.scorers)}`);
+  const list: unknown = options.scorers;
+  if (!Array.isArray(list) || list.length === 0 || list.some((s) => typeof s !== 'function'))
+    throw inputInvalid(`evaluate needs scorers: a non-empty list of functions, got ${describeValue(list)}`);
+  const scorers = list as readonly Scorer[];
   if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1))
     throw inputInvalid(`evaluate threshold must be a number in [0, 1], got ${describeValue(threshold)}`);
   const report = await replay(cassettes, options);
@@ -65,10 +67,11 @@ export async function evaluate(cassettes: readonly Cassette[], options: Evaluate
     const cassette = cassettes[i] as Cassette;
     const turns = s.turns.flatMap((t) => (t.actual === undefined ? [] : [{ expected: t.expected, actual: t.actual }]));
     const scores: Score[] = [];
-    for (const [n, scorer] of options.scorers.entries()) scores.push(checked(await runScorer(scorer, n, { cassette, turns }), n));
+    for (const [n, scorer] of scorers.entries())
+      scores.push(checked(await runScorer(scorer, n, { cassette, turns }), n));
     sessions.push({ sessionKey: s.sessionKey, status: s.status, scores });
   }
-  const means = options.scorers.map((_, n) => {
+  const means = scorers.map((_, n) => {
     const name = sessions[0]?.scores[n]?.name ?? `scorer ${n}`;
     const total = sessions.reduce((sum, s) => sum + (s.scores[n] as Score).score, 0);
     return { name, mean: sessions.length === 0 ? 1 : total / sessions.length };
@@ -82,13 +85,23 @@ async function runScorer(scorer: Scorer, n: number, run: Parameters<Scorer>[0]):
   try {
     return await scorer(run);
   } catch (error) {
-    throw inputInvalid(`Scorer ${n} (${scorer.name || 'anonymous'}) threw on session ${JSON.stringify(run.cassette.sessionKey)}: ${errorText(error)}`);
+    throw inputInvalid(
+      `Scorer ${n} (${scorer.name || 'anonymous'}) threw on session ${JSON.stringify(run.cassette.sessionKey)}: ${errorText(error)}`,
+    );
   }
 }
 
 function checked(result: unknown, n: number): Score {
   const r = result as Partial<Score> | null;
-  if (typeof r !== 'object' || r === null || typeof r.name !== 'string' || typeof r.score !== 'number' || !(r.score >= 0 && r.score <= 1))
-    throw inputInvalid(`Scorer ${n} returned ${describeValue(result)}, expected { name: string, score: number in [0, 1], reason? }`);
+  if (
+    typeof r !== 'object' ||
+    r === null ||
+    typeof r.name !== 'string' ||
+    typeof r.score !== 'number' ||
+    !(r.score >= 0 && r.score <= 1)
+  )
+    throw inputInvalid(
+      `Scorer ${n} returned ${describeValue(result)}, expected { name: string, score: number in [0, 1], reason? }`,
+    );
   return r as Score;
 }

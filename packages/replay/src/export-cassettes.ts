@@ -80,12 +80,24 @@ function checkOptions(store: CheckpointStore, options: ExportCassettesOptions): 
     throw inputInvalid(`exportCassettes options must be an object, got ${describeValue(options)}`);
   if (options.prefix !== undefined && typeof options.prefix !== 'string')
     throw inputInvalid(`exportCassettes prefix must be a string, got ${describeValue(options.prefix)}`);
-  if (options.sessions !== undefined && (!Array.isArray(options.sessions) || options.sessions.some((k) => typeof k !== 'string')))
-    throw inputInvalid(`exportCassettes sessions must be a list of session keys, got ${describeValue(options.sessions)}`);
+  if (
+    options.sessions !== undefined &&
+    (!Array.isArray(options.sessions) || options.sessions.some((k) => typeof k !== 'string'))
+  )
+    throw inputInvalid(
+      `exportCassettes sessions must be a list of session keys, got ${describeValue(options.sessions)}`,
+    );
   if (options.redact !== undefined && typeof options.redact !== 'function')
-    throw inputInvalid(`exportCassettes redact must be a function (value, path) => string, got ${describeValue(options.redact)}`);
+    throw inputInvalid(
+      `exportCassettes redact must be a function (value, path) => string, got ${describeValue(options.redact)}`,
+    );
   if (options.since === undefined) return undefined;
-  const at = options.since instanceof Date ? options.since.getTime() : typeof options.since === 'string' ? Date.parse(options.since) : Number.NaN;
+  const at =
+    options.since instanceof Date
+      ? options.since.getTime()
+      : typeof options.since === 'string'
+        ? Date.parse(options.since)
+        : Number.NaN;
   if (Number.isNaN(at))
     throw inputInvalid(`exportCassettes since must be a Date or an ISO-8601 time, got ${describeValue(options.since)}`);
   return at;
@@ -116,7 +128,9 @@ async function keptVersions(store: CheckpointStore, key: string): Promise<(Versi
 /** A commit: saved by a signal's turn before it ended (no status). */
 const isCommit = (cause: SessionCause | undefined): boolean =>
   cause?.signal !== undefined && cause.status === undefined;
-const isTurn = (cause: SessionCause | undefined): cause is SessionCause & { signal: object; status: string } =>
+const isTurn = (
+  cause: SessionCause | undefined,
+): cause is SessionCause & { signal: NonNullable<SessionCause['signal']>; status: RunSummary['status'] } =>
   cause?.signal !== undefined && cause.status !== undefined;
 
 function cassetteOf(
@@ -174,20 +188,34 @@ const EMPTY_SUMMARY = (status: RunSummary['status']): RunSummary => ({
 });
 
 /** One version saved by a signal, as a turn (partial when it cannot be rebuilt). */
-function turnOf(v: Version, base: Version | undefined, cause: SessionCause & { signal: object; status: string }): CassetteTurn {
-  const signal = cause.signal as NonNullable<SessionCause['signal']>;
+function turnOf(
+  v: Version,
+  base: Version | undefined,
+  cause: SessionCause & { signal: NonNullable<SessionCause['signal']>; status: RunSummary['status'] },
+): CassetteTurn {
+  const signal = cause.signal;
   const summary = isSummary(cause.summary) ? cause.summary : undefined;
   const head = {
     signal: { kind: signal.kind, payload: signal.payload ?? null },
-    expected: summary ?? EMPTY_SUMMARY(cause.status as RunSummary['status']),
+    expected: summary ?? EMPTY_SUMMARY(cause.status),
     at: cause.at,
     version: v.checkpoint.version,
   };
-  const partial = (reason: PartialReason): CassetteTurn => ({ ...head, modelCalls: [], toolResults: [], partial: { reason } });
+  const partial = (reason: PartialReason): CassetteTurn => ({
+    ...head,
+    modelCalls: [],
+    toolResults: [],
+    partial: { reason },
+  });
   if (base === undefined && v.checkpoint.version > 1) return partial('before_kept_versions');
-  if (summary === undefined || signal.payload === undefined || (cause.merged ?? 0) > 1) return partial('payload_missing');
+  if (summary === undefined || signal.payload === undefined || (cause.merged ?? 0) > 1)
+    return partial('payload_missing');
   if (cause.partial !== undefined) return partial(cause.partial);
-  const added = addedMessages(base?.data.history ?? [], v.data.history, signal.kind === 'user_message' && signal.text !== undefined);
+  const added = addedMessages(
+    base?.data.history ?? [],
+    v.data.history,
+    signal.kind === 'user_message' && signal.text !== undefined,
+  );
   if (added === undefined) return partial('history_trimmed');
   return { ...head, ...callsOf(added, base?.data.history ?? []) };
 }
@@ -254,8 +282,7 @@ function callsOf(
       modelCalls.push(m.name === undefined ? { response } : { agentId: m.name, response });
     } else if (m.role === 'tool' && m.toolCallId !== undefined) {
       const call = calls.get(m.toolCallId);
-      if (call !== undefined)
-        toolResults.push({ name: call.name, arguments: call.arguments, result: m.content });
+      if (call !== undefined) toolResults.push({ name: call.name, arguments: call.arguments, result: m.content });
     }
   }
   return { modelCalls, toolResults };

@@ -76,7 +76,8 @@ export class ReplayTape {
     const hash = next.request?.hash;
     if (hash !== undefined) {
       const now = requestHash(request);
-      if (now !== hash) this.#diverge('prompt_changed', { path: `modelCalls[${n}].request.hash`, expected: hash, actual: now });
+      if (now !== hash)
+        this.#diverge('prompt_changed', { path: `modelCalls[${n}].request.hash`, expected: hash, actual: now });
     }
     return Promise.resolve(structuredClone(next.response));
   }
@@ -97,7 +98,11 @@ export class ReplayTape {
       this.liveCalls++;
       return tool.execute(args, ctx);
     }
-    const d = this.#diverge('tool_not_recorded', { path: 'toolCalls', expected: undefined, actual: { name: tool.name, arguments: args } });
+    const d = this.#diverge('tool_not_recorded', {
+      path: 'toolCalls',
+      expected: undefined,
+      actual: { name: tool.name, arguments: args },
+    });
     throw notRecorded(`A tool call the cassette does not hold: ${d.text}`);
   }
 }

@@ -135,20 +135,27 @@ export async function replay(cassettes: readonly Cassette[], options: ReplayOpti
   const sessions: ReplayedSession[] = [];
   for (const cassette of checked) sessions.push(await replaySession(cassette, options.runner, live));
   const count = (s: ReplayStatus): number => sessions.filter((x) => x.status === s).length;
-  return { sessions, same: count('same'), diverged: count('diverged'), failed: count('failed'), partial: count('partial') };
+  return {
+    sessions,
+    same: count('same'),
+    diverged: count('diverged'),
+    failed: count('failed'),
+    partial: count('partial'),
+  };
 }
 
 /** The options' problems, thrown; else the `live` list. @internal */
 export function checkReplayOptions(cassettes: readonly Cassette[], options: ReplayOptions): readonly string[] {
-  if (!Array.isArray(cassettes)) throw inputInvalid(`replay needs a list of cassettes, got ${describeValue(cassettes)}`);
+  if (!Array.isArray(cassettes))
+    throw inputInvalid(`replay needs a list of cassettes, got ${describeValue(cassettes)}`);
   if (typeof options !== 'object' || (options as unknown) === null || typeof options.runner !== 'function')
     throw inputInvalid(
       `replay needs options { runner: ({ store, clock, model, tools }) => Runner, live? }, got runner ${describeValue((options as Partial<ReplayOptions> | null)?.runner)}`,
     );
-  const live = options.live ?? [];
+  const live: unknown = options.live ?? [];
   if (!Array.isArray(live) || live.some((n) => typeof n !== 'string'))
     throw inputInvalid(`replay option live must be a list of tool names, got ${describeValue(options.live)}`);
-  return live;
+  return live as readonly string[];
 }
 
 async function startRunner(factory: ReplayRunnerFactory, parts: ReplayRunnerParts): Promise<ReplayableRunner> {
@@ -156,7 +163,11 @@ async function startRunner(factory: ReplayRunnerFactory, parts: ReplayRunnerPart
   try {
     runner = await factory(parts);
   } catch (error) {
-    throw new ReplayError({ code: 'REPLAY_RUNNER_INVALID', message: `The runner factory threw: ${errorText(error)}`, cause: error });
+    throw new ReplayError({
+      code: 'REPLAY_RUNNER_INVALID',
+      message: `The runner factory threw: ${errorText(error)}`,
+      cause: error,
+    });
   }
   const r = runner as Partial<ReplayableRunner> | null;
   if (typeof r !== 'object' || r === null || typeof r.dispatch !== 'function' || typeof r.close !== 'function')
@@ -168,14 +179,19 @@ async function startRunner(factory: ReplayRunnerFactory, parts: ReplayRunnerPart
 }
 
 /** Replays one cassette. */
-async function replaySession(cassette: Cassette, factory: ReplayRunnerFactory, live: readonly string[]): Promise<ReplayedSession> {
+async function replaySession(
+  cassette: Cassette,
+  factory: ReplayRunnerFactory,
+  live: readonly string[],
+): Promise<ReplayedSession> {
   const tape = new ReplayTape(live);
   const store = new MemoryCheckpointStore({ clock: tape.clock });
   const base = { sessionKey: cassette.sessionKey, agentId: cassette.agentId };
   const turns: ReplayedTurn[] = [];
   let skipped = 0;
-  while (cassette.turns[skipped]?.partial !== undefined) skipped++;
-  const leading = skipped > 0 ? { reason: (cassette.turns[skipped - 1] as CassetteTurn).partial!.reason, skipped } : undefined;
+  let reason: PartialReason | undefined;
+  for (let t = cassette.turns[0]; t?.partial !== undefined; t = cassette.turns[++skipped]) reason = t.partial.reason;
+  const leading = reason === undefined ? undefined : { reason, skipped };
   let runner: ReplayableRunner | undefined;
   const end = cassette.turns.findIndex((t, i) => i >= skipped && t.partial !== undefined);
   tape.load(cassette.turns.slice(skipped, end < 0 ? undefined : end));
@@ -185,7 +201,13 @@ async function replaySession(cassette: Cassette, factory: ReplayRunnerFactory, l
     for (let i = skipped; i < cassette.turns.length; i++) {
       const turn = cassette.turns[i] as CassetteTurn;
       if (turn.partial !== undefined) {
-        return { ...base, status: 'partial', divergences: tape.divergences, turns, partial: { turn: i + 1, reason: turn.partial.reason, skipped } };
+        return {
+          ...base,
+          status: 'partial',
+          divergences: tape.divergences,
+          turns,
+          partial: { turn: i + 1, reason: turn.partial.reason, skipped },
+        };
       }
       const actual = await replayTurn(runner, store, cassette, turn, i + 1, tape);
       turns.push({ turn: i + 1, expected: turn.expected, actual });
@@ -231,14 +253,19 @@ async function replayTurn(
   tape.at(turn, index);
   const before = (await store.load(cassette.sessionKey))?.version ?? 0;
   const signal: Signal = { kind: turn.signal.kind, payload: structuredClone(turn.signal.payload) };
-  const outcome = isInbound(signal) && runner.handle !== undefined
-    ? await runner.handle(signal.payload as never)
-    : await runner.dispatch(cassette.sessionKey, signal, { agentId: cassette.agentId });
+  const outcome =
+    isInbound(signal) && runner.handle !== undefined
+      ? await runner.handle(signal.payload as never)
+      : await runner.dispatch(cassette.sessionKey, signal, { agentId: cassette.agentId });
   // Today's bindings sent the message elsewhere: that is the divergence.
   if (outcome.agentId !== cassette.agentId || outcome.sessionKey !== cassette.sessionKey) {
     const path = outcome.agentId !== cassette.agentId ? 'agentId' : 'sessionKey';
     tape.divergences.push(
-      divergence(index, 'summary', { path, expected: path === 'agentId' ? cassette.agentId : cassette.sessionKey, actual: path === 'agentId' ? outcome.agentId : outcome.sessionKey }),
+      divergence(index, 'summary', {
+        path,
+        expected: path === 'agentId' ? cassette.agentId : cassette.sessionKey,
+        actual: path === 'agentId' ? outcome.agentId : outcome.sessionKey,
+      }),
     );
     return outcomeSummary(outcome);
   }
@@ -254,7 +281,13 @@ async function replayTurn(
 /** A user message recorded as an inbound message (`{ channel, text, … }`): replayed through `handle`. */
 function isInbound(signal: Signal): boolean {
   const p = signal.payload as { channel?: unknown; text?: unknown } | null;
-  return signal.kind === 'user_message' && typeof p === 'object' && p !== null && typeof p.channel === 'string' && typeof p.text === 'string';
+  return (
+    signal.kind === 'user_message' &&
+    typeof p === 'object' &&
+    p !== null &&
+    typeof p.channel === 'string' &&
+    typeof p.text === 'string'
+  );
 }
 
 /** The summary of an outcome whose signal saved nothing (unrouted, or failed before any save). */

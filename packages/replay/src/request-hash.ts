@@ -7,7 +7,8 @@ import type { ChatRequest } from '@signalyard/core';
  * their keys were written in.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sorted(value)) ?? 'null';
+  const text: unknown = JSON.stringify(sorted(value)); // undefined for undefined, functions, symbols
+  return typeof text === 'string' ? text : 'null';
 }
 
 function sorted(value: unknown): unknown {

@@ -1,4 +1,4 @@
-import type { RunSummary } from '@signalyard/core';
+import { describeValue, type RunSummary } from '@signalyard/core';
 import type { Cassette } from './cassette.js';
 import { canonicalJson } from './request-hash.js';
 import { inputInvalid } from './errors/replay-error.js';
@@ -57,9 +57,10 @@ export function sameHandoffs(): Scorer {
  */
 export function replyIncludes(text: string | RegExp): Scorer {
   if (!(text instanceof RegExp) && (typeof text !== 'string' || text === ''))
-    throw inputInvalid(`replyIncludes needs a non-empty string or a RegExp, got ${JSON.stringify(text) ?? String(text)}`);
+    throw inputInvalid(`replyIncludes needs a non-empty string or a RegExp, got ${describeValue(text)}`);
   const name = `replyIncludes(${String(text)})`;
-  const hit = (reply: string): boolean => (typeof text === 'string' ? reply.includes(text) : new RegExp(text.source, text.flags.replace('g', '')).test(reply));
+  const hit = (reply: string): boolean =>
+    typeof text === 'string' ? reply.includes(text) : new RegExp(text.source, text.flags.replace('g', '')).test(reply);
   return (run) =>
     run.turns.some((t) => t.actual.reply !== undefined && hit(t.actual.reply))
       ? { name, score: 1 }
@@ -76,7 +77,9 @@ const MARKER = /\[[A-Z][A-Z0-9_]*\]/;
 export function noMarkersVisible(pattern: RegExp = MARKER): Scorer {
   const test = new RegExp(pattern.source, pattern.flags.replace('g', ''));
   return (run) => {
-    const replies = run.turns.flatMap((t, i) => (t.actual.reply === undefined ? [] : [{ i: i + 1, reply: t.actual.reply }]));
+    const replies = run.turns.flatMap((t, i) =>
+      t.actual.reply === undefined ? [] : [{ i: i + 1, reply: t.actual.reply }],
+    );
     if (replies.length === 0) return { name: 'noMarkersVisible', score: 1, reason: 'no reply' };
     const shown = replies.filter((r) => test.test(r.reply));
     const score = (replies.length - shown.length) / replies.length;
@@ -92,7 +95,8 @@ export function noMarkersVisible(pattern: RegExp = MARKER): Scorer {
  * @throws ReplayError `REPLAY_INPUT_INVALID` for an empty name.
  */
 export function toolCalledOnce(name: string): Scorer {
-  if (typeof name !== 'string' || name === '') throw inputInvalid(`toolCalledOnce needs a tool name, got ${JSON.stringify(name) ?? String(name)}`);
+  if (typeof name !== 'string' || name === '')
+    throw inputInvalid(`toolCalledOnce needs a tool name, got ${describeValue(name)}`);
   const label = `toolCalledOnce(${name})`;
   return (run) => {
     const n = run.turns.reduce((sum, t) => sum + t.actual.toolCalls.filter((c) => c.name === name).length, 0);

@@ -40,10 +40,15 @@ export function describeCassettes(
   describe(options.name ?? `cassettes in ${typeof dir === 'string' ? dir : dir.join(', ')}`, () => {
     for (const cassette of cassettes) {
       it(cassette.sessionKey, async () => {
-        const report = await replay([cassette], { runner: runnerFactory, ...(options.live !== undefined && { live: options.live }) });
+        const report = await replay([cassette], {
+          runner: runnerFactory,
+          ...(options.live !== undefined && { live: options.live }),
+        });
         const session = report.sessions[0];
-        if (session?.status === 'diverged') throw new Error(`Session ${cassette.sessionKey} diverged: ${session.divergence?.text ?? ''}`);
-        if (session?.status === 'failed') throw new Error(`Session ${cassette.sessionKey} failed: ${session.error?.message ?? ''}`);
+        if (session?.status === 'diverged')
+          throw new Error(`Session ${cassette.sessionKey} diverged: ${session.divergence?.text ?? ''}`);
+        if (session?.status === 'failed')
+          throw new Error(`Session ${cassette.sessionKey} failed: ${session.error?.message ?? ''}`);
       });
     }
   });

@@ -1,7 +1,16 @@
 // A small support desk for the replay tests: a crew (triage → billing, handoffs, tools, an
 // approvals policy), an FSM strategy on the desk agent (open → escalated, guarded), a second
 // agent behind a routing binding. `desk(parts, changes)` builds it with planted changes.
-import { Action, SignalKind, type ChatModel, type ChatRequest, type Clock, type CheckpointStore, type Plugin, type Tool } from '@signalyard/core';
+import {
+  Action,
+  SignalKind,
+  type ChatModel,
+  type ChatRequest,
+  type Clock,
+  type CheckpointStore,
+  type Plugin,
+  type Tool,
+} from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { parseCrewConfig } from '@signalyard/crew';
 import { FsmStrategy } from '@signalyard/fsm';
@@ -51,7 +60,7 @@ export function liveModel(): ChatModel {
     const last = req.messages.at(-1);
     const user = req.messages.findLast((m) => m.role === 'user')?.content ?? '';
     if (req.agentId === 'triage')
-      return /refund/.test(user) ? 'Passing you to billing. [TO_BILLING]' : `You said: ${user}. [ANSWERED]`;
+      return user.includes('refund') ? 'Passing you to billing. [TO_BILLING]' : `You said: ${user}. [ANSWERED]`;
     if (last?.role === 'tool') return `Done: ${last.content}. [DONE]`;
     const amount = Number(/\d+/.exec(user)?.[0] ?? 0);
     return {

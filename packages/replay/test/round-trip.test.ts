@@ -77,7 +77,12 @@ describe('store → exportCassettes → replay (SQLite)', () => {
   it('a routing binding moved: the first web message goes to another agent (turn 1 › agentId)', async () => {
     const report = await replay([byUser('u1')], { runner: today({ webAgent: 'sales' }) });
     expect(report.sessions[0]?.status).toBe('diverged');
-    expect(report.sessions[0]?.divergence).toMatchObject({ turn: 1, path: 'agentId', expected: 'desk', actual: 'sales' });
+    expect(report.sessions[0]?.divergence).toMatchObject({
+      turn: 1,
+      path: 'agentId',
+      expected: 'desk',
+      actual: 'sales',
+    });
     expect(report.sessions[0]?.divergence?.text).toBe('turn 1 › agentId: desk → sales');
   });
 
@@ -92,7 +97,12 @@ describe('store → exportCassettes → replay (SQLite)', () => {
     // A refused transition of a non-user signal saves nothing, so u5's refusal is no turn of its cassette.
     expect(byUser('u5').turns).toHaveLength(1);
     const vip = await replay([byUser('u4')], { runner: today({ guardFlipped: true }) });
-    expect(vip.sessions[0]?.divergence).toMatchObject({ turn: 2, path: 'status', expected: 'completed', actual: 'rejected' });
+    expect(vip.sessions[0]?.divergence).toMatchObject({
+      turn: 2,
+      path: 'status',
+      expected: 'completed',
+      actual: 'rejected',
+    });
   });
 
   it('an approval threshold changed: the refund of 40 now asks (turn 1 › approvals[1].decision)', async () => {
@@ -124,9 +134,16 @@ describe('store → exportCassettes → replay (SQLite)', () => {
   });
 
   it('a model call past the recorded ones is model_call_not_recorded, naming the agent', async () => {
-    const edited: Cassette = { ...byUser('u2'), turns: [{ ...byUser('u2').turns[0]!, modelCalls: byUser('u2').turns[0]!.modelCalls.slice(0, 2) }] };
+    const edited: Cassette = {
+      ...byUser('u2'),
+      turns: [{ ...byUser('u2').turns[0]!, modelCalls: byUser('u2').turns[0]!.modelCalls.slice(0, 2) }],
+    };
     const report = await replay([edited], { runner: today() });
-    expect(report.sessions[0]?.divergence).toMatchObject({ kind: 'model_call_not_recorded', turn: 1, actual: 'billing' });
+    expect(report.sessions[0]?.divergence).toMatchObject({
+      kind: 'model_call_not_recorded',
+      turn: 1,
+      actual: 'billing',
+    });
   });
 });
 

@@ -22,8 +22,11 @@ const NOTHING: KeptPayload = Object.freeze({});
 const TOO_LARGE: KeptPayload = Object.freeze({ omitted: 'too_large' });
 const NOT_JSON: KeptPayload = Object.freeze({ omitted: 'not_json' });
 
-class Omitted {
-  constructor(readonly kept: KeptPayload) {}
+/** Thrown inside the copy to leave the payload out (caught in {@link causePayload}). */
+class Omitted extends Error {
+  constructor(readonly kept: KeptPayload) {
+    super(kept.omitted);
+  }
 }
 
 /**

@@ -35,8 +35,9 @@ export function signalCause(
   const text = causeText(signal);
   const decided = outcome.decidedBy;
   const kept = causePayload(signal.payload, options.maxPayloadBytes, options.redact);
-  const recorded: { -readonly [K in keyof NonNullable<SessionCause['signal']>]: NonNullable<SessionCause['signal']>[K] } =
-    { kind: signal.kind };
+  const recorded: {
+    -readonly [K in keyof NonNullable<SessionCause['signal']>]: NonNullable<SessionCause['signal']>[K];
+  } = { kind: signal.kind };
   if (text !== undefined) recorded.text = text;
   if (kept.payload !== undefined) recorded.payload = kept.payload;
   else if (kept.omitted !== undefined) recorded.payloadOmitted = kept.omitted;
@@ -55,11 +56,7 @@ export function signalCause(
 }
 
 /** A summary's start: status, route and action, nothing done yet. */
-function baseSummary(
-  status: Outcome['status'],
-  decided: Outcome['decidedBy'],
-  action: Action | undefined,
-): RunSummary {
+function baseSummary(status: Outcome['status'], decided: Outcome['decidedBy'], action: Action | undefined): RunSummary {
   const summary: { -readonly [K in keyof RunSummary]: RunSummary[K] } = {
     status,
     handoffs: NONE,

@@ -89,9 +89,9 @@ export function completeCause(
   cause: SessionCause,
   record: TurnRecord | undefined,
   reply: string | undefined,
-  snapshot: { readonly [k: string]: unknown },
+  snapshot: Readonly<Record<string, unknown>>,
 ): SessionCause {
-  const summary = cause.summary as { -readonly [K in keyof RunSummary]: RunSummary[K] } | undefined;
+  const summary: { -readonly [K in keyof RunSummary]: RunSummary[K] } | undefined = cause.summary;
   if (summary === undefined) return cause;
   const state = snapshot.current_state;
   if (typeof state === 'string') summary.fsmState = state;

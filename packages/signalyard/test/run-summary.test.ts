@@ -50,7 +50,9 @@ describe('cause.summary: what a turn did', () => {
         'Refunded 40. [DONE]',
       ],
     });
-    const r = createRunner({ agents: [{ id: 'desk', engine: crewEngine(deskCrew('marker'), { model, tools: [refund] }) }] });
+    const r = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(deskCrew('marker'), { model, tools: [refund] }) }],
+    });
     const outcome = await r.handle(dm('refund my 40'));
     expect(outcome.status).toBe('completed');
     const cause = await lastCause(r, outcome.sessionKey);
@@ -72,7 +74,9 @@ describe('cause.summary: what a turn did', () => {
       triage: [{ content: '', toolCalls: [{ id: 't1', name: 'transfer_to_billing', arguments: {} }] }],
       billing: [{ content: 'Hello from billing.', toolCalls: [{ id: 'f1', name: 'finish', arguments: {} }] }],
     });
-    const r = createRunner({ agents: [{ id: 'desk', engine: crewEngine(deskCrew('tool'), { model, tools: [refund] }) }] });
+    const r = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(deskCrew('tool'), { model, tools: [refund] }) }],
+    });
     const outcome = await r.handle(dm('billing please'));
     const summary = (await lastCause(r, outcome.sessionKey))?.summary;
     expect(summary?.handoffs).toEqual([{ from: 'triage', to: 'billing', signal: '[TO_BILLING]' }]);
@@ -86,7 +90,9 @@ describe('cause.summary: what a turn did', () => {
       triage: ['[TO_BILLING]'],
       billing: [{ content: 'Refunding.', toolCalls: [{ id: 'c1', name: 'refund', arguments: { amount: 400 } }] }],
     });
-    const r = createRunner({ agents: [{ id: 'desk', engine: crewEngine(deskCrew('marker'), { model, tools: [refund] }) }] });
+    const r = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(deskCrew('marker'), { model, tools: [refund] }) }],
+    });
     const outcome = await r.handle(dm('refund 400'));
     expect(outcome.status).toBe('paused');
     const summary = (await lastCause(r, outcome.sessionKey))?.summary;
@@ -186,17 +192,28 @@ routing:
   });
 
   it('a runner default (unrouted user message → continue) has an action and no route', async () => {
-    const r = createRunner({ agents: [{ id: 'desk', engine: async () => ({ messages: [{ role: 'assistant' as const, content: 'hi' }] }) }] });
+    const r = createRunner({
+      agents: [{ id: 'desk', engine: async () => ({ messages: [{ role: 'assistant' as const, content: 'hi' }] }) }],
+    });
     const outcome = await r.handle(dm('hello'));
     const summary = (await lastCause(r, outcome.sessionKey))?.summary;
-    expect(summary).toEqual({ status: 'completed', action: 'continue', handoffs: [], toolCalls: [], approvals: [], reply: 'hi' });
+    expect(summary).toEqual({
+      status: 'completed',
+      action: 'continue',
+      handoffs: [],
+      toolCalls: [],
+      approvals: [],
+      reply: 'hi',
+    });
     await r.close();
   });
 
   it('an engine’s own reply wins over its messages; a reply that is not a string is TURN_RESULT_INVALID', async () => {
     let reply: unknown = 'shown';
     const r = createRunner({
-      agents: [{ id: 'desk', engine: () => ({ messages: [{ role: 'assistant', content: 'raw [X]' }], reply }) as never }],
+      agents: [
+        { id: 'desk', engine: () => ({ messages: [{ role: 'assistant', content: 'raw [X]' }], reply }) as never },
+      ],
     });
     const first = await r.handle(dm('a'));
     expect((await lastCause(r, first.sessionKey))?.summary?.reply).toBe('shown');
@@ -218,7 +235,12 @@ routing:
         strategy: { type: 'direct' },
         history: [{ role: 'user', content: 'old' }],
         engine: null,
-        cause: { at: '2026-01-01T00:00:00.000Z', signal: { kind: 'user_message', text: 'old' }, status: 'completed', summary: { approvals: [] } },
+        cause: {
+          at: '2026-01-01T00:00:00.000Z',
+          signal: { kind: 'user_message', text: 'old' },
+          status: 'completed',
+          summary: { approvals: [] },
+        },
       },
       0,
     );
@@ -226,7 +248,11 @@ routing:
     const outcome = await r.dispatch('agent:desk:main', signal('user_message', 'new'));
     expect(outcome.status).toBe('completed');
     expect((await r.session('agent:desk:main'))?.history.map((m) => m.content)).toEqual(['old', 'new']);
-    expect((await lastCause(r, 'agent:desk:main'))?.signal).toEqual({ kind: 'user_message', text: 'new', payload: 'new' });
+    expect((await lastCause(r, 'agent:desk:main'))?.signal).toEqual({
+      kind: 'user_message',
+      text: 'new',
+      payload: 'new',
+    });
     await r.close();
   });
 });
@@ -299,7 +325,7 @@ describe('cause.signal.payload: capped, redacted, JSON only', () => {
   it('bad options are ConfigError naming them', () => {
     const bad = (opts: Record<string, unknown>) => {
       try {
-        echo(opts as Partial<RunnerOptions>);
+        echo(opts);
       } catch (error) {
         expect(ConfigError.isInstance(error)).toBe(true);
         return (error as ConfigError).message;
