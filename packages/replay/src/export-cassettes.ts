@@ -214,7 +214,7 @@ function turnOf(
   const added = addedMessages(
     base?.data.history ?? [],
     v.data.history,
-    signal.kind === 'user_message' && signal.text !== undefined,
+    signal.kind === 'user_message' ? signal.text : undefined,
   );
   if (added === undefined) return partial('history_trimmed');
   return { ...head, ...callsOf(added, base?.data.history ?? []) };
@@ -235,19 +235,21 @@ const same = (a: ChatMessage | undefined, b: ChatMessage | undefined): boolean =
 function addedMessages(
   before: readonly ChatMessage[],
   after: readonly ChatMessage[],
-  withUser: boolean,
+  userText: string | undefined,
 ): readonly ChatMessage[] | undefined {
-  // The longest tail of `before` that `after` starts with.
-  for (let j = Math.min(before.length, after.length); j >= 0; j--) {
+  const own = (m: ChatMessage | undefined): boolean => m?.role === 'user' && m.content.startsWith(userText ?? '');
+  // The longest tail of `before` that `after` starts with (all of it, unless trimmed).
+  for (let j = Math.min(before.length, after.length); j > 0; j--) {
     let match = true;
     for (let i = 0; i < j && match; i++) match = same(after[i], before[before.length - j + i]);
     if (!match) continue;
     const rest = after.slice(j);
-    if (j < before.length && j === 0 && before.length > 0) return undefined; // nothing of before is left: cannot tell
-    if (withUser) return rest[0]?.role === 'user' ? rest.slice(1) : undefined;
-    return rest;
+    if (userText === undefined) return rest;
+    return own(rest[0]) ? rest.slice(1) : undefined;
   }
-  return undefined;
+  // Nothing of `before` is left: the turn's messages are whole only if they start with its user message.
+  if (before.length === 0 && userText === undefined) return after;
+  return userText !== undefined && own(after[0]) ? after.slice(1) : undefined;
 }
 
 /**

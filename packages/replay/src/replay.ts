@@ -233,7 +233,8 @@ async function replaySession(
   const first = tape.divergences[0];
   return {
     ...base,
-    status: first === undefined ? 'same' : 'diverged',
+    // Nothing replayed (every turn partial) is no evidence of sameness.
+    status: first !== undefined ? 'diverged' : turns.length === 0 && skipped > 0 ? 'partial' : 'same',
     ...(first !== undefined && { divergence: first }),
     divergences: tape.divergences,
     turns,
