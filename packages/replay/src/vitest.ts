@@ -5,8 +5,8 @@
  * @packageDocumentation
  */
 import { describe, it } from 'vitest';
-import { loadCassettesSync } from './cassette-file.js';
-import { replay, type ReplayOptions, type ReplayRunnerFactory } from './replay.js';
+import { cassetteTests } from './cassette-tests.js';
+import type { ReplayOptions, ReplayRunnerFactory } from './replay.js';
 
 /** Options of {@link describeCassettes}. */
 export interface DescribeCassettesOptions {
@@ -36,20 +36,8 @@ export function describeCassettes(
   runnerFactory: ReplayRunnerFactory,
   options: DescribeCassettesOptions = {},
 ): void {
-  const cassettes = loadCassettesSync(dir);
+  const tests = cassetteTests(dir, runnerFactory, options.live);
   describe(options.name ?? `cassettes in ${typeof dir === 'string' ? dir : dir.join(', ')}`, () => {
-    for (const cassette of cassettes) {
-      it(cassette.sessionKey, async () => {
-        const report = await replay([cassette], {
-          runner: runnerFactory,
-          ...(options.live !== undefined && { live: options.live }),
-        });
-        const session = report.sessions[0];
-        if (session?.status === 'diverged')
-          throw new Error(`Session ${cassette.sessionKey} diverged: ${session.divergence?.text ?? ''}`);
-        if (session?.status === 'failed')
-          throw new Error(`Session ${cassette.sessionKey} failed: ${session.error?.message ?? ''}`);
-      });
-    }
+    for (const t of tests) it(t.name, t.run);
   });
 }
