@@ -7,6 +7,7 @@ import { styleFor, terminalText, type CliIo, type CliOutput } from './cli-io.js'
 import type { CommandContext } from './command-context.js';
 import { CliConfigError } from './errors/cli-config-error.js';
 import { CliInputError } from './errors/cli-input-error.js';
+import { CliReplayError } from './errors/cli-replay-error.js';
 import { CliSessionError } from './errors/cli-session-error.js';
 import { CliStoreError } from './errors/cli-store-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
@@ -15,6 +16,7 @@ import { isHistoryError } from './history-error.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
 import { addInspectCommand } from './inspect-command.js';
 import { addMcpCommand } from './mcp-command.js';
+import { addReplayCommands } from './replay-command.js';
 import { resolveCommand } from './resolve-command.js';
 import { routeExplainCommand } from './route-explain-command.js';
 import type { RouteOptions } from './route-input.js';
@@ -54,9 +56,12 @@ const COMMANDS: ReadonlySet<string> = new Set([
   'inspect',
   'approve',
   'mcp',
+  'cassettes',
+  'replay',
+  'eval',
   'help',
 ]);
-const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect, approve or mcp';
+const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect, approve, mcp, cassettes, replay or eval';
 
 function version(): string {
   try {
@@ -125,6 +130,9 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
     if (first === 'mcp' && argv.length === 1) {
       throw new CliUsageError({ message: "missing subcommand: serve (see 'signalyard mcp --help')" });
     }
+    if (first === 'cassettes' && argv.length === 1) {
+      throw new CliUsageError({ message: "missing subcommand: export (see 'signalyard cassettes --help')" });
+    }
     await buildProgram(ctx, io.abortSignal).parseAsync([...argv], { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
@@ -136,7 +144,7 @@ function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined)
   const program = new Command('signalyard');
   program
     .description(
-      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve).',
+      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve), export cassettes, replay and score them (replay, eval).',
     )
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -158,8 +166,8 @@ function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined)
     .addHelpText(
       'after',
       `
-Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout)
-or a session the store refused (one line on stderr), 2 usage errors, unreadable files and
+Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout),
+a session the store refused (one line on stderr), or a replay that diverged / an eval below its threshold, 2 usage errors, unreadable files and
 unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns it off.`,
     );
 
@@ -171,6 +179,7 @@ unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns 
   addInspectCommand(program, ctx, abortSignal);
   addApproveCommand(program, ctx);
   addMcpCommand(program, ctx, abortSignal);
+  addReplayCommands(program, ctx);
   return program;
 }
 
@@ -294,6 +303,7 @@ function commandOf(argv: readonly unknown[]): string | undefined {
   const sub: unknown = argv[at + 1];
   if (command === 'route' && sub === 'explain') return 'route explain';
   if (command === 'mcp' && sub === 'serve') return 'mcp serve';
+  if (command === 'cassettes' && sub === 'export') return 'cassettes export';
   if (command === 'sessions' && typeof sub === 'string' && SESSIONS_SUBCOMMANDS.has(sub)) return `sessions ${sub}`;
   return command;
 }
@@ -327,7 +337,7 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
     return ExitCode.Problems;
   }
-  if (CliSessionError.isInstance(error) || isHistoryError(error)) {
+  if (CliSessionError.isInstance(error) || CliReplayError.isInstance(error) || isHistoryError(error)) {
     line(error.message);
     return ExitCode.Problems;
   }

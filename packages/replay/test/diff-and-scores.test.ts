@@ -92,11 +92,11 @@ describe('diffSummaries / diffRuns', () => {
       },
     });
     const longer = diffRuns([base], [base, base]);
-    expect(longer.same === false && longer.divergence.text).toBe('turn 2 › turn: (none) → a turn');
+    expect(!longer.same && longer.divergence.text).toBe('turn 2 › turn: (none) → a turn');
     const cassette = { turns: [{ expected: base }] };
     const replayed = { turns: [{ expected: base, actual: with_({ reply: 'x' }) }] };
     const r = diffRuns(cassette, replayed);
-    expect(r.same === false && r.divergence.path).toBe('reply');
+    expect(!r.same && r.divergence.path).toBe('reply');
     expect(() => diffRuns('nope' as never, [])).toThrow(ReplayError);
     try {
       diffRuns([], 42 as never);

@@ -34,7 +34,7 @@ async function recordWeek(dir: string, redact?: (v: string) => string) {
     clock: steppingClock(),
     model: recorder.model(liveModel()),
     tools: deskTools().tools,
-    plugins: [recorder as Plugin],
+    plugins: [recorder],
   });
   await liveWeek(runner);
   await runner.close();
