@@ -1,4 +1,4 @@
-import type { RunSummary } from '@signalyard/core';
+import { SignalyardError, type RunSummary } from '@signalyard/core';
 import { describe, expect, it } from 'vitest';
 import {
   ReplayError,
@@ -185,5 +185,16 @@ describe('scorers', () => {
     ).toMatchObject({ score: 0, reason: 'called 2 times' });
     expect(await toolCalledOnce('lookup')(run([[{}, {}]]))).toMatchObject({ score: 0, reason: 'called 0 times' });
     expect(() => toolCalledOnce('')).toThrow(/needs a tool name/);
+  });
+});
+
+describe('ReplayError', () => {
+  it('isInstance recognises its own errors by marker, and no other error', () => {
+    const e = new ReplayError({ code: 'REPLAY_CASSETTE_INVALID', message: 'm', file: 'a.json' });
+    expect(ReplayError.isInstance(e)).toBe(true);
+    expect(SignalyardError.isInstance(e)).toBe(true);
+    expect([e.code, e.file, e.name]).toEqual(['REPLAY_CASSETTE_INVALID', 'a.json', 'ReplayError']);
+    for (const other of [new SignalyardError({ code: 'X', message: 'm' }), new Error('m'), null, 'REPLAY_NOT_RECORDED'])
+      expect(ReplayError.isInstance(other)).toBe(false);
   });
 });
