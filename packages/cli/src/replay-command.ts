@@ -226,7 +226,7 @@ function table(rows: readonly (readonly string[])[]): string {
 }
 
 /** The replay as a table: the counts, then one row per session with its first divergence. */
-export function reportTable(report: ReplayReport): string {
+function reportTable(report: ReplayReport): string {
   const head = `sessions ${report.sessions.length}, same ${report.same}, diverged ${report.diverged}, failed ${report.failed}, partial ${report.partial}\n\n`;
   const rows = report.sessions.map((s) => [
     terminalText(s.sessionKey),

@@ -34,7 +34,7 @@ export interface FieldDiff {
 }
 
 /** How a value is shown in a divergence's text: strings as they are, nothing as `(none)`, the rest as JSON. @internal */
-export function shown(value: unknown): string {
+function shown(value: unknown): string {
   if (value === undefined) return '(none)';
   if (typeof value === 'string') return value;
   return canonicalJson(value);

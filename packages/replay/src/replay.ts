@@ -145,7 +145,7 @@ export async function replay(cassettes: readonly Cassette[], options: ReplayOpti
 }
 
 /** The options' problems, thrown; else the `live` list. @internal */
-export function checkReplayOptions(cassettes: readonly Cassette[], options: ReplayOptions): readonly string[] {
+function checkReplayOptions(cassettes: readonly Cassette[], options: ReplayOptions): readonly string[] {
   if (!Array.isArray(cassettes))
     throw inputInvalid(`replay needs a list of cassettes, got ${describeValue(cassettes)}`);
   if (typeof options !== 'object' || (options as unknown) === null || typeof options.runner !== 'function')

@@ -30,9 +30,9 @@ export interface DeskChanges {
   readonly webAgent?: string;
 }
 
-export const ESCALATE = SignalKind.custom('escalate');
+const ESCALATE = SignalKind.custom('escalate');
 
-export const crewYaml = (c: DeskChanges = {}): string => `
+const crewYaml = (c: DeskChanges = {}): string => `
 entry_point: triage
 agents:
   - id: triage

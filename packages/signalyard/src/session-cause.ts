@@ -69,7 +69,7 @@ function baseSummary(status: Outcome['status'], decided: Outcome['decidedBy'], a
 }
 
 /** An action as `RunSummary.action` writes it: `continue`, `transition:<target>`, `reject:<reason>`, `custom:<name>`, a stop. @internal */
-export function actionText(action: Action): string {
+function actionText(action: Action): string {
   switch (action.type) {
     case 'transition':
       return `transition:${action.target}`;
