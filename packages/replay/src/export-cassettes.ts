@@ -169,6 +169,7 @@ function cassetteOf(
   }
   if (turns.length === 0 || agentId === undefined) return undefined;
   keepToolResults(turns);
+  moveHeldCalls(turns);
   return {
     v: 1,
     sessionKey: key,
@@ -263,6 +264,37 @@ function keepToolResults(turns: CassetteTurn[]): void {
   for (const [i, t] of turns.entries()) {
     if (t.toolResults.some((r) => !tools.has(r.name)))
       turns[i] = { ...t, toolResults: t.toolResults.filter((r) => tools.has(r.name)) };
+  }
+}
+
+/**
+ * A model call whose tool calls were held for approval is saved with the turn that resumed them,
+ * though the turn that held them made it: moved back to that turn (the one whose summary lists
+ * those calls and whose own model calls do not hold them).
+ */
+function moveHeldCalls(turns: CassetteTurn[]): void {
+  const key = (calls: readonly { name: string; arguments: unknown }[] | undefined): string =>
+    JSON.stringify((calls ?? []).map((c) => [c.name, c.arguments]));
+  for (let i = 0; i + 1 < turns.length; i++) {
+    const t = turns[i] as CassetteTurn;
+    const next = turns[i + 1] as CassetteTurn;
+    if (t.partial !== undefined || next.partial !== undefined || t.expected.status !== 'paused') continue;
+    const made = new Set(t.modelCalls.map((m) => key(m.response.toolCalls)));
+    const byAgent = new Map<string | undefined, { name: string; arguments: unknown }[]>();
+    for (const c of t.expected.toolCalls) byAgent.set(c.agentId, [...(byAgent.get(c.agentId) ?? []), c]);
+    const at = next.modelCalls.findIndex((m) => {
+      const wanted = byAgent.get(m.agentId);
+      return (
+        m.response.toolCalls !== undefined &&
+        wanted !== undefined &&
+        !made.has(key(m.response.toolCalls)) &&
+        key(wanted).includes(key(m.response.toolCalls).slice(1, -1))
+      );
+    });
+    if (at < 0) continue;
+    const moved = next.modelCalls[at] as CassetteModelCall;
+    turns[i] = { ...t, modelCalls: [...t.modelCalls, moved] };
+    turns[i + 1] = { ...next, modelCalls: next.modelCalls.filter((_, k) => k !== at) };
   }
 }
 

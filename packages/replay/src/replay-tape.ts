@@ -6,12 +6,11 @@ import { canonicalJson, requestHash } from './request-hash.js';
 
 /**
  * What a replayed session's runner is given: the clock at each turn's recorded time, a model
- * that answers each agent's calls from the cassette's recorded calls of that agent in order, and
+ * that answers each agent's calls from the turn's recorded calls of that agent in order, and
  * tools that return the recorded results (the first unused one with the same name and
- * arguments). Calls and results are taken session-wide, in order: a store keeps a call held for
- * approval in the turn that resumed it, though it was made in the turn that held it. No network,
- * no side effects: what the cassette does not hold is a divergence, never a live call (unless
- * `live`).
+ * arguments, taken session-wide: a store keeps the result of a call that ran before a batch was
+ * held for approval in the turn that resumed it). No network, no side effects: what the
+ * cassette does not hold is a divergence, never a live call (unless `live`).
  * @internal
  */
 export class ReplayTape {
@@ -33,24 +32,31 @@ export class ReplayTape {
     this.#live = new Set(live);
   }
 
-  /** Answers from `turns` (the replayable ones, in order). */
+  /** Answers from `turns` (the replayable ones, in order): their tool results, session-wide. */
   load(turns: readonly CassetteTurn[]): void {
-    this.#models = new Map();
-    for (const turn of turns) {
-      for (const call of turn.modelCalls) {
-        const agent = call.agentId ?? '';
-        const queue = this.#models.get(agent);
-        if (queue === undefined) this.#models.set(agent, [call]);
-        else queue.push(call);
-      }
-    }
     this.#results = turns.flatMap((turn) => turn.toolResults.map((r) => ({ r, used: false })));
+  }
+
+  /** Drops turn `index`'s `model_call_not_recorded` / `tool_not_recorded` divergences. */
+  forgive(index: number): void {
+    for (let i = this.divergences.length - 1; i >= 0; i--) {
+      const d = this.divergences[i] as Divergence;
+      if (d.turn === index && (d.kind === 'model_call_not_recorded' || d.kind === 'tool_not_recorded'))
+        this.divergences.splice(i, 1);
+    }
   }
 
   /** Turn `index` (1-based) starts: the clock reads its recorded time. */
   at(turn: CassetteTurn, index: number): void {
     this.#turn = index;
     this.#calls = 0;
+    this.#models = new Map();
+    for (const call of turn.modelCalls) {
+      const agent = call.agentId ?? '';
+      const queue = this.#models.get(agent);
+      if (queue === undefined) this.#models.set(agent, [call]);
+      else queue.push(call);
+    }
     if (turn.at !== undefined) this.#now = Date.parse(turn.at);
   }
 

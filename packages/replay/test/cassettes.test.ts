@@ -291,3 +291,30 @@ describe('replay and evaluate: options and failures', () => {
     ).rejects.toThrow(/judge down/);
   });
 });
+
+describe('a turn recorded as failed', () => {
+  it('failing again the same way is same: the model call the store could not keep is no divergence', async () => {
+    const store = new MemoryCheckpointStore();
+    let fail = true;
+    const model = scriptedModel(() => {
+      if (fail) throw new Error('provider down');
+      return 'ok';
+    });
+    const crew = parseCrewConfig('entry_point: a\nagents:\n  - id: a\n');
+    const live = createRunner({ agents: [{ id: 'desk', engine: crewEngine(crew, { model }) }], store });
+    expect((await live.handle(dm('f1', 'hi'))).status).toBe('failed');
+    fail = false;
+    expect((await live.handle(dm('f1', 'again'))).status).toBe('completed');
+    await live.close();
+    const cassettes = await exportCassettes(store);
+    expect(cassettes[0]?.turns.map((t) => [t.expected.status, t.modelCalls.length])).toEqual([
+      ['failed', 0],
+      ['completed', 1],
+    ]);
+    const report = await replay(cassettes, {
+      runner: (p) =>
+        createRunner({ agents: [{ id: 'desk', engine: crewEngine(crew, { model: p.model }) }], store: p.store }),
+    });
+    expect(report.sessions[0]).toMatchObject({ status: 'same', divergences: [] });
+  });
+});
