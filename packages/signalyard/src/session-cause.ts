@@ -1,5 +1,5 @@
 import type { Action, Clock, Outcome, RunSummary, SessionCause, Signal } from '@signalyard/core';
-import { isoAt, readClock } from '@signalyard/core/internal';
+import { frozenJsonValue, isoAt, readClock } from '@signalyard/core/internal';
 import { decisionRecords } from './approvals.js';
 import { causePayload, type Redact } from './cause-payload.js';
 import { userTextOf } from './history.js';
@@ -15,8 +15,20 @@ export interface CauseOptions {
   readonly redact: Redact | undefined;
 }
 
-/** The empty lists a summary starts with (shared: most turns add nothing to them). */
-const NONE: readonly never[] = Object.freeze([]);
+/** The empty list a summary starts with: shared, and marked so that stores share it instead of copying it. */
+const NONE: readonly never[] = frozenJsonValue([]);
+
+/** Each route's `{ tier, name }`, made once per route (and marked: stores share it). */
+const ROUTES = new WeakMap<object, RunSummary['route']>();
+
+function routeOf(decided: NonNullable<Outcome['decidedBy']>): RunSummary['route'] {
+  let route = ROUTES.get(decided.route);
+  if (route?.tier !== decided.tier) {
+    route = frozenJsonValue({ tier: decided.tier, name: decided.route.name ?? '' });
+    ROUTES.set(decided.route, route);
+  }
+  return route;
+}
 
 /**
  * Why a signal's version exists: the signal (for a user message, the first 200 code units of its
@@ -34,13 +46,19 @@ export function signalCause(
 ): SessionCause {
   const text = causeText(signal);
   const decided = outcome.decidedBy;
-  const kept = causePayload(signal.payload, options.maxPayloadBytes, options.redact);
   const recorded: {
     -readonly [K in keyof NonNullable<SessionCause['signal']>]: NonNullable<SessionCause['signal']>[K];
   } = { kind: signal.kind };
   if (text !== undefined) recorded.text = text;
-  if (kept.payload !== undefined) recorded.payload = kept.payload;
-  else if (kept.omitted !== undefined) recorded.payloadOmitted = kept.omitted;
+  const payload = signal.payload;
+  // The hot path: a short text payload, nothing to redact, is kept as it is (no copy, no object).
+  if (typeof payload === 'string' && options.redact === undefined && payload.length * 3 + 2 <= options.maxPayloadBytes)
+    recorded.payload = payload;
+  else {
+    const kept = causePayload(payload, options.maxPayloadBytes, options.redact);
+    if (kept.payload !== undefined) recorded.payload = kept.payload;
+    else if (kept.omitted !== undefined) recorded.payloadOmitted = kept.omitted;
+  }
   // Assigned in a fixed order (no conditional spreads): one object, one shape, on every signal.
   const cause: { -readonly [K in keyof SessionCause]: SessionCause[K] } = {
     at: isoAt(readClock(options.clock)),
@@ -63,7 +81,7 @@ function baseSummary(status: Outcome['status'], decided: Outcome['decidedBy'], a
     toolCalls: NONE,
     approvals: NONE,
   };
-  if (decided !== undefined) summary.route = { tier: decided.tier, name: decided.route.name ?? '' };
+  if (decided !== undefined) summary.route = routeOf(decided);
   if (action !== undefined) summary.action = actionText(action);
   return summary;
 }

@@ -1,3 +1,4 @@
+import { frozenJsonValue } from '@signalyard/core/internal';
 import type {
   ApprovalSummary,
   ChatMessage,
@@ -92,11 +93,16 @@ export function completeCause(
   snapshot: Readonly<Record<string, unknown>>,
 ): SessionCause {
   const summary: { -readonly [K in keyof RunSummary]: RunSummary[K] } | undefined = cause.summary;
-  if (summary === undefined) return cause;
+  // No summary (a commit), or completed already (the same cause saved again).
+  if (summary === undefined || Object.isFrozen(summary)) return cause;
   const state = snapshot.current_state;
   if (typeof state === 'string') summary.fsmState = state;
   if (reply !== undefined) summary.reply = reply;
-  if (record === undefined) return cause;
+  if (record === undefined) {
+    // Every member is a string or a marked value (the shared lists, the route): stores share it.
+    (cause as { summary?: RunSummary }).summary = frozenJsonValue(summary);
+    return cause;
+  }
   if (record.handoffs !== undefined) summary.handoffs = record.handoffs;
   if (record.toolCalls !== undefined) summary.toolCalls = record.toolCalls;
   if (record.approvals !== undefined) summary.approvals = record.approvals;
