@@ -2,6 +2,7 @@ import { onAbort } from '@signalyard/core/internal';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from './command-context.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
+import { inboxStoreError, openInbox, type OpenedInbox } from './inbox-command.js';
 import { openStore, storeError } from './open-store.js';
 import { STORES_HELP, integerParser, storeOptionsOf, withStoreOptions, type StoreFlags } from './sessions-command.js';
 
@@ -36,6 +37,11 @@ export function addInspectCommand(program: Command, ctx: CommandContext, abortSi
         .default(4319),
     )
     .option('--host <address>', 'the address to listen on', '127.0.0.1')
+    .option(
+      '--inbox',
+      "also show the workers' durable inbox kept in the same database: entries waiting, leases, dead letters",
+    )
+    .option('--inbox-table <name>', 'PostgreSQL, with --inbox: the inbox entries table (default: signalyard_inbox)')
     .addHelpText(
       'after',
       `${STORES_HELP}
@@ -43,27 +49,44 @@ export function addInspectCommand(program: Command, ctx: CommandContext, abortSi
 Prints the page's address (with its token) and serves it until Ctrl-C. The page lists the
 sessions in the store, each session's versions with their cause (signal, tier, route, status,
 approvals), the chat of any version, and the agents' diagrams; nothing can be changed from it.
+With --inbox it also shows the durable inbox in the same database (SqliteInbox beside the
+sessions, or PostgresInbox): each session's entries waiting, the leases and the dead letters.
 
 Examples:
   signalyard inspect --store sqlite:sessions.db
-  signalyard inspect --store $DATABASE_URL --port 0`,
+  signalyard inspect --store $DATABASE_URL --port 0 --inbox`,
     )
-    .action(async (flags: StoreFlags & { port: number; host: string }) => {
+    .action(async (flags: StoreFlags & { port: number; host: string; inbox?: boolean; inboxTable?: string }) => {
+      if (flags.inboxTable !== undefined && flags.inbox !== true) {
+        throw new CliUsageError({ message: '--inbox-table applies with --inbox only' });
+      }
       const opened = await openStore(storeOptionsOf(flags), ctx.cwd);
+      let inbox: OpenedInbox | undefined;
       try {
+        if (flags.inbox === true) {
+          inbox = await openInbox(
+            { store: flags.store, ...(flags.inboxTable !== undefined && { table: flags.inboxTable }) },
+            ctx.cwd,
+          );
+        }
         const { startInspector, InspectorError } = await import('@signalyard/inspector');
-        const inspector = await startInspector({ store: opened.store, port: flags.port, host: flags.host }).catch(
-          (error: unknown) => {
-            if (InspectorError.isInstance(error)) throw new CliUsageError({ message: error.message, cause: error });
-            throw error;
-          },
-        );
-        ctx.stdout.write(`inspector: ${inspector.url}\n(${opened.shown}, read-only; Ctrl-C stops it)\n`);
+        const inspector = await startInspector({
+          store: opened.store,
+          ...(inbox !== undefined && { inbox: inbox.inbox }),
+          port: flags.port,
+          host: flags.host,
+        }).catch((error: unknown) => {
+          if (InspectorError.isInstance(error)) throw new CliUsageError({ message: error.message, cause: error });
+          throw error;
+        });
+        const what = inbox === undefined ? opened.shown : `${opened.shown} with its inbox`;
+        ctx.stdout.write(`inspector: ${inspector.url}\n(${what}, read-only; Ctrl-C stops it)\n`);
         await untilStopped(abortSignal);
         await inspector.close();
       } catch (error) {
-        throw storeError(error, opened.shown);
+        throw inboxStoreError(storeError(error, opened.shown), opened.shown, flags.inboxTable);
       } finally {
+        await inbox?.close();
         await opened.close();
       }
     });

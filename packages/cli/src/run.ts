@@ -14,6 +14,7 @@ import { CliUsageError } from './errors/cli-usage-error.js';
 import { formatProblem } from './format-problems.js';
 import { isHistoryError } from './history-error.js';
 import { graphCommand, type GraphFormat } from './graph-command.js';
+import { INBOX_SUBCOMMANDS, addInboxCommand } from './inbox-command.js';
 import { addInspectCommand } from './inspect-command.js';
 import { addMcpCommand } from './mcp-command.js';
 import { addReplayCommands } from './replay-command.js';
@@ -22,6 +23,7 @@ import { routeExplainCommand } from './route-explain-command.js';
 import type { RouteOptions } from './route-input.js';
 import { SESSIONS_SUBCOMMANDS, addSessionsCommand } from './sessions-command.js';
 import { validateCommand, type ValidateOptions } from './validate-command.js';
+import { addWorkerCommand } from './worker-command.js';
 
 /**
  * The exit codes of the `signalyard` command: `Ok` (0) success; `Problems` (1) the configuration
@@ -56,12 +58,15 @@ const COMMANDS: ReadonlySet<string> = new Set([
   'inspect',
   'approve',
   'mcp',
+  'inbox',
+  'worker',
   'cassettes',
   'replay',
   'eval',
   'help',
 ]);
-const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect, approve, mcp, cassettes, replay or eval';
+const COMMAND_LIST =
+  'validate, graph, resolve, route, sessions, inspect, approve, mcp, inbox, worker, cassettes, replay or eval';
 
 function version(): string {
   try {
@@ -86,7 +91,9 @@ function version(): string {
  * `file:line: path: message`; with `validate --strict`, warnings count as problems) or the store
  * refused a `sessions` command, 2 for unknown commands or options, missing arguments, missing or
  * unreadable files, inputs that cannot be routed and stores that cannot be used (one line on
- * stderr). Each call builds its own parser: concurrent calls share nothing.
+ * stderr). Each call builds its own parser: concurrent calls share nothing. One exception to
+ * "never exits": `worker` run without `io.abortSignal` (as the bin runs it) ends the process with
+ * exit code 1 on a second SIGINT / SIGTERM while it drains, as its help says.
  *
  * @example
  * ```ts
@@ -130,6 +137,9 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
     if (first === 'mcp' && argv.length === 1) {
       throw new CliUsageError({ message: "missing subcommand: serve (see 'signalyard mcp --help')" });
     }
+    if (first === 'inbox' && argv.length === 1) {
+      throw new CliUsageError({ message: "missing subcommand: list or dead (see 'signalyard inbox --help')" });
+    }
     if (first === 'cassettes' && argv.length === 1) {
       throw new CliUsageError({ message: "missing subcommand: export (see 'signalyard cassettes --help')" });
     }
@@ -144,7 +154,7 @@ function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined)
   const program = new Command('signalyard');
   program
     .description(
-      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve), export cassettes, replay and score them (replay, eval).',
+      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve), list what waits in a durable inbox (inbox list|dead), settle it (worker), export cassettes, replay and score them (replay, eval).',
     )
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -179,6 +189,8 @@ unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns 
   addInspectCommand(program, ctx, abortSignal);
   addApproveCommand(program, ctx);
   addMcpCommand(program, ctx, abortSignal);
+  addInboxCommand(program, ctx);
+  addWorkerCommand(program, ctx, abortSignal);
   addReplayCommands(program, ctx);
   return program;
 }
@@ -305,6 +317,7 @@ function commandOf(argv: readonly unknown[]): string | undefined {
   if (command === 'mcp' && sub === 'serve') return 'mcp serve';
   if (command === 'cassettes' && sub === 'export') return 'cassettes export';
   if (command === 'sessions' && typeof sub === 'string' && SESSIONS_SUBCOMMANDS.has(sub)) return `sessions ${sub}`;
+  if (command === 'inbox' && typeof sub === 'string' && INBOX_SUBCOMMANDS.has(sub)) return `inbox ${sub}`;
   return command;
 }
 

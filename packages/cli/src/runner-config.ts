@@ -119,14 +119,16 @@ async function optionsOf(file: string, exported: unknown): Promise<RunnerOptions
 /** A runner built from a `--config` module, with how to close it and what the module opened. */
 export interface ConfiguredRunner extends LoadedRunnerConfig {
   readonly runner: Runner;
-  /** Closes the runner, then the store and the lock the config gave (the CLI's process is theirs now). */
+  /** Closes the runner, then the inbox, the lock and the store the config gave (the CLI's process is theirs now). */
   close(): Promise<void>;
 }
 
 /**
  * Loads a `--config` module ({@link loadRunnerConfig}), builds its runner with `createRunner` and
  * starts it (its plugins set up, so that `close()` disposes them). With `requireStore`, a config without `store` is refused: the default store is
- * an empty memory store, which holds none of the app's sessions.
+ * an empty memory store, which holds none of the app's sessions. `adjust` turns the module's
+ * options into the ones the runner is built with (the worker command's `worker: true`); what it
+ * throws propagates.
  *
  * @throws CliConfigError as {@link loadRunnerConfig}; `CLI_CONFIG_INVALID` without a required
  *   store; `CLI_CONFIG_FAILED` when the runner does not start (a plugin's setup threw).
@@ -135,9 +137,10 @@ export interface ConfiguredRunner extends LoadedRunnerConfig {
 export async function openConfiguredRunner(
   file: string,
   cwd: string,
-  opts: { requireStore?: string } = {},
+  opts: { requireStore?: string; adjust?: (options: RunnerOptions) => RunnerOptions } = {},
 ): Promise<ConfiguredRunner> {
-  const loaded = await loadRunnerConfig(file, cwd);
+  const config = await loadRunnerConfig(file, cwd);
+  const loaded = opts.adjust === undefined ? config : { ...config, options: opts.adjust(config.options) };
   const { options } = loaded;
   if (opts.requireStore !== undefined && options.store === undefined) {
     throw invalid(
@@ -161,6 +164,7 @@ export async function openConfiguredRunner(
     try {
       await runner.close();
     } finally {
+      await closeQuietly(options.inbox);
       await closeQuietly(options.lock);
       await closeQuietly(options.store);
     }

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '@signalyard/cli';
-import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
+import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seed } from './session-fixtures.js';
 import { runInProcess } from './support.js';
@@ -89,5 +89,50 @@ describe('signalyard inspect', () => {
     const noStore = await runInProcess(['inspect'], { cwd: dir });
     expect(noStore.code).toBe(2);
     expect(noStore.stderr).toContain("required option '--store <url>'");
+  });
+
+  it('--inbox also serves the inbox in the same database: a session’s entries waiting and the overview', async () => {
+    const url = await database();
+    const inbox = new SqliteInbox({ path: join(dir, url.slice('sqlite:'.length)) });
+    await inbox.accept({
+      sessionKey: 'agent:support:main',
+      signal: { kind: 'user_message', payload: { text: 'next' } },
+      id: 'n1',
+    });
+    await inbox.close();
+    const controller = new AbortController();
+    let stdout = '';
+    let printed!: () => void;
+    const ready = new Promise<void>((resolve) => (printed = resolve));
+    const running = run(['inspect', '--store', url, '--port', '0', '--inbox'], {
+      stdout: {
+        write: (s: string) => {
+          stdout += s;
+          if (stdout.includes('\n')) printed();
+        },
+      },
+      stderr: { write: (s: string) => (stdout += s) },
+      cwd: dir,
+      abortSignal: controller.signal,
+    });
+    await Promise.race([ready, running]);
+    expect(stdout).toContain(`${url} with its inbox, read-only`);
+    const address = new URL(/^inspector: (\S+)$/m.exec(stdout)![1]!);
+    const token = address.searchParams.get('token')!;
+    const get = async (path: string) =>
+      (await fetch(`${address.origin}${path}&token=${token}`)).json() as Promise<Record<string, unknown>>;
+    expect(await get('/api/info?')).toMatchObject({ inbox: true });
+    const waiting = await get('/api/inbox?key=agent:support:main');
+    expect(waiting.entries).toEqual([expect.objectContaining({ seq: '1', kind: 'user_message', text: 'next' })]);
+    expect((await get('/api/inbox/overview?')).pending).toEqual([{ sessionKey: 'agent:support:main', count: 1 }]);
+    controller.abort();
+    expect(await running).toBe(0);
+  });
+
+  it('--inbox-table without --inbox is a usage error (exit 2)', async () => {
+    const url = await database();
+    const result = await runInProcess(['inspect', '--store', url, '--inbox-table', 'x'], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--inbox-table applies with --inbox only');
   });
 });

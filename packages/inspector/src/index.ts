@@ -11,6 +11,7 @@
 export { startInspector } from './start-inspector.js';
 export type { Inspector } from './start-inspector.js';
 export type { InspectorOptions } from './inspector-options.js';
+export type { InspectorInbox } from './inspector-inbox.js';
 export type { InspectableRunner, InspectedListing, InspectedSession } from './inspectable-runner.js';
 export type { AgentDiagrams } from './diagrams.js';
 export { highlightFsmState } from './diagrams.js';

@@ -2,6 +2,7 @@ import { isSignalyardError, type ApprovalDecision } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { diagramsFor, type DiagramSource } from './diagrams.js';
 import { HttpProblem } from './http-util.js';
+import { inboxOverview, sessionInbox, type InspectorInbox } from './inspector-inbox.js';
 import type { InspectableRunner } from './inspectable-runner.js';
 import type { TimelineFeed } from './runner-timeline.js';
 import type { SessionSource } from './session-source.js';
@@ -15,11 +16,14 @@ export interface ApiDeps {
   readonly log: TimelineFeed;
   readonly diagrams: DiagramSource;
   readonly by: string;
+  /** Present when the inspector was given the workers' inbox. */
+  readonly inbox: InspectorInbox | undefined;
 }
 
 const MAX_KEY = 1000;
 const NOT_FOUND_CODES: ReadonlySet<string> = new Set(['SESSION_NOT_FOUND', 'VERSION_UNAVAILABLE']);
 const CONFLICT_CODES: ReadonlySet<string> = new Set(['SESSION_EXISTS', 'CHECKPOINT_CONFLICT']);
+const UNAVAILABLE_CODES: ReadonlySet<string> = new Set(['RUNNER_CLOSED', 'INBOX_UNAVAILABLE', 'INBOX_CLOSED']);
 
 /** The JSON endpoints of the page. Each returns the response body or throws an {@link HttpProblem}. */
 export class InspectorApi {
@@ -40,7 +44,27 @@ export class InspectorApi {
         rewind: r?.rewind !== undefined,
       },
       by: this.#d.by,
+      inbox: this.#d.inbox !== undefined,
     };
+  }
+
+  /** `GET /api/inbox?key=`: the session's entries waiting in the inbox and the lease holding it (404 without an inbox). */
+  async inbox(url: URL): Promise<unknown> {
+    const key = keyParam(url, 'key');
+    try {
+      return await sessionInbox(this.#d.inbox, key);
+    } catch (error) {
+      throw problemOf(error);
+    }
+  }
+
+  /** `GET /api/inbox/overview`: sessions with entries waiting, the leases and the dead letters (404 without an inbox). */
+  async inboxOverview(): Promise<unknown> {
+    try {
+      return await inboxOverview(this.#d.inbox);
+    } catch (error) {
+      throw problemOf(error);
+    }
   }
 
   /** `GET /api/sessions?prefix=&after=&limit=` (limit 1–500, default 100). */
@@ -167,7 +191,7 @@ export function problemOf(error: unknown): HttpProblem {
       ? 404
       : CONFLICT_CODES.has(error.code)
         ? 409
-        : error.code === 'RUNNER_CLOSED'
+        : UNAVAILABLE_CODES.has(error.code)
           ? 503
           : 400;
     return new HttpProblem(status, error.code, error.message);

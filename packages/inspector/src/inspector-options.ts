@@ -4,6 +4,7 @@ import { isAbortSignal } from '@signalyard/core/internal';
 import type { AgentDiagrams } from './diagrams.js';
 import { InspectorError } from './errors/inspector-error.js';
 import type { InspectableRunner } from './inspectable-runner.js';
+import type { InspectorInbox } from './inspector-inbox.js';
 
 /** The options of {@link startInspector}. */
 export interface InspectorOptions {
@@ -11,6 +12,13 @@ export interface InspectorOptions {
   runner?: InspectableRunner;
   /** Offline (when there is no `runner`): sessions and their versions from the store alone, read-only. */
   store?: CheckpointStore;
+  /**
+   * The durable inbox the runner's workers settle from (`SqliteInbox`, `PostgresInbox`,
+   * `MemoryInbox`, or any inbox with `pending()`, `leases()` and `deadLetters()`): the page then
+   * shows each session's entries waiting to be settled and the lease holding the session (worker
+   * id, expiry), every lease held, and the dead letters. Read-only, live or offline.
+   */
+  inbox?: InspectorInbox;
   /** Default 4319; 0 = any free port (read it from `inspector.url`). */
   port?: number;
   /** The address to listen on; default `'127.0.0.1'` (this machine only). */
@@ -58,6 +66,7 @@ export interface InspectorOptions {
 export interface ResolvedInspectorOptions {
   readonly runner: InspectableRunner | undefined;
   readonly store: CheckpointStore | undefined;
+  readonly inbox: InspectorInbox | undefined;
   readonly port: number;
   readonly host: string;
   readonly token: string;
@@ -92,6 +101,7 @@ export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions
   const o = opts as Record<keyof InspectorOptions, unknown>;
   const problems = [
     ...sourceProblems(o.runner, o.store),
+    ...inboxProblems(o.inbox),
     ...serverProblems(o),
     ...limitProblems(o),
     ...diagramProblems(o.diagrams),
@@ -101,6 +111,7 @@ export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions
   return {
     runner: o.runner as InspectableRunner | undefined,
     store: o.store as CheckpointStore | undefined,
+    inbox: o.inbox as InspectorInbox | undefined,
     port: (o.port as number | undefined) ?? 4319,
     host: (o.host as string | undefined) ?? '127.0.0.1',
     token: (o.token as string | undefined) ?? randomBytes(16).toString('hex'),
@@ -113,6 +124,21 @@ export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions
     clock: (o.clock as Clock | undefined) ?? systemClock,
     abortSignal: o.abortSignal as AbortSignal | undefined,
   };
+}
+
+const INBOX_METHODS = ['pending', 'leases', 'deadLetters'] as const;
+
+function inboxProblems(inbox: unknown): string[] {
+  if (inbox === undefined) return [];
+  if (typeof inbox !== 'object' || inbox === null) {
+    return [`inbox: expected an inbox with pending(), leases() and deadLetters(), got ${describeValue(inbox)}`];
+  }
+  const missing = INBOX_METHODS.filter((m) => typeof (inbox as Record<string, unknown>)[m] !== 'function');
+  return missing.length === 0
+    ? []
+    : [
+        `inbox: expected an inbox with pending(), leases() and deadLetters() (SqliteInbox, PostgresInbox, MemoryInbox), but it has no ${missing.join(', ')} method`,
+      ];
 }
 
 function sourceProblems(runner: unknown, store: unknown): string[] {

@@ -75,7 +75,7 @@ export async function startInspector(opts: InspectorOptions): Promise<Inspector>
     o.runner !== undefined ? new RunnerSource(o.runner) : new StoreSource(o.store as CheckpointStore);
   const describe = o.runner?.describe?.bind(o.runner);
   const diagrams = new DiagramSource(o.diagrams, describe);
-  const api = new InspectorApi({ source, runner: o.runner, log, diagrams, by: o.by });
+  const api = new InspectorApi({ source, runner: o.runner, log, diagrams, by: o.by, inbox: o.inbox });
   const assets = new StaticAssets();
   // Asks the runner for explained decisions (the routes each one beat) while attached.
   const unsubscribe =
@@ -210,6 +210,8 @@ async function route(req: IncomingMessage, url: URL, api: InspectorApi): Promise
     '/api/session': (u) => api.session(u),
     '/api/history': (u) => api.history(u),
     '/api/timeline': (u) => api.timeline(u),
+    '/api/inbox': (u) => api.inbox(u),
+    '/api/inbox/overview': () => api.inboxOverview(),
   };
   const posts: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
     '/api/approve': (b) => api.approve(b),

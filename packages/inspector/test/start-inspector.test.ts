@@ -509,6 +509,7 @@ describe('startInspector: offline over a store', () => {
       mode: 'offline',
       actions: { approve: false, fork: false, rewind: false },
       by: 'inspector',
+      inbox: false,
     });
     const { body: list } = await getJson(i, '/api/sessions');
     expect(list.sessions).toEqual([

@@ -1,7 +1,7 @@
 // The inspector page. Plain DOM and ES modules served as they are, no framework, no build:
 //   app.js           start: the mode, the filter, the first load, live updates, the address's session
 //   controller.js    loads from the API into state.js and renders; the actions (select, approve, fork)
-//   sessions-view.js, timeline-view.js, session-sections.js, diagrams-view.js   what is shown
+//   sessions-view.js, timeline-view.js, session-sections.js, diagrams-view.js, inbox-view.js   what is shown
 //   live-updates.js  timeline entries as they happen, over event-stream.js (SSE over fetch)
 //   dom.js, visible-text.js, api.js   building blocks: elements, escaped text, the JSON API
 import { api } from './api.js';

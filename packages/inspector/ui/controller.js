@@ -3,7 +3,8 @@
 import { api } from './api.js';
 import { reportError } from './dom.js';
 import { diagramsSection, renderDiagrams } from './diagrams-view.js';
-import { approvalsSection, chatSection, header, versionsSection } from './session-sections.js';
+import { inboxSection, renderInboxPanel } from './inbox-view.js';
+import { approvalsSection, chatSection, header, unsavedHeader, versionsSection } from './session-sections.js';
 import { renderSessions } from './sessions-view.js';
 import { state } from './state.js';
 import { timelineSection } from './timeline-view.js';
@@ -18,11 +19,15 @@ export function showSessions() {
   });
 }
 
-/** Loads the sessions list and renders it. */
+/** Loads the sessions list (and, with an inbox, its panel) and renders them. */
 export async function loadSessions() {
-  const { sessions } = await api('/api/sessions?limit=500');
+  const [{ sessions }, overview] = await Promise.all([
+    api('/api/sessions?limit=500'),
+    state.info.inbox ? api('/api/inbox/overview') : undefined,
+  ]);
   state.sessions = sessions;
   showSessions();
+  if (overview !== undefined) renderInboxPanel(overview, (key) => selectSession(key, undefined));
 }
 
 /** Shows session `key` (its `version`, or the current one when `undefined`), keeping the choice in the address. */
@@ -41,16 +46,28 @@ export async function loadDetail() {
   if (key === undefined) return;
   const q = `key=${encodeURIComponent(key)}`;
   const v = state.version === undefined ? '' : `&version=${state.version}`;
-  const [detail, history, timeline] = await Promise.all([
-    api(`/api/session?${q}${v}`),
-    api(`/api/history?${q}&limit=50`),
-    api(`/api/timeline?${q}`),
+  // A session whose first entries still wait in the inbox has nothing saved yet: not an error.
+  const saved = (call) =>
+    call.catch((error) => {
+      if (state.info.inbox && state.version === undefined && String(error.message).startsWith('not_found:'))
+        return undefined;
+      throw error;
+    });
+  const [detail, history, timeline, inbox] = await Promise.all([
+    saved(api(`/api/session?${q}${v}`)),
+    saved(api(`/api/history?${q}&limit=50`)),
+    saved(api(`/api/timeline?${q}`)),
+    state.info.inbox ? api(`/api/inbox?${q}`) : undefined,
   ]);
   if (key !== state.selected) return; // another session was chosen meanwhile
+  const main = document.getElementById('detail');
+  if (detail === undefined) {
+    main.replaceChildren(unsavedHeader(key), inboxSection(inbox));
+    return;
+  }
   const session = detail.session;
   const viewing = state.version !== undefined;
   const live = state.info.mode === 'live';
-  const main = document.getElementById('detail');
   main.replaceChildren(
     header(session, { viewing, onSelect: selectSession }),
     approvalsSection(session, {
@@ -58,6 +75,7 @@ export async function loadDetail() {
       canApprove: live && state.info.actions.approve,
       onDecide: (decision) => approve(session.sessionKey, decision),
     }),
+    inboxSection(inbox),
     timelineSection(timeline, history.versions),
     chatSection(session),
     versionsSection(session, history.versions, {

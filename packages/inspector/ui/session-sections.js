@@ -29,6 +29,16 @@ export function header(s, { viewing, onSelect }) {
   );
 }
 
+/** The header of a session with nothing saved yet (its first entries wait in the inbox). */
+export function unsavedHeader(key) {
+  return el(
+    'section',
+    { id: 'session-header' },
+    el('h2', {}, el('span', { className: 'mono' }, key)),
+    el('div', { className: 'muted' }, 'nothing saved yet: its first entries wait in the inbox'),
+  );
+}
+
 /** The pending approvals with their arguments; Approve / Deny (with a reason) call `onDecide(decision)` when allowed. */
 export function approvalsSection(s, { viewing, canApprove, onDecide }) {
   const pending = s.pendingApprovals ?? [];

@@ -52,7 +52,7 @@ const turnSchema = z.strictObject({
 });
 
 /** The zod schema every cassette is checked with on load (`v: 1`; unknown keys refused). */
-export const cassetteSchema = z.strictObject({
+export const cassetteSchema: z.ZodType<Cassette> = z.strictObject({
   v: z.literal(1),
   sessionKey: z.string().min(1),
   agentId: z.string().min(1),
@@ -68,7 +68,7 @@ export const cassetteSchema = z.strictObject({
       engine: z.unknown(),
     })
     .optional(),
-});
+}) as z.ZodType<unknown> as z.ZodType<Cassette>; // the checked outline: history entries and payloads stay `unknown` here
 
 /**
  * Checks `value` against the cassette format (`v: 1`) and returns it as a {@link Cassette}.

@@ -28,8 +28,11 @@ export interface Divergence {
 
 /** A field-level difference of two summaries: the path, both values. */
 export interface FieldDiff {
+  /** The field as a path, e.g. `handoffs[0].to`. */
   readonly path: string;
+  /** The first summary's value there. */
   readonly expected: unknown;
+  /** The second summary's value there. */
   readonly actual: unknown;
 }
 
@@ -95,7 +98,17 @@ export function diffSummaries(expected: RunSummary, actual: RunSummary): FieldDi
 }
 
 /** What {@link diffRuns} found: `same`, or the first divergence. */
-export type RunDiff = { readonly same: true } | { readonly same: false; readonly divergence: Divergence };
+export type RunDiff =
+  | {
+      /** The runs agree on every turn. */
+      readonly same: true;
+    }
+  | {
+      /** The runs part. */
+      readonly same: false;
+      /** Where they part first. */
+      readonly divergence: Divergence;
+    };
 
 function summariesOf(run: unknown, which: string): readonly RunSummary[] {
   if (Array.isArray(run)) return run as RunSummary[];

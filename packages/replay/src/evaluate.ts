@@ -26,7 +26,12 @@ export interface EvaluatedSession {
 /** What {@link evaluate} returns. */
 export interface EvaluateResult {
   /** Each scorer's mean over the sessions, in the scorers' order. */
-  readonly means: readonly { readonly name: string; readonly mean: number }[];
+  readonly means: readonly {
+    /** The scorer's name. */
+    readonly name: string;
+    /** Its mean score over the sessions. */
+    readonly mean: number;
+  }[];
   /** Every session with its scores. */
   readonly sessions: readonly EvaluatedSession[];
   /** The sessions with a score below the threshold, or whose replay failed. */

@@ -90,7 +90,12 @@ export interface ReplayedSession {
     readonly skipped: number;
   };
   /** What went wrong (with `failed`). */
-  readonly error?: { readonly code?: string; readonly message: string };
+  readonly error?: {
+    /** The error's `code`, when it had one. */
+    readonly code?: string;
+    /** What went wrong. */
+    readonly message: string;
+  };
 }
 
 /** What {@link replay} returns: every session, and the counts. */

@@ -99,7 +99,7 @@ export class BatchApplier implements BatchApply {
   /** Appends the member's message and routes it: deferred to the turn (`continue`), or applied and saved now. */
   async #member(p: Pass, job: Job): Promise<PassEnd> {
     const { session, batch, loaded } = p;
-    const user = p.batch.saved.has(job) ? undefined : userMessageOf(job.signal);
+    const user = p.batch.saved.has(job) || job.committed === true ? undefined : userMessageOf(job.signal);
     const history = user === undefined ? p.history : appendHistory(p.history, user, this.#d.maxHistoryMessages);
     const arrival = { history, engineState: loaded.engineState };
     const decision = decide(this.#d, session, job, loaded);
@@ -247,6 +247,7 @@ export class BatchApplier implements BatchApply {
       announced: true,
       lockLost: false,
       sink: fanOut(live),
+      entry: last.job.entry,
     };
     const history = p.history;
     const arrival = { history, engineState: p.loaded.engineState };

@@ -11,7 +11,15 @@ import { MAX_CONFLICT_RETRIES, commitApplied, escapedOutcome, type CommitDeps } 
 import type { SignalApplied, SignalApply } from './appliers.js';
 import { appendHistory, userMessageOf } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
-import { asSignalyardError, failedOutcome, outcomeOf, type Applied, type SessionSave } from './outcomes.js';
+import { settledThrough } from './inbox-fields.js';
+import {
+  asSignalyardError,
+  failedOutcome,
+  outcomeOf,
+  stoppedOutcome,
+  type Applied,
+  type SessionSave,
+} from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import { signalCause } from './session-cause.js';
 import { decide, type DecideDeps } from './route-decision.js';
@@ -65,6 +73,11 @@ export class SignalApplier implements SignalApply {
           loaded = await persistence.loadShared(session, fresh);
       } catch (error) {
         return done(failedOutcome(session.ctx, asSignalyardError(error, 'CHECKPOINT_LOAD_FAILED')));
+      }
+      // Another worker settled this inbox entry (a conflict reloaded it): never apply it twice.
+      if (job.entry !== undefined && settledThrough(loaded.carried, job.entry.seq)) {
+        job.skipped = true;
+        return done(stoppedOutcome(session.ctx));
       }
       // After a commit, what arrived is saved already.
       const saveArrival = (failed: Outcome, initial?: StrategySnapshot): Promise<void> =>

@@ -1,6 +1,7 @@
 import type { Action, Outcome } from '@signalyard/core';
 import type { RouteMatch } from '@signalyard/router';
 import type { Job, LiveSession, RunningBatch } from './live-session.js';
+import { markCommitted } from './inbox-fields.js';
 import { stoppedOutcome } from './outcomes.js';
 import { Stopper } from './stopper.js';
 
@@ -53,7 +54,10 @@ export class Batch implements RunningBatch {
   take(): Job | undefined {
     if (this.closed || this.aborting) return undefined;
     const job = this.session.takeUserMessage();
-    if (job !== undefined) this.members.push(job);
+    if (job !== undefined) {
+      this.members.push(job);
+      if (job.entry !== undefined) markCommitted(this.session, job);
+    }
     return job;
   }
 

@@ -29,7 +29,7 @@ export type {
 } from './session-history.js';
 export type { ToolApprovalPayload } from './approvals.js';
 export type { TurnStream } from './turn-stream.js';
-export type { RunnerOptions } from './runner-options.js';
+export type { RunnerOptions, RunnerWorkerOptions } from './runner-options.js';
 export type { AgentDefinition, Engine, EngineFn, TurnContext, TurnResult, WhenBusy } from './engine.js';
 export { RunnerError } from './errors/runner-error.js';
 export type { RunnerErrorCode } from './errors/runner-error.js';

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type {
   ChatMessage,
   ExecutionStrategy,
+  InboxEntry,
   Outcome,
   PendingApproval,
   Signal,
@@ -34,6 +36,15 @@ export interface Job {
    * signal again (after a conflict) does not append it again, and a failure saves nothing more.
    */
   committed?: boolean;
+  /** The inbox entry it settles (a runner with a durable inbox); `undefined` on the in-process path. */
+  readonly entry: InboxEntry | undefined;
+  /**
+   * The id of the signal's receipt (`ctx.idempotencyKey` builds on it): the entry's, or — without
+   * an inbox — a fresh UUID made when a turn first asks.
+   */
+  receiptId?: string;
+  /** Set when the entry was found settled already (at or below `inboxSeq`): acknowledged, no outcome stored. */
+  skipped?: boolean;
 }
 
 /** An approval a rewind or fork retired, to be answered as denied with `reason`. @internal */
@@ -231,4 +242,13 @@ export class LiveSession {
   get idle(): boolean {
     return this.running === undefined && this.loop === undefined && this.queued === 0;
   }
+}
+
+/**
+ * The receipt id a turn of `job` builds its idempotency keys on (`<receiptId>:<name>`): its inbox
+ * entry's, or — without an inbox — a fresh UUID made on first use and kept for the job.
+ * @internal
+ */
+export function receiptIdOf(job: Job): string {
+  return (job.receiptId ??= job.entry?.receiptId ?? randomUUID());
 }

@@ -1,5 +1,7 @@
 import type {
+  AcceptOptions,
   ApprovalDecision,
+  InboxReceipt,
   Outcome,
   RunnerDescription,
   RunnerEvent,
@@ -183,6 +185,49 @@ export interface Runner {
    * ```
    */
   describe(): RunnerDescription;
+  /**
+   * Accepts `signal` for the session into the runner's durable inbox and resolves once it is
+   * durable, with its receipt: from then on it is settled exactly once, in order, by whichever
+   * worker holds the session's lease (inbox.md). Calls of one runner for one key keep their order.
+   * With `opts.id` (a request id), a retry within the inbox's `dedupeWindowMs` returns the first
+   * receipt; without it, an id is generated and reused for the runner's own retries.
+   * @throws RunnerError `RUNNER_INPUT_INVALID` (a bad key, signal, payload that is not checkpoint
+   * JSON, unknown agent, bad options), `RUNNER_CLOSED`; InboxError `INBOX_FULL` (with
+   * `retryAfterMs`), `INBOX_UNAVAILABLE`, `INBOX_OUTCOME_UNKNOWN` (retry with the same id),
+   * `INBOX_CONFIG_INVALID` on a runner without a durable inbox.
+   * @example
+   * ```ts
+   * const receipt = await runner.accept('agent:main:cli:dm:ann', signal('user_message', { channel: 'cli', text: 'hi' }), { id: requestId });
+   * const outcome = await runner.outcome(receipt.receiptId);
+   * ```
+   */
+  accept(sessionKey: SessionKey | string, signal: Signal, opts?: AcceptOptions): Promise<InboxReceipt>;
+  /**
+   * {@link Runner.accept} for an inbound message: its agent and session resolved as
+   * {@link Runner.handle} resolves them, the signal `user_message` with the message as payload.
+   * @throws as {@link Runner.accept}.
+   */
+  acceptMessage(message: InboundMessage, opts?: { id?: string }): Promise<InboxReceipt>;
+  /**
+   * The outcome of an accepted entry, from any process: the live `Outcome` when this runner's
+   * worker settled it, else rebuilt from the inbox's `OutcomeJson` (its error passes
+   * `isSignalyardError`, with its code). `abortSignal` and `timeoutMs` end only this wait.
+   * @throws InboxError `OUTCOME_EXPIRED` (kept `outcomeTtlMs`), `OUTCOME_TIMEOUT`,
+   * `INBOX_CONFIG_INVALID` without a durable inbox; AbortedError `ABORTED`; RunnerError
+   * `RUNNER_CLOSED` (also for a wait pending at `close()`), `RUNNER_INPUT_INVALID`.
+   */
+  outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<Outcome>;
+  /**
+   * The entries settled as poisoned (`INBOX_POISONED`: delivered more than `maxDeliveries`
+   * times), oldest first, with their outcomes, while their outcome is kept.
+   * @throws RunnerError `RUNNER_INPUT_INVALID`; InboxError `INBOX_CONFIG_INVALID` without a durable inbox.
+   */
+  deadLetters(opts?: { limit?: number }): AsyncIterable<{
+    /** The poisoned entry's receipt. */
+    receipt: InboxReceipt;
+    /** Its stored outcome, rebuilt: `failed` with `INBOX_POISONED`. */
+    outcome: Outcome;
+  }>;
   /** Stops accepting signals, lets in-flight turns finish (up to `closeTimeoutMs`), disposes plugins. */
   close(): Promise<void>;
 }

@@ -45,6 +45,22 @@ export const OPTIONS = {
     shape: '{ by?: string, abortSignal?: AbortSignal }',
     fields: { by: nonEmptyString('a non-empty string (who decided)'), abortSignal: ABORT_SIGNAL },
   },
+  accept: {
+    method: 'accept',
+    shape: '{ agentId?: string, id?: string }',
+    fields: { agentId: nonEmptyString('a non-empty agent id'), id: nonEmptyString('a non-empty id string') },
+  },
+  acceptMessage: {
+    method: 'acceptMessage',
+    shape: '{ id?: string }',
+    fields: { id: nonEmptyString('a non-empty id string') },
+  },
+  outcome: {
+    method: 'outcome',
+    shape: '{ abortSignal?: AbortSignal, timeoutMs?: number }',
+    fields: { abortSignal: ABORT_SIGNAL, timeoutMs: POSITIVE_INTEGER },
+  },
+  deadLetters: { method: 'deadLetters', shape: '{ limit? }', fields: { limit: POSITIVE_INTEGER } },
   fork: { method: 'fork', shape: 'an object', fields: { reissueApprovals: BOOLEAN } },
   rewind: { method: 'rewind', shape: 'an object', fields: { reissueApprovals: BOOLEAN } },
   timeline: { method: 'timeline', shape: '{ limit? }', fields: { limit: POSITIVE_INTEGER } },

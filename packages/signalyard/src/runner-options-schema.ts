@@ -4,6 +4,7 @@ import {
   type CheckpointStore,
   type Clock,
   type ConfigProblem,
+  type Inbox,
   type SessionLock,
 } from '@signalyard/core';
 import { configProblemsFromZod, isClock } from '@signalyard/core/internal';
@@ -151,6 +152,75 @@ export interface TimelineMode {
   readonly bounds: TimelineBounds;
 }
 
+/** The methods a Runner calls on its inbox. */
+const INBOX_METHODS = [
+  'accept',
+  'acquire',
+  'renew',
+  'release',
+  'read',
+  'beginDelivery',
+  'ack',
+  'putOutcome',
+  'outcome',
+  'notify',
+  'onNotify',
+  'deadLetters',
+];
+
+const ms = (fallback: number) =>
+  z
+    .int(expected('an integer number of milliseconds >= 1'))
+    .min(1, expected('an integer number of milliseconds >= 1'))
+    .nullish()
+    .transform((v) => v ?? fallback);
+
+/** A worker's options as given (`worker: { … }`). */
+const workerObjectSchema = z.strictObject(
+  {
+    id: z
+      .string(expected('a non-empty worker id string'))
+      .min(1, expected('a non-empty worker id string'))
+      .max(256, expected('a worker id of at most 256 characters'))
+      .optional(),
+    leaseMs: ms(30_000),
+    maxSessions: z.int(expected('a positive integer')).min(1, expected('a positive integer')).nullish(),
+    pollMs: ms(1000),
+    maxDeliveries: z.int(expected('a positive integer')).min(1, expected('a positive integer')).nullish(),
+  },
+  expected('worker options { id?, leaseMs?, maxSessions?, pollMs?, maxDeliveries? }'),
+);
+
+/** `worker`: `true`/absent (a worker, with the defaults), `false` (a producer only), or options. */
+const workerSchema = z
+  .union(
+    [z.boolean(), workerObjectSchema],
+    expected('true, false or { id?, leaseMs?, maxSessions?, pollMs?, maxDeliveries? }'),
+  )
+  .nullish()
+  .transform((v): WorkerSetting => {
+    if (v === false) return false;
+    const o = v === true || v === undefined || v === null ? undefined : v;
+    return {
+      ...(o?.id !== undefined && { id: o.id }),
+      leaseMs: o?.leaseMs ?? 30_000,
+      ...(typeof o?.maxSessions === 'number' && { maxSessions: o.maxSessions }),
+      pollMs: o?.pollMs ?? 1000,
+      maxDeliveries: o?.maxDeliveries ?? 5,
+    };
+  });
+
+/** The `worker` option resolved: `false` (producer only) or the worker's settings. @internal */
+export type WorkerSetting =
+  | false
+  | {
+      readonly id?: string;
+      readonly leaseMs: number;
+      readonly maxSessions?: number;
+      readonly pollMs: number;
+      readonly maxDeliveries: number;
+    };
+
 /** Store, lock, limits (with their defaults), logger and clock. */
 export const servicesSchema = z.object({
   store: z
@@ -189,6 +259,23 @@ export const servicesSchema = z.object({
     .custom<Clock>(isClock, expected('a Clock { now(): number }'))
     .nullish()
     .transform((v) => v ?? systemClock),
+  inbox: z
+    .custom<Inbox>(
+      (v) => hasMethods(INBOX_METHODS)(v) && typeof (v as { durable?: unknown }).durable === 'boolean',
+      expected(`an Inbox { durable, ${INBOX_METHODS.join(', ')} }`),
+    )
+    .optional(),
+  worker: workerSchema,
+  outcomeTtlMs: z
+    .int(expected('an integer number of milliseconds >= 1'))
+    .min(1, expected('an integer number of milliseconds >= 1'))
+    .nullish()
+    .transform((v) => v ?? 600_000),
+  maxOutcomeBytes: z
+    .int(expected('an integer number of bytes >= 0'))
+    .min(0, expected('an integer number of bytes >= 0'))
+    .nullish()
+    .transform((v) => v ?? 256 * 1024),
 });
 
 /**

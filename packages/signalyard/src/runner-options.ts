@@ -1,9 +1,13 @@
 import {
   ConfigError,
+  InboxError,
+  MemoryCheckpointStore,
+  MemoryInbox,
   describeValue,
   type CheckpointStore,
   type Clock,
   type ConfigProblem,
+  type Inbox,
   type Plugin,
   type SessionLock,
   type SignalRoute,
@@ -22,7 +26,22 @@ import {
   runnerOptionsObjectSchema,
   servicesSchema,
   type TimelineMode,
+  type WorkerSetting,
 } from './runner-options-schema.js';
+
+/** The options of a worker (`RunnerOptions.worker`): how it takes and keeps sessions' leases. */
+export interface RunnerWorkerOptions {
+  /** The worker's id in leases and the inspector. Default: a fresh UUID per runner. */
+  id?: string;
+  /** How long a lease lasts unless renewed (renewed every `leaseMs / 3` while working). Default 30,000. */
+  leaseMs?: number;
+  /** Sessions leased at once. Default: `maxConcurrentSessions`. */
+  maxSessions?: number;
+  /** How often the worker looks for entries without a notification. Default 1,000. */
+  pollMs?: number;
+  /** Deliveries of one entry before it is settled `failed` with `INBOX_POISONED` (without running the engine). Default 5. */
+  maxDeliveries?: number;
+}
 
 /** Options of {@link createRunner}. */
 export interface RunnerOptions {
@@ -76,6 +95,22 @@ export interface RunnerOptions {
    */
   explainDecisions?: boolean;
   /**
+   * Where accepted signals wait until a worker settles them (inbox.md). Without one, or with a
+   * non-durable one, the runner keeps today's in-process queue, unchanged. With a durable one,
+   * `dispatch`/`handle`/`approve` = `accept` + `outcome`, and `rewind`/`deleteSession` are
+   * control entries applied in `seq` order by the session's lease holder.
+   */
+  inbox?: Inbox;
+  /**
+   * With a durable `inbox`: whether this runner settles entries (`true`, the default, or the
+   * worker's options) or only accepts them (`false`: a producer, e.g. a web tier).
+   */
+  worker?: boolean | RunnerWorkerOptions;
+  /** How long a settled entry's outcome is kept for `outcome(receiptId)`, in ms. Default 600,000 (10 min). */
+  outcomeTtlMs?: number;
+  /** Outputs whose JSON is larger are stored as `{ truncated: true, bytes }` in outcomes crossing processes. Default 262,144 (256 KiB). */
+  maxOutcomeBytes?: number;
+  /**
    * The bounded log of recent events per session behind {@link Runner.timeline}: `limit` entries
    * per session (the oldest dropped), for the `sessions` most recently active sessions (the least
    * recently active forgotten); defaults `{ limit: 200, sessions: 1000 }`.
@@ -122,6 +157,11 @@ export interface ResolvedRunnerOptions {
   readonly maxCausePayloadBytes: number;
   readonly redact: RunnerOptions['redact'];
   readonly timeline: TimelineMode;
+  /** A durable inbox (a non-durable one is dropped here). */
+  readonly inbox: Inbox | undefined;
+  readonly worker: WorkerSetting;
+  readonly outcomeTtlMs: number;
+  readonly maxOutcomeBytes: number;
 }
 
 /**
@@ -153,8 +193,18 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     clock,
     maxCausePayloadBytes,
     redact,
+    inbox,
+    worker,
+    outcomeTtlMs,
+    maxOutcomeBytes,
   } = services.value;
+  const durable = inbox?.durable === true ? inbox : undefined;
+  if (durable !== undefined) assertInboxConfig(durable, store, lock);
   return {
+    inbox: durable,
+    worker,
+    outcomeTtlMs,
+    maxOutcomeBytes,
     agents,
     resolver,
     plugins,
@@ -171,6 +221,29 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     maxCausePayloadBytes,
     redact,
   };
+}
+
+/**
+ * What a durable inbox cannot be used with: a `lock` (leases replace it), and — for a transport
+ * other than `MemoryInbox` — a memory checkpoint store (the runner's own default included), which
+ * other processes cannot see.
+ * @throws InboxError `INBOX_CONFIG_INVALID`.
+ */
+function assertInboxConfig(inbox: Inbox, store: CheckpointStore | undefined, lock: SessionLock | undefined): void {
+  if (lock !== undefined) {
+    throw new InboxError({
+      code: 'INBOX_CONFIG_INVALID',
+      message:
+        'A durable inbox and a lock cannot be used together: leases replace the lock (drop the lock option, or the inbox)',
+    });
+  }
+  if (inbox instanceof MemoryInbox) return;
+  if (store === undefined || store instanceof MemoryCheckpointStore) {
+    throw new InboxError({
+      code: 'INBOX_CONFIG_INVALID',
+      message: `A durable inbox (${describeValue(inbox.constructor.name)}) needs a durable checkpoint store every worker shares, not ${store === undefined ? "the runner's default MemoryCheckpointStore" : 'a MemoryCheckpointStore'}: pass store (e.g. a SqliteCheckpointStore over the same file)`,
+    });
+  }
 }
 
 /**

@@ -5,13 +5,17 @@ import {
   isSignalKind,
   signal as makeSignal,
   type ApprovalDecision,
+  type AcceptOptions,
   type ChatMessage,
   type CheckpointStore,
+  type InboxReceipt,
+  type JsonValue,
   type Outcome,
   type RunnerDescription,
   type RunnerEvent,
   type SessionVersion,
   type Signal,
+  type SignalJson,
   type TimelineEntry,
   type TranscriptEntry,
 } from '@signalyard/core';
@@ -32,6 +36,7 @@ import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } 
 import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
 import { SessionQueue } from './session-queue.js';
+import { RunnerInbox, noInboxError, resolveMessage, signalJsonOf, unknownAgent } from './runner-inbox.js';
 import { SessionTimeline } from './session-timeline.js';
 import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
 import { viewOf, type SessionView } from './session-view.js';
@@ -73,6 +78,8 @@ class RunnerImpl implements Runner {
   readonly #queue: SessionQueue;
   readonly #timeline: SessionTimeline;
   readonly #recent: EventTimeline | undefined;
+  /** The durable inbox's producer and worker (absent: the in-process queue alone). */
+  readonly #inbox: RunnerInbox | undefined;
   /** Listeners subscribed with `{ explainDecisions: true }`. */
   #explainers = 0;
   /** Records an event in the timeline (absent with `timeline: false`). */
@@ -114,6 +121,8 @@ class RunnerImpl implements Runner {
       explaining,
     };
     const applier = new SignalApplier(applierDeps);
+    const inbox = options.inbox;
+    this.#inbox = inbox && new RunnerInbox({ inbox, options, persistence: this.#persistence });
     this.#queue = new SessionQueue({
       hub: this.#hub,
       slots: new Semaphore(options.maxConcurrentSessions),
@@ -124,6 +133,7 @@ class RunnerImpl implements Runner {
       whenStarted: () => this.#whenStarted(),
       closing: () => this.#closing !== undefined,
       explaining,
+      ...(this.#inbox !== undefined && { inbox: this.#inbox.hooks }),
     });
     this.#timeline = new SessionTimeline({
       store: this.#store,
@@ -131,6 +141,9 @@ class RunnerImpl implements Runner {
       hub: this.#hub,
       agents: options.agents,
       clock: options.clock,
+    });
+    this.#inbox?.startWorker(this.#queue, this.#timeline, (job, outcome) => {
+      this.#queue.settle(job, outcome);
     });
   }
 
@@ -159,7 +172,8 @@ class RunnerImpl implements Runner {
   }
 
   async #shutdown(): Promise<void> {
-    // Queued signals will never run; turns in flight get `closeTimeoutMs` to finish.
+    // Queued signals will never run (entries stay in the inbox); turns in flight get `closeTimeoutMs` to finish.
+    this.#inbox?.stopIntake();
     const loops = this.#queue.stopAllQueued();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
@@ -170,9 +184,12 @@ class RunnerImpl implements Runner {
     const finished = await Promise.race([Promise.all(loops).then(() => 'done' as const), timeout]);
     clearTimeout(timer);
     if (finished === 'timeout') {
-      this.#queue.abortRunning(new AbortedError({ message: 'The runner closed' }));
+      const reason = new AbortedError({ message: 'The runner closed' });
+      this.#inbox?.abortAll(reason);
+      this.#queue.abortRunning(reason);
       await Promise.all(this.#queue.loops());
     }
+    await this.#inbox?.releaseAll();
     if (this.#started !== undefined) {
       let started = true;
       try {
@@ -338,7 +355,7 @@ class RunnerImpl implements Runner {
       if (problem !== undefined) return Promise.reject(inputError(`A tool_approval signal has ${problem}`));
     }
     // A canonical key of a live session needs no parsing.
-    const live = typeof sessionKey === 'string' ? this.#queue.live(sessionKey) : undefined;
+    const live = typeof sessionKey === 'string' && this.#inbox === undefined ? this.#queue.live(sessionKey) : undefined;
     if (live !== undefined && (opts.agentId === undefined || opts.agentId === live.agent.id)) {
       return this.#queue.enqueue(live.key, live.agent, signal, opts.abortSignal, sink);
     }
@@ -363,13 +380,47 @@ class RunnerImpl implements Runner {
   ): Promise<Outcome> {
     const agent = this.#o.agents.get(agentId);
     if (agent === undefined) {
-      return Promise.reject(
-        inputError(
-          `Unknown agent ${JSON.stringify(agentId)} for session ${JSON.stringify(key)} (agents: ${JSON.stringify([...this.#o.agents.keys()])})`,
-        ),
-      );
+      return Promise.reject(unknownAgent(agentId, key, this.#o.agents));
     }
-    return this.#queue.enqueue(key, agent, signal, callerAbort, sink);
+    if (this.#inbox === undefined) return this.#queue.enqueue(key, agent, signal, callerAbort, sink);
+    return this.#inbox.dispatch(key, agentId, signal, callerAbort, sink);
+  }
+
+  // ------------------------------------------------------------------ the inbox
+
+  async accept(sessionKey: SessionKey | string, signal: Signal, opts: AcceptOptions = {}): Promise<InboxReceipt> {
+    if (this.#closing !== undefined) throw closedError();
+    const o = checkedOptions(OPTIONS.accept, opts);
+    const { key, agentId } = canonicalKey(sessionKey);
+    return this.#accept(key, o.agentId ?? agentId, signalJsonOf('accept', signal), o.id);
+  }
+
+  async acceptMessage(message: InboundMessage, opts: { id?: string } = {}): Promise<InboxReceipt> {
+    if (this.#closing !== undefined) throw closedError();
+    const o = checkedOptions(OPTIONS.acceptMessage, opts);
+    const { key, agentId, signal } = resolveMessage(this.#o.resolver, message);
+    return this.#accept(key, agentId, signal, o.id);
+  }
+
+  #accept(key: string, agentId: string, signal: SignalJson, id: string | undefined): Promise<InboxReceipt> {
+    if (this.#inbox === undefined) throw noInboxError('accept');
+    if (!this.#o.agents.has(agentId)) throw unknownAgent(agentId, key, this.#o.agents);
+    return this.#inbox.accept(key, agentId, signal, id);
+  }
+
+  async outcome(receiptId: string, opts: { abortSignal?: AbortSignal; timeoutMs?: number } = {}): Promise<Outcome> {
+    if (this.#closing !== undefined) throw closedError();
+    const o = checkedOptions(OPTIONS.outcome, opts);
+    if (typeof receiptId !== 'string' || receiptId === '')
+      throw inputError(`outcome() needs a receipt id (a non-empty string), got ${describeValue(receiptId)}`);
+    if (this.#inbox === undefined) throw noInboxError('outcome');
+    return this.#inbox.producer.outcome(receiptId, o);
+  }
+
+  deadLetters(opts: { limit?: number } = {}): AsyncIterable<{ receipt: InboxReceipt; outcome: Outcome }> {
+    const { limit } = checkedOptions(OPTIONS.deadLetters, opts);
+    if (this.#inbox === undefined) throw noInboxError('deadLetters');
+    return this.#inbox.deadLetters(limit);
   }
 
   async session(sessionKey: SessionKey | string): Promise<SessionView | undefined> {
@@ -436,13 +487,20 @@ class RunnerImpl implements Runner {
   ): Promise<SessionView> {
     if (this.#closing !== undefined) throw closedError();
     const reopen = { reissueApprovals: checkedOptions(OPTIONS.rewind, opts).reissueApprovals === true };
-    return this.#timeline.rewind(canonicalKey(sessionKey).key, version, reopen);
+    const { key, agentId } = canonicalKey(sessionKey);
+    if (this.#inbox === undefined) return this.#timeline.rewind(key, version, reopen);
+    const args = { version: version as unknown as JsonValue, reissueApprovals: reopen.reissueApprovals };
+    return (await this.#inbox.control(key, agentId, 'rewind', args)) as SessionView;
   }
 
   async deleteSession(sessionKey: SessionKey | string): Promise<void> {
     if (this.#closing !== undefined) throw closedError();
     const { key, agentId } = canonicalKey(sessionKey);
     this.#recent?.forget(key);
+    if (this.#inbox !== undefined) {
+      await this.#inbox.control(key, agentId, 'delete', {});
+      return;
+    }
     const agent = this.#queue.live(key)?.agent ?? this.#o.agents.get(agentId);
     if (agent === undefined) {
       await this.#store.delete(key); // no agent of this runner: nothing can be queued on it

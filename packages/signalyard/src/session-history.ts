@@ -10,7 +10,7 @@ import {
   type SessionCause,
   type SessionCheckpointV1,
 } from '@signalyard/core';
-import { isoAt, readClock, readSessionCheckpoint, retireApprovals } from '@signalyard/core/internal';
+import { compareInboxSeq, isoAt, readClock, readSessionCheckpoint, retireApprovals } from '@signalyard/core/internal';
 import { reissued } from './approval-aliases.js';
 
 /**
@@ -109,6 +109,8 @@ export interface ReopenOptions {
    * old id decides nothing); otherwise they become stale (answered as denied). Default `false`.
    */
   readonly reissueApprovals?: boolean;
+  /** A rewind applied as an inbox control entry: its `seq`, settled in the same save (`inboxSeq`, never lowered). */
+  readonly settles?: string;
 }
 
 /** A version read by {@link readSessionVersion}: the stored checkpoint and its data decoded. */
@@ -256,7 +258,7 @@ export async function rewindSession(
   const read = readSessionData(key, target.value.data);
   if (!read.ok) return read;
   const { inboxSeq: _seq, inboxPartial: _partial, ...data } = read.value;
-  const inboxSeq = inboxSeqOf(current.data);
+  const inboxSeq = laterSeq(inboxSeqOf(current.data), opts.settles);
   const kept = inboxSeq === undefined ? data : { ...data, inboxSeq };
   const cause: SessionCause = { at: isoAt(readClock(opts.clock ?? systemClock)), rewoundTo: target.value.version };
   const restored = reopened(kept, cause, opts, 'stale: rewound', current.version + 1);
@@ -267,6 +269,12 @@ export async function rewindSession(
     if (CheckpointConflictError.isInstance(error)) return { ok: false, reason: 'conflict', sessionKey: key, error };
     throw error;
   }
+}
+
+/** The later of two inbox seqs (either may be absent). */
+function laterSeq(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return compareInboxSeq(a, b) >= 0 ? a : b;
 }
 
 /** The `inboxSeq` of a stored checkpoint, when it has one. */

@@ -22,6 +22,7 @@ import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } fro
 import { RunnerError } from './errors/runner-error.js';
 import { NO_HISTORY, appendHistory, keptHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
+import { carriedWithMark, settlingMark, type InboxMark } from './inbox-fields.js';
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 
@@ -150,6 +151,8 @@ export class SessionPersistence {
    * Saves `save` with the strategy's snapshot (or `strategy`, when given), compare-and-set on the
    * loaded version; on success the loaded state takes the new version, history and engine state.
    * On failure the session is unloaded (the next signal reloads it) and the error rethrown.
+   * `mark`: the inbox entry this save settles (default: the one `session` is applying, if any),
+   * recorded in the same compare-and-set save (`inboxSeq`, or `inboxPartial` for a commit).
    */
   async save(
     session: LiveSession,
@@ -157,6 +160,7 @@ export class SessionPersistence {
     save: SessionSave,
     cause: SessionCause,
     strategy?: StrategySnapshot,
+    mark: InboxMark | undefined = settlingMark(session),
   ): Promise<void> {
     const pending = save.pendingApprovals ?? loaded.pendingApprovals;
     const stale = save.staleApprovals ?? loaded.staleApprovals;
@@ -179,8 +183,10 @@ export class SessionPersistence {
       if (stale.length > 0) own.staleApprovals = stale;
       if (aliases !== undefined) (own as Record<string, unknown>).approvalAliases = aliases;
       // Carried fields go first (the runner's own win); a literal of one shape when there are none.
-      const checkpoint = loaded.carried === NO_FIELDS ? own : { ...loaded.carried, ...own };
+      const carried = mark === undefined ? loaded.carried : carriedWithMark(loaded.carried, mark);
+      const checkpoint = carried === NO_FIELDS ? own : { ...carried, ...own };
       loaded.version = await this.#store.save(session.key, checkpoint, loaded.version);
+      loaded.carried = carried;
     } catch (error) {
       session.state = UNLOADED;
       throw error;

@@ -1,4 +1,4 @@
-import type { Outcome, RunnerEvent, SessionLock, Signal } from '@signalyard/core';
+import type { InboxEntry, Outcome, RunnerEvent, SessionLock, Signal } from '@signalyard/core';
 import { onAbort, type EventChannel } from '@signalyard/core/internal';
 import type { BatchApply, SignalApplied, SignalApply } from './appliers.js';
 import { Batch } from './busy-batch.js';
@@ -36,6 +36,19 @@ export interface QueueDeps {
   readonly closing: () => boolean;
   /** Whether route decisions carry the router's `explain()` list now. */
   readonly explaining: () => boolean;
+  /** With a durable inbox: what runs around an entry's application. */
+  readonly inbox?: InboxHooks;
+}
+
+/** What the queue runs around an inbox entry's application (a runner with a durable inbox). @internal */
+export interface InboxHooks {
+  /**
+   * Before the entry's job runs (its delivery counted, poison and already-settled entries
+   * handled): `false` when it settled the job itself, which then does not run.
+   */
+  gate(session: LiveSession, job: Job): Promise<boolean>;
+  /** After the entry's job was applied, before its outcome is resolved: `inboxSeq` covers it. */
+  applied(session: LiveSession, job: Job, outcome: Outcome): Promise<void>;
 }
 
 /**
@@ -74,6 +87,33 @@ export class SessionQueue {
     callerAbort: AbortSignal | undefined,
     sink?: TurnSink,
   ): Promise<Outcome> {
+    return this.#enqueue(key, agent, signal, callerAbort, sink, undefined);
+  }
+
+  /** Enqueues an inbox entry's signal (a worker, in `seq` order): its job, and its outcome once settled. */
+  enqueueEntry(
+    key: string,
+    agent: AgentRuntime,
+    signal: Signal,
+    entry: InboxEntry,
+  ): { job: Job; outcome: Promise<Outcome> } {
+    const outcome = this.#enqueue(key, agent, signal, undefined, undefined, entry);
+    const job = this.#lastJob as Job;
+    this.#lastJob = undefined;
+    return { job, outcome };
+  }
+
+  /** The job {@link SessionQueue.#enqueue} made last (read at once by `enqueueEntry`: no object per signal on the common path). */
+  #lastJob: Job | undefined;
+
+  #enqueue(
+    key: string,
+    agent: AgentRuntime,
+    signal: Signal,
+    callerAbort: AbortSignal | undefined,
+    sink: TurnSink | undefined,
+    entry: InboxEntry | undefined,
+  ): Promise<Outcome> {
     const session = this.#session(key, agent);
     let resolve!: (outcome: Outcome) => void;
     const promise = new Promise<Outcome>((r) => (resolve = r));
@@ -87,7 +127,9 @@ export class SessionQueue {
       announced: false,
       lockLost: false,
       sink,
+      entry,
     };
+    if (entry !== undefined) this.#lastJob = job;
     if (session.agent !== agent) {
       this.settle(
         job,
@@ -178,6 +220,7 @@ export class SessionQueue {
             if (this.#d.closing()) job.cancel(closedError());
             else await runTask(this.#d.lock, session, job);
           } else if (this.#d.closing()) this.settle(job, stoppedOutcome(session.ctx));
+          else if (job.entry !== undefined && !(await this.#d.inbox?.gate(session, job))) continue;
           else if (job.signal.kind === 'user_message' && session.agent.whenBusy !== 'queue')
             await this.#runBatch(session, job);
           else if (this.#d.lock !== undefined)
@@ -193,6 +236,7 @@ export class SessionQueue {
             } finally {
               session.running = undefined;
             }
+            if (job.entry !== undefined) await this.#d.inbox?.applied(session, job, applied.outcome);
             this.#settleApplied(session, job, applied);
           }
         } finally {

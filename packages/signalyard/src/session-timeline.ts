@@ -109,32 +109,47 @@ export class SessionTimeline {
   /** Saves a new version of the session whose data equals version `version`'s. */
   async rewind(key: string, version: unknown, opts: ReopenOptions): Promise<SessionView> {
     assertVersion(version);
-    const { store, clock } = this.#d;
-    const first = await store.load(key);
+    const first = await this.#d.store.load(key);
     if (first === undefined) throw historyError({ ok: false, reason: 'not_found', sessionKey: key }, 'rewind');
     const agent = this.#agent(decodeCheckpoint(key, first.data).agentId, key);
-    return this.#d.queue.enqueueTask(key, agent, async (session) => {
-      const rewound = await rewindSession(store, key, version, { ...opts, clock });
-      if (!rewound.ok) throw historyError(rewound, 'rewind');
-      const { version: saved, data, from } = rewound.value;
-      session.state = UNLOADED; // the next signal loads the rewound state
-      this.#d.hub.emit({
-        type: 'session_rewound',
-        sessionKey: key,
-        agentId: agent.id,
-        version: saved,
-        rewoundTo: from,
-      });
-      return viewOf(key, saved, data, { busy: false, queued: session.queued });
+    return this.#d.queue.enqueueTask(key, agent, (session) => this.rewindNow(session, version, opts));
+  }
+
+  /**
+   * The rewind itself, in the session's turn in its queue (`settles`: the inbox control entry's
+   * `seq`, recorded in the same save).
+   */
+  async rewindNow(
+    session: LiveSession,
+    version: unknown,
+    opts: ReopenOptions & { settles?: string },
+  ): Promise<SessionView> {
+    assertVersion(version);
+    const { store, clock } = this.#d;
+    const { key } = session;
+    const rewound = await rewindSession(store, key, version, { ...opts, clock });
+    if (!rewound.ok) throw historyError(rewound, 'rewind');
+    const { version: saved, data, from } = rewound.value;
+    session.state = UNLOADED; // the next signal loads the rewound state
+    this.#d.hub.emit({
+      type: 'session_rewound',
+      sessionKey: key,
+      agentId: data.agentId,
+      version: saved,
+      rewoundTo: from,
     });
+    return viewOf(key, saved, data, { busy: false, queued: session.queued });
   }
 
   /** Deletes the session and its whole history, in its turn in the queue. */
   async deleteSession(key: string, agent: AgentRuntime): Promise<void> {
-    await this.#d.queue.enqueueTask(key, agent, async (session) => {
-      await this.#d.store.delete(key);
-      session.state = UNLOADED;
-    });
+    await this.#d.queue.enqueueTask(key, agent, (session) => this.deleteNow(session));
+  }
+
+  /** The delete itself, in the session's turn in its queue. */
+  async deleteNow(session: LiveSession): Promise<void> {
+    await this.#d.store.delete(session.key);
+    session.state = UNLOADED;
   }
 
   /** The stored sessions in code-unit order of their keys, after the key `after`. */

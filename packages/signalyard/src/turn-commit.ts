@@ -67,7 +67,10 @@ export class TurnCommits {
     }
     // A commit of this turn lost already: the turn's work is being discarded.
     if (this.conflict !== undefined) throw this.conflict;
-    const answered = new Set(this.#approvals.map((d) => d.id));
+    // An inbox entry keeps the approvals it answers pending until its final save: redelivered
+    // after a death, it is decided again from the committed state (a claimed call is then
+    // answered `outcome unknown: not retried` by its engine), never refused as not pending.
+    const answered = new Set(job.entry === undefined ? this.#approvals.map((d) => d.id) : []);
     const pending = loaded.pendingApprovals.filter((p) => !answered.has(p.id));
     try {
       await this.#persistence.save(
@@ -80,6 +83,8 @@ export class TurnCommits {
           staleApprovals: NO_APPROVALS,
         },
         signalCause(this.#persistence.causes, job.signal, { decidedBy: decidedBy(this.#c.match) }),
+        undefined,
+        job.entry === undefined ? undefined : { seq: job.entry.seq, receiptId: job.entry.receiptId, partial: true },
       );
     } catch (error) {
       if (isConflict(error)) this.conflict = error as Error;

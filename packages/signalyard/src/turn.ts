@@ -31,7 +31,7 @@ import { NO_APPROVALS } from './checkpoint-format.js';
 import type { TurnContext, TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
 import { appendHistory, keptMessages } from './history.js';
-import type { Job, LiveSession, LoadedState } from './live-session.js';
+import { receiptIdOf, type Job, type LiveSession, type LoadedState } from './live-session.js';
 import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import type { SessionPersistence } from './session-persistence.js';
@@ -404,6 +404,15 @@ class TurnContextImpl implements TurnContext {
 
   get abortSignal(): AbortSignal {
     return this.#turn.t.job.stop.signal;
+  }
+
+  /**
+   * The id of the signal's receipt, stable across every redelivery of its inbox entry (without a
+   * durable inbox: a fresh UUID per signal, made on first read): what `ctx.idempotencyKey(name)`
+   * builds `<receiptId>:<name>` on.
+   */
+  get receiptId(): string {
+    return receiptIdOf(this.#turn.t.job);
   }
 
   /** The turn's interrupt signal (internal: {@link interruptSignalOf}). */

@@ -1,0 +1,135 @@
+import { InboxError, type Outcome } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
+import { appendHistory, userMessageOf } from './history.js';
+import { markCommitted, settledThrough, type InboxMark } from './inbox-fields.js';
+import type { Job, LiveSession } from './live-session.js';
+import { failedOutcome, stoppedOutcome } from './outcomes.js';
+import { signalCause } from './session-cause.js';
+import { isConflict, type SessionPersistence } from './session-persistence.js';
+
+/** Saves tried by {@link coverEntry} before it gives up (each conflict reloads). */
+const COVER_TRIES = 4;
+
+/**
+ * Makes the session's checkpoint cover the entry `mark` (its `inboxSeq` at or above
+ * `mark.seq`), saving a version that only advances `inboxSeq` — with the signal's user message
+ * appended when `user` is set (a poisoned entry) — when it does not yet. A conflict reloads and
+ * looks again: the entry is then settled by the other writer, or not.
+ * @throws what the store throws on load or save (other than a conflict, retried).
+ * @internal
+ */
+export async function coverEntry(
+  persistence: SessionPersistence,
+  maxHistoryMessages: number,
+  session: LiveSession,
+  job: Job,
+  outcome: Outcome,
+  mark: InboxMark,
+  withUserMessage = false,
+): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const loaded = await persistence.loadShared(session, attempt > 0);
+    if (settledThrough(loaded.carried, mark.seq)) return;
+    const user = withUserMessage ? userMessageOf(job.signal) : undefined;
+    const history = user === undefined ? loaded.history : appendHistory(loaded.history, user, maxHistoryMessages);
+    try {
+      await persistence.save(
+        session,
+        loaded,
+        { history, engineState: loaded.engineState },
+        signalCause(persistence.causes, job.signal, outcome),
+        loaded.savedStrategy,
+        mark,
+      );
+      return;
+    } catch (error) {
+      if (!isConflict(error) || attempt + 1 >= COVER_TRIES) throw error;
+    }
+  }
+}
+
+/** True when the session's live state shows the entry `seq` settled. @internal */
+export function coveredLive(session: LiveSession | undefined, seq: string): boolean {
+  const state = session?.state;
+  return state?.kind === 'loaded' && settledThrough(state.carried, seq);
+}
+
+/** What the gate of an entry's job needs. @internal */
+export interface GateDeps {
+  readonly persistence: SessionPersistence;
+  readonly maxHistoryMessages: number;
+  readonly maxDeliveries: number;
+  /** `false` when the lease the entry was read under is lost (or the worker is closing). */
+  readonly holds: (job: Job) => boolean;
+  /** Whether the session must be reloaded first (the first entry under a new lease); clears it. */
+  readonly fresh: (job: Job) => boolean;
+  /** Counts the entry's delivery, durably (`Inbox.beginDelivery`). */
+  readonly beginDelivery: (job: Job) => Promise<number>;
+  /** A delivery after the first: tell stream readers (`restarted`). Never throws. */
+  readonly restarted: (job: Job, attempt: number) => void;
+  /** The entry cannot be settled now (lease lost, store down): leave it to a later delivery. */
+  readonly drop: (session: LiveSession, job: Job, why: unknown) => void;
+  /** Resolves the job with its outcome (the queue's `settle`). */
+  readonly settle: (job: Job, outcome: Outcome) => void;
+}
+
+/**
+ * Before an entry's job runs, on the lease holder: counts the delivery, acknowledges entries the
+ * checkpoint settled already, poisons an entry delivered more than `maxDeliveries` times (its user
+ * message saved, `inboxSeq` advanced, `failed` with `INBOX_POISONED`, no engine), and marks an
+ * entry whose turn committed before (`inboxPartial`) so its user message is not appended again.
+ * `false` when it settled (or dropped) the job itself.
+ * @internal
+ */
+export async function gateEntry(d: GateDeps, session: LiveSession, job: Job): Promise<boolean> {
+  const entry = job.entry;
+  if (entry === undefined) return true;
+  if (!d.holds(job)) {
+    d.drop(session, job, 'the lease is lost');
+    return false;
+  }
+  let attempts: number;
+  let carried: Readonly<Record<string, unknown>>;
+  try {
+    attempts = await d.beginDelivery(job);
+    carried = (await d.persistence.loadShared(session, d.fresh(job))).carried;
+  } catch (error) {
+    d.drop(session, job, error);
+    return false;
+  }
+  job.receiptId = entry.receiptId;
+  if (settledThrough(carried, entry.seq)) {
+    job.skipped = true;
+    d.settle(job, stoppedOutcome(session.ctx));
+    return false;
+  }
+  markCommitted(session, job);
+  if (attempts > 1) d.restarted(job, attempts);
+  if (attempts > d.maxDeliveries) return poison(d, session, job, attempts);
+  return true;
+}
+
+async function poison(d: GateDeps, session: LiveSession, job: Job, attempts: number): Promise<false> {
+  const entry = job.entry as NonNullable<Job['entry']>;
+  const error = new InboxError({
+    code: 'INBOX_POISONED',
+    message: `Entry ${JSON.stringify(entry.receiptId)} (seq ${entry.seq}) of session ${JSON.stringify(session.key)} was delivered ${attempts} times without being settled (maxDeliveries ${d.maxDeliveries}): settled failed without running the engine`,
+    sessionKey: session.key,
+    receiptId: entry.receiptId,
+  });
+  const outcome = failedOutcome(session.ctx, error);
+  const mark = { seq: entry.seq, receiptId: entry.receiptId, partial: false };
+  try {
+    await coverEntry(d.persistence, d.maxHistoryMessages, session, job, outcome, mark, job.committed !== true);
+  } catch (cause) {
+    d.drop(session, job, cause);
+    return false;
+  }
+  d.settle(job, outcome);
+  return false;
+}
+
+/** The message of a drop's reason. @internal */
+export function dropText(why: unknown): string {
+  return typeof why === 'string' ? why : errorText(why);
+}

@@ -1,0 +1,445 @@
+import { randomUUID } from 'node:crypto';
+import {
+  InboxError,
+  outcomeToJson,
+  signal as makeSignal,
+  type Inbox,
+  type InboxEntry,
+  type InboxLease,
+  type Outcome,
+} from '@signalyard/core';
+import { compareInboxSeq, errorText } from '@signalyard/core/internal';
+import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
+import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
+import type { InboxProducer } from './inbox-producer.js';
+import { coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
+import type { Job, LiveSession } from './live-session.js';
+import { failedOutcome, inputError } from './outcomes.js';
+import type { AgentRuntime } from './runner-options.js';
+import type { WorkerSetting } from './runner-options-schema.js';
+import type { SessionPersistence } from './session-persistence.js';
+import type { InboxHooks, SessionQueue } from './session-queue.js';
+
+/** What an {@link InboxWorker} works with. @internal */
+export interface WorkerDeps {
+  readonly inbox: Inbox;
+  readonly queue: SessionQueue;
+  readonly persistence: SessionPersistence;
+  readonly agents: ReadonlyMap<string, AgentRuntime>;
+  readonly producer: InboxProducer;
+  readonly settings: Exclude<WorkerSetting, false>;
+  readonly maxSessions: number;
+  readonly maxHistoryMessages: number;
+  readonly outcomeTtlMs: number;
+  readonly maxOutcomeBytes: number;
+  readonly warn: (message: string) => void;
+  /** What control entries (rewind, delete) are applied with. */
+  readonly control: ControlDeps;
+}
+
+/** One leased session key: its lease, what was fed to the queue, what is still to finish. */
+interface KeyWork {
+  readonly key: string;
+  readonly lease: InboxLease;
+  /** The lease is lost (or given up): nothing more is fed, settled or saved under it. */
+  lost: boolean;
+  /** The first entry under this lease reloads the session (another worker may have moved it on). */
+  fresh: boolean;
+  /** The highest `seq` fed to the queue. */
+  fedThrough: string | undefined;
+  /** Entries fed and not finished yet. */
+  pending: number;
+  /** Finishes entries one after another, in `seq` order. */
+  finishing: Promise<void>;
+  feeding: Promise<void> | undefined;
+  feedAgain: boolean;
+  renewTimer: ReturnType<typeof setInterval> | undefined;
+}
+
+const noop = (): void => undefined;
+
+/**
+ * A worker (inbox.md): takes leases on session keys with entries (up to `maxSessions`), woken by
+ * the inbox's notices and every `pollMs`; feeds each key's entries to the session queue in `seq`
+ * order (so stops, `whenBusy` and control entries behave as in one process); renews the lease
+ * every `leaseMs / 3`; and finishes each entry once its job is settled: the checkpoint covers it
+ * (`inboxSeq`) → `putOutcome` → `ack`. A lost lease aborts the turn in flight (`LEASE_LOST`) and
+ * saves nothing more.
+ * @internal
+ */
+export class InboxWorker {
+  readonly #d: WorkerDeps;
+  readonly id: string;
+  readonly #works = new Map<string, KeyWork>();
+  readonly #workOf = new WeakMap<InboxEntry, KeyWork>();
+  #closing = false;
+  #ticking: Promise<void> | undefined;
+  #tickAgain = false;
+  #poll: ReturnType<typeof setInterval> | undefined;
+  #offNotify: (() => void) | undefined;
+
+  constructor(deps: WorkerDeps) {
+    this.#d = deps;
+    this.id = deps.settings.id ?? `worker-${randomUUID()}`;
+  }
+
+  /** Starts listening and polling. */
+  start(): void {
+    this.#offNotify = this.#d.inbox.onNotify((key) => {
+      const work = this.#works.get(key);
+      if (work !== undefined) this.#feed(work);
+      else this.#tick();
+    });
+    this.#poll = setInterval(() => {
+      this.#tick();
+      for (const work of this.#works.values()) this.#feed(work);
+    }, this.#d.settings.pollMs);
+    this.#poll.unref();
+    this.#tick();
+  }
+
+  /** The queue's hooks around an entry's application. */
+  hooks(settle: (job: Job, outcome: Outcome) => void): InboxHooks {
+    const d = this.#d;
+    const gate: GateDeps = {
+      persistence: d.persistence,
+      maxHistoryMessages: d.maxHistoryMessages,
+      maxDeliveries: d.settings.maxDeliveries,
+      holds: (job) => this.#holding(job) !== undefined,
+      fresh: (job) => {
+        const work = this.#holding(job);
+        const fresh = work?.fresh === true;
+        if (work !== undefined) work.fresh = false;
+        return fresh;
+      },
+      beginDelivery: (job) => d.inbox.beginDelivery(job.entry as InboxEntry),
+      restarted: (job, attempt) => {
+        const entry = job.entry as InboxEntry;
+        d.inbox.publish(entry.receiptId, attempt, { type: 'restarted', attempt }).catch(noop);
+      },
+      drop: (session, job, why) => {
+        job.lockLost = true;
+        const work = job.entry === undefined ? undefined : this.#workOf.get(job.entry);
+        if (work !== undefined) this.#lose(work, why);
+        settle(job, failedOutcome(session.ctx, lostError(session.key, why)));
+      },
+      settle,
+    };
+    return {
+      gate: (session, job) => gateEntry(gate, session, job),
+      applied: (session, job, outcome) => this.#cover(session, job, outcome),
+    };
+  }
+
+  /** The work whose live lease `job`'s entry was fed under, if still held. */
+  #holding(job: Job): KeyWork | undefined {
+    const work = job.entry === undefined ? undefined : this.#workOf.get(job.entry);
+    return work === undefined || work.lost || this.#closing ? undefined : work;
+  }
+
+  /** After an entry's job applied: the checkpoint covers it (a version only advancing `inboxSeq` when it saved nothing). */
+  async #cover(session: LiveSession, job: Job, outcome: Outcome): Promise<void> {
+    const entry = job.entry as InboxEntry;
+    if (job.skipped === true || job.lockLost || coveredLive(session, entry.seq)) return;
+    if (this.#holding(job) === undefined) return;
+    try {
+      const mark = { seq: entry.seq, receiptId: entry.receiptId, partial: false };
+      await coverEntry(this.#d.persistence, this.#d.maxHistoryMessages, session, job, outcome, mark);
+    } catch (error) {
+      job.lockLost = true;
+      const work = this.#workOf.get(entry);
+      if (work !== undefined) this.#lose(work, error);
+    }
+  }
+
+  // ------------------------------------------------------------------ leases
+
+  #tick(): void {
+    if (this.#closing) return;
+    if (this.#ticking !== undefined) {
+      this.#tickAgain = true;
+      return;
+    }
+    this.#ticking = this.#acquire().finally(() => {
+      this.#ticking = undefined;
+      if (this.#tickAgain) {
+        this.#tickAgain = false;
+        this.#tick();
+      }
+    });
+  }
+
+  async #acquire(): Promise<void> {
+    const free = this.#d.maxSessions - this.#works.size;
+    if (free <= 0) return;
+    let leases: InboxLease[];
+    try {
+      leases = await this.#d.inbox.acquire(this.id, { leaseMs: this.#d.settings.leaseMs, max: free });
+    } catch (error) {
+      if (!this.#closing) this.#d.warn(`inbox worker ${this.id}: acquire failed: ${errorText(error)}`);
+      return;
+    }
+    for (const lease of leases) {
+      if (this.#closing || this.#works.has(lease.key)) this.#d.inbox.release(lease).catch(noop);
+      else this.#startKey(lease);
+    }
+  }
+
+  #startKey(lease: InboxLease): void {
+    const work: KeyWork = {
+      key: lease.key,
+      lease,
+      lost: false,
+      fresh: true,
+      fedThrough: undefined,
+      pending: 0,
+      finishing: Promise.resolve(),
+      feeding: undefined,
+      feedAgain: false,
+      renewTimer: undefined,
+    };
+    this.#works.set(lease.key, work);
+    const every = Math.max(1, Math.floor(this.#d.settings.leaseMs / 3));
+    work.renewTimer = setInterval(() => {
+      this.#d.inbox.renew(lease).then(
+        (held) => {
+          if (!held) this.#lose(work, 'the lease expired or was taken over');
+        },
+        (error: unknown) => {
+          this.#lose(work, error);
+        },
+      );
+    }, every);
+    work.renewTimer.unref();
+    this.#feed(work);
+  }
+
+  /**
+   * The lease is lost (or cannot be kept): nothing more under it — the turn in flight is aborted
+   * with `LEASE_LOST` and saves nothing after; queued entries of it are dropped by the gate.
+   */
+  #lose(work: KeyWork, why: unknown): void {
+    if (work.lost) return;
+    work.lost = true;
+    clearInterval(work.renewTimer);
+    if (this.#works.get(work.key) === work) this.#works.delete(work.key);
+    this.#abortRunning(work, lostError(work.key, why));
+    this.#tick();
+  }
+
+  /** Aborts the turn in flight under `work`'s lease, marking it so that it saves nothing more. */
+  #abortRunning(work: KeyWork, reason: unknown): void {
+    const session = this.#d.queue.live(work.key);
+    if (session === undefined) return;
+    const { batch, running } = session;
+    if (batch !== undefined) {
+      if (batch.members.some((j) => j.entry !== undefined && this.#workOf.get(j.entry) === work)) {
+        for (const member of batch.members) if (!member.settled) member.lockLost = true;
+        (batch as { lockLost?: boolean }).lockLost = true;
+        batch.abort(reason);
+      }
+      return;
+    }
+    if (running?.kind === 'signal' && running.entry !== undefined && this.#workOf.get(running.entry) === work) {
+      running.lockLost = true;
+      running.stop.abort(reason);
+    }
+  }
+
+  // ------------------------------------------------------------------ entries
+
+  /** Reads the key's entries after those fed, feeding them to the queue (one read at a time). */
+  #feed(work: KeyWork): void {
+    if (work.lost || this.#closing) return;
+    if (work.feeding !== undefined) {
+      work.feedAgain = true;
+      return;
+    }
+    work.feeding = this.#read(work).finally(() => {
+      work.feeding = undefined;
+      if (work.feedAgain) {
+        work.feedAgain = false;
+        this.#feed(work);
+      } else if (work.pending === 0) void this.#idle(work);
+    });
+  }
+
+  async #read(work: KeyWork): Promise<void> {
+    try {
+      for await (const entry of this.#d.inbox.read(work.lease, work.fedThrough)) {
+        if (work.lost || this.#closing) return;
+        if (work.fedThrough !== undefined && compareInboxSeq(entry.seq, work.fedThrough) <= 0) continue;
+        work.fedThrough = entry.seq;
+        this.#enqueue(work, entry);
+      }
+    } catch (error) {
+      this.#lose(work, error);
+    }
+  }
+
+  #enqueue(work: KeyWork, entry: InboxEntry): void {
+    work.pending++;
+    const agentId = entry.agentId ?? agentIdOfKey(entry.sessionKey);
+    const agent = agentId === undefined ? undefined : this.#d.agents.get(agentId);
+    let outcome: Promise<Outcome>;
+    let job: Job | undefined;
+    try {
+      if (agent === undefined)
+        throw inputError(
+          `No agent ${JSON.stringify(agentId)} in this runner for inbox entry ${JSON.stringify(entry.receiptId)} of session ${JSON.stringify(entry.sessionKey)}`,
+        );
+      this.#workOf.set(entry, work);
+      if (entry.control === 'rewind' || entry.control === 'delete') {
+        this.#enqueueControl(work, entry, agent);
+        return;
+      }
+      const queued = this.#d.queue.enqueueEntry(
+        work.key,
+        agent,
+        makeSignal(entry.signal.kind, entry.signal.payload),
+        entry,
+      );
+      job = queued.job;
+      outcome = queued.outcome;
+    } catch (error) {
+      outcome = Promise.resolve(failedOutcome({ sessionKey: entry.sessionKey, agentId: agentId ?? '' }, error));
+    }
+    work.finishing = work.finishing.then(() => this.#finish(work, entry, job, outcome, agent));
+  }
+
+  /** A control entry (rewind, delete): a task in the session's queue, in `seq` order with its signals. */
+  #enqueueControl(work: KeyWork, entry: InboxEntry, agent: AgentRuntime): void {
+    const holds = (): boolean => !work.lost && !this.#closing;
+    const ended = this.#d.queue
+      .enqueueTask(work.key, agent, (session) => applyControl(this.#d.control, session, entry, holds))
+      .catch((): ControlEnd => ({ kind: 'left' }));
+    work.finishing = work.finishing.then(async () => {
+      try {
+        const end = await ended;
+        if (end.kind === 'skipped') await this.#d.inbox.ack(entry);
+        else if (end.kind === 'applied') await this.#deliver(entry, end.outcome);
+      } catch (error) {
+        this.#lose(work, error);
+      } finally {
+        this.#finished(work);
+      }
+    });
+  }
+
+  /** A settled entry's outcome: to this process's waits, stored (`putOutcome`), then the entry acknowledged. */
+  async #deliver(entry: InboxEntry, outcome: Outcome): Promise<void> {
+    this.#d.producer.settledHere(entry.receiptId, outcome);
+    const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
+    await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
+    await this.#d.inbox.ack(entry);
+  }
+
+  /** One entry of `work` finished (settled, or left): give the lease up when nothing is left. */
+  #finished(work: KeyWork): void {
+    work.pending--;
+    if (work.pending === 0 && work.feeding === undefined) void this.#idle(work);
+  }
+
+  /** Finishes one entry once its job settled: covered by the checkpoint → outcome → ack. */
+  async #finish(
+    work: KeyWork,
+    entry: InboxEntry,
+    job: Job | undefined,
+    settled: Promise<Outcome>,
+    agent: AgentRuntime | undefined,
+  ): Promise<void> {
+    const outcome = await settled;
+    try {
+      if (job?.lockLost === true) return; // dropped, or its lease lost mid-turn: unsettled
+      if (job?.skipped === true) {
+        await this.#d.inbox.ack(entry);
+        return;
+      }
+      const session = this.#d.queue.live(work.key);
+      if (job !== undefined && agent !== undefined && !coveredLive(session, entry.seq)) {
+        if (work.lost || this.#closing) return; // unsettled: a later delivery settles it
+        const mark = { seq: entry.seq, receiptId: entry.receiptId, partial: false };
+        const { persistence, maxHistoryMessages } = this.#d;
+        await this.#d.queue.enqueueTask(work.key, agent, (s) =>
+          coverEntry(persistence, maxHistoryMessages, s, job, outcome, mark),
+        );
+      }
+      await this.#deliver(entry, outcome);
+    } catch (error) {
+      this.#lose(work, error);
+    } finally {
+      this.#finished(work);
+    }
+  }
+
+  /** Whether `work` must not be given up now: lost already, closing, or entries to finish. */
+  #busy(work: KeyWork): boolean {
+    return work.lost || this.#closing || work.pending > 0;
+  }
+
+  /** Nothing left to finish: look once more (as a feed), and give the lease up when nothing came. */
+  async #idle(work: KeyWork): Promise<void> {
+    if (this.#busy(work) || work.feeding !== undefined) return;
+    const reading = this.#read(work);
+    work.feeding = reading;
+    await reading;
+    work.feeding = undefined;
+    if (work.feedAgain) {
+      work.feedAgain = false;
+      this.#feed(work);
+      return;
+    }
+    if (this.#busy(work)) return;
+    work.lost = true;
+    clearInterval(work.renewTimer);
+    if (this.#works.get(work.key) === work) this.#works.delete(work.key);
+    await this.#d.inbox.release(work.lease).catch(noop);
+    this.#tick();
+  }
+
+  // ------------------------------------------------------------------ close
+
+  /** Stops taking work: no more acquisitions, reads or notices. */
+  stop(): void {
+    this.#closing = true;
+    clearInterval(this.#poll);
+    this.#offNotify?.();
+  }
+
+  /** Aborts every turn in flight under a lease (`close()` after `closeTimeoutMs`): nothing more is saved. */
+  abortAll(reason: unknown): void {
+    for (const work of this.#works.values()) this.#abortRunning(work, reason);
+  }
+
+  /** Waits for every entry to finish, then releases every lease (not counted as deliveries). */
+  async releaseAll(): Promise<void> {
+    // An acquisition in flight releases what it gets (closing); it is not awaited: it may hang.
+    const works = [...this.#works.values()];
+    await Promise.all(works.map((w) => w.finishing));
+    for (const work of works) {
+      clearInterval(work.renewTimer);
+      work.lost = true;
+      this.#works.delete(work.key);
+    }
+    await Promise.all(works.map((w) => this.#d.inbox.release(w.lease).catch(noop)));
+  }
+}
+
+function agentIdOfKey(key: string): string | undefined {
+  try {
+    return agentIdOf(parseSessionKey(key));
+  } catch {
+    return undefined;
+  }
+}
+
+/** `LEASE_LOST` for the turn aborted (or the entry dropped) because of `why`. */
+function lostError(key: string, why: unknown): InboxError {
+  if (InboxError.isInstance(why) && why.code === 'LEASE_LOST') return why;
+  return new InboxError({
+    code: 'LEASE_LOST',
+    message: `The lease on session ${JSON.stringify(key)} is lost (${dropText(why)}): the turn is aborted and nothing more is saved; another worker settles its entries`,
+    sessionKey: key,
+    ...(typeof why === 'string' ? {} : { cause: why }),
+  });
+}

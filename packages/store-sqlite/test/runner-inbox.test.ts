@@ -1,0 +1,466 @@
+// A Runner over a durable inbox (inbox.md), on MemoryInbox + MemoryCheckpointStore and on
+// SqliteInbox + SqliteCheckpointStore over one temp file: accept → a worker settles → outcome,
+// in order, exactly once, across runners that stop, stall and close.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  MemoryCheckpointStore,
+  MemoryInbox,
+  signal,
+  type CheckpointStore,
+  type Inbox,
+  type InboxLease,
+  type SessionCheckpointV1,
+} from '@signalyard/core';
+import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
+import { approvalEngine, collect, deferred, rejectsCode, type Deferred } from '@signalyard/test-utils';
+import {
+  createRunner,
+  type EngineFn,
+  type Runner,
+  type RunnerOptions,
+  type TurnContext,
+  type TurnResult,
+} from 'signalyard';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'signalyard-runner-inbox-'));
+let files = 0;
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const KEY = 'agent:main:main';
+const user = (text: string) => signal('user_message', { channel: 'cli', text });
+const textOf = (ctx: TurnContext): string => String((ctx.signal.payload as { text?: unknown }).text);
+
+/** A shared storage: one inbox and one store per test, with fresh handles for each extra runner. */
+interface Storage {
+  readonly name: string;
+  inbox(): Inbox;
+  store(): CheckpointStore;
+}
+
+function memoryStorage(): Storage {
+  const inbox = new MemoryInbox();
+  const store = new MemoryCheckpointStore();
+  closers.push(() => inbox.close());
+  return { name: 'memory', inbox: () => inbox, store: () => store };
+}
+
+function sqliteStorage(): Storage {
+  const path = join(dir, `runner-inbox-${files++}.db`);
+  return {
+    name: 'sqlite',
+    inbox: () => {
+      const inbox = new SqliteInbox({ path, pollMs: 20 });
+      closers.push(() => inbox.close());
+      return inbox;
+    },
+    store: () => {
+      const store = new SqliteCheckpointStore({ path });
+      closers.push(() => store.close());
+      return store;
+    },
+  };
+}
+
+/** An engine answering `re: <text>`, counting its turns. */
+function echo(): { engine: EngineFn; turns: string[] } {
+  const turns: string[] = [];
+  return {
+    turns,
+    engine: (ctx) => {
+      turns.push(textOf(ctx));
+      return Promise.resolve({ messages: [{ role: 'assistant', content: `re: ${textOf(ctx)}` }] });
+    },
+  };
+}
+
+function runnerOn(
+  storage: Storage,
+  engine: EngineFn,
+  extra: Partial<RunnerOptions> = {},
+): { runner: Runner; inbox: Inbox; store: CheckpointStore } {
+  const inbox = storage.inbox();
+  const store = storage.store();
+  const runner = createRunner({
+    agents: [{ id: 'main', engine }],
+    store,
+    inbox,
+    worker: { pollMs: 20, leaseMs: 2000 },
+    closeTimeoutMs: 50,
+    ...extra,
+  });
+  closers.push(() => runner.close());
+  return { runner, inbox, store };
+}
+
+async function historyOf(store: CheckpointStore, key = KEY): Promise<string[]> {
+  const checkpoint = await store.load(key);
+  const data = checkpoint?.data as SessionCheckpointV1 | undefined;
+  return (data?.history ?? []).map((m) => `${m.role}:${m.content}`);
+}
+
+async function inboxSeqOf(store: CheckpointStore, key = KEY): Promise<unknown> {
+  return ((await store.load(key))?.data as { inboxSeq?: unknown } | undefined)?.inboxSeq;
+}
+
+describe.each([
+  ['MemoryInbox', memoryStorage],
+  ['SqliteInbox', sqliteStorage],
+] as const)('a Runner over %s', (_name, makeStorage) => {
+  it('accept → outcome, dispatch and handle settle through the worker; inboxSeq advances in the same save', async () => {
+    const storage = makeStorage();
+    const { engine, turns } = echo();
+    const { runner, store } = runnerOn(storage, engine);
+    const receipt = await runner.accept(KEY, user('one'));
+    expect(receipt).toMatchObject({ sessionKey: KEY, seq: '1' });
+    const outcome = await runner.outcome(receipt.receiptId);
+    expect(outcome).toMatchObject({ status: 'completed', sessionKey: KEY, agentId: 'main' });
+    expect((await runner.handle({ channel: 'cli', text: 'two' })).status).toBe('completed');
+    // A signal that saves nothing today saves a version that only advances inboxSeq.
+    expect((await runner.dispatch(KEY, signal('timer', null))).status).toBe('unrouted');
+    expect(turns).toEqual(['one', 'two']);
+    expect(await historyOf(store)).toEqual(['user:one', 'assistant:re: one', 'user:two', 'assistant:re: two']);
+    expect(await inboxSeqOf(store)).toBe('3');
+  });
+
+  it("keeps one runner's accepts in call order per key and settles each exactly once", async () => {
+    const storage = makeStorage();
+    const { engine, turns } = echo();
+    const { runner, store } = runnerOn(storage, engine);
+    const texts = Array.from({ length: 12 }, (_, i) => `m${i}`);
+    const receipts = await Promise.all(texts.map((t) => runner.accept(KEY, user(t))));
+    expect(receipts.map((r) => r.seq)).toEqual(texts.map((_, i) => String(i + 1)));
+    const outcomes = await Promise.all(receipts.map((r) => runner.outcome(r.receiptId)));
+    expect(outcomes.every((o) => o.status === 'completed')).toBe(true);
+    expect(turns).toEqual(texts);
+    expect((await historyOf(store)).filter((m) => m.startsWith('user:'))).toEqual(texts.map((t) => `user:${t}`));
+  });
+
+  it('acknowledges without applying an entry at or below the checkpoint inboxSeq (a settle whose ack was lost)', async () => {
+    const storage = makeStorage();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const first = await producer.runner.accept(KEY, user('settled already'));
+    const second = await producer.runner.accept(KEY, user('new'));
+    const store = producer.store;
+    await store.save(
+      KEY,
+      { v: 1, agentId: 'main', strategy: { type: 'direct' }, history: [], engine: undefined, inboxSeq: first.seq },
+      0,
+    );
+    const { engine, turns } = echo();
+    const worker = runnerOn(storage, engine);
+    expect((await worker.runner.outcome(second.receiptId)).status).toBe('completed');
+    expect(turns).toEqual(['new']);
+    await rejectsCode(worker.runner.outcome(first.receiptId, { timeoutMs: 200 }), 'OUTCOME_EXPIRED');
+  });
+
+  it('a worker: false producer gets the outcome a worker runner settled, rebuilt from its JSON', async () => {
+    const storage = makeStorage();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const { engine, turns } = echo();
+    runnerOn(storage, engine);
+    const outcome = await producer.runner.handle({ channel: 'cli', text: 'from the web tier' });
+    expect(outcome).toMatchObject({ status: 'completed', sessionKey: KEY });
+    expect(turns).toEqual(['from the web tier']);
+  });
+
+  it('dedupes accepts by id: the same receipt, one entry, one turn', async () => {
+    const storage = makeStorage();
+    const { engine, turns } = echo();
+    const { runner } = runnerOn(storage, engine, { worker: false });
+    const a = await runner.accept(KEY, user('once'), { id: 'request-1' });
+    const b = await runner.accept(KEY, user('once'), { id: 'request-1' });
+    expect(b).toEqual(a);
+    const worker = runnerOn(storage, engine);
+    expect((await worker.runner.outcome(a.receiptId)).status).toBe('completed');
+    expect(turns).toEqual(['once']);
+  });
+
+  it('a fresh runner over a store written without an inbox (no inboxSeq) keeps the history and goes on', async () => {
+    const storage = makeStorage();
+    const store = storage.store();
+    const plain = createRunner({ agents: [{ id: 'main', engine: echo().engine }], store });
+    await plain.handle({ channel: 'cli', text: 'before' });
+    await plain.close();
+    expect(await inboxSeqOf(store)).toBeUndefined();
+    const { runner } = runnerOn(storage, echo().engine);
+    expect((await runner.handle({ channel: 'cli', text: 'after' })).status).toBe('completed');
+    expect(await historyOf(store)).toEqual([
+      'user:before',
+      'assistant:re: before',
+      'user:after',
+      'assistant:re: after',
+    ]);
+    expect(await inboxSeqOf(store)).toBe('1');
+  });
+
+  it('poisons an entry delivered more than maxDeliveries times: its user message saved, failed INBOX_POISONED, no engine', async () => {
+    const storage = makeStorage();
+    const inbox = storage.inbox();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const receipt = await producer.runner.accept(KEY, user('crashes every worker'));
+    // Two deliveries that died (their leases expired without a settle).
+    for (let death = 0; death < 2; death++) await dieHolding(inbox);
+    const { engine, turns } = echo();
+    const worker = runnerOn(storage, engine, { worker: { pollMs: 20, maxDeliveries: 2 } });
+    const outcome = await worker.runner.outcome(receipt.receiptId);
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error?.code).toBe('INBOX_POISONED');
+    expect(turns).toEqual([]);
+    expect(await historyOf(worker.store)).toEqual(['user:crashes every worker']);
+    const dead = await collect(worker.runner.deadLetters());
+    expect(dead.map((d) => [d.receipt.receiptId, d.outcome.error?.code])).toEqual([
+      [receipt.receiptId, 'INBOX_POISONED'],
+    ]);
+  });
+
+  it('a stalled worker whose lease expired: another worker settles the entry, the late save is refused', async () => {
+    const storage = makeStorage();
+    const started = deferred();
+    const release: Deferred<TurnResult> = deferred();
+    const turns: string[] = [];
+    const stalled = runnerOn(
+      storage,
+      (ctx) => {
+        turns.push(`stalled:${textOf(ctx)}`);
+        started.resolve();
+        return release.promise;
+      },
+      { worker: { id: 'stalled', pollMs: 20, leaseMs: 150 } },
+    );
+    // Once it holds the lease, its calls to the inbox never answer: a worker paused (or
+    // partitioned) past leaseMs. (MemoryInbox: one object for both runners, so only its own calls.)
+    const inbox = stalled.inbox;
+    const { renew, acquire } = { renew: inbox.renew.bind(inbox), acquire: inbox.acquire.bind(inbox) };
+    const paused = <T>(): Promise<T> => new Promise<T>(() => undefined);
+    let holding = false;
+    inbox.renew = (lease) => (lease.workerId === 'stalled' ? paused() : renew(lease));
+    inbox.acquire = async (id, opts) => {
+      if (id === 'stalled' && holding) return paused();
+      const leases = await acquire(id, opts);
+      if (id === 'stalled' && leases.length > 0) holding = true;
+      return leases;
+    };
+    const receipt = await stalled.runner.accept(KEY, user('once only'));
+    await started.promise;
+    const rescuer = runnerOn(storage, (ctx) => {
+      turns.push(`rescuer:${textOf(ctx)}`);
+      return Promise.resolve({ messages: [{ role: 'assistant', content: 'rescued' }] });
+    });
+    const outcome = await rescuer.runner.outcome(receipt.receiptId);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.status).toBe('completed');
+    release.resolve({ messages: [{ role: 'assistant', content: 'too late' }] });
+    // The stalled worker's save conflicts, reloads, and finds the entry settled.
+    await stalled.runner.close();
+    expect(turns).toEqual(['stalled:once only', 'rescuer:once only']);
+    expect(await historyOf(rescuer.store)).toEqual(['user:once only', 'assistant:rescued']);
+  });
+
+  it('a kill between ctx.commit and the final save: the next worker re-applies from the commit, the user message once', async () => {
+    const storage = makeStorage();
+    const committed = deferred();
+    const first = runnerOn(
+      storage,
+      async (ctx) => {
+        await ctx.commit({ claimed: 'call-1' });
+        committed.resolve();
+        return new Promise<TurnResult>(() => undefined); // killed before its final save
+      },
+      { closeTimeoutMs: 1 },
+    );
+    const receipt = await first.runner.accept(KEY, user('pay the invoice'));
+    await committed.promise;
+    expect((await first.store.load(KEY))?.data).toMatchObject({
+      inboxPartial: { seq: '1', receiptId: receipt.receiptId },
+    });
+    await first.runner.close(); // its turn aborted after closeTimeoutMs: nothing more saved; the lease released
+    const seen: unknown[] = [];
+    const second = runnerOn(storage, (ctx) => {
+      seen.push({ state: ctx.state, history: ctx.history.map((m) => m.content) });
+      const claimed = (ctx.state as { claimed?: string } | undefined)?.claimed;
+      const content = claimed === undefined ? 'paid' : `${claimed}: outcome unknown: not retried`;
+      return Promise.resolve({ messages: [{ role: 'assistant', content }], state: {} });
+    });
+    expect((await second.runner.outcome(receipt.receiptId)).status).toBe('completed');
+    expect(seen).toEqual([{ state: { claimed: 'call-1' }, history: ['pay the invoice'] }]);
+    expect(await historyOf(second.store)).toEqual([
+      'user:pay the invoice',
+      'assistant:call-1: outcome unknown: not retried',
+    ]);
+    const data = (await second.store.load(KEY))?.data as Record<string, unknown>;
+    expect(data.inboxSeq).toBe('1');
+    expect(data.inboxPartial).toBeUndefined();
+  });
+
+  it('a stop accepted by a producer stops the pending entries on the lease holder (graceful: the turn in flight ends)', async () => {
+    const storage = makeStorage();
+    const started = deferred();
+    const release: Deferred<TurnResult> = deferred();
+    const turns: string[] = [];
+    const worker = runnerOn(storage, (ctx) => {
+      turns.push(textOf(ctx));
+      started.resolve();
+      return release.promise;
+    });
+    const stoppedThere = deferred();
+    worker.runner.on((event) => {
+      if (event.type === 'outcome' && event.outcome.status === 'stopped') stoppedThere.resolve();
+    });
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const inFlight = await producer.runner.accept(KEY, user('in flight'));
+    await started.promise;
+    const waiting = await producer.runner.accept(KEY, user('waiting'));
+    const stop = await producer.runner.accept(KEY, signal('stop', null));
+    // The lease holder acts on the stop at once: the waiting entry is stopped while the turn runs.
+    await stoppedThere.promise;
+    release.resolve({ messages: [{ role: 'assistant', content: 'done' }] });
+    expect((await producer.runner.outcome(inFlight.receiptId)).status).toBe('completed');
+    expect((await producer.runner.outcome(waiting.receiptId)).status).toBe('stopped');
+    expect((await producer.runner.outcome(stop.receiptId)).status).toBe('completed');
+    expect(turns).toEqual(['in flight']);
+    expect(await historyOf(worker.store)).toEqual(['user:in flight', 'assistant:done']);
+    expect(await inboxSeqOf(worker.store)).toBe('3');
+  });
+
+  it('rewind and deleteSession are control entries applied in seq order among pending entries; fork starts without inboxSeq', async () => {
+    const storage = makeStorage();
+    const { engine, turns } = echo();
+    const { runner, store } = runnerOn(storage, engine);
+    await runner.handle({ channel: 'cli', text: 'one' });
+    await runner.handle({ channel: 'cli', text: 'two' });
+    const three = await runner.accept(KEY, user('three'));
+    const rewound = runner.rewind(KEY, 1); // accepted after "three", before "four"
+    const four = runner.accept(KEY, user('four'));
+    const view = await rewound;
+    expect(view.history.map((m) => m.content)).toEqual(['one', 're: one']);
+    expect((await runner.outcome(three.receiptId)).status).toBe('completed');
+    expect((await runner.outcome((await four).receiptId)).status).toBe('completed');
+    expect(turns).toEqual(['one', 'two', 'three', 'four']);
+    expect(await historyOf(store)).toEqual(['user:one', 'assistant:re: one', 'user:four', 'assistant:re: four']);
+    expect(await inboxSeqOf(store)).toBe('5');
+    // A rewind as a control entry keeps (and advances) inboxSeq; a fork starts with none.
+    const forked = await runner.fork(KEY, 'agent:main:forked');
+    expect(forked.history.length).toBe(4);
+    expect(await inboxSeqOf(store, 'agent:main:forked')).toBeUndefined();
+    // A version that is not kept: the control entry fails with the rewind's own code.
+    await rejectsCode(runner.rewind(KEY, 99), 'VERSION_UNAVAILABLE');
+    const five = await runner.accept(KEY, user('five'));
+    const deleted = runner.deleteSession(KEY);
+    const six = await runner.accept(KEY, user('six'));
+    await deleted;
+    expect((await runner.outcome(five.receiptId)).status).toBe('completed');
+    expect((await runner.outcome(six.receiptId)).status).toBe('completed');
+    // After the delete the key's seq keeps growing; the new session holds only what came after.
+    expect(six.seq).toBe('9');
+    expect(await historyOf(store)).toEqual(['user:six', 'assistant:re: six']);
+    expect(await inboxSeqOf(store)).toBe('9');
+  });
+
+  it('approvals over the inbox: paused crosses as JSON, approve is an entry, and a kill after the claim is answered outcome unknown', async () => {
+    const storage = makeStorage();
+    const claimed = deferred();
+    let ran = 0;
+    const tool = () => {
+      ran++;
+      return 'refunded';
+    };
+    const first = runnerOn(
+      storage,
+      approvalEngine({
+        tool,
+        beforeTool: () => {
+          claimed.resolve();
+          return new Promise(() => undefined); // killed between the claim's commit and the tool
+        },
+      }),
+      { closeTimeoutMs: 1 },
+    );
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    const paused = await producer.runner.handle({ channel: 'cli', text: '5 EUR' });
+    expect(paused.status).toBe('paused');
+    expect(paused.pendingApprovals?.map((p) => p.id)).toEqual(['ap-1']);
+    const approving = producer.runner.approve(KEY, [{ id: 'ap-1', approved: true }]);
+    await claimed.promise;
+    await first.runner.close();
+    runnerOn(storage, approvalEngine({ tool }));
+    expect((await approving).status).toBe('completed');
+    expect(ran).toBe(0);
+    const history = await historyOf(first.store);
+    expect(history.filter((m) => m === 'user:5 EUR')).toHaveLength(1);
+    expect(history).toContain('tool:outcome unknown: not retried');
+    expect(history.at(-1)).toBe('assistant:done: outcome unknown: not retried');
+    expect(await inboxSeqOf(first.store)).toBe('2');
+  });
+
+  it('close() rejects pending waits with RUNNER_CLOSED, leaves unsettled entries, and releases its leases', async () => {
+    const storage = makeStorage();
+    const started = deferred();
+    const first = runnerOn(storage, () => {
+      started.resolve();
+      return new Promise<TurnResult>(() => undefined);
+    });
+    const receipt = await first.runner.accept(KEY, user('survives close'));
+    const waited = rejectsCode(first.runner.outcome(receipt.receiptId), 'RUNNER_CLOSED');
+    await started.promise;
+    await first.runner.close();
+    await waited;
+    await rejectsCode(first.runner.accept(KEY, user('after')), 'RUNNER_CLOSED');
+    const { engine, turns } = echo();
+    const second = runnerOn(storage, engine);
+    expect((await second.runner.outcome(receipt.receiptId)).status).toBe('completed');
+    expect(turns).toEqual(['survives close']);
+    expect(await historyOf(second.store)).toEqual(['user:survives close', 'assistant:re: survives close']);
+  });
+
+  it('outcomes of every status cross processes as OutcomeJson and come back through runner.outcome', async () => {
+    const storage = makeStorage();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    runnerOn(storage, (ctx) => {
+      if (textOf(ctx) === 'fail') return Promise.reject(new Error('engine down'));
+      return Promise.resolve({ messages: [{ role: 'assistant', content: 'ok' }], output: { big: 'x'.repeat(10) } });
+    });
+    const completed = await producer.runner.handle({ channel: 'cli', text: 'fine' });
+    expect(completed).toMatchObject({ status: 'completed', output: { big: 'xxxxxxxxxx' } });
+    const failed = await producer.runner.handle({ channel: 'cli', text: 'fail' });
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.code).toBe('ENGINE_FAILED');
+    expect(failed.error?.message).toContain('engine down');
+    expect((await producer.runner.dispatch(KEY, signal('timer', null))).status).toBe('unrouted');
+    const rejected = await producer.runner.approve(KEY, [{ id: 'nope', approved: true }]);
+    expect(rejected.status).toBe('rejected');
+    expect(rejected.action).toEqual({ type: 'reject', reason: 'no_pending_approval' });
+  });
+});
+
+/** A worker that takes the lease, begins a delivery of every entry, and dies (its lease left to expire). */
+async function dieHolding(inbox: Inbox): Promise<void> {
+  let leases: InboxLease[] = [];
+  for (let i = 0; i < 200 && leases.length === 0; i++) {
+    leases = await inbox.acquire('doomed', { leaseMs: 30, max: 1 });
+    if (leases.length === 0) await new Promise((r) => setTimeout(r, 10));
+  }
+  const [lease] = leases;
+  if (lease === undefined) throw new Error('no lease to die holding');
+  for await (const entry of inbox.read(lease)) await inbox.beginDelivery(entry);
+}
+
+describe('a Runner with a durable inbox: configuration', () => {
+  it('a durable inbox other than MemoryInbox over a memory store (or none) is INBOX_CONFIG_INVALID', () => {
+    const inbox = new SqliteInbox({ path: join(dir, `config-${files++}.db`) });
+    closers.push(() => inbox.close());
+    const agents = [{ id: 'main', engine: echo().engine }];
+    expect(() => createRunner({ agents, inbox })).toThrow(expect.objectContaining({ code: 'INBOX_CONFIG_INVALID' }));
+    expect(() => createRunner({ agents, inbox, store: new MemoryCheckpointStore() })).toThrow(
+      expect.objectContaining({ code: 'INBOX_CONFIG_INVALID' }),
+    );
+  });
+});
