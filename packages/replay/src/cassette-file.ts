@@ -68,7 +68,7 @@ export const cassetteSchema: z.ZodType<Cassette> = z.strictObject({
       engine: z.unknown(),
     })
     .optional(),
-}) as z.ZodType<unknown> as z.ZodType<Cassette>; // the checked outline: history entries and payloads stay `unknown` here
+}) as z.ZodType as z.ZodType<Cassette>; // the checked outline: history entries and payloads stay `unknown` here
 
 /**
  * Checks `value` against the cassette format (`v: 1`) and returns it as a {@link Cassette}.
