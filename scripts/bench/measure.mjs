@@ -2,6 +2,7 @@
 // (another process taking the CPU, a GC) hits the tasks of one round alike, and the samples of
 // two tasks taken in the same round can be divided into a per-round ratio.
 import { Bench } from 'tinybench';
+import { leaveAls } from './modes.mjs';
 import { median } from './stats.mjs';
 
 /** Every figure rests on at least this many samples, so its spread means something. */
@@ -16,6 +17,9 @@ const WARMUP_CALLS = 1000;
  * up longer, and for at least WARMUP_CALLS calls, so a task's first thousand calls are never
  * measured) and takes the median call; a task with `once: true` (a call that takes long, like
  * a LangGraph.js run) is called once per round and timed directly, after one warm-up call.
+ * Before the first round and after each task's round, `leaveAls()` turns off every
+ * AsyncLocalStorage a round (or a benchmark's checks before it) left on, so no task pays for
+ * another's promise hooks.
  * Returns, per task in the given order, `{ name, batch, samples, nsPerOp, opsPerSec }`:
  * `samples` are ns per operation, one per round in round order; `nsPerOp` is their median.
  */
@@ -24,7 +28,12 @@ export async function measure(tasks, { rounds = MIN_ROUNDS, time = 300, warmupTi
     throw new Error(`measure: rounds must be an integer >= ${MIN_ROUNDS}, got ${JSON.stringify(rounds)}`);
   }
   const samples = tasks.map(() => []);
-  for (const task of tasks) if (task.once) await task.fn();
+  leaveAls();
+  for (const task of tasks) {
+    if (!task.once) continue;
+    await task.fn();
+    leaveAls();
+  }
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < tasks.length; i++) {
       const task = tasks[i];
@@ -33,6 +42,8 @@ export async function measure(tasks, { rounds = MIN_ROUNDS, time = 300, warmupTi
           ? await timeOnce(task)
           : await timeWithTinybench(task, time, round === 0 ? 3 * warmupTime : warmupTime, round === 0),
       );
+      // An `@als` round leaves no promise hooks on behind it for the next (plain) task's round.
+      leaveAls();
     }
   }
   return tasks.map((task, i) => {

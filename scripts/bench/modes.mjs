@@ -4,6 +4,15 @@
 // says little. `withAls(tasks)` gives each task an `…@als` twin that runs the same call inside
 // `als.run(store, …)` — as a context manager runs a request's work — measured in the same rounds
 // as the plain task, so drift hits both alike; `modes(results)` splits the results again.
+//
+// An AsyncLocalStorage that has run once keeps Node's promise hooks on for the whole process
+// (until `disable()`), so after the first `@als` round every plain round would pay for them too.
+// `leaveAls()` turns them off again: `measure` calls it after each task's round and the profiler
+// after each profile, so plain rows are plain. Libraries benchmarked beside Signalyard keep
+// process-wide storages of their own (LangGraph.js through @langchain/core, the OpenAI Agents
+// SDK) and run every call in them: during their own calls that is their cost, but left on it
+// would slow every task measured after their first call, so `leaveAls()` turns those off too
+// (their next call turns them on again).
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /** The suffix of a figure or task measured with an AsyncLocalStorage active. */
@@ -17,6 +26,26 @@ const STORE = Object.freeze({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanI
 export function inAls(fn) {
   return als.run(STORE, fn);
 }
+
+/**
+ * Turns the benchmarks' AsyncLocalStorage off, and the benchmarked libraries' own (Node's
+ * promise hooks with them, when nothing else keeps them on); the next `inAls` (or library call)
+ * turns it on again. Call it only when no `inAls` call is in
+ * flight (between rounds).
+ */
+export function leaveAls() {
+  als.disable();
+  for (const key of LIBRARY_STORAGES) {
+    const storage = globalThis[key];
+    if (storage instanceof AsyncLocalStorage) storage.disable();
+  }
+}
+
+/** Where the benchmarked libraries keep their process-wide AsyncLocalStorage. */
+const LIBRARY_STORAGES = [
+  Symbol.for('ls:tracing_async_local_storage'), // @langchain/core (LangGraph.js)
+  Symbol.for('openai.agents.core.asyncLocalStorage'), // @openai/agents-core
+];
 
 /** `tasks`, then each again named `<name>@als`, its `fn` called inside `als.run(store, fn)`. */
 export function withAls(tasks) {

@@ -4,6 +4,7 @@
 // of only saying "NOT MET"; `node scripts/bench/profile-summary.mjs file.cpuprofile` summarises a
 // profile written by `node --cpu-prof`.
 import { Session } from 'node:inspector/promises';
+import { leaveAls } from './modes.mjs';
 
 /** The `top` functions of a CPU profile by self time: `[{ percent, name }]`, `name` as `fn file:line`. */
 export function selfTimes(profile, top = 15) {
@@ -40,6 +41,7 @@ async function profileCalls(fn, runs) {
     return profile;
   } finally {
     session.disconnect();
+    leaveAls(); // a profile in the @als mode leaves no promise hooks on for what is measured next
   }
 }
 

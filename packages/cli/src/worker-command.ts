@@ -7,7 +7,7 @@ import { terminalText } from './cli-io.js';
 import type { CommandContext } from './command-context.js';
 import { CliConfigError } from './errors/cli-config-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
-import { openConfiguredRunner } from './runner-config.js';
+import { openConfiguredRunner, type ConfiguredRunner } from './runner-config.js';
 import { integerParser } from './sessions-command.js';
 
 /** The options of `signalyard worker`, as parsed. */
@@ -111,10 +111,18 @@ async function workerCommand(ctx: CommandContext, flags: WorkerFlags, abortSigna
       message: `--id ${describeValue(flags.id)}: expected 1–200 letters, digits and . _ : @ -`,
     });
   }
-  const configured = await openConfiguredRunner(flags.config, ctx.cwd, {
-    requireStore: 'a worker',
-    adjust: (options) => asWorker(flags.config, flags.id, options),
-  });
+  // Listening before the runner starts: a signal while it opens stops it once it has.
+  const signals = stopSignals(ctx, abortSignal);
+  let configured: ConfiguredRunner;
+  try {
+    configured = await openConfiguredRunner(flags.config, ctx.cwd, {
+      requireStore: 'a worker',
+      adjust: (options) => asWorker(flags.config, flags.id, options),
+    });
+  } catch (error) {
+    signals.off();
+    throw error;
+  }
   const { runner, options } = configured;
   const workerId = (options.worker as { id: string }).id;
   const counts: WorkerCounts = { settled: 0, failed: 0, dead: 0 };
@@ -130,61 +138,59 @@ async function workerCommand(ctx: CommandContext, flags: WorkerFlags, abortSigna
     ctx.stdout.write(
       `worker ${terminalText(workerId)}: settling the inbox of ${describeValue(flags.config)} (SIGTERM or Ctrl-C drains)\n`,
     );
-    const why = await untilStopped(abortSignal);
+    const why = await signals.stopped;
     ctx.stdout.write(`worker ${terminalText(workerId)}: draining (${why}): finishing the turns in flight\n`);
   } finally {
     clearInterval(timer);
   }
-  const second = abortSignal === undefined ? exitOnSecondSignal(ctx) : undefined;
   try {
     await runner.close(); // drains: the turns in flight finish, the leases are released
     ctx.stdout.write(`${await status(`worker ${terminalText(workerId)}: stopped`)}\n`);
   } finally {
-    second?.();
+    signals.off();
     off();
     await configured.close(); // the runner is closed already: the inbox, the lock and the store
   }
 }
 
-/** While draining, a second SIGINT / SIGTERM ends the process with exit code 1. Returns the un-listen. */
-function exitOnSecondSignal(ctx: CommandContext): () => void {
-  const exit = (signal: string): void => {
-    ctx.stderr.write(`signalyard: worker: ${signal} while draining: exiting now, the turns in flight abandoned\n`);
-    process.exit(1);
-  };
-  const onInt = (): void => {
-    exit('SIGINT');
-  };
-  const onTerm = (): void => {
-    exit('SIGTERM');
-  };
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
-  return () => {
-    process.off('SIGINT', onInt);
-    process.off('SIGTERM', onTerm);
-  };
-}
-
-/** Resolves when the worker should stop: `abortSignal` (in-process), else SIGINT / SIGTERM. */
-function untilStopped(abortSignal: AbortSignal | undefined): Promise<string> {
-  return new Promise((resolve) => {
-    if (abortSignal !== undefined) {
+/**
+ * Resolves `stopped` when the worker should stop: `abortSignal` (in-process), else the first
+ * SIGINT / SIGTERM; a second signal while draining ends the process with exit code 1. One
+ * listener stays on from start to `off()`, so no signal in between finds the default action
+ * (which would kill the process without a word).
+ */
+function stopSignals(
+  ctx: CommandContext,
+  abortSignal: AbortSignal | undefined,
+): { stopped: Promise<string>; off(): void } {
+  if (abortSignal !== undefined) {
+    const stopped = new Promise<string>((resolve) => {
       if (abortSignal.aborted) resolve('aborted');
       else
         onAbort(abortSignal, () => {
           resolve('aborted');
         });
+    });
+    return { stopped, off: () => undefined };
+  }
+  let received = 0;
+  let stop!: (why: string) => void;
+  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  const on = (signal: NodeJS.Signals): void => {
+    if (++received === 1) {
+      stop(signal);
       return;
     }
-    const stop = (signal: string) => (): void => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      resolve(signal);
-    };
-    const onInt = stop('SIGINT');
-    const onTerm = stop('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  });
+    ctx.stderr.write(`signalyard: worker: ${signal} while draining: exiting now, the turns in flight abandoned\n`);
+    process.exit(1);
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return {
+    stopped,
+    off: () => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+    },
+  };
 }

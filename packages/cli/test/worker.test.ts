@@ -157,7 +157,7 @@ describe('signalyard worker', () => {
     child.kill('SIGTERM');
     await seen('stdout', 'draining (SIGTERM)');
     child.kill('SIGTERM');
-    expect(await exited).toBe(1);
+    expect(await exited, `${stdout}\n${stderr}`).toBe(1);
     expect(stderr).toContain('signalyard: worker: SIGTERM while draining: exiting now, the turns in flight abandoned');
     expect(stdout).not.toContain('stopped');
   }, 120_000);

@@ -92,6 +92,12 @@ export interface PendingApproval {
   readonly ruleName?: string;
   /** ISO-8601 time the approval was requested. */
   readonly requestedAt: string;
+  /**
+   * The call's `ToolContext.idempotencyKey` (`<receiptId>:tool:<n>` of the turn that asked for
+   * it): the call keeps it when it runs after the decision, in a later turn. Absent when the run
+   * that held the call had no key (a crew run outside a Runner, without `idempotencyKey`).
+   */
+  readonly idempotencyKey?: string;
 }
 
 /** A person's decision on one {@link PendingApproval}, by its `id`. */

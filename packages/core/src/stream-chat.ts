@@ -42,7 +42,8 @@ export function streamChat(model: ChatModel, request: ChatRequest): AsyncIterabl
   return model.stream === undefined ? fromGenerate(model, request) : fromStream(model, request);
 }
 
-function checkModel(model: unknown): asserts model is ChatModel {
+/** Throws `CHAT_MODEL_INVALID` unless `model` is a `ChatModel` (the check of `streamChat`). @internal */
+export function checkModel(model: unknown): asserts model is ChatModel {
   const problem =
     typeof model !== 'object' || model === null
       ? 'expected an object with a generate() method'
@@ -59,7 +60,8 @@ function checkModel(model: unknown): asserts model is ChatModel {
   });
 }
 
-function checkRequest(request: unknown): asserts request is ChatRequest {
+/** Throws `CHAT_REQUEST_INVALID` unless `request` is a `ChatRequest` (the check of `streamChat`). @internal */
+export function checkRequest(request: unknown): asserts request is ChatRequest {
   const problem = requestProblem(request);
   if (problem === undefined) return;
   throw new InvalidArgumentError({

@@ -414,6 +414,22 @@ describe('CheckpointConflictError', () => {
     expect(error.message).toContain('"agent:main:main"');
     expect(error.message).toContain('version 4');
     expect(error.message).toContain('expected version 3');
+    expect(error.cause).toBeUndefined();
+  });
+
+  it('takes a message of its own and a cause, keeping key, versions and code', () => {
+    const lost = new CheckpointConflictError({ key: 'k', expected: 1, actual: 2 });
+    const error = new CheckpointConflictError({
+      key: 'k',
+      expected: 1,
+      actual: 2,
+      message: 'the tool ran',
+      cause: lost,
+    });
+    expect(error.message).toBe('the tool ran');
+    expect(error.cause).toBe(lost);
+    expect(error).toMatchObject({ code: 'CHECKPOINT_CONFLICT', key: 'k', expected: 1, actual: 2 });
+    expect(CheckpointConflictError.isInstance(error)).toBe(true);
   });
 });
 

@@ -174,6 +174,8 @@ function callModel(run: Run, lane: Lane, request: ChatRequest): Promise<unknown>
       : (delta) => {
           emit({ type: 'text_delta', agentId, delta, path, group });
         },
+    // The main loop's calls share the run's one abort listener; a group member has its own signal.
+    lane.abortSignal === run.abortSignal ? run.race : undefined,
   );
 }
 

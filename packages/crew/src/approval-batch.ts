@@ -10,6 +10,7 @@ import {
   checkInterrupt,
   isAborted,
   stateOf,
+  nextIdempotencyKey,
   type ApprovalBook,
   type Run,
 } from './run-context.js';
@@ -106,6 +107,7 @@ function startBatch(
       ...(verdict.rule === undefined ? {} : { rule: verdict.rule }),
       ...(verdict.ruleName === undefined ? {} : { ruleName: verdict.ruleName }),
       requestedAt,
+      ...idempotencyKeyOf(run),
     });
     requested?.push(approval);
     return { status: 'held', approval };
@@ -214,6 +216,12 @@ export function pendingApprovals(run: Run): PendingApproval[] {
   return out;
 }
 
+/** `{ idempotencyKey }` with the run's next key for a call held now; `{}` when the run has none. */
+function idempotencyKeyOf(run: Run): { idempotencyKey?: string } {
+  const key = nextIdempotencyKey(run);
+  return key === undefined ? {} : { idempotencyKey: key };
+}
+
 /** Records `id` as decided, forgetting the oldest beyond {@link DECIDED_KEPT}. */
 function remember(book: ApprovalBook, id: string): void {
   book.decided.push(id);
@@ -253,7 +261,8 @@ async function runApproved(run: Run, agent: CompiledAgent, abortSignal: AbortSig
       await claim(run, entry, call, run.commit);
       committed = true;
     }
-    const answer = await runToolCall(run, agent, call, abortSignal, undefined);
+    // A call held for approval keeps the key of the turn that held it (else: the run's next).
+    const answer = await runToolCall(run, agent, call, abortSignal, undefined, entry.approval?.idempotencyKey);
     if (answer === undefined) throw abortedError(abortSignal); // stays `started`: its outcome is unknown
     settle(entry, answer);
   }

@@ -441,4 +441,14 @@ export interface CrewRunOptions {
    * another component with a clock of its own (a Runner's), so both write one time.
    */
   clock?: Clock;
+  /**
+   * The base of the run's tool-call keys: tool call n (from 0, in the order the run starts its
+   * calls, or holds them for approval) gets `ToolContext.idempotencyKey` =
+   * `<idempotencyKey>:<n>`, for downstream APIs that deduplicate (payments, email). A call held
+   * for approval keeps its key (stored in its `PendingApproval.idempotencyKey`) when a later run
+   * resumes it. Under a Runner, `crewEngine` passes `ctx.idempotencyKey('tool')`, so calls get
+   * `<receiptId>:tool:<n>`, the same on every redelivery of the signal. Absent: tools get no
+   * key. A non-string or empty value fails the run with `CREW_ARGUMENT_INVALID`.
+   */
+  idempotencyKey?: string;
 }

@@ -62,7 +62,7 @@ export async function runCrew(
 
 /** The per-run state. A run that resumes a paused batch continues the paused run: its counts and agent path. */
 function startRun(crew: CompiledCrew, prepared: Prepared, emit: Emit, abortSignal: AbortSignal): Run {
-  const { start, book, history, textDeltas, commit, clock, interruptSignal } = prepared;
+  const { start, book, history, textDeltas, commit, clock, interruptSignal, idempotencyKey } = prepared;
   const paused = book.batch;
   const chain = paused === undefined ? [start.id] : paused.run.path.slice();
   return {
@@ -85,6 +85,8 @@ function startRun(crew: CompiledCrew, prepared: Prepared, emit: Emit, abortSigna
     interruptSignal,
     commit,
     clock,
+    idempotencyKey,
+    toolCalls: 0,
     mcpTools: undefined,
   };
 }

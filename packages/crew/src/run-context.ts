@@ -72,6 +72,10 @@ export interface Run {
   readonly commit: ((state: CrewState) => Promise<void>) | undefined;
   /** Where the run reads the time (`PendingApproval.requestedAt`). */
   readonly clock: Clock;
+  /** `opts.idempotencyKey`: tool call n of the run gets `<idempotencyKey>:<n>`; `undefined`: no keys. */
+  readonly idempotencyKey: string | undefined;
+  /** How many tool calls took a key so far (the next call's `n`). */
+  toolCalls: number;
   /** The tools of the agents with `mcp:` views, resolved at the start of the run; undefined when none. */
   mcpTools: ReadonlyMap<string, AgentTools> | undefined;
 }
@@ -164,4 +168,14 @@ function copyBatch(batch: CrewToolBatch): CrewToolBatch {
     at: batch.at,
     run: { ...batch.run, path: batch.run.path.slice() },
   };
+}
+
+/**
+ * The next tool call's `ToolContext.idempotencyKey`, `<opts.idempotencyKey>:<n>` (n from 0, in the
+ * order calls start or are held); `undefined` when the run has no key.
+ * @internal
+ */
+export function nextIdempotencyKey(run: Run): string | undefined {
+  if (run.idempotencyKey === undefined) return undefined;
+  return `${run.idempotencyKey}:${String(run.toolCalls++)}`;
 }

@@ -20,6 +20,7 @@ const RUN_KEYS: ReadonlySet<string> = new Set([
   'commit',
   'clock',
   'interruptSignal',
+  'idempotencyKey',
 ]);
 
 /** A run's checked arguments: copies of what the caller gave, nothing shared with it. @internal */
@@ -34,6 +35,8 @@ export interface Prepared {
   readonly interruptSignal: AbortSignal | undefined;
   /** `opts.clock`, else the executor's. */
   readonly clock: Clock;
+  /** `opts.idempotencyKey`: the base of each tool call's key. */
+  readonly idempotencyKey: string | undefined;
   /** `state.lastAgentId`, kept for the state the run returns (`resumeAt: 'last_agent'` only). */
   readonly lastAgentId: string | undefined;
   /** Why the run does not start where `state.lastAgentId` says (an agent the crew no longer has). */
@@ -59,14 +62,14 @@ export function prepare(
 ): Prepared | CrewRunError {
   if (opts !== undefined && (typeof opts !== 'object' || opts === null || Array.isArray(opts))) {
     return invalid(
-      `Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal?, textDeltas?, approvals?, commit?, clock?, interruptSignal? }`,
+      `Invalid run options ${describeValue(opts)}: expected { state?, resumeAgentId?, abortSignal?, textDeltas?, approvals?, commit?, clock?, interruptSignal?, idempotencyKey? }`,
     );
   }
   const o = (opts ?? {}) as Readonly<Record<string, unknown>> & CrewRunOptions;
   for (const key of Object.keys(o)) {
     if (!RUN_KEYS.has(key))
       return invalid(
-        `Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId, abortSignal, textDeltas, approvals, commit, clock or interruptSignal`,
+        `Unknown run option ${JSON.stringify(key)}: expected state, resumeAgentId, abortSignal, textDeltas, approvals, commit, clock, interruptSignal or idempotencyKey`,
       );
   }
   const read = readState(crew, o.state);
@@ -89,6 +92,9 @@ export function prepare(
   const runClock: unknown = o.clock;
   if (runClock !== undefined && !isClock(runClock))
     return invalid(`Invalid clock ${describeValue(runClock)}: expected a Clock { now(): number }`, state);
+  const idempotencyKey: unknown = o.idempotencyKey;
+  if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey === ''))
+    return invalid(`Invalid idempotencyKey ${describeValue(idempotencyKey)}: expected a non-empty string`, state);
   const decisions = readDecisions(o.approvals);
   if ('problem' in decisions) return invalid(decisions.problem, state);
   const start = startAgent(crew, o.resumeAgentId, state, book);
@@ -113,6 +119,7 @@ export function prepare(
     commit: commit as Run['commit'],
     interruptSignal,
     clock: runClock ?? clock,
+    idempotencyKey,
     lastAgentId,
     warning:
       lastAgentId !== undefined &&

@@ -4,7 +4,7 @@ import { untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent } from './compiled-crew.js';
 import { toolErrorContent, toolResultContent } from './crew-history.js';
 import { CrewToolError } from './errors/crew-tool-error.js';
-import { isAborted, type Run } from './run-context.js';
+import { isAborted, nextIdempotencyKey, type Run } from './run-context.js';
 
 /** How a tool call ended: the `tool_result` event's `result` and `isError`, and the `tool` message text. @internal */
 export interface ToolAnswer {
@@ -24,7 +24,8 @@ export type TransferAnswers = readonly (ToolAnswer | undefined)[] | undefined;
  * Runs one tool call — `tool_start`, the tool, `tool_result` — and returns how it ended: a tool
  * the agent does not have, a tool that throws and a result with no text are answers with
  * `isError`, not failures. `undefined` when the run was aborted while the tool ran (no
- * `tool_result` then).
+ * `tool_result` then). `idempotencyKey`: the call's `ToolContext.idempotencyKey` (default: the
+ * run's next one, taken as the call starts).
  * @internal
  */
 export async function runToolCall(
@@ -33,6 +34,7 @@ export async function runToolCall(
   call: ToolCall,
   abortSignal: AbortSignal,
   group: string | undefined,
+  idempotencyKey: string | undefined = nextIdempotencyKey(run),
 ): Promise<ToolAnswer | undefined> {
   const emit = run.emit;
   const { tools } = agentTools(run, agent);
@@ -63,6 +65,7 @@ export async function runToolCall(
           abortSignal,
           toolCallId: call.id,
           agentId: agent.id,
+          ...(idempotencyKey !== undefined && { idempotencyKey }),
           ...(emit !== undefined && { progress: progressEmitter(emit, agent.id, call, group) }),
         }),
         abortSignal,

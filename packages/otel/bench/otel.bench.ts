@@ -5,6 +5,8 @@
 // Target (docs/observability.md): the plugin's cost per signal (on minus off) at most 2x its floor,
 // the same two spans made straight through the SDK (a signal span with the plugin's seven
 // attributes, a turn span under it with one); the time per signal on / off is shown too.
+// Every row and figure is also measured with an AsyncLocalStorage active (`…@als`,
+// decisions-wave3 §6), as a traced application runs (a context manager keeps one).
 import { Action, SignalKind, signal, type ChatMessage, type Plugin, type Signal } from '@signalyard/core';
 import { FsmStrategy } from '@signalyard/fsm';
 import { otelPlugin } from '@signalyard/otel';
@@ -12,6 +14,7 @@ import { context, trace } from '@opentelemetry/api';
 import { BasicTracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { SessionKey, createRunner, formatSessionKey, type Runner, type TurnContext, type TurnResult } from 'signalyard';
 import { described, difference, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
+import { modes, withAls } from '../../../scripts/bench/modes.mjs';
 
 const SESSIONS = 1000;
 const WORKLOAD = 'otel: runner over 1,000 sessions';
@@ -131,40 +134,41 @@ const twoSpans = (): void => {
 };
 
 const results = await measure(
-  [
+  withAls([
     { name: 'runner.dispatch, otel plugin off', batch: SESSIONS, fn: dispatchAll(off) },
     { name: 'runner.dispatch, otel plugin on', batch: SESSIONS, fn: dispatchAll(on) },
     { name: 'floor: the same 2 spans through the SDK', batch: SESSIONS, fn: twoSpans },
-  ],
+  ]),
   { time: 1000, warmupTime: 300 },
 );
 printTable(
   '@signalyard/otel: Runner dispatch over 1,000 sessions, FSM + 3-tier router + trivial engine, memory store (per signal)',
   results,
 );
-const [withoutPlugin, withPlugin, sdkFloor] = results;
-const pluginCost = difference(withPlugin!, withoutPlugin!);
-figure({
-  workload: WORKLOAD,
-  name: "the plugin's cost per signal (on − off) / its SDK floor",
-  unit: 'x',
-  samples: pluginCost.map((ns, i) => ns / sdkFloor!.samples[i]!),
-  target: { atMost: 2 },
-  against: described(sdkFloor!, 'floor: 2 spans through the SDK'),
-});
-figure({
-  workload: WORKLOAD,
-  name: "the plugin's cost per signal (2 spans)",
-  unit: 'ns',
-  samples: pluginCost,
-});
-figure({
-  workload: WORKLOAD,
-  name: 'time per signal, otel plugin on / off',
-  unit: 'x',
-  samples: ratio(withPlugin!, withoutPlugin!),
-  against: described(withoutPlugin!, 'plugin off'),
-});
+for (const [[withoutPlugin, withPlugin, sdkFloor], mode] of modes(results)) {
+  const pluginCost = difference(withPlugin!, withoutPlugin!);
+  figure({
+    workload: WORKLOAD,
+    name: `the plugin's cost per signal (on − off) / its SDK floor${mode}`,
+    unit: 'x',
+    samples: pluginCost.map((ns, i) => ns / sdkFloor!.samples[i]!),
+    target: { atMost: 2 },
+    against: described(sdkFloor!, `floor: 2 spans through the SDK${mode}`),
+  });
+  figure({
+    workload: WORKLOAD,
+    name: `the plugin's cost per signal (2 spans)${mode}`,
+    unit: 'ns',
+    samples: pluginCost,
+  });
+  figure({
+    workload: WORKLOAD,
+    name: `time per signal, otel plugin on / off${mode}`,
+    unit: 'x',
+    samples: ratio(withPlugin!, withoutPlugin!),
+    against: described(withoutPlugin!, `plugin off${mode}`),
+  });
+}
 await off.close();
 await on.close();
 await provider.shutdown();

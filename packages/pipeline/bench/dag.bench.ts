@@ -9,10 +9,13 @@
 // driver loops while C's output says so, feeding A's count into the next run. Every per-run cost
 // (a new envelope, its id, the final freeze) is therefore paid once per 5 stages and included.
 // Target (docs/pipeline.md): per-stage overhead at least 20x lower than LangGraph.js.
+// The floor and PipelineRuntime are also measured with an AsyncLocalStorage active (rows and
+// figure `…@als`, decisions-wave3 §6), as real applications run them.
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { definePipeline, PipelineRuntime, type RunOptions } from '@signalyard/pipeline';
 import { asyncLoop } from '../../../scripts/bench/floor.mjs';
 import { described, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
+import { ALS, inAls } from '../../../scripts/bench/modes.mjs';
 import { GRAPH_DAG_N as N } from '../../../scripts/bench/workloads.mjs';
 
 const STAGES_PER_LOOP = 5;
@@ -97,6 +100,22 @@ const results = await measure([
     },
   },
   {
+    name: `floor: bare \`s = await node(s)\` loop${ALS}`,
+    batch: STEPS,
+    fn: () =>
+      inAls(async () => {
+        sink += (await asyncLoop(STEPS)).count;
+      }),
+  },
+  {
+    name: `PipelineRuntime.run (mode 'parallel')${ALS}`,
+    batch: STEPS,
+    fn: () =>
+      inAls(async () => {
+        sink += await dagLoop();
+      }),
+  },
+  {
     // A good fraction of a second per run: each round times one run (as in pipeline.bench.ts).
     name: 'LangGraph.js StateGraph.invoke',
     batch: STEPS,
@@ -110,7 +129,7 @@ printTable(
   `@signalyard/pipeline DAG mode: A -> {B1, B2, B3} -> C, looping ${N.toLocaleString('en-US')} times (${STEPS.toLocaleString('en-US')} stages per run; per stage)`,
   results,
 );
-const [floor, ours, langgraph] = results;
+const [floor, ours, alsFloor, alsOurs, langgraph] = results;
 figure({
   workload: WORKLOAD,
   name: 'LangGraph.js time / PipelineRuntime time, per stage',
@@ -125,5 +144,12 @@ figure({
   unit: 'ns',
   samples: ours!.samples,
   against: described(floor!, 'floor: bare await loop'),
+});
+figure({
+  workload: WORKLOAD,
+  name: `PipelineRuntime (DAG) per stage${ALS}`,
+  unit: 'ns',
+  samples: alsOurs!.samples,
+  against: described(alsFloor!, `floor: bare await loop${ALS}`),
 });
 if (sink < 0) console.log(sink);

@@ -1,4 +1,4 @@
-import { AbortedError, type ChatMessage, type Outcome } from '@signalyard/core';
+import { AbortedError, type ChatMessage, type Outcome, type StrategySnapshot } from '@signalyard/core';
 import { commitApplied, emitTransitions, escapedOutcome } from './apply-commit.js';
 import type { ApplierDeps, SignalApplier } from './apply-signal.js';
 import type { BatchApply } from './appliers.js';
@@ -175,14 +175,19 @@ export class BatchApplier implements BatchApply {
     return batch.merged.filter((m) => !batch.saved.has(m.job)).map((m) => m.job);
   }
 
-  /** Saves the user messages of `jobs` (those not stored yet), in order, each on the reloaded state. */
-  async #saveArrivals(p: Pass, jobs: readonly Job[], outcome: Outcome): Promise<void> {
+  /**
+   * Saves the user messages of `jobs` (those not stored yet), in order, each on the reloaded
+   * state; `initial`: the strategy snapshot to save a never-saved session with (the one taken when
+   * it was loaded, when its strategy may be what threw).
+   */
+  async #saveArrivals(p: Pass, jobs: readonly Job[], outcome: Outcome, initial?: StrategySnapshot): Promise<void> {
     for (const job of jobs) {
       if (p.batch.saved.has(job)) continue;
       await this.#d.persistence.saveArrival(
         p.session,
         job.signal,
         signalCause(this.#d.persistence.causes, job.signal, outcome),
+        initial,
       );
       p.batch.saved.add(job);
     }
@@ -195,7 +200,9 @@ export class BatchApplier implements BatchApply {
   async #escaped(p: Pass, failed: readonly Job[], error: unknown): Promise<void> {
     const last = failed[failed.length - 1];
     const what = last === undefined ? 'a batch' : `a ${last.signal.kind} signal`;
-    const outcome = await escapedOutcome(p.session, what, error, (o) => this.#saveArrivals(p, failed, o));
+    const outcome = await escapedOutcome(p.session, what, error, (o, initial) =>
+      this.#saveArrivals(p, failed, o, initial),
+    );
     for (const job of failed) p.batch.settle(job, outcome);
   }
 

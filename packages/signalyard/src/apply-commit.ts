@@ -1,4 +1,11 @@
-import { SignalyardError, type Outcome, type RunnerEvent, type SessionCause } from '@signalyard/core';
+import {
+  CheckpointConflictError,
+  SignalyardError,
+  type Outcome,
+  type RunnerEvent,
+  type SessionCause,
+  type StrategySnapshot,
+} from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
@@ -37,11 +44,12 @@ export interface CommitInput {
  * @internal
  */
 export type Committed =
-  { readonly kind: 'saved' | 'unsaved' | 'conflict' } | { readonly kind: 'failed'; readonly outcome: Outcome };
+  | { readonly kind: 'saved' | 'unsaved' }
+  | { readonly kind: 'conflict'; readonly error: CheckpointConflictError }
+  | { readonly kind: 'failed'; readonly outcome: Outcome };
 
 const SAVED: Committed = { kind: 'saved' };
 const UNSAVED: Committed = { kind: 'unsaved' };
-const CONFLICT: Committed = { kind: 'conflict' };
 
 /**
  * Saves an application with compare-and-set: on success emits its `transition_applied` events;
@@ -57,7 +65,8 @@ export async function commitApplied(d: CommitDeps, c: CommitInput): Promise<Comm
     await d.persistence.save(c.session, c.loaded, applied.save, c.cause);
   } catch (error) {
     if (applied.rollback !== undefined) c.loaded.strategy.restore(applied.rollback);
-    if (isConflict(error) && c.attempt < MAX_CONFLICT_RETRIES) return CONFLICT;
+    if (isConflict(error) && c.attempt < MAX_CONFLICT_RETRIES)
+      return { kind: 'conflict', error: error as CheckpointConflictError };
     const failed: Outcome = { ...applied.outcome, status: 'failed' };
     // The effects cannot be stored; what arrived still is.
     if (isUnstorable(error) && applied.outcome.status !== 'failed') await c.saveArrivals(failed);
@@ -77,15 +86,20 @@ export function emitTransitions(hub: EventChannel<RunnerEvent>, session: LiveSes
  * result with a throwing getter): the session's live state may be half-changed, so it is dropped
  * (reloaded from the store next time), what arrived is saved (`saveArrivals`), and the outcome
  * is `failed` with `ENGINE_FAILED` (or the escaped error itself, when it is a Signalyard error).
- * `what` names what was applied (`a user_message signal`, `a batch`).
+ * `what` names what was applied (`a user_message signal`, `a batch`). `saveArrivals` gets the
+ * strategy snapshot taken when the session was loaded (`undefined` when it was not): the strategy
+ * may be what threw, so a never-saved session's arrivals are saved with that one — the one path
+ * for a single signal and a batch alike.
  * @internal
  */
 export async function escapedOutcome(
   session: LiveSession,
   what: string,
   error: unknown,
-  saveArrivals: (failed: Outcome) => Promise<void>,
+  saveArrivals: (failed: Outcome, initial: StrategySnapshot | undefined) => Promise<void>,
 ): Promise<Outcome> {
+  const before = session.state;
+  const initial = before.kind === 'loaded' ? before.savedStrategy : undefined;
   session.state = UNLOADED;
   const failure = SignalyardError.isInstance(error)
     ? error
@@ -95,6 +109,39 @@ export async function escapedOutcome(
         cause: error,
       });
   const outcome = failedOutcome(session.ctx, failure);
-  await saveArrivals(outcome);
+  await saveArrivals(outcome, initial);
   return outcome;
+}
+
+/**
+ * The outcome of a `tool_approval` whose turn committed its decisions (`ctx.commit`: the approved
+ * calls claimed, so they ran or may have, and never run again) and whose final save then lost to
+ * another writer. Applying the signal again would find none of its approvals pending and answer
+ * `rejected` `no_pending_approval` — hiding that the tool ran. So it is not applied again: what
+ * came after the commit is discarded, as for a failure after a commit (approvals.md), and the
+ * approver gets `failed` with `CHECKPOINT_CONFLICT` saying so (the lost save is the `cause`).
+ * @internal
+ */
+export function committedApprovalConflict(
+  session: LiveSession,
+  outcome: Outcome,
+  conflict: CheckpointConflictError,
+  decisions: readonly { readonly id: string; readonly approved: boolean }[],
+): Outcome {
+  const listed = decisions.map((d) => `${JSON.stringify(d.id)} (${d.approved ? 'approved' : 'denied'})`).join(', ');
+  const ran = decisions.some((d) => d.approved)
+    ? 'so the approved tool calls ran (at most once: they will not run again)'
+    : 'and no call was approved';
+  const error = new CheckpointConflictError({
+    key: conflict.key,
+    expected: conflict.expected,
+    actual: conflict.actual,
+    message:
+      `The decisions on ${listed} of session ${JSON.stringify(session.key)} were committed, ${ran}, ` +
+      `but the turn's final save lost to another writer (checkpoint ${JSON.stringify(conflict.key)} is at version ` +
+      `${conflict.actual}, expected version ${conflict.expected}): what the turn did after the commit (tool results, ` +
+      `its reply) was not saved. Reload the session (runner.session / runner.transcript) to see where it stands.`,
+    cause: conflict,
+  });
+  return { ...outcome, status: 'failed', error };
 }

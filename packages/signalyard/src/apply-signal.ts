@@ -7,7 +7,14 @@ import {
   type TransitionAttempt,
 } from '@signalyard/core';
 import type { RouteMatch } from '@signalyard/router';
-import { MAX_CONFLICT_RETRIES, commitApplied, escapedOutcome, type CommitDeps } from './apply-commit.js';
+import {
+  MAX_CONFLICT_RETRIES,
+  commitApplied,
+  committedApprovalConflict,
+  escapedOutcome,
+  type CommitDeps,
+} from './apply-commit.js';
+import { decisionsOf } from './approval-checks.js';
 import type { SignalApplied, SignalApply } from './appliers.js';
 import { appendHistory, userMessageOf } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
@@ -88,11 +95,8 @@ export class SignalApplier implements SignalApply {
       try {
         applied = await this.#applyOnce(session, loaded, job);
       } catch (error) {
-        // The arrival is saved with the stored strategy snapshot: the strategy may be what threw.
-        const before = session.state;
-        const initial = before.kind === 'loaded' ? before.savedStrategy : undefined;
-        const what = `a ${job.signal.kind} signal`;
-        return done(await escapedOutcome(session, what, error, (o) => saveArrival(o, initial)));
+        // The arrival is saved with the loaded strategy snapshot: the strategy may be what threw.
+        return done(await escapedOutcome(session, `a ${job.signal.kind} signal`, error, saveArrival));
       }
       // The engine's commit lost to another writer: nothing of this attempt is kept beyond it.
       if (applied.conflict !== undefined) {
@@ -111,7 +115,11 @@ export class SignalApplier implements SignalApply {
         attempt,
         saveArrivals: saveArrival,
       });
-      if (committed.kind === 'conflict') continue;
+      if (committed.kind === 'conflict') {
+        // An approval whose decisions were committed is not applied again (none would be pending).
+        if (job.committed !== true || job.signal.kind !== 'tool_approval') continue;
+        return done(committedApprovalConflict(session, applied.outcome, committed.error, decisionsOf(job.signal)));
+      }
       if (committed.kind === 'failed') return done(committed.outcome);
       return { outcome: applied.outcome, stopQueued: applied.stopQueued === true };
     }

@@ -171,7 +171,7 @@ function endedTurn(
   };
 }
 
-/** The crew run's options for one turn: its state, abort and interrupt, streaming, clock, decisions and commit. */
+/** The crew run's options for one turn: its state, abort and interrupt, streaming, clock, decisions, commit and tool-call keys. */
 function runOptions(
   ctx: TurnContext,
   state: CrewState,
@@ -186,6 +186,7 @@ function runOptions(
     ...(ctx.clock !== undefined && { clock: ctx.clock }),
     ...(ctx.approvals.length > 0 && { approvals: ctx.approvals }),
     commit,
+    idempotencyKey: ctx.idempotencyKey('tool'),
   };
 }
 

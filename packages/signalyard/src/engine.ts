@@ -14,10 +14,10 @@ import type {
 
 /**
  * What an engine sees during one turn (a `continue`). Its methods work detached
- * (`const { emit, commit } = ctx`). `emit`, `emitText`, `commit`, `abortSignal` and `signals` are
- * accessors, not own properties: an engine that wraps another and spreads the context passes them
+ * (`const { emit, commit } = ctx`). `emit`, `emitText`, `commit`, `idempotencyKey`, `abortSignal`
+ * and `signals` are accessors, not own properties: an engine that wraps another and spreads the context passes them
  * on by name — `inner({ ...ctx, history, signals: ctx.signals, abortSignal: ctx.abortSignal, emit:
- * ctx.emit, emitText: ctx.emitText, commit: ctx.commit })`.
+ * ctx.emit, emitText: ctx.emitText, commit: ctx.commit, idempotencyKey: ctx.idempotencyKey })`.
  */
 export interface TurnContext {
   /** The canonical key of the session this turn runs for, e.g. `'agent:support:main'`. */
@@ -84,6 +84,22 @@ export interface TurnContext {
    * `COMMIT_REFUSED` after the turn ended; the store's error when the state cannot be stored.
    */
   commit(state: unknown): Promise<void>;
+  /**
+   * A key for a downstream API that deduplicates (a payment, an email): `<receiptId>:<name>`,
+   * where `receiptId` is the inbox entry's — the same on every redelivery of the entry (a worker
+   * that died mid-turn, a save refused after a lease was lost, a conflict) — so a call repeated
+   * after a crash is recognised downstream. Without a durable inbox, `receiptId` is a fresh UUID
+   * per signal, kept while the signal is applied again after a conflict. In a merged turn
+   * (`whenBusy: 'collect'`), the receipt is {@link TurnContext.signal}'s (the last). A crew's tool calls get
+   * `ToolContext.idempotencyKey` = `ctx.idempotencyKey('tool') + ':' + n` (`crewEngine` passes it).
+   *
+   * @example
+   * ```ts
+   * await payments.charge({ amount, idempotencyKey: ctx.idempotencyKey('charge') });
+   * ```
+   * @throws RunnerError `RUNNER_INPUT_INVALID` when `name` is not a non-empty string.
+   */
+  readonly idempotencyKey: (name: string) => string;
 }
 
 /**

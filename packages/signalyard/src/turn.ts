@@ -159,6 +159,17 @@ class Turn {
   }
 }
 
+/** `ctx.idempotencyKey(name)` for the job's signal: `<receiptId>:<name>`, the receipt id made on first use. */
+function idempotencyKeyOf(job: Job, name: unknown): string {
+  if (typeof name !== 'string' || name === '')
+    throw new RunnerError({
+      code: 'RUNNER_INPUT_INVALID',
+      message: `ctx.idempotencyKey needs a name (a non-empty string, e.g. 'charge'), got ${describeValue(name)}`,
+    });
+  job.receiptId ??= globalThis.crypto.randomUUID();
+  return `${job.receiptId}:${name}`;
+}
+
 /** The error a stopped engine turn rejects with. */
 const turnStopped = (): AbortedError => new AbortedError({ message: 'The turn was stopped' });
 
@@ -366,6 +377,7 @@ class TurnContextImpl implements TurnContext {
   #emit: TurnContext['emit'] | undefined;
   #emitText: TurnContext['emitText'] | undefined;
   #commit: TurnContext['commit'] | undefined;
+  #idempotencyKey: TurnContext['idempotencyKey'] | undefined;
   #signals: readonly Signal[] | undefined;
 
   constructor(turn: Turn) {
@@ -400,6 +412,10 @@ class TurnContextImpl implements TurnContext {
 
   get commit(): TurnContext['commit'] {
     return (this.#commit ??= (state) => this.#turn.commit(state));
+  }
+
+  get idempotencyKey(): TurnContext['idempotencyKey'] {
+    return (this.#idempotencyKey ??= (name) => idempotencyKeyOf(this.#turn.t.job, name));
   }
 
   get abortSignal(): AbortSignal {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   Action,
+  CheckpointConflictError,
   MemoryCheckpointStore,
   SignalKind,
   auditLogPlugin,
@@ -184,6 +185,36 @@ describe('runner.approve', () => {
     expect((await b.runner.session(MAIN))?.pendingApprovals).toEqual([]);
     await a.runner.close();
     await b.runner.close();
+  });
+
+  it('a final save that loses to another writer after the decision was committed answers failed CHECKPOINT_CONFLICT saying the tool ran, and runs it once', async () => {
+    const store = new MemoryCheckpointStore();
+    const refunds: string[] = [];
+    const engine = approvalEngine({
+      // The refund runs (after the claim was committed); then another writer saves the session.
+      tool: async (args) => {
+        refunds.push(args.request);
+        const { version, data } = await stored(store, MAIN);
+        await store.save(MAIN, { ...data, engine: { by: 'another writer' } }, version);
+        return `refunded ${args.request}`;
+      },
+    }) as EngineFn;
+    const runner = createRunner({ store, agents: [{ id: 'main', engine }] });
+    await runner.handle(ask);
+    const outcome = await runner.approve(MAIN, [{ id: 'ap-1', approved: true }], { by: 'alice' });
+    expect(outcome.status).toBe('failed');
+    const error = outcome.error as CheckpointConflictError;
+    expect(CheckpointConflictError.isInstance(error)).toBe(true);
+    expect(error.code).toBe('CHECKPOINT_CONFLICT');
+    expect(error.message).toContain('"ap-1" (approved)');
+    expect(error.message).toContain('were committed, so the approved tool calls ran');
+    expect(CheckpointConflictError.isInstance(error.cause)).toBe(true);
+    expect(refunds).toEqual(['$150']);
+    // The claim stays committed, the other writer's save stays: nothing pending, nothing overwritten.
+    const { data } = await stored(store, MAIN);
+    expect(data.engine).toEqual({ by: 'another writer' });
+    expect(data.pendingApprovals).toBeUndefined();
+    await runner.close();
   });
 
   it('a denial never runs the tool; the engine hears the reason', async () => {

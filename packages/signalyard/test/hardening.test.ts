@@ -157,6 +157,36 @@ describe('exceptions that escape a turn', () => {
     await runner.close();
   });
 
+  it.each(['collect', 'interrupt'] as const)(
+    "whenBusy: '%s' (the batch path): a snapshot() that starts throwing in a never-saved session's first turn still saves the arrivals, with the snapshot taken when it was loaded",
+    async (whenBusy) => {
+      const store = new MemoryCheckpointStore();
+      let broken = false;
+      const strategy = (): ExecutionStrategy => {
+        const direct = new DirectStrategy();
+        return Object.assign(Object.create(direct) as ExecutionStrategy, {
+          snapshot: () => {
+            if (broken) throw new Error('snapshot exploded');
+            return direct.snapshot();
+          },
+        });
+      };
+      const engine: EngineFn = async () => {
+        broken = true; // from now on every snapshot() throws, a fresh instance's too
+        return { messages: [{ role: 'assistant', content: 'never saved' }] };
+      };
+      const runner = createRunner({ store, agents: [{ id: 'main', strategy, engine, whenBusy }] });
+      const outcome = await runner.dispatch(MAIN, signal(SignalKind.UserMessage, 'hello'));
+      expect(outcome).toMatchObject({ status: 'failed', error: { code: 'ENGINE_FAILED' } });
+      expect(outcome.error?.message).toContain('snapshot exploded');
+      const { data, version } = await stored(store, MAIN);
+      expect(version).toBe(1);
+      expect(data.history).toEqual([{ role: 'user', content: 'hello' }]);
+      expect(data.strategy).toEqual(new DirectStrategy().snapshot());
+      await runner.close();
+    },
+  );
+
   it('an engine returning a plain TurnResult (not a promise) is accepted', async () => {
     const runner = engineRunner((() => ({
       output: 'sync',

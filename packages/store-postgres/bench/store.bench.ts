@@ -28,6 +28,7 @@ import {
   type BenchTask,
 } from '../../../scripts/bench/harness.mjs';
 import { historyCost } from '../../../scripts/bench/history-cost.mjs';
+import { ALS, withAls } from '../../../scripts/bench/modes.mjs';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const cpu = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${process.platform}`;
@@ -197,10 +198,11 @@ try {
       for (let i = 0; i < PROBES; i++) await probe.query(sql);
     },
   });
+  // The Runner's rows in both modes: as measured, and with an AsyncLocalStorage active
+  // (`…@als`, decisions-wave3 §6); the probes are the database's, one mode is enough.
   const dispatch = await measure(
     [
-      plain.task,
-      locked.task,
+      ...withAls([plain.task, locked.task]),
       probeTask('SELECT 1 (one round trip)', 'SELECT 1'),
       probeTask(
         'UPDATE of one row, committed (round trip + WAL flush)',
@@ -220,22 +222,28 @@ try {
     `Runner with PostgresCheckpointStore, one process, ${SESSIONS} sessions (per signal) on ${machine}`,
     dispatch,
   );
-  const [plainResult, lockedResult, roundTrip, flushed, unflushed] = dispatch;
-  figure({
-    workload: `store-postgres: runner over ${SESSIONS} sessions, one process`,
-    name: 'runner.dispatch signals per second, no lock',
-    unit: '/s',
-    samples: perSecond(plainResult!),
-    target: { atLeast: 5000 },
-    against: `a committed one-row UPDATE ${Math.round(flushed!.nsPerOp / 1000).toLocaleString('en-US')} µs (no flush wait ${Math.round(unflushed!.nsPerOp / 1000).toLocaleString('en-US')} µs, SELECT 1 ${Math.round(roundTrip!.nsPerOp / 1000).toLocaleString('en-US')} µs)`,
-  });
-  figure({
-    workload: `store-postgres: runner over ${SESSIONS} sessions, one process`,
-    name: 'runner.dispatch signals per second, PostgresSessionLock',
-    unit: '/s',
-    samples: perSecond(lockedResult!),
-    against: described(plainResult!, 'no lock', '/s'),
-  });
+  const [plainPlain, plainLocked, alsPlain, alsLocked, roundTrip, flushed, unflushed] = dispatch;
+  const roundTrips = `a committed one-row UPDATE ${Math.round(flushed!.nsPerOp / 1000).toLocaleString('en-US')} µs (no flush wait ${Math.round(unflushed!.nsPerOp / 1000).toLocaleString('en-US')} µs, SELECT 1 ${Math.round(roundTrip!.nsPerOp / 1000).toLocaleString('en-US')} µs)`;
+  for (const [plainResult, lockedResult, mode] of [
+    [plainPlain, plainLocked, ''],
+    [alsPlain, alsLocked, ALS],
+  ] as const) {
+    figure({
+      workload: `store-postgres: runner over ${SESSIONS} sessions, one process`,
+      name: `runner.dispatch signals per second, no lock${mode}`,
+      unit: '/s',
+      samples: perSecond(plainResult!),
+      target: { atLeast: 5000 },
+      against: roundTrips,
+    });
+    figure({
+      workload: `store-postgres: runner over ${SESSIONS} sessions, one process`,
+      name: `runner.dispatch signals per second, PostgresSessionLock${mode}`,
+      unit: '/s',
+      samples: perSecond(lockedResult!),
+      against: described(plainResult!, `no lock${mode}`, '/s'),
+    });
+  }
 
   // -------------------------------------------------------------- Runner dispatch, 1 and 4 processes
 

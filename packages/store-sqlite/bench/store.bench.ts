@@ -24,6 +24,7 @@ import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { SessionKey, createRunner, formatSessionKey, type TurnContext, type TurnResult } from 'signalyard';
 import { described, figure, measure, perSecond, printTable } from '../../../scripts/bench/harness.mjs';
 import { historyCost } from '../../../scripts/bench/history-cost.mjs';
+import { modes, withAls } from '../../../scripts/bench/modes.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'signalyard-store-bench-'));
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), Node ${process.version}, ${process.platform}`;
@@ -199,7 +200,8 @@ const withSqlite = await dispatchTask(
 );
 const profiled = timed(new SqliteCheckpointStore({ path: join(dir, 'profiled.db') }));
 const withProfiled = await dispatchTask('runner.dispatch, SqliteCheckpointStore, save/load timed', profiled.store);
-const dispatch = await measure([withMemory.task, withSqlite.task], { time: 1000, warmupTime: 300 });
+// Both modes: as measured, and with an AsyncLocalStorage active (`…@als`, decisions-wave3 §6).
+const dispatch = await measure(withAls([withMemory.task, withSqlite.task]), { time: 1000, warmupTime: 300 });
 // Where a signal's time goes with the SQLite store: a separate run with save and load timed.
 profiled.spent.save = 0;
 profiled.spent.load = 0;
@@ -225,7 +227,6 @@ printTable(
 );
 
 const [memoryTrip, sqliteTrip] = stores;
-const [memoryDispatch, sqliteDispatch] = dispatch;
 console.log(`\nMachine: ${machine}; the round-trip figure has no target.`);
 figure({
   workload: 'store-sqlite: save + load, 2 KB checkpoint',
@@ -234,11 +235,13 @@ figure({
   samples: perSecond(sqliteTrip!),
   against: described(memoryTrip!, 'MemoryCheckpointStore', '/s'),
 });
-figure({
-  workload: 'store-sqlite: runner over 1,000 sessions',
-  name: 'runner.dispatch signals per second, SQLite store',
-  unit: '/s',
-  samples: perSecond(sqliteDispatch!),
-  target: { atLeast: 20_000 },
-  against: described(memoryDispatch!, 'memory store', '/s'),
-});
+for (const [[memoryDispatch, sqliteDispatch], mode] of modes(dispatch)) {
+  figure({
+    workload: 'store-sqlite: runner over 1,000 sessions',
+    name: `runner.dispatch signals per second, SQLite store${mode}`,
+    unit: '/s',
+    samples: perSecond(sqliteDispatch!),
+    target: { atLeast: 20_000 },
+    against: described(memoryDispatch!, `memory store${mode}`, '/s'),
+  });
+}

@@ -20,10 +20,18 @@ export class CheckpointConflictError extends SignalyardError<CheckpointConflictE
   /** The version actually stored (0 = absent). */
   readonly actual: number;
 
-  constructor(options: { key: string; expected: number; actual: number }) {
+  /**
+   * `message`: what the conflict means where it happened, when more needs saying than the
+   * versions (default: `Checkpoint "<key>" is at version <actual>, expected version <expected>`);
+   * `cause`: the conflict this one reports, if any.
+   */
+  constructor(options: { key: string; expected: number; actual: number; message?: string; cause?: unknown }) {
     super({
       code: 'CHECKPOINT_CONFLICT',
-      message: `Checkpoint ${JSON.stringify(options.key)} is at version ${options.actual}, expected version ${options.expected}`,
+      message:
+        options.message ??
+        `Checkpoint ${JSON.stringify(options.key)} is at version ${options.actual}, expected version ${options.expected}`,
+      ...(options.cause === undefined ? {} : { cause: options.cause }),
     });
     this.key = options.key;
     this.expected = options.expected;

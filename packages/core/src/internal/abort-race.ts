@@ -40,6 +40,22 @@ export class AbortRace {
     });
   }
 
+  /**
+   * Calls `callback` once when the signal fires (unless it has already: check that first),
+   * through the race's one listener — as cheap as a `Set` entry, where a listener of its own
+   * on a Node `AbortSignal` costs far more. Returns a function that stops watching (idempotent).
+   */
+  watch(callback: () => void): () => void {
+    const pending = this.#pending;
+    const entry = (): void => {
+      callback();
+    };
+    pending.add(entry); // its own entry: watching one callback twice needs two
+    return () => {
+      pending.delete(entry);
+    };
+  }
+
   /** Stops listening (idempotent); call it when the work the signal guards is over. */
   dispose(): void {
     this.#unlisten?.();

@@ -2,6 +2,7 @@ import type { ChatModel, ChatRequest, ChatStreamPart } from '../model.js';
 import { describeValue } from '../signal.js';
 import { StreamCheck, streamInvalid } from '../stream-check.js';
 import { abortedError, onAbort, throwIfAborted } from './abort.js';
+import type { AbortRace } from './abort-race.js';
 
 const INITIAL = 0;
 /** A part was yielded; the next `next()` reads on. */
@@ -22,6 +23,11 @@ type Call = () => Promise<IteratorResult<ChatStreamPart, void>>;
  * model's own `next()` promise. When the signal fires, the pending read rejects with
  * `AbortedError` at once, whether or not the model honours it (its late settlement is then
  * ignored, never unhandled).
+ *
+ * {@link CheckedStream.readAll} reads it whole instead, handing each part to a callback as it is
+ * accepted (one promise hop per part: the model's own), with the same checks, abort and closing.
+ * With `race` (an {@link AbortRace} on the request's signal, as a run keeps one for all its
+ * calls) it listens through the race instead of adding a listener of its own to the signal.
  * @internal
  */
 export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undefined> {
@@ -43,6 +49,9 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
   #tail: Promise<unknown> = Promise.resolve();
   /** Stops listening to the abort signal (set while the model's stream is open). */
   #unlisten: (() => void) | undefined = undefined;
+  readonly #race: AbortRace | undefined;
+  /** `readAll`'s callback: each accepted part goes to it (no `next()` calls then). */
+  #onPart: ((part: ChatStreamPart) => void) | undefined = undefined;
 
   readonly #onAbort = (): void => {
     if (!this.#reading) return;
@@ -68,10 +77,11 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
     this.#read();
   };
 
-  constructor(model: ChatModel, request: ChatRequest) {
+  constructor(model: ChatModel, request: ChatRequest, race?: AbortRace) {
     this.#model = model;
     this.#request = request;
     this.#abortSignal = request.abortSignal;
+    this.#race = race;
   }
 
   [Symbol.asyncIterator](): this {
@@ -95,6 +105,29 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a thrown value passes through unchanged
       return Promise.reject(error);
     });
+  }
+
+  /**
+   * Reads the whole stream (call it instead of `next()`, on a stream not yet read): each part,
+   * checked, goes to `onPart` as soon as it is accepted, `finish` last; resolves after `finish`
+   * was handed over. Rejects as `next()` would (the model's error, `MODEL_STREAM_INVALID`,
+   * `ABORTED` at once when the signal fires) and with what `onPart` throws, closing the
+   * model's stream (`return()`) as a reader that stops early does.
+   */
+  readAll(onPart: (part: ChatStreamPart) => void): Promise<void> {
+    if (this.#state !== INITIAL || this.#busy) {
+      return Promise.reject(new Error('CheckedStream.readAll: the stream is already being read'));
+    }
+    try {
+      this.#begin();
+    } catch (error) {
+      this.#stop();
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a thrown value passes through unchanged
+      return Promise.reject(error);
+    }
+    this.#onPart = onPart;
+    this.#busy = true;
+    return new Promise<IteratorResult<ChatStreamPart, void>>(this.#readNext).then(ignore);
   }
 
   #call(call: Call): Promise<IteratorResult<ChatStreamPart, void>> {
@@ -147,7 +180,10 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
     this.#check = new StreamCheck(request.agentId);
     this.#open = true;
     this.#state = SUSPENDED;
-    if (this.#abortSignal !== undefined) this.#unlisten = onAbort(this.#abortSignal, this.#onAbort);
+    const abortSignal = this.#abortSignal;
+    if (abortSignal === undefined) return;
+    const race = this.#race;
+    this.#unlisten = race === undefined ? onAbort(abortSignal, this.#onAbort) : race.watch(this.#onAbort);
   }
 
   /** Reads the model's next part (the pending `next()` settles with a part or an error). */
@@ -197,9 +233,32 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
       this.#read(); // an empty delta, or the held finish: read on
       return;
     }
+    if (this.#onPart !== undefined) {
+      this.#handOver(this.#onPart, part);
+      return;
+    }
     const resolve = this.#resolve as (result: IteratorResult<ChatStreamPart, void>) => void;
     this.#settle();
     resolve({ value: part, done: false });
+  }
+
+  /** `readAll`: `part` to `onPart`, then the next read, or — after `finish` — the end. */
+  #handOver(onPart: (part: ChatStreamPart) => void, part: ChatStreamPart): void {
+    try {
+      onPart(part);
+    } catch (error) {
+      this.#fail(error);
+      return;
+    }
+    if (this.#state !== FINISHED) {
+      // After a part, an abort that came meanwhile (also from `onPart`) fails the read.
+      this.#read();
+      return;
+    }
+    const resolve = this.#resolve as (result: IteratorResult<ChatStreamPart, void>) => void;
+    this.#stop();
+    this.#settle();
+    resolve({ value: undefined, done: true });
   }
 
   /** Ends the stream and rejects the pending `next()` with `error` (after closing the model's stream). */
@@ -222,6 +281,7 @@ export class CheckedStream implements AsyncGenerator<ChatStreamPart, void, undef
     this.#reading = false;
     this.#model = undefined;
     this.#check = undefined;
+    this.#onPart = undefined;
     this.#unlisten?.();
     this.#unlisten = undefined;
     if (this.#open) {

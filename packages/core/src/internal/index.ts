@@ -17,6 +17,7 @@ export type { EventChannelOptions } from './event-channel.js';
 export { pushStream } from './push-stream.js';
 export { abortedError, isAbortSignal, linkAbort, linkAbortSignals, onAbort, throwIfAborted } from './abort.js';
 export { AbortRace, untilAborted } from './abort-race.js';
+export { readChatStream } from './read-chat.js';
 export { deepFreeze, isRecord, setData } from './values.js';
 export { errorCode, errorText } from './error-text.js';
 export { MAX_TIMEOUT_MS, clampTimeout, deadline, isTimerDelay, sleep, startTimer } from './timers.js';

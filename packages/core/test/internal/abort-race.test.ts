@@ -108,3 +108,53 @@ describe('untilAborted', () => {
     await expect(raced).rejects.toBe(reason);
   });
 });
+
+describe('AbortRace.watch', () => {
+  it('calls each watcher once when the signal fires, through the one listener, and not after unwatching', () => {
+    const controller = new AbortController();
+    const { signal, listeners } = countedSignal(controller);
+    const race = new AbortRace(signal);
+    const calls: string[] = [];
+    race.watch(() => calls.push('a'));
+    const unwatch = race.watch(() => calls.push('b'));
+    race.watch(() => calls.push('c'));
+    expect(listeners()).toBe(1);
+    unwatch();
+    unwatch(); // idempotent
+    controller.abort();
+    expect(calls).toEqual(['a', 'c']);
+    controller.signal.dispatchEvent(new Event('abort'));
+    expect(calls).toEqual(['a', 'c']);
+    race.dispose();
+  });
+
+  it('watches the same callback twice as two entries', () => {
+    const controller = new AbortController();
+    const race = new AbortRace(controller.signal);
+    let n = 0;
+    const callback = (): void => {
+      n++;
+    };
+    race.watch(callback);
+    const second = race.watch(callback);
+    second();
+    controller.abort();
+    expect(n).toBe(1);
+  });
+
+  it('lets a watcher unwatch another while the abort is delivered, and races still reject', async () => {
+    const controller = new AbortController();
+    const race = new AbortRace(controller.signal);
+    const seen: string[] = [];
+    let unwatchLater: () => void = () => undefined;
+    race.watch(() => {
+      seen.push('first');
+      unwatchLater();
+    });
+    unwatchLater = race.watch(() => seen.push('second'));
+    const pending = race.race(new Promise(() => undefined));
+    controller.abort();
+    await expect(pending).rejects.toSatisfy((e: unknown) => AbortedError.isInstance(e));
+    expect(seen).toEqual(['first']);
+  });
+});
