@@ -24,6 +24,7 @@ export const PUBLIC_PACKAGES = [
   '@signalyard/otel',
   '@signalyard/inspector',
   '@signalyard/mcp',
+  '@signalyard/replay',
   '@signalyard/cli',
 ];
 

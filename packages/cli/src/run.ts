@@ -7,6 +7,7 @@ import { styleFor, terminalText, type CliIo, type CliOutput } from './cli-io.js'
 import type { CommandContext } from './command-context.js';
 import { CliConfigError } from './errors/cli-config-error.js';
 import { CliInputError } from './errors/cli-input-error.js';
+import { CliReplayError } from './errors/cli-replay-error.js';
 import { CliSessionError } from './errors/cli-session-error.js';
 import { CliStoreError } from './errors/cli-store-error.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
@@ -16,6 +17,7 @@ import { graphCommand, type GraphFormat } from './graph-command.js';
 import { INBOX_SUBCOMMANDS, addInboxCommand } from './inbox-command.js';
 import { addInspectCommand } from './inspect-command.js';
 import { addMcpCommand } from './mcp-command.js';
+import { addReplayCommands } from './replay-command.js';
 import { resolveCommand } from './resolve-command.js';
 import { routeExplainCommand } from './route-explain-command.js';
 import type { RouteOptions } from './route-input.js';
@@ -58,9 +60,13 @@ const COMMANDS: ReadonlySet<string> = new Set([
   'mcp',
   'inbox',
   'worker',
+  'cassettes',
+  'replay',
+  'eval',
   'help',
 ]);
-const COMMAND_LIST = 'validate, graph, resolve, route, sessions, inspect, approve, mcp, inbox or worker';
+const COMMAND_LIST =
+  'validate, graph, resolve, route, sessions, inspect, approve, mcp, inbox, worker, cassettes, replay or eval';
 
 function version(): string {
   try {
@@ -134,6 +140,9 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
     if (first === 'inbox' && argv.length === 1) {
       throw new CliUsageError({ message: "missing subcommand: list or dead (see 'signalyard inbox --help')" });
     }
+    if (first === 'cassettes' && argv.length === 1) {
+      throw new CliUsageError({ message: "missing subcommand: export (see 'signalyard cassettes --help')" });
+    }
     await buildProgram(ctx, io.abortSignal).parseAsync([...argv], { from: 'user' });
     return ExitCode.Ok;
   } catch (error) {
@@ -145,7 +154,7 @@ function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined)
   const program = new Command('signalyard');
   program
     .description(
-      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve), list what waits in a durable inbox (inbox list|dead), settle it (worker).',
+      'Validate Signalyard configurations, graph a crew, resolve and explain a route, inspect and time-travel sessions, open the inspector page, decide a held tool call (approve), serve agents over MCP (mcp serve), list what waits in a durable inbox (inbox list|dead), settle it (worker), export cassettes, replay and score them (replay, eval).',
     )
     .version(version(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
@@ -167,8 +176,8 @@ function buildProgram(ctx: CommandContext, abortSignal: AbortSignal | undefined)
     .addHelpText(
       'after',
       `
-Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout)
-or a session the store refused (one line on stderr), 2 usage errors, unreadable files and
+Exit codes: 0 success, 1 configuration problems (each as file:line: path: message; validate prints them on stdout),
+a session the store refused (one line on stderr), or a replay that diverged / an eval below its threshold, 2 usage errors, unreadable files and
 unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns it off.`,
     );
 
@@ -182,6 +191,7 @@ unusable stores (one line on stderr). Colour only on a terminal; NO_COLOR turns 
   addMcpCommand(program, ctx, abortSignal);
   addInboxCommand(program, ctx);
   addWorkerCommand(program, ctx, abortSignal);
+  addReplayCommands(program, ctx);
   return program;
 }
 
@@ -305,6 +315,7 @@ function commandOf(argv: readonly unknown[]): string | undefined {
   const sub: unknown = argv[at + 1];
   if (command === 'route' && sub === 'explain') return 'route explain';
   if (command === 'mcp' && sub === 'serve') return 'mcp serve';
+  if (command === 'cassettes' && sub === 'export') return 'cassettes export';
   if (command === 'sessions' && typeof sub === 'string' && SESSIONS_SUBCOMMANDS.has(sub)) return `sessions ${sub}`;
   if (command === 'inbox' && typeof sub === 'string' && INBOX_SUBCOMMANDS.has(sub)) return `inbox ${sub}`;
   return command;
@@ -339,7 +350,7 @@ function report(ctx: CommandContext, error: unknown, argv: readonly unknown[]): 
     for (const problem of error.problems) stream.write(`${formatProblem(file, problem, style)}\n`);
     return ExitCode.Problems;
   }
-  if (CliSessionError.isInstance(error) || isHistoryError(error)) {
+  if (CliSessionError.isInstance(error) || CliReplayError.isInstance(error) || isHistoryError(error)) {
     line(error.message);
     return ExitCode.Problems;
   }

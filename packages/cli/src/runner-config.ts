@@ -42,13 +42,30 @@ const TYPESCRIPT = new Set(['.ts', '.mts', '.cts', '.tsx']);
  * @public (for every `--config` command: `approve`, `worker`, `mcp serve`, `replay`)
  */
 export async function loadRunnerConfig(file: string, cwd: string): Promise<LoadedRunnerConfig> {
+  const { path, exported } = await importConfigDefault(file, cwd);
+  const options = await optionsOf(file, exported);
+  return { file, path, options };
+}
+
+/**
+ * Imports a `--config` module (`.ts` through tsx, as {@link loadRunnerConfig}) and returns its
+ * default export, unchecked: for commands whose module exports something else than
+ * `RunnerOptions` (`replay` and `eval`: a function of `{ store, clock, model, tools }`).
+ * @throws CliConfigError as {@link loadRunnerConfig} does, except `CLI_CONFIG_INVALID` for the
+ *   export's shape.
+ */
+export async function importConfigDefault(
+  file: string,
+  cwd: string,
+): Promise<{ readonly path: string; readonly exported: unknown; readonly module: Record<string, unknown> }> {
   const path = resolve(cwd, file);
   const shown = describeValue(file);
   await mustBeFile(file, path);
   if (TYPESCRIPT.has(extname(path).toLowerCase())) await registerTsx(file, path, cwd);
   let exported: unknown;
+  let module: Record<string, unknown>;
   try {
-    const module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
     if (!('default' in module) || module.default === undefined) {
       throw invalid(
         file,
@@ -69,8 +86,7 @@ export async function loadRunnerConfig(file: string, cwd: string): Promise<Loade
     }
     throw failed(file, `loading config ${shown} failed: ${errorText(error)}`, error);
   }
-  const options = await optionsOf(file, exported);
-  return { file, path, options };
+  return { path, exported, module };
 }
 
 /** The default export's options: itself, or what the function returns (awaited). */

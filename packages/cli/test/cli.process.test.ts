@@ -50,7 +50,7 @@ describe.concurrent('the bin', () => {
   it('without a command: one line on stderr, exit 2', async () => {
     expectUsageError(
       await cli([]),
-      /missing command: validate, graph, resolve, route, sessions, inspect, approve, mcp, inbox or worker/,
+      /missing command: validate, graph, resolve, route, sessions, inspect, approve, mcp, inbox, worker, cassettes, replay or eval/,
     );
   });
 

@@ -384,7 +384,7 @@ describe('help', () => {
   it('`help <unknown>` is one line, exit 2', async () => {
     await expectUsageError(
       ['help', 'frob'],
-      /unknown command "frob": expected validate, graph, resolve, route, sessions, inspect, approve, mcp, inbox or worker/,
+      /unknown command "frob": expected validate, graph, resolve, route, sessions, inspect, approve, mcp, inbox, worker, cassettes, replay or eval/,
     );
   });
 

@@ -4,6 +4,7 @@ import { MemoryCheckpointStore, SignalyardError, type SessionCheckpointV1 } from
 import { rejectsCode, throwsCode } from '@signalyard/test-utils';
 import { describe, expect, it } from 'vitest';
 import { CliInputError } from '../src/errors/cli-input-error.js';
+import { CliReplayError } from '../src/errors/cli-replay-error.js';
 import { CliSessionError } from '../src/errors/cli-session-error.js';
 import { CliStoreError } from '../src/errors/cli-store-error.js';
 import { CliUsageError } from '../src/errors/cli-usage-error.js';
@@ -225,5 +226,21 @@ describe('decodeSessionCheckpoint', () => {
       expect(error.message).toMatch(/^cannot read the checkpoint of session "agent:support:x": /);
       expect(error.message).toMatch(message);
     }
+  });
+});
+
+describe('CliReplayError', () => {
+  it('isInstance recognises its own class only', () => {
+    const e = new CliReplayError({ code: 'CLI_REPLAY_DIVERGED', message: '1 of 2 sessions diverged or failed' });
+    expect(CliReplayError.isInstance(e)).toBe(true);
+    expect(SignalyardError.isInstance(e)).toBe(true);
+    expect(e.code).toBe('CLI_REPLAY_DIVERGED');
+    for (const other of [
+      new CliUsageError({ message: 'm' }),
+      new SignalyardError({ code: 'X', message: 'm' }),
+      new Error('m'),
+      null,
+    ])
+      expect(CliReplayError.isInstance(other)).toBe(false);
   });
 });

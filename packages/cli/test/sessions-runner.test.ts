@@ -87,7 +87,7 @@ describe('the command and a Runner on the same store', () => {
     expect(view?.version).toBe(2);
     expect(view?.history.map((m) => m.content)).toEqual(['one', 'echo one', 'four', 'echo four']);
     const [latest, first] = await collect(next.history('agent:support:what-if'));
-    expect(latest?.cause?.signal).toEqual({ kind: 'user_message', text: 'four' });
+    expect(latest?.cause?.signal).toEqual({ kind: 'user_message', payload: 'four', text: 'four' });
     expect(first?.cause?.forkedFrom).toEqual({ sessionKey: MAIN, version: 1 });
     await next.close();
     await store.close();

@@ -31,6 +31,7 @@ const BUILT_PACKAGES = [
   'store-postgres',
   'inspector',
   'mcp',
+  'replay',
   'cli',
 ] as const;
 

@@ -68,7 +68,10 @@ export type {
 } from './approval.js';
 export type {
   ApprovalSummary,
+  HandoffSummary,
+  RunSummary,
   RunSummaryPart,
+  ToolCallSummary,
   SessionCause,
   SessionCheckpointV1,
   SessionVersion,

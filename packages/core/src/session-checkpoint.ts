@@ -1,4 +1,4 @@
-import type { PendingApproval } from './approval.js';
+import type { JsonValue, PendingApproval } from './approval.js';
 import type { ChatMessage } from './model.js';
 import type { StrategySnapshot } from './execution-strategy.js';
 import type { Tier } from './route.js';
@@ -18,6 +18,14 @@ export interface SessionCause {
     readonly kind: SignalKind;
     /** For a user message, the start of its text. */
     readonly text?: string;
+    /**
+     * The signal's payload as JSON (replay.md), passed through the runner's `redact` option when
+     * it has one; absent when it was not JSON, or its JSON was longer than the runner's
+     * `maxCausePayloadBytes` (then `payloadOmitted` says why), and in versions of earlier releases.
+     */
+    readonly payload?: JsonValue;
+    /** Why `payload` is absent from a version that would have kept it: `too_large` or `not_json`. */
+    readonly payloadOmitted?: 'too_large' | 'not_json';
   };
   /** How the signal ended. */
   readonly status?: OutcomeStatus;
@@ -46,10 +54,18 @@ export interface SessionCause {
   /** A rewind's version: the version whose data it restored. */
   readonly rewoundTo?: number;
   /**
-   * What the turn did, in the `RunSummary` shape of replay.md, as far as this release records
-   * it: the approval decisions the approvals policy made for the turn's tool calls.
+   * What the signal's application did (replay.md's `RunSummary`): written by every final save of
+   * a signal (versions with a `status`); absent from commits, forks, rewinds and versions of
+   * earlier releases (whose summary, if any, held only `approvals`).
    */
-  readonly summary?: RunSummaryPart;
+  readonly summary?: RunSummary;
+  /**
+   * Why this version's turn cannot be rebuilt from the store alone (its model calls are not in
+   * the history): `parallel_members` (a parallel group ran: members' replies are merged) or
+   * `pipeline_stage_calls` (pipeline stages ran: their model calls are not stored). Absent: the
+   * history holds every model reply of the turn.
+   */
+  readonly partial?: 'parallel_members' | 'pipeline_stage_calls';
 }
 
 /**
@@ -66,11 +82,65 @@ export interface ApprovalSummary {
   readonly rule?: string;
 }
 
-/** The part of replay.md's `RunSummary` a version's cause records (`cause.summary`). */
-export interface RunSummaryPart {
+/** One handoff of a turn (`RunSummary.handoffs`). */
+export interface HandoffSummary {
+  /** The agent handing off. */
+  readonly from: string;
+  /** The agent taking over. */
+  readonly to: string;
+  /**
+   * What it stands for: the routing signal (a marker such as `[TO_BILLING]`, also when the model
+   * called its transfer tool), the parallel group's name for a group member starting, or
+   * `fallback` when nothing routed the reply.
+   */
+  readonly signal: string;
+}
+
+/** One tool call a model asked for during a turn (`RunSummary.toolCalls`). */
+export interface ToolCallSummary {
+  /** The agent whose model asked for it (absent when the engine has no agents of its own). */
+  readonly agentId?: string;
+  /** The tool's name. */
+  readonly name: string;
+  /** The call's arguments, as the model gave them. */
+  readonly arguments: unknown;
+}
+
+/**
+ * What one signal's application did, as a diff compares it (replay.md): how it ended, the route
+ * that decided and the action applied, the handoffs, tool calls and approval decisions in order,
+ * the visible reply (markers hidden) and the FSM state afterwards. Saved as `cause.summary`.
+ */
+export interface RunSummary {
+  /** How the signal ended. */
+  readonly status: OutcomeStatus;
+  /** The route that decided (absent for a runner default or an unrouted signal). */
+  readonly route?: {
+    /** Its tier. */
+    readonly tier: Tier;
+    /** Its name (`''` for a route without one). */
+    readonly name: string;
+  };
+  /** The action applied, as text: `continue`, `transition:<target>`, `reject:<reason>`, `custom:<name>`, `graceful_stop`, `force_stop`. */
+  readonly action?: string;
+  /** The handoffs between agents, in order. */
+  readonly handoffs: readonly HandoffSummary[];
+  /** The tool calls models asked for, in order (approved, held and refused ones too). */
+  readonly toolCalls: readonly ToolCallSummary[];
   /** The approvals policy's decisions for the turn's tool calls, in the order they were made. */
   readonly approvals: readonly ApprovalSummary[];
+  /** The visible reply (markers hidden), when the turn produced one. */
+  readonly reply?: string;
+  /** The FSM state after the signal, when the session's strategy is an FSM. */
+  readonly fsmState?: string;
 }
+
+/**
+ * The part of {@link RunSummary} the previous release recorded in `cause.summary` (approvals
+ * only): what a reader of versions saved by that release can count on. Versions saved from this
+ * release on carry the whole {@link RunSummary}.
+ */
+export type RunSummaryPart = Pick<RunSummary, 'approvals'>;
 
 /**
  * What a Runner saves for a session, format version 1. Fields a newer release adds are kept

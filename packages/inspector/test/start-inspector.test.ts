@@ -517,7 +517,7 @@ describe('startInspector: offline over a store', () => {
     ]);
     const { body: history } = await getJson(i, '/api/history?key=agent:desk:main');
     expect(history.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
-    expect(history.versions[1].cause.signal).toEqual({ kind: 'user_message', text: 'one' });
+    expect(history.versions[1].cause.signal).toMatchObject({ kind: 'user_message', text: 'one' });
     const { body: v1 } = await getJson(i, '/api/session?key=agent:desk:main&version=1');
     expect(v1.session.history).toEqual([{ role: 'user', content: 'one' }]);
     expect((await getJson(i, '/api/timeline?key=agent:desk:main')).body).toEqual({

@@ -140,7 +140,7 @@ export class BatchApplier implements BatchApply {
       const failed = await this.#save(
         p,
         applied,
-        signalCause(this.#d.persistence.clock, job.signal, applied.outcome),
+        signalCause(this.#d.persistence.causes, job.signal, applied.outcome),
         pending,
       );
       if (failed === 'conflict') return 'conflict';
@@ -201,7 +201,7 @@ export class BatchApplier implements BatchApply {
         await this.#d.persistence.saveArrival(
           p.session,
           job.signal,
-          signalCause(this.#d.persistence.clock, job.signal, outcome),
+          signalCause(this.#d.persistence.causes, job.signal, outcome),
           initial,
         );
         batch.saved.add(job);
@@ -247,7 +247,7 @@ export class BatchApplier implements BatchApply {
     const n = ran ? live.length : 1;
     const causeMember = last ?? batch.merged.at(-1);
     if (causeMember === undefined) return 'done'; // a batch with no merged member has no turn
-    const cause = signalCause(this.#d.persistence.clock, causeMember.job.signal, applied.outcome, n);
+    const cause = signalCause(this.#d.persistence.causes, causeMember.job.signal, applied.outcome, n);
     const failed = await this.#save(p, applied, cause, this.#unsavedMerged(batch));
     if (failed === 'conflict') return 'conflict';
     if (failed === undefined) {

@@ -90,7 +90,7 @@ export class SignalApplier implements SignalApply {
       const saveArrival = (failed: Outcome, initial?: StrategySnapshot): Promise<void> =>
         job.committed === true
           ? Promise.resolve()
-          : persistence.saveArrival(session, job.signal, signalCause(persistence.clock, job.signal, failed), initial);
+          : persistence.saveArrival(session, job.signal, signalCause(persistence.causes, job.signal, failed), initial);
       let applied: Applied;
       try {
         applied = await this.#applyOnce(session, loaded, job);
@@ -106,7 +106,7 @@ export class SignalApplier implements SignalApply {
       }
       // Without the lock, another process may own the session now: save nothing, retry nothing.
       if (applied.save === undefined || job.lockLost) return done(applied.outcome);
-      const cause = signalCause(persistence.clock, job.signal, applied.outcome);
+      const cause = signalCause(persistence.causes, job.signal, applied.outcome);
       const committed = await commitApplied(this.#d, {
         session,
         loaded,

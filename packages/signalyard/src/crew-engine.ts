@@ -166,6 +166,7 @@ function endedTurn(
       ...withRecords(keptRecords(saved.policy, decided)),
     },
     status: response.reason === 'paused' || awaiting ? 'paused' : 'completed',
+    reply: response.visibleContent,
     pendingApprovals: awaiting ? (response.pendingApprovals ?? []) : [],
   };
 }

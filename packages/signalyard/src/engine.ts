@@ -128,6 +128,12 @@ export interface TurnResult {
    * omits the key) clears them. Each needs a non-empty `id` unique in the list.
    */
   pendingApprovals?: readonly PendingApproval[];
+  /**
+   * The turn's visible reply (routing markers hidden), for the version's `cause.summary.reply`.
+   * Default: the content of the last assistant message in `messages` that asks for no tools.
+   * A crew engine gives the crew's reply with its markers hidden.
+   */
+  reply?: string;
 }
 
 /** Runs one turn. (A plain, non-promise `TurnResult` is accepted too.) */

@@ -37,7 +37,7 @@ export async function coverEntry(
         session,
         loaded,
         { history, engineState: loaded.engineState },
-        signalCause(persistence.clock, job.signal, outcome),
+        signalCause(persistence.causes, job.signal, outcome),
         loaded.savedStrategy,
         mark,
       );

@@ -1,10 +1,10 @@
+import type { TurnRecord } from './turn-record.js';
 import {
   SignalyardError,
   type Action,
   type ChatMessage,
   type Outcome,
   type PendingApproval,
-  type RunSummaryPart,
   type StrategySnapshot,
   type TransitionResult,
 } from '@signalyard/core';
@@ -96,7 +96,9 @@ export interface SessionSave {
   /** The approval aliases the pending ones are read with (absent: as loaded). */
   readonly aliases?: ApprovalAliases;
   /** What the turn did, for the version's `cause.summary` (absent: nothing to record). */
-  readonly summary?: RunSummaryPart;
+  readonly record?: TurnRecord;
+  /** The turn's visible reply, for `cause.summary.reply`. */
+  readonly reply?: string;
 }
 
 /** `error` itself when it is a `SignalyardError`, else a `RunnerError` with `code` wrapping it. @internal */

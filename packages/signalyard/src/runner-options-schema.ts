@@ -243,6 +243,18 @@ export const servicesSchema = z.object({
     .nullish()
     .transform((v) => v ?? false),
   timeline: timelineSchema,
+  maxCausePayloadBytes: z
+    .number(expected('a whole number of bytes >= 0'))
+    .int(expected('a whole number of bytes >= 0'))
+    .min(0, expected('a whole number of bytes >= 0'))
+    .nullish()
+    .transform((v) => v ?? 16 * 1024),
+  redact: z
+    .custom<(value: string, path: readonly (string | number)[]) => string>(
+      (v) => typeof v === 'function',
+      expected('a function (value: string, path) => string'),
+    )
+    .optional(),
   clock: z
     .custom<Clock>(isClock, expected('a Clock { now(): number }'))
     .nullish()

@@ -68,6 +68,18 @@ export interface RunnerOptions {
    * globals.
    */
   clock?: Clock;
+  /**
+   * The longest signal payload (its JSON, in UTF-8 bytes) a version's cause keeps as
+   * `cause.signal.payload`, for replays (`@signalyard/replay`); a longer one is left out
+   * (`payloadOmitted: 'too_large'`). Default 16,384 (16 KiB); 0 keeps no payload.
+   */
+  maxCausePayloadBytes?: number;
+  /**
+   * Called with every string of a signal payload before a version's cause keeps it (and its path
+   * from the payload's root, e.g. `['text']`); returns what to keep instead: secrets and personal
+   * data never reach `cause.signal.payload`. The history keeps what arrived (see `maxHistoryMessages`).
+   */
+  redact?: (value: string, path: readonly (string | number)[]) => string;
   /** Passed to plugins as `PluginContext.logger`. */
   logger?: {
     /** Receives diagnostic detail a plugin chooses to log (a console-style variadic call). */
@@ -142,6 +154,8 @@ export interface ResolvedRunnerOptions {
   readonly logger: RunnerOptions['logger'];
   readonly clock: Clock;
   readonly explainDecisions: boolean;
+  readonly maxCausePayloadBytes: number;
+  readonly redact: RunnerOptions['redact'];
   readonly timeline: TimelineMode;
   /** A durable inbox (a non-durable one is dropped here). */
   readonly inbox: Inbox | undefined;
@@ -177,6 +191,8 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     explainDecisions,
     timeline,
     clock,
+    maxCausePayloadBytes,
+    redact,
     inbox,
     worker,
     outcomeTtlMs,
@@ -202,6 +218,8 @@ export function resolveRunnerOptions(options: RunnerOptions): ResolvedRunnerOpti
     explainDecisions,
     timeline,
     clock,
+    maxCausePayloadBytes,
+    redact,
   };
 }
 

@@ -110,6 +110,8 @@ class RunnerImpl implements Runner {
       maxHistoryMessages: options.maxHistoryMessages,
       pluginRoutes: options.pluginRoutes,
       clock: options.clock,
+      maxCausePayloadBytes: options.maxCausePayloadBytes,
+      redact: options.redact,
     });
     const applierDeps = {
       hub: this.#hub,

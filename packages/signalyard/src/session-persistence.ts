@@ -1,3 +1,6 @@
+import { DEFAULT_MAX_CAUSE_PAYLOAD_BYTES, type Redact } from './cause-payload.js';
+import type { CauseOptions } from './session-cause.js';
+import { completeCause } from './turn-record.js';
 import {
   CheckpointConflictError,
   DirectStrategy,
@@ -38,15 +41,24 @@ export class SessionPersistence {
   readonly #pluginRoutes: readonly SignalRoute[];
   /** The runner's clock: what stamps the `cause.at` of every version saved. */
   readonly clock: Clock;
+  /** What every version's cause is made with: the clock, the payload cap, `redact`. */
+  readonly causes: CauseOptions;
 
   constructor(options: {
     store: CheckpointStore;
     maxHistoryMessages: number;
     pluginRoutes: readonly SignalRoute[];
     clock: Clock;
+    maxCausePayloadBytes?: number;
+    redact?: Redact | undefined;
   }) {
     this.#store = options.store;
     this.clock = options.clock;
+    this.causes = {
+      clock: options.clock,
+      maxPayloadBytes: options.maxCausePayloadBytes ?? DEFAULT_MAX_CAUSE_PAYLOAD_BYTES,
+      redact: options.redact,
+    };
     this.#maxHistoryMessages = options.maxHistoryMessages;
     this.#pluginRoutes = options.pluginRoutes;
   }
@@ -164,7 +176,7 @@ export class SessionPersistence {
         strategy: snapshot,
         history: save.history,
         engine: save.engineState,
-        cause: save.summary === undefined ? cause : { ...cause, summary: save.summary },
+        cause: completeCause(cause, save.record, save.reply, snapshot),
       };
       // The approval fields only when there are any: most sessions never have one.
       if (pending.length > 0) own.pendingApprovals = pending;

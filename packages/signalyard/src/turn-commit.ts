@@ -82,7 +82,7 @@ export class TurnCommits {
           pendingApprovals: pending.length === 0 ? NO_APPROVALS : pending,
           staleApprovals: NO_APPROVALS,
         },
-        signalCause(this.#persistence.clock, job.signal, { decidedBy: decidedBy(this.#c.match) }),
+        signalCause(this.#persistence.causes, job.signal, { decidedBy: decidedBy(this.#c.match) }),
         undefined,
         job.entry === undefined ? undefined : { seq: job.entry.seq, receiptId: job.entry.receiptId, partial: true },
       );

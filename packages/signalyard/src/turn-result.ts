@@ -45,10 +45,11 @@ export const turnResultSchema = z
             `is invalid: ${pendingApprovalsProblem(issue.input) ?? 'expected a list of PendingApproval'}`,
         })
         .optional(),
+      reply: z.string(expected('a string')).optional(),
     },
     {
       error: (issue) =>
-        `${describeValue(issue.input)}, expected a TurnResult object { messages?, state?, output?, status?, actions?, pendingApprovals? }`,
+        `${describeValue(issue.input)}, expected a TurnResult object { messages?, state?, output?, status?, actions?, pendingApprovals?, reply? }`,
     },
   )
   .optional();
@@ -82,7 +83,8 @@ export function turnResultProblem(result: unknown): string | undefined {
 export function isWellFormedTurnResult(result: unknown): boolean {
   if (result === undefined) return true;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return false;
-  const { messages, status, actions, pendingApprovals } = result as {
+  const { messages, status, actions, pendingApprovals, reply } = result as {
+    reply?: unknown;
     messages?: unknown;
     status?: unknown;
     actions?: unknown;
@@ -90,6 +92,7 @@ export function isWellFormedTurnResult(result: unknown): boolean {
   };
   if (pendingApprovals !== undefined && pendingApprovalsProblem(pendingApprovals) !== undefined) return false;
   if (status !== undefined && status !== 'completed' && status !== 'paused') return false;
+  if (reply !== undefined && typeof reply !== 'string') return false;
   if (messages !== undefined) {
     if (!Array.isArray(messages)) return false;
     for (const m of messages as unknown[]) if (!isChatMessage(m)) return false;

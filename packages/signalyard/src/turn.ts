@@ -2,7 +2,6 @@ import {
   AbortedError,
   describeValue,
   type ApprovalDecision,
-  type ApprovalSummary,
   type PendingApproval,
   isTransitionRefusal,
   type Action,
@@ -41,6 +40,7 @@ import { TurnCommits } from './turn-commit.js';
 import { turnResultProblem } from './turn-result.js';
 import { INTERRUPT_SIGNAL } from './turn-interrupt.js';
 import type { TurnSink } from './turn-stream.js';
+import { TurnRecord, replyOf } from './turn-record.js';
 
 /** What a turn works with. @internal */
 export interface TurnDeps {
@@ -90,8 +90,8 @@ class Turn {
   readonly staleBefore: LoadedState['staleApprovals'];
   /** Approval ids the engine announced itself (made on its first approval event). */
   announced: AnnouncedApprovals | undefined = undefined;
-  /** The approvals policy's decisions the engine reported (`approval_decided`), for `cause.summary`. */
-  decided: ApprovalSummary[] | undefined = undefined;
+  /** What the engine's events said the turn did (handoffs, tool calls, policy decisions), for `cause.summary`. */
+  record: TurnRecord | undefined = undefined;
 
   constructor(deps: TurnDeps, t: TurnInput) {
     this.deps = deps;
@@ -138,8 +138,12 @@ class Turn {
     if (this.over) return;
     const { hub } = this.deps;
     const { session, job } = this.t;
-    const summary = approvalSummaryOf(event);
-    if (summary !== undefined) (this.decided ??= []).push(summary);
+    if (typeof event === 'object' && event !== null) {
+      const record = (this.record ??= new TurnRecord());
+      const summary = approvalSummaryOf(event);
+      if (summary !== undefined) (record.approvals ??= []).push(summary);
+      else record.note(event as Record<string, unknown>);
+    }
     if (isApprovalEvent(event)) {
       const shown = publicApprovalEvent(event, this.toPublic);
       (this.announced ??= new AnnouncedApprovals()).note(shown);
@@ -263,7 +267,8 @@ function turnApplied(turn: Turn, result: TurnResult, before: StrategySnapshot, a
       pendingApprovals: pending,
       staleApprovals: NO_APPROVALS,
       aliases: turn.aliases,
-      ...(turn.decided !== undefined && { summary: { approvals: turn.decided } }),
+      record: turn.record,
+      reply: replyOf(result.reply, result.messages),
     },
     rollback: before,
     transitions: applied.transitions,

@@ -69,7 +69,8 @@ describe('the approvals policy says why a call ran', () => {
       { decision: 'allow' }, // the policy's default: no rule
     ]);
     for await (const v of r.history(outcome.sessionKey, { limit: 1 })) {
-      expect(v.cause?.summary).toEqual({
+      expect(v.cause?.summary).toMatchObject({
+        status: 'completed',
         approvals: [
           { tool: 'refund', decision: 'allow', rule: 'refunds-under-100' },
           { tool: 'lookup', decision: 'allow' },
@@ -101,7 +102,9 @@ describe('the approvals policy says why a call ran', () => {
     ]);
     const done = await r.approve(paused.sessionKey, [{ id: paused.pendingApprovals![0]!.id, approved: true }]);
     expect(done.status).toBe('completed');
-    for await (const v of r.history(paused.sessionKey, { limit: 1 })) expect(v.cause?.summary).toBeUndefined();
+    // The resuming version's summary records no new policy decision.
+    for await (const v of r.history(paused.sessionKey, { limit: 1 }))
+      expect(v.cause?.summary).toMatchObject({ status: 'completed', approvals: [] });
     const after = (await r.transcript(paused.sessionKey)).filter((e) => e.type === 'tool');
     expect(after.map((e) => e.approval)).toEqual([{ decision: 'ask', rule: 'big-refunds' }, { decision: 'allow' }]);
     await r.close();

@@ -54,7 +54,20 @@ describe('a checkpoint after every applied signal', () => {
         strategy: { type: 'fsm', current_state: 'idle' },
         history: [user('hi'), assistant('echo hi')],
         engine: { turns: 1 },
-        cause: { at: expect.any(String), signal: { kind: 'user_message', text: 'hi' }, status: 'completed' },
+        cause: {
+          at: expect.any(String),
+          signal: { kind: 'user_message', text: 'hi', payload: { channel: 'cli', text: 'hi' } },
+          status: 'completed',
+          summary: {
+            status: 'completed',
+            action: 'continue',
+            handoffs: [],
+            toolCalls: [],
+            approvals: [],
+            reply: 'echo hi',
+            fsmState: 'idle',
+          },
+        },
       },
     });
 
@@ -77,7 +90,12 @@ describe('a checkpoint after every applied signal', () => {
         strategy: { type: 'fsm', current_state: 'idle' },
         history: [user('hi'), assistant('echo hi'), user('gated'), user('again'), assistant('echo again')],
         engine: { turns: 2 },
-        cause: { at: expect.any(String), signal: { kind: 'user_message', text: 'again' }, status: 'completed' },
+        cause: {
+          at: expect.any(String),
+          signal: { kind: 'user_message', text: 'again', payload: { channel: 'cli', text: 'again' } },
+          status: 'completed',
+          summary: expect.objectContaining({ status: 'completed', reply: 'echo again', fsmState: 'idle' }),
+        },
       },
     });
     await runner.close();

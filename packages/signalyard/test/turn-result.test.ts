@@ -26,7 +26,8 @@ describe('turnResultProblem', () => {
   it.each([
     {
       result: 42,
-      message: '42, expected a TurnResult object { messages?, state?, output?, status?, actions?, pendingApprovals? }',
+      message:
+        '42, expected a TurnResult object { messages?, state?, output?, status?, actions?, pendingApprovals?, reply? }',
     },
     { result: null, message: 'null, expected a TurnResult object' },
     { result: [], message: '[], expected a TurnResult object' },

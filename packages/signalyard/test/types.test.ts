@@ -93,7 +93,7 @@ describe('TurnContext and TurnResult', () => {
     expect(typeof mutate).toBe('function');
   });
 
-  it('TurnResult is all optional: output, messages, state, status, actions and pendingApprovals', () => {
+  it('TurnResult is all optional: output, messages, state, status, actions, pendingApprovals and reply', () => {
     expectTypeOf<TurnResult>().toEqualTypeOf<{
       output?: unknown;
       messages?: readonly ChatMessage[];
@@ -101,6 +101,7 @@ describe('TurnContext and TurnResult', () => {
       status?: 'completed' | 'paused';
       actions?: readonly Action[];
       pendingApprovals?: readonly PendingApproval[];
+      reply?: string;
     }>();
     const nothing: TurnResult = {};
     expect(nothing).toEqual({});

@@ -1,0 +1,327 @@
+import {
+  MemoryCheckpointStore,
+  describeValue,
+  type Action,
+  type ChatModel,
+  type CheckpointStore,
+  type Clock,
+  type Outcome,
+  type RunSummary,
+  type Signal,
+  type Tool,
+} from '@signalyard/core';
+import { errorText, readSessionCheckpoint } from '@signalyard/core/internal';
+import type { Cassette, CassetteTurn, PartialReason } from './cassette.js';
+import { parseCassette } from './cassette-file.js';
+import { divergence, diffSummaries, type Divergence } from './diff-runs.js';
+import { ReplayError, inputInvalid } from './errors/replay-error.js';
+import { ReplayTape } from './replay-tape.js';
+
+/** What `replay` hands the runner factory for one cassette. */
+export interface ReplayRunnerParts {
+  /** A fresh `MemoryCheckpointStore`, seeded with the cassette's `initial` checkpoint. */
+  readonly store: CheckpointStore;
+  /** Reads each turn's recorded time. */
+  readonly clock: Clock;
+  /** Answers each call (by `ChatRequest.agentId`) from the cassette's recorded calls, in order. */
+  readonly model: ChatModel;
+  /** The same tools with `execute` replaced by the recorded results (tools in `live` run for real when not recorded). */
+  readonly tools: (tools: readonly Tool[]) => Tool[];
+}
+
+/** The part of a Runner a replay drives: `dispatch` and `close`, and `handle` when it has one (any `signalyard` Runner is one). */
+export interface ReplayableRunner {
+  /** Applies one signal to a session. */
+  dispatch(sessionKey: string, signal: Signal, opts?: { agentId?: string }): Promise<Outcome>;
+  /**
+   * Resolves an inbound message's route (today's bindings) and applies it: used for user messages
+   * recorded as inbound messages (`{ channel, text, … }`), so a moved binding shows as a divergence.
+   */
+  handle?(message: never): Promise<Outcome>;
+  /** Stops the runner. */
+  close(): Promise<void>;
+}
+
+/** Builds the runner under test — with today's configuration — from what `replay` supplies. */
+export type ReplayRunnerFactory = (parts: ReplayRunnerParts) => ReplayableRunner | Promise<ReplayableRunner>;
+
+/** Options of {@link replay}. */
+export interface ReplayOptions {
+  /** Builds the runner under test for each cassette. */
+  readonly runner: ReplayRunnerFactory;
+  /** Tools that may run for real when a call is not recorded (default none: such a call is a divergence). */
+  readonly live?: readonly string[];
+}
+
+/** One replayed turn: what the cassette expected and what the new run did (absent when not run). */
+export interface ReplayedTurn {
+  /** The turn, 1-based. */
+  readonly turn: number;
+  /** The recorded summary. */
+  readonly expected: RunSummary;
+  /** The new run's summary; absent for a turn not replayed (partial, or after the session stopped). */
+  readonly actual?: RunSummary;
+}
+
+/** How a session's replay went: `same`, `diverged` (see `divergence`), `failed` (see `error`), `partial` (stopped at a partial turn). */
+export type ReplayStatus = 'same' | 'diverged' | 'failed' | 'partial';
+
+/** One cassette's replay. */
+export interface ReplayedSession {
+  /** The session replayed. */
+  readonly sessionKey: string;
+  /** Its agent. */
+  readonly agentId: string;
+  /** How it went. */
+  readonly status: ReplayStatus;
+  /** The first divergence (with `diverged`). */
+  readonly divergence?: Divergence;
+  /** Every divergence seen, in order (several `prompt_changed` may come before the one that stopped it). */
+  readonly divergences: readonly Divergence[];
+  /** Both summaries per turn replayed. */
+  readonly turns: readonly ReplayedTurn[];
+  /** Leading partial turns skipped (the replay starts after them) and the partial turn it stopped at. */
+  readonly partial?: {
+    /** The turn it stopped at (1-based); absent when only leading turns were skipped. */
+    readonly turn?: number;
+    /** Why. */
+    readonly reason: PartialReason;
+    /** How many leading partial turns were skipped. */
+    readonly skipped: number;
+  };
+  /** What went wrong (with `failed`). */
+  readonly error?: {
+    /** The error's `code`, when it had one. */
+    readonly code?: string;
+    /** What went wrong. */
+    readonly message: string;
+  };
+}
+
+/** What {@link replay} returns: every session, and the counts. */
+export interface ReplayReport {
+  /** Per cassette, in the order given. */
+  readonly sessions: readonly ReplayedSession[];
+  /** How many sessions were `same`. */
+  readonly same: number;
+  /** How many `diverged`. */
+  readonly diverged: number;
+  /** How many `failed`. */
+  readonly failed: number;
+  /** How many stopped at a `partial` turn. */
+  readonly partial: number;
+}
+
+/**
+ * Replays cassettes against the runner the caller builds with today's configuration (replay.md):
+ * for each cassette, a fresh store seeded with `initial`, the recorded clock, a model answering
+ * from the cassette, tools returning the recorded results; each turn's signal is dispatched and
+ * the `RunSummary` the runner saved is compared with the recorded one. A session stops at the end
+ * of its first diverging turn (a `prompt_changed` lets it go on), or at a partial turn (leading
+ * partial turns are skipped: the replay starts from the checkpoint after them). No network, no
+ * keys, no side effects: a tool call the cassette does not hold is `tool_not_recorded`, never a
+ * live call, unless the tool is listed in `live`.
+ *
+ * @throws ReplayError `REPLAY_INPUT_INVALID` for bad options, `REPLAY_CASSETTE_INVALID` for a
+ * cassette that is not one. A factory that throws or returns no runner fails its session
+ * (`REPLAY_RUNNER_INVALID`), not the replay.
+ * @example
+ * ```ts
+ * const report = await replay(await loadCassettes('cassettes/'), {
+ *   runner: ({ store, clock, model, tools }) =>
+ *     createRunner({ agents: [{ id: 'desk', engine: crewEngine(crew, { model, tools: tools(myTools) }) }], store, clock }),
+ * });
+ * for (const s of report.sessions) if (s.divergence) console.log(s.sessionKey, s.divergence.text);
+ * ```
+ */
+export async function replay(cassettes: readonly Cassette[], options: ReplayOptions): Promise<ReplayReport> {
+  const live = checkReplayOptions(cassettes, options);
+  const checked = cassettes.map((c) => parseCassette(c));
+  const sessions: ReplayedSession[] = [];
+  for (const cassette of checked) sessions.push(await replaySession(cassette, options.runner, live));
+  const count = (s: ReplayStatus): number => sessions.filter((x) => x.status === s).length;
+  return {
+    sessions,
+    same: count('same'),
+    diverged: count('diverged'),
+    failed: count('failed'),
+    partial: count('partial'),
+  };
+}
+
+/** The options' problems, thrown; else the `live` list. @internal */
+function checkReplayOptions(cassettes: readonly Cassette[], options: ReplayOptions): readonly string[] {
+  if (!Array.isArray(cassettes))
+    throw inputInvalid(`replay needs a list of cassettes, got ${describeValue(cassettes)}`);
+  if (typeof options !== 'object' || (options as unknown) === null || typeof options.runner !== 'function')
+    throw inputInvalid(
+      `replay needs options { runner: ({ store, clock, model, tools }) => Runner, live? }, got runner ${describeValue((options as Partial<ReplayOptions> | null)?.runner)}`,
+    );
+  const live: unknown = options.live ?? [];
+  if (!Array.isArray(live) || live.some((n) => typeof n !== 'string'))
+    throw inputInvalid(`replay option live must be a list of tool names, got ${describeValue(options.live)}`);
+  return live as readonly string[];
+}
+
+async function startRunner(factory: ReplayRunnerFactory, parts: ReplayRunnerParts): Promise<ReplayableRunner> {
+  let runner: unknown;
+  try {
+    runner = await factory(parts);
+  } catch (error) {
+    throw new ReplayError({
+      code: 'REPLAY_RUNNER_INVALID',
+      message: `The runner factory threw: ${errorText(error)}`,
+      cause: error,
+    });
+  }
+  const r = runner as Partial<ReplayableRunner> | null;
+  if (typeof r !== 'object' || r === null || typeof r.dispatch !== 'function' || typeof r.close !== 'function')
+    throw new ReplayError({
+      code: 'REPLAY_RUNNER_INVALID',
+      message: `The runner factory returned ${describeValue(runner)}, expected a Runner { dispatch, close }`,
+    });
+  return r as ReplayableRunner;
+}
+
+/** Replays one cassette. */
+async function replaySession(
+  cassette: Cassette,
+  factory: ReplayRunnerFactory,
+  live: readonly string[],
+): Promise<ReplayedSession> {
+  const tape = new ReplayTape(live);
+  const store = new MemoryCheckpointStore({ clock: tape.clock });
+  const base = { sessionKey: cassette.sessionKey, agentId: cassette.agentId };
+  const turns: ReplayedTurn[] = [];
+  let skipped = 0;
+  let reason: PartialReason | undefined;
+  for (let t = cassette.turns[0]; t?.partial !== undefined; t = cassette.turns[++skipped]) reason = t.partial.reason;
+  const leading = reason === undefined ? undefined : { reason, skipped };
+  let runner: ReplayableRunner | undefined;
+  const end = cassette.turns.findIndex((t, i) => i >= skipped && t.partial !== undefined);
+  tape.load(cassette.turns.slice(skipped, end < 0 ? undefined : end));
+  try {
+    if (cassette.initial !== undefined) await store.save(cassette.sessionKey, cassette.initial, 0);
+    runner = await startRunner(factory, { store, clock: tape.clock, model: tape.model, tools: tape.tools });
+    for (let i = skipped; i < cassette.turns.length; i++) {
+      const turn = cassette.turns[i] as CassetteTurn;
+      if (turn.partial !== undefined) {
+        return {
+          ...base,
+          status: 'partial',
+          divergences: tape.divergences,
+          turns,
+          partial: { turn: i + 1, reason: turn.partial.reason, skipped },
+        };
+      }
+      const actual = await replayTurn(runner, store, cassette, turn, i + 1, tape);
+      turns.push({ turn: i + 1, expected: turn.expected, actual });
+      // A turn recorded as failed, failing again: what it could not get (a store keeps no reply of a
+      // model that threw) is how it failed then too, not a divergence.
+      if (turn.expected.status === 'failed' && actual.status === 'failed') tape.forgive(i + 1);
+      const apart = tape.divergences.some((d) => d.turn === i + 1 && d.kind !== 'prompt_changed');
+      const diff = apart ? undefined : diffSummaries(turn.expected, actual);
+      if (diff !== undefined) tape.divergences.push(divergence(i + 1, 'summary', diff));
+      const first = tape.divergences.find((d) => d.kind !== 'prompt_changed');
+      if (first !== undefined) break;
+    }
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    return {
+      ...base,
+      status: 'failed',
+      divergences: tape.divergences,
+      turns,
+      error: { ...(typeof code === 'string' && { code }), message: errorText(error) },
+      ...(leading !== undefined && { partial: leading }),
+    };
+  } finally {
+    await runner?.close();
+  }
+  const first = tape.divergences[0];
+  return {
+    ...base,
+    // Nothing replayed (every turn partial) is no evidence of sameness.
+    status: first !== undefined ? 'diverged' : turns.length === 0 && skipped > 0 ? 'partial' : 'same',
+    ...(first !== undefined && { divergence: first }),
+    divergences: tape.divergences,
+    turns,
+    ...(leading !== undefined && { partial: leading }),
+  };
+}
+
+/** Dispatches one turn's signal at its recorded time; the summary the runner saved (or, when it saved nothing, the outcome's). */
+async function replayTurn(
+  runner: ReplayableRunner,
+  store: CheckpointStore,
+  cassette: Cassette,
+  turn: CassetteTurn,
+  index: number,
+  tape: ReplayTape,
+): Promise<RunSummary> {
+  tape.at(turn, index);
+  const before = (await store.load(cassette.sessionKey))?.version ?? 0;
+  const signal: Signal = { kind: turn.signal.kind, payload: structuredClone(turn.signal.payload) };
+  const outcome =
+    isInbound(signal) && runner.handle !== undefined
+      ? await runner.handle(signal.payload as never)
+      : await runner.dispatch(cassette.sessionKey, signal, { agentId: cassette.agentId });
+  // Today's bindings sent the message elsewhere: that is the divergence.
+  if (outcome.agentId !== cassette.agentId || outcome.sessionKey !== cassette.sessionKey) {
+    const path = outcome.agentId !== cassette.agentId ? 'agentId' : 'sessionKey';
+    tape.divergences.push(
+      divergence(index, 'summary', {
+        path,
+        expected: path === 'agentId' ? cassette.agentId : cassette.sessionKey,
+        actual: path === 'agentId' ? outcome.agentId : outcome.sessionKey,
+      }),
+    );
+    return outcomeSummary(outcome);
+  }
+  const saved = await store.load(cassette.sessionKey);
+  if (saved !== undefined && saved.version > before) {
+    const read = readSessionCheckpoint(saved.data);
+    const summary = read.ok ? read.data.cause?.summary : undefined;
+    if (summary !== undefined && typeof summary.status === 'string') return summary;
+  }
+  return outcomeSummary(outcome);
+}
+
+/** A user message recorded as an inbound message (`{ channel, text, … }`): replayed through `handle`. */
+function isInbound(signal: Signal): boolean {
+  const p = signal.payload as { channel?: unknown; text?: unknown } | null;
+  return (
+    signal.kind === 'user_message' &&
+    typeof p === 'object' &&
+    p !== null &&
+    typeof p.channel === 'string' &&
+    typeof p.text === 'string'
+  );
+}
+
+/** The summary of an outcome whose signal saved nothing (unrouted, or failed before any save). */
+function outcomeSummary(outcome: Outcome): RunSummary {
+  const decided = outcome.decidedBy;
+  return {
+    status: outcome.status,
+    ...(decided !== undefined && { route: { tier: decided.tier, name: decided.route.name ?? '' } }),
+    ...(outcome.action !== undefined && { action: actionText(outcome.action) }),
+    handoffs: [],
+    toolCalls: [],
+    approvals: [],
+  };
+}
+
+/** An action as `RunSummary.action` writes it (as the Runner does). */
+function actionText(action: Action): string {
+  switch (action.type) {
+    case 'transition':
+      return `transition:${action.target}`;
+    case 'reject':
+      return `reject:${action.reason}`;
+    case 'custom':
+      return `custom:${action.name}`;
+    default:
+      return action.type;
+  }
+}

@@ -1,0 +1,154 @@
+// Recorded on purpose: cassetteRecorder writes the exact model requests (hashed), responses and
+// tool results of every turn; replays of them are `same`, a prompt edit is `prompt_changed`, and
+// a parallel group and non-user signals (an approval, an FSM escalation) replay too.
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryCheckpointStore, type Plugin } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import { parseCrewConfig } from '@signalyard/crew';
+import { createRunner, crewEngine } from 'signalyard';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReplayError, cassetteRecorder, loadCassettes, replay, type ReplayRunnerParts } from '../src/index.js';
+import { desk, deskTools, dm, liveModel, liveWeek, steppingClock, throwingTools, type DeskChanges } from './desk.js';
+
+const dirs: string[] = [];
+const tempDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'replay-rec-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const today =
+  (changes: DeskChanges = {}, tools = throwingTools()) =>
+  (parts: ReplayRunnerParts) =>
+    desk({ ...parts, tools: parts.tools(tools.tools) }, changes);
+
+async function recordWeek(dir: string, redact?: (v: string) => string) {
+  const recorder = cassetteRecorder({ dir, ...(redact !== undefined && { redact }) });
+  const runner = desk({
+    store: recorder.store(new MemoryCheckpointStore()),
+    clock: steppingClock(),
+    model: recorder.model(liveModel()),
+    tools: deskTools().tools,
+    plugins: [recorder],
+  });
+  await liveWeek(runner);
+  await runner.close();
+  await recorder.flush();
+  return loadCassettes(dir);
+}
+
+describe('cassetteRecorder', () => {
+  it('writes one cassette per session with hashed requests; replayed, every session is same and no tool runs', async () => {
+    const cassettes = await recordWeek(tempDir());
+    expect(cassettes).toHaveLength(5);
+    const u2 = cassettes.find((c) => c.sessionKey.endsWith(':u2'))!;
+    expect(u2.source).toBe('recorder');
+    expect(u2.turns[0]?.modelCalls.map((m) => [m.agentId, m.request?.hash.length])).toEqual([
+      ['triage', 64],
+      ['billing', 64],
+      ['billing', 64],
+    ]);
+    expect(u2.turns[0]?.toolResults).toEqual([
+      { name: 'lookup_order', arguments: { order: 'A1' }, result: { order: 'A1', status: 'shipped' } },
+      { name: 'refund', arguments: { amount: 40 }, result: 'refunded 40' },
+    ]);
+    const tools = throwingTools();
+    const report = await replay(cassettes, { runner: today({}, tools) });
+    expect(report.sessions.map((s) => [s.status, s.divergence?.text])).toEqual(Array(5).fill(['same', undefined]));
+    expect(tools.calls).toEqual([]);
+  });
+
+  it('a prompt edited: prompt_changed at the first call of the agent, and the run goes on', async () => {
+    const cassettes = await recordWeek(tempDir());
+    const u2 = cassettes.find((c) => c.sessionKey.endsWith(':u2'))!;
+    const report = await replay([u2], { runner: today({ prompt: 'You triage, politely.' }) });
+    const s = report.sessions[0]!;
+    expect(s.status).toBe('diverged');
+    expect(s.divergence).toMatchObject({ turn: 1, kind: 'prompt_changed', path: 'modelCalls[0].request.hash' });
+    // Answered in order all the same: the summary of the turn is the recorded one.
+    expect(s.turns[0]?.actual).toEqual(s.turns[0]?.expected);
+  });
+
+  it('a secret in a user message never reaches the cassette file with redact', async () => {
+    const dir = tempDir();
+    const recorder = cassetteRecorder({ dir, redact: (v) => v.replace(/\d{16}/g, '[card]') });
+    const runner = desk({
+      store: recorder.store(new MemoryCheckpointStore()),
+      clock: steppingClock(),
+      model: recorder.model(liveModel()),
+      tools: deskTools().tools,
+      plugins: [recorder],
+    });
+    await runner.handle(dm('u9', 'refund 40, card 4111111111111111'));
+    await runner.close();
+    for (const f of readdirSync(dir)) expect(readFileSync(join(dir, f), 'utf8')).not.toContain('4111111111111111');
+    const [cassette] = await loadCassettes(dir);
+    expect(JSON.stringify(cassette)).toContain('[card]');
+    // Redacted consistently: the replay (on the redacted text) hashes its requests alike.
+    expect((await replay([cassette!], { runner: today() })).sessions[0]?.status).toBe('same');
+  });
+
+  it('a parallel group replays from a recorder cassette (members answered per agent)', async () => {
+    const crew = parseCrewConfig(`
+entry_point: lead
+agents:
+  - id: lead
+  - id: law
+  - id: tax
+  - id: summary
+routing:
+  signals:
+    lead:
+      - { signal: "[ASK]", target: experts }
+    summary:
+      - { signal: "[DONE]", target: "" }
+  parallel_groups:
+    experts: { agents: [law, tax], next_agent: summary }
+`);
+    const dir = tempDir();
+    const recorder = cassetteRecorder({ dir });
+    const live = scriptedModel({
+      lead: ['[ASK]', '[ASK]'],
+      law: ['Legal.', 'Still legal.'],
+      tax: ['Deductible.', 'Still.'],
+      summary: ['Both. [DONE]', 'Again. [DONE]'],
+    });
+    const build = (parts: {
+      store: MemoryCheckpointStore | ReplayRunnerParts['store'];
+      model: ReplayRunnerParts['model'];
+      plugins?: Plugin[];
+    }) =>
+      createRunner({
+        agents: [{ id: 'desk', engine: crewEngine(crew, { model: parts.model }) }],
+        store: parts.store,
+        ...(parts.plugins && { plugins: parts.plugins }),
+      });
+    const runner = build({
+      store: recorder.store(new MemoryCheckpointStore()),
+      model: recorder.model(live),
+      plugins: [recorder],
+    });
+    await runner.handle(dm('p1', 'can I deduct it?'));
+    await runner.handle(dm('p1', 'sure?'));
+    await runner.close();
+    const cassettes = await loadCassettes(dir);
+    expect(cassettes[0]?.turns.map((t) => t.modelCalls.length)).toEqual([4, 4]);
+    const report = await replay(cassettes, { runner: (parts) => build(parts) });
+    expect(report.sessions[0]?.status).toBe('same');
+  });
+
+  it('refuses to start without its store wrapper, and bad options', async () => {
+    const recorder = cassetteRecorder({ dir: tempDir() });
+    const runner = createRunner({ agents: [{ id: 'a', engine: async () => ({}) }], plugins: [recorder] });
+    await expect(runner.start()).rejects.toMatchObject({ code: 'REPLAY_RECORDER_INCOMPLETE' });
+    await runner.close();
+    expect(() => cassetteRecorder({ dir: '' })).toThrow(ReplayError);
+    expect(() => cassetteRecorder({ dir: 'x', redact: 'no' as never })).toThrow(/redact must be a function/);
+    expect(() => cassetteRecorder(null as never)).toThrow(/needs options/);
+  });
+});
