@@ -90,7 +90,13 @@ export class SignalApplier implements SignalApply {
       const saveArrival = (failed: Outcome, initial?: StrategySnapshot): Promise<void> =>
         job.committed === true
           ? Promise.resolve()
-          : persistence.saveArrival(session, job.signal, signalCause(persistence.clock, job.signal, failed), initial);
+          : persistence.saveArrival(
+              session,
+              job.signal,
+              signalCause(persistence.clock, job.signal, failed),
+              initial,
+              failed,
+            );
       let applied: Applied;
       try {
         applied = await this.#applyOnce(session, loaded, job);

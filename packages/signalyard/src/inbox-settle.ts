@@ -39,7 +39,7 @@ export async function coverEntry(
         { history, engineState: loaded.engineState },
         signalCause(persistence.clock, job.signal, outcome),
         loaded.savedStrategy,
-        mark,
+        persistence.withOutcome(mark, outcome),
       );
       return;
     } catch (error) {

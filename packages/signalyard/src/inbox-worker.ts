@@ -12,6 +12,7 @@ import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
+import { settledOutcomeIn } from './inbox-fields.js';
 import { coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, inputError } from './outcomes.js';
@@ -316,7 +317,7 @@ export class InboxWorker {
     work.finishing = work.finishing.then(async () => {
       try {
         const end = await ended;
-        if (end.kind === 'skipped') await this.#d.inbox.ack(entry);
+        if (end.kind === 'skipped') await this.#ackSettled(work, entry);
         else if (end.kind === 'applied') await this.#deliver(entry, end.outcome);
       } catch (error) {
         this.#lose(work, error);
@@ -331,6 +332,18 @@ export class InboxWorker {
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
     await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
+    await this.#d.inbox.ack(entry);
+  }
+
+  /**
+   * Acknowledges an entry the checkpoint settled already, after storing the outcome its settling
+   * save recorded (`inboxOutcomes`): the worker that settled it may have died before `putOutcome`.
+   * The transports keep the first outcome stored, so one stored already stays.
+   */
+  async #ackSettled(work: KeyWork, entry: InboxEntry): Promise<void> {
+    const state = this.#d.queue.live(work.key)?.state;
+    const recorded = state?.kind === 'loaded' ? settledOutcomeIn(state.carried, entry.receiptId) : undefined;
+    if (recorded !== undefined) await this.#d.inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
     await this.#d.inbox.ack(entry);
   }
 
@@ -352,7 +365,7 @@ export class InboxWorker {
     try {
       if (job?.lockLost === true) return; // dropped, or its lease lost mid-turn: unsettled
       if (job?.skipped === true) {
-        await this.#d.inbox.ack(entry);
+        await this.#ackSettled(work, entry);
         return;
       }
       const session = this.#d.queue.live(work.key);

@@ -110,6 +110,7 @@ class RunnerImpl implements Runner {
       maxHistoryMessages: options.maxHistoryMessages,
       pluginRoutes: options.pluginRoutes,
       clock: options.clock,
+      maxOutcomeBytes: options.maxOutcomeBytes,
     });
     const applierDeps = {
       hub: this.#hub,

@@ -1,11 +1,13 @@
 import {
   CheckpointConflictError,
+  DEFAULT_MAX_OUTCOME_BYTES,
   DirectStrategy,
   describeValue,
   isSignalyardError,
   type CheckpointStore,
   type Clock,
   type ExecutionStrategy,
+  type Outcome,
   type SessionCause,
   type SessionCheckpointV1,
   type Signal,
@@ -19,7 +21,7 @@ import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } fro
 import { RunnerError } from './errors/runner-error.js';
 import { NO_HISTORY, appendHistory, keptHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
-import { carriedWithMark, settlingMark, type InboxMark } from './inbox-fields.js';
+import { carriedWithMark, settlingMark, withOutcome, type InboxMark } from './inbox-fields.js';
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 
@@ -38,17 +40,37 @@ export class SessionPersistence {
   readonly #pluginRoutes: readonly SignalRoute[];
   /** The runner's clock: what stamps the `cause.at` of every version saved. */
   readonly clock: Clock;
+  /** What an outcome recorded in a settling save (`inboxOutcomes`) keeps of its output, at most. */
+  readonly #maxOutcomeBytes: number;
 
   constructor(options: {
     store: CheckpointStore;
     maxHistoryMessages: number;
     pluginRoutes: readonly SignalRoute[];
     clock: Clock;
+    /** Default: core's 256 KiB. */
+    maxOutcomeBytes?: number;
   }) {
     this.#store = options.store;
     this.clock = options.clock;
+    this.#maxOutcomeBytes = options.maxOutcomeBytes ?? DEFAULT_MAX_OUTCOME_BYTES;
     this.#maxHistoryMessages = options.maxHistoryMessages;
     this.#pluginRoutes = options.pluginRoutes;
+  }
+
+  /**
+   * The mark of what `session` is settling now ({@link settlingMark}) with `outcome` recorded for
+   * its entry (`inboxOutcomes`) — for a single signal's entry; a batch's mark carries none.
+   * `undefined` on the in-process path.
+   */
+  settling(session: LiveSession, outcome: Outcome): InboxMark | undefined {
+    const mark = settlingMark(session);
+    return mark === undefined || session.batch !== undefined ? mark : this.withOutcome(mark, outcome);
+  }
+
+  /** `mark` with `outcome` recorded for its entry, capped like the outcome `putOutcome` stores. */
+  withOutcome(mark: InboxMark, outcome: Outcome): InboxMark {
+    return withOutcome(mark, outcome, this.#maxOutcomeBytes);
   }
 
   /** Loads the session unless loaded (or `force`), joining a load already in flight. */
@@ -190,7 +212,7 @@ export class SessionPersistence {
   /**
    * Saves only what arrived — the signal's user message — on the state reloaded from the store,
    * with the strategy snapshot stored there (the strategy is not asked again: its `snapshot()` may
-   * be what threw). `initial`: the snapshot of the state that was loaded before, for a session
+   * be what threw); `outcome`: the signal's outcome, recorded for its inbox entry. `initial`: the snapshot of the state that was loaded before, for a session
    * never saved whose fresh strategy cannot give one. For a signal whose own effects cannot be
    * stored or were lost. Never throws: when even that fails, the session is left unloaded (the
    * next signal reloads it).
@@ -200,6 +222,7 @@ export class SessionPersistence {
     signal: Signal,
     cause: SessionCause,
     initial?: StrategySnapshot,
+    outcome?: Outcome,
   ): Promise<void> {
     try {
       const loaded = await this.load(session, true);
@@ -214,6 +237,7 @@ export class SessionPersistence {
         },
         cause,
         loaded.savedStrategy ?? (loaded.version === 0 ? initial : undefined),
+        outcome === undefined ? settlingMark(session) : this.settling(session, outcome),
       );
     } catch {
       session.state = UNLOADED;

@@ -162,6 +162,70 @@ describe.each([
     await rejectsCode(worker.runner.outcome(first.receiptId, { timeoutMs: 200 }), 'OUTCOME_EXPIRED');
   });
 
+  it.each([
+    ['a turn (its own settling save)', user('pay'), 'completed', 1],
+    ['an unrouted signal (a save only advancing inboxSeq)', signal('timer', null), 'unrouted', 0],
+  ] as const)(
+    'a kill between the settling save and putOutcome (%s): the next worker stores the outcome the save recorded, applying nothing again',
+    async (_what, sent, status, turnsExpected) => {
+      const storage = makeStorage();
+      const turns: string[] = [];
+      const engine: EngineFn = (ctx) => {
+        turns.push(textOf(ctx));
+        return Promise.resolve({ output: { paid: 1 }, messages: [{ role: 'assistant', content: 'done' }] });
+      };
+      // The first worker dies right after its settling save: its putOutcome never stores anything.
+      const real = storage.inbox();
+      const died = deferred();
+      const dying = new Proxy(real, {
+        get(target, property) {
+          if (property === 'putOutcome') {
+            return () => {
+              died.resolve();
+              return Promise.reject(new Error('killed before putOutcome'));
+            };
+          }
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const producer = runnerOn(storage, engine, { worker: false });
+      const first = createRunner({
+        agents: [{ id: 'main', engine }],
+        store: storage.store(),
+        inbox: dying,
+        worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
+        closeTimeoutMs: 50,
+      });
+      closers.push(() => first.close());
+      const receipt = await producer.runner.accept(KEY, sent);
+      await died.promise;
+      await first.close();
+      const saved = (await producer.store.load(KEY))?.data as Record<string, unknown>;
+      expect(saved.inboxSeq).toBe('1');
+      expect(saved.inboxOutcomes).toEqual([
+        { receiptId: receipt.receiptId, seq: '1', outcome: expect.objectContaining({ status }) as unknown },
+      ]);
+      // No outcome stored: without the recorded one, it would stay missing for good.
+      await rejectsCode(producer.runner.outcome(receipt.receiptId, { timeoutMs: 100 }), 'OUTCOME_TIMEOUT');
+      const second = runnerOn(storage, engine);
+      const outcome = await second.runner.outcome(receipt.receiptId);
+      expect(outcome).toMatchObject({ status, sessionKey: KEY, agentId: 'main' });
+      if (status === 'completed') expect(outcome.output).toEqual({ paid: 1 });
+      expect((await producer.runner.outcome(receipt.receiptId)).status).toBe(status);
+      expect(turns).toHaveLength(turnsExpected);
+      const history = await historyOf(second.store);
+      expect(history).toEqual(status === 'completed' ? ['user:pay', 'assistant:done'] : []);
+      // Settled (acknowledged): a later entry is applied after it, once.
+      const next = await producer.runner.accept(KEY, user('next'));
+      expect((await second.runner.outcome(next.receiptId)).status).toBe('completed');
+      expect(await inboxSeqOf(second.store)).toBe('2');
+      expect(((await second.store.load(KEY))?.data as Record<string, unknown>).inboxOutcomes).toEqual([
+        { receiptId: next.receiptId, seq: '2', outcome: expect.objectContaining({ status: 'completed' }) as unknown },
+      ]);
+    },
+  );
+
   it('a worker: false producer gets the outcome a worker runner settled, rebuilt from its JSON', async () => {
     const storage = makeStorage();
     const producer = runnerOn(storage, echo().engine, { worker: false });
