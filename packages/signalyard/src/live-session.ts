@@ -43,7 +43,10 @@ export interface Job {
    * an inbox — a fresh UUID made when a turn first asks.
    */
   receiptId?: string;
-  /** Set when the entry was found settled already (at or below `inboxSeq`): acknowledged, no outcome stored. */
+  /**
+   * Set when the entry was found settled already (at or below `inboxSeq`): acknowledged, after
+   * storing the outcome its settling save recorded (`inboxOutcomes`), if any.
+   */
   skipped?: boolean;
 }
 
