@@ -18,7 +18,7 @@ import { decisionsOf } from './approval-checks.js';
 import type { SignalApplied, SignalApply } from './appliers.js';
 import { appendHistory, userMessageOf } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
-import { settledThrough } from './inbox-fields.js';
+import { settledOutcomeIn, settledThrough } from './inbox-fields.js';
 import {
   asSignalyardError,
   failedOutcome,
@@ -84,6 +84,7 @@ export class SignalApplier implements SignalApply {
       // Another worker settled this inbox entry (a conflict reloaded it): never apply it twice.
       if (job.entry !== undefined && settledThrough(loaded.carried, job.entry.seq)) {
         job.skipped = true;
+        job.recorded = settledOutcomeIn(loaded.carried, job.entry.receiptId);
         return done(stoppedOutcome(session.ctx));
       }
       // After a commit, what arrived is saved already.

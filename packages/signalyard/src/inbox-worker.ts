@@ -7,12 +7,12 @@ import {
   type InboxEntry,
   type InboxLease,
   type Outcome,
+  type OutcomeJson,
 } from '@signalyard/core';
 import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
-import { settledOutcomeIn } from './inbox-fields.js';
 import { coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, inputError } from './outcomes.js';
@@ -317,7 +317,7 @@ export class InboxWorker {
     work.finishing = work.finishing.then(async () => {
       try {
         const end = await ended;
-        if (end.kind === 'skipped') await this.#ackSettled(work, entry);
+        if (end.kind === 'skipped') await this.#ackSettled(entry, end.recorded);
         else if (end.kind === 'applied') await this.#deliver(entry, end.outcome);
       } catch (error) {
         this.#lose(work, error);
@@ -337,12 +337,11 @@ export class InboxWorker {
 
   /**
    * Acknowledges an entry the checkpoint settled already, after storing the outcome its settling
-   * save recorded (`inboxOutcomes`): the worker that settled it may have died before `putOutcome`.
-   * The transports keep the first outcome stored, so one stored already stays.
+   * save recorded (`inboxOutcomes`, read when it was found settled): the worker that settled it may
+   * have died before `putOutcome`. The transports keep the first outcome stored, so one stored
+   * already stays.
    */
-  async #ackSettled(work: KeyWork, entry: InboxEntry): Promise<void> {
-    const state = this.#d.queue.live(work.key)?.state;
-    const recorded = state?.kind === 'loaded' ? settledOutcomeIn(state.carried, entry.receiptId) : undefined;
+  async #ackSettled(entry: InboxEntry, recorded: OutcomeJson | undefined): Promise<void> {
     if (recorded !== undefined) await this.#d.inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
     await this.#d.inbox.ack(entry);
   }
@@ -365,7 +364,7 @@ export class InboxWorker {
     try {
       if (job?.lockLost === true) return; // dropped, or its lease lost mid-turn: unsettled
       if (job?.skipped === true) {
-        await this.#ackSettled(work, entry);
+        await this.#ackSettled(entry, job.recorded);
         return;
       }
       const session = this.#d.queue.live(work.key);

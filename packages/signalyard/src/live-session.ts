@@ -4,6 +4,7 @@ import type {
   ExecutionStrategy,
   InboxEntry,
   Outcome,
+  OutcomeJson,
   PendingApproval,
   Signal,
   StrategySnapshot,
@@ -48,6 +49,11 @@ export interface Job {
    * storing the outcome its settling save recorded (`inboxOutcomes`), if any.
    */
   skipped?: boolean;
+  /**
+   * The outcome the checkpoint recorded for the entry of a `skipped` job (`inboxOutcomes`), read
+   * when it was found settled (a later settle replaces it): stored before the acknowledgement.
+   */
+  recorded?: OutcomeJson;
 }
 
 /** An approval a rewind or fork retired, to be answered as denied with `reason`. @internal */
