@@ -2,6 +2,7 @@ import type { JsonValue, PendingApproval } from './approval.js';
 import type { ChatMessage } from './model.js';
 import type { StrategySnapshot } from './execution-strategy.js';
 import type { Tier } from './route.js';
+import type { OutcomeJson } from './outcome-json.js';
 import type { OutcomeStatus } from './runner-event.js';
 import type { SignalKind } from './signal.js';
 
@@ -189,6 +190,22 @@ export interface SessionCheckpointV1 {
     /** The entry's receipt id. */
     readonly receiptId: string;
   };
+  /**
+   * The outcomes of the inbox entries settled by the save that wrote this version (the last
+   * settling save; replaced by the next one), each as stored by `Inbox.putOutcome`, its output
+   * capped at `maxOutcomeBytes`. A worker that finds an entry settled already (`seq` at or below
+   * `inboxSeq`) stores the entry's outcome from here before acknowledging it, so an outcome lost
+   * to a crash between the save and `putOutcome` is still delivered. Absent: none recorded
+   * (checkpoints of earlier releases, saves without an inbox).
+   */
+  readonly inboxOutcomes?: readonly {
+    /** The entry's receipt id. */
+    readonly receiptId: string;
+    /** The entry's `seq`, a decimal string. */
+    readonly seq: string;
+    /** The entry's outcome. */
+    readonly outcome: OutcomeJson;
+  }[];
 }
 
 /** One saved version of a session, as `Runner.history` lists it (newest first). */

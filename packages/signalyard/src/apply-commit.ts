@@ -62,15 +62,21 @@ export async function commitApplied(d: CommitDeps, c: CommitInput): Promise<Comm
   const { applied } = c;
   if (applied.save === undefined) return UNSAVED;
   try {
-    await d.persistence.save(c.session, c.loaded, applied.save, c.cause);
+    // The settling save records the outcome too: a worker dying before `putOutcome` loses nothing.
+    const mark = d.persistence.settling(c.session, applied.outcome);
+    await d.persistence.save(c.session, c.loaded, applied.save, c.cause, undefined, mark);
   } catch (error) {
     if (applied.rollback !== undefined) c.loaded.strategy.restore(applied.rollback);
     if (isConflict(error) && c.attempt < MAX_CONFLICT_RETRIES)
       return { kind: 'conflict', error: error as CheckpointConflictError };
-    const failed: Outcome = { ...applied.outcome, status: 'failed' };
+    const failed: Outcome = {
+      ...applied.outcome,
+      status: 'failed',
+      error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED'),
+    };
     // The effects cannot be stored; what arrived still is.
     if (isUnstorable(error) && applied.outcome.status !== 'failed') await c.saveArrivals(failed);
-    return { kind: 'failed', outcome: { ...failed, error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED') } };
+    return { kind: 'failed', outcome: failed };
   }
   emitTransitions(d.hub, c.session, applied);
   return SAVED;

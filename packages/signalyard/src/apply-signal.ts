@@ -18,7 +18,7 @@ import { decisionsOf } from './approval-checks.js';
 import type { SignalApplied, SignalApply } from './appliers.js';
 import { appendHistory, userMessageOf } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
-import { settledThrough } from './inbox-fields.js';
+import { markCommitted, settledOutcomeIn, settledThrough } from './inbox-fields.js';
 import {
   asSignalyardError,
   failedOutcome,
@@ -84,13 +84,23 @@ export class SignalApplier implements SignalApply {
       // Another worker settled this inbox entry (a conflict reloaded it): never apply it twice.
       if (job.entry !== undefined && settledThrough(loaded.carried, job.entry.seq)) {
         job.skipped = true;
+        job.recorded = settledOutcomeIn(loaded.carried, job.entry.receiptId);
         return done(stoppedOutcome(session.ctx));
       }
+      // A commit of this entry's turn (another worker's, when a conflict reloaded it) saved its
+      // user message already: never appended again.
+      if (job.entry !== undefined && attempt > 0) markCommitted(session, job);
       // After a commit, what arrived is saved already.
       const saveArrival = (failed: Outcome, initial?: StrategySnapshot): Promise<void> =>
         job.committed === true
           ? Promise.resolve()
-          : persistence.saveArrival(session, job.signal, signalCause(persistence.causes, job.signal, failed), initial);
+          : persistence.saveArrival(
+              session,
+              job.signal,
+              signalCause(persistence.causes, job.signal, failed),
+              initial,
+              failed,
+            );
       let applied: Applied;
       try {
         applied = await this.#applyOnce(session, loaded, job);

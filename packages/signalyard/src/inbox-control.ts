@@ -1,5 +1,5 @@
-import type { InboxEntry, Outcome } from '@signalyard/core';
-import { settledThrough } from './inbox-fields.js';
+import type { InboxEntry, Outcome, OutcomeJson } from '@signalyard/core';
+import { settledOutcomeIn, settledThrough } from './inbox-fields.js';
 import type { LiveSession } from './live-session.js';
 import { failedOutcome, outcomeOf } from './outcomes.js';
 import type { SessionPersistence } from './session-persistence.js';
@@ -10,7 +10,9 @@ export const CONTROL_KIND = 'custom:signalyard.control';
 
 /** How a control entry's application ended: applied (with its outcome), settled before, or left (lease lost). @internal */
 export type ControlEnd =
-  { readonly kind: 'applied'; readonly outcome: Outcome } | { readonly kind: 'skipped' | 'left' };
+  | { readonly kind: 'applied'; readonly outcome: Outcome }
+  | { readonly kind: 'skipped'; readonly recorded: OutcomeJson | undefined }
+  | { readonly kind: 'left' };
 
 /** What applying a control entry works with. @internal */
 export interface ControlDeps {
@@ -41,7 +43,8 @@ export async function applyControl(
   if (!holds()) return { kind: 'left' };
   try {
     const loaded = await d.persistence.loadShared(session, true);
-    if (settledThrough(loaded.carried, entry.seq)) return { kind: 'skipped' };
+    if (settledThrough(loaded.carried, entry.seq))
+      return { kind: 'skipped', recorded: settledOutcomeIn(loaded.carried, entry.receiptId) };
   } catch {
     return { kind: 'left' };
   }

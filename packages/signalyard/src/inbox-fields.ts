@@ -1,3 +1,4 @@
+import { outcomeToJson, type Outcome, type OutcomeJson, type SessionCheckpointV1 } from '@signalyard/core';
 import { compareInboxSeq, isInboxSeq } from '@signalyard/core/internal';
 import type { Job, LiveSession } from './live-session.js';
 
@@ -11,6 +12,42 @@ export interface InboxMark {
   readonly seq: string;
   readonly receiptId: string;
   readonly partial: boolean;
+  /**
+   * The outcomes of the entries a settling save settles, recorded as the checkpoint's
+   * `inboxOutcomes` (replacing the last settle's); absent: none recorded.
+   */
+  readonly outcomes?: SessionCheckpointV1['inboxOutcomes'];
+}
+
+/**
+ * `mark` (a settling one) with the outcome of its entry, as `putOutcome` stores it (capped at
+ * `maxOutcomeBytes`); `mark` as it is when the outcome cannot be converted, or for a commit.
+ * @internal
+ */
+export function withOutcome(mark: InboxMark, outcome: Outcome, maxOutcomeBytes: number): InboxMark {
+  if (mark.partial) return mark;
+  let json: OutcomeJson;
+  try {
+    json = outcomeToJson(outcome, { maxOutcomeBytes });
+  } catch {
+    return mark;
+  }
+  return { ...mark, outcomes: [{ receiptId: mark.receiptId, seq: mark.seq, outcome: json }] };
+}
+
+/** The outcome the checkpoint's last settling save recorded for `receiptId` (`inboxOutcomes`), if any. @internal */
+export function settledOutcomeIn(
+  fields: Readonly<Record<string, unknown>>,
+  receiptId: string,
+): OutcomeJson | undefined {
+  const recorded: unknown = fields.inboxOutcomes;
+  if (!Array.isArray(recorded)) return undefined;
+  for (const item of recorded as unknown[]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { receiptId: id, outcome } = item as { receiptId?: unknown; outcome?: unknown };
+    if (id === receiptId && typeof outcome === 'object' && outcome !== null) return outcome as OutcomeJson;
+  }
+  return undefined;
 }
 
 /**
@@ -61,8 +98,8 @@ export function settledThrough(fields: Readonly<Record<string, unknown>>, seq: s
 
 /**
  * The carried (non-runner) top-level fields after a save with `mark`: the settling save sets
- * `inboxSeq` (the higher of the stored one and `mark.seq`) and drops `inboxPartial`; a commit sets
- * `inboxPartial`.
+ * `inboxSeq` (the higher of the stored one and `mark.seq`), drops `inboxPartial`, and replaces
+ * `inboxOutcomes` with `mark.outcomes` (dropped when there are none); a commit sets `inboxPartial`.
  * @internal
  */
 export function carriedWithMark(
@@ -72,8 +109,11 @@ export function carriedWithMark(
   if (mark.partial) return { ...carried, inboxPartial: { seq: mark.seq, receiptId: mark.receiptId } };
   const done = inboxSeqIn(carried);
   const inboxSeq = done !== undefined && compareInboxSeq(done, mark.seq) > 0 ? done : mark.seq;
-  const { inboxPartial: _partial, ...rest } = carried;
-  return { ...rest, inboxSeq };
+  const { inboxPartial: _partial, inboxOutcomes: _outcomes, ...rest } = carried;
+  const outcomes = mark.outcomes;
+  return outcomes === undefined || outcomes.length === 0
+    ? { ...rest, inboxSeq }
+    : { ...rest, inboxSeq, inboxOutcomes: outcomes };
 }
 
 /**

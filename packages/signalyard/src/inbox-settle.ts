@@ -1,7 +1,7 @@
 import { InboxError, type Outcome } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { appendHistory, userMessageOf } from './history.js';
-import { markCommitted, settledThrough, type InboxMark } from './inbox-fields.js';
+import { markCommitted, settledOutcomeIn, settledThrough, type InboxMark } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, stoppedOutcome } from './outcomes.js';
 import { signalCause } from './session-cause.js';
@@ -39,7 +39,7 @@ export async function coverEntry(
         { history, engineState: loaded.engineState },
         signalCause(persistence.causes, job.signal, outcome),
         loaded.savedStrategy,
-        mark,
+        persistence.withOutcome(mark, outcome),
       );
       return;
     } catch (error) {
@@ -143,6 +143,7 @@ function admitCounted(
   job.receiptId = entry.receiptId;
   if (settledThrough(carried, entry.seq)) {
     job.skipped = true;
+    job.recorded = settledOutcomeIn(carried, entry.receiptId);
     d.settle(job, stoppedOutcome(session.ctx));
     return 'settled';
   }

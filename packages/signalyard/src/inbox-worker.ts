@@ -7,6 +7,7 @@ import {
   type InboxEntry,
   type InboxLease,
   type Outcome,
+  type OutcomeJson,
 } from '@signalyard/core';
 import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
@@ -334,7 +335,7 @@ export class InboxWorker {
     work.finishing = work.finishing.then(async () => {
       try {
         const end = await ended;
-        if (end.kind === 'skipped') await this.#d.inbox.ack(entry);
+        if (end.kind === 'skipped') await this.#ackSettled(entry, end.recorded);
         else if (end.kind === 'applied') await this.#deliver(entry, end.outcome);
       } catch (error) {
         this.#lose(work, error);
@@ -398,6 +399,17 @@ export class InboxWorker {
     return put;
   }
 
+  /**
+   * Acknowledges an entry the checkpoint settled already, after storing the outcome its settling
+   * save recorded (`inboxOutcomes`, read when it was found settled): the worker that settled it may
+   * have died before `putOutcome`. The transports keep the first outcome stored, so one stored
+   * already stays.
+   */
+  async #ackSettled(entry: InboxEntry, recorded: OutcomeJson | undefined): Promise<void> {
+    if (recorded !== undefined) await this.#d.inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
+    await this.#d.inbox.ack(entry);
+  }
+
   /** One entry of `work` finished (settled, or left): give the lease up when nothing is left. */
   #finished(work: KeyWork): void {
     work.pending--;
@@ -418,7 +430,7 @@ export class InboxWorker {
       if (swept()) return;
       if (job?.lockLost === true) return; // dropped, or its lease lost mid-turn: unsettled
       if (job?.skipped === true) {
-        await this.#d.inbox.ack(entry);
+        await this.#ackSettled(entry, job.recorded);
         return;
       }
       // Stopped while it waited: its outcome is stored at once; the stop's save covers it and acks it.

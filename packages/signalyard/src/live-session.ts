@@ -4,6 +4,7 @@ import type {
   ExecutionStrategy,
   InboxEntry,
   Outcome,
+  OutcomeJson,
   PendingApproval,
   Signal,
   StrategySnapshot,
@@ -43,7 +44,10 @@ export interface Job {
    * an inbox — a fresh UUID made when a turn first asks.
    */
   receiptId?: string;
-  /** Set when the entry was found settled already (at or below `inboxSeq`): acknowledged, no outcome stored. */
+  /**
+   * Set when the entry was found settled already (at or below `inboxSeq`): acknowledged, after
+   * storing the outcome its settling save recorded (`inboxOutcomes`), if any.
+   */
   skipped?: boolean;
   /**
    * A stop with an inbox entry: the waiting signals with entries it settled `stopped` on arrival
@@ -54,6 +58,11 @@ export interface Job {
   stoppedBy?: Job;
   /** The entry's durable delivery count once counted (`Inbox.beginDelivery`): counted once per delivery. */
   attempts?: number;
+  /**
+   * The outcome the checkpoint recorded for the entry of a `skipped` job (`inboxOutcomes`), read
+   * when it was found settled (a later settle replaces it): stored before the acknowledgement.
+   */
+  recorded?: OutcomeJson;
 }
 
 /** An approval a rewind or fork retired, to be answered as denied with `reason`. @internal */

@@ -112,6 +112,7 @@ class RunnerImpl implements Runner {
       clock: options.clock,
       maxCausePayloadBytes: options.maxCausePayloadBytes,
       redact: options.redact,
+      maxOutcomeBytes: options.maxOutcomeBytes,
     });
     const applierDeps = {
       hub: this.#hub,

@@ -204,7 +204,7 @@ export async function prepareFork(
   const { checkpoint, data } = source.value;
   if (data.agentId !== to.agentId)
     return { ok: false, reason: 'agent_mismatch', sessionKey: to.key, agentId: data.agentId };
-  const { inboxSeq: _seq, inboxPartial: _partial, ...copied } = data;
+  const { inboxSeq: _seq, inboxPartial: _partial, inboxOutcomes: _outcomes, ...copied } = data;
   const cause: SessionCause = {
     at: isoAt(readClock(opts.clock ?? systemClock)),
     forkedFrom: { sessionKey: from, version: checkpoint.version },
@@ -243,7 +243,8 @@ export async function forkSession(
 /**
  * Saves a new version of `key` whose data equals version `version`'s (`cause.rewoundTo`), with
  * compare-and-set on the current version; the versions in between stay. The current version's
- * inbox position (`inboxSeq`) is kept: what was settled stays settled.
+ * inbox position (`inboxSeq`) is kept: what was settled stays settled; so are the outcomes its
+ * last settling save recorded (`inboxOutcomes`), which describe that position.
  */
 export async function rewindSession(
   store: CheckpointStore,
@@ -257,9 +258,12 @@ export async function rewindSession(
   if (!target.ok) return target;
   const read = readSessionData(key, target.value.data);
   if (!read.ok) return read;
-  const { inboxSeq: _seq, inboxPartial: _partial, ...data } = read.value;
+  const { inboxSeq: _seq, inboxPartial: _partial, inboxOutcomes: _outcomes, ...data } = read.value;
   const inboxSeq = laterSeq(inboxSeqOf(current.data), opts.settles);
-  const kept = inboxSeq === undefined ? data : { ...data, inboxSeq };
+  // The current version's last settle (`inboxOutcomes`) is kept with its inbox position.
+  const outcomes = inboxOutcomesOf(current.data);
+  const positioned = inboxSeq === undefined ? data : { ...data, inboxSeq };
+  const kept = outcomes === undefined ? positioned : { ...positioned, inboxOutcomes: outcomes };
   const cause: SessionCause = { at: isoAt(readClock(opts.clock ?? systemClock)), rewoundTo: target.value.version };
   const restored = reopened(kept, cause, opts, 'stale: rewound', current.version + 1);
   try {
@@ -275,6 +279,13 @@ export async function rewindSession(
 function laterSeq(a: string | undefined, b: string | undefined): string | undefined {
   if (a === undefined || b === undefined) return a ?? b;
   return compareInboxSeq(a, b) >= 0 ? a : b;
+}
+
+/** The `inboxOutcomes` of a stored checkpoint, when it has them (the last settling save's outcomes). */
+function inboxOutcomesOf(data: unknown): SessionCheckpointV1['inboxOutcomes'] {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const outcomes = (data as { inboxOutcomes?: unknown }).inboxOutcomes;
+  return Array.isArray(outcomes) ? (outcomes as SessionCheckpointV1['inboxOutcomes']) : undefined;
 }
 
 /** The `inboxSeq` of a stored checkpoint, when it has one. */

@@ -3,12 +3,14 @@ import type { CauseOptions } from './session-cause.js';
 import { completeCause } from './turn-record.js';
 import {
   CheckpointConflictError,
+  DEFAULT_MAX_OUTCOME_BYTES,
   DirectStrategy,
   describeValue,
   isSignalyardError,
   type CheckpointStore,
   type Clock,
   type ExecutionStrategy,
+  type Outcome,
   type SessionCause,
   type SessionCheckpointV1,
   type Signal,
@@ -22,7 +24,7 @@ import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } fro
 import { RunnerError } from './errors/runner-error.js';
 import { NO_HISTORY, appendHistory, keptHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
-import { carriedWithMark, settlingMark, type InboxMark } from './inbox-fields.js';
+import { carriedWithMark, settlingMark, withOutcome, type InboxMark } from './inbox-fields.js';
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 
@@ -43,6 +45,8 @@ export class SessionPersistence {
   readonly clock: Clock;
   /** What every version's cause is made with: the clock, the payload cap, `redact`. */
   readonly causes: CauseOptions;
+  /** What an outcome recorded in a settling save (`inboxOutcomes`) keeps of its output, at most. */
+  readonly #maxOutcomeBytes: number;
 
   constructor(options: {
     store: CheckpointStore;
@@ -51,6 +55,8 @@ export class SessionPersistence {
     clock: Clock;
     maxCausePayloadBytes?: number;
     redact?: Redact | undefined;
+    /** Default: core's 256 KiB. */
+    maxOutcomeBytes?: number;
   }) {
     this.#store = options.store;
     this.clock = options.clock;
@@ -59,8 +65,24 @@ export class SessionPersistence {
       maxPayloadBytes: options.maxCausePayloadBytes ?? DEFAULT_MAX_CAUSE_PAYLOAD_BYTES,
       redact: options.redact,
     };
+    this.#maxOutcomeBytes = options.maxOutcomeBytes ?? DEFAULT_MAX_OUTCOME_BYTES;
     this.#maxHistoryMessages = options.maxHistoryMessages;
     this.#pluginRoutes = options.pluginRoutes;
+  }
+
+  /**
+   * The mark of what `session` is settling now ({@link settlingMark}) with `outcome` recorded for
+   * its entry (`inboxOutcomes`) — for a single signal's entry; a batch's mark carries none.
+   * `undefined` on the in-process path.
+   */
+  settling(session: LiveSession, outcome: Outcome): InboxMark | undefined {
+    const mark = settlingMark(session);
+    return mark === undefined || session.batch !== undefined ? mark : this.withOutcome(mark, outcome);
+  }
+
+  /** `mark` with `outcome` recorded for its entry, capped like the outcome `putOutcome` stores. */
+  withOutcome(mark: InboxMark, outcome: Outcome): InboxMark {
+    return withOutcome(mark, outcome, this.#maxOutcomeBytes);
   }
 
   /** Loads the session unless loaded (or `force`), joining a load already in flight. */
@@ -202,7 +224,7 @@ export class SessionPersistence {
   /**
    * Saves only what arrived — the signal's user message — on the state reloaded from the store,
    * with the strategy snapshot stored there (the strategy is not asked again: its `snapshot()` may
-   * be what threw). `initial`: the snapshot of the state that was loaded before, for a session
+   * be what threw); `outcome`: the signal's outcome, recorded for its inbox entry. `initial`: the snapshot of the state that was loaded before, for a session
    * never saved whose fresh strategy cannot give one. For a signal whose own effects cannot be
    * stored or were lost. Never throws: when even that fails, the session is left unloaded (the
    * next signal reloads it).
@@ -212,6 +234,7 @@ export class SessionPersistence {
     signal: Signal,
     cause: SessionCause,
     initial?: StrategySnapshot,
+    outcome?: Outcome,
   ): Promise<void> {
     try {
       const loaded = await this.load(session, true);
@@ -226,6 +249,7 @@ export class SessionPersistence {
         },
         cause,
         loaded.savedStrategy ?? (loaded.version === 0 ? initial : undefined),
+        outcome === undefined ? settlingMark(session) : this.settling(session, outcome),
       );
     } catch {
       session.state = UNLOADED;

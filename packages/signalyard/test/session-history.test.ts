@@ -107,7 +107,15 @@ describe('session history: listing and version lookup', () => {
 
 describe('session history: fork and rewind', () => {
   it('forks a version into a new session at version 1, without the inbox position, stamped by the clock', async () => {
-    const store = await seeded(3, { inboxSeq: '7', inboxPartial: { seq: '8', receiptId: 'r' }, future: 1 });
+    const outcomes = [
+      { receiptId: 'r-7', seq: '7', outcome: { sessionKey: 'agent:a:main', agentId: 'a', status: 'completed' } },
+    ];
+    const store = await seeded(3, {
+      inboxSeq: '7',
+      inboxPartial: { seq: '8', receiptId: 'r' },
+      inboxOutcomes: outcomes,
+      future: 1,
+    });
     const clock = fakeClock(T0 + 1000);
     const to = { key: 'agent:a:copy', agentId: 'a' };
     const forked = await forkSession(store, 'agent:a:main', to, undefined, { clock });
@@ -115,6 +123,7 @@ describe('session history: fork and rewind', () => {
     const data = (await store.load('agent:a:copy'))?.data as Record<string, unknown>;
     expect(data).not.toHaveProperty('inboxSeq');
     expect(data).not.toHaveProperty('inboxPartial');
+    expect(data).not.toHaveProperty('inboxOutcomes');
     expect(data).toMatchObject({
       future: 1,
       cause: { at: new Date(T0 + 1000).toISOString(), forkedFrom: { sessionKey: 'agent:a:main', version: 3 } },
@@ -152,13 +161,21 @@ describe('session history: fork and rewind', () => {
     expect(saved.ok && saved.value.version).toBe(1);
   });
 
-  it("rewinds to a kept version as a new version, keeping the current version's inboxSeq", async () => {
-    const store = await seeded(3, { inboxSeq: '12', inboxPartial: { seq: '13', receiptId: 'r' } });
+  it("rewinds to a kept version as a new version, keeping the current version's inboxSeq and inboxOutcomes", async () => {
+    const outcomes = [
+      { receiptId: 'r-12', seq: '12', outcome: { sessionKey: 'agent:a:main', agentId: 'a', status: 'completed' } },
+    ];
+    const store = await seeded(3, {
+      inboxSeq: '12',
+      inboxPartial: { seq: '13', receiptId: 'r' },
+      inboxOutcomes: outcomes,
+    });
     const rewound = await rewindSession(store, 'agent:a:main', 1, { clock: fakeClock(T0 + 5) });
     expect(rewound.ok && rewound.value).toMatchObject({ version: 4, from: 1 });
     const data = (await store.load('agent:a:main'))?.data as Record<string, unknown>;
     expect(data).toMatchObject({
       inboxSeq: '12',
+      inboxOutcomes: outcomes,
       history: [{ role: 'user', content: 'text-1' }],
       cause: { at: new Date(T0 + 5).toISOString(), rewoundTo: 1 },
     });
@@ -167,6 +184,7 @@ describe('session history: fork and rewind', () => {
     const plain = await seeded(2, {}, 'agent:a:plain');
     await rewindSession(plain, 'agent:a:plain', 1);
     expect((await plain.load('agent:a:plain'))?.data).not.toHaveProperty('inboxSeq');
+    expect((await plain.load('agent:a:plain'))?.data).not.toHaveProperty('inboxOutcomes');
   });
 
   it('a rewind losing to another writer is a conflict carrying the store error; bad targets are refused', async () => {

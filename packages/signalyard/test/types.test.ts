@@ -9,6 +9,7 @@ import {
   type CheckpointStore,
   type ExecutionStrategy,
   type Outcome,
+  type OutcomeJson,
   type OutcomeStatus,
   type Plugin,
   type RunnerDescription,
@@ -194,7 +195,7 @@ describe('Runner', () => {
     expectTypeOf<{ agents: [] }>().toExtend<RunnerOptions>();
   });
 
-  it('SessionCheckpointV1 is { v: 1, agentId, strategy, history, engine, pendingApprovals?, staleApprovals?, cause?, inboxSeq?, inboxPartial? }', () => {
+  it('SessionCheckpointV1 is { v: 1, agentId, strategy, history, engine, pendingApprovals?, staleApprovals?, cause?, inboxSeq?, inboxPartial?, inboxOutcomes? }', () => {
     expectTypeOf<SessionCheckpointV1>().toEqualTypeOf<{
       readonly v: 1;
       readonly agentId: string;
@@ -206,6 +207,11 @@ describe('Runner', () => {
       readonly cause?: SessionCause;
       readonly inboxSeq?: string;
       readonly inboxPartial?: { readonly seq: string; readonly receiptId: string };
+      readonly inboxOutcomes?: readonly {
+        readonly receiptId: string;
+        readonly seq: string;
+        readonly outcome: OutcomeJson;
+      }[];
     }>();
   });
 

@@ -10,6 +10,7 @@ import {
   signal,
   type CheckpointStore,
   type Inbox,
+  type InboxEntry,
   type InboxLease,
   type SessionCheckpointV1,
 } from '@signalyard/core';
@@ -38,6 +39,11 @@ afterAll(() => {
 const KEY = 'agent:main:main';
 const user = (text: string) => signal('user_message', { channel: 'cli', text });
 const textOf = (ctx: TurnContext): string => String((ctx.signal.payload as { text?: unknown }).text);
+
+/** An inbox read that finds nothing. */
+async function* nothing(): AsyncGenerator<InboxEntry> {
+  // nothing to yield
+}
 
 /** A shared storage: one inbox and one store per test, with fresh handles for each extra runner. */
 interface Storage {
@@ -161,6 +167,70 @@ describe.each([
     expect(turns).toEqual(['new']);
     await rejectsCode(worker.runner.outcome(first.receiptId, { timeoutMs: 200 }), 'OUTCOME_EXPIRED');
   });
+
+  it.each([
+    ['a turn (its own settling save)', user('pay'), 'completed', 1],
+    ['an unrouted signal (a save only advancing inboxSeq)', signal('timer', null), 'unrouted', 0],
+  ] as const)(
+    'a kill between the settling save and putOutcome (%s): the next worker stores the outcome the save recorded, applying nothing again',
+    async (_what, sent, status, turnsExpected) => {
+      const storage = makeStorage();
+      const turns: string[] = [];
+      const engine: EngineFn = (ctx) => {
+        turns.push(textOf(ctx));
+        return Promise.resolve({ output: { paid: 1 }, messages: [{ role: 'assistant', content: 'done' }] });
+      };
+      // The first worker dies right after its settling save: its putOutcome never stores anything.
+      const real = storage.inbox();
+      const died = deferred();
+      const dying = new Proxy(real, {
+        get(target, property) {
+          if (property === 'putOutcome') {
+            return () => {
+              died.resolve();
+              return Promise.reject(new Error('killed before putOutcome'));
+            };
+          }
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+      const producer = runnerOn(storage, engine, { worker: false });
+      const first = createRunner({
+        agents: [{ id: 'main', engine }],
+        store: storage.store(),
+        inbox: dying,
+        worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
+        closeTimeoutMs: 50,
+      });
+      closers.push(() => first.close());
+      const receipt = await producer.runner.accept(KEY, sent);
+      await died.promise;
+      await first.close();
+      const saved = (await producer.store.load(KEY))?.data as Record<string, unknown>;
+      expect(saved.inboxSeq).toBe('1');
+      expect(saved.inboxOutcomes).toEqual([
+        { receiptId: receipt.receiptId, seq: '1', outcome: expect.objectContaining({ status }) as unknown },
+      ]);
+      // No outcome stored: without the recorded one, it would stay missing for good.
+      await rejectsCode(producer.runner.outcome(receipt.receiptId, { timeoutMs: 100 }), 'OUTCOME_TIMEOUT');
+      const second = runnerOn(storage, engine);
+      const outcome = await second.runner.outcome(receipt.receiptId);
+      expect(outcome).toMatchObject({ status, sessionKey: KEY, agentId: 'main' });
+      if (status === 'completed') expect(outcome.output).toEqual({ paid: 1 });
+      expect((await producer.runner.outcome(receipt.receiptId)).status).toBe(status);
+      expect(turns).toHaveLength(turnsExpected);
+      const history = await historyOf(second.store);
+      expect(history).toEqual(status === 'completed' ? ['user:pay', 'assistant:done'] : []);
+      // Settled (acknowledged): a later entry is applied after it, once.
+      const next = await producer.runner.accept(KEY, user('next'));
+      expect((await second.runner.outcome(next.receiptId)).status).toBe('completed');
+      expect(await inboxSeqOf(second.store)).toBe('2');
+      expect(((await second.store.load(KEY))?.data as Record<string, unknown>).inboxOutcomes).toEqual([
+        { receiptId: next.receiptId, seq: '2', outcome: expect.objectContaining({ status: 'completed' }) as unknown },
+      ]);
+    },
+  );
 
   it('a worker: false producer gets the outcome a worker runner settled, rebuilt from its JSON', async () => {
     const storage = makeStorage();
@@ -324,6 +394,68 @@ describe.each([
     const data = (await second.store.load(KEY))?.data as Record<string, unknown>;
     expect(data.inboxSeq).toBe('1');
     expect(data.inboxPartial).toBeUndefined();
+  });
+
+  it("a stalled worker whose commit lost to the rescuer's commit of the same entry: re-applied from it, the user message once", async () => {
+    const storage = makeStorage();
+    const started = deferred();
+    const release = deferred();
+    const rescuerCommitted = deferred();
+    const seen: string[] = [];
+    const stalled = runnerOn(
+      storage,
+      async (ctx) => {
+        const claimed = (ctx.state as { claimed?: string } | undefined)?.claimed;
+        seen.push(`stalled:${claimed ?? 'none'}:${ctx.history.map((m) => m.content).join('|')}`);
+        if (claimed !== undefined)
+          return { messages: [{ role: 'assistant', content: `${claimed}: outcome unknown: not retried` }], state: {} };
+        fed = true;
+        started.resolve();
+        await release.promise;
+        await ctx.commit({ claimed: 'stalled' }); // conflicts: the rescuer committed first
+        return { messages: [{ role: 'assistant', content: 'paid' }], state: {} };
+      },
+      { worker: { id: 'stalled', pollMs: 20, leaseMs: 150 } },
+    );
+    // Once it holds the lease, its renewals and acquisitions never answer and its reads find
+    // nothing more: it never learns the loss. (MemoryInbox: one object for both runners.)
+    const inbox = stalled.inbox;
+    const { renew, acquire, read } = {
+      renew: inbox.renew.bind(inbox),
+      acquire: inbox.acquire.bind(inbox),
+      read: inbox.read.bind(inbox),
+    };
+    const paused = <T>(): Promise<T> => new Promise<T>(() => undefined);
+    let holding = false;
+    inbox.renew = (lease) => (lease.workerId === 'stalled' ? paused() : renew(lease));
+    let fed = false;
+    inbox.read = (lease, after) => (lease.workerId === 'stalled' && fed ? nothing() : read(lease, after));
+    inbox.acquire = async (id, opts) => {
+      if (id === 'stalled' && holding) return paused();
+      const leases = await acquire(id, opts);
+      if (id === 'stalled' && leases.length > 0) holding = true;
+      return leases;
+    };
+    const receipt = await stalled.runner.accept(KEY, user('pay'));
+    await started.promise;
+    // The rescuer takes the expired lease, commits its claim, and dies before its final save.
+    const rescuer = runnerOn(
+      storage,
+      async (ctx) => {
+        seen.push(`rescuer:${ctx.history.map((m) => m.content).join('|')}`);
+        await ctx.commit({ claimed: 'rescuer' });
+        rescuerCommitted.resolve();
+        return new Promise<TurnResult>(() => undefined);
+      },
+      { closeTimeoutMs: 1 },
+    );
+    await rescuerCommitted.promise;
+    release.resolve();
+    expect((await stalled.runner.outcome(receipt.receiptId)).status).toBe('completed');
+    expect(seen).toEqual(['stalled:none:pay', 'rescuer:pay', 'stalled:rescuer:pay']);
+    expect(await historyOf(stalled.store)).toEqual(['user:pay', 'assistant:rescuer: outcome unknown: not retried']);
+    expect(await inboxSeqOf(stalled.store)).toBe('1');
+    await rescuer.runner.close();
   });
 
   it('a stop accepted by a producer stops the pending entries on the lease holder (graceful: the turn in flight ends)', async () => {

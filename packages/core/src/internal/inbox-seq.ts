@@ -19,13 +19,17 @@ export function compareInboxSeq(a: string, b: string): number {
 }
 
 /**
- * What is wrong with a session checkpoint's inbox fields (`inboxSeq`, `inboxPartial`), or
+ * What is wrong with a session checkpoint's inbox fields (`inboxSeq`, `inboxPartial`,
+ * `inboxOutcomes`), or
  * `undefined` when they are absent or well-formed.
  */
 export function inboxFieldsProblem(data: Readonly<Record<string, unknown>>): string | undefined {
-  const { inboxSeq, inboxPartial } = data;
+  const { inboxSeq, inboxPartial, inboxOutcomes } = data;
   if (inboxSeq !== undefined && !isInboxSeq(inboxSeq)) {
     return `inboxSeq ${describeValue(inboxSeq)} is not an inbox seq (a decimal string such as "42")`;
+  }
+  if (inboxOutcomes !== undefined && !(Array.isArray(inboxOutcomes) && inboxOutcomes.every(isSettledOutcome))) {
+    return `inboxOutcomes ${describeValue(inboxOutcomes)} is not a list of { receiptId: a non-empty string, seq: a decimal string, outcome: an object }`;
   }
   if (inboxPartial === undefined) return undefined;
   if (
@@ -37,4 +41,15 @@ export function inboxFieldsProblem(data: Readonly<Record<string, unknown>>): str
     return `inboxPartial ${describeValue(inboxPartial)} is not { seq: a decimal string, receiptId: a non-empty string }`;
   }
   return undefined;
+}
+
+/** True for one item of a checkpoint's `inboxOutcomes`. */
+function isSettledOutcome(item: unknown): boolean {
+  return (
+    isRecord(item) &&
+    typeof item.receiptId === 'string' &&
+    item.receiptId !== '' &&
+    isInboxSeq(item.seq) &&
+    isRecord(item.outcome)
+  );
 }

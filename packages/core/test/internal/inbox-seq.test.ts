@@ -4,18 +4,25 @@ import { describe, expect, it } from 'vitest';
 
 const good = { v: 1, agentId: 'main', strategy: { type: 'direct' }, history: [], engine: null };
 
-describe('the checkpoint inbox fields (inboxSeq, inboxPartial)', () => {
+describe('the checkpoint inbox fields (inboxSeq, inboxPartial, inboxOutcomes)', () => {
   it('a checkpoint without them reads as one that settled nothing through an inbox', () => {
     const read = readSessionCheckpoint(good);
     expect(read.ok).toBe(true);
     if (read.ok) {
       expect(read.data.inboxSeq).toBeUndefined();
       expect(read.data.inboxPartial).toBeUndefined();
+      expect(read.data.inboxOutcomes).toBeUndefined();
     }
   });
 
   it('keeps well-formed ones', () => {
-    const data = { ...good, inboxSeq: '41', inboxPartial: { seq: '42', receiptId: 'r-42' } };
+    const outcome = { sessionKey: 'agent:main:main', agentId: 'main', status: 'completed' };
+    const data = {
+      ...good,
+      inboxSeq: '41',
+      inboxPartial: { seq: '42', receiptId: 'r-42' },
+      inboxOutcomes: [{ receiptId: 'r-41', seq: '41', outcome }],
+    };
     expect(readSessionCheckpoint(data)).toEqual({ ok: true, data });
   });
 
@@ -28,6 +35,11 @@ describe('the checkpoint inbox fields (inboxSeq, inboxPartial)', () => {
     [{ inboxPartial: { seq: 'x', receiptId: 'r' } }, /inboxPartial/],
     [{ inboxPartial: { seq: '1', receiptId: '' } }, /inboxPartial/],
     [{ inboxPartial: 'r' }, /inboxPartial/],
+    [{ inboxOutcomes: {} }, /inboxOutcomes \{\} is not a list of \{ receiptId/],
+    [{ inboxOutcomes: [{ receiptId: '', seq: '1', outcome: {} }] }, /inboxOutcomes/],
+    [{ inboxOutcomes: [{ receiptId: 'r', seq: '01', outcome: {} }] }, /inboxOutcomes/],
+    [{ inboxOutcomes: [{ receiptId: 'r', seq: '1', outcome: 'completed' }] }, /inboxOutcomes/],
+    [{ inboxOutcomes: [null] }, /inboxOutcomes/],
   ])('refuses %j as a format problem', (fields, problem) => {
     const read = readSessionCheckpoint({ ...good, ...fields });
     expect(read.ok).toBe(false);
