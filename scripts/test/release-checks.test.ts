@@ -31,6 +31,19 @@ function workspace(packages: Record<string, Manifest>): string {
 const everyPublic = (): Record<string, Manifest> =>
   Object.fromEntries((PUBLIC_PACKAGES as string[]).map((name, i) => [`p${i}`, { name, version: '0.1.0' }]));
 
+describe('the build covers every public package', () => {
+  it("tsconfig.build.json references each public package's tsconfig.build.json (else its dist has no .d.ts)", () => {
+    const solution = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as {
+      references: { path: string }[];
+    };
+    const referenced = new Set(solution.references.map((r) => r.path));
+    const missing = (publicPackages(root) as { dir: string }[])
+      .map((p) => `${p.dir.slice(root.length + 1)}/tsconfig.build.json`)
+      .filter((path) => !referenced.has(path));
+    expect(missing).toEqual([]);
+  });
+});
+
 describe('publicPackages', () => {
   it('lists the public packages of this repository, in PUBLIC_PACKAGES order', () => {
     const names = (publicPackages(root) as { name: string }[]).map((p) => p.name);
