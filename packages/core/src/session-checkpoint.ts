@@ -191,9 +191,10 @@ export interface SessionCheckpointV1 {
     readonly receiptId: string;
   };
   /**
-   * The outcomes of the inbox entries settled by the save that wrote this version (the last
-   * settling save; replaced by the next one), each as stored by `Inbox.putOutcome`, its output
-   * capped at `maxOutcomeBytes`. A worker that finds an entry settled already (`seq` at or below
+   * The outcomes of the inbox entries settled by the latest settling saves (the last one's, after
+   * up to seven of those before it within 64 KiB of JSON), each as stored by `Inbox.putOutcome`,
+   * its output capped at `maxOutcomeBytes`: a worker stores an outcome after the settling save,
+   * while the session's next entries are applied, so a crash can come after later saves. A worker that finds an entry settled already (`seq` at or below
    * `inboxSeq`) stores the entry's outcome from here before acknowledging it, so an outcome lost
    * to a crash between the save and `putOutcome` is still delivered. Absent: none recorded
    * (checkpoints of earlier releases, saves without an inbox).

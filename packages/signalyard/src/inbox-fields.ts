@@ -35,6 +35,39 @@ export function withOutcome(mark: InboxMark, outcome: Outcome, maxOutcomeBytes: 
   return { ...mark, outcomes: [{ receiptId: mark.receiptId, seq: mark.seq, outcome: json }] };
 }
 
+/** At most this many members of a batch get their outcome recorded by its settling save (the highest `seq`s). */
+const MAX_RECORDED_MEMBERS = 64;
+
+/**
+ * `mark` (a batch's settling one) with `outcome` — the batch turn's shared outcome — recorded for
+ * each member of `jobs[0..through]` with an entry, so that a worker that meets one of them settled
+ * already (this worker died before `putOutcome`) can still store an outcome for it. A member's
+ * own outcome may differ in its action and route (`mergedWith`); the recorded one is only stored
+ * when none was. `mark` as it is for a commit, or when the outcome cannot be converted.
+ * @internal
+ */
+export function withBatchOutcomes(
+  mark: InboxMark,
+  jobs: readonly Job[],
+  through: number,
+  outcome: Outcome,
+  maxOutcomeBytes: number,
+): InboxMark {
+  if (mark.partial) return mark;
+  let json: OutcomeJson;
+  try {
+    json = outcomeToJson(outcome, { maxOutcomeBytes });
+  } catch {
+    return mark;
+  }
+  const outcomes: { receiptId: string; seq: string; outcome: OutcomeJson }[] = [];
+  for (let i = 0; i <= through && i < jobs.length; i++) {
+    const { entry } = jobs[i] as Job;
+    if (entry !== undefined) outcomes.push({ receiptId: entry.receiptId, seq: entry.seq, outcome: json });
+  }
+  return { ...mark, outcomes: outcomes.slice(-MAX_RECORDED_MEMBERS) };
+}
+
 /** The outcome the checkpoint's last settling save recorded for `receiptId` (`inboxOutcomes`), if any. @internal */
 export function settledOutcomeIn(
   fields: Readonly<Record<string, unknown>>,
@@ -98,8 +131,9 @@ export function settledThrough(fields: Readonly<Record<string, unknown>>, seq: s
 
 /**
  * The carried (non-runner) top-level fields after a save with `mark`: the settling save sets
- * `inboxSeq` (the higher of the stored one and `mark.seq`), drops `inboxPartial`, and replaces
- * `inboxOutcomes` with `mark.outcomes` (dropped when there are none); a commit sets `inboxPartial`.
+ * `inboxSeq` (the higher of the stored one and `mark.seq`), drops `inboxPartial`, and records
+ * `mark.outcomes` in `inboxOutcomes` beside the latest ones before ({@link recentOutcomes}); a
+ * commit sets `inboxPartial`.
  * @internal
  */
 export function carriedWithMark(
@@ -109,11 +143,40 @@ export function carriedWithMark(
   if (mark.partial) return { ...carried, inboxPartial: { seq: mark.seq, receiptId: mark.receiptId } };
   const done = inboxSeqIn(carried);
   const inboxSeq = done !== undefined && compareInboxSeq(done, mark.seq) > 0 ? done : mark.seq;
-  const { inboxPartial: _partial, inboxOutcomes: _outcomes, ...rest } = carried;
-  const outcomes = mark.outcomes;
-  return outcomes === undefined || outcomes.length === 0
-    ? { ...rest, inboxSeq }
-    : { ...rest, inboxSeq, inboxOutcomes: outcomes };
+  const { inboxPartial: _partial, inboxOutcomes: previous, ...rest } = carried;
+  const outcomes = recentOutcomes(previous, mark.outcomes ?? []);
+  return outcomes.length === 0 ? { ...rest, inboxSeq } : { ...rest, inboxSeq, inboxOutcomes: outcomes };
+}
+
+/** How many settled entries' outcomes a checkpoint keeps (`inboxOutcomes`): this save's, then the latest before. */
+const KEPT_OUTCOMES = 8;
+/** The JSON size the outcomes kept from earlier saves may take at most (this save's are always kept). */
+const KEPT_OUTCOME_BYTES = 64 * 1024;
+
+type RecordedOutcome = NonNullable<SessionCheckpointV1['inboxOutcomes']>[number];
+
+/**
+ * The outcomes a settling save records: its own (`fresh`), then — newest first, up to
+ * {@link KEPT_OUTCOMES} in all and {@link KEPT_OUTCOME_BYTES} of JSON — those the saves before it
+ * recorded. A worker stores an entry's outcome after the settling save, while the session's next
+ * entries are already being applied: a crash can come after later saves, so the outcome of an
+ * entry whose `putOutcome` never ran must outlive the next save or two.
+ */
+function recentOutcomes(previous: unknown, fresh: readonly RecordedOutcome[]): RecordedOutcome[] {
+  if (!Array.isArray(previous)) return [...fresh];
+  const ids = new Set(fresh.map((o) => o.receiptId));
+  const older: RecordedOutcome[] = []; // newest first
+  let bytes = 0;
+  for (let i = previous.length - 1; i >= 0 && older.length + fresh.length < KEPT_OUTCOMES; i--) {
+    const item = previous[i] as Partial<RecordedOutcome> | null;
+    if (typeof item !== 'object' || item === null || typeof item.receiptId !== 'string' || ids.has(item.receiptId)) {
+      continue;
+    }
+    bytes += JSON.stringify(item).length;
+    if (bytes > KEPT_OUTCOME_BYTES) break;
+    older.push(item as RecordedOutcome);
+  }
+  return [...older.reverse(), ...fresh];
 }
 
 /**

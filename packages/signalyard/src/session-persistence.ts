@@ -24,7 +24,7 @@ import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } fro
 import { RunnerError } from './errors/runner-error.js';
 import { NO_HISTORY, appendHistory, keptHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
-import { carriedWithMark, settlingMark, withOutcome, type InboxMark } from './inbox-fields.js';
+import { carriedWithMark, settlingMark, withBatchOutcomes, withOutcome, type InboxMark } from './inbox-fields.js';
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 
@@ -71,13 +71,17 @@ export class SessionPersistence {
   }
 
   /**
-   * The mark of what `session` is settling now ({@link settlingMark}) with `outcome` recorded for
-   * its entry (`inboxOutcomes`) — for a single signal's entry; a batch's mark carries none.
-   * `undefined` on the in-process path.
+   * The mark of what `session` is settling now ({@link settlingMark}) with `outcome` recorded
+   * (`inboxOutcomes`) for its entry — or, for a batch, for each member it covers
+   * ({@link withBatchOutcomes}). `undefined` on the in-process path.
    */
   settling(session: LiveSession, outcome: Outcome): InboxMark | undefined {
     const mark = settlingMark(session);
-    return mark === undefined || session.batch !== undefined ? mark : this.withOutcome(mark, outcome);
+    if (mark === undefined) return undefined;
+    const { batch } = session;
+    return batch === undefined
+      ? this.withOutcome(mark, outcome)
+      : withBatchOutcomes(mark, batch.members, batch.through, outcome, this.#maxOutcomeBytes);
   }
 
   /** `mark` with `outcome` recorded for its entry, capped like the outcome `putOutcome` stores. */

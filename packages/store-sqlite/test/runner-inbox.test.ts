@@ -12,6 +12,7 @@ import {
   type Inbox,
   type InboxEntry,
   type InboxLease,
+  type OutcomeJson,
   type SessionCheckpointV1,
 } from '@signalyard/core';
 import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
@@ -226,11 +227,127 @@ describe.each([
       const next = await producer.runner.accept(KEY, user('next'));
       expect((await second.runner.outcome(next.receiptId)).status).toBe('completed');
       expect(await inboxSeqOf(second.store)).toBe('2');
+      // The latest settles' outcomes are kept (this one last), for a crash after later saves.
       expect(((await second.store.load(KEY))?.data as Record<string, unknown>).inboxOutcomes).toEqual([
+        { receiptId: receipt.receiptId, seq: '1', outcome: expect.objectContaining({ status }) as unknown },
         { receiptId: next.receiptId, seq: '2', outcome: expect.objectContaining({ status: 'completed' }) as unknown },
       ]);
     },
   );
+
+  it("a kill between a collect batch's settling save and putOutcome: the next worker stores the outcome the save recorded for every member", async () => {
+    const storage = makeStorage();
+    const turns: string[] = [];
+    const started = deferred();
+    const hold: Deferred<TurnResult> = deferred();
+    const engine: EngineFn = (ctx) => {
+      turns.push(ctx.signals.map((s) => (s.payload as { text: string }).text).join('+'));
+      if (turns.length === 1) {
+        started.resolve();
+        return hold.promise;
+      }
+      return Promise.resolve({ messages: [{ role: 'assistant', content: 'both' }] });
+    };
+    // The first worker dies once the batch's turn is saved: no putOutcome of the batch stores anything.
+    const real = storage.inbox();
+    const doomed = new Set<string>();
+    const died = deferred();
+    const inbox = new Proxy(real, {
+      get(target, property) {
+        if (property === 'putOutcome') {
+          return (receiptId: string, ...rest: [OutcomeJson, number]) => {
+            if (!doomed.has(receiptId)) return target.putOutcome(receiptId, ...rest);
+            died.resolve();
+            return Promise.reject(new Error('killed before putOutcome'));
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const producer = runnerOn(storage, engine, { worker: false });
+    const first = createRunner({
+      agents: [{ id: 'main', whenBusy: 'collect', engine }],
+      store: storage.store(),
+      inbox,
+      worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
+      closeTimeoutMs: 50,
+    });
+    closers.push(() => first.close());
+    await producer.runner.accept(KEY, user('a'));
+    await started.promise;
+    const b = await producer.runner.accept(KEY, user('b'));
+    const c = await producer.runner.accept(KEY, user('c'));
+    doomed.add(b.receiptId).add(c.receiptId);
+    while ((await first.session(KEY))?.queued !== 2) await new Promise((r) => setTimeout(r, 5));
+    hold.resolve({ messages: [{ role: 'assistant', content: 'answered a' }] });
+    await died.promise;
+    await first.close();
+    expect(turns).toEqual(['a', 'b+c']);
+    expect(await inboxSeqOf(producer.store)).toBe('3');
+    const second = runnerOn(storage, engine, { agents: [{ id: 'main', whenBusy: 'collect', engine }] });
+    for (const receipt of [b, c]) {
+      expect((await second.runner.outcome(receipt.receiptId, { timeoutMs: 5000 })).status).toBe('completed');
+    }
+    expect(turns).toEqual(['a', 'b+c']); // nothing applied again
+    expect(await historyOf(second.store)).toEqual([
+      'user:a',
+      'assistant:answered a',
+      'user:b',
+      'user:c',
+      'assistant:both',
+    ]);
+  });
+
+  it("a crash after later saves but before an earlier entry's putOutcome: the outcome outlives those saves (inboxOutcomes keeps the latest)", async () => {
+    const storage = makeStorage();
+    const turns: string[] = [];
+    const engine: EngineFn = (ctx) => {
+      turns.push(textOf(ctx));
+      return Promise.resolve({ output: { n: turns.length }, messages: [{ role: 'assistant', content: 'ok' }] });
+    };
+    // The first worker's putOutcome never returns (the process is about to die): the session's
+    // next entries are applied and saved meanwhile, their outcomes queued behind it.
+    const real = storage.inbox();
+    const stuck = deferred();
+    const death = deferred();
+    const inbox = new Proxy(real, {
+      get(target, property) {
+        if (property === 'putOutcome') {
+          return () => {
+            stuck.resolve();
+            return death.promise.then(() => Promise.reject(new Error('the process died')));
+          };
+        }
+        // Dead, it renews no lease: another worker takes the key over once the lease expires.
+        if (property === 'renew') return () => Promise.resolve(false);
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const producer = runnerOn(storage, engine, { worker: false });
+    const receipts = [];
+    for (const text of ['one', 'two', 'three']) receipts.push(await producer.runner.accept(KEY, user(text)));
+    const first = createRunner({
+      agents: [{ id: 'main', engine }],
+      store: storage.store(),
+      inbox,
+      worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
+      closeTimeoutMs: 50,
+    });
+    closers.push(() => first.close());
+    await stuck.promise;
+    while ((await inboxSeqOf(producer.store)) !== '3') await new Promise((r) => setTimeout(r, 5));
+    death.resolve();
+    const second = runnerOn(storage, engine);
+    const outcomes = await Promise.all(receipts.map((r) => second.runner.outcome(r.receiptId, { timeoutMs: 5000 })));
+    expect(outcomes.map((o) => [o.status, o.output])).toEqual([
+      ['completed', { n: 1 }],
+      ['completed', { n: 2 }],
+      ['completed', { n: 3 }],
+    ]);
+    expect(turns).toEqual(['one', 'two', 'three']); // nothing applied again
+  });
 
   it('a worker: false producer gets the outcome a worker runner settled, rebuilt from its JSON', async () => {
     const storage = makeStorage();
