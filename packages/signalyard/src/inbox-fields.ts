@@ -68,6 +68,45 @@ export function withBatchOutcomes(
   return { ...mark, outcomes: outcomes.slice(-MAX_RECORDED_MEMBERS) };
 }
 
+/**
+ * `mark` (a settling one) with, before its own, the outcomes the worker settled and has not
+ * stored yet (`putOutcome` pending: `unstored`), so that the save records them too.
+ * @internal
+ */
+export function withUnstored(mark: InboxMark, unstored: ReadonlyMap<string, RecordedOutcome> | undefined): InboxMark {
+  if (mark.partial || unstored === undefined || unstored.size === 0) return mark;
+  const own = mark.outcomes ?? [];
+  const ids = new Set(own.map((o) => o.receiptId));
+  const waiting = [...unstored.values()].filter((o) => !ids.has(o.receiptId));
+  return waiting.length === 0 ? mark : { ...mark, outcomes: [...waiting, ...own] };
+}
+
+/**
+ * Keeps `settled`, the outcome of `entry`, on `live` until `putOutcome` stored it
+ * (`LiveSession.unstoredOutcomes`): entries are finished one after another while the session's
+ * next entries are already applied and saved, and each of those saves records it.
+ * @internal
+ */
+export function keepUnstored(
+  live: LiveSession | undefined,
+  entry: { readonly receiptId: string; readonly seq: string },
+  settled: Outcome,
+  maxOutcomeBytes: number,
+): void {
+  if (live === undefined) return;
+  let json: OutcomeJson;
+  try {
+    json = outcomeToJson(settled, { maxOutcomeBytes });
+  } catch {
+    return;
+  }
+  (live.unstoredOutcomes ??= new Map()).set(entry.receiptId, {
+    receiptId: entry.receiptId,
+    seq: entry.seq,
+    outcome: json,
+  });
+}
+
 /** The outcome the checkpoint's last settling save recorded for `receiptId` (`inboxOutcomes`), if any. @internal */
 export function settledOutcomeIn(
   fields: Readonly<Record<string, unknown>>,
@@ -153,7 +192,8 @@ const KEPT_OUTCOMES = 8;
 /** The JSON size the outcomes kept from earlier saves may take at most (this save's are always kept). */
 const KEPT_OUTCOME_BYTES = 64 * 1024;
 
-type RecordedOutcome = NonNullable<SessionCheckpointV1['inboxOutcomes']>[number];
+/** One outcome a settling save records (`inboxOutcomes`). @internal */
+export type RecordedOutcome = NonNullable<SessionCheckpointV1['inboxOutcomes']>[number];
 
 /**
  * The outcomes a settling save records: its own (`fresh`), then — newest first, up to

@@ -14,6 +14,7 @@ import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
 import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
+import { keepUnstored } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, inputError, stoppedOutcome } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
@@ -232,6 +233,7 @@ export class InboxWorker {
     if (work.lost) return;
     work.lost = true;
     clearInterval(work.renewTimer);
+    this.#d.queue.live(work.key)?.unstoredOutcomes?.clear();
     if (this.#works.get(work.key) === work) this.#works.delete(work.key);
     this.#abortRunning(work, lostError(work.key, why));
     this.#tick();
@@ -321,6 +323,11 @@ export class InboxWorker {
       outcome = Promise.resolve(failedOutcome({ sessionKey: entry.sessionKey, agentId: agentId ?? '' }, error));
     }
     work.outcomes.set(entry.receiptId, { job, outcome });
+    // Kept on the live session until stored: later saves of the session record it meanwhile.
+    void outcome.then((settled) => {
+      if (job !== undefined && !job.skipped && !job.lockLost && !work.lost)
+        keepUnstored(this.#d.queue.live(work.key), entry, settled, this.#d.maxOutcomeBytes);
+    }, noop);
     work.finishing = work.finishing.then(() => this.#finish(work, entry, job, outcome, agent));
   }
 
@@ -377,6 +384,7 @@ export class InboxWorker {
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
     await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
+    this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { RecordedOutcome } from './inbox-fields.js';
 import type {
   ChatMessage,
   ExecutionStrategy,
@@ -158,6 +159,12 @@ export class LiveSession {
   interruptTurn: ((reason: unknown) => void) | undefined;
   /** The processing loop, while one runs. */
   loop: Promise<void> | undefined;
+  /**
+   * With a durable inbox: the outcomes of this session's entries that the worker settled and has
+   * not stored yet (`putOutcome` pending), by receipt id. Every settling save records them in
+   * `inboxOutcomes`, so a crash after later saves cannot lose them.
+   */
+  unstoredOutcomes: Map<string, RecordedOutcome> | undefined;
 
   state: SessionState = UNLOADED;
   /** A load in flight (shared by the worker and a stop routed on arrival). */

@@ -24,7 +24,14 @@ import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } fro
 import { RunnerError } from './errors/runner-error.js';
 import { NO_HISTORY, appendHistory, keptHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
-import { carriedWithMark, settlingMark, withBatchOutcomes, withOutcome, type InboxMark } from './inbox-fields.js';
+import {
+  carriedWithMark,
+  settlingMark,
+  withBatchOutcomes,
+  withOutcome,
+  withUnstored,
+  type InboxMark,
+} from './inbox-fields.js';
 import { agentMismatch, type SessionSave } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 
@@ -79,9 +86,11 @@ export class SessionPersistence {
     const mark = settlingMark(session);
     if (mark === undefined) return undefined;
     const { batch } = session;
-    return batch === undefined
-      ? this.withOutcome(mark, outcome)
-      : withBatchOutcomes(mark, batch.members, batch.through, outcome, this.#maxOutcomeBytes);
+    const settled =
+      batch === undefined
+        ? this.withOutcome(mark, outcome)
+        : withBatchOutcomes(mark, batch.members, batch.through, outcome, this.#maxOutcomeBytes);
+    return withUnstored(settled, session.unstoredOutcomes);
   }
 
   /** `mark` with `outcome` recorded for its entry, capped like the outcome `putOutcome` stores. */

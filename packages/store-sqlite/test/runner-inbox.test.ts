@@ -299,7 +299,7 @@ describe.each([
     ]);
   });
 
-  it("a crash after later saves but before an earlier entry's putOutcome: the outcome outlives those saves (inboxOutcomes keeps the latest)", async () => {
+  it("a crash after later saves but before an earlier entry's putOutcome: the outcome outlives those saves (each later save records it until it is stored)", async () => {
     const storage = makeStorage();
     const turns: string[] = [];
     const engine: EngineFn = (ctx) => {
@@ -326,8 +326,10 @@ describe.each([
       },
     });
     const producer = runnerOn(storage, engine, { worker: false });
+    // More entries than the last saves' outcomes kept (8): every unstored one must be recorded.
+    const texts = Array.from({ length: 12 }, (_, i) => `m${i + 1}`);
     const receipts = [];
-    for (const text of ['one', 'two', 'three']) receipts.push(await producer.runner.accept(KEY, user(text)));
+    for (const text of texts) receipts.push(await producer.runner.accept(KEY, user(text)));
     const first = createRunner({
       agents: [{ id: 'main', engine }],
       store: storage.store(),
@@ -337,16 +339,12 @@ describe.each([
     });
     closers.push(() => first.close());
     await stuck.promise;
-    while ((await inboxSeqOf(producer.store)) !== '3') await new Promise((r) => setTimeout(r, 5));
+    while ((await inboxSeqOf(producer.store)) !== '12') await new Promise((r) => setTimeout(r, 5));
     death.resolve();
     const second = runnerOn(storage, engine);
     const outcomes = await Promise.all(receipts.map((r) => second.runner.outcome(r.receiptId, { timeoutMs: 5000 })));
-    expect(outcomes.map((o) => [o.status, o.output])).toEqual([
-      ['completed', { n: 1 }],
-      ['completed', { n: 2 }],
-      ['completed', { n: 3 }],
-    ]);
-    expect(turns).toEqual(['one', 'two', 'three']); // nothing applied again
+    expect(outcomes.map((o) => [o.status, o.output])).toEqual(texts.map((_, i) => ['completed', { n: i + 1 }]));
+    expect(turns).toEqual(texts); // nothing applied again
   });
 
   it('a worker: false producer gets the outcome a worker runner settled, rebuilt from its JSON', async () => {
