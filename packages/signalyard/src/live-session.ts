@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { RecordedOutcome } from './inbox-fields.js';
 import type {
   ChatMessage,
   ExecutionStrategy,
@@ -8,6 +7,7 @@ import type {
   OutcomeJson,
   PendingApproval,
   Signal,
+  SessionCheckpointV1,
   StrategySnapshot,
 } from '@signalyard/core';
 import type { ComposedRouter } from '@signalyard/router';
@@ -164,7 +164,7 @@ export class LiveSession {
    * not stored yet (`putOutcome` pending), by receipt id. Every settling save records them in
    * `inboxOutcomes`, so a crash after later saves cannot lose them.
    */
-  unstoredOutcomes: Map<string, RecordedOutcome> | undefined;
+  unstoredOutcomes: Map<string, NonNullable<SessionCheckpointV1['inboxOutcomes']>[number]> | undefined;
 
   state: SessionState = UNLOADED;
   /** A load in flight (shared by the worker and a stop routed on arrival). */

@@ -311,6 +311,7 @@ describe.each([
     const real = storage.inbox();
     const stuck = deferred();
     const death = deferred();
+    let dead = false;
     const inbox = new Proxy(real, {
       get(target, property) {
         if (property === 'putOutcome') {
@@ -319,8 +320,9 @@ describe.each([
             return death.promise.then(() => Promise.reject(new Error('the process died')));
           };
         }
-        // Dead, it renews no lease: another worker takes the key over once the lease expires.
+        // Dead, it renews no lease and takes none: another worker takes the key over once the lease expires.
         if (property === 'renew') return () => Promise.resolve(false);
+        if (property === 'acquire' && dead) return () => Promise.resolve([]);
         const value: unknown = Reflect.get(target, property, target);
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
@@ -340,7 +342,9 @@ describe.each([
     closers.push(() => first.close());
     await stuck.promise;
     while ((await inboxSeqOf(producer.store)) !== '12') await new Promise((r) => setTimeout(r, 5));
+    dead = true;
     death.resolve();
+    await first.close();
     const second = runnerOn(storage, engine);
     const outcomes = await Promise.all(receipts.map((r) => second.runner.outcome(r.receiptId, { timeoutMs: 5000 })));
     expect(outcomes.map((o) => [o.status, o.output])).toEqual(texts.map((_, i) => ['completed', { n: i + 1 }]));
