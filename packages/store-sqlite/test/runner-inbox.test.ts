@@ -776,6 +776,9 @@ describe.each([
     let dead = false;
     const renew = inboxA.renew.bind(inboxA);
     inboxA.renew = async (lease) => (dead && lease.workerId === 'A' ? false : renew(lease));
+    // Dead, it takes no lease again either (else it would compete with the rescuer for the key).
+    const acquire = inboxA.acquire.bind(inboxA);
+    inboxA.acquire = async (workerId, opts) => (dead && workerId === 'A' ? [] : acquire(workerId, opts));
     // The process dies in the middle of the batch's saves: the save of "c"'s arrival never returns.
     const hung = deferred();
     const store = hangingStore(storage.store(), (data) => {
