@@ -280,9 +280,11 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     const token = this.#token(lease);
     const r = await this.#get();
     try {
-      const held =
-        this.#h.holders.get(token.partition)?.lost !== true &&
-        (await r.leases.renew(`k${place(r, lease.key).hash}`, token.token));
+      // The partition's holder is looked at again after the KV round trip: one found lost meanwhile
+      // would otherwise be replaced by ensureHolder below, and the key lease would outlive it.
+      const holder = this.#h.holders.get(token.partition);
+      const renewed = holder?.lost !== true && (await r.leases.renew(`k${place(r, lease.key).hash}`, token.token));
+      const held = renewed && holder?.lost !== true;
       if (!held) {
         await dropKeyLease(r, this.#h, token.partition);
         return false;

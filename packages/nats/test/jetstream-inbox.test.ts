@@ -232,10 +232,7 @@ describeNats('JetStreamInbox partition consumers', () => {
     await inbox.close();
   }, 60_000);
 
-  // Skipped: fails about one run in three, alone or in the suite (the holder does not always see its
-  // consumer deleted; seen after the merge into main, 2026-11-28). Known issue of JetStreamInbox's
-  // partition holder, reported in the closing note, to be fixed before issue 42 closes.
-  it.skip('the holder of a partition whose consumer another holder recreated loses its leases in it', async () => {
+  it('the holder of a partition whose consumer another holder recreated loses its leases in it', async () => {
     const stream = uniqueStream();
     const inbox = new JetStreamInbox({ servers: server.url, stream, partitions: 1 });
     await inbox.provision();
