@@ -283,8 +283,9 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
       // The partition's holder is looked at again after the KV round trip: one found lost meanwhile
       // would otherwise be replaced by ensureHolder below, and the key lease would outlive it.
       const holder = this.#h.holders.get(token.partition);
-      const renewed = holder?.lost !== true && (await r.leases.renew(`k${place(r, lease.key).hash}`, token.token));
-      const held = renewed && holder?.lost !== true;
+      const lost = (): boolean => holder?.lost === true;
+      const renewed = !lost() && (await r.leases.renew(`k${place(r, lease.key).hash}`, token.token));
+      const held = renewed && !lost();
       if (!held) {
         await dropKeyLease(r, this.#h, token.partition);
         return false;
