@@ -314,23 +314,29 @@ export class SessionQueue {
     for (const queued of session.waitingSignals()) this.settle(queued, stoppedOutcome(session.ctx));
   }
 
-  /** Resolves `job` with `outcome` (once; later calls are ignored) and emits `outcome`. */
-  settle(job: Job, outcome: Outcome): void {
+  /**
+   * Resolves `job` with `outcome` (once; later calls are ignored) and emits `outcome` — unless
+   * `settles` is false: the job ends here but its entry stays in the inbox, unsettled.
+   */
+  settle(job: Job, outcome: Outcome, settles = true): void {
     if (job.settled) return;
     job.settled = true;
     job.detach?.();
     const { hub } = this.#d;
-    if (hub.hasListeners) hub.emit(new OutcomeEvent(outcome, job.signal));
+    if (settles && hub.hasListeners) hub.emit(new OutcomeEvent(outcome, job.signal));
     job.sink?.({ type: 'outcome', outcome });
     job.resolve(outcome);
   }
 
-  /** For `close()`: resolves every queued signal as `stopped`; returns the loops still running. */
+  /**
+   * For `close()`: resolves every queued signal as `stopped` (with no `outcome` event for one with
+   * an inbox entry: the entry stays in the inbox for a later delivery); returns the loops still running.
+   */
   stopAllQueued(): Promise<void>[] {
     for (const session of this.#sessions.values()) {
       for (const queued of session.drain()) {
         if (queued.kind === 'task') queued.cancel(closedError());
-        else this.settle(queued, stoppedOutcome(session.ctx));
+        else this.settle(queued, stoppedOutcome(session.ctx), queued.entry === undefined);
       }
     }
     return this.loops();
