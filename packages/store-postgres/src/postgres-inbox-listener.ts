@@ -1,5 +1,5 @@
 import { startTimer } from '@signalyard/core/internal';
-import type { Notification, Pool, PoolClient } from 'pg';
+import { Client, type ClientBase, type Notification, type Pool } from 'pg';
 
 /** What an {@link InboxListener} tells its inbox. @internal */
 export interface ListenTarget {
@@ -11,11 +11,48 @@ export interface ListenTarget {
   reconnected(): void;
 }
 
+/** A `LISTEN` connection and how to give it up (it is never reused: its state is the listener's). @internal */
+export interface ListenConnection {
+  readonly client: ClientBase;
+  close(): void;
+}
+
+/** Opens a `LISTEN` connection. @internal */
+export type ListenConnector = () => Promise<ListenConnection>;
+
+/** `LISTEN` connections taken from `pool`, destroyed when given up. @internal */
+export function poolConnector(pool: Pool): ListenConnector {
+  return async () => {
+    const client = await pool.connect();
+    return { client, close: () => client.release(true) };
+  };
+}
+
+/**
+ * `LISTEN` connections of their own, opened from `connectionString` (`listenConnectionString`:
+ * a session when the pool goes through a transaction-mode pooler), ended when given up. @internal
+ */
+export function ownConnector(connectionString: string): ListenConnector {
+  return async () => {
+    const client = new Client({ connectionString });
+    // An error after it is given up (the server going away) must not crash the process.
+    client.on('error', () => undefined);
+    try {
+      await client.connect();
+    } catch (error) {
+      client.end().catch(() => undefined);
+      throw error;
+    }
+    return { client, close: () => void client.end().catch(() => undefined) };
+  };
+}
+
 /** How many poll intervals pass between two safety looks while listening. */
 const SAFETY_EVERY = 10;
 
 /**
- * The inbox's `LISTEN` connection: one connection of the pool, held from the first wait until
+ * The inbox's `LISTEN` connection: one connection of the pool (or one of its own, see
+ * {@link ownConnector}), held from the first wait until
  * `stop()`. Notifications carry ids only and wake the waits they concern. When the connection is
  * lost (`pg_terminate_backend`, a restart, the network), waits are woken every `pollMs` to look
  * for themselves (polling) while it reconnects; once it listens again, every wait looks once more
@@ -25,11 +62,11 @@ const SAFETY_EVERY = 10;
  * @internal
  */
 export class InboxListener {
-  readonly #pool: Pool;
+  readonly #connector: ListenConnector;
   readonly #channel: string;
   readonly #pollMs: number;
   readonly #target: ListenTarget;
-  #client: PoolClient | undefined;
+  #connection: ListenConnection | undefined;
   #started = false;
   #stopped = false;
   #connecting = false;
@@ -39,8 +76,8 @@ export class InboxListener {
   #listening: Promise<void>;
   #markListening: () => void = noop;
 
-  constructor(pool: Pool, channel: string, pollMs: number, target: ListenTarget) {
-    this.#pool = pool;
+  constructor(connector: ListenConnector, channel: string, pollMs: number, target: ListenTarget) {
+    this.#connector = connector;
     this.#channel = channel;
     this.#pollMs = pollMs;
     this.#target = target;
@@ -64,7 +101,7 @@ export class InboxListener {
 
   /** True while the `LISTEN` connection is up. */
   get listening(): boolean {
-    return this.#client !== undefined;
+    return this.#connection !== undefined;
   }
 
   /** Stops listening and gives the connection back (closed: its state is the listener's). */
@@ -72,11 +109,11 @@ export class InboxListener {
     this.#stopped = true;
     this.#cancelTimer?.();
     this.#markListening();
-    const client = this.#client;
-    this.#client = undefined;
-    if (client !== undefined) {
-      client.removeAllListeners('notification');
-      client.release(true);
+    const connection = this.#connection;
+    this.#connection = undefined;
+    if (connection !== undefined) {
+      connection.client.removeAllListeners('notification');
+      connection.close();
     }
   }
 
@@ -88,14 +125,16 @@ export class InboxListener {
   async #connect(): Promise<void> {
     if (this.#connecting || this.#stopped) return;
     this.#connecting = true;
-    let client: PoolClient | undefined;
+    let connection: ListenConnection | undefined;
     try {
-      client = await this.#pool.connect();
+      connection = await this.#connector();
+      const opened = connection;
+      const { client } = opened;
       client.on('error', () => {
-        this.#lost(client as PoolClient);
+        this.#lost(opened);
       });
       client.on('end', () => {
-        this.#lost(client as PoolClient);
+        this.#lost(opened);
       });
       client.on('notification', (message: Notification) => {
         if (message.channel === this.#channel && message.payload !== undefined)
@@ -103,17 +142,17 @@ export class InboxListener {
       });
       await client.query(`LISTEN "${this.#channel}"`);
     } catch {
-      if (client !== undefined) client.release(true);
+      connection?.close();
       this.#connecting = false;
       this.#schedule(); // polling meanwhile; the next tick tries again
       return;
     }
     this.#connecting = false;
     if (this.#isStopped()) {
-      client.release(true); // stopped while connecting
+      connection.close(); // stopped while connecting
       return;
     }
-    this.#client = client;
+    this.#connection = connection;
     this.#markListening();
     // what changed before the LISTEN took effect was not notified: every wait looks once more
     this.#target.wakeAll();
@@ -123,11 +162,11 @@ export class InboxListener {
   }
 
   /** The connection failed or ended: poll until a new one listens. */
-  #lost(client: PoolClient): void {
-    if (this.#client !== client) return;
-    this.#client = undefined;
-    client.removeAllListeners('notification');
-    client.release(true);
+  #lost(connection: ListenConnection): void {
+    if (this.#connection !== connection) return;
+    this.#connection = undefined;
+    connection.client.removeAllListeners('notification');
+    connection.close();
     if (this.#stopped) return;
     this.#target.wakeAll();
     this.#schedule();
@@ -137,13 +176,13 @@ export class InboxListener {
   #schedule(): void {
     this.#cancelTimer?.();
     if (this.#stopped) return;
-    const up = this.#client !== undefined;
+    const up = this.#connection !== undefined;
     this.#cancelTimer = startTimer(
       up ? this.#pollMs * SAFETY_EVERY : this.#pollMs,
       () => {
         this.#cancelTimer = undefined;
         this.#target.wakeAll();
-        if (this.#client === undefined) void this.#connect();
+        if (this.#connection === undefined) void this.#connect();
         else this.#schedule();
       },
       { unref: true },

@@ -28,6 +28,13 @@ export interface PostgresInboxCommonOptions {
    * while it is up, in case a notification was lost. Milliseconds; default 1,000.
    */
   pollMs?: number;
+  /**
+   * A PostgreSQL URL for the inbox's `LISTEN` connection alone, opened with a `pg.Client` of its
+   * own instead of taking one of the pool's. `LISTEN` needs a session: give this when the pool goes
+   * through a PgBouncer in transaction mode, pointing at the server directly (or at a PgBouncer in
+   * session mode), e.g. `postgres://app@db.internal:5432/agents`. Default: one of the pool's connections.
+   */
+  listenConnectionString?: string;
   /** Named prepared statements (default `true`), as for `PostgresCheckpointStore`; `false` behind a pooler that cannot keep them. */
   preparedStatements?: boolean;
   /** How many entries one session may have waiting (not yet acknowledged) before `accept` refuses with `INBOX_FULL`. Default 1,000. */
@@ -40,7 +47,7 @@ export interface PostgresInboxCommonOptions {
   retryAfterMs?: number;
 }
 
-/** Options of an inbox that shares a `pg.Pool` you own: the inbox never ends it (its `LISTEN` connection is one of the pool's, held while anything waits). */
+/** Options of an inbox that shares a `pg.Pool` you own: the inbox never ends it (its `LISTEN` connection is one of the pool's, held while anything waits, unless `listenConnectionString` gives it its own). */
 export interface PostgresInboxPoolOptions extends PostgresInboxCommonOptions {
   /** A `pg` pool. */
   pool: Pool;
@@ -54,7 +61,7 @@ export interface PostgresInboxPoolOptions extends PostgresInboxCommonOptions {
 export interface PostgresInboxConnectionOptions extends PostgresInboxCommonOptions {
   /** A PostgreSQL URL, e.g. `postgres://app@db.internal:5432/agents`. */
   connectionString: string;
-  /** The most connections the inbox's pool opens at once, its `LISTEN` connection included. Default 10. */
+  /** The most connections the inbox's pool opens at once, its `LISTEN` connection included (unless `listenConnectionString` gives it its own). Default 10. */
   maxConnections?: number;
   /** Not with `connectionString`. */
   pool?: undefined;
@@ -63,7 +70,7 @@ export interface PostgresInboxConnectionOptions extends PostgresInboxCommonOptio
 /**
  * Options of {@link PostgresInbox}: exactly one of `pool` (shared, yours to end) or
  * `connectionString` (the inbox opens a pool and ends it on `close()`), an optional `table`,
- * `pollMs`, `preparedStatements` and the limits. Unknown keys are refused (a typo must not pass
+ * `pollMs`, `preparedStatements`, `listenConnectionString` and the limits. Unknown keys are refused (a typo must not pass
  * silently), with every other problem, in one `ConfigError`.
  *
  * @example
@@ -81,6 +88,8 @@ export interface ResolvedPostgresInboxOptions extends InboxLimits {
   readonly ownsPool: boolean;
   readonly pollMs: number;
   readonly preparedStatements: boolean;
+  /** The `LISTEN` connection's own URL, when it is not one of the pool's. */
+  readonly listenConnectionString: string | undefined;
 }
 
 const KNOWN = [
@@ -90,6 +99,7 @@ const KNOWN = [
   'table',
   'pollMs',
   'preparedStatements',
+  'listenConnectionString',
   ...INBOX_LIMIT_OPTIONS,
 ];
 
@@ -118,6 +128,7 @@ export function resolvePostgresInboxOptions(options: PostgresInboxOptions): Reso
     table = DEFAULT_INBOX_TABLE,
     pollMs = 1000,
     preparedStatements = true,
+    listenConnectionString,
   } = options;
   problems.push(...connectionProblems(pool, connectionString, maxConnections));
   const parsed = parseTableName(table);
@@ -129,10 +140,19 @@ export function resolvePostgresInboxOptions(options: PostgresInboxOptions): Reso
       message: `expected true or false, got ${describeValue(preparedStatements)}`,
     });
   }
+  if (
+    listenConnectionString !== undefined &&
+    (typeof listenConnectionString !== 'string' || listenConnectionString.trim() === '')
+  ) {
+    problems.push({
+      path: 'listenConnectionString',
+      message: `expected a PostgreSQL connection string such as "postgres://user@host:5432/db" (a session, not a transaction-mode pooler), got ${describeValue(listenConnectionString)}`,
+    });
+  }
   const limits = resolveInboxLimits(options, problems);
   unknownOptionProblems(options, KNOWN, problems);
   if (problems.length > 0) throw new ConfigError({ problems });
-  const common = { ...limits, table: parsed as TableName, pollMs, preparedStatements };
+  const common = { ...limits, table: parsed as TableName, pollMs, preparedStatements, listenConnectionString };
   if (pool !== undefined) return { ...common, pool, ownsPool: false };
   return { ...common, pool: openOwnPool(connectionString, maxConnections), ownsPool: true };
 }

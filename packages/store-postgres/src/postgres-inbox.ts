@@ -48,7 +48,7 @@ import {
 } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { InFlightCalls } from './postgres-in-flight.js';
-import { InboxListener } from './postgres-inbox-listener.js';
+import { InboxListener, ownConnector, poolConnector } from './postgres-inbox-listener.js';
 import { inboxNames, type InboxNames } from './postgres-inbox-names.js';
 import {
   resolvePostgresInboxOptions,
@@ -91,7 +91,8 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
  *   pool, notifications carrying ids only, sent after the writes they announce committed (a
  *   `NOTIFY` inside them would serialise their commits); after that connection is lost, the waits poll every
  *   `pollMs` until it listens again and then look once more, so a lost notification delays,
- *   never loses. `LISTEN` needs a session (not a transaction-pooled PgBouncer) connection.
+ *   never loses. `LISTEN` needs a session (not a transaction-pooled PgBouncer) connection:
+ *   `listenConnectionString` gives it one of its own when the pool goes through such a pooler.
  * - Outcomes are kept `ttlMs` (`putOutcome`), dedupe ids `dedupeWindowMs`; both are swept, and
  *   stream events with their outcome. Statements are named prepared statements unless
  *   `preparedStatements: false`.
@@ -148,7 +149,9 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#sql = inboxSql(this.#names);
     this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
     this.#notifier = new PostgresNotifier(this.#pool, this.#names.channel);
-    this.#listener = new InboxListener(this.#pool, this.#names.channel, resolved.pollMs, {
+    const { listenConnectionString: listenUrl } = resolved;
+    const connector = listenUrl === undefined ? poolConnector(this.#pool) : ownConnector(listenUrl);
+    this.#listener = new InboxListener(connector, this.#names.channel, resolved.pollMs, {
       notification: (payload) => {
         this.#notification(payload);
       },

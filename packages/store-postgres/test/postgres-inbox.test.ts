@@ -74,12 +74,17 @@ describe('PostgresInbox options', () => {
           pollMs: 0,
           preparedStatements: 'yes',
           maxPending: -1,
+          listenConnectionString: 42,
           extra: 1,
         } as never),
     );
     expect(ConfigError.isInstance(error)).toBe(true);
-    expect((error as ConfigError).problems.map((p) => p.path).sort()).toEqual(
-      ['extra', 'maxPending', 'pollMs', 'pool', 'preparedStatements', 'table'].sort(),
+    const problems = (error as ConfigError).problems;
+    expect(problems.map((p) => p.path).sort()).toEqual(
+      ['extra', 'listenConnectionString', 'maxPending', 'pollMs', 'pool', 'preparedStatements', 'table'].sort(),
+    );
+    expect(problems.find((p) => p.path === 'listenConnectionString')?.message).toMatch(
+      /expected a PostgreSQL connection string .*got 42/,
     );
     expectCode(
       thrown(() => new PostgresInbox(null as never)),

@@ -1,7 +1,9 @@
 // A worker Runner over a PostgresInbox whose LISTEN connection is killed (pg_terminate_backend):
 // it keeps settling (polling covers the lost wake-ups), listens again on a new connection, and
 // notifications reach it again. The producer is a second Runner (`worker: false`) on an inbox of
-// its own, so every wake-up crosses the server as a NOTIFY.
+// its own, so every wake-up crosses the server as a NOTIFY. Run twice: with the LISTEN connection
+// taken from the inbox's pool, and with one of its own (`listenConnectionString`, what a pool behind
+// a transaction-mode PgBouncer needs), which must then be the only one listening.
 import { signal } from '@signalyard/core';
 import { PostgresCheckpointStore, PostgresInbox } from '@signalyard/store-postgres';
 import {
@@ -16,9 +18,11 @@ import { createRunner, type EngineFn, type SessionCheckpointV1, type TurnContext
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { dropInbox } from './inbox-support.js';
 
-const KEY = 'agent:main:main';
-/** The application_name of the worker inbox's connections, to find its LISTEN connection. */
+/** The application_name of the worker inbox's pool, to find its LISTEN connection. */
 const WORKER_APP = `sy-listen-${String(process.pid)}`;
+/** The application_name of the worker inbox's own LISTEN connection (`listenConnectionString`). */
+const OWN_APP = `sy-own-listen-${String(process.pid)}`;
+const withApp = (url: string, app: string): string => `${url}${url.includes('?') ? '&' : '?'}application_name=${app}`;
 const inboxTable = uniqueTable('listen_inbox');
 const storeTable = uniqueTable('listen_store');
 const closers: (() => Promise<unknown>)[] = [];
@@ -32,11 +36,11 @@ const textOf = (ctx: TurnContext): string => String((ctx.signal.payload as { tex
 const echo: EngineFn = (ctx) => Promise.resolve({ messages: [{ role: 'assistant', content: `re: ${textOf(ctx)}` }] });
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The pids of the worker inbox's LISTEN connections. */
-async function listenerPids(channel: string): Promise<number[]> {
+/** The pids of the LISTEN connections on `channel` of connections named `app`. */
+async function listenerPids(channel: string, app: string): Promise<number[]> {
   const { rows } = await adminPool().query<{ pid: number }>(
     'SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND query = $2',
-    [WORKER_APP, `LISTEN "${channel}"`],
+    [app, `LISTEN "${channel}"`],
   );
   return rows.map((r) => r.pid);
 }
@@ -51,7 +55,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, tries
   throw new Error(`gave up waiting for ${what}`);
 }
 
-function setUp(): {
+function setUp(ownListen: boolean): {
   worker: ReturnType<typeof createRunner>;
   producer: ReturnType<typeof createRunner>;
   inbox: PostgresInbox;
@@ -60,7 +64,12 @@ function setUp(): {
 } {
   const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 4, application_name: WORKER_APP });
   pool.on('error', () => undefined);
-  const inbox = new PostgresInbox({ pool, table: inboxTable, pollMs: 100 });
+  const inbox = new PostgresInbox({
+    pool,
+    table: inboxTable,
+    pollMs: 100,
+    ...(ownListen && { listenConnectionString: withApp(DATABASE_URL, OWN_APP) }),
+  });
   const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: storeTable, maxConnections: 2 });
   const producerInbox = new PostgresInbox({ connectionString: DATABASE_URL, table: inboxTable, maxConnections: 2 });
   const producerStore = new PostgresCheckpointStore({
@@ -90,11 +99,15 @@ describePostgres('a worker Runner whose PostgresInbox LISTEN connection is kille
     await dropTablesAndEnd([storeTable]);
   });
 
-  it(
-    'keeps settling (polling), listens again on a new connection, and is woken by notifications again',
+  it.each([
+    ['one of the pool', false, WORKER_APP],
+    ['its own (listenConnectionString)', true, OWN_APP],
+  ])(
+    'LISTEN connection %s: keeps settling (polling), listens again on a new connection, and is woken by notifications again',
     { timeout: 120_000 },
-    async () => {
-      const setup = setUp();
+    async (_, ownListen, app) => {
+      const KEY = `agent:main:${ownListen ? 'own' : 'pooled'}`;
+      const setup = setUp(ownListen);
       const { worker, producer, inbox, producerInbox, store } = setup;
       await inbox.migrate();
       await store.migrate();
@@ -106,7 +119,9 @@ describePostgres('a worker Runner whose PostgresInbox LISTEN connection is kille
       };
       expect((await settle('one')).status).toBe('completed');
       await inbox.listening();
-      const killed = await until('the LISTEN connection', async () => (await listenerPids(inbox.channel))[0]);
+      const killed = await until('the LISTEN connection', async () => (await listenerPids(inbox.channel, app))[0]);
+      // With a LISTEN connection of its own, none of the pool's listens.
+      if (ownListen) expect(await listenerPids(inbox.channel, WORKER_APP)).toEqual([]);
       const heard: string[] = [];
       const stopHearing = inbox.onNotify((key, what) => heard.push(`${key}/${what}`));
       closers.push(() => Promise.resolve(stopHearing()));
@@ -118,10 +133,11 @@ describePostgres('a worker Runner whose PostgresInbox LISTEN connection is kille
 
       // It listens again, on another connection, and notifications reach it again.
       const again = await until('a new LISTEN connection', async () =>
-        (await listenerPids(inbox.channel)).find((pid) => pid !== killed),
+        (await listenerPids(inbox.channel, app)).find((pid) => pid !== killed),
       );
       expect(again).not.toBe(killed);
-      expect(await listenerPids(inbox.channel)).not.toContain(killed);
+      expect(await listenerPids(inbox.channel, app)).not.toContain(killed);
+      if (ownListen) expect(await listenerPids(inbox.channel, WORKER_APP)).toEqual([]);
       // A stop notice for a key with no entries can come only from a NOTIFY (a reconnect's catch-up
       // wakes only keys with entries); sent until the new LISTEN has taken effect.
       await until('a notification on the new connection', async () => {
