@@ -15,7 +15,7 @@
 // statement, with their time as the worker saw it (counted client side). Needs the server at DATABASE_URL or
 // postgres://postgres@127.0.0.1:5432/test; without one it says so and skips.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { SignalKind, signal, type ChatMessage } from '@signalyard/core';
@@ -165,6 +165,35 @@ async function latencyRound(): Promise<[number, number]> {
   return [percentile(times, 0.5), percentile(times, 0.99)];
 }
 
+/**
+ * Where an accept's time goes, one at a time: the floor of any statement here (`SELECT 1`, a
+ * round trip through the pool), the accept function's own execution on the server (EXPLAIN
+ * ANALYZE, commit excluded), and a bare commit that writes (a one-row UPDATE: its WAL flush).
+ * Medians in ms.
+ */
+async function acceptCosts(): Promise<{ roundTrip: number; execute: number; commit: number }> {
+  const roundTrips: number[] = [];
+  const executes: number[] = [];
+  const commits: number[] = [];
+  await admin.query(`CREATE TABLE IF NOT EXISTS "${inboxTable}_bench_commit" (id int PRIMARY KEY, n bigint)`);
+  await admin.query(`INSERT INTO "${inboxTable}_bench_commit" VALUES (1, 0) ON CONFLICT DO NOTHING`);
+  for (let i = 0; i < 200; i++) {
+    let start = performance.now();
+    await admin.query('SELECT 1');
+    roundTrips.push(performance.now() - start);
+    const plan = await admin.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN (ANALYZE, TIMING OFF) SELECT * FROM "${inboxTable}_accept"($1, $2, $3, NULL, 'user_message', '{}', NULL, 100000, 10000000, 600000)`,
+      [`cost-${String(i)}-${tag}`, randomUUID(), `agent:main:cost-${String(i % SESSIONS)}`],
+    );
+    const line = plan.rows.map((r) => r['QUERY PLAN']).find((l) => l.startsWith('Execution Time'));
+    executes.push(Number(/([\d.]+) ms/.exec(line ?? '')?.[1] ?? Number.NaN));
+    start = performance.now();
+    await admin.query(`UPDATE "${inboxTable}_bench_commit" SET n = n + 1 WHERE id = 1`);
+    commits.push(performance.now() - start);
+  }
+  return { roundTrip: median(roundTrips), execute: median(executes), commit: median(commits) };
+}
+
 /** One recovery round: ms from the kill until a rescuer (started here once the turn is held) settled the entry. */
 async function recoveryRound(round: number): Promise<number> {
   const stuck = child('stuck', 'stuck');
@@ -227,6 +256,13 @@ try {
     p50.push(a);
     p99.push(b);
   }
+
+  const costs = await acceptCosts();
+  console.log(
+    `accept p50 ${(median(p50) / 1e6).toFixed(2)} ms, p99 ${(median(p99) / 1e6).toFixed(2)} ms; where it goes (medians): ` +
+      `a SELECT 1 round trip ${costs.roundTrip.toFixed(2)} ms, the accept function executing on the server ` +
+      `${costs.execute.toFixed(2)} ms, a one-row UPDATE with its commit ${costs.commit.toFixed(2)} ms`,
+  );
 
   // ---------------------------------------------------------------- recovery after kill -9
   const recoveries: number[] = [];
