@@ -82,7 +82,8 @@ let store: PostgresCheckpointStore;
 
 async function acceptAll(key: string, texts: readonly string[]): Promise<InboxReceipt[]> {
   const receipts: InboxReceipt[] = [];
-  for (const text of texts) receipts.push(await inbox.accept({ sessionKey: key, signal: say(text), id: `${key}/${text}` }));
+  for (const text of texts)
+    receipts.push(await inbox.accept({ sessionKey: key, signal: say(text), id: `${key}/${text}` }));
   return receipts;
 }
 
@@ -163,7 +164,9 @@ describePostgres('signalyard worker on PostgreSQL (child processes)', () => {
       await a.seen('stdout', 'worker w-c: draining (SIGTERM)');
       a.child.kill('SIGTERM');
       expect(await a.exited, `${a.out()}\n${a.err()}`).toBe(1);
-      expect(a.err()).toContain('signalyard: worker: SIGTERM while draining: exiting now, the turns in flight abandoned');
+      expect(a.err()).toContain(
+        'signalyard: worker: SIGTERM while draining: exiting now, the turns in flight abandoned',
+      );
       expect(a.out()).not.toContain('stopped');
       expect(await history(key)).toEqual([]); // nothing of the abandoned turn was saved
       expect(await pendingTexts(key)).toEqual(['hold-twice', 'next']);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryCheckpointStore, SignalKind, signal, isSignalyardError } from '@signalyard/core';
+import { MemoryCheckpointStore, MemoryInbox, SignalKind, signal, isSignalyardError } from '@signalyard/core';
 import { RunnerError, createRunner } from 'signalyard';
 import { MAIN, assistant, deferred, heldEngine, rejectionOf, stored, track, user } from './support.js';
 
@@ -69,6 +69,40 @@ describe('close()', () => {
     expect((await a).status).toBe('completed');
     await closed;
     expect(held.turns.map((t) => t.text)).toEqual(['a']);
+  });
+
+  it('with a durable inbox: finishes the turn in flight, leaves the queued entries unsettled (no outcome event) and releases the lease', async () => {
+    const held = heldEngine();
+    const store = new MemoryCheckpointStore();
+    const inbox = new MemoryInbox();
+    const runner = createRunner({
+      store,
+      inbox,
+      worker: { pollMs: 10 },
+      agents: [{ id: 'main', engine: held.engine }],
+    });
+    const events: string[] = [];
+    runner.on((event) => {
+      if (event.type === 'outcome') events.push(event.outcome.status);
+    });
+    await runner.start();
+    const a = await runner.accept(MAIN, say('a'));
+    const turnA = await held.turn(0);
+    const b = await runner.accept(MAIN, say('b'));
+    await vi.waitFor(async () => expect((await inbox.pending()).length).toBe(2));
+    const closed = track(runner.close());
+    turnA.finish({ messages: [assistant('done a')] });
+    await closed.promise;
+    expect(events).toEqual(['completed']); // a settled; b not: no outcome event for it
+    expect((await inbox.outcome(a.receiptId)).status).toBe('completed');
+    expect((await inbox.pending()).map((e) => e.receiptId)).toEqual([b.receiptId]);
+    expect(await inbox.leases()).toEqual([]);
+    const next = createRunner({ store, inbox, worker: { pollMs: 10 }, agents: [{ id: 'main', engine: held.engine }] });
+    await next.start();
+    (await held.turn(1)).finish({ messages: [assistant('done b')] });
+    expect((await inbox.outcome(b.receiptId)).status).toBe('completed');
+    await next.close();
+    expect(held.turns.map((t) => t.text)).toEqual(['a', 'b']);
   });
 
   it('resolves a signal waiting for a concurrency slot stopped, without running it', async () => {

@@ -243,7 +243,9 @@ try {
     plainRates.push(await plainRound(plain));
   }
   const trips = minus(await tripsOf(workers), before);
-  console.log(`settled/s: inbox ${inboxRates.map((r) => r.toFixed(0)).join(', ')}; plain ${plainRates.map((r) => r.toFixed(0)).join(', ')}`);
+  console.log(
+    `settled/s: inbox ${inboxRates.map((r) => r.toFixed(0)).join(', ')}; plain ${plainRates.map((r) => r.toFixed(0)).join(', ')}`,
+  );
   printTrips(trips, SIGNALS * MIN_ROUNDS);
   await Promise.all([...workers, ...plain].map((c) => c.stop()));
 
@@ -319,13 +321,15 @@ try {
   });
 } finally {
   await producer.close().catch(() => undefined);
-  await admin.query(
-    `SELECT string_agg(format('DROP TABLE IF EXISTS %I CASCADE', tablename), '; ') AS sql FROM pg_tables WHERE tablename LIKE $1`,
-    [`sy_bench_ibx_%${tag}%`],
-  ).then(async (r) => {
-    const sql = (r.rows[0] as { sql: string | null } | undefined)?.sql;
-    if (sql) await admin.query(sql);
-  });
+  await admin
+    .query(
+      `SELECT string_agg(format('DROP TABLE IF EXISTS %I CASCADE', tablename), '; ') AS sql FROM pg_tables WHERE tablename LIKE $1`,
+      [`sy_bench_ibx_%${tag}%`],
+    )
+    .then(async (r) => {
+      const sql = (r.rows[0] as { sql: string | null } | undefined)?.sql;
+      if (sql) await admin.query(sql);
+    });
   await admin.query(`DROP SEQUENCE IF EXISTS "${inboxTable}_order"`).catch(() => undefined);
   await admin.query(`DROP FUNCTION IF EXISTS "${inboxTable}_accept"`).catch(() => undefined);
   await admin.end();
@@ -352,12 +356,17 @@ async function tripsOf(workers: readonly Child[]): Promise<Trips> {
 
 function minus(after: Trips, before: Trips): Trips {
   return Object.fromEntries(
-    Object.entries(after).map(([k, v]) => [k, { calls: v.calls - (before[k]?.calls ?? 0), ms: v.ms - (before[k]?.ms ?? 0) }]),
+    Object.entries(after).map(([k, v]) => [
+      k,
+      { calls: v.calls - (before[k]?.calls ?? 0), ms: v.ms - (before[k]?.ms ?? 0) },
+    ]),
   );
 }
 
 function printTrips(all: Trips, settled: number): void {
-  console.log('  where the time goes: the 2 workers\' round trips per settled entry (client side, the measured rounds):');
+  console.log(
+    "  where the time goes: the 2 workers' round trips per settled entry (client side, the measured rounds):",
+  );
   const rows = Object.entries(all)
     .filter(([, t]) => t.calls > 0)
     .sort(([, a], [, b]) => b.ms - a.ms);

@@ -24,7 +24,12 @@ export type ListenConnector = () => Promise<ListenConnection>;
 export function poolConnector(pool: Pool): ListenConnector {
   return async () => {
     const client = await pool.connect();
-    return { client, close: () => client.release(true) };
+    return {
+      client,
+      close: () => {
+        client.release(true);
+      },
+    };
   };
 }
 
@@ -43,7 +48,12 @@ export function ownConnector(connectionString: string): ListenConnector {
       client.end().catch(() => undefined);
       throw error;
     }
-    return { client, close: () => void client.end().catch(() => undefined) };
+    return {
+      client,
+      close: () => {
+        client.end().catch(() => undefined);
+      },
+    };
   };
 }
 
