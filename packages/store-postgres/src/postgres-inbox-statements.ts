@@ -52,7 +52,13 @@ function workerSql(n: InboxNames) {
       `AND k.lease_token = $2 AND k.lease_expires > clock_timestamp())) RETURNING attempts`,
     /** `receiptId` → a row when the entry is in the inbox. */
     entryExists: `SELECT 1 FROM ${n.entries.sql} WHERE receipt_id = $1`,
-    /** `receiptId` → `[no outcome kept]` when removed: drops its events when it has no outcome. */
+    /**
+     * `receiptId` → `[no outcome kept]` when removed: drops its events when it has no outcome.
+     * Commits without waiting for its WAL flush (`synchronous_commit` off for its transaction
+     * alone): the checkpoint save settled the entry, and the outcome was stored (durably) before,
+     * so an ack lost with a database crash is only a redelivery, recognised by its `seq` and
+     * acknowledged without being applied. (A later commit's flush covers it anyway: WAL is a log.)
+     */
     ack:
       `WITH gone AS (DELETE FROM ${n.entries.sql} WHERE receipt_id = $1 RETURNING session_key), ` +
       `k AS (UPDATE ${n.keys.sql} SET pending = pending - 1, ` +
@@ -64,7 +70,7 @@ function workerSql(n: InboxNames) {
       `kept AS (SELECT 1 FROM ${n.outcomes.sql} WHERE receipt_id = $1 AND expires_at > clock_timestamp()), ` +
       `dropped AS (DELETE FROM ${n.events.sql} WHERE receipt_id = $1 AND EXISTS (SELECT 1 FROM gone) ` +
       `AND NOT EXISTS (SELECT 1 FROM kept)) ` +
-      `SELECT NOT EXISTS (SELECT 1 FROM kept) FROM gone`,
+      `SELECT NOT EXISTS (SELECT 1 FROM kept), set_config('synchronous_commit', 'off', true) FROM gone`,
     /** `receiptId, outcome, ttlMs, poisoned` → a row when stored (unless a live one is there); keeps a dead letter. */
     putOutcome:
       `WITH put AS (INSERT INTO ${n.outcomes.sql} AS o (receipt_id, outcome, expires_at) ` +
