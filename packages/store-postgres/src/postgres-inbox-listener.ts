@@ -11,14 +11,14 @@ export interface ListenTarget {
   reconnected(): void;
 }
 
-/** A `LISTEN` connection and how to give it up (it is never reused: its state is the listener's). @internal */
-export interface ListenConnection {
+/** A `LISTEN` connection and how to give it up (it is never reused: its state is the listener's). */
+interface ListenConnection {
   readonly client: ClientBase;
   close(): void;
 }
 
-/** Opens a `LISTEN` connection. @internal */
-export type ListenConnector = () => Promise<ListenConnection>;
+/** Opens a `LISTEN` connection. */
+type ListenConnector = () => Promise<ListenConnection>;
 
 /** `LISTEN` connections taken from `pool`, destroyed when given up. @internal */
 export function poolConnector(pool: Pool): ListenConnector {
