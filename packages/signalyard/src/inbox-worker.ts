@@ -85,6 +85,8 @@ export class InboxWorker {
   #tickAgain = false;
   #poll: ReturnType<typeof setInterval> | undefined;
   #offNotify: (() => void) | undefined;
+  /** Releases of idle leases under way (`releaseAll` waits for them too). */
+  readonly #releasing = new Set<Promise<void>>();
 
   constructor(deps: WorkerDeps) {
     this.#d = deps;
@@ -493,7 +495,10 @@ export class InboxWorker {
     work.lost = true;
     clearInterval(work.renewTimer);
     if (this.#works.get(work.key) === work) this.#works.delete(work.key);
-    await this.#d.inbox.release(work.lease).catch(noop);
+    const released = this.#d.inbox.release(work.lease).catch(noop);
+    this.#releasing.add(released);
+    await released;
+    this.#releasing.delete(released);
     this.#tick();
   }
 
@@ -511,7 +516,7 @@ export class InboxWorker {
     for (const work of this.#works.values()) this.#abortRunning(work, reason);
   }
 
-  /** Waits for every entry to finish, then releases every lease (not counted as deliveries). */
+  /** Waits for every entry to finish, then releases every lease (not counted as deliveries), idle ones given up meanwhile included. */
   async releaseAll(): Promise<void> {
     // An acquisition in flight releases what it gets (closing); it is not awaited: it may hang.
     const works = [...this.#works.values()];
@@ -522,6 +527,7 @@ export class InboxWorker {
       this.#works.delete(work.key);
     }
     await Promise.all(works.map((w) => this.#d.inbox.release(w.lease).catch(noop)));
+    await Promise.all([...this.#releasing]); // idle leases being given up as the close began
   }
 }
 
