@@ -85,7 +85,7 @@ export class InboxWorker {
   #tickAgain = false;
   #poll: ReturnType<typeof setInterval> | undefined;
   #offNotify: (() => void) | undefined;
-  /** Releases of idle leases under way (`releaseAll` waits for them too). */
+  /** Releases under way of idle leases and of leases acquired while closing (`releaseAll` waits for them too). */
   readonly #releasing = new Set<Promise<void>>();
 
   constructor(deps: WorkerDeps) {
@@ -191,7 +191,7 @@ export class InboxWorker {
       return;
     }
     for (const lease of leases) {
-      if (this.#closing || this.#works.has(lease.key)) this.#d.inbox.release(lease).catch(noop);
+      if (this.#closing || this.#works.has(lease.key)) void this.#release(lease);
       else this.#startKey(lease);
     }
   }
@@ -495,11 +495,15 @@ export class InboxWorker {
     work.lost = true;
     clearInterval(work.renewTimer);
     if (this.#works.get(work.key) === work) this.#works.delete(work.key);
-    const released = this.#d.inbox.release(work.lease).catch(noop);
-    this.#releasing.add(released);
-    await released;
-    this.#releasing.delete(released);
+    await this.#release(work.lease);
     this.#tick();
+  }
+
+  /** Gives a lease up outside `releaseAll`, tracked so that `releaseAll` waits for it too. */
+  async #release(lease: InboxLease): Promise<void> {
+    const released = this.#d.inbox.release(lease).catch(noop);
+    this.#releasing.add(released);
+    await released.finally(() => this.#releasing.delete(released));
   }
 
   // ------------------------------------------------------------------ close
