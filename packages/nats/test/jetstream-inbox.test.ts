@@ -3,10 +3,12 @@ import { jetstreamManager, AckPolicy } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import type { InboxLease } from '@signalyard/core';
+import { MemoryCheckpointStore, type InboxLease } from '@signalyard/core';
 import { JetStreamInbox } from '@signalyard/nats';
+import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { rejectsCode, throwsCode } from '@signalyard/test-utils';
 import { describeNats, startNatsServer, type NatsServer } from '@signalyard/test-utils/nats';
+import { createRunner } from 'signalyard';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const text = (payload: string) => ({ kind: 'user_message' as const, payload });
@@ -48,6 +50,23 @@ describe('JetStreamInbox options', () => {
   it('touches no network when constructed: a bad server fails on first use, with INBOX_UNAVAILABLE', async () => {
     const inbox = new JetStreamInbox({ servers: 'nats://127.0.0.1:1', connectOptions: { reconnect: false } });
     await rejectsCode(inbox.provision(), 'INBOX_UNAVAILABLE');
+    await inbox.close();
+  });
+});
+
+describe('a Runner over a JetStreamInbox: configuration', () => {
+  it('refuses a checkpoint store other processes cannot see (none, or a MemoryCheckpointStore) with INBOX_CONFIG_INVALID', async () => {
+    const inbox = new JetStreamInbox({ servers: 'nats://127.0.0.1:1' });
+    const agents = [{ id: 'main', engine: () => Promise.resolve({}) }];
+    for (const store of [undefined, new MemoryCheckpointStore()]) {
+      const error = throwsCode(() => createRunner({ agents, inbox, ...(store && { store }) }), 'INBOX_CONFIG_INVALID');
+      expect(error.message).toContain('JetStreamInbox');
+    }
+    // A shared durable store is what it needs (nothing connects before start()).
+    const store = new PostgresCheckpointStore({ connectionString: 'postgres://127.0.0.1:1/none' });
+    const runner = createRunner({ agents, inbox, store, worker: true });
+    await runner.close();
+    await store.close();
     await inbox.close();
   });
 });
