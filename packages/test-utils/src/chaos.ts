@@ -65,6 +65,11 @@ export interface ChaosTarget extends ChaosSizes {
   effects(table: 'plain' | 'committed'): Promise<readonly string[]>;
   /** The receipt's outcome, from the inbox (rejects when it is not retrievable). */
   outcome(receiptId: string): Promise<{ readonly status: string; readonly error?: { readonly code?: string } }>;
+  /**
+   * More trouble, started when the kills start and awaited before the drain (e.g. the
+   * transport's server killed and started again once): the checks afterwards are the same.
+   */
+  disrupt?(): Promise<void>;
 }
 
 /** What a run measured (printed; never asserted). */
@@ -269,7 +274,9 @@ export async function runChaos(target: ChaosTarget): Promise<ChaosFigures> {
     });
     children.push(producer);
     await producer.started;
+    const disrupted = target.disrupt?.();
     const kills = await chaos(sizes, slots, tally, startWorker);
+    await disrupted;
     const drainMs = await drain(target, sizes, tally, producer);
     await Promise.all(children.map((c) => c.close()));
     if (tally.retries.length > 0)
