@@ -6,7 +6,7 @@ import { connect } from '@nats-io/transport-node';
 import { MemoryCheckpointStore, type InboxLease } from '@signalyard/core';
 import { JetStreamInbox } from '@signalyard/nats';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
-import { rejectsCode, throwsCode } from '@signalyard/test-utils';
+import { deferred, rejectsCode, throwsCode } from '@signalyard/test-utils';
 import { describeNats, startNatsServer, type NatsServer } from '@signalyard/test-utils/nats';
 import { createRunner } from 'signalyard';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,6 +215,48 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
         expect((await jsm.streams.info(stream)).state.messages).toBe(1);
       } finally {
         await nc.close();
+        await inbox.close();
+      }
+    });
+
+    it('accepts tell other processes’ listeners their keys, once per notice however many entries a key got', async () => {
+      const stream = uniqueStream();
+      const inbox = new JetStreamInbox({ servers: server.url, stream, partitions: 4 });
+      const listener = new JetStreamInbox({ servers: server.url, stream, partitions: 4 });
+      await inbox.provision();
+      const nc = await connect({ servers: server.url });
+      try {
+        const heard: string[] = [];
+        const allHeard = deferred<void>();
+        listener.onNotify((key, what) => {
+          heard.push(`${key}:${what}`);
+          if (new Set(heard).size === 3) allHeard.resolve();
+        });
+        const wire: { ks?: string[]; k?: string; w: string }[] = [];
+        const sub = nc.subscribe(`${stream}_NOTICES`, {
+          callback: (_, m) => wire.push(m.json<{ ks?: string[]; w: string }>()),
+        });
+        await nc.flush();
+        await listener.pending(); // connected and subscribed: notices from now on reach it
+        await Promise.all(
+          ['a', 'b', 'c', 'a', 'b', 'c'].map((key, i) =>
+            inbox.accept({ sessionKey: key, signal: text(`${i}`), id: `n${i}` }),
+          ),
+        );
+        await allHeard.promise;
+        expect([...new Set(heard)].sort()).toEqual(['a:entry', 'b:entry', 'c:entry']);
+        await inbox.notify('d', 'stop'); // notify() is sent at once, on its own
+        await nc.flush();
+        for (const m of wire.filter((m) => m.ks !== undefined)) {
+          expect(m.w).toBe('entry');
+          expect(new Set(m.ks).size, JSON.stringify(m.ks)).toBe(m.ks?.length);
+        }
+        expect(wire.flatMap((m) => m.ks ?? [])).toEqual(expect.arrayContaining(['a', 'b', 'c']));
+        expect(wire.filter((m) => m.k !== undefined)).toEqual([{ k: 'd', w: 'stop' }]);
+        sub.unsubscribe();
+      } finally {
+        await nc.close();
+        await listener.close();
         await inbox.close();
       }
     });
