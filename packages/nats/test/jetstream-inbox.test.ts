@@ -227,7 +227,7 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
       const nc = await connect({ servers: server.url });
       try {
         const heard: string[] = [];
-        const allHeard = deferred<void>();
+        const allHeard = deferred();
         listener.onNotify((key, what) => {
           heard.push(`${key}:${what}`);
           if (new Set(heard).size === 3) allHeard.resolve();
