@@ -1,7 +1,8 @@
 // A settling worker process of inbox.bench.ts (not a benchmark itself): the Inbox contract's
 // settle loop (acquire → read → beginDelivery → putOutcome → ack, no engine and no checkpoint
-// store) over a JetStreamInbox or a PostgresInbox, in a process of its own as a worker runs
-// beside the producers. Imports the built packages.
+// store; acquire again every 100 ms while it finds nothing) over a JetStreamInbox or a
+// PostgresInbox, in a process of its own as a worker runs beside the producers. Imports the
+// built packages.
 //
 // argv: nats <nats url> <stream> <id> | pg <database url> <table> <id>
 // IPC in: { type: 'run' } | { type: 'pause' } (answered { type: 'paused' } once no entry is in
@@ -18,6 +19,8 @@ const send = (message: Record<string, unknown>): void => {
   if (process.connected) process.send?.(message);
 };
 
+/** How long a worker with nothing to take waits before it asks again. */
+const POLL_MS = 100;
 const limits = { maxPending: 10_000_000, maxPendingPerSession: 1_000_000 };
 const inbox: Inbox =
   kind === 'nats'
@@ -32,7 +35,8 @@ let wake: (() => void) | undefined;
 
 async function settleOnce(): Promise<void> {
   const leases = await inbox.acquire(id as string, { leaseMs: 30_000, max: 50 });
-  if (leases.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  // Nothing to take: look again after a poll interval, as a Runner worker does (pollMs 100, as in the chaos test).
+  if (leases.length === 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   for (const lease of leases) {
     try {
       for await (const entry of inbox.read(lease)) {

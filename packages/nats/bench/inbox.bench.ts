@@ -109,13 +109,17 @@ class Settlers {
 
   #next<T>(child: ChildProcess, type: string): Promise<T> {
     return new Promise((resolve, reject) => {
+      const onExit = (code: number | null): void => {
+        reject(new Error(`a bench worker exited (${String(code)}) before ${type}`));
+      };
       const onMessage = (m: unknown): void => {
         if ((m as { type?: string }).type !== type) return;
         child.off('message', onMessage);
+        child.off('exit', onExit);
         resolve(m as T);
       };
       child.on('message', onMessage);
-      child.once('exit', (code) => reject(new Error(`a bench worker exited (${String(code)}) before ${type}`)));
+      child.once('exit', onExit);
     });
   }
 
