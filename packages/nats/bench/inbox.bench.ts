@@ -5,8 +5,9 @@
 //   PROCESSES (bench/inbox-settler.ts) settle (acquire → read → beginDelivery → putOutcome → ack;
 //   no engine, no checkpoint store); the settled rate beside it, then the workers' rate draining
 //   the backlog once the callers stop; the ratio of the JetStream figures to PostgreSQL's;
-// - what an accept costs in CPU: the producer process's, and the nats-server's (load-independent:
-//   on a loaded machine the rates measure the machine, these the code);
+// - the producer side alone (the workers paused): accepted per second, and what an accept costs
+//   in CPU, the producer process's and the nats-server's (nearly load-independent: on a loaded
+//   machine the rates measure the machine's spare time, these the code);
 // - recovery after kill -9 (JetStream, PostgreSQL checkpoint store, leaseMs 2,000, pollMs 100): a
 //   worker PROCESS (bench/recovery-worker.ts) holds a session's lease in the middle of a turn and
 //   is killed with SIGKILL; from the kill until another worker (running already) settled the
@@ -148,15 +149,19 @@ interface Round {
   accepted: number;
   settledWhileAccepting: number;
   drained: number;
-  /** CPU ns per accept: the producer process's, and the nats-server's (NaN when not measured). */
+  /** Accepted per second with the workers paused: the producer side alone. */
+  acceptedAlone: number;
+  /** CPU ns per accept with the workers paused: the producer process's, and the nats-server's (NaN when not measured). */
   producerCpu: number;
   serverCpu: number;
 }
 
-/** One throughput round: CALLERS callers accept for THROUGHPUT_MS while the 2 workers settle, then the workers alone for THROUGHPUT_MS. */
-async function throughputRound(producer: Inbox, settlers: Settlers, round: number, server?: Server): Promise<Round> {
-  settlers.run();
-  const settled0 = await settlers.settled();
+/** CALLERS callers accepting for THROUGHPUT_MS; the rate and the CPU ns per accept of this process and of the server. */
+async function acceptPhase(
+  producer: Inbox,
+  label: string,
+  server?: Server,
+): Promise<{ rate: number; producerCpu: number; serverCpu: number }> {
   const cpu0 = process.cpuUsage();
   const server0 = server?.cpuUs() ?? Number.NaN;
   let accepted = 0;
@@ -165,7 +170,7 @@ async function throughputRound(producer: Inbox, settlers: Settlers, round: numbe
   await Promise.all(
     Array.from({ length: CALLERS }, async (_, caller) => {
       for (let i = 0; performance.now() < deadline; i++) {
-        const id = `t${round}-${caller}-${i}`;
+        const id = `${label}-${caller}-${i}`;
         try {
           await producer.accept({ sessionKey: `s${(caller * 7 + i) % SESSIONS}`, signal: text('go'), id });
           accepted++;
@@ -178,6 +183,23 @@ async function throughputRound(producer: Inbox, settlers: Settlers, round: numbe
   );
   const cpu = process.cpuUsage(cpu0);
   const serverUs = (server?.cpuUs() ?? Number.NaN) - server0;
+  return {
+    rate: accepted / ((performance.now() - start) / 1000),
+    producerCpu: ((cpu.user + cpu.system) * 1000) / accepted,
+    serverCpu: (serverUs * 1000) / accepted,
+  };
+}
+
+/**
+ * One throughput round: CALLERS callers accept for THROUGHPUT_MS with the workers paused, then
+ * for THROUGHPUT_MS while the 2 workers settle, then the workers alone for THROUGHPUT_MS.
+ */
+async function throughputRound(producer: Inbox, settlers: Settlers, round: number, server?: Server): Promise<Round> {
+  const alone = await acceptPhase(producer, `a${round}`, server);
+  settlers.run();
+  const settled0 = await settlers.settled();
+  const start = performance.now();
+  const busy = await acceptPhase(producer, `t${round}`);
   const seconds = (performance.now() - start) / 1000;
   const settled1 = await settlers.settled();
   const drainStart = performance.now();
@@ -186,11 +208,12 @@ async function throughputRound(producer: Inbox, settlers: Settlers, round: numbe
   const drainSeconds = (performance.now() - drainStart) / 1000;
   await settlers.pause();
   return {
-    accepted: accepted / seconds,
+    accepted: busy.rate,
     settledWhileAccepting: (settled1 - settled0) / seconds,
     drained: (settled2 - settled1) / drainSeconds,
-    producerCpu: ((cpu.user + cpu.system) * 1000) / accepted,
-    serverCpu: (serverUs * 1000) / accepted,
+    acceptedAlone: alone.rate,
+    producerCpu: alone.producerCpu,
+    serverCpu: alone.serverCpu,
   };
 }
 
@@ -318,14 +341,21 @@ figure({
 });
 figure({
   workload,
-  name: 'CPU per accept, producer process',
+  name: `accepted signals per second, ${CALLERS} callers, no worker running`,
+  unit: '/s',
+  samples: of(jetstream, 'acceptedAlone'),
+  against: vs(p, of(p, 'acceptedAlone'), '/s'),
+});
+figure({
+  workload,
+  name: 'CPU per accept, producer process (no worker running)',
   unit: 'ns',
   samples: of(jetstream, 'producerCpu'),
   against: vs(p, of(p, 'producerCpu'), 'µs'),
 });
 figure({
   workload,
-  name: 'CPU per accept, nats-server (with the settling meanwhile)',
+  name: 'CPU per accept, nats-server (no worker running)',
   unit: 'ns',
   samples: of(jetstream, 'serverCpu'),
 });
