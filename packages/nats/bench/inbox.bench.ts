@@ -367,6 +367,13 @@ if (p !== undefined) {
     unit: 'x',
     samples: of(jetstream, 'accepted').map((v, i) => v / (pgAccepted[i] ?? v)),
   });
+  const pgAlone = of(p, 'acceptedAlone');
+  figure({
+    workload,
+    name: 'accepted per second, no worker running, JetStream / PostgreSQL',
+    unit: 'x',
+    samples: of(jetstream, 'acceptedAlone').map((v, i) => v / (pgAlone[i] ?? v)),
+  });
 }
 if (recoveries.length > 0) {
   figure({
