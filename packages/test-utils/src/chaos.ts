@@ -275,6 +275,7 @@ export async function runChaos(target: ChaosTarget): Promise<ChaosFigures> {
     children.push(producer);
     await producer.started;
     const disrupted = target.disrupt?.();
+    disrupted?.catch(() => undefined); // awaited (and so thrown) after the kills
     const kills = await chaos(sizes, slots, tally, startWorker);
     await disrupted;
     const drainMs = await drain(target, sizes, tally, producer);
