@@ -234,7 +234,9 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
         });
         const wire: { ks?: string[]; k?: string; w: string }[] = [];
         const sub = nc.subscribe(`${stream}_NOTICES`, {
-          callback: (_, m) => wire.push(m.json<{ ks?: string[]; w: string }>()),
+          callback: (_, m) => {
+            wire.push(m.json<{ ks?: string[]; w: string }>());
+          },
         });
         await nc.flush();
         await listener.pending(); // connected and subscribed: notices from now on reach it

@@ -332,7 +332,12 @@ async function chaos(sizes: Resolved, slots: Child[], tally: Tally, startWorker:
 /** Waits for the producer to finish and the inbox to empty (a worker that died on start is restarted); returns how long the drain took. */
 async function drain(target: ChaosTarget, sizes: Resolved, tally: Tally, producer: Child): Promise<number> {
   const start = Date.now();
+  let said = start;
   for (;;) {
+    if (Date.now() - said >= 30_000) {
+      said = Date.now();
+      console.log(`chaos: draining for ${String(said - start)} ms, ${String(await target.pending())} entries pending`);
+    }
     if (Date.now() - start > sizes.drainTimeoutMs)
       throw new Error(
         `The inbox did not drain within ${String(sizes.drainTimeoutMs)} ms: ${String(await target.pending())} entries pending, producer ${tally.produced ? 'done' : `not done; stderr:\n${producer.stderr}`}`,
