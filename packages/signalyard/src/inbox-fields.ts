@@ -212,11 +212,23 @@ function recentOutcomes(previous: unknown, fresh: readonly RecordedOutcome[]): R
     if (typeof item !== 'object' || item === null || typeof item.receiptId !== 'string' || ids.has(item.receiptId)) {
       continue;
     }
-    bytes += JSON.stringify(item).length;
+    bytes += jsonLength(item);
     if (bytes > KEPT_OUTCOME_BYTES) break;
     older.push(item as RecordedOutcome);
   }
   return [...older.reverse(), ...fresh];
+}
+
+/** The JSON length of recorded outcomes seen before: a session's saves carry the same objects on, save after save. */
+const jsonLengths = new WeakMap<object, number>();
+
+function jsonLength(item: object): number {
+  let length = jsonLengths.get(item);
+  if (length === undefined) {
+    length = JSON.stringify(item).length;
+    jsonLengths.set(item, length);
+  }
+  return length;
 }
 
 /**
