@@ -11,7 +11,7 @@ import {
 } from '@signalyard/core';
 import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
-import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
+import { applyControl, appliedBefore, type ControlDeps, type ControlEnd, type ControlHooks } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
 import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import { keepUnstored } from './inbox-fields.js';
@@ -333,11 +333,18 @@ export class InboxWorker {
 
   /** A control entry (rewind, delete): a task in the session's queue, in `seq` order with its signals. */
   #enqueueControl(work: KeyWork, entry: InboxEntry, agent: AgentRuntime): void {
-    const holds = (): boolean => !work.lost && !this.#closing;
+    const hooks: ControlHooks = {
+      holds: () => !work.lost && !this.#closing,
+      sweep: () => this.#sweep(work, entry),
+      appliedBefore: () => appliedBefore(this.#d.inbox, entry, this.#d.settings.pollMs),
+    };
     const ended = this.#d.queue
-      .enqueueTask(work.key, agent, (session) =>
-        applyControl(this.#d.control, session, entry, holds, () => this.#sweep(work, entry)),
-      )
+      .enqueueTask(work.key, agent, async (session) => {
+        const end = await applyControl(this.#d.control, session, entry, hooks);
+        // Kept on the live session until stored: the session's next saves record it meanwhile.
+        if (end.kind === 'applied' && hooks.holds()) keepUnstored(session, entry, end.outcome, this.#d.maxOutcomeBytes);
+        return end;
+      })
       .catch((): ControlEnd => ({ kind: 'left' }));
     work.finishing = work.finishing.then(async () => {
       try {
