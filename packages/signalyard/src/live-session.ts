@@ -52,7 +52,7 @@ export interface Job {
   skipped?: boolean;
   /**
    * A stop with an inbox entry: the waiting signals with entries it settled `stopped` on arrival
-   * (their outcomes are stored at once; the stop's settling save covers them, then they are acked).
+   * (the stop's settling save covers them and records their outcomes; then they are stored and acked).
    */
   stopped?: Job[];
   /** A waiting signal with an entry settled `stopped` on arrival by the stop `stoppedBy` (which has an entry too). */
