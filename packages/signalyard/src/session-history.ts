@@ -115,6 +115,7 @@ export interface ReopenOptions {
    * A rewind applied as an inbox control entry: the outcome its save records for the entry
    * (`inboxOutcomes`), made from the new version's number and data — so a worker that dies before
    * storing it leaves it for the next one (guarantee 6).
+   * @internal
    */
   readonly records?: (
     version: number,
