@@ -3,8 +3,8 @@ import Database from 'libsql';
 import type { SqliteSynchronous } from './sqlite-checkpoint-store-options.js';
 import { SqliteWriteBatch } from './sqlite-write-batch.js';
 
-/** How a connection is set up: users with the same settings on the same file share one. @internal */
-export interface SqliteConnectionSettings {
+/** How a connection is set up: users with the same settings on the same file share one. */
+interface SqliteConnectionSettings {
   readonly path: string;
   readonly busyTimeoutMs: number;
   readonly synchronous: SqliteSynchronous;

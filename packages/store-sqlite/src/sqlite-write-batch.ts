@@ -1,7 +1,7 @@
 import type Database from 'libsql';
 
-/** What a failure of SQLite itself (not of a write's own checks) becomes for the caller of `what`. @internal */
-export type WriteFailure = (what: string, error: unknown) => unknown;
+/** What a failure of SQLite itself (not of a write's own checks) becomes for the caller of `what`. */
+type WriteFailure = (what: string, error: unknown) => unknown;
 
 type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
 
