@@ -639,7 +639,7 @@ describe.each([
     const bothStopped = deferred();
     worker.runner.on((event) => {
       if (event.type !== 'outcome' || event.outcome.status !== 'stopped') return;
-      stoppedHere.push(String((event.signal.payload as { text?: unknown }).text));
+      stoppedHere.push(String((event.signal?.payload as { text?: unknown } | undefined)?.text));
       if (stoppedHere.length === 2) bothStopped.resolve();
     });
     const producer = runnerOn(storage, echo().engine, { worker: false });
