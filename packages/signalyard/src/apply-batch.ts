@@ -248,7 +248,17 @@ export class BatchApplier implements BatchApply {
     const causeMember = last ?? batch.merged.at(-1);
     if (causeMember === undefined) return 'done'; // a batch with no merged member has no turn
     const cause = signalCause(this.#d.persistence.causes, causeMember.job.signal, applied.outcome, n);
-    const failed = await this.#save(p, applied, cause, this.#unsavedMerged(batch));
+    // The save records each merged member's own outcome (inbox.md: a crash before putOutcome).
+    batch.mergedOutcome = (job, shared) => {
+      const m = live.find((member) => member.job === job);
+      return m === undefined ? undefined : memberOutcome(shared, m, n);
+    };
+    let failed: Outcome | 'conflict' | undefined;
+    try {
+      failed = await this.#save(p, applied, cause, this.#unsavedMerged(batch));
+    } finally {
+      batch.mergedOutcome = undefined;
+    }
     if (failed === 'conflict') return 'conflict';
     if (failed === undefined) {
       for (const m of batch.merged) batch.saved.add(m.job);

@@ -55,6 +55,10 @@ export class Batch implements RunningBatch {
   /** Set once a newer user message interrupted the batch's turn. */
   interrupted = false;
   readonly #settle: (job: Job, outcome: Outcome) => void;
+  /** The outcomes members were settled with (see {@link Batch.memberOutcome}). */
+  readonly #settledWith = new Map<Job, Outcome>();
+  /** While the merged turn's save runs: a merged member's own outcome, made from the turn's. */
+  mergedOutcome: ((job: Job, shared: Outcome) => Outcome | undefined) | undefined;
   /**
    * With a durable inbox: admits a member taken with an entry before it is applied (its delivery
    * counted durably, an entry settled already skipped, a poisoned one given back).
@@ -132,13 +136,19 @@ export class Batch implements RunningBatch {
 
   /** Settles `job` (once). */
   settle(job: Job, outcome: Outcome): void {
+    if (!job.settled && job.entry !== undefined) this.#settledWith.set(job, outcome);
     this.#settle(job, outcome);
+  }
+
+  /** See `RunningBatch.memberOutcome`. */
+  memberOutcome(job: Job, shared: Outcome): Outcome | undefined {
+    return this.#settledWith.get(job) ?? this.mergedOutcome?.(job, shared);
   }
 
   /** One member's own abort: it is `stopped` now (its message stays); the turn stops when no member is left. */
   #memberAborted(job: Job): void {
     if (this.aborting || job.settled || !this.merged.some((m) => m.job === job)) return;
-    this.#settle(job, stoppedOutcome(this.session.ctx));
+    this.settle(job, stoppedOutcome(this.session.ctx));
     if (this.turnRunning && this.liveMerged().length === 0) this.turnStop.abort(job.stop.signal.reason);
   }
 }

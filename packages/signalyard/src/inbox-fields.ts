@@ -39,11 +39,12 @@ export function withOutcome(mark: InboxMark, outcome: Outcome, maxOutcomeBytes: 
 const MAX_RECORDED_MEMBERS = 64;
 
 /**
- * `mark` (a batch's settling one) with `outcome` — the batch turn's shared outcome — recorded for
- * each member of `jobs[0..through]` with an entry, so that a worker that meets one of them settled
- * already (this worker died before `putOutcome`) can still store an outcome for it. A member's
- * own outcome may differ in its action and route (`mergedWith`); the recorded one is only stored
- * when none was. `mark` as it is for a commit, or when the outcome cannot be converted.
+ * `mark` (a batch's settling one) with an outcome recorded for each member of `jobs[0..through]`
+ * with an entry, so that a worker that meets one of them settled already (this worker died before
+ * `putOutcome`) stores the outcome that member got: `own(job)` — the one it was settled with, or
+ * the merged turn's `outcome` with its own action, route and `mergedWith` — else `outcome`. A
+ * member found settled before (skipped) keeps what an earlier save recorded for it. `mark` as it
+ * is for a commit, or when an outcome cannot be converted.
  * @internal
  */
 export function withBatchOutcomes(
@@ -52,18 +53,25 @@ export function withBatchOutcomes(
   through: number,
   outcome: Outcome,
   maxOutcomeBytes: number,
+  own: (job: Job) => Outcome | undefined = () => undefined,
 ): InboxMark {
   if (mark.partial) return mark;
-  let json: OutcomeJson;
+  const converted = new Map<Outcome, OutcomeJson>();
+  const outcomes: { receiptId: string; seq: string; outcome: OutcomeJson }[] = [];
   try {
-    json = outcomeToJson(outcome, { maxOutcomeBytes });
+    for (let i = 0; i <= through && i < jobs.length; i++) {
+      const job = jobs[i] as Job;
+      if (job.entry === undefined || job.skipped === true) continue;
+      const member = own(job) ?? outcome;
+      let json = converted.get(member);
+      if (json === undefined) {
+        json = outcomeToJson(member, { maxOutcomeBytes });
+        converted.set(member, json);
+      }
+      outcomes.push({ receiptId: job.entry.receiptId, seq: job.entry.seq, outcome: json });
+    }
   } catch {
     return mark;
-  }
-  const outcomes: { receiptId: string; seq: string; outcome: OutcomeJson }[] = [];
-  for (let i = 0; i <= through && i < jobs.length; i++) {
-    const { entry } = jobs[i] as Job;
-    if (entry !== undefined) outcomes.push({ receiptId: entry.receiptId, seq: entry.seq, outcome: json });
   }
   return { ...mark, outcomes: outcomes.slice(-MAX_RECORDED_MEMBERS) };
 }
@@ -212,11 +220,23 @@ function recentOutcomes(previous: unknown, fresh: readonly RecordedOutcome[]): R
     if (typeof item !== 'object' || item === null || typeof item.receiptId !== 'string' || ids.has(item.receiptId)) {
       continue;
     }
-    bytes += JSON.stringify(item).length;
+    bytes += jsonLength(item);
     if (bytes > KEPT_OUTCOME_BYTES) break;
     older.push(item as RecordedOutcome);
   }
   return [...older.reverse(), ...fresh];
+}
+
+/** The JSON length of recorded outcomes seen before: a session's saves carry the same objects on, save after save. */
+const jsonLengths = new WeakMap<object, number>();
+
+function jsonLength(item: object): number {
+  let length = jsonLengths.get(item);
+  if (length === undefined) {
+    length = JSON.stringify(item).length;
+    jsonLengths.set(item, length);
+  }
+  return length;
 }
 
 /**

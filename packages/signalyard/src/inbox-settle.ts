@@ -1,7 +1,7 @@
 import { InboxError, type Outcome } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { appendHistory, userMessageOf } from './history.js';
-import { markCommitted, settledOutcomeIn, settledThrough, type InboxMark } from './inbox-fields.js';
+import { markCommitted, settledOutcomeIn, settledThrough, withUnstored, type InboxMark } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, stoppedOutcome } from './outcomes.js';
 import { signalCause } from './session-cause.js';
@@ -39,7 +39,9 @@ export async function coverEntry(
         { history, engineState: loaded.engineState },
         signalCause(persistence.causes, job.signal, outcome),
         loaded.savedStrategy,
-        persistence.withOutcome(mark, outcome),
+        // With the outcomes settled and not stored yet (a stop's victims, earlier entries'):
+        // this save records them too.
+        withUnstored(persistence.withOutcome(mark, outcome), session.unstoredOutcomes),
       );
       return;
     } catch (error) {

@@ -11,7 +11,7 @@ import {
 } from '@signalyard/core';
 import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
-import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
+import { applyControl, appliedBefore, type ControlDeps, type ControlEnd, type ControlHooks } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
 import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import { keepUnstored } from './inbox-fields.js';
@@ -78,8 +78,6 @@ export class InboxWorker {
   readonly id: string;
   readonly #works = new Map<string, KeyWork>();
   readonly #workOf = new WeakMap<InboxEntry, KeyWork>();
-  /** The outcomes of entries a stop settled while they waited, being stored (see `#putStopped`). */
-  readonly #stoppedPuts = new WeakMap<InboxEntry, Promise<void>>();
   #closing = false;
   #ticking: Promise<void> | undefined;
   #tickAgain = false;
@@ -315,12 +313,6 @@ export class InboxWorker {
       );
       job = queued.job;
       outcome = queued.outcome;
-      if (entry.signal.kind === 'stop') {
-        const stop = job;
-        void outcome.then(() => {
-          for (const victim of stop.stopped ?? []) void this.#putStopped(work, victim);
-        });
-      }
     } catch (error) {
       outcome = Promise.resolve(failedOutcome({ sessionKey: entry.sessionKey, agentId: agentId ?? '' }, error));
     }
@@ -335,11 +327,18 @@ export class InboxWorker {
 
   /** A control entry (rewind, delete): a task in the session's queue, in `seq` order with its signals. */
   #enqueueControl(work: KeyWork, entry: InboxEntry, agent: AgentRuntime): void {
-    const holds = (): boolean => !work.lost && !this.#closing;
+    const hooks: ControlHooks = {
+      holds: () => !work.lost && !this.#closing,
+      sweep: () => this.#sweep(work, entry),
+      appliedBefore: () => appliedBefore(this.#d.inbox, entry, this.#d.settings.pollMs),
+    };
     const ended = this.#d.queue
-      .enqueueTask(work.key, agent, (session) =>
-        applyControl(this.#d.control, session, entry, holds, () => this.#sweep(work, entry)),
-      )
+      .enqueueTask(work.key, agent, async (session) => {
+        const end = await applyControl(this.#d.control, session, entry, hooks);
+        // Kept on the live session until stored: the session's next saves record it meanwhile.
+        if (end.kind === 'applied' && hooks.holds()) keepUnstored(session, entry, end.outcome, this.#d.maxOutcomeBytes);
+        return end;
+      })
       .catch((): ControlEnd => ({ kind: 'left' }));
     work.finishing = work.finishing.then(async () => {
       try {
@@ -390,26 +389,6 @@ export class InboxWorker {
   }
 
   /**
-   * The outcome of an entry a stop settled `stopped` while it waited (guarantee 10), stored at
-   * once — not after the turn in flight — and once (the stop's handler and the entry's own finish
-   * share it). Its acknowledgement waits for the stop's settling save, which covers it.
-   */
-  #putStopped(work: KeyWork, victim: Job): Promise<void> {
-    const entry = victim.entry as InboxEntry;
-    let put = this.#stoppedPuts.get(entry);
-    if (put === undefined) {
-      const ctx = { sessionKey: entry.sessionKey, agentId: this.#d.queue.live(work.key)?.agent.id ?? '' };
-      put = this.#putOutcome(entry, stoppedOutcome(ctx)).catch((error: unknown) => {
-        this.#lose(work, error);
-        throw error;
-      });
-      put.catch(noop);
-      this.#stoppedPuts.set(entry, put);
-    }
-    return put;
-  }
-
-  /**
    * Acknowledges an entry the checkpoint settled already, after storing the outcome its settling
    * save recorded (`inboxOutcomes`, read when it was found settled): the worker that settled it may
    * have died before `putOutcome`. The transports keep the first outcome stored, so one stored
@@ -443,11 +422,11 @@ export class InboxWorker {
         await this.#ackSettled(entry, job.recorded);
         return;
       }
-      // Stopped while it waited: its outcome is stored at once; the stop's save covers it and acks it.
-      if (job?.stoppedBy !== undefined) {
-        await this.#putStopped(work, job);
-        return;
-      }
+      // Stopped while it waited (the lease holder acted at once): settled by the stop's save, which
+      // covers it and records its outcome; the stop's finish then stores that outcome and acks it.
+      // Stored before that save, a kill in between would leave `stopped` stored for an entry the
+      // next worker may apply.
+      if (job?.stoppedBy !== undefined) return;
       const session = this.#d.queue.live(work.key);
       if (job !== undefined && agent !== undefined && !coveredLive(session, entry.seq)) {
         if (work.lost || this.#closing) return; // unsettled: a later delivery settles it
@@ -460,10 +439,11 @@ export class InboxWorker {
         if (swept()) return;
       }
       await this.#deliver(entry, outcome);
-      // A stop: the entries it stopped are covered by its save (one save for all); acked now.
+      // A stop: the entries it stopped are covered by its save (one save for all, recording their
+      // outcomes): stored and acked now.
       for (const victim of job?.stopped ?? []) {
-        await this.#putStopped(work, victim);
-        await this.#d.inbox.ack(victim.entry as InboxEntry);
+        const ctx = { sessionKey: entry.sessionKey, agentId: agent?.id ?? '' };
+        await this.#deliver(victim.entry as InboxEntry, stoppedOutcome(ctx));
       }
     } catch (error) {
       this.#lose(work, error);

@@ -52,7 +52,7 @@ export interface Job {
   skipped?: boolean;
   /**
    * A stop with an inbox entry: the waiting signals with entries it settled `stopped` on arrival
-   * (their outcomes are stored at once; the stop's settling save covers them, then they are acked).
+   * (the stop's settling save covers them and records their outcomes; then they are stored and acked).
    */
   stopped?: Job[];
   /** A waiting signal with an entry settled `stopped` on arrival by the stop `stoppedBy` (which has an entry too). */
@@ -95,6 +95,13 @@ export interface RunningBatch {
    * inbox entries of `members[0..through]` only (their user messages are in it, or they ended).
    */
   readonly through: number;
+  /**
+   * The outcome member `job` gets when a save of the batch whose own outcome is `shared` settles it
+   * (what that save records for it): the one it was settled with already (applied on its own,
+   * stopped), or — the merged turn's save — the turn's outcome with its own action and route and
+   * `mergedWith` (busy-sessions.md); `undefined`: `shared` as it is.
+   */
+  memberOutcome(job: Job, shared: Outcome): Outcome | undefined;
   /** Stops its turn and every member. */
   abort(reason: unknown): void;
 }

@@ -111,6 +111,16 @@ export interface ReopenOptions {
   readonly reissueApprovals?: boolean;
   /** A rewind applied as an inbox control entry: its `seq`, settled in the same save (`inboxSeq`, never lowered). */
   readonly settles?: string;
+  /**
+   * A rewind applied as an inbox control entry: the outcome its save records for the entry
+   * (`inboxOutcomes`), made from the new version's number and data — so a worker that dies before
+   * storing it leaves it for the next one (guarantee 6).
+   * @internal
+   */
+  readonly records?: (
+    version: number,
+    data: SessionCheckpointV1,
+  ) => NonNullable<SessionCheckpointV1['inboxOutcomes']>[number] | undefined;
 }
 
 /** A version read by {@link readSessionVersion}: the stored checkpoint and its data decoded. */
@@ -265,7 +275,15 @@ export async function rewindSession(
   const positioned = inboxSeq === undefined ? data : { ...data, inboxSeq };
   const kept = outcomes === undefined ? positioned : { ...positioned, inboxOutcomes: outcomes };
   const cause: SessionCause = { at: isoAt(readClock(opts.clock ?? systemClock)), rewoundTo: target.value.version };
-  const restored = reopened(kept, cause, opts, 'stale: rewound', current.version + 1);
+  const reopenedData = reopened(kept, cause, opts, 'stale: rewound', current.version + 1);
+  const own = opts.records?.(current.version + 1, reopenedData);
+  const restored =
+    own === undefined
+      ? reopenedData
+      : {
+          ...reopenedData,
+          inboxOutcomes: [...(outcomes ?? []).filter((o) => o.receiptId !== own.receiptId), own],
+        };
   try {
     const saved = await store.save(key, restored, current.version);
     return { ok: true, value: { version: saved, data: restored, from: target.value.version } };

@@ -89,7 +89,9 @@ export class SessionPersistence {
     const settled =
       batch === undefined
         ? this.withOutcome(mark, outcome)
-        : withBatchOutcomes(mark, batch.members, batch.through, outcome, this.#maxOutcomeBytes);
+        : withBatchOutcomes(mark, batch.members, batch.through, outcome, this.#maxOutcomeBytes, (job) =>
+            batch.memberOutcome(job, outcome),
+          );
     return withUnstored(settled, session.unstoredOutcomes);
   }
 

@@ -18,6 +18,7 @@ import {
   readSessionVersion,
   rewindSession,
   saveFork,
+  type ReopenOptions as HistoryReopenOptions,
   type SessionHistoryFailure,
 } from './session-history.js';
 import type { SessionQueue } from './session-queue.js';
@@ -122,7 +123,7 @@ export class SessionTimeline {
   async rewindNow(
     session: LiveSession,
     version: unknown,
-    opts: ReopenOptions & { settles?: string },
+    opts: ReopenOptions & Pick<HistoryReopenOptions, 'settles' | 'records'>,
   ): Promise<SessionView> {
     assertVersion(version);
     const { store, clock } = this.#d;

@@ -9,7 +9,7 @@
 //   worker in this process (pollMs 100) has settled the entry (target <= 3,000 ms: leaseMs + 1 s).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignalKind, signal, type ChatMessage } from '@signalyard/core';
@@ -56,6 +56,12 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** How long the accepts took, per round (printed: where the time goes). */
 const acceptMs: number[] = [];
+/**
+ * The process's CPU time per settled signal, per round (printed): producer and worker share this
+ * one thread, so 1e6 / this is the rate one idle core would reach; on a loaded machine the
+ * wall-clock figure falls far below it, this one much less.
+ */
+const cpuUs: number[] = [];
 
 /** One round of the throughput figure on a fresh file: signals settled per second. */
 async function throughputRound(als: boolean): Promise<number> {
@@ -65,6 +71,7 @@ async function throughputRound(als: boolean): Promise<number> {
   try {
     await (als ? inAls(() => worker.runner.start()) : worker.runner.start());
     const started = performance.now();
+    const cpu = process.cpuUsage();
     const accept = (i: number): Promise<unknown> => producer.runner.accept(keys[i % SESSIONS] ?? '', message);
     const inFlight = new Set<Promise<unknown>>();
     for (let i = 0; i < SIGNALS; i++) {
@@ -75,6 +82,8 @@ async function throughputRound(als: boolean): Promise<number> {
     await Promise.all(inFlight);
     acceptMs.push(performance.now() - started);
     while ((await producer.inbox.pending({ limit: 1 })).length > 0) await sleep(5);
+    const used = process.cpuUsage(cpu);
+    cpuUs.push((used.user + used.system) / SIGNALS);
     return SIGNALS / ((performance.now() - started) / 1000);
   } finally {
     await worker.close();
@@ -134,6 +143,10 @@ console.log(
 console.log(`  the same with an AsyncLocalStorage active: ${withAls.map((r) => r.toFixed(0)).join(', ')} signals/s`);
 console.log(
   `  of which the ${String(SIGNALS)} accepts (${String(WINDOW)} in flight) took ${acceptMs.map((ms) => ms.toFixed(0)).join(', ')} ms; the worker settles while they run`,
+);
+console.log(
+  `  CPU time per settled signal (accept, settle, outcome, ack; one thread): ${cpuUs.map((us) => us.toFixed(0)).join(', ')} µs ` +
+    `(median ${median(cpuUs).toFixed(0)} µs: about ${(1e6 / median(cpuUs)).toFixed(0)}/s on one idle core; load average ${loadavg()[0]?.toFixed(1) ?? '?'})`,
 );
 console.log(
   `  recovery after kill -9 (leaseMs 2,000, pollMs 100): ${recoveries.map((r) => r.toFixed(0)).join(', ')} ms`,

@@ -168,9 +168,9 @@ async function dispatchTask(
 }
 
 /**
- * `store` with the time spent in its `save` and `load` added up (both run synchronously on the
- * SQLite connection before they return their promise, so this is the time they take from each
- * signal).
+ * `store` with the time spent in its `save` and `load` calls added up: `load` runs synchronously on
+ * the SQLite connection; `save` serialises the checkpoint there, and its statements run in the
+ * connection's group commit (one transaction for the saves asked for together), counted in the rest.
  */
 function timed(store: CheckpointStore): { store: CheckpointStore; spent: { save: number; load: number } } {
   const spent = { save: 0, load: 0 };
@@ -180,8 +180,8 @@ function timed(store: CheckpointStore): { store: CheckpointStore; spent: { save:
       if (typeof value !== 'function') return value;
       const fn = value as (...args: unknown[]) => unknown;
       if (prop !== 'save' && prop !== 'load') return fn.bind(target);
-      // The SQLite store does its work before its promise is returned (no await inside): time
-      // that part, not the wait for the promise's turn among a thousand concurrent signals.
+      // Time what the call does before its promise is returned, not the wait for its turn among
+      // a thousand concurrent signals (nor for the group commit).
       return (...args: unknown[]) => {
         const started = performance.now();
         const result = fn.apply(target, args);
@@ -214,7 +214,8 @@ const saveUs = perSignalUs(profiled.spent.save);
 console.log(
   `\nWhere a signal's time goes with SqliteCheckpointStore (keepVersions 20; ${PROFILED_ROUNDS} rounds over ${SESSIONS} sessions): ` +
     `${totalUs.toFixed(0)} µs per signal, of which store.save ${saveUs.toFixed(0)} µs (${((100 * saveUs) / totalUs).toFixed(0)}%: ` +
-    `JSON.stringify of the checkpoint, then SQLite's compare-and-set, history row and WAL append) and store.load ` +
+    `JSON.stringify of the checkpoint; SQLite's compare-and-set, history row and WAL append run in the group commit, ` +
+    `one transaction for the saves asked for together, counted in the rest) and store.load ` +
     `${perSignalUs(profiled.spent.load).toFixed(1)} µs; the rest is the Runner (see the memory store's figure).`,
 );
 await withMemory.close();

@@ -21,10 +21,11 @@ import {
   isStoredVersion,
   errorText,
 } from '@signalyard/core/internal';
-import Database from 'libsql';
+import type Database from 'libsql';
 import { SqliteStoreError, type SqliteStoreErrorCode } from './errors/sqlite-store-error.js';
 import { resolveSqliteOptions, type SqliteCheckpointStoreOptions } from './sqlite-checkpoint-store-options.js';
 import { HISTORY_TABLE, TABLE, prepareSchema } from './sqlite-schema.js';
+import { openSqliteConnection, type SqliteConnection } from './sqlite-connection.js';
 
 type Statement = Database.Statement;
 
@@ -46,9 +47,6 @@ interface Statements {
   readonly delete: Statement;
   readonly listFrom: Statement;
   readonly listRange: Statement;
-  readonly begin: Statement;
-  readonly commit: Statement;
-  readonly rollback: Statement;
 }
 
 const STORE_NAME = 'SqliteCheckpointStore';
@@ -100,8 +98,12 @@ const KEPT_VERSIONS = `SELECT version, data, updated_at FROM ${TABLE} WHERE key 
  * or a lone surrogate, so such keys are refused (`CHECKPOINT_KEY_INVALID`) rather than truncated
  * or merged with another key. (Session keys never contain them.)
  *
- * The API is asynchronous like every store's, but each call runs synchronously on the
- * connection: keep checkpoints small enough that a save does not stall the event loop.
+ * Saves and deletes join a group commit: those asked for before the next microtask — of every
+ * session, and the writes of a `SqliteInbox` of this process on the same file, which shares the
+ * store's connection — commit in one transaction, each in a savepoint of its own (a lost
+ * compare-and-set undoes only itself), and each resolves once that transaction committed. The
+ * statements run synchronously on the connection: keep checkpoints small enough that a save does
+ * not stall the event loop.
  *
  * @throws ConfigError `CONFIG_INVALID` listing every bad option; SqliteSchemaVersionError
  * `SQLITE_SCHEMA_UNSUPPORTED` for a file written by a newer release; SqliteStoreError
@@ -122,10 +124,13 @@ const KEPT_VERSIONS = `SELECT version, data, updated_at FROM ${TABLE} WHERE key 
 export class SqliteCheckpointStore implements CheckpointStore {
   /** The database file, as given (`':memory:'` for an in-memory store). */
   readonly path: string;
-  #db: Database.Database | undefined;
+  #conn: SqliteConnection | undefined;
   readonly #s: Statements;
   readonly #keepVersions: number;
   readonly #clock: Clock;
+  /** What SQLite's failure in a write becomes (`what`: "save checkpoint \"k\"", …). */
+  readonly #failure = (what: string, error: unknown): unknown =>
+    failure('SQLITE_OPERATION_FAILED', this.path, `Cannot ${what}`, error);
 
   constructor(options: SqliteCheckpointStoreOptions) {
     const resolved = resolveSqliteOptions(options);
@@ -133,54 +138,17 @@ export class SqliteCheckpointStore implements CheckpointStore {
     this.path = path;
     this.#keepVersions = resolved.keepVersions;
     this.#clock = resolved.clock;
-    let db: Database.Database;
+    let statements: Statements | undefined;
     try {
-      db = new Database(path);
+      this.#conn = openSqliteConnection(resolved, (db) => {
+        prepareSchema(db, resolved);
+        statements = prepareStatements(db);
+      });
     } catch (error) {
-      throw failure('SQLITE_OPEN_FAILED', path, `Cannot open checkpoint database ${JSON.stringify(path)}`, error);
-    }
-    try {
-      prepareSchema(db, resolved);
-      const raw = (sql: string): Statement => db.prepare(sql).raw();
-      this.#s = {
-        load: raw(`SELECT version, data, updated_at FROM ${TABLE} WHERE key = ?`),
-        version: raw(`SELECT version FROM ${TABLE} WHERE key = ?`),
-        insert: db.prepare(
-          `INSERT INTO ${TABLE} (key, version, data, updated_at, history_slots) VALUES (?, 1, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
-        ),
-        update: db.prepare(
-          `UPDATE ${TABLE} SET version = ?, data = ?, updated_at = ?, history_slots = ? WHERE key = ? AND version = ?`,
-        ),
-        // Copies the current row into its slot of the key's ring, overwriting the version it
-        // evicts in place, when the key's history is laid out for this store's ring size.
-        keepOld: db.prepare(`${KEEP_OLD} AND history_slots = :keep ${KEEP_OLD_UPSERT}`),
-        keepOldLaidOut: db.prepare(`${KEEP_OLD} ${KEEP_OLD_UPSERT}`),
-        slotsOf: raw(`SELECT history_slots FROM ${TABLE} WHERE key = ? AND version = ?`),
-        historyRows: raw(`SELECT rowid, slot, version FROM ${HISTORY_TABLE} WHERE key = ? ORDER BY version DESC`),
-        deleteRow: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE rowid = ?`),
-        moveRow: db.prepare(`UPDATE ${HISTORY_TABLE} SET slot = ? WHERE rowid = ?`),
-        clearHistory: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE key = ?`),
-        history: raw(
-          `SELECT version, data, updated_at FROM (${KEPT_VERSIONS}) WHERE version < :before ORDER BY version DESC LIMIT :limit`,
-        ),
-        loadVersion: raw(`SELECT version, data, updated_at FROM (${KEPT_VERSIONS}) WHERE version = :version`),
-        delete: db.prepare(`DELETE FROM ${TABLE} WHERE key = ?`),
-        listFrom: raw(`SELECT key FROM ${TABLE} WHERE key >= ? ORDER BY key`),
-        listRange: raw(`SELECT key FROM ${TABLE} WHERE key >= ? AND key < ? ORDER BY key`),
-        begin: db.prepare('BEGIN IMMEDIATE'),
-        commit: db.prepare('COMMIT'),
-        rollback: db.prepare('ROLLBACK'),
-      };
-    } catch (error) {
-      try {
-        db.close();
-      } catch {
-        // the open error is the one to report
-      }
       if (SignalyardError.isInstance(error)) throw error;
       throw failure('SQLITE_OPEN_FAILED', path, `Cannot open checkpoint database ${JSON.stringify(path)}`, error);
     }
-    this.#db = db;
+    this.#s = statements as Statements;
   }
 
   /**
@@ -193,6 +161,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     assertTextCheckpointKey(key, 'SQLite');
     let row: unknown;
     try {
+      this.#connection().batch.flush(); // the writes asked for so far come first
       row = this.#s.load.get(key);
     } catch (error) {
       throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot load checkpoint ${JSON.stringify(key)}`, error);
@@ -216,27 +185,18 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const text = serializeCheckpointData(data, key);
     const at = isoAt(readClock(this.#clock));
     const s = this.#s;
-    let actual: number | undefined; // set when the compare-and-set lost
-    try {
-      s.begin.run();
-      try {
-        if (this.#write(key, text, at, expectedVersion)) {
-          s.commit.run();
-        } else {
-          const stored = (s.version.get(key) as unknown[] | undefined)?.[0] ?? 0;
-          if (stored !== 0 && !isStoredVersion(stored)) throw this.#corrupt(key, `version ${describeValue(stored)}`);
-          actual = stored;
-          s.rollback.run();
-        }
-      } catch (error) {
-        if ((this.#db as Database.Database).inTransaction) s.rollback.run();
-        throw error;
-      }
-    } catch (error) {
-      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot save checkpoint ${JSON.stringify(key)}`, error);
-    }
-    if (actual !== undefined) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
-    return expectedVersion + 1;
+    // In the connection's next group commit, in a savepoint of its own: a lost compare-and-set
+    // throws there, so that whatever it did (a history laid out) is undone with it.
+    return this.#connection().batch.run(
+      `save checkpoint ${JSON.stringify(key)}`,
+      () => {
+        if (this.#write(key, text, at, expectedVersion)) return expectedVersion + 1;
+        const stored = (s.version.get(key) as unknown[] | undefined)?.[0] ?? 0;
+        if (stored !== 0 && !isStoredVersion(stored)) throw this.#corrupt(key, `version ${describeValue(stored)}`);
+        throw new CheckpointConflictError({ key, expected: expectedVersion, actual: stored });
+      },
+      this.#failure,
+    );
   }
 
   /**
@@ -303,19 +263,14 @@ export class SqliteCheckpointStore implements CheckpointStore {
     this.#open();
     assertTextCheckpointKey(key, 'SQLite');
     const s = this.#s;
-    try {
-      s.begin.run();
-      try {
+    await this.#connection().batch.run(
+      `delete checkpoint ${JSON.stringify(key)}`,
+      () => {
         s.delete.run(key);
         s.clearHistory.run(key);
-        s.commit.run();
-      } catch (error) {
-        if ((this.#db as Database.Database).inTransaction) s.rollback.run();
-        throw error;
-      }
-    } catch (error) {
-      throw failure('SQLITE_OPERATION_FAILED', this.path, `Cannot delete checkpoint ${JSON.stringify(key)}`, error);
-    }
+      },
+      this.#failure,
+    );
   }
 
   /**
@@ -332,6 +287,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const { before, limit } = resolveHistoryOptions(opts);
     let rows: unknown[];
     try {
+      this.#connection().batch.flush();
       rows = this.#s.history.all({
         key,
         keep: this.#keepVersions,
@@ -357,6 +313,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     assertCheckpointVersion(version);
     let row: unknown;
     try {
+      this.#connection().batch.flush();
       row = this.#s.loadVersion.get({ key, keep: this.#keepVersions, version });
     } catch (error) {
       throw failure(
@@ -382,6 +339,7 @@ export class SqliteCheckpointStore implements CheckpointStore {
     const { from, to } = keyPrefixRange(prefix);
     let rows: unknown[];
     try {
+      this.#connection().batch.flush();
       rows = to === undefined ? this.#s.listFrom.all(from) : this.#s.listRange.all(from, to);
     } catch (error) {
       throw failure(
@@ -405,11 +363,11 @@ export class SqliteCheckpointStore implements CheckpointStore {
    * closed all the same).
    */
   async close(): Promise<void> {
-    const db = this.#db;
-    if (db === undefined) return;
-    this.#db = undefined;
+    const conn = this.#conn;
+    if (conn === undefined) return;
+    this.#conn = undefined;
     try {
-      db.close();
+      conn.close();
     } catch (error) {
       throw failure(
         'SQLITE_OPERATION_FAILED',
@@ -421,7 +379,12 @@ export class SqliteCheckpointStore implements CheckpointStore {
   }
 
   #open(): void {
-    if (this.#db === undefined) throw storeClosedError(STORE_NAME);
+    if (this.#conn === undefined) throw storeClosedError(STORE_NAME);
+  }
+
+  /** The open connection (after `#open()`). */
+  #connection(): SqliteConnection {
+    return this.#conn as SqliteConnection;
   }
 
   /** A `[version, data, updated_at]` row as a checkpoint. */
@@ -438,6 +401,37 @@ export class SqliteCheckpointStore implements CheckpointStore {
       ...(cause !== undefined && { cause }),
     });
   }
+}
+
+/** The store's statements, prepared on `db` (whose schema is ready). */
+function prepareStatements(db: Database.Database): Statements {
+  const raw = (sql: string): Statement => db.prepare(sql).raw();
+  return {
+    load: raw(`SELECT version, data, updated_at FROM ${TABLE} WHERE key = ?`),
+    version: raw(`SELECT version FROM ${TABLE} WHERE key = ?`),
+    insert: db.prepare(
+      `INSERT INTO ${TABLE} (key, version, data, updated_at, history_slots) VALUES (?, 1, ?, ?, ?) ON CONFLICT (key) DO NOTHING`,
+    ),
+    update: db.prepare(
+      `UPDATE ${TABLE} SET version = ?, data = ?, updated_at = ?, history_slots = ? WHERE key = ? AND version = ?`,
+    ),
+    // Copies the current row into its slot of the key's ring, overwriting the version it
+    // evicts in place, when the key's history is laid out for this store's ring size.
+    keepOld: db.prepare(`${KEEP_OLD} AND history_slots = :keep ${KEEP_OLD_UPSERT}`),
+    keepOldLaidOut: db.prepare(`${KEEP_OLD} ${KEEP_OLD_UPSERT}`),
+    slotsOf: raw(`SELECT history_slots FROM ${TABLE} WHERE key = ? AND version = ?`),
+    historyRows: raw(`SELECT rowid, slot, version FROM ${HISTORY_TABLE} WHERE key = ? ORDER BY version DESC`),
+    deleteRow: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE rowid = ?`),
+    moveRow: db.prepare(`UPDATE ${HISTORY_TABLE} SET slot = ? WHERE rowid = ?`),
+    clearHistory: db.prepare(`DELETE FROM ${HISTORY_TABLE} WHERE key = ?`),
+    history: raw(
+      `SELECT version, data, updated_at FROM (${KEPT_VERSIONS}) WHERE version < :before ORDER BY version DESC LIMIT :limit`,
+    ),
+    loadVersion: raw(`SELECT version, data, updated_at FROM (${KEPT_VERSIONS}) WHERE version = :version`),
+    delete: db.prepare(`DELETE FROM ${TABLE} WHERE key = ?`),
+    listFrom: raw(`SELECT key FROM ${TABLE} WHERE key >= ? ORDER BY key`),
+    listRange: raw(`SELECT key FROM ${TABLE} WHERE key >= ? AND key < ? ORDER BY key`),
+  };
 }
 
 /** Wraps an error from SQLite (Signalyard errors pass through unchanged). */

@@ -44,7 +44,6 @@ import {
   type EventPage,
   type OutcomeLookup,
 } from '@signalyard/core/internal';
-import Database from 'libsql';
 import {
   resolveSqliteInboxOptions,
   type ResolvedSqliteInboxOptions,
@@ -53,7 +52,8 @@ import {
 import { prepareInboxSchema } from './sqlite-inbox-schema.js';
 import { prepareInboxStatements, type InboxStatements } from './sqlite-inbox-statements.js';
 import { entryOf, openFailed, unavailable, type EntryRow } from './sqlite-inbox-rows.js';
-import { SqliteWriteBatch } from './sqlite-write-batch.js';
+import type { SqliteWriteBatch } from './sqlite-write-batch.js';
+import { openSqliteConnection, type SqliteConnection } from './sqlite-connection.js';
 import { PROCESS_ORIGIN, SqlitePeers, SqlitePoller, type SqlitePeer } from './sqlite-inbox-watch.js';
 
 const NAME = 'SqliteInbox';
@@ -106,7 +106,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   /** The database file, as given. */
   readonly path: string;
   readonly #options: ResolvedSqliteInboxOptions;
-  #db: Database.Database | undefined;
+  #conn: SqliteConnection | undefined;
   readonly #s: InboxStatements;
   readonly #batch: SqliteWriteBatch;
   readonly #wakeups: InboxWakeups;
@@ -120,40 +120,32 @@ export class SqliteInbox implements Inbox, InspectableInbox {
 
   /** Throws `INBOX_CLOSED` once closed (a field, so that it can be handed to the shared helpers). */
   readonly #open = (): void => {
-    if (this.#db === undefined) throw inboxClosedError(NAME);
+    if (this.#conn === undefined) throw inboxClosedError(NAME);
   };
 
   constructor(options: SqliteInboxOptions) {
     const resolved = resolveSqliteInboxOptions(options);
     this.#options = resolved;
     this.path = resolved.path;
-    let db: Database.Database;
+    let statements: InboxStatements | undefined;
+    let conn: SqliteConnection;
     try {
-      db = new Database(resolved.path);
+      conn = openSqliteConnection(resolved, (db) => {
+        prepareInboxSchema(db, resolved);
+        statements = prepareInboxStatements(db);
+      });
     } catch (error) {
-      throw openFailed(resolved.path, error);
-    }
-    try {
-      prepareInboxSchema(db, resolved);
-      this.#s = prepareInboxStatements(db);
-    } catch (error) {
-      try {
-        db.close();
-      } catch {
-        // the open error is the one to report
-      }
       if (SignalyardError.isInstance(error)) throw error;
       throw openFailed(resolved.path, error);
     }
-    this.#db = db;
-    this.#batch = new SqliteWriteBatch(db, (what, error) =>
-      SignalyardError.isInstance(error) ? error : unavailable(`Cannot ${what} in ${JSON.stringify(this.path)}`, error),
-    );
+    this.#conn = conn;
+    this.#s = statements as InboxStatements;
+    this.#batch = conn.batch;
     this.#wakeups = new InboxWakeups(() => {
       this.#poller.start();
     });
     this.#poller = new SqlitePoller(this.#s, resolved.pollMs, {
-      busy: () => this.#db !== undefined && (this.#wakeups.size > 0 || this.#notices.hasListeners),
+      busy: () => this.#conn !== undefined && (this.#wakeups.size > 0 || this.#notices.hasListeners),
       wake: (receiptId) => {
         this.#wakeups.wake(receiptId);
       },
@@ -425,7 +417,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
 
   /** See `Inbox.onNotify`. */
   onNotify(listener: (sessionKey: string, what: InboxNotice) => void): () => void {
-    if (this.#db === undefined) return noop;
+    if (this.#conn === undefined) return noop;
     const off = this.#notices.on(([key, what]) => {
       listener(key, what);
     });
@@ -474,16 +466,16 @@ export class SqliteInbox implements Inbox, InspectableInbox {
    * @throws InboxError `INBOX_UNAVAILABLE` if SQLite fails to close (the inbox is closed all the same).
    */
   async close(): Promise<void> {
-    const db = this.#db;
-    if (db === undefined) return;
+    const conn = this.#conn;
+    if (conn === undefined) return;
     this.#batch.flush(); // the writes asked for before close() are written
-    this.#db = undefined;
+    this.#conn = undefined;
     this.#poller.stop();
     this.#peers.leave(this.#self);
     this.#wakeups.close(inboxClosedError(NAME));
     this.#notices.end();
     try {
-      db.close();
+      conn.close();
     } catch (error) {
       throw unavailable(`Cannot close ${JSON.stringify(this.path)}`, error);
     }
@@ -502,8 +494,12 @@ export class SqliteInbox implements Inbox, InspectableInbox {
 
   /** Runs `fn` (statements that write) in the next group commit: all of it, or nothing; resolves once committed. */
   #write<T>(what: string, fn: () => T): Promise<T> {
-    return this.#batch.run(what, fn);
+    return this.#batch.run(what, fn, this.#failure);
   }
+
+  /** What SQLite's failure in a write becomes: `INBOX_UNAVAILABLE` (the inbox's own errors pass). */
+  readonly #failure = (what: string, error: unknown): unknown =>
+    SignalyardError.isInstance(error) ? error : unavailable(`Cannot ${what} in ${JSON.stringify(this.path)}`, error);
 
   /** Drops expired dedupe ids, outcomes (with their events), dead letters and old notices, at most once per {@link SWEEP_MS}. */
   #sweep(now: number): void {

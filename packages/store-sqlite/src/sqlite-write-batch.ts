@@ -1,8 +1,14 @@
 import type Database from 'libsql';
 
+/** What a failure of SQLite itself (not of a write's own checks) becomes for the caller of `what`. */
+type WriteFailure = (what: string, error: unknown) => unknown;
+
+type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 interface Write {
   readonly what: string;
   readonly fn: () => unknown;
+  readonly failure: WriteFailure;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -10,10 +16,16 @@ interface Write {
 /**
  * Group commit for one connection: the writes asked for before the next microtask runs — those
  * of every continuation already queued, e.g. many sessions' turns resuming together — run in one
- * `BEGIN IMMEDIATE` transaction, each inside a savepoint of its own, and each caller's promise
- * settles once that transaction committed. A commit costs far more than the statements in it, so
- * a worker settling many sessions at once (or a producer accepting for many) pays one commit per
- * batch instead of one per write. One write failing rolls back its savepoint only; a failed
+ * `BEGIN IMMEDIATE` transaction, and each caller's promise settles once that transaction
+ * committed. A commit costs far more than the statements in it, so a worker settling many
+ * sessions at once (or a producer accepting for many) pays one commit per batch instead of one
+ * per write. The writers of one connection — a checkpoint store and an inbox sharing it
+ * (`SqliteConnection`) — share its batch: a turn's save and the inbox's writes of many sessions
+ * commit together.
+ *
+ * One write failing undoes only itself: the batch first runs every write under one savepoint;
+ * when one throws, that savepoint is rolled back and the writes run again, each in a savepoint of
+ * its own (so a write's function may run twice: it must do nothing but run statements). A failed
  * `BEGIN` or `COMMIT` fails every write of the batch (nothing of it was written).
  * @internal
  */
@@ -25,30 +37,37 @@ export class SqliteWriteBatch {
   readonly #savepoint: Database.Statement;
   readonly #release: Database.Statement;
   readonly #rollbackTo: Database.Statement;
-  /** What a failure of SQLite itself (not of a write's own checks) becomes. */
-  readonly #failure: (what: string, error: unknown) => unknown;
+  readonly #savepointAll: Database.Statement;
+  readonly #releaseAll: Database.Statement;
+  readonly #rollbackToAll: Database.Statement;
   #queue: Write[] = [];
 
-  constructor(db: Database.Database, failure: (what: string, error: unknown) => unknown) {
+  constructor(db: Database.Database) {
     this.#db = db;
-    this.#failure = failure;
     this.#begin = db.prepare('BEGIN IMMEDIATE');
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
     this.#savepoint = db.prepare('SAVEPOINT write');
     this.#release = db.prepare('RELEASE write');
     this.#rollbackTo = db.prepare('ROLLBACK TO write');
+    this.#savepointAll = db.prepare('SAVEPOINT batch');
+    this.#releaseAll = db.prepare('RELEASE batch');
+    this.#rollbackToAll = db.prepare('ROLLBACK TO batch');
   }
 
-  /** Runs `fn` (synchronous statements) in the next batch's transaction; resolves with its result once committed. */
-  run<T>(what: string, fn: () => T): Promise<T> {
+  /**
+   * Runs `fn` (synchronous statements) in the next batch's transaction; resolves with its result
+   * once committed. What `fn` throws rejects this call only (its savepoint undone), through
+   * `failure` — which also says what a failed `BEGIN` or `COMMIT` becomes for this caller.
+   */
+  run<T>(what: string, fn: () => T, failure: WriteFailure): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queue.length === 0) {
         queueMicrotask(() => {
           this.#flush();
         });
       }
-      this.#queue.push({ what, fn, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({ what, fn, failure, resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
@@ -64,27 +83,42 @@ export class SqliteWriteBatch {
     try {
       this.#begin.run();
     } catch (error) {
-      for (const write of writes) write.reject(this.#failure(write.what, error));
+      for (const write of writes) write.reject(write.failure(write.what, error));
       return;
     }
-    const results: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    let results: Result[];
     try {
-      for (const write of writes) results.push(this.#one(write));
+      results = this.#all(writes) ?? writes.map((write) => this.#one(write));
       this.#commit.run();
     } catch (error) {
       if (this.#db.inTransaction) this.#rollback.run();
-      for (const write of writes) write.reject(this.#failure(write.what, error));
+      for (const write of writes) write.reject(write.failure(write.what, error));
       return;
     }
     writes.forEach((write, i) => {
-      const result = results[i] as (typeof results)[number];
+      const result = results[i] as Result;
       if (result.ok) write.resolve(result.value);
       else write.reject(result.error);
     });
   }
 
+  /** Every write under one savepoint; `undefined` (and nothing of them kept) when one throws. */
+  #all(writes: readonly Write[]): Result[] | undefined {
+    this.#savepointAll.run();
+    const results: Result[] = [];
+    try {
+      for (const write of writes) results.push({ ok: true, value: write.fn() });
+    } catch {
+      this.#rollbackToAll.run();
+      this.#releaseAll.run();
+      return undefined;
+    }
+    this.#releaseAll.run();
+    return results;
+  }
+
   /** One write, in its savepoint: kept when it returns, undone when it throws (its error is its caller's). */
-  #one(write: Write): { ok: true; value: unknown } | { ok: false; error: unknown } {
+  #one(write: Write): Result {
     this.#savepoint.run();
     try {
       const value = write.fn();
@@ -93,7 +127,7 @@ export class SqliteWriteBatch {
     } catch (error) {
       this.#rollbackTo.run();
       this.#release.run();
-      return { ok: false, error: this.#failure(write.what, error) };
+      return { ok: false, error: write.failure(write.what, error) };
     }
   }
 }

@@ -607,36 +607,68 @@ describe.each([
     expect(await inboxSeqOf(worker.store)).toBe('3');
   });
 
-  it('a stop settles the waiting entries at once: their outcomes stored before the turn in flight ends, one save covering them all', async () => {
+  it('a stop settles the waiting entries at once on the lease holder; their outcomes are stored with the one save covering them all, never before it', async () => {
     const storage = makeStorage();
     const started = deferred();
     const release: Deferred<TurnResult> = deferred();
     let saves = 0;
     const store = countingStore(storage.store(), () => saves++);
+    const stored: string[] = [];
+    const inbox = storage.inbox();
+    const watched = new Proxy(inbox, {
+      get(target, property) {
+        if (property === 'putOutcome') {
+          return (receiptId: string, ...rest: [OutcomeJson, number]) => {
+            stored.push(receiptId);
+            return target.putOutcome(receiptId, ...rest);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
     const worker = runnerOn(
       storage,
       () => {
         started.resolve();
         return release.promise;
       },
-      { store },
+      { store, inbox: watched },
     );
+    const stoppedHere: string[] = [];
+    const bothStopped = deferred();
+    worker.runner.on((event) => {
+      if (event.type !== 'outcome' || event.outcome.status !== 'stopped') return;
+      stoppedHere.push(String((event.signal?.payload as { text?: unknown } | undefined)?.text));
+      if (stoppedHere.length === 2) bothStopped.resolve();
+    });
     const producer = runnerOn(storage, echo().engine, { worker: false });
     const inFlight = await producer.runner.accept(KEY, user('in flight'));
     await started.promise;
     const waiting = [await producer.runner.accept(KEY, user('w1')), await producer.runner.accept(KEY, user('w2'))];
     const stop = await producer.runner.accept(KEY, signal('stop', null));
-    // Stored at once, while the turn in flight still runs (a wait that never ends times out).
-    for (const receipt of waiting)
-      expect((await producer.runner.outcome(receipt.receiptId, { timeoutMs: 5000 })).status).toBe('stopped');
+    // The lease holder acts at once: both are stopped while the turn in flight still runs ...
+    await bothStopped.promise;
+    await new Promise((resolve) => setImmediate(resolve)); // what the stop set off in microtasks has run
+    expect(stoppedHere).toEqual(['w1', 'w2']);
+    // ... but nothing is stored for them before a save covers them: a kill now must not leave a
+    // `stopped` outcome behind for entries the next worker may apply.
+    expect(stored.filter((id) => waiting.some((w) => w.receiptId === id))).toEqual([]);
     const before = saves;
     release.resolve({ messages: [{ role: 'assistant', content: 'done' }] });
+    for (const receipt of waiting) expect((await producer.runner.outcome(receipt.receiptId)).status).toBe('stopped');
     expect((await producer.runner.outcome(inFlight.receiptId)).status).toBe('completed');
     expect((await producer.runner.outcome(stop.receiptId)).status).toBe('completed');
     await worker.runner.close();
-    // The turn's own save, then one save advancing inboxSeq past the stopped entries and the stop.
+    // The turn's own save, then one save advancing inboxSeq past the stopped entries and the stop,
+    // recording their outcomes.
     expect(saves - before).toBe(2);
     expect(await inboxSeqOf(worker.store)).toBe('4');
+    const recorded = (
+      (await worker.store.load(KEY))?.data as { inboxOutcomes?: { receiptId: string; outcome: OutcomeJson }[] }
+    ).inboxOutcomes;
+    for (const receipt of waiting)
+      expect(recorded?.find((o) => o.receiptId === receipt.receiptId)?.outcome.status).toBe('stopped');
     expect(await historyOf(worker.store)).toEqual(['user:in flight', 'assistant:done']);
   });
 

@@ -1,0 +1,250 @@
+// Crash windows on a Runner over a durable inbox, on MemoryInbox + MemoryCheckpointStore and on
+// SqliteInbox + SqliteCheckpointStore over one file: a worker dies between an entry's settling
+// save (or a control entry's effect) and its outcome's storing or its acknowledgement, and the
+// next worker settles it once, with the outcome the first one gave it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  MemoryCheckpointStore,
+  MemoryInbox,
+  signal,
+  type CheckpointStore,
+  type Inbox,
+  type InboxEntry,
+  type SessionCheckpointV1,
+} from '@signalyard/core';
+import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
+import { deferred, type Deferred } from '@signalyard/test-utils';
+import { createRunner, type EngineFn, type Runner, type RunnerOptions, type TurnResult } from 'signalyard';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'signalyard-runner-inbox-control-'));
+let files = 0;
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const KEY = 'agent:main:main';
+const user = (text: string) => signal('user_message', { channel: 'cli', text });
+const echo: EngineFn = (ctx) => {
+  const text = String((ctx.signal.payload as { text?: unknown }).text);
+  return Promise.resolve({ messages: [{ role: 'assistant', content: `re: ${text}` }] });
+};
+
+interface Storage {
+  inbox(): Inbox;
+  store(): CheckpointStore;
+}
+
+function memoryStorage(): Storage {
+  const inbox = new MemoryInbox();
+  const store = new MemoryCheckpointStore();
+  closers.push(() => inbox.close());
+  return { inbox: () => inbox, store: () => store };
+}
+
+function sqliteStorage(): Storage {
+  const path = join(dir, `control-${files++}.db`);
+  const track = <T extends { close(): Promise<void> }>(thing: T): T => {
+    closers.push(() => thing.close());
+    return thing;
+  };
+  return {
+    inbox: () => track(new SqliteInbox({ path, pollMs: 20 })),
+    store: () => track(new SqliteCheckpointStore({ path })),
+  };
+}
+
+function runnerOn(storage: Storage, extra: Partial<RunnerOptions> = {}): { runner: Runner; store: CheckpointStore } {
+  const store = storage.store();
+  const runner = createRunner({
+    agents: [{ id: 'main', engine: echo }],
+    store,
+    inbox: storage.inbox(),
+    worker: { pollMs: 20, leaseMs: 2000 },
+    closeTimeoutMs: 50,
+    ...extra,
+  });
+  closers.push(() => runner.close());
+  return { runner, store };
+}
+
+/**
+ * `inbox` as a worker sees it until it dies: `dies(method, args)` says which call kills it (that
+ * call fails; `died` resolves); dead, it renews no lease and takes none, so another worker takes
+ * its keys over once their leases expire.
+ */
+function dying(
+  inbox: Inbox,
+  dies: (method: 'putOutcome' | 'ack', args: unknown[]) => boolean,
+): { inbox: Inbox; died: Promise<void> } {
+  const died = deferred();
+  let dead = false;
+  const proxy = new Proxy(inbox, {
+    get(target, property) {
+      if (property === 'putOutcome' || property === 'ack') {
+        return (...args: unknown[]) => {
+          if (dead || !dies(property, args))
+            return (target[property] as (...a: unknown[]) => Promise<void>).apply(target, args);
+          dead = true;
+          died.resolve();
+          return Promise.reject(new Error(`the worker died in ${property}`));
+        };
+      }
+      if (property === 'renew' && dead) return () => Promise.resolve(false);
+      if (property === 'acquire' && dead) return () => Promise.resolve([]);
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { inbox: proxy, died: died.promise };
+}
+
+/** A worker runner over `inbox` that dies as `dying` says (short leases: the next worker takes over soon). */
+function dyingWorker(
+  storage: Storage,
+  inbox: Inbox,
+  agent: RunnerOptions['agents'][number] = { id: 'main', engine: echo },
+): Runner {
+  const runner = createRunner({
+    agents: [agent],
+    store: storage.store(),
+    inbox,
+    worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
+    closeTimeoutMs: 50,
+  });
+  closers.push(() => runner.close());
+  return runner;
+}
+
+async function historyOf(store: CheckpointStore, key = KEY): Promise<string[]> {
+  const data = (await store.load(key))?.data as SessionCheckpointV1 | undefined;
+  return (data?.history ?? []).map((m) => `${m.role}:${m.content}`);
+}
+
+describe.each([
+  ['MemoryInbox', memoryStorage],
+  ['SqliteInbox', sqliteStorage],
+] as const)('crash windows over %s', (_name, makeStorage) => {
+  it("a kill between a rewind entry's save and its putOutcome: the next worker stores the outcome the rewind's save recorded", async () => {
+    const storage = makeStorage();
+    const producer = runnerOn(storage, { worker: false });
+    let rewinding = false;
+    const first = dying(storage.inbox(), (method) => method === 'putOutcome' && rewinding);
+    const worker = dyingWorker(storage, first.inbox);
+    expect((await producer.runner.handle({ channel: 'cli', text: 'one' })).status).toBe('completed');
+    expect((await producer.runner.handle({ channel: 'cli', text: 'two' })).status).toBe('completed');
+    rewinding = true;
+    const rewound = producer.runner.rewind(KEY, 1);
+    await first.died;
+    await worker.close();
+    // The rewind's save settled the entry (inboxSeq) and recorded its outcome beside it.
+    const saved = (await producer.store.load(KEY))?.data as Record<string, unknown>;
+    expect(saved.inboxSeq).toBe('3');
+    expect(saved.inboxOutcomes).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ seq: '3', outcome: expect.objectContaining({ status: 'completed' }) }),
+      ]),
+    );
+    runnerOn(storage);
+    // Without the recorded outcome, the next worker would acknowledge the settled entry with no
+    // outcome stored, and the producer's wait would end OUTCOME_EXPIRED.
+    const view = await rewound;
+    expect(view).toMatchObject({ sessionKey: KEY, version: 3 });
+    expect(view.history.map((m) => m.content)).toEqual(['one', 're: one']);
+    expect(await historyOf(producer.store)).toEqual(['user:one', 'assistant:re: one']);
+  });
+
+  it('a delete entry redelivered after its ack was lost is settled with the outcome stored before, deleting nothing again', async () => {
+    const storage = makeStorage();
+    const producer = runnerOn(storage, { worker: false });
+    const first = dying(
+      storage.inbox(),
+      (method, [entry]) => method === 'ack' && (entry as InboxEntry).control === 'delete',
+    );
+    const worker = dyingWorker(storage, first.inbox);
+    expect((await producer.runner.handle({ channel: 'cli', text: 'old' })).status).toBe('completed');
+    const template = 'agent:main:template';
+    expect((await producer.runner.dispatch(template, user('template'))).status).toBe('completed');
+    // The delete is applied and its outcome stored; its acknowledgement is lost with the worker.
+    await producer.runner.deleteSession(KEY);
+    await first.died;
+    await worker.close();
+    expect(await producer.store.load(KEY)).toBeUndefined();
+    // The key is free: a new session is forked into it.
+    await producer.runner.fork(template, KEY);
+    expect(await historyOf(producer.store)).toEqual(['user:template', 'assistant:re: template']);
+    // The next worker gets the delete again: it must not delete the new session.
+    const acked = deferred();
+    const inbox = storage.inbox();
+    const watched = new Proxy(inbox, {
+      get(target, property) {
+        if (property === 'ack') {
+          return async (entry: InboxEntry) => {
+            await target.ack(entry);
+            if (entry.control === 'delete') acked.resolve();
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const next = runnerOn(storage, { inbox: watched });
+    await acked.promise;
+    expect(await historyOf(next.store)).toEqual(['user:template', 'assistant:re: template']);
+    // The key goes on: a new entry is applied on the forked session.
+    expect((await producer.runner.dispatch(KEY, user('after'))).status).toBe('completed');
+    expect(await historyOf(next.store)).toEqual([
+      'user:template',
+      'assistant:re: template',
+      'user:after',
+      'assistant:re: after',
+    ]);
+  });
+
+  it("a kill between a collect batch's settling save and putOutcome: each member gets its own outcome (its action, mergedWith), as a live caller would", async () => {
+    const storage = makeStorage();
+    const started = deferred();
+    const hold: Deferred<TurnResult> = deferred();
+    let turns = 0;
+    const engine: EngineFn = () => {
+      if (++turns > 1) return Promise.resolve({ output: 'both', messages: [{ role: 'assistant', content: 'both' }] });
+      started.resolve();
+      return hold.promise;
+    };
+    const agent = { id: 'main', whenBusy: 'collect' as const, engine };
+    const producer = runnerOn(storage, { worker: false });
+    const doomed = new Set<string>();
+    const first = dying(
+      storage.inbox(),
+      (method, [receiptId]) => method === 'putOutcome' && doomed.has(receiptId as string),
+    );
+    const worker = dyingWorker(storage, first.inbox, agent);
+    const a = await producer.runner.accept(KEY, user('a'));
+    await started.promise;
+    const b = await producer.runner.accept(KEY, user('b'));
+    const c = await producer.runner.accept(KEY, user('c'));
+    doomed.add(b.receiptId).add(c.receiptId);
+    while ((await worker.session(KEY))?.queued !== 2) await new Promise((r) => setTimeout(r, 5));
+    hold.resolve({ messages: [{ role: 'assistant', content: 'answered a' }] });
+    await first.died;
+    await worker.close();
+    expect((await producer.runner.outcome(a.receiptId)).status).toBe('completed');
+    runnerOn(storage, { agents: [agent] });
+    for (const receipt of [b, c]) {
+      const outcome = await producer.runner.outcome(receipt.receiptId, { timeoutMs: 5000 });
+      expect(outcome).toMatchObject({
+        status: 'completed',
+        output: 'both',
+        mergedWith: 2,
+        action: { type: 'continue' },
+      });
+    }
+    expect(turns).toBe(2); // nothing applied again
+  });
+});
