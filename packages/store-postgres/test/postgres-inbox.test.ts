@@ -188,7 +188,8 @@ describePostgres('PostgresInbox against a real server', () => {
   });
 
   it('drops expired outcomes (with their events), dead letters and dedupe ids', async () => {
-    const [inbox, table] = await freshInbox({ dedupeWindowMs: 50 });
+    // Windows far longer than the test, then aged by hand: nothing expires early on a slow machine.
+    const [inbox, table] = await freshInbox({ dedupeWindowMs: 600_000 });
     const receipt = await inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' });
     const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
     const [entry] = await collect(inbox.read(lease!));
@@ -200,7 +201,7 @@ describePostgres('PostgresInbox against a real server', () => {
       status: 'failed',
       error: { code: 'INBOX_POISONED', message: 'm', fields: {} },
     } as const;
-    await inbox.putOutcome(receipt.receiptId, poisoned, 50);
+    await inbox.putOutcome(receipt.receiptId, poisoned, 600_000);
     await inbox.ack(entry!);
     const counts = async (): Promise<number[]> => {
       const out: number[] = [];
@@ -211,7 +212,8 @@ describePostgres('PostgresInbox against a real server', () => {
       return out;
     };
     expect(await counts()).toEqual([1, 1, 1, 1]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const suffix of ['_dedupe', '_outcomes', '_dead'])
+      await adminPool().query(`UPDATE "${table}${suffix}" SET expires_at = clock_timestamp() - interval '1 second'`);
     const sweeper = inboxOn(table); // a fresh instance sweeps on its first write
     await sweeper.accept({ sessionKey: 'other', signal: text('y'), id: 'b' });
     for (let i = 0; i < 100 && (await counts()).join() !== '1,0,0,0'; i++)
