@@ -3,16 +3,21 @@ import {
   type Action,
   type ExecutionStrategy,
   type Outcome,
+  type SessionCause,
   type StrategySnapshot,
   type TransitionAttempt,
 } from '@signalyard/core';
 import type { RouteMatch } from '@signalyard/router';
 import {
   MAX_CONFLICT_RETRIES,
-  commitApplied,
+  commitFailed,
+  commitSaved,
   committedApprovalConflict,
   escapedOutcome,
+  startCommit,
   type CommitDeps,
+  type CommitInput,
+  type Committed,
 } from './apply-commit.js';
 import { decisionsOf } from './approval-checks.js';
 import type { SignalApplied, SignalApply } from './appliers.js';
@@ -30,7 +35,8 @@ import {
 import type { PluginHost } from './plugin-host.js';
 import { signalCause } from './session-cause.js';
 import { decide, type DecideDeps } from './route-decision.js';
-import { runTurn } from './turn.js';
+import type { PendingSave } from './session-persistence.js';
+import { Turn, endTurn, runTurn, startTurn } from './turn.js';
 
 /** What {@link SignalApplier} works with. @internal */
 export interface ApplierDeps extends DecideDeps, CommitDeps {
@@ -90,22 +96,26 @@ export class SignalApplier implements SignalApply {
       // A commit of this entry's turn (another worker's, when a conflict reloaded it) saved its
       // user message already: never appended again.
       if (job.entry !== undefined && attempt > 0) markCommitted(session, job);
-      // After a commit, what arrived is saved already.
-      const saveArrival = (failed: Outcome, initial?: StrategySnapshot): Promise<void> =>
-        job.committed === true
-          ? Promise.resolve()
-          : persistence.saveArrival(
-              session,
-              job.signal,
-              signalCause(persistence.causes, job.signal, failed),
-              initial,
-              failed,
-            );
       let applied: Applied;
       try {
-        applied = await this.#applyOnce(session, loaded, job);
+        const once = this.#applyOnce(session, loaded, job);
+        if (once instanceof Turn) {
+          // The engine awaited here, in this frame (no async frame of the turn's own).
+          let ok = true;
+          let value: unknown;
+          try {
+            value = await once.engineDone;
+          } catch (error) {
+            ok = false;
+            value = error;
+          }
+          const ended = endTurn(once, ok, value);
+          applied = ended instanceof Promise ? await ended : ended;
+        } else applied = await once;
       } catch (error) {
         // The arrival is saved with the loaded strategy snapshot: the strategy may be what threw.
+        const saveArrival = (failed: Outcome, initial?: StrategySnapshot): Promise<void> =>
+          this.#saveArrival(session, job, failed, initial);
         return done(await escapedOutcome(session, `a ${job.signal.kind} signal`, error, saveArrival));
       }
       // The engine's commit lost to another writer: nothing of this attempt is kept beyond it.
@@ -115,16 +125,19 @@ export class SignalApplier implements SignalApply {
         return done({ ...applied.outcome, status: 'failed', error });
       }
       // Without the lock, another process may own the session now: save nothing, retry nothing.
-      if (applied.save === undefined || job.lockLost) return done(applied.outcome);
+      const { save } = applied;
+      if (save === undefined || job.lockLost) return done(applied.outcome);
       const cause = signalCause(persistence.causes, job.signal, applied.outcome);
-      const committed = await commitApplied(this.#d, {
-        session,
-        loaded,
-        applied,
-        cause,
-        attempt,
-        saveArrivals: saveArrival,
-      });
+      // The store awaited here too (commitApplied's steps, without its async frame).
+      let committed: Committed;
+      let pending: PendingSave | undefined;
+      try {
+        pending = startCommit(this.#d, session, loaded, applied.outcome, save, cause);
+        committed = commitSaved(this.#d, pending, applied, await pending.version);
+      } catch (error) {
+        pending?.failed();
+        committed = await commitFailed(this.#commitInput(session, job, loaded, applied, cause, attempt), error);
+      }
       if (committed.kind === 'conflict') {
         // An approval whose decisions were committed is not applied again (none would be pending).
         if (job.committed !== true || job.signal.kind !== 'tool_approval') continue;
@@ -135,12 +148,44 @@ export class SignalApplier implements SignalApply {
     }
   }
 
+  /** What {@link commitFailed} needs of this application (made only when a save failed). */
+  #commitInput(
+    session: LiveSession,
+    job: Job,
+    loaded: LoadedState,
+    applied: Applied,
+    cause: SessionCause,
+    attempt: number,
+  ): CommitInput {
+    return {
+      session,
+      loaded,
+      applied,
+      cause,
+      attempt,
+      saveArrivals: (failed) => this.#saveArrival(session, job, failed),
+    };
+  }
+
+  /** Saves what `job` brought (after a commit, it is saved already), with `failed` as its cause. */
+  #saveArrival(session: LiveSession, job: Job, failed: Outcome, initial?: StrategySnapshot): Promise<void> {
+    if (job.committed === true) return Promise.resolve();
+    const { persistence } = this.#d;
+    return persistence.saveArrival(
+      session,
+      job.signal,
+      signalCause(persistence.causes, job.signal, failed),
+      initial,
+      failed,
+    );
+  }
+
   /**
    * Routes the signal and applies its action to the live session state (nothing saved yet).
-   * Not `async`: most actions apply synchronously, and a turn's promise is passed on as it is
-   * (like {@link SignalApplier.applyAction}, it may throw synchronously).
+   * Not `async`: most actions apply synchronously, and a turn is returned started, for `apply`
+   * to await its engine (like {@link SignalApplier.applyAction}, it may throw synchronously).
    */
-  #applyOnce(session: LiveSession, loaded: LoadedState, job: Job): Applied | Promise<Applied> {
+  #applyOnce(session: LiveSession, loaded: LoadedState, job: Job): Applied | Promise<Applied> | Turn {
     const { signal } = job;
     // Applied again after its engine committed: the user message is saved already.
     const user = job.committed === true ? undefined : userMessageOf(signal);
@@ -152,7 +197,10 @@ export class SignalApplier implements SignalApply {
       const outcome = failedOutcome(session.ctx, decision.error);
       return arrival === undefined ? { outcome } : { outcome, save: arrival };
     }
-    return this.applyAction({ session, loaded, job, history, arrival }, decision.action, decision.match);
+    const { action, match } = decision;
+    // A turn is started here and awaited by `apply` itself (see startTurn).
+    if (action?.type === 'continue') return startTurn(this.#d, { session, loaded, job, history, arrival, action, match });
+    return this.applyAction({ session, loaded, job, history, arrival }, action, match);
   }
 
   /**

@@ -21,6 +21,13 @@ import type { TurnSink } from './turn-stream.js';
 
 const MAX_IDLE_SESSIONS = 10_000;
 
+/** The resolve function of the promise made last with {@link captureResolve}, read at once. */
+let captured: ((outcome: Outcome) => void) | undefined;
+/** One executor for every signal's promise: no closure (and no context) made per signal. */
+const captureResolve = (resolve: (outcome: Outcome) => void): void => {
+  captured = resolve;
+};
+
 /** What a {@link SessionQueue} works with. @internal */
 export interface QueueDeps {
   readonly hub: EventChannel<RunnerEvent>;
@@ -121,8 +128,9 @@ export class SessionQueue {
     entry: InboxEntry | undefined,
   ): Promise<Outcome> {
     const session = this.#session(key, agent);
-    let resolve!: (outcome: Outcome) => void;
-    const promise = new Promise<Outcome>((r) => (resolve = r));
+    const promise = new Promise<Outcome>(captureResolve);
+    const resolve = captured as (outcome: Outcome) => void;
+    captured = undefined;
     const job: Job = {
       kind: 'signal',
       signal,

@@ -48,7 +48,8 @@ export class Stopper {
    */
   rejectOnAbort(reject: (error: Error) => void, abortError: () => Error): void {
     if (this.#aborted) reject(abortError());
-    else (this.#races ??= []).push(reject, abortError);
+    else if (this.#races === undefined) this.#races = [reject, abortError]; // made at its size: most stoppers serve one race
+    else this.#races.push(reject, abortError);
   }
 
   /** Calls `listener` once when aborted (at once if already aborted); returns a remover. */
