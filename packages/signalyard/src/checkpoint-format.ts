@@ -1,4 +1,10 @@
-import type { ChatMessage, PendingApproval, SessionCause, SessionCheckpointV1, StrategySnapshot } from '@signalyard/core';
+import type {
+  ChatMessage,
+  PendingApproval,
+  SessionCause,
+  SessionCheckpointV1,
+  StrategySnapshot,
+} from '@signalyard/core';
 import { frozenJsonValue, isJsonRecord, readSessionCheckpoint } from '@signalyard/core/internal';
 import { RunnerError } from './errors/runner-error.js';
 import type { StaleApproval } from './live-session.js';
@@ -73,7 +79,8 @@ export function ownCheckpoint(
 ): SessionCheckpointV1 {
   if (isJsonRecord(strategy) && isJsonRecord(history) && isJsonRecord(cause)) {
     // Without `engine`, as JSON leaves an undefined value out (the type wants the key: it is `unknown`).
-    if (engine === undefined) return frozenJsonValue({ v: 1, agentId, strategy, history, cause } as SessionCheckpointV1);
+    if (engine === undefined)
+      return frozenJsonValue({ v: 1, agentId, strategy, history, cause } as SessionCheckpointV1);
     if (isSharedJson(engine)) return frozenJsonValue({ v: 1, agentId, strategy, history, engine, cause });
   }
   return { v: 1, agentId, strategy, history, engine, cause };

@@ -6,8 +6,6 @@ import {
   isTransitionRefusal,
   type Action,
   type ChatMessage,
-  type Clock,
-  type ExecutionStrategy,
   type Outcome,
   type RunnerEvent,
   type Signal,
@@ -17,28 +15,20 @@ import {
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
-import {
-  enginePending,
-  engineDecisions,
-  publicApprovalEvent,
-  publicIds,
-  publicPending,
-  type ApprovalAliases,
-} from './approval-aliases.js';
+import { publicApprovalEvent, publicIds, publicPending, type ApprovalAliases } from './approval-aliases.js';
 import { NO_PENDING_APPROVAL, checkDecisions, decidesNothingPending, withUnknownIds } from './approval-checks.js';
 import { AnnouncedApprovals, approvalSummaryOf, impliedApprovalEvents, turnApprovals } from './approvals.js';
 import { NO_APPROVALS } from './checkpoint-format.js';
-import type { TurnContext, TurnResult } from './engine.js';
+import type { TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
 import { appendHistory, keptMessages } from './history.js';
-import { receiptIdOf, type Job, type LiveSession, type LoadedState } from './live-session.js';
+import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import type { SessionPersistence } from './session-persistence.js';
 import { raceStop } from './stopper.js';
 import { TurnCommits } from './turn-commit.js';
 import { turnResultProblem } from './turn-result.js';
-import { INTERRUPT_SIGNAL } from './turn-interrupt.js';
 import type { TurnSink } from './turn-stream.js';
 import { TurnRecord, replyOf } from './turn-record.js';
 import { TurnContextImpl } from './turn-context.js';
@@ -242,7 +232,7 @@ export function endTurn(turn: Turn, ok: boolean, value: unknown): Applied | Prom
     const message = `Engine of agent "${session.agent.id}" returned ${problem}`;
     return turn.end({ status: 'failed', error: new RunnerError({ code: 'TURN_RESULT_INVALID', message }) });
   }
-  return applyTurnResult(turn, (value ?? {}) as TurnResult);
+  return applyTurnResult(turn, value ?? {});
 }
 
 function isApprovalEvent(event: unknown): event is { type: string } & Record<string, unknown> {
