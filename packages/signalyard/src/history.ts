@@ -94,7 +94,7 @@ export function appendHistory(
   let n = 0;
   for (let i = start; i < history.length; i++) kept[n++] = history[i] as ChatMessage;
   if (one !== undefined) {
-    if (start <= history.length) kept[n++] = one;
+    if (start <= history.length) kept[n] = one; // the last slot
   } else for (let i = Math.max(0, start - history.length); i < more.length; i++) kept[n++] = more[i] as ChatMessage;
   const shared = one === undefined ? shareable(history, more) : isJsonRecord(one) && shareable(history, NO_HISTORY);
   return shared ? frozenJsonValue(kept) : kept;

@@ -61,6 +61,7 @@ export interface TurnInput {
 /**
  * A turn in progress: its input, its commits, its approvals, the engine's own approval events,
  * whether it is over. One object per turn: the engine's context reads it, and `end` closes it.
+ * @internal
  */
 export class Turn {
   readonly deps: TurnDeps;
