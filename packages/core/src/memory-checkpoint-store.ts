@@ -14,6 +14,17 @@ import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { ConfigError } from './errors/config-error.js';
 import { describeValue } from './signal.js';
 
+/**
+ * A key's kept versions in a ring: version `v` in `slots[(v - 1) % span]` (versions are
+ * consecutive from 1, so the newest `span` never collide): a save writes one slot, dropping the
+ * oldest version once the ring is full — no list shifted or grown per save.
+ */
+interface Kept {
+  /** The current version. */
+  latest: number;
+  readonly slots: Entry[];
+}
+
 interface Entry {
   readonly version: number;
   /** The data as JSON.parse(its JSON text) would return it, owned by the store (never handed out). */
@@ -69,15 +80,18 @@ export interface MemoryCheckpointStoreOptions {
  * ```
  */
 export class MemoryCheckpointStore implements CheckpointStore {
-  /** Per key, its kept versions, oldest first; the last one is the current version. */
-  readonly #entries = new Map<string, Entry[]>();
+  /** Per key, its kept versions (the current one and up to `keepVersions` before it). */
+  readonly #entries = new Map<string, Kept>();
   readonly #keepVersions: number;
+  /** Slots in a key's ring: `keepVersions` + 1. */
+  readonly #span: number;
   readonly #clock: Clock;
   #closed = false;
 
   constructor(options: MemoryCheckpointStoreOptions = {}) {
     const resolved = resolveOptions(options);
     this.#keepVersions = resolved.keepVersions;
+    this.#span = resolved.keepVersions + 1;
     this.#clock = resolved.clock;
   }
 
@@ -85,8 +99,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
   async load(key: string): Promise<Checkpoint | undefined> {
     this.#open();
     assertCheckpointKey(key);
-    const versions = this.#entries.get(key);
-    return versions === undefined ? undefined : toCheckpoint(versions[versions.length - 1] as Entry);
+    const kept = this.#entries.get(key);
+    return kept === undefined ? undefined : toCheckpoint(this.#at(kept, kept.latest));
   }
 
   /** Compare-and-set save; see {@link CheckpointStore.save}. The version it replaces joins the key's history. */
@@ -106,16 +120,17 @@ export class MemoryCheckpointStore implements CheckpointStore {
     assertCheckpointKey(key);
     assertExpectedVersion(expectedVersion);
     const copy = copyCheckpointData(data, key);
-    const versions = this.#entries.get(key);
-    const actual = versions === undefined ? 0 : (versions[versions.length - 1] as Entry).version;
+    const kept = this.#entries.get(key);
+    const actual = kept === undefined ? 0 : kept.latest;
     if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
     const version = expectedVersion + 1;
     const entry: Entry = { version, data: copy, updatedAt: isoAt(readClock(this.#clock)) };
-    if (versions === undefined) {
-      this.#entries.set(key, [entry]);
+    if (kept === undefined) {
+      this.#entries.set(key, { latest: version, slots: [entry] });
     } else {
-      versions.push(entry);
-      if (versions.length > this.#keepVersions + 1) versions.shift(); // one in, one out
+      // One in, one out once the ring is full (the slot of the version `span` before this one).
+      kept.slots[(version - 1) % this.#span] = entry;
+      kept.latest = version;
     }
     return version;
   }
@@ -131,12 +146,12 @@ export class MemoryCheckpointStore implements CheckpointStore {
     this.#open();
     assertCheckpointKey(key);
     const { before, limit } = resolveHistoryOptions(opts);
-    const versions = this.#entries.get(key);
-    if (versions === undefined) return;
+    const kept = this.#entries.get(key);
+    if (kept === undefined) return;
     const picked: Entry[] = [];
-    for (let i = versions.length - 1; i >= 0 && (limit === undefined || picked.length < limit); i--) {
-      const entry = versions[i] as Entry;
-      if (before === undefined || entry.version < before) picked.push(entry);
+    const oldest = this.#oldest(kept);
+    for (let v = kept.latest; v >= oldest && (limit === undefined || picked.length < limit); v--) {
+      if (before === undefined || v < before) picked.push(this.#at(kept, v));
     }
     for (const entry of picked) yield await Promise.resolve(toCheckpoint(entry));
   }
@@ -151,10 +166,9 @@ export class MemoryCheckpointStore implements CheckpointStore {
     this.#open();
     assertCheckpointKey(key);
     assertCheckpointVersion(version);
-    const versions = this.#entries.get(key);
-    // Kept versions are consecutive: the index follows from the oldest one.
-    const entry = versions?.[version - (versions[0] as Entry).version];
-    return entry === undefined ? undefined : toCheckpoint(entry);
+    const kept = this.#entries.get(key);
+    if (kept === undefined || version > kept.latest || version < this.#oldest(kept)) return undefined;
+    return toCheckpoint(this.#at(kept, version));
   }
 
   /** Removes `key` and its whole history; a missing key is not an error. */
@@ -175,6 +189,16 @@ export class MemoryCheckpointStore implements CheckpointStore {
   async close(): Promise<void> {
     this.#closed = true;
     this.#entries.clear();
+  }
+
+  /** Version `version` of a key's ring (one it keeps). */
+  #at(kept: Kept, version: number): Entry {
+    return kept.slots[(version - 1) % this.#span] as Entry;
+  }
+
+  /** The oldest version a key's ring keeps. */
+  #oldest(kept: Kept): number {
+    return Math.max(1, kept.latest - this.#keepVersions);
   }
 
   #open(): void {

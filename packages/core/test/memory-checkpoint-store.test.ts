@@ -239,6 +239,18 @@ describe('MemoryCheckpointStore', () => {
       expect((await rejectsCode(store.loadVersion('k', 0), 'CHECKPOINT_VERSION_INVALID')).message).toContain('0');
     });
 
+    it('a key deleted after its kept versions wrapped around starts again from version 1, its old versions gone', async () => {
+      const store = new MemoryCheckpointStore({ keepVersions: 2 });
+      for (let v = 0; v < 7; v++) await store.save('k', { v: v + 1 }, v);
+      await store.delete('k');
+      await store.save('k', { again: 1 }, 0);
+      await store.save('k', { again: 2 }, 1);
+      expect(await versions(store, 'k')).toEqual([2, 1]);
+      expect((await store.loadVersion('k', 1))?.data).toEqual({ again: 1 });
+      expect(await store.loadVersion('k', 3)).toBeUndefined();
+      expect((await store.load('k'))?.data).toEqual({ again: 2 });
+    });
+
     it('for any keepVersions and number of saves, history is the last keepVersions + 1 versions', async () => {
       await fc.assert(
         fc.asyncProperty(fc.nat(6), fc.integer({ min: 1, max: 15 }), async (keepVersions, saves) => {

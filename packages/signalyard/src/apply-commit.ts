@@ -5,12 +5,13 @@ import {
   type RunnerEvent,
   type SessionCause,
   type StrategySnapshot,
+  type TransitionResult,
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
-import { asSignalyardError, failedOutcome, type Applied } from './outcomes.js';
-import { isConflict, isUnstorable, type SessionPersistence } from './session-persistence.js';
+import { asSignalyardError, failedOutcome, type Applied, type SessionSave } from './outcomes.js';
+import { isConflict, isUnstorable, type PendingSave, type SessionPersistence } from './session-persistence.js';
 
 /** Re-applications after a version conflict before the signal fails. @internal */
 export const MAX_CONFLICT_RETRIES = 3;
@@ -61,30 +62,75 @@ const UNSAVED: Committed = { kind: 'unsaved' };
 export async function commitApplied(d: CommitDeps, c: CommitInput): Promise<Committed> {
   const { applied } = c;
   if (applied.save === undefined) return UNSAVED;
+  let pending: PendingSave;
+  let version: number;
   try {
-    // The settling save records the outcome too: a worker dying before `putOutcome` loses nothing.
-    const mark = d.persistence.settling(c.session, applied.outcome);
-    await d.persistence.save(c.session, c.loaded, applied.save, c.cause, undefined, mark);
+    pending = startCommit(d, c.session, c.loaded, applied.outcome, applied.save, c.cause);
   } catch (error) {
-    if (applied.rollback !== undefined) c.loaded.strategy.restore(applied.rollback);
-    if (isConflict(error) && c.attempt < MAX_CONFLICT_RETRIES)
-      return { kind: 'conflict', error: error as CheckpointConflictError };
-    const failed: Outcome = {
-      ...applied.outcome,
-      status: 'failed',
-      error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED'),
-    };
-    // The effects cannot be stored; what arrived still is.
-    if (isUnstorable(error) && applied.outcome.status !== 'failed') await c.saveArrivals(failed);
-    return { kind: 'failed', outcome: failed };
+    return commitFailed(c, error);
   }
-  emitTransitions(d.hub, c.session, applied);
+  try {
+    version = await pending.version;
+  } catch (error) {
+    pending.failed();
+    return commitFailed(c, error);
+  }
+  return commitSaved(d, pending, applied, version);
+}
+
+/**
+ * {@link commitApplied}'s save handed to the store (the settling save records the outcome too:
+ * a worker dying before `putOutcome` loses nothing), for a caller that awaits `version` in its own
+ * frame, then calls {@link commitSaved} — or `failed()` and {@link commitFailed} when it rejects.
+ * Throws what {@link commitFailed} handles (the session unloaded).
+ * @internal
+ */
+export function startCommit(
+  d: CommitDeps,
+  session: LiveSession,
+  loaded: LoadedState,
+  outcome: Outcome,
+  save: SessionSave,
+  cause: SessionCause,
+): PendingSave {
+  const mark = d.persistence.settling(session, outcome);
+  return d.persistence.startSave(session, loaded, save, cause, undefined, mark);
+}
+
+/** A commit the store saved as `version`: the loaded state takes it, its `transition_applied` events are emitted. @internal */
+export function commitSaved(d: CommitDeps, pending: PendingSave, applied: Applied, version: number): Committed {
+  pending.done(version);
+  emitTransitions(d.hub, pending.session, applied);
   return SAVED;
+}
+
+/**
+ * A commit whose save failed with `error`: the strategy's snapshot restored; a conflict asks for a
+ * re-application (at most {@link MAX_CONFLICT_RETRIES} times); anything else fails the signal,
+ * after saving what arrived when the effects cannot be stored.
+ * @internal
+ */
+export async function commitFailed(c: CommitInput, error: unknown): Promise<Committed> {
+  const { applied } = c;
+  if (applied.rollback !== undefined) c.loaded.strategy.restore(applied.rollback);
+  if (isConflict(error) && c.attempt < MAX_CONFLICT_RETRIES)
+    return { kind: 'conflict', error: error as CheckpointConflictError };
+  const failed: Outcome = {
+    ...applied.outcome,
+    status: 'failed',
+    error: asSignalyardError(error, 'CHECKPOINT_SAVE_FAILED'),
+  };
+  // The effects cannot be stored; what arrived still is.
+  if (isUnstorable(error) && applied.outcome.status !== 'failed') await c.saveArrivals(failed);
+  return { kind: 'failed', outcome: failed };
 }
 
 /** Emits the `transition_applied` events of a saved application. @internal */
 export function emitTransitions(hub: EventChannel<RunnerEvent>, session: LiveSession, applied: Applied): void {
-  for (const result of applied.transitions ?? []) hub.emit({ type: 'transition_applied', ...session.ctx, result });
+  const { transitions } = applied;
+  if (transitions === undefined) return;
+  for (let i = 0; i < transitions.length; i++)
+    hub.emit({ type: 'transition_applied', ...session.ctx, result: transitions[i] as TransitionResult });
 }
 
 /**

@@ -1,5 +1,11 @@
-import type { PendingApproval, SessionCheckpointV1 } from '@signalyard/core';
-import { readSessionCheckpoint } from '@signalyard/core/internal';
+import type {
+  ChatMessage,
+  PendingApproval,
+  SessionCause,
+  SessionCheckpointV1,
+  StrategySnapshot,
+} from '@signalyard/core';
+import { frozenJsonValue, isJsonRecord, readSessionCheckpoint } from '@signalyard/core/internal';
 import { RunnerError } from './errors/runner-error.js';
 import type { StaleApproval } from './live-session.js';
 
@@ -55,3 +61,42 @@ export function staleOf(data: SessionCheckpointV1): readonly StaleApproval[] {
 
 /** The shared empty list of approvals. @internal */
 export const NO_APPROVALS: readonly never[] = NONE;
+
+/**
+ * A checkpoint with no approval fields and no carried ones, frozen and marked (core's
+ * `frozenJsonValue`) when every member is a marked value or a JSON primitive — the strategy
+ * snapshot (an FSM's are), the history (a Runner's are), the cause (`sealedCause`) and the
+ * engine state — so that the memory store keeps it as it is instead of copying it with every
+ * save; else a plain record for the store to copy. An `undefined` engine state is left out, as
+ * JSON would. @internal
+ */
+export function ownCheckpoint(
+  agentId: string,
+  strategy: StrategySnapshot,
+  history: readonly ChatMessage[],
+  engine: unknown,
+  cause: SessionCause,
+): SessionCheckpointV1 {
+  if (isJsonRecord(strategy) && isJsonRecord(history) && isJsonRecord(cause)) {
+    // Without `engine`, as JSON leaves an undefined value out (the type wants the key: it is `unknown`).
+    if (engine === undefined)
+      return frozenJsonValue({ v: 1, agentId, strategy, history, cause } as SessionCheckpointV1);
+    if (isSharedJson(engine)) return frozenJsonValue({ v: 1, agentId, strategy, history, engine, cause });
+  }
+  return { v: 1, agentId, strategy, history, engine, cause };
+}
+
+/** A value a store can keep as it is: a marked one, or a JSON primitive JSON keeps as it is (not `-0`, `NaN`, ±∞). */
+function isSharedJson(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object':
+      return value === null || isJsonRecord(value);
+    default:
+      return false;
+  }
+}

@@ -83,26 +83,53 @@ export function appendHistory(
   added: ChatMessage | readonly ChatMessage[],
   max: number,
 ): readonly ChatMessage[] {
-  const more: readonly ChatMessage[] = Array.isArray(added) ? added : [added as ChatMessage];
-  const total = history.length + more.length;
-  let start = 0;
-  if (total > max) {
-    // As trimHistory: never start with orphaned tool results, unless nothing would be left.
-    const at = (i: number): ChatMessage => (i < history.length ? history[i] : more[i - history.length]) as ChatMessage;
-    const cut = total - max;
-    start = cut;
-    while (start < total && at(start).role === 'tool') start++;
-    if (start === total) {
-      start = cut;
-      while (start > 0 && at(start).role === 'tool') start--;
-    }
-  }
+  // One message (a user message) is not wrapped in a list: no array made for it.
+  const one = Array.isArray(added) ? undefined : (added as ChatMessage);
+  const more: readonly ChatMessage[] = one === undefined ? (added as readonly ChatMessage[]) : NO_HISTORY;
+  const addedCount = one === undefined ? more.length : 1;
+  const total = history.length + addedCount;
+  const start = total > max ? keptFrom(history, one, more, total, total - max) : 0;
   // A plain loop: slice and concat take a slow path on frozen lists.
   const kept = new Array<ChatMessage>(total - start);
   let n = 0;
   for (let i = start; i < history.length; i++) kept[n++] = history[i] as ChatMessage;
-  for (let i = Math.max(0, start - history.length); i < more.length; i++) kept[n++] = more[i] as ChatMessage;
-  return shareable(history, more) ? frozenJsonValue(kept) : kept;
+  if (one !== undefined) {
+    if (start <= history.length) kept[n] = one; // the last slot
+  } else for (let i = Math.max(0, start - history.length); i < more.length; i++) kept[n++] = more[i] as ChatMessage;
+  const shared = one === undefined ? shareable(history, more) : isJsonRecord(one) && shareable(history, NO_HISTORY);
+  return shared ? frozenJsonValue(kept) : kept;
+}
+
+/**
+ * Where the kept part of `history` + the added messages (`one`, or else `more`) starts when
+ * `cut` of their `total` must go: as trimHistory, never at orphaned tool results, unless
+ * nothing would be left.
+ */
+function keptFrom(
+  history: readonly ChatMessage[],
+  one: ChatMessage | undefined,
+  more: readonly ChatMessage[],
+  total: number,
+  cut: number,
+): number {
+  let start = cut;
+  while (start < total && isToolAt(history, one, more, start)) start++;
+  if (start === total) {
+    start = cut;
+    while (start > 0 && isToolAt(history, one, more, start)) start--;
+  }
+  return start;
+}
+
+/** Whether message `i` of `history` + the added messages is a tool result (no closure made per call). */
+function isToolAt(
+  history: readonly ChatMessage[],
+  one: ChatMessage | undefined,
+  more: readonly ChatMessage[],
+  i: number,
+): boolean {
+  const message = i < history.length ? history[i] : (one ?? more[i - history.length]);
+  return (message as ChatMessage).role === 'tool';
 }
 
 /**

@@ -153,9 +153,14 @@ export class LiveSession {
   readonly agent: AgentRuntime;
   /** The route context every predicate of this session receives. */
   readonly ctx: { readonly sessionKey: string; readonly agentId: string };
-  /** Taken slots are cleared, so a settled signal (and its payload) is unreachable from here. */
-  readonly #queue: (QueueEntry | undefined)[] = [];
+  /**
+   * The waiting jobs are `#queue[#head..#tail)`. Taken slots are cleared, so a settled signal (and
+   * its payload) is unreachable from here; the list itself is kept when the queue empties (a
+   * session's next signal makes no new array), unless it grew large.
+   */
+  #queue: (QueueEntry | undefined)[] = [];
   #head = 0;
+  #tail = 0;
   running: QueueEntry | undefined;
   /** A batch of user messages in flight (`whenBusy` collect / interrupt). */
   batch: RunningBatch | undefined;
@@ -184,22 +189,30 @@ export class LiveSession {
   }
 
   push(job: QueueEntry): void {
-    this.#queue.push(job);
+    this.#queue[this.#tail++] = job;
+  }
+
+  /** Empties the queue: every slot cleared, the indices back to 0. */
+  #reset(): void {
+    for (let i = this.#head; i < this.#tail; i++) this.#queue[i] = undefined;
+    this.#head = 0;
+    this.#tail = 0;
+    if (this.#queue.length > 1024) this.#queue = [];
   }
 
   /** The next unsettled job, or undefined. */
   next(): QueueEntry | undefined {
-    while (this.#head < this.#queue.length) {
+    while (this.#head < this.#tail) {
       const job = this.#queue[this.#head] as QueueEntry;
       this.#queue[this.#head++] = undefined;
-      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      if (this.#head > 1024 && this.#head * 2 > this.#tail) {
         this.#queue.splice(0, this.#head);
+        this.#tail -= this.#head;
         this.#head = 0;
       }
       if (!job.settled) return job;
     }
-    this.#queue.length = 0;
-    this.#head = 0;
+    this.#reset();
     return undefined;
   }
 
@@ -217,7 +230,10 @@ export class LiveSession {
   /** Puts `job` back at the head of the queue (a batch member it gives back before applying it). */
   requeue(job: Job): void {
     if (this.#head > 0) this.#queue[--this.#head] = job;
-    else this.#queue.unshift(job);
+    else {
+      this.#queue.unshift(job);
+      this.#tail++;
+    }
   }
 
   /** Whether `job` is in flight: the signal running, or a member of the batch running. */
@@ -243,7 +259,7 @@ export class LiveSession {
 
   #pending(): QueueEntry[] {
     const jobs: QueueEntry[] = [];
-    for (let i = this.#head; i < this.#queue.length; i++) {
+    for (let i = this.#head; i < this.#tail; i++) {
       const job = this.#queue[i] as QueueEntry;
       if (!job.settled) jobs.push(job);
     }
@@ -254,27 +270,25 @@ export class LiveSession {
   hasNext(): boolean {
     // Settled jobs at the head (stopped while waiting) are dropped here, so they are released
     // even when no job follows them.
-    while (this.#head < this.#queue.length && (this.#queue[this.#head] as QueueEntry).settled) {
+    while (this.#head < this.#tail && (this.#queue[this.#head] as QueueEntry).settled) {
       this.#queue[this.#head++] = undefined;
     }
-    if (this.#head < this.#queue.length) return true;
-    this.#queue.length = 0;
-    this.#head = 0;
+    if (this.#head < this.#tail) return true;
+    this.#reset();
     return false;
   }
 
   /** Removes and returns every unsettled queued job. */
   drain(): QueueEntry[] {
     const jobs = this.#pending();
-    this.#queue.length = 0;
-    this.#head = 0;
+    this.#reset();
     return jobs;
   }
 
   /** Unsettled jobs waiting behind the one in flight. */
   get queued(): number {
     let n = 0;
-    for (let i = this.#head; i < this.#queue.length; i++) if (!(this.#queue[i] as QueueEntry).settled) n++;
+    for (let i = this.#head; i < this.#tail; i++) if (!(this.#queue[i] as QueueEntry).settled) n++;
     return n;
   }
 

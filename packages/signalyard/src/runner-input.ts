@@ -80,7 +80,9 @@ export function optionsProblem(spec: OptionsSpec, opts: unknown): RunnerError | 
   if (opts === undefined) return undefined;
   if (typeof opts !== 'object' || opts === null)
     return inputError(`${spec.method}() options must be ${spec.shape}, got ${describeValue(opts)}`);
-  for (const [name, field] of Object.entries(spec.fields)) {
+  // for-in over the spec's own fields (a constant object: no array made per call, as entries would).
+  for (const name in spec.fields) {
+    const field = spec.fields[name] as OptionField;
     const value = (opts as Record<string, unknown>)[name];
     if (value !== undefined && !field.test(value))
       return inputError(`${spec.method}() options.${name} must be ${field.expected}, got ${describeValue(value)}`);

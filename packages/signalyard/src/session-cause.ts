@@ -1,5 +1,5 @@
 import type { Action, Clock, Outcome, RunSummary, SessionCause, Signal } from '@signalyard/core';
-import { frozenJsonValue, isoAt, readClock } from '@signalyard/core/internal';
+import { frozenJsonValue, isJsonRecord, isoAt, readClock } from '@signalyard/core/internal';
 import { decisionRecords } from './approvals.js';
 import { causePayload, type Redact } from './cause-payload.js';
 import { userTextOf } from './history.js';
@@ -71,6 +71,25 @@ export function signalCause(
   if (signal.kind === 'tool_approval') cause.approvals = decisionRecords(signal);
   if (outcome.status !== undefined) cause.summary = baseSummary(outcome.status, decided, outcome.action);
   return cause;
+}
+
+/**
+ * Freezes and marks (core's `frozenJsonValue`) a completed cause whose every member is a string, a
+ * whole number or a marked value — its summary marked already, its signal's payload a string or
+ * absent, no approvals — so that a store shares it instead of copying it with every save (the
+ * common case: a user message's turn that did nothing but reply). Any other cause is left as it
+ * is (a store copies it). Returns `cause`.
+ * @internal
+ */
+export function sealedCause(cause: SessionCause): SessionCause {
+  const { signal, summary } = cause;
+  if (summary === undefined || !isJsonRecord(summary)) return cause;
+  if (cause.approvals !== undefined || cause.forkedFrom !== undefined) return cause;
+  if (signal !== undefined) {
+    if (signal.payload !== undefined && typeof signal.payload !== 'string') return cause;
+    frozenJsonValue(signal);
+  }
+  return frozenJsonValue(cause);
 }
 
 /** A summary's start: status, route and action, nothing done yet. */

@@ -20,7 +20,14 @@ import {
 import { errorText } from '@signalyard/core/internal';
 import { ComposedRouter } from '@signalyard/router';
 import { NO_ALIASES, aliasesOf, keptAliases } from './approval-aliases.js';
-import { NO_APPROVALS, carriedFields, decodeCheckpoint, pendingOf, staleOf } from './checkpoint-format.js';
+import {
+  NO_APPROVALS,
+  carriedFields,
+  decodeCheckpoint,
+  ownCheckpoint,
+  pendingOf,
+  staleOf,
+} from './checkpoint-format.js';
 import { RunnerError } from './errors/runner-error.js';
 import { NO_HISTORY, appendHistory, keptHistory, userMessageOf } from './history.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
@@ -199,41 +206,67 @@ export class SessionPersistence {
     strategy?: StrategySnapshot,
     mark: InboxMark | undefined = settlingMark(session),
   ): Promise<void> {
+    const pending = this.startSave(session, loaded, save, cause, strategy, mark);
+    let version: number;
+    try {
+      version = await pending.version;
+    } catch (error) {
+      pending.failed();
+      throw error;
+    }
+    pending.done(version);
+  }
+
+  /**
+   * {@link SessionPersistence.save} in two steps, for a caller that awaits the store in its own
+   * frame (the Runner's hot path: no async frame of its own): the checkpoint built and handed to
+   * the store now; the {@link PendingSave}'s `version` settles with the store's answer, then
+   * `done(version)` — or `failed()` when it rejects. Throws (the session unloaded) when the
+   * checkpoint cannot be built or the store refuses it at once.
+   */
+  startSave(
+    session: LiveSession,
+    loaded: LoadedState,
+    save: SessionSave,
+    cause: SessionCause,
+    strategy?: StrategySnapshot,
+    mark: InboxMark | undefined = settlingMark(session),
+  ): PendingSave {
     const pending = save.pendingApprovals ?? loaded.pendingApprovals;
     const stale = save.staleApprovals ?? loaded.staleApprovals;
     // Aliases only for what is still open: a decided approval's old and new ids are both gone.
     const kept = save.aliases ?? loaded.aliases;
     const aliases = kept === NO_ALIASES ? undefined : keptAliases(kept, [...pending, ...stale]);
-    let snapshot: StrategySnapshot;
     try {
-      snapshot = strategy ?? loaded.strategy.snapshot();
-      const own: { -readonly [K in keyof SessionCheckpointV1]: SessionCheckpointV1[K] } = {
-        v: 1,
-        agentId: session.agent.id,
-        strategy: snapshot,
-        history: save.history,
-        engine: save.engineState,
-        cause: completeCause(cause, save.record, save.reply, snapshot),
-      };
-      // The approval fields only when there are any: most sessions never have one.
-      if (pending.length > 0) own.pendingApprovals = pending;
-      if (stale.length > 0) own.staleApprovals = stale;
-      if (aliases !== undefined) (own as Record<string, unknown>).approvalAliases = aliases;
-      // Carried fields go first (the runner's own win); a literal of one shape when there are none.
+      const snapshot = strategy ?? loaded.strategy.snapshot();
+      const completed = completeCause(cause, save.record, save.reply, snapshot);
       const carried = mark === undefined ? loaded.carried : carriedWithMark(loaded.carried, mark);
-      const checkpoint = carried === NO_FIELDS ? own : { ...carried, ...own };
-      loaded.version = await this.#store.save(session.key, checkpoint, loaded.version);
-      loaded.carried = carried;
+      let checkpoint: SessionCheckpointV1;
+      if (carried === NO_FIELDS && pending.length === 0 && stale.length === 0 && aliases === undefined)
+        // The common case: no approval fields, nothing carried (frozen and shared when it can be).
+        checkpoint = ownCheckpoint(session.agent.id, snapshot, save.history, save.engineState, completed);
+      else {
+        const own: { -readonly [K in keyof SessionCheckpointV1]: SessionCheckpointV1[K] } = {
+          v: 1,
+          agentId: session.agent.id,
+          strategy: snapshot,
+          history: save.history,
+          engine: save.engineState,
+          cause: completed,
+        };
+        // The approval fields only when there are any: most sessions never have one.
+        if (pending.length > 0) own.pendingApprovals = pending;
+        if (stale.length > 0) own.staleApprovals = stale;
+        if (aliases !== undefined) (own as Record<string, unknown>).approvalAliases = aliases;
+        // Carried fields go first (the runner's own win).
+        checkpoint = carried === NO_FIELDS ? own : { ...carried, ...own };
+      }
+      const version = this.#store.save(session.key, checkpoint, loaded.version);
+      return new PendingSave(session, loaded, save, snapshot, carried, pending, stale, aliases, version);
     } catch (error) {
       session.state = UNLOADED;
       throw error;
     }
-    loaded.savedStrategy = snapshot;
-    loaded.history = save.history;
-    loaded.engineState = save.engineState;
-    loaded.pendingApprovals = pending;
-    loaded.staleApprovals = stale;
-    loaded.aliases = aliases === undefined ? NO_ALIASES : new Map(Object.entries(aliases));
   }
 
   /**
@@ -276,6 +309,44 @@ export class SessionPersistence {
     const checkpoint = await this.#store.load(key);
     if (checkpoint === undefined) return undefined;
     return { version: checkpoint.version, data: decodeCheckpoint(key, checkpoint.data) };
+  }
+}
+
+/**
+ * A save handed to the store ({@link SessionPersistence.startSave}): `version` settles with the
+ * store's answer; `done` then gives the loaded state what was saved, `failed` unloads the session.
+ * @internal
+ */
+export class PendingSave {
+  constructor(
+    readonly session: LiveSession,
+    readonly loaded: LoadedState,
+    readonly save: SessionSave,
+    readonly snapshot: StrategySnapshot,
+    readonly carried: Readonly<Record<string, unknown>>,
+    readonly pending: LoadedState['pendingApprovals'],
+    readonly stale: LoadedState['staleApprovals'],
+    readonly aliases: Readonly<Record<string, string>> | undefined,
+    /** The store's promise of the new version. */
+    readonly version: Promise<number>,
+  ) {}
+
+  /** The store saved it as `version`: the loaded state takes it. */
+  done(version: number): void {
+    const { loaded, save, aliases } = this;
+    loaded.version = version;
+    loaded.carried = this.carried;
+    loaded.savedStrategy = this.snapshot;
+    loaded.history = save.history;
+    loaded.engineState = save.engineState;
+    loaded.pendingApprovals = this.pending;
+    loaded.staleApprovals = this.stale;
+    loaded.aliases = aliases === undefined ? NO_ALIASES : new Map(Object.entries(aliases));
+  }
+
+  /** The store refused it: the session is unloaded (the next signal reloads it). */
+  failed(): void {
+    this.session.state = UNLOADED;
   }
 }
 

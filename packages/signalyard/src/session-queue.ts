@@ -16,10 +16,21 @@ import {
   type ArrivalDeps,
   type ArrivalEnd,
 } from './stop-on-arrival.js';
+import { SignalStep } from './signal-step.js';
 import { Stopper } from './stopper.js';
 import type { TurnSink } from './turn-stream.js';
 
 const MAX_IDLE_SESSIONS = 10_000;
+
+/** What the queue awaits once the runner has started: a settled promise, shared. */
+const STARTED: Promise<void> = Promise.resolve();
+
+/** The resolve function of the promise made last with {@link captureResolve}, read at once. */
+let captured: ((outcome: Outcome) => void) | undefined;
+/** One executor for every signal's promise: no closure (and no context) made per signal. */
+const captureResolve = (resolve: (outcome: Outcome) => void): void => {
+  captured = resolve;
+};
 
 /** What a {@link SessionQueue} works with. @internal */
 export interface QueueDeps {
@@ -121,8 +132,9 @@ export class SessionQueue {
     entry: InboxEntry | undefined,
   ): Promise<Outcome> {
     const session = this.#session(key, agent);
-    let resolve!: (outcome: Outcome) => void;
-    const promise = new Promise<Outcome>((r) => (resolve = r));
+    const promise = new Promise<Outcome>(captureResolve);
+    const resolve = captured as (outcome: Outcome) => void;
+    captured = undefined;
     const job: Job = {
       kind: 'signal',
       signal,
@@ -205,8 +217,9 @@ export class SessionQueue {
     try {
       try {
         // Awaited even when started (one microtask): a signal never starts inside the dispatch()
-        // that queued it, so a stop dispatched right after it still finds it waiting.
-        await this.#d.whenStarted();
+        // that queued it, so a stop dispatched right after it still finds it waiting. A settled
+        // promise rather than `undefined`: awaiting it makes no promise (`await undefined` does).
+        await (this.#d.whenStarted() ?? STARTED);
       } catch (error) {
         for (let job = session.next(); job !== undefined; job = session.next()) {
           if (job.kind === 'task') job.cancel(startFailed(error));
@@ -232,11 +245,24 @@ export class SessionQueue {
           else if (this.#d.lock !== undefined)
             this.#settleApplied(session, job, await runLocked(this.#d.applier, this.#d.lock, session, job));
           else {
-            // Without a lock, in this loop's own frame (one async frame less per signal).
+            // Without a lock, its steps awaited in this loop's own frame (no async frame per step).
             session.running = job;
             let applied: SignalApplied;
             try {
-              applied = await this.#d.applier.apply(session, job, false);
+              const { applier } = this.#d;
+              let step = applier.begin(session, job);
+              while (step instanceof SignalStep) {
+                let ok = true;
+                let value: unknown;
+                try {
+                  value = await step.wait;
+                } catch (error) {
+                  ok = false;
+                  value = error;
+                }
+                step = applier.resume(step, ok, value);
+              }
+              applied = step instanceof Promise ? await step : step;
             } catch (error) {
               applied = { outcome: thrownOutcome(session, job.stop, error, 'ENGINE_FAILED'), stopQueued: false };
             } finally {

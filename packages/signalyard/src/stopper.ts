@@ -48,7 +48,9 @@ export class Stopper {
    */
   rejectOnAbort(reject: (error: Error) => void, abortError: () => Error): void {
     if (this.#aborted) reject(abortError());
-    else (this.#races ??= []).push(reject, abortError);
+    else if (this.#races === undefined)
+      this.#races = [reject, abortError]; // made at its size: most stoppers serve one race
+    else this.#races.push(reject, abortError);
   }
 
   /** Calls `listener` once when aborted (at once if already aborted); returns a remover. */
@@ -74,8 +76,19 @@ const noop = (): void => undefined;
  * promise's own later outcome is then ignored).
  */
 export function raceStop<T>(promise: Promise<T>, stopper: Stopper, abortError: () => Error): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    stopper.rejectOnAbort(reject, abortError);
-    promise.then(resolve, reject);
-  });
+  // One shared executor (no closure, no context made per race): it hands its functions over here.
+  const race = new Promise<T>(captureSettlers);
+  const resolve = capturedResolve as (value: T) => void;
+  const reject = capturedReject as (error: Error) => void;
+  capturedResolve = capturedReject = undefined;
+  stopper.rejectOnAbort(reject, abortError);
+  promise.then(resolve, reject);
+  return race;
 }
+
+let capturedResolve: ((value: never) => void) | undefined;
+let capturedReject: ((error: Error) => void) | undefined;
+const captureSettlers = (resolve: (value: never) => void, reject: (error: Error) => void): void => {
+  capturedResolve = resolve;
+  capturedReject = reject;
+};

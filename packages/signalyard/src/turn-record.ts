@@ -1,4 +1,5 @@
 import { frozenJsonValue } from '@signalyard/core/internal';
+import { sealedCause } from './session-cause.js';
 import type {
   ApprovalSummary,
   ChatMessage,
@@ -99,9 +100,10 @@ export function completeCause(
   if (typeof state === 'string') summary.fsmState = state;
   if (reply !== undefined) summary.reply = reply;
   if (record === undefined) {
-    // Every member is a string or a marked value (the shared lists, the route): stores share it.
+    // Every member is a string or a marked value (the shared lists, the route): stores share it,
+    // and the cause too when it is made of such values only.
     (cause as { summary?: RunSummary }).summary = frozenJsonValue(summary);
-    return cause;
+    return sealedCause(cause);
   }
   if (record.handoffs !== undefined) summary.handoffs = record.handoffs;
   if (record.toolCalls !== undefined) summary.toolCalls = record.toolCalls;

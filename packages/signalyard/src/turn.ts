@@ -6,8 +6,6 @@ import {
   isTransitionRefusal,
   type Action,
   type ChatMessage,
-  type Clock,
-  type ExecutionStrategy,
   type Outcome,
   type RunnerEvent,
   type Signal,
@@ -17,30 +15,23 @@ import {
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
-import {
-  enginePending,
-  engineDecisions,
-  publicApprovalEvent,
-  publicIds,
-  publicPending,
-  type ApprovalAliases,
-} from './approval-aliases.js';
+import { publicApprovalEvent, publicIds, publicPending, type ApprovalAliases } from './approval-aliases.js';
 import { NO_PENDING_APPROVAL, checkDecisions, decidesNothingPending, withUnknownIds } from './approval-checks.js';
 import { AnnouncedApprovals, approvalSummaryOf, impliedApprovalEvents, turnApprovals } from './approvals.js';
 import { NO_APPROVALS } from './checkpoint-format.js';
-import type { TurnContext, TurnResult } from './engine.js';
+import type { TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
 import { appendHistory, keptMessages } from './history.js';
-import { receiptIdOf, type Job, type LiveSession, type LoadedState } from './live-session.js';
+import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
 import type { PluginHost } from './plugin-host.js';
 import type { SessionPersistence } from './session-persistence.js';
 import { raceStop } from './stopper.js';
 import { TurnCommits } from './turn-commit.js';
 import { turnResultProblem } from './turn-result.js';
-import { INTERRUPT_SIGNAL } from './turn-interrupt.js';
 import type { TurnSink } from './turn-stream.js';
 import { TurnRecord, replyOf } from './turn-record.js';
+import { TurnContextImpl } from './turn-context.js';
 
 /** What a turn works with. @internal */
 export interface TurnDeps {
@@ -70,9 +61,15 @@ export interface TurnInput {
 /**
  * A turn in progress: its input, its commits, its approvals, the engine's own approval events,
  * whether it is over. One object per turn: the engine's context reads it, and `end` closes it.
+ * @internal
  */
-class Turn {
+export class Turn {
   readonly deps: TurnDeps;
+  /**
+   * Settles as the engine's turn does, or rejects once the job's stop fires first: set by
+   * {@link startTurn}, awaited by its caller, then {@link endTurn}.
+   */
+  engineDone: Promise<unknown> | undefined = undefined;
   readonly t: TurnInput;
   over = false;
   /** Made by the turn's first `ctx.commit` (most turns never commit). */
@@ -159,17 +156,6 @@ class Turn {
   }
 }
 
-/** `ctx.idempotencyKey(name)` for the job's signal: `<receiptId>:<name>`, the receipt id made on first use. */
-function idempotencyKeyOf(job: Job, name: unknown): string {
-  if (typeof name !== 'string' || name === '')
-    throw new RunnerError({
-      code: 'RUNNER_INPUT_INVALID',
-      message: `ctx.idempotencyKey needs a name (a non-empty string, e.g. 'charge'), got ${describeValue(name)}`,
-    });
-  job.receiptId ??= globalThis.crypto.randomUUID();
-  return `${job.receiptId}:${name}`;
-}
-
 /** The error a stopped engine turn rejects with. */
 const turnStopped = (): AbortedError => new AbortedError({ message: 'The turn was stopped' });
 
@@ -179,30 +165,67 @@ const turnStopped = (): AbortedError => new AbortedError({ message: 'The turn wa
  * @internal
  */
 export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
+  const turn = startTurn(deps, t);
+  if (!(turn instanceof Turn)) return turn;
+  let ok = true;
+  let value: unknown;
+  try {
+    value = await turn.engineDone;
+  } catch (error) {
+    ok = false;
+    value = error;
+  }
+  return endTurn(turn, ok, value);
+}
+
+/**
+ * The first half of {@link runTurn}, synchronous: the engine called, its turn's end in
+ * `engineDone` (for the caller to await in its own frame: one async frame and one promise hop
+ * less per signal than awaiting `runTurn`), then {@link endTurn}. An `Applied` when the turn
+ * ended before that (no pending approval named, the engine threw synchronously).
+ * @internal
+ */
+export function startTurn(deps: TurnDeps, t: TurnInput): Applied | Turn {
   const { hub } = deps;
   const { session, job } = t;
-  const stop = job.stop;
   // The runner's own check: decisions naming no pending approval run nothing.
   if (decidesNothingPending(job.signal, t.loaded.pendingApprovals))
     return { outcome: outcomeOf(session.ctx, { status: 'rejected' }, NO_PENDING_APPROVAL, undefined) };
   const turn = new Turn(deps, t);
   const ctx = new TurnContextImpl(turn);
   if (hub.hasListeners) hub.emit({ type: 'turn_start', sessionKey: session.key, agentId: session.agent.id });
-  let result: unknown;
   try {
     const engine = session.agent.engine;
     if (engine === undefined)
       throw new RunnerError({ code: 'ENGINE_FAILED', message: `Agent "${session.agent.id}" has no engine` });
     // An engine may return a plain TurnResult as well as a promise of one.
-    result = await raceStop(Promise.resolve(engine(ctx)), stop, turnStopped);
+    turn.engineDone = raceStop(Promise.resolve(engine(ctx)), job.stop, turnStopped);
   } catch (error) {
-    if (stop.aborted) return turn.end({ status: 'stopped' });
-    return turn.end({ status: 'failed', error: asSignalyardError(error, 'ENGINE_FAILED') });
+    return engineFailed(turn, error);
   }
-  if (stop.aborted) return turn.end({ status: 'stopped' });
+  return turn;
+}
+
+/** A turn whose engine threw (or was stopped: the stop's error): `stopped` when its stop fired, else `failed`. */
+function engineFailed(turn: Turn, error: unknown): Applied {
+  if (turn.t.job.stop.aborted) return turn.end({ status: 'stopped' });
+  return turn.end({ status: 'failed', error: asSignalyardError(error, 'ENGINE_FAILED') });
+}
+
+/**
+ * The second half of {@link runTurn}: the turn's end once its engine settled — `ok` with the
+ * engine's `value`, else with what it threw (or the stop's error). Synchronous for a turn
+ * without actions (most turns); may throw what escapes the turn's own handling (a strategy's
+ * `snapshot()` throwing), as `runTurn` rejects with it.
+ * @internal
+ */
+export function endTurn(turn: Turn, ok: boolean, value: unknown): Applied | Promise<Applied> {
+  const { session, job } = turn.t;
+  if (!ok) return engineFailed(turn, value);
+  if (job.stop.aborted) return turn.end({ status: 'stopped' });
   let problem: string | undefined;
   try {
-    problem = turnResultProblem(result);
+    problem = turnResultProblem(value);
   } catch (error) {
     problem = `a value that cannot be read (${errorText(error)})`; // a throwing getter, a hostile Proxy
   }
@@ -210,7 +233,7 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
     const message = `Engine of agent "${session.agent.id}" returned ${problem}`;
     return turn.end({ status: 'failed', error: new RunnerError({ code: 'TURN_RESULT_INVALID', message }) });
   }
-  return applyTurnResult(turn, result ?? {});
+  return applyTurnResult(turn, value ?? {});
 }
 
 function isApprovalEvent(event: unknown): event is { type: string } & Record<string, unknown> {
@@ -313,8 +336,6 @@ async function applyTurnActions(deps: TurnDeps, t: TurnInput, actions: readonly 
   return { transitions, stopQueued };
 }
 
-const noText = (): void => undefined;
-
 /** A streamed turn's text: a `text_delta` TurnEvent, and an `engine_event` of type `text_delta` for plugins. */
 function forwardText(
   hub: EventChannel<RunnerEvent>,
@@ -353,91 +374,4 @@ function forwardEngineEvent(
   const engineEvent = event as { type: string } & Record<string, unknown>;
   sink?.({ type: 'engine_event', event: engineEvent });
   hub.emit({ type: 'engine_event', ...session.ctx, event: engineEvent });
-}
-
-/**
- * The TurnContext of one turn, read off its {@link Turn}. `emit`, `commit` and `emitText` are
- * made on first read, `abortSignal` and `signals` too: most engines never touch them. (Three
- * closures made per turn, as own properties, halved the Runner's signals per second in
- * `pnpm bench signalyard`, 364k/s → 150k/s, so they stay accessors; a wrapping engine that spreads
- * the context passes them on by name — see `TurnContext`.)
- */
-class TurnContextImpl implements TurnContext {
-  readonly sessionKey: string;
-  readonly agentId: string;
-  readonly signal: Signal;
-  readonly history: readonly ChatMessage[];
-  readonly state: unknown;
-  readonly strategy: ExecutionStrategy;
-  readonly streaming: boolean;
-  readonly clock: Clock;
-  readonly approvals: readonly ApprovalDecision[];
-  readonly pendingApprovals: readonly PendingApproval[];
-  readonly #turn: Turn;
-  #emit: TurnContext['emit'] | undefined;
-  #emitText: TurnContext['emitText'] | undefined;
-  #commit: TurnContext['commit'] | undefined;
-  #idempotencyKey: TurnContext['idempotencyKey'] | undefined;
-  #signals: readonly Signal[] | undefined;
-
-  constructor(turn: Turn) {
-    const { t } = turn;
-    this.sessionKey = t.session.key;
-    this.agentId = t.session.agent.id;
-    this.signal = t.job.signal;
-    this.history = t.history;
-    this.state = t.loaded.engineState;
-    this.strategy = t.loaded.strategy;
-    this.streaming = t.job.sink !== undefined;
-    this.clock = turn.deps.persistence.clock;
-    this.approvals = engineDecisions(turn.approvals, turn.aliases);
-    this.pendingApprovals = enginePending(turn.pendingBefore, turn.aliases);
-    this.#turn = turn;
-    this.#signals = t.signals;
-  }
-
-  get emit(): TurnContext['emit'] {
-    return (this.#emit ??= (event) => {
-      this.#turn.emit(event);
-    });
-  }
-
-  get emitText(): TurnContext['emitText'] {
-    const { sink } = this.#turn.t.job;
-    if (sink === undefined) return noText;
-    return (this.#emitText ??= (delta, source) => {
-      this.#turn.emitText(sink, delta, source);
-    });
-  }
-
-  get commit(): TurnContext['commit'] {
-    return (this.#commit ??= (state) => this.#turn.commit(state));
-  }
-
-  get idempotencyKey(): TurnContext['idempotencyKey'] {
-    return (this.#idempotencyKey ??= (name) => idempotencyKeyOf(this.#turn.t.job, name));
-  }
-
-  get abortSignal(): AbortSignal {
-    return this.#turn.t.job.stop.signal;
-  }
-
-  /**
-   * The id of the signal's receipt, stable across every redelivery of its inbox entry (without a
-   * durable inbox: a fresh UUID per signal, made on first read): what `ctx.idempotencyKey(name)`
-   * builds `<receiptId>:<name>` on.
-   */
-  get receiptId(): string {
-    return receiptIdOf(this.#turn.t.job);
-  }
-
-  /** The turn's interrupt signal (internal: {@link interruptSignalOf}). */
-  get [INTERRUPT_SIGNAL](): AbortSignal | undefined {
-    return this.#turn.t.interruptSignal;
-  }
-
-  /** Made on first read for a single signal's turn (most engines never look). */
-  get signals(): readonly Signal[] {
-    return (this.#signals ??= Object.freeze([this.signal]));
-  }
 }

@@ -1,0 +1,42 @@
+import type { SessionCause } from '@signalyard/core';
+import type { SignalApplied } from './appliers.js';
+import type { Job, LiveSession, LoadedState } from './live-session.js';
+import type { Applied } from './outcomes.js';
+import type { PendingSave } from './session-persistence.js';
+import type { Turn } from './turn.js';
+
+/**
+ * One signal's application waiting on a promise (`wait`): its engine's turn (`turn`), then its
+ * save (`pending`). The caller awaits `wait` in its own frame and hands the step back
+ * (`SignalApplier.resume`): one object per signal instead of an async frame per step.
+ * @internal
+ */
+export class SignalStep {
+  readonly session: LiveSession;
+  readonly job: Job;
+  readonly loaded: LoadedState;
+  /** The conflicts seen so far. */
+  readonly attempt: number;
+  /** The turn whose engine `wait` is, until its save starts. */
+  readonly turn: Turn | undefined;
+  /** What to await now. */
+  wait: Promise<unknown> | undefined;
+  /** What the attempt applied, once its save starts. */
+  applied: Applied | undefined = undefined;
+  /** The save's cause, once it starts. */
+  cause: SessionCause | undefined = undefined;
+  /** The save handed to the store (`wait` is its version). */
+  pending: PendingSave | undefined = undefined;
+
+  constructor(session: LiveSession, job: Job, loaded: LoadedState, attempt: number, turn?: Turn) {
+    this.session = session;
+    this.job = job;
+    this.loaded = loaded;
+    this.attempt = attempt;
+    this.turn = turn;
+    this.wait = turn?.engineDone;
+  }
+}
+
+/** Where an application stands: ended (`SignalApplied`), ended later (a promise), or waiting on a step. @internal */
+export type Step = SignalApplied | Promise<SignalApplied> | SignalStep;
