@@ -225,7 +225,9 @@ describe('leases', () => {
     const history = ((await store.load(MAIN))?.data as { history: { content: string }[] }).history;
     expect(history.map((m) => m.content)).toEqual(['x', 'second try']);
     // Every turn event is published; the aborted attempt publishes no outcome, the redelivery starts with restarted.
-    const types = (published as { attempt: number; event: { type: string } }[]).map((p) => `${p.attempt}:${p.event.type}`);
+    const types = (published as { attempt: number; event: { type: string } }[]).map(
+      (p) => `${p.attempt}:${p.event.type}`,
+    );
     expect(types).toEqual(['1:routed', '2:restarted', '2:routed', '2:outcome']);
     expect(published[1]).toEqual({ attempt: 2, event: { type: 'restarted', attempt: 2 } });
     await inbox.close();
