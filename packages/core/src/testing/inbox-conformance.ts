@@ -5,7 +5,7 @@ import { deliveryCases, leaseCases, leaseLifeCases, readCases } from './inbox-ca
 import { closeCases, deadLetterCases, inputCases, notifyCases } from './inbox-cases-misc.js';
 import { outcomeCases } from './inbox-cases-outcomes.js';
 import { eventAttemptCases, eventCases, eventEndCases } from './inbox-cases-events.js';
-import { eventResumeCases } from './inbox-cases-streams.js';
+import { eventResumeCases, publishManyCases } from './inbox-cases-streams.js';
 import { sleep, type InboxFactory, type InboxTest } from './inbox-conformance-support.js';
 
 /**
@@ -102,6 +102,7 @@ export function inboxConformance(name: string, factory: InboxFactory, harness: C
       eventAttemptCases(test);
       eventEndCases(test);
       eventResumeCases(test);
+      publishManyCases(test);
     });
     describe('notices', () => {
       notifyCases(test);
