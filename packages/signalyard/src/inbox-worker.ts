@@ -388,10 +388,11 @@ export class InboxWorker {
 
   /** A settled entry's outcome: to its stream's readers (after the turn's events), this process's waits, and stored (`putOutcome`). */
   async #putOutcome(entry: InboxEntry, outcome: Outcome): Promise<void> {
-    await this.#publishers.get(entry)?.finish(outcome, entry.attempts);
+    // The outcome event goes out beside the stored outcome (one write batch on SQLite), both before the ack.
+    const published = this.#publishers.get(entry)?.finish(outcome, entry.attempts);
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
-    await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
+    await Promise.all([published, this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs)]);
     this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
   }
 
