@@ -28,7 +28,9 @@ describe('layering (scripts/lint/layering.mjs)', () => {
     }
   });
 
-  it('a package may not import a sibling outside its row (eslint refuses it)', async () => {
+  // Type-aware linting builds a TypeScript program of the package first: seconds on a quiet
+  // machine, a minute or more beside another test run.
+  it('a package may not import a sibling outside its row (eslint refuses it)', { timeout: 300_000 }, async () => {
     const eslint = new ESLint({ cwd: new URL('.', root).pathname });
     const [result] = await eslint.lintText(
       "import { CrewExecutor } from '@signalyard/crew';\nexport const x = CrewExecutor;\n",

@@ -1,9 +1,11 @@
+import { resolve } from 'node:path';
 import { onAbort } from '@signalyard/core/internal';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from './command-context.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
 import { inboxStoreError, openInbox, type OpenedInbox } from './inbox-command.js';
 import { openStore, storeError } from './open-store.js';
+import { readTextFile } from './read-input.js';
 import { STORES_HELP, integerParser, storeOptionsOf, withStoreOptions, type StoreFlags } from './sessions-command.js';
 
 /** What `inspect` waits on: the caller's abort signal, else Ctrl-C / SIGTERM of the process. */
@@ -24,6 +26,8 @@ function untilStopped(abortSignal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+type InspectFlags = StoreFlags & { port: number; host: string; inbox?: boolean; inboxTable?: string; replay?: string };
+
 /**
  * `signalyard inspect --store <url> [--port] [--host]`: the inspector page over a store, offline
  * and read-only, until the process is stopped (or `abortSignal` fires).
@@ -42,6 +46,10 @@ export function addInspectCommand(program: Command, ctx: CommandContext, abortSi
       "also show the workers' durable inbox kept in the same database: entries waiting, leases, dead letters",
     )
     .option('--inbox-table <name>', 'PostgreSQL, with --inbox: the inbox entries table (default: signalyard_inbox)')
+    .option(
+      '--replay <file>',
+      'also open a replay report (the JSON of `signalyard replay --json`): two runs of each session side by side',
+    )
     .addHelpText(
       'after',
       `${STORES_HELP}
@@ -51,15 +59,22 @@ sessions in the store, each session's versions with their cause (signal, tier, r
 approvals), the chat of any version, and the agents' diagrams; nothing can be changed from it.
 With --inbox it also shows the durable inbox in the same database (SqliteInbox beside the
 sessions, or PostgresInbox): each session's entries waiting, the leases and the dead letters.
+With --replay it opens a replay report at #replay: each session's recorded and replayed runs
+side by side, turn by turn, the first divergence highlighted (the file is read again on every
+reload, so a new \`signalyard replay --json > report.json\` shows at once).
 
 Examples:
   signalyard inspect --store sqlite:sessions.db
-  signalyard inspect --store $DATABASE_URL --port 0 --inbox`,
+  signalyard inspect --store $DATABASE_URL --port 0 --inbox
+  signalyard replay cassettes/ --config replay.config.js --json > report.json
+  signalyard inspect --store sqlite:sessions.db --replay report.json`,
     )
-    .action(async (flags: StoreFlags & { port: number; host: string; inbox?: boolean; inboxTable?: string }) => {
+    .action(async (flags: InspectFlags) => {
       if (flags.inboxTable !== undefined && flags.inbox !== true) {
         throw new CliUsageError({ message: '--inbox-table applies with --inbox only' });
       }
+      // Checked now (missing, unreadable): the page reads it again on every reload.
+      if (flags.replay !== undefined) await readTextFile(flags.replay, ctx.cwd);
       const opened = await openStore(storeOptionsOf(flags), ctx.cwd);
       let inbox: OpenedInbox | undefined;
       try {
@@ -73,6 +88,7 @@ Examples:
         const inspector = await startInspector({
           store: opened.store,
           ...(inbox !== undefined && { inbox: inbox.inbox }),
+          ...(flags.replay !== undefined && { replayReport: resolve(ctx.cwd, flags.replay) }),
           port: flags.port,
           host: flags.host,
         }).catch((error: unknown) => {
@@ -81,6 +97,7 @@ Examples:
         });
         const what = inbox === undefined ? opened.shown : `${opened.shown} with its inbox`;
         ctx.stdout.write(`inspector: ${inspector.url}\n(${what}, read-only; Ctrl-C stops it)\n`);
+        if (flags.replay !== undefined) ctx.stdout.write(`replay report: ${inspector.url}#replay\n`);
         await untilStopped(abortSignal);
         await inspector.close();
       } catch (error) {

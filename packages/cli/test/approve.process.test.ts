@@ -11,7 +11,7 @@ import { createRunner } from 'signalyard';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
 import { refundDeskOptions, storeOf } from './fixtures/approve/refund-desk.config.js';
-import { FIXTURES, ensureBuiltCli, lines, runBuiltCli, type CliResult } from './support.js';
+import { FIXTURES, BUILD_TIMEOUT_MS, ensureBuiltCli, lines, runBuiltCli, type CliResult } from './support.js';
 
 // Each test spawns the built CLI a few times, each loading the runner: allow for a loaded machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -22,7 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-approve-'));
 const tables: string[] = [];
 beforeAll(() => {
   ensureBuiltCli();
-}, 300_000);
+}, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await dropTablesAndEnd(tables);

@@ -17,6 +17,7 @@ import {
   PROBLEM_LINE,
   SHADOWED_ROUTING_SUMMARY,
   SHADOWED_ROUTING_WARNINGS,
+  BUILD_TIMEOUT_MS,
   ensureBuiltCli,
   lines,
   runBuiltCli as cli,
@@ -25,7 +26,7 @@ import {
 
 beforeAll(() => {
   ensureBuiltCli();
-}, 300_000);
+}, BUILD_TIMEOUT_MS);
 
 /** Exit 2 with exactly one line on stderr and nothing on stdout. */
 function expectUsageError(result: CliResult, pattern: RegExp): void {

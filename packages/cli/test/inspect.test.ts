@@ -1,6 +1,6 @@
 // `signalyard inspect` in-process against a temporary SQLite file: it prints the page's address,
 // serves the store's sessions read-only until its abort signal fires, and reports bad input.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,5 +134,40 @@ describe('signalyard inspect', () => {
     const result = await runInProcess(['inspect', '--store', url, '--inbox-table', 'x'], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--inbox-table applies with --inbox only');
+  });
+
+  it('--replay serves a replay report at #replay (read again on reload); a missing file is exit 2 before anything starts', async () => {
+    const url = await database();
+    const report = { sessions: [{ sessionKey: 'agent:support:main', status: 'same', turns: [], divergences: [] }] };
+    writeFileSync(join(dir, 'report.json'), JSON.stringify(report));
+    const controller = new AbortController();
+    let stdout = '';
+    let printed!: () => void;
+    const ready = new Promise<void>((resolve) => (printed = resolve));
+    const running = run(['inspect', '--store', url, '--port', '0', '--replay', 'report.json'], {
+      stdout: {
+        write: (s: string) => {
+          stdout += s;
+          if (stdout.includes('replay report:')) printed();
+        },
+      },
+      stderr: { write: (s: string) => (stdout += s) },
+      cwd: dir,
+      abortSignal: controller.signal,
+    });
+    await Promise.race([ready, running]);
+    const address = new URL(/^inspector: (\S+)$/m.exec(stdout)![1]!);
+    expect(stdout).toContain(`replay report: ${address.href}#replay`);
+    const token = address.searchParams.get('token')!;
+    const get = async (path: string): Promise<unknown> =>
+      (await fetch(`${address.origin}${path}?token=${token}`)).json();
+    expect(await get('/api/info')).toMatchObject({ replay: true });
+    expect(await get('/api/replay')).toEqual(report);
+    controller.abort();
+    expect(await running).toBe(0);
+
+    const missing = await runInProcess(['inspect', '--store', url, '--replay', 'nope.json'], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read "nope.json": no such file');
   });
 });

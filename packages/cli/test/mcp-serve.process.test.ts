@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FIXTURES, PACKAGE_DIR, ensureBuiltCli, lines, runInProcess } from './support.js';
+import { FIXTURES, PACKAGE_DIR, BUILD_TIMEOUT_MS, ensureBuiltCli, lines, runInProcess } from './support.js';
 
 // Each test spawns the built CLI, which loads the runner: allow for a loaded machine.
 vi.setConfig({ testTimeout: 120_000 });
@@ -19,7 +19,7 @@ const clients: Client[] = [];
 const children: ChildProcess[] = [];
 beforeAll(() => {
   ensureBuiltCli();
-}, 300_000);
+}, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

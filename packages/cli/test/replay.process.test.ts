@@ -8,7 +8,7 @@ import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { createRunner } from 'signalyard';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deskOptions, liveModel } from './fixtures/replay/desk.config.js';
-import { FIXTURES, ensureBuiltCli, runBuiltCli } from './support.js';
+import { FIXTURES, BUILD_TIMEOUT_MS, ensureBuiltCli, runBuiltCli } from './support.js';
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   await runner.handle({ channel: 'web', peer: { kind: 'dm', id: 'u2' }, text: 'a refund please' });
   await runner.close();
   await store.close();
-}, 300_000);
+}, BUILD_TIMEOUT_MS);
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });

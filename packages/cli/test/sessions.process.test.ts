@@ -8,7 +8,7 @@ import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
 import { seed, sessionOf, withoutTimes } from './session-fixtures.js';
-import { ensureBuiltCli, lines, runBuiltCli } from './support.js';
+import { BUILD_TIMEOUT_MS, ensureBuiltCli, lines, runBuiltCli } from './support.js';
 
 // Each test spawns the built CLI a few times: allow for a loaded machine.
 vi.setConfig({ testTimeout: 60_000 });
@@ -20,7 +20,7 @@ beforeAll(async () => {
   const store = new SqliteCheckpointStore({ path: join(dir, 'sessions.db') });
   await seed(store, 'agent:support:main');
   await store.close();
-}, 300_000);
+}, BUILD_TIMEOUT_MS);
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
   await dropTablesAndEnd(tables);

@@ -57,6 +57,13 @@ function isStale(pkg: string): boolean {
 }
 
 /**
+ * How long a test file's `beforeAll` may take to build the CLI (and what it depends on) when its
+ * output is stale: minutes on a fresh clone of a busy 2-core machine (another `pnpm test` beside
+ * it, a build of the whole workspace), so generous: a slow build is not a failure.
+ */
+export const BUILD_TIMEOUT_MS = 900_000;
+
+/**
  * Builds `dist/cli.js` and the `dist/` of the workspace packages it imports, when any is missing
  * or older than its sources (a fresh clone runs `pnpm test` without a build). Returns the bin.
  */

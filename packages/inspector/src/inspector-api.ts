@@ -3,6 +3,7 @@ import { errorText } from '@signalyard/core/internal';
 import { diagramsFor, type DiagramSource } from './diagrams.js';
 import { HttpProblem } from './http-util.js';
 import { inboxOverview, sessionInbox, type InspectorInbox } from './inspector-inbox.js';
+import { readReplayReport } from './replay-report.js';
 import type { InspectableRunner } from './inspectable-runner.js';
 import type { TimelineFeed } from './runner-timeline.js';
 import type { SessionSource } from './session-source.js';
@@ -18,6 +19,8 @@ export interface ApiDeps {
   readonly by: string;
   /** Present when the inspector was given the workers' inbox. */
   readonly inbox: InspectorInbox | undefined;
+  /** The replay report file, when given. */
+  readonly replayReport: string | undefined;
 }
 
 const MAX_KEY = 1000;
@@ -45,7 +48,13 @@ export class InspectorApi {
       },
       by: this.#d.by,
       inbox: this.#d.inbox !== undefined,
+      replay: this.#d.replayReport !== undefined,
     };
+  }
+
+  /** `GET /api/replay`: the replay report file, read now (404 without one; 422 when it is not a report). */
+  async replay(): Promise<unknown> {
+    return readReplayReport(this.#d.replayReport);
   }
 
   /** `GET /api/inbox?key=`: the session's entries waiting in the inbox and the lease holding it (404 without an inbox). */

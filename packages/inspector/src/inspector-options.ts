@@ -19,6 +19,14 @@ export interface InspectorOptions {
    * id, expiry), every lease held, and the dead letters. Read-only, live or offline.
    */
   inbox?: InspectorInbox;
+  /**
+   * A replay report file: the JSON `signalyard replay --json` prints (or
+   * `JSON.stringify(await replay(…))` of `@signalyard/replay`). The page opens it at `#replay`
+   * and shows each session's recorded and replayed runs side by side, turn by turn, the first
+   * divergence highlighted. Read again on every request, so a new replay shows on a reload. (The
+   * page can also open a report file from disk without this option.)
+   */
+  replayReport?: string;
   /** Default 4319; 0 = any free port (read it from `inspector.url`). */
   port?: number;
   /** The address to listen on; default `'127.0.0.1'` (this machine only). */
@@ -67,6 +75,7 @@ export interface ResolvedInspectorOptions {
   readonly runner: InspectableRunner | undefined;
   readonly store: CheckpointStore | undefined;
   readonly inbox: InspectorInbox | undefined;
+  readonly replayReport: string | undefined;
   readonly port: number;
   readonly host: string;
   readonly token: string;
@@ -102,6 +111,9 @@ export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions
   const problems = [
     ...sourceProblems(o.runner, o.store),
     ...inboxProblems(o.inbox),
+    ...(o.replayReport === undefined || (typeof o.replayReport === 'string' && o.replayReport !== '')
+      ? []
+      : [`replayReport: expected the path of a replay report file (JSON), got ${describeValue(o.replayReport)}`]),
     ...serverProblems(o),
     ...limitProblems(o),
     ...diagramProblems(o.diagrams),
@@ -112,6 +124,7 @@ export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions
     runner: o.runner as InspectableRunner | undefined,
     store: o.store as CheckpointStore | undefined,
     inbox: o.inbox as InspectorInbox | undefined,
+    replayReport: o.replayReport as string | undefined,
     port: (o.port as number | undefined) ?? 4319,
     host: (o.host as string | undefined) ?? '127.0.0.1',
     token: (o.token as string | undefined) ?? randomBytes(16).toString('hex'),

@@ -75,7 +75,15 @@ export async function startInspector(opts: InspectorOptions): Promise<Inspector>
     o.runner !== undefined ? new RunnerSource(o.runner) : new StoreSource(o.store as CheckpointStore);
   const describe = o.runner?.describe?.bind(o.runner);
   const diagrams = new DiagramSource(o.diagrams, describe);
-  const api = new InspectorApi({ source, runner: o.runner, log, diagrams, by: o.by, inbox: o.inbox });
+  const api = new InspectorApi({
+    source,
+    runner: o.runner,
+    log,
+    diagrams,
+    by: o.by,
+    inbox: o.inbox,
+    replayReport: o.replayReport,
+  });
   const assets = new StaticAssets();
   // Asks the runner for explained decisions (the routes each one beat) while attached.
   const unsubscribe =
@@ -212,6 +220,7 @@ async function route(req: IncomingMessage, url: URL, api: InspectorApi): Promise
     '/api/timeline': (u) => api.timeline(u),
     '/api/inbox': (u) => api.inbox(u),
     '/api/inbox/overview': () => api.inboxOverview(),
+    '/api/replay': () => api.replay(),
   };
   const posts: Record<string, (body: Record<string, unknown>) => Promise<unknown>> = {
     '/api/approve': (b) => api.approve(b),

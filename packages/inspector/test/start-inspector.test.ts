@@ -510,6 +510,7 @@ describe('startInspector: offline over a store', () => {
       actions: { approve: false, fork: false, rewind: false },
       by: 'inspector',
       inbox: false,
+      replay: false,
     });
     const { body: list } = await getJson(i, '/api/sessions');
     expect(list.sessions).toEqual([

@@ -1,42 +1,59 @@
-// The JetStream inbox beside the PostgreSQL inbox, in one run: `accept` latency (p50 and p99 of
-// one accept at a time, over 100 sessions; targets 2 ms and 20 ms), accepted signals per second
-// with 64 accepts in flight while 2 workers settle (acquire → read → beginDelivery → putOutcome →
-// ack; no engine and no checkpoint store), then how fast the 2 workers settle the backlog once the
-// producers stop (the inbox's own ceiling one entry at a time; a Runner's is bounded by its
-// store), and the ratio of the JetStream figures to PostgreSQL's.
+// The JetStream inbox beside the PostgreSQL inbox, in one run (inbox.md "Figures"):
+// - `accept` latency: p50 and p99 of one accept at a time over 100 sessions (targets 2 ms, 20 ms);
+// - accepted signals per second with 128 concurrent callers across the sessions (as a web tier's
+//   requests arrive: each caller awaits its own accept; nothing is batched) while 2 worker
+//   PROCESSES (bench/inbox-settler.ts) settle (acquire → read → beginDelivery → putOutcome → ack;
+//   no engine, no checkpoint store); the settled rate beside it, then the workers' rate draining
+//   the backlog once the callers stop; the ratio of the JetStream figures to PostgreSQL's;
+// - the producer side alone (the workers paused): accepted per second, and what an accept costs
+//   in CPU, the producer process's and the nats-server's (nearly load-independent: on a loaded
+//   machine the rates measure the machine's spare time, these the code);
+// - recovery after kill -9 (JetStream, PostgreSQL checkpoint store, leaseMs 2,000, pollMs 100): a
+//   worker PROCESS (bench/recovery-worker.ts) holds a session's lease in the middle of a turn and
+//   is killed with SIGKILL; from the kill until another worker (running already) settled the
+//   entry. Target: leaseMs + 1 s.
 // Starts its own `nats-server -js` (file storage, temporary directory); without the binary it
 // says so and skips. Needs PostgreSQL at DATABASE_URL or postgres://postgres@127.0.0.1:5432/test
-// for the comparison (without it the JetStream figures are printed alone).
-import { spawn } from 'node:child_process';
+// for the comparison and the recovery figure (without it the JetStream rates are printed alone).
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Inbox } from '@signalyard/core';
 import { JetStreamInbox } from '@signalyard/nats';
 import { PostgresInbox } from '@signalyard/store-postgres';
 import pg from 'pg';
 import { MIN_ROUNDS, figure, median } from '../../../scripts/bench/harness.mjs';
+import { recoveryRound } from './recovery.js';
 
 const SESSIONS = 100;
 const LATENCY_ACCEPTS = 1000;
-const IN_FLIGHT = 64;
-const THROUGHPUT_MS = 1500;
+const CALLERS = 128;
+const THROUGHPUT_MS = 2000;
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const text = (payload: string) => ({ kind: 'user_message' as const, payload });
+const limits = { maxPending: 10_000_000, maxPendingPerSession: 1_000_000 };
+const settlerScript = fileURLToPath(new URL('./inbox-settler.ts', import.meta.url));
 /** INBOX_UNAVAILABLE errors seen (retried, as an application would), printed at the end. */
 const unavailable: string[] = [];
 
-/** Starts nats-server -js on `port` with a temporary store; undefined when the binary is missing. */
-async function startServer(): Promise<{ url: string; stop: () => void } | undefined> {
+interface Server {
+  readonly url: string;
+  /** The server's CPU time so far (user + system), in µs. */
+  readonly cpuUs: () => number;
+  readonly stop: () => void;
+}
+
+/** Starts nats-server -js on a random port with a temporary store; undefined when the binary is missing. */
+async function startServer(): Promise<Server | undefined> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const dir = mkdtempSync(join(tmpdir(), 'signalyard-nats-bench-'));
   const child = spawn(
     process.env.NATS_SERVER ?? 'nats-server',
     ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir],
-    {
-      stdio: 'ignore',
-    },
+    { stdio: 'ignore' },
   );
   const started = await new Promise<boolean>((resolve) => {
     child.once('error', () => resolve(false));
@@ -50,7 +67,15 @@ async function startServer(): Promise<{ url: string; stop: () => void } | undefi
     stop();
     return undefined;
   }
-  return { url: `nats://127.0.0.1:${port}`, stop };
+  const cpuUs = (): number => {
+    // /proc/<pid>/stat fields 14 and 15 (after the command's closing parenthesis: 12 and 13), in clock ticks of 10 ms
+    const fields =
+      readFileSync(`/proc/${String(child.pid)}/stat`, 'utf8')
+        .split(') ')[1]
+        ?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  };
+  return { url: `nats://127.0.0.1:${port}`, cpuUs, stop };
 }
 
 /** The p-th percentile (0–1) of `values`, in the unit they are in. */
@@ -71,60 +96,83 @@ async function latencyRound(inbox: Inbox, round: number): Promise<[number, numbe
   return [percentile(times, 0.5), percentile(times, 0.99)];
 }
 
-/** Settles what its leases hold until `stop()`; counts the entries settled. */
-function worker(inbox: Inbox, id: string): { settled: () => number; lost: () => number; stop: () => Promise<void> } {
-  let settled = 0;
-  let running = true;
-  let lost = 0;
-  const loop = (async () => {
-    while (running) {
-      const leases = await inbox.acquire(id, { leaseMs: 30_000, max: 50 });
-      if (leases.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-      for (const lease of leases) {
-        try {
-          for await (const entry of inbox.read(lease)) {
-            await inbox.beginDelivery(entry);
-            await inbox.putOutcome(
-              entry.receiptId,
-              { sessionKey: entry.sessionKey, agentId: 'a', status: 'completed' },
-              60_000,
-            );
-            await inbox.ack(entry);
-            settled++;
-            if (!running) break;
-          }
-          await inbox.release(lease);
-        } catch (error) {
-          const code = (error as { code?: string }).code;
-          if (code !== 'LEASE_LOST' && code !== 'INBOX_UNAVAILABLE') throw error;
-          if (code === 'INBOX_UNAVAILABLE') unavailable.push((error as Error).message.slice(0, 160));
-          lost++; // another worker (or this one, later) settles the rest, as a Runner would
-        }
-      }
-    }
-  })();
-  return {
-    settled: () => settled,
-    lost: () => lost,
-    stop: async () => {
-      running = false;
-      await loop;
-    },
+/** The 2 worker processes of one inbox, told to run, pause, count and stop over IPC. */
+class Settlers {
+  readonly #children: ChildProcess[];
+
+  constructor(args: readonly string[]) {
+    this.#children = ['w0', 'w1'].map((id) =>
+      spawn(process.execPath, ['--import', 'tsx', settlerScript, ...args, id], {
+        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      }),
+    );
+  }
+
+  #next<T>(child: ChildProcess, type: string): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null): void => {
+        reject(new Error(`a bench worker exited (${String(code)}) before ${type}`));
+      };
+      const onMessage = (m: unknown): void => {
+        if ((m as { type?: string }).type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(m as T);
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  }
+
+  async #all<T>(request: string, reply: string): Promise<T[]> {
+    const replies = this.#children.map((c) => this.#next<T>(c, reply));
+    if (request !== '') for (const c of this.#children) c.send({ type: request });
+    return Promise.all(replies);
+  }
+
+  ready = (): Promise<unknown[]> => this.#all('', 'ready');
+  run = (): void => {
+    for (const c of this.#children) c.send({ type: 'run' });
+  };
+  pause = (): Promise<unknown[]> => this.#all('pause', 'paused');
+  /** Entries settled by both so far. */
+  settled = async (): Promise<number> =>
+    (await this.#all<{ settled: number }>('count', 'count')).reduce((sum, c) => sum + c.settled, 0);
+  stop = async (): Promise<void> => {
+    const exits = this.#children.map((c) => new Promise((resolve) => c.once('exit', resolve)));
+    for (const c of this.#children) c.send({ type: 'stop' });
+    await Promise.all(exits);
   };
 }
 
-/** One throughput round: IN_FLIGHT accepts at a time for THROUGHPUT_MS while 2 workers settle, then THROUGHPUT_MS of the workers alone; [accepted/s, settled/s of the second part]. */
-async function throughputRound(producer: Inbox, workers: Inbox[], round: number): Promise<[number, number]> {
-  const running = workers.map((w, i) => worker(w, `w${i}`));
+interface Round {
+  accepted: number;
+  settledWhileAccepting: number;
+  drained: number;
+  /** Accepted per second with the workers paused: the producer side alone. */
+  acceptedAlone: number;
+  /** CPU ns per accept with the workers paused: the producer process's, and the nats-server's (NaN when not measured). */
+  producerCpu: number;
+  serverCpu: number;
+}
+
+/** CALLERS callers accepting for THROUGHPUT_MS; the rate and the CPU ns per accept of this process and of the server. */
+async function acceptPhase(
+  producer: Inbox,
+  label: string,
+  server?: Server,
+): Promise<{ rate: number; producerCpu: number; serverCpu: number }> {
+  const cpu0 = process.cpuUsage();
+  const server0 = server?.cpuUs() ?? Number.NaN;
   let accepted = 0;
   const start = performance.now();
   const deadline = start + THROUGHPUT_MS;
   await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async (_, lane) => {
+    Array.from({ length: CALLERS }, async (_, caller) => {
       for (let i = 0; performance.now() < deadline; i++) {
-        const id = `t${round}-${lane}-${i}`;
+        const id = `${label}-${caller}-${i}`;
         try {
-          await producer.accept({ sessionKey: `s${(lane * 7 + i) % SESSIONS}`, signal: text('go'), id });
+          await producer.accept({ sessionKey: `s${(caller * 7 + i) % SESSIONS}`, signal: text('go'), id });
           accepted++;
         } catch (error) {
           if ((error as { code?: string }).code !== 'INBOX_UNAVAILABLE') throw error;
@@ -133,38 +181,64 @@ async function throughputRound(producer: Inbox, workers: Inbox[], round: number)
       }
     }),
   );
+  const cpu = process.cpuUsage(cpu0);
+  const serverUs = (server?.cpuUs() ?? Number.NaN) - server0;
+  return {
+    rate: accepted / ((performance.now() - start) / 1000),
+    producerCpu: ((cpu.user + cpu.system) * 1000) / accepted,
+    serverCpu: (serverUs * 1000) / accepted,
+  };
+}
+
+/**
+ * One throughput round: CALLERS callers accept for THROUGHPUT_MS with the workers paused, then
+ * for THROUGHPUT_MS while the 2 workers settle, then the workers alone for THROUGHPUT_MS.
+ */
+async function throughputRound(producer: Inbox, settlers: Settlers, round: number, server?: Server): Promise<Round> {
+  const alone = await acceptPhase(producer, `a${round}`, server);
+  settlers.run();
+  const settled0 = await settlers.settled();
+  const start = performance.now();
+  const busy = await acceptPhase(producer, `t${round}`);
   const seconds = (performance.now() - start) / 1000;
-  // then the settling rate on its own: producers stopped, the workers drain the backlog
-  const before = running.reduce((sum, w) => sum + w.settled(), 0);
+  const settled1 = await settlers.settled();
   const drainStart = performance.now();
   await new Promise((resolve) => setTimeout(resolve, THROUGHPUT_MS));
-  const settled = running.reduce((sum, w) => sum + w.settled(), 0) - before;
+  const settled2 = await settlers.settled();
   const drainSeconds = (performance.now() - drainStart) / 1000;
-  for (const w of running) await w.stop();
-  return [accepted / seconds, settled / drainSeconds];
+  await settlers.pause();
+  return {
+    accepted: busy.rate,
+    settledWhileAccepting: (settled1 - settled0) / seconds,
+    drained: (settled2 - settled1) / drainSeconds,
+    acceptedAlone: alone.rate,
+    producerCpu: alone.producerCpu,
+    serverCpu: alone.serverCpu,
+  };
 }
 
 interface Measured {
   p50: number[];
   p99: number[];
-  accepted: number[];
-  settled: number[];
+  rounds: Round[];
 }
 
-async function measureInbox(open: () => Inbox): Promise<Measured> {
-  const producer = open();
-  const workers = [open(), open()];
-  const m: Measured = { p50: [], p99: [], accepted: [], settled: [] };
-  await latencyRound(producer, -1); // warm-up
-  for (let round = 0; round < MIN_ROUNDS; round++) {
-    const [p50, p99] = await latencyRound(producer, round);
-    m.p50.push(p50);
-    m.p99.push(p99);
-    const [accepted, settled] = await throughputRound(producer, workers, round);
-    m.accepted.push(accepted);
-    m.settled.push(settled);
+async function measureInbox(producer: Inbox, settlerArgs: readonly string[], server?: Server): Promise<Measured> {
+  const settlers = new Settlers(settlerArgs);
+  await settlers.ready();
+  const m: Measured = { p50: [], p99: [], rounds: [] };
+  try {
+    await latencyRound(producer, -1); // warm-up
+    for (let round = 0; round < MIN_ROUNDS; round++) {
+      const [p50, p99] = await latencyRound(producer, round);
+      m.p50.push(p50);
+      m.p99.push(p99);
+      m.rounds.push(await throughputRound(producer, settlers, round, server));
+    }
+  } finally {
+    await settlers.stop();
+    await producer.close();
   }
-  for (const inbox of [producer, ...workers]) await inbox.close();
   if (unavailable.length > 0) {
     console.log(`${unavailable.length} INBOX_UNAVAILABLE errors (retried), first: ${unavailable[0]}`);
     unavailable.length = 0;
@@ -179,48 +253,31 @@ if (server === undefined) {
 }
 let postgres: Measured | undefined;
 let jetstream: Measured;
-try {
-  const stream = `BENCH_${randomBytes(4).toString('hex')}`;
-  const first = new JetStreamInbox({
-    servers: server.url,
-    stream,
-    maxPending: 10_000_000,
-    maxPendingPerSession: 1_000_000,
-  });
-  await first.provision();
-  await first.close();
-  jetstream = await measureInbox(
-    () => new JetStreamInbox({ servers: server.url, stream, maxPending: 10_000_000, maxPendingPerSession: 1_000_000 }),
-  );
-} finally {
-  server.stop();
-}
+const recoveries: number[] = [];
 const admin = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 3000 });
 admin.on('error', () => undefined);
 const table = `bench_inbox_${randomBytes(4).toString('hex')}`;
 try {
-  await admin.query('SELECT 1');
-  const first = new PostgresInbox({
-    connectionString: url,
-    table,
-    maxPending: 10_000_000,
-    maxPendingPerSession: 1_000_000,
-  });
-  await first.migrate();
-  await first.close();
-  postgres = await measureInbox(
-    () =>
-      new PostgresInbox({
-        connectionString: url,
-        table,
-        maxConnections: 8,
-        maxPending: 10_000_000,
-        maxPendingPerSession: 1_000_000,
-      }),
+  const stream = `BENCH_${randomBytes(4).toString('hex')}`;
+  const producer = new JetStreamInbox({ servers: server.url, stream, ...limits });
+  await producer.provision();
+  jetstream = await measureInbox(producer, ['nats', server.url, stream], server);
+  const pgUp = await admin.query('SELECT 1').then(
+    () => true,
+    (error: unknown) => {
+      console.log(`PostgreSQL not reachable (${String(error)}): no comparison, no recovery figure`);
+      return false;
+    },
   );
-} catch (error) {
-  console.log(`PostgreSQL inbox not measured: ${error instanceof Error ? error.message : String(error)}`);
+  if (pgUp) {
+    for (let round = 0; round < MIN_ROUNDS; round++)
+      recoveries.push(await recoveryRound({ servers: server.url, url, table: `${table}_store`, round }));
+    const pgProducer = new PostgresInbox({ connectionString: url, table, maxConnections: 8, ...limits });
+    await pgProducer.migrate();
+    postgres = await measureInbox(pgProducer, ['pg', url, table]);
+  }
 } finally {
+  server.stop();
   await admin
     .query(
       `SELECT string_agg(format('DROP TABLE IF EXISTS %I CASCADE', tablename), '; ') AS sql FROM pg_tables WHERE tablename LIKE $1`,
@@ -235,17 +292,22 @@ try {
 }
 
 const workload = `nats: JetStream inbox (nats-server, file storage, loopback), ${SESSIONS} sessions`;
-const vs = (m: Measured | undefined, key: keyof Measured, unit: string): string =>
-  m === undefined
-    ? 'PostgreSQL inbox not measured'
-    : `PostgreSQL inbox ${Math.round(median(m[key]) / (unit === 'ms' ? 1e6 : 1)).toLocaleString('en-US')}${unit === 'ms' ? ' ms' : '/s'}`;
+const of = (m: Measured | undefined, key: keyof Round): number[] => m?.rounds.map((r) => r[key]) ?? [];
+const vs = (m: Measured | undefined, samples: number[], unit: 'ms' | '/s' | 'µs'): string => {
+  if (m === undefined) return 'PostgreSQL inbox not measured';
+  const v = median(samples);
+  if (unit === 'ms') return `PostgreSQL inbox ${(v / 1e6).toFixed(2)} ms`;
+  if (unit === 'µs') return `PostgreSQL inbox ${(v / 1e3).toFixed(0)} µs`;
+  return `PostgreSQL inbox ${Math.round(v).toLocaleString('en-US')}/s`;
+};
+const p = postgres;
 figure({
   workload,
   name: 'accept p50, one at a time',
   unit: 'ns',
   samples: jetstream.p50,
   target: { atMost: 2_000_000 },
-  against: vs(postgres, 'p50', 'ms'),
+  against: vs(p, p?.p50 ?? [], 'ms'),
 });
 figure({
   workload,
@@ -253,29 +315,73 @@ figure({
   unit: 'ns',
   samples: jetstream.p99,
   target: { atMost: 20_000_000 },
-  against: vs(postgres, 'p99', 'ms'),
+  against: vs(p, p?.p99 ?? [], 'ms'),
 });
 figure({
   workload,
-  name: `accepted signals per second, ${IN_FLIGHT} in flight, 2 workers settling`,
+  name: `accepted signals per second, ${CALLERS} callers, 2 worker processes settling`,
   unit: '/s',
-  samples: jetstream.accepted,
+  samples: of(jetstream, 'accepted'),
   target: { atLeast: 10_000 },
-  against: vs(postgres, 'accepted', '/s'),
+  against: vs(p, of(p, 'accepted'), '/s'),
 });
 figure({
   workload,
-  name: 'settled signals per second, 2 workers draining (inbox only, no store)',
+  name: 'settled per second meanwhile (2 worker processes, inbox only)',
   unit: '/s',
-  samples: jetstream.settled,
-  against: vs(postgres, 'settled', '/s'),
+  samples: of(jetstream, 'settledWhileAccepting'),
+  against: vs(p, of(p, 'settledWhileAccepting'), '/s'),
 });
-if (postgres !== undefined) {
-  const pgAccepted = postgres.accepted;
+figure({
+  workload,
+  name: 'settled per second, 2 worker processes draining the backlog',
+  unit: '/s',
+  samples: of(jetstream, 'drained'),
+  against: vs(p, of(p, 'drained'), '/s'),
+});
+figure({
+  workload,
+  name: `accepted signals per second, ${CALLERS} callers, no worker running`,
+  unit: '/s',
+  samples: of(jetstream, 'acceptedAlone'),
+  against: vs(p, of(p, 'acceptedAlone'), '/s'),
+});
+figure({
+  workload,
+  name: 'CPU per accept, producer process (no worker running)',
+  unit: 'ns',
+  samples: of(jetstream, 'producerCpu'),
+  against: vs(p, of(p, 'producerCpu'), 'µs'),
+});
+figure({
+  workload,
+  name: 'CPU per accept, nats-server (no worker running)',
+  unit: 'ns',
+  samples: of(jetstream, 'serverCpu'),
+});
+if (p !== undefined) {
+  const pgAccepted = of(p, 'accepted');
   figure({
     workload,
     name: 'accepted per second, JetStream / PostgreSQL inbox',
     unit: 'x',
-    samples: jetstream.accepted.map((v, i) => v / (pgAccepted[i] ?? v)),
+    samples: of(jetstream, 'accepted').map((v, i) => v / (pgAccepted[i] ?? v)),
+  });
+  const pgAlone = of(p, 'acceptedAlone');
+  figure({
+    workload,
+    name: 'accepted per second, no worker running, JetStream / PostgreSQL',
+    unit: 'x',
+    samples: of(jetstream, 'acceptedAlone').map((v, i) => v / (pgAlone[i] ?? v)),
+  });
+}
+if (recoveries.length > 0) {
+  figure({
+    workload: 'nats: JetStream inbox, PostgreSQL checkpoint store: recovery after kill -9, leaseMs 2,000, pollMs 100',
+    name: 'kill → entry settled by another worker',
+    unit: 'ns',
+    samples: recoveries.map((ms) => ms * 1e6),
+    target: { atMost: 3_000_000_000 },
+    against: 'leaseMs + 1 s',
   });
 }

@@ -2,6 +2,9 @@ import type { InboxNotice } from '@signalyard/core';
 import { InboxWakeups } from '@signalyard/core/internal';
 import type { Ready } from './jetstream-inbox-parts.js';
 
+/** The most session keys one notice of new entries carries (a message stays far below the server's max_payload). */
+const NOTICE_KEYS = 500;
+
 /**
  * The core NATS subjects of one inbox instance (not stored): notices for `onNotify` listeners
  * (`<stream>_NOTICES`), wake-ups of `outcome()` and `events()` waiters when an outcome is put or
@@ -13,6 +16,8 @@ import type { Ready } from './jetstream-inbox-parts.js';
 export class InboxSignals {
   readonly wakeups: InboxWakeups;
   readonly #listeners = new Set<(sessionKey: string, what: InboxNotice) => void>();
+  /** Session keys accepted since the last notice went out. */
+  readonly #entries = new Set<string>();
   readonly #ready: () => Promise<Ready>;
   readonly #pollMs: number;
   #listening = false;
@@ -28,9 +33,29 @@ export class InboxSignals {
     });
   }
 
-  /** Sends a notice to every listener of every instance (best effort). */
-  notice(r: Ready, sessionKey: string, what: InboxNotice): void {
-    r.c.nc.publish(r.names.notices, JSON.stringify({ k: sessionKey, w: what }));
+  /**
+   * Tells every listener of every instance that `sessionKey` has a new entry (best effort): the
+   * keys accepted within one turn of the event loop go out together, once each, in one message
+   * (at thousands of accepts per second, one message per accept would reach every worker).
+   */
+  entry(r: Ready, sessionKey: string): void {
+    this.#entries.add(sessionKey);
+    if (this.#entries.size >= NOTICE_KEYS) this.#sendEntries(r);
+    else if (this.#entries.size === 1)
+      setImmediate(() => {
+        this.#sendEntries(r);
+      });
+  }
+
+  #sendEntries(r: Ready): void {
+    if (this.#entries.size === 0) return;
+    const keys = [...this.#entries];
+    this.#entries.clear();
+    try {
+      r.c.nc.publish(r.names.notices, JSON.stringify({ ks: keys, w: 'entry' }));
+    } catch {
+      // best effort: workers poll
+    }
   }
 
   /** Wakes the waiters of `receiptId`, here and in every instance (best effort). */
@@ -54,14 +79,16 @@ export class InboxSignals {
           if (this.#closed) return;
           const decoder = new TextDecoder();
           r.c.subscribe(r.names.notices, (data) => {
-            const { k, w } = JSON.parse(decoder.decode(data)) as { k: string; w: InboxNotice };
-            for (const each of [...this.#listeners]) {
-              try {
-                each(k, w);
-              } catch {
-                // a listener that throws does not stop the others
+            // `{ k, w }` from notify(), `{ ks, w }` from accepts
+            const { k, ks, w } = JSON.parse(decoder.decode(data)) as { k?: string; ks?: string[]; w: InboxNotice };
+            for (const key of ks ?? (k === undefined ? [] : [k]))
+              for (const each of [...this.#listeners]) {
+                try {
+                  each(key, w);
+                } catch {
+                  // a listener that throws does not stop the others
+                }
               }
-            }
           });
         })
         .catch(() => {

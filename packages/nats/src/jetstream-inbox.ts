@@ -235,7 +235,7 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
       ? await duplicateReceipt(r, ack.seq, msgId, sessionKey)
       : { receiptId: `${ack.seq}-${uuid}`, sessionKey, seq: String(ack.seq), acceptedAt };
     if (!ack.duplicate) this.#counts.accepted(subject);
-    this.#signals.notice(r, sessionKey, 'entry');
+    this.#signals.entry(r, sessionKey);
     return receipt;
   }
 

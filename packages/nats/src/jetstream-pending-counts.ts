@@ -15,6 +15,8 @@ const FRESH_MS = 1000;
 export class PendingCounts {
   readonly #limit: number;
   readonly #counts = new Map<string, { count: number; at: number }>();
+  /** The stream-info request in flight per subject: concurrent accepts on a key share one. */
+  readonly #asking = new Map<string, Promise<number>>();
 
   constructor(limit: number) {
     this.#limit = limit;
@@ -24,11 +26,26 @@ export class PendingCounts {
   async full(r: Ready, subject: string): Promise<boolean> {
     const known = this.#counts.get(subject);
     if (known !== undefined && performance.now() - known.at < FRESH_MS && known.count < this.#limit) return false;
-    const info = await r.c.jsm.streams.info(r.names.stream, { subjects_filter: subject });
-    const count = info.state.subjects?.[subject] ?? 0;
-    if (this.#counts.size > 10_000) this.#counts.clear();
-    this.#counts.set(subject, { count, at: performance.now() });
-    return count >= this.#limit;
+    return (await this.#ask(r, subject)) >= this.#limit;
+  }
+
+  /** The server's count on `subject` now, one request at a time per subject. */
+  #ask(r: Ready, subject: string): Promise<number> {
+    let asking = this.#asking.get(subject);
+    if (asking === undefined) {
+      const at = performance.now();
+      asking = r.c.jsm.streams
+        .info(r.names.stream, { subjects_filter: subject })
+        .then((info) => {
+          const count = info.state.subjects?.[subject] ?? 0;
+          if (this.#counts.size > 10_000) this.#counts.clear();
+          this.#counts.set(subject, { count, at });
+          return count;
+        })
+        .finally(() => this.#asking.delete(subject));
+      this.#asking.set(subject, asking);
+    }
+    return asking;
   }
 
   /** One more entry accepted on `subject` by this process. */

@@ -3,10 +3,12 @@ import { jetstreamManager, AckPolicy } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import type { InboxLease } from '@signalyard/core';
+import { MemoryCheckpointStore, type InboxLease } from '@signalyard/core';
 import { JetStreamInbox } from '@signalyard/nats';
-import { rejectsCode, throwsCode } from '@signalyard/test-utils';
+import { PostgresCheckpointStore } from '@signalyard/store-postgres';
+import { deferred, rejectsCode, throwsCode } from '@signalyard/test-utils';
 import { describeNats, startNatsServer, type NatsServer } from '@signalyard/test-utils/nats';
+import { createRunner } from 'signalyard';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const text = (payload: string) => ({ kind: 'user_message' as const, payload });
@@ -48,6 +50,23 @@ describe('JetStreamInbox options', () => {
   it('touches no network when constructed: a bad server fails on first use, with INBOX_UNAVAILABLE', async () => {
     const inbox = new JetStreamInbox({ servers: 'nats://127.0.0.1:1', connectOptions: { reconnect: false } });
     await rejectsCode(inbox.provision(), 'INBOX_UNAVAILABLE');
+    await inbox.close();
+  });
+});
+
+describe('a Runner over a JetStreamInbox: configuration', () => {
+  it('refuses a checkpoint store other processes cannot see (none, or a MemoryCheckpointStore) with INBOX_CONFIG_INVALID', async () => {
+    const inbox = new JetStreamInbox({ servers: 'nats://127.0.0.1:1' });
+    const agents = [{ id: 'main', engine: () => Promise.resolve({}) }];
+    for (const store of [undefined, new MemoryCheckpointStore()]) {
+      const error = throwsCode(() => createRunner({ agents, inbox, ...(store && { store }) }), 'INBOX_CONFIG_INVALID');
+      expect(error.message).toContain('JetStreamInbox');
+    }
+    // A shared durable store is what it needs (nothing connects before start()).
+    const store = new PostgresCheckpointStore({ connectionString: 'postgres://127.0.0.1:1/none' });
+    const runner = createRunner({ agents, inbox, store, worker: true });
+    await runner.close();
+    await store.close();
     await inbox.close();
   });
 });
@@ -196,6 +215,50 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
         expect((await jsm.streams.info(stream)).state.messages).toBe(1);
       } finally {
         await nc.close();
+        await inbox.close();
+      }
+    });
+
+    it('accepts tell other processes’ listeners their keys, once per notice however many entries a key got', async () => {
+      const stream = uniqueStream();
+      const inbox = new JetStreamInbox({ servers: server.url, stream, partitions: 4 });
+      const listener = new JetStreamInbox({ servers: server.url, stream, partitions: 4 });
+      await inbox.provision();
+      const nc = await connect({ servers: server.url });
+      try {
+        const heard: string[] = [];
+        const allHeard = deferred();
+        listener.onNotify((key, what) => {
+          heard.push(`${key}:${what}`);
+          if (new Set(heard).size === 3) allHeard.resolve();
+        });
+        const wire: { ks?: string[]; k?: string; w: string }[] = [];
+        const sub = nc.subscribe(`${stream}_NOTICES`, {
+          callback: (_, m) => {
+            wire.push(m.json<{ ks?: string[]; w: string }>());
+          },
+        });
+        await nc.flush();
+        await listener.pending(); // connected and subscribed: notices from now on reach it
+        await Promise.all(
+          ['a', 'b', 'c', 'a', 'b', 'c'].map((key, i) =>
+            inbox.accept({ sessionKey: key, signal: text(`${i}`), id: `n${i}` }),
+          ),
+        );
+        await allHeard.promise;
+        expect([...new Set(heard)].sort()).toEqual(['a:entry', 'b:entry', 'c:entry']);
+        await inbox.notify('d', 'stop'); // notify() is sent at once, on its own
+        await nc.flush();
+        for (const m of wire.filter((m) => m.ks !== undefined)) {
+          expect(m.w).toBe('entry');
+          expect(new Set(m.ks).size, JSON.stringify(m.ks)).toBe(m.ks?.length);
+        }
+        expect(wire.flatMap((m) => m.ks ?? [])).toEqual(expect.arrayContaining(['a', 'b', 'c']));
+        expect(wire.filter((m) => m.k !== undefined)).toEqual([{ k: 'd', w: 'stop' }]);
+        sub.unsubscribe();
+      } finally {
+        await nc.close();
+        await listener.close();
         await inbox.close();
       }
     });

@@ -45,6 +45,7 @@ describe('stages that stream: stage_delta events', () => {
       'delta:draft:Hell',
       'delta:draft:o th',
       'delta:draft:ere',
+      'stage_model_response:draft',
       'stage_end:draft',
       'stage_start:review',
       'stage_end:review',
@@ -57,7 +58,13 @@ describe('stages that stream: stage_delta events', () => {
   it('falls back to generate for a model without stream: the whole reply as one delta', async () => {
     const model = echoModel('whole reply');
     const events = await collect(runtimeOf({ stages: [streamingStage('draft')] }, model).stream(null));
-    expect(trail(events)).toEqual(['stage_start:draft', 'delta:draft:whole reply', 'stage_end:draft', 'end']);
+    expect(trail(events)).toEqual([
+      'stage_start:draft',
+      'delta:draft:whole reply',
+      'stage_model_response:draft',
+      'stage_end:draft',
+      'end',
+    ]);
   });
 
   it('passes tool calls and finish through to the stage without events', async () => {
@@ -158,9 +165,53 @@ describe('stages that stream: stage_delta events', () => {
       expect(mine).toEqual([
         `stage_start:${name}`,
         ...Array<string>(4).fill(`delta:${name}:${name}`),
+        `stage_model_response:${name}`,
         `stage_end:${name}`,
       ]);
     }
+  });
+});
+
+describe('stage_model_response events', () => {
+  it("reports each answered call of a stage, generate and stream, with the request's agentId and the whole response", async () => {
+    const call = { id: 'c1', name: 'lookup', arguments: { q: 'x' } };
+    const model = scriptedModel({ draft: ['first', { content: 'second', toolCalls: [call] }], critic: ['third'] });
+    const runtime = runtimeOf(
+      {
+        stages: [
+          {
+            name: 'draft',
+            run: async (ctx) => {
+              await ctx.model!.generate(ask());
+              await collect(ctx.model!.stream(ask()));
+              await ctx.model!.generate({ ...ask(), agentId: 'critic' });
+              return {};
+            },
+          },
+        ],
+      },
+      model,
+    );
+    const events = await collect(runtime.stream(null));
+    const answered = events.filter((e) => e.type === 'stage_model_response');
+    expect(answered.map((e) => [e.stage, e.agentId, e.response.content, e.response.toolCalls?.length ?? 0])).toEqual([
+      ['draft', 'draft', 'first', 0],
+      ['draft', 'draft', 'second', 1],
+      ['draft', 'critic', 'third', 0],
+    ]);
+  });
+
+  it('reports nothing for a call that failed', async () => {
+    const failing: ChatModel = { generate: () => Promise.reject(new Error('down')) };
+    const stage: StageConfig = {
+      name: 's',
+      run: async (ctx) => {
+        await ctx.model!.generate(ask()).catch(() => undefined);
+        return {};
+      },
+    };
+    const events = await collect(runtimeOf({ stages: [stage] }, failing).stream(null));
+    expect(events.some((e) => e.type === 'stage_model_response')).toBe(false);
   });
 });
 

@@ -205,10 +205,19 @@ class Recorder implements CassetteRecorder {
         ...((e.toolCalls as ToolCall[] | undefined) ?? []),
         ...((e.transferCalls as ToolCall[] | undefined) ?? []),
       ];
-      const response: ChatResponse =
-        calls.length === 0 ? { content: e.content } : { content: e.content, toolCalls: calls };
-      const hash = this.#hashes.get(`${e.agentId}\u0000${e.content}`)?.shift();
-      p.modelCalls.push({ agentId: e.agentId, ...(hash !== undefined && { request: { hash } }), response });
+      this.#modelCall(
+        p,
+        e.agentId,
+        calls.length === 0 ? { content: e.content } : { content: e.content, toolCalls: calls },
+      );
+    } else if (e.type === 'stage_model_response' && typeof e.agentId === 'string' && isResponse(e.response)) {
+      // A pipeline stage's call through `ctx.model` (pipelineEngine forwards the pipeline's events).
+      const { content, toolCalls } = e.response;
+      this.#modelCall(
+        p,
+        e.agentId,
+        toolCalls === undefined || toolCalls.length === 0 ? { content } : { content, toolCalls },
+      );
     } else if (e.type === 'tool_start') {
       const id = (e.call as ToolCall | undefined)?.id;
       if (typeof id === 'string') p.started.add(id);
@@ -222,6 +231,12 @@ class Recorder implements CassetteRecorder {
           : { name: call.name, arguments: jsonOf(call.arguments), result: jsonOf(e.result) },
       );
     }
+  }
+
+  /** A model call answered for `agentId`: its response, and the hash of its request when `model()` saw it. */
+  #modelCall(p: Pending, agentId: string, response: ChatResponse): void {
+    const hash = this.#hashes.get(`${agentId}\u0000${response.content}`)?.shift();
+    p.modelCalls.push({ agentId, ...(hash !== undefined && { request: { hash } }), response });
   }
 
   /** A save: a final one (with a summary) ends the session's pending turn. */
@@ -265,6 +280,9 @@ class Recorder implements CassetteRecorder {
     });
   }
 }
+
+const isResponse = (v: unknown): v is ChatResponse =>
+  typeof v === 'object' && v !== null && typeof (v as { content?: unknown }).content === 'string';
 
 /** A value as JSON (what `JSON.parse(JSON.stringify(value))` gives; `null` for nothing). */
 function jsonOf(value: unknown): unknown {

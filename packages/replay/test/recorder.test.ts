@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { MemoryCheckpointStore, type Plugin } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { parseCrewConfig } from '@signalyard/crew';
-import { createRunner, crewEngine } from 'signalyard';
+import { definePipeline } from '@signalyard/pipeline';
+import { createRunner, crewEngine, pipelineEngine } from 'signalyard';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReplayError, cassetteRecorder, loadCassettes, replay, type ReplayRunnerParts } from '../src/index.js';
 import { desk, deskTools, dm, liveModel, liveWeek, steppingClock, throwingTools, type DeskChanges } from './desk.js';
@@ -140,6 +141,70 @@ routing:
     expect(cassettes[0]?.turns.map((t) => t.modelCalls.length)).toEqual([4, 4]);
     const report = await replay(cassettes, { runner: (parts) => build(parts) });
     expect(report.sessions[0]?.status).toBe('same');
+  });
+
+  it('a pipeline interrupt replays from a recorder cassette: the stage calls, the pause and the resumed turn', async () => {
+    // `ask` drafts its question with the model and pauses on a clarification; the answer resumes
+    // the run at `ask`, and `answer` asks the model again with the order the user named.
+    const orders = (prompt = 'status of') =>
+      definePipeline({
+        name: 'orders',
+        stages: [
+          {
+            name: 'ask',
+            run: async (ctx) => {
+              if (ctx.response !== undefined) return { order: ctx.response.text };
+              const q = await ctx.model!.generate({ messages: [{ role: 'user', content: String(ctx.input) }] });
+              return ctx.interrupt('clarification', { question: q.content });
+            },
+            defaultNext: 'answer',
+          },
+          {
+            name: 'answer',
+            run: async (ctx) => {
+              const order = (ctx.outputs.ask as { order: string }).order;
+              const r = await ctx.model!.generate({ messages: [{ role: 'user', content: `${prompt} ${order}` }] });
+              return { reply: r.content };
+            },
+          },
+        ],
+      });
+    const build = (
+      parts: { store: ReplayRunnerParts['store']; model: ReplayRunnerParts['model']; plugins?: Plugin[] },
+      prompt?: string,
+    ) =>
+      createRunner({
+        agents: [{ id: 'orders', engine: pipelineEngine(orders(prompt), { model: parts.model }) }],
+        store: parts.store,
+        ...(parts.plugins && { plugins: parts.plugins }),
+      });
+    const dir = tempDir();
+    const recorder = cassetteRecorder({ dir });
+    const runner = build({
+      store: recorder.store(new MemoryCheckpointStore()),
+      model: recorder.model(scriptedModel(['Which order?', 'A7 has shipped.'])),
+      plugins: [recorder],
+    });
+    expect((await runner.handle(dm('i1', 'where is my order?'))).status).toBe('paused');
+    expect((await runner.handle(dm('i1', 'A7'))).status).toBe('completed');
+    await runner.close();
+    await recorder.flush();
+
+    const cassettes = await loadCassettes(dir);
+    expect(cassettes).toHaveLength(1);
+    const turns = cassettes[0]!.turns;
+    expect(turns.map((t) => [t.expected.status, t.modelCalls.length])).toEqual([
+      ['paused', 1],
+      ['completed', 1],
+    ]);
+    expect(turns[0]!.expected.reply).toContain('Which order?');
+    expect(turns[1]!.modelCalls[0]).toMatchObject({ agentId: 'answer', response: { content: 'A7 has shipped.' } });
+    const report = await replay(cassettes, { runner: (parts) => build(parts) });
+    expect(report.sessions.map((s) => [s.status, s.divergence?.text])).toEqual([['same', undefined]]);
+
+    // The second stage's prompt edited: the resumed turn's call says so, and the run goes on.
+    const edited = await replay(cassettes, { runner: (parts) => build(parts, 'where is') });
+    expect(edited.sessions[0]?.divergence).toMatchObject({ turn: 2, kind: 'prompt_changed' });
   });
 
   it('refuses to start without its store wrapper, and bad options', async () => {

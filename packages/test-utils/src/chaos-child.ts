@@ -129,13 +129,16 @@ export function serveChaosWorker(start: (config: ChaosChildConfig) => Promise<{ 
   );
 }
 
+/** How long a producer retries one failed accept (with the same id) before it gives up, in ms. */
+const RETRY_FOR_MS = 60_000;
+
 /** How many accepts a producer keeps in flight (different session keys, mostly). */
 const PRODUCER_WINDOW = 16;
 
 /**
  * Accepts `config.signals` user messages `m<i>` for sessions `sessionKeyOf(i % sessions)`,
  * spread evenly over `config.produceMs`, reporting the receipts to the parent in batches; then
- * reports `produced` and waits to be told to close. A failed accept is retried with the same
+ * reports `produced` and waits to be told to close. A failed accept is retried (for up to a minute) with the same
  * message (the transport's dedupe id makes the retry safe).
  */
 export function serveChaosProducer(
@@ -176,14 +179,16 @@ async function produce(
   const one = async (i: number): Promise<void> => {
     const sessionKey = sessionKeyOf(i % config.sessions);
     const text = `m${String(i)}`;
-    for (let tries = 1; ; tries++) {
+    const first = Date.now();
+    for (;;) {
       try {
         const { receiptId, seq } = await accept(sessionKey, text, `chaos-${text}`);
         batch.push({ receiptId, sessionKey, seq, text });
         return;
       } catch (error) {
         report({ type: 'retry', text, message: error instanceof Error ? error.message : String(error) });
-        if (tries >= 20) throw error;
+        // Long enough for a transport's server to be killed and started again (a web tier retries too).
+        if (Date.now() - first > RETRY_FOR_MS) throw error;
         await sleep(50);
       }
     }

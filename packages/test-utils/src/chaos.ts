@@ -65,6 +65,11 @@ export interface ChaosTarget extends ChaosSizes {
   effects(table: 'plain' | 'committed'): Promise<readonly string[]>;
   /** The receipt's outcome, from the inbox (rejects when it is not retrievable). */
   outcome(receiptId: string): Promise<{ readonly status: string; readonly error?: { readonly code?: string } }>;
+  /**
+   * More trouble, started when the kills start and awaited before the drain (e.g. the
+   * transport's server killed and started again once): the checks afterwards are the same.
+   */
+  disrupt?(): Promise<void>;
 }
 
 /** What a run measured (printed; never asserted). */
@@ -269,7 +274,10 @@ export async function runChaos(target: ChaosTarget): Promise<ChaosFigures> {
     });
     children.push(producer);
     await producer.started;
+    const disrupted = target.disrupt?.();
+    disrupted?.catch(() => undefined); // awaited (and so thrown) after the kills
     const kills = await chaos(sizes, slots, tally, startWorker);
+    await disrupted;
     const drainMs = await drain(target, sizes, tally, producer);
     await Promise.all(children.map((c) => c.close()));
     if (tally.retries.length > 0)
@@ -324,7 +332,12 @@ async function chaos(sizes: Resolved, slots: Child[], tally: Tally, startWorker:
 /** Waits for the producer to finish and the inbox to empty (a worker that died on start is restarted); returns how long the drain took. */
 async function drain(target: ChaosTarget, sizes: Resolved, tally: Tally, producer: Child): Promise<number> {
   const start = Date.now();
+  let said = start;
   for (;;) {
+    if (Date.now() - said >= 30_000) {
+      said = Date.now();
+      console.log(`chaos: draining for ${String(said - start)} ms, ${String(await target.pending())} entries pending`);
+    }
     if (Date.now() - start > sizes.drainTimeoutMs)
       throw new Error(
         `The inbox did not drain within ${String(sizes.drainTimeoutMs)} ms: ${String(await target.pending())} entries pending, producer ${tally.produced ? 'done' : `not done; stderr:\n${producer.stderr}`}`,

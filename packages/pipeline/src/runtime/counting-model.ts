@@ -8,7 +8,8 @@ import type { RunScope } from './run-scope.js';
  * A model whose every call — `generate`, or `stream` (one call per stream) — is counted against
  * the run's `maxLlmCalls` when it is made. `stream` reads the model through `streamChat` (its
  * own `stream`, or `generate` as parts), and hands each text delta the stage reads to `onDelta`
- * (`undefined`: nobody listens). A request that is not an object fails with
+ * (`undefined`: nobody listens), and each call's whole response to `onResponse` (for `stream`,
+ * the `finish` part's; `undefined`: nobody listens). A request that is not an object fails with
  * `PIPELINE_ARGUMENT_INVALID` (and is not counted); every failure is a rejection — for `stream`,
  * of the first `next()`.
  * @internal
@@ -19,6 +20,7 @@ export function countingModel(
   stage: string,
   abortSignal: AbortSignal,
   onDelta: ((delta: string) => void) | undefined,
+  onResponse: ((request: ChatRequest, response: ChatResponse) => void) | undefined,
 ): Required<ChatModel> {
   /** Counts the call and returns the request with this stage's defaults; throws when it may not be made. */
   const begin = (request: ChatRequest): ChatRequest => {
@@ -41,27 +43,41 @@ export function countingModel(
   return {
     // async: the bound is checked synchronously when the call is made, and every failure is a rejection
     async generate(request: ChatRequest): Promise<ChatResponse> {
-      return inner.generate(begin(request));
+      const made = begin(request);
+      const response = await inner.generate(made);
+      onResponse?.(made, response);
+      return response;
     },
     stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
       let parts: AsyncIterable<ChatStreamPart>;
+      let made: ChatRequest;
       try {
-        parts = streamChat(inner, begin(request));
+        made = begin(request);
+        parts = streamChat(inner, made);
       } catch (error) {
         return failedStream(error);
       }
-      return onDelta === undefined ? parts : forwardDeltas(parts, onDelta);
+      if (onDelta === undefined && onResponse === undefined) return parts;
+      const answered =
+        onResponse === undefined
+          ? undefined
+          : (response: ChatResponse): void => {
+              onResponse(made, response);
+            };
+      return forwardParts(parts, onDelta, answered);
     },
   };
 }
 
-/** `parts` as they are, handing each text delta to `onDelta` as the reader takes it. */
-async function* forwardDeltas(
+/** `parts` as they are, handing each text delta to `onDelta` and the finish part's response to `onResponse` as the reader takes them. */
+async function* forwardParts(
   parts: AsyncIterable<ChatStreamPart>,
-  onDelta: (delta: string) => void,
+  onDelta: ((delta: string) => void) | undefined,
+  onResponse: ((response: ChatResponse) => void) | undefined,
 ): AsyncGenerator<ChatStreamPart, void, undefined> {
   for await (const part of parts) {
-    if (part.type === 'text-delta') onDelta(part.delta);
+    if (part.type === 'text-delta') onDelta?.(part.delta);
+    else if (part.type === 'finish') onResponse?.(part.response);
     yield part;
   }
 }

@@ -1,3 +1,4 @@
+import type { ChatResponse } from '@signalyard/core';
 import type { Envelope } from '../envelope/envelope.js';
 import type { Interrupt } from '../envelope/interrupt.js';
 
@@ -12,6 +13,9 @@ import type { Interrupt } from '../envelope/interrupt.js';
  * - `stage_delta`: a piece of model text the stage read from `ctx.model.stream(...)`, in order,
  *   before that stage's `stage_end` (deltas read after the stage ended are not reported).
  *   Concurrent stages' deltas interleave in DAG mode; `stage` tells them apart.
+ * - `stage_model_response`: a model call a stage made through `ctx.model` answered (for a
+ *   stream, once it finished), before that stage's `stage_end`: what a recorder
+ *   (`@signalyard/replay`'s `cassetteRecorder`) keeps to replay the stage offline.
  * - `interrupt`: the run paused on this interrupt.
  * - `warning`: something the caller should know that did not stop the run (in DAG mode: routing
  *   settings it ignores, an ordering cycle in `after` it broke, a second interrupt it deferred).
@@ -31,6 +35,16 @@ export type PipelineEvent =
       stage: string;
       /** The text to append. */
       delta: string;
+    }
+  | {
+      /** A stage's model call answered. */
+      type: 'stage_model_response';
+      /** The stage. */
+      stage: string;
+      /** The request's `agentId` (the stage's name unless the stage set one). */
+      agentId: string;
+      /** The model's whole response. */
+      response: ChatResponse;
     }
   | {
       /** A stage ended. */

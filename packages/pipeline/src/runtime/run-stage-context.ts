@@ -1,5 +1,5 @@
 import { frozenCopy } from '@signalyard/core/internal';
-import type { ChatModel } from '@signalyard/core';
+import type { ChatModel, ChatRequest, ChatResponse } from '@signalyard/core';
 import { describeValue } from '@signalyard/core';
 import type { StageContext } from '../definition/stage-context.js';
 import type { Envelope } from '../envelope/envelope.js';
@@ -69,7 +69,14 @@ export class RunStageContext implements StageContext {
         : (delta: string): void => {
             if (this.#running) emit({ type: 'stage_delta', stage, delta });
           };
-    return (this.#model = countingModel(scope, scope.model, stage, this.abortSignal, onDelta));
+    const onResponse =
+      emit === undefined
+        ? undefined
+        : (request: ChatRequest, response: ChatResponse): void => {
+            if (this.#running)
+              emit({ type: 'stage_model_response', stage, agentId: request.agentId ?? stage, response });
+          };
+    return (this.#model = countingModel(scope, scope.model, stage, this.abortSignal, onDelta, onResponse));
   }
 
   /** The stage's execution ended: its `stage_end` comes next, so no later delta is reported as its. */
