@@ -247,8 +247,8 @@ export interface Inbox {
   /**
    * Appends one event to the receipt's stream log (the settling worker publishes each turn event;
    * `attempt` is the delivery's count from `beginDelivery`). A delivery after the first publishes
-   * `{ type: 'restarted', attempt }` first when the log is not empty, so readers drop the events
-   * of older attempts. An `outcome` event's outcome is stored as `OutcomeJson`; other events as
+   * `{ type: 'restarted', attempt }` first, so readers drop the events of older attempts; in a log
+   * that was empty it voids nothing, and readers skip it (see {@link Inbox.events}). An `outcome` event's outcome is stored as `OutcomeJson`; other events as
    * JSON (errors as `{ name, message }`, `bigint` as a string, functions dropped). Publish
    * before `ack`: the log is pruned with the outcome.
    * @throws InboxError `LEASE_LOST` when the entry is no longer in the inbox (it was settled and
@@ -278,7 +278,9 @@ export interface Inbox {
    *
    * Either way, events of an attempt below the latest `restarted` seen are dropped (a
    * partitioned old worker may still be publishing), and the `restarted` events themselves are
-   * yielded, so a reader knows to start its reply again.
+   * yielded, so a reader knows to start its reply again — except one read before this reader
+   * yielded anything (from the start of the log, or of the session's latest attempt): it voids
+   * nothing the reader showed and is skipped.
    * @throws InboxError `INBOX_INPUT_INVALID` (a bad reference or offset, `from` with a
    * session key), `INBOX_UNAVAILABLE`, `INBOX_CLOSED`; AbortedError `ABORTED` when `abortSignal`
    * fires — all from the iteration.
