@@ -247,8 +247,8 @@ export interface Inbox {
   /**
    * Appends one event to the receipt's stream log (the settling worker publishes each turn event;
    * `attempt` is the delivery's count from `beginDelivery`). A delivery after the first publishes
-   * `{ type: 'restarted', attempt }` first when the log is not empty, so readers drop the events
-   * of older attempts. An `outcome` event's outcome is stored as `OutcomeJson`; other events as
+   * `{ type: 'restarted', attempt }` first, so readers drop the events of older attempts; in a log
+   * that was empty it voids nothing, and readers skip it (see {@link Inbox.events}). An `outcome` event's outcome is stored as `OutcomeJson`; other events as
    * JSON (errors as `{ name, message }`, `bigint` as a string, functions dropped). Publish
    * before `ack`: the log is pruned with the outcome.
    * @throws InboxError `LEASE_LOST` when the entry is no longer in the inbox (it was settled and
@@ -256,6 +256,15 @@ export interface Inbox {
    * event that is not a turn event), `INBOX_UNAVAILABLE`, `INBOX_CLOSED`.
    */
   publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void>;
+
+  /**
+   * Optional: {@link Inbox.publish} for several events of one delivery at once — appended in
+   * order, in one write where the transport allows (one transaction or statement, one round
+   * trip: all or none), and readers woken once. A worker uses it when a turn's events come faster than one
+   * write at a time; without it, it publishes them one by one. An empty list appends nothing.
+   * @throws as {@link Inbox.publish}; `INBOX_INPUT_INVALID` also for `events` that is not an array.
+   */
+  publishMany?(receiptId: string, attempt: number, events: readonly TurnEvent[]): Promise<void>;
 
   /**
    * Reads a stream log, waiting for events as they are published.
@@ -269,7 +278,9 @@ export interface Inbox {
    *
    * Either way, events of an attempt below the latest `restarted` seen are dropped (a
    * partitioned old worker may still be publishing), and the `restarted` events themselves are
-   * yielded, so a reader knows to start its reply again.
+   * yielded, so a reader knows to start its reply again — except one read before this reader
+   * yielded anything (from the start of the log, or of the session's latest attempt): it voids
+   * nothing the reader showed and is skipped.
    * @throws InboxError `INBOX_INPUT_INVALID` (a bad reference or offset, `from` with a
    * session key), `INBOX_UNAVAILABLE`, `INBOX_CLOSED`; AbortedError `ABORTED` when `abortSignal`
    * fires — all from the iteration.

@@ -67,8 +67,8 @@ export interface GateDeps {
   readonly fresh: (job: Job) => boolean;
   /** Counts the entry's delivery, durably (`Inbox.beginDelivery`). */
   readonly beginDelivery: (job: Job) => Promise<number>;
-  /** A delivery after the first: tell stream readers (`restarted`). Never throws. */
-  readonly restarted: (job: Job, attempt: number) => void;
+  /** The delivery was counted (`attempt`): its events are published under it (a redelivery's `restarted` first). Never throws. */
+  readonly delivering: (job: Job, attempt: number) => void;
   /** The entry cannot be settled now (lease lost, store down): leave it to a later delivery. */
   readonly drop: (session: LiveSession, job: Job, why: unknown) => void;
   /** Resolves the job with its outcome (the queue's `settle`). */
@@ -121,7 +121,7 @@ export async function admitMember(
   return admitCounted(d, session, job, carried);
 }
 
-/** Counts the entry's delivery once (`undefined`: dropped, the lease is lost); publishes `restarted` after the first. */
+/** Counts the entry's delivery once (`undefined`: dropped, the lease is lost); its events are published under the count. */
 async function count(d: GateDeps, session: LiveSession, job: Job): Promise<number | undefined> {
   if (!d.holds(job)) {
     d.drop(session, job, 'the lease is lost');
@@ -130,7 +130,7 @@ async function count(d: GateDeps, session: LiveSession, job: Job): Promise<numbe
   if (job.attempts !== undefined) return job.attempts;
   const attempts = await d.beginDelivery(job);
   job.attempts = attempts;
-  if (attempts > 1) d.restarted(job, attempts);
+  d.delivering(job, attempts);
   return attempts;
 }
 
@@ -176,4 +176,15 @@ async function poison(d: GateDeps, session: LiveSession, job: Job, attempts: num
 /** The message of a drop's reason. @internal */
 export function dropText(why: unknown): string {
   return typeof why === 'string' ? why : errorText(why);
+}
+
+/** `LEASE_LOST` for the turn aborted (or the entry dropped) because of `why`. @internal */
+export function lostError(key: string, why: unknown): InboxError {
+  if (InboxError.isInstance(why) && why.code === 'LEASE_LOST') return why;
+  return new InboxError({
+    code: 'LEASE_LOST',
+    message: `The lease on session ${JSON.stringify(key)} is lost (${dropText(why)}): the turn is aborted and nothing more is saved; another worker settles its entries`,
+    sessionKey: key,
+    ...(typeof why === 'string' ? {} : { cause: why }),
+  });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
-  InboxError,
+  outcomeFromJson,
   outcomeToJson,
   signal as makeSignal,
   type Inbox,
@@ -13,7 +13,8 @@ import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, appliedBefore, type ControlDeps, type ControlEnd, type ControlHooks } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
-import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
+import { EntryPublisher } from './inbox-publisher.js';
+import { admitMember, coverEntry, coveredLive, gateEntry, lostError, type GateDeps } from './inbox-settle.js';
 import { keepUnstored } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, inputError, stoppedOutcome } from './outcomes.js';
@@ -78,6 +79,8 @@ export class InboxWorker {
   readonly id: string;
   readonly #works = new Map<string, KeyWork>();
   readonly #workOf = new WeakMap<InboxEntry, KeyWork>();
+  /** Each entry's stream publisher (its turn's events to the receipt's log). */
+  readonly #publishers = new WeakMap<InboxEntry, EntryPublisher>();
   #closing = false;
   #ticking: Promise<void> | undefined;
   #tickAgain = false;
@@ -121,12 +124,12 @@ export class InboxWorker {
         return fresh;
       },
       beginDelivery: (job) => d.inbox.beginDelivery(job.entry as InboxEntry),
-      restarted: (job, attempt) => {
-        const entry = job.entry as InboxEntry;
-        d.inbox.publish(entry.receiptId, attempt, { type: 'restarted', attempt }).catch(noop);
+      delivering: (job, attempt) => {
+        this.#publishers.get(job.entry as InboxEntry)?.begin(attempt);
       },
       drop: (session, job, why) => {
         job.lockLost = true;
+        if (job.entry !== undefined) this.#publishers.get(job.entry)?.abandon();
         const work = job.entry === undefined ? undefined : this.#workOf.get(job.entry);
         if (work !== undefined) this.#lose(work, why);
         settle(job, failedOutcome(session.ctx, lostError(session.key, why)));
@@ -305,11 +308,14 @@ export class InboxWorker {
         this.#enqueueControl(work, entry, agent);
         return;
       }
+      const publisher = new EntryPublisher(this.#d.inbox, entry.receiptId, this.#d.warn);
+      this.#publishers.set(entry, publisher);
       const queued = this.#d.queue.enqueueEntry(
         work.key,
         agent,
         makeSignal(entry.signal.kind, entry.signal.payload),
         entry,
+        publisher.sink,
       );
       job = queued.job;
       outcome = queued.outcome;
@@ -380,11 +386,13 @@ export class InboxWorker {
     await this.#d.inbox.ack(entry);
   }
 
-  /** A settled entry's outcome: to this process's waits, and stored (`putOutcome`). */
+  /** A settled entry's outcome: to its stream's readers (after the turn's events), this process's waits, and stored (`putOutcome`). */
   async #putOutcome(entry: InboxEntry, outcome: Outcome): Promise<void> {
+    // The outcome event goes out beside the stored outcome (one write batch on SQLite), both before the ack.
+    const published = this.#publishers.get(entry)?.finish(outcome, entry.attempts);
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
-    await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
+    await Promise.all([published, this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs)]);
     this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
   }
 
@@ -395,6 +403,11 @@ export class InboxWorker {
    * already stays.
    */
   async #ackSettled(entry: InboxEntry, recorded: OutcomeJson | undefined): Promise<void> {
+    const publisher = this.#publishers.get(entry);
+    if (recorded !== undefined && publisher !== undefined) {
+      await publisher.finish(outcomeFromJson(recorded), entry.attempts); // readers of its log end with it
+    }
+    publisher?.abandon();
     if (recorded !== undefined) await this.#d.inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
     await this.#d.inbox.ack(entry);
   }
@@ -417,7 +430,10 @@ export class InboxWorker {
     try {
       const swept = (): boolean => work.swept.has(entry.receiptId); // a delete's sweep stored its outcome and acked it
       if (swept()) return;
-      if (job?.lockLost === true) return; // dropped, or its lease lost mid-turn: unsettled
+      if (job?.lockLost === true) {
+        this.#publishers.get(entry)?.abandon();
+        return; // dropped, or its lease lost mid-turn: unsettled
+      }
       if (job?.skipped === true) {
         await this.#ackSettled(entry, job.recorded);
         return;
@@ -521,15 +537,4 @@ function agentIdOfKey(key: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** `LEASE_LOST` for the turn aborted (or the entry dropped) because of `why`. */
-function lostError(key: string, why: unknown): InboxError {
-  if (InboxError.isInstance(why) && why.code === 'LEASE_LOST') return why;
-  return new InboxError({
-    code: 'LEASE_LOST',
-    message: `The lease on session ${JSON.stringify(key)} is lost (${dropText(why)}): the turn is aborted and nothing more is saved; another worker settles its entries`,
-    sessionKey: key,
-    ...(typeof why === 'string' ? {} : { cause: why }),
-  });
 }

@@ -7,6 +7,7 @@ import {
   type Inbox,
   type InboxEntry,
   type InboxReceipt,
+  type InboxStreamRef,
   type JsonValue,
   type Outcome,
   type Signal,
@@ -21,12 +22,14 @@ import { InboxProducer } from './inbox-producer.js';
 import { InboxWorker } from './inbox-worker.js';
 import type { Job } from './live-session.js';
 import type { InboundMessage } from './runner-api.js';
-import { inputError } from './outcomes.js';
+import { closedError, inputError } from './outcomes.js';
+import { OPTIONS, checkedOptions } from './runner-input.js';
 import type { ResolvedRunnerOptions } from './runner-options.js';
 import type { SessionPersistence } from './session-persistence.js';
 import type { SessionTimeline } from './session-timeline.js';
 import type { InboxHooks, SessionQueue } from './session-queue.js';
-import type { TurnSink } from './turn-stream.js';
+import { relayReceipt, resumeFromLog, streamRef, type RelayDeps } from './inbox-stream.js';
+import { sinkControl, turnStream, type TurnSink, type TurnStream, type TurnStreamControl } from './turn-stream.js';
 
 /** What a runner's {@link RunnerInbox} works with. @internal */
 export interface RunnerInboxDeps {
@@ -87,6 +90,25 @@ export class RunnerInbox {
     applied: (session, job, outcome) => this.#hooks?.applied(session, job, outcome) ?? Promise.resolve(),
   };
 
+  /**
+   * `Runner.resumeStream`: its arguments checked when the stream is iterated, then the inbox's
+   * log read into a {@link TurnStream}. `inbox`: `undefined` once the runner is closing, `null`
+   * without a durable inbox.
+   */
+  static resumeStream(
+    inbox: RunnerInbox | null | undefined,
+    ref: unknown,
+    opts: { from?: string; abortSignal?: AbortSignal } | undefined,
+  ): TurnStream {
+    return turnStream(async (sink, control) => {
+      if (inbox === undefined) throw closedError();
+      const o = checkedOptions(OPTIONS.resumeStream, opts);
+      const checked = streamRef(ref, o.from);
+      if (inbox === null) throw noInboxError('resumeStream');
+      return inbox.resume(checked, o.from, o.abortSignal, sink, control);
+    });
+  }
+
   /** Accepts one checked signal (chained per key). */
   accept(
     sessionKey: string,
@@ -109,9 +131,25 @@ export class RunnerInbox {
     control?: InboxEntry['control'],
   ): Promise<Outcome> {
     const receipt = await this.accept(sessionKey, agentId, signal, undefined, control);
-    const outcome = await this.producer.outcome(receipt.receiptId, abortSignal === undefined ? {} : { abortSignal });
-    sink?.({ type: 'outcome', outcome });
-    return outcome;
+    if (sink !== undefined) {
+      return relayReceipt(this.#relay, receipt.receiptId, abortSignal, sink, sinkControl(sink));
+    }
+    return this.producer.outcome(receipt.receiptId, abortSignal === undefined ? {} : { abortSignal });
+  }
+
+  /** `Runner.resumeStream`: a receipt's (or a session's in-flight) stream log, into `sink`. */
+  resume(
+    ref: InboxStreamRef,
+    from: string | undefined,
+    abortSignal: AbortSignal | undefined,
+    sink: TurnSink,
+    control: TurnStreamControl,
+  ): Promise<Outcome> {
+    return resumeFromLog(this.#relay, ref, from, abortSignal, sink, control);
+  }
+
+  get #relay(): RelayDeps {
+    return { inbox: this.inbox, producer: this.producer, warn: (message) => this.#d.options.logger?.warn(message) };
   }
 
   /** `dispatch`/`handle`/`approve` on a durable inbox: checked, accepted, awaited (a `tool_approval` as an `approve` entry). */

@@ -6,7 +6,6 @@ import {
   signal as makeSignal,
   type ApprovalDecision,
   type AcceptOptions,
-  type ChatMessage,
   type CheckpointStore,
   type InboxReceipt,
   type JsonValue,
@@ -25,6 +24,7 @@ import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
 import { approverProblem, decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
 import { aliasesOf, publicTranscript } from './approval-aliases.js';
+import { defaultTranscript } from './default-transcript.js';
 import { createEventHub } from './event-hub.js';
 import { EventTimeline } from './event-timeline.js';
 import { closedError, inputError } from './outcomes.js';
@@ -418,6 +418,13 @@ class RunnerImpl implements Runner {
     return this.#inbox.producer.outcome(receiptId, o);
   }
 
+  resumeStream(
+    ref: { receiptId: string } | { sessionKey: string },
+    opts: { from?: string; abortSignal?: AbortSignal } = {},
+  ): TurnStream {
+    return RunnerInbox.resumeStream(this.#closing !== undefined ? undefined : (this.#inbox ?? null), ref, opts);
+  }
+
   deadLetters(opts: { limit?: number } = {}): AsyncIterable<{ receipt: InboxReceipt; outcome: Outcome }> {
     const { limit } = checkedOptions(OPTIONS.deadLetters, opts);
     if (this.#inbox === undefined) throw noInboxError('deadLetters');
@@ -515,15 +522,4 @@ class RunnerImpl implements Runner {
   ): AsyncIterable<{ sessionKey: string; agentId: string; version: number; updatedAt: string }> {
     return this.#timeline.listSessions(checkedOptions(OPTIONS.listSessions, opts));
   }
-}
-
-/** The user and assistant messages of a history, as they are (an assistant message's `name` as its agent, else the session's). */
-function defaultTranscript(history: readonly ChatMessage[], agentId: string): TranscriptEntry[] {
-  const entries: TranscriptEntry[] = [];
-  for (const m of history) {
-    if (m.role === 'user') entries.push({ type: 'user', text: m.content });
-    else if (m.role === 'assistant' && m.content !== '')
-      entries.push({ type: 'assistant', agentId: m.name ?? agentId, text: m.content });
-  }
-  return entries;
 }
