@@ -65,8 +65,8 @@ export interface GateDeps {
   readonly fresh: (job: Job) => boolean;
   /** Counts the entry's delivery, durably (`Inbox.beginDelivery`). */
   readonly beginDelivery: (job: Job) => Promise<number>;
-  /** A delivery after the first: tell stream readers (`restarted`). Never throws. */
-  readonly restarted: (job: Job, attempt: number) => void;
+  /** The delivery was counted (`attempt`): its events are published under it (a redelivery's `restarted` first). Never throws. */
+  readonly delivering: (job: Job, attempt: number) => void;
   /** The entry cannot be settled now (lease lost, store down): leave it to a later delivery. */
   readonly drop: (session: LiveSession, job: Job, why: unknown) => void;
   /** Resolves the job with its outcome (the queue's `settle`). */
@@ -119,7 +119,7 @@ export async function admitMember(
   return admitCounted(d, session, job, carried);
 }
 
-/** Counts the entry's delivery once (`undefined`: dropped, the lease is lost); publishes `restarted` after the first. */
+/** Counts the entry's delivery once (`undefined`: dropped, the lease is lost); its events are published under the count. */
 async function count(d: GateDeps, session: LiveSession, job: Job): Promise<number | undefined> {
   if (!d.holds(job)) {
     d.drop(session, job, 'the lease is lost');
@@ -128,7 +128,7 @@ async function count(d: GateDeps, session: LiveSession, job: Job): Promise<numbe
   if (job.attempts !== undefined) return job.attempts;
   const attempts = await d.beginDelivery(job);
   job.attempts = attempts;
-  if (attempts > 1) d.restarted(job, attempts);
+  d.delivering(job, attempts);
   return attempts;
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   InboxError,
+  outcomeFromJson,
   outcomeToJson,
   signal as makeSignal,
   type Inbox,
@@ -13,6 +14,7 @@ import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
+import { EntryPublisher } from './inbox-publisher.js';
 import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
 import { keepUnstored } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
@@ -78,6 +80,8 @@ export class InboxWorker {
   readonly id: string;
   readonly #works = new Map<string, KeyWork>();
   readonly #workOf = new WeakMap<InboxEntry, KeyWork>();
+  /** Each entry's stream publisher (its turn's events to the receipt's log). */
+  readonly #publishers = new WeakMap<InboxEntry, EntryPublisher>();
   /** The outcomes of entries a stop settled while they waited, being stored (see `#putStopped`). */
   readonly #stoppedPuts = new WeakMap<InboxEntry, Promise<void>>();
   #closing = false;
@@ -121,12 +125,12 @@ export class InboxWorker {
         return fresh;
       },
       beginDelivery: (job) => d.inbox.beginDelivery(job.entry as InboxEntry),
-      restarted: (job, attempt) => {
-        const entry = job.entry as InboxEntry;
-        d.inbox.publish(entry.receiptId, attempt, { type: 'restarted', attempt }).catch(noop);
+      delivering: (job, attempt) => {
+        this.#publishers.get(job.entry as InboxEntry)?.begin(attempt);
       },
       drop: (session, job, why) => {
         job.lockLost = true;
+        if (job.entry !== undefined) this.#publishers.get(job.entry)?.abandon();
         const work = job.entry === undefined ? undefined : this.#workOf.get(job.entry);
         if (work !== undefined) this.#lose(work, why);
         settle(job, failedOutcome(session.ctx, lostError(session.key, why)));
@@ -305,11 +309,14 @@ export class InboxWorker {
         this.#enqueueControl(work, entry, agent);
         return;
       }
+      const publisher = new EntryPublisher(this.#d.inbox, entry.receiptId, this.#d.warn);
+      this.#publishers.set(entry, publisher);
       const queued = this.#d.queue.enqueueEntry(
         work.key,
         agent,
         makeSignal(entry.signal.kind, entry.signal.payload),
         entry,
+        publisher.sink,
       );
       job = queued.job;
       outcome = queued.outcome;
@@ -379,8 +386,9 @@ export class InboxWorker {
     await this.#d.inbox.ack(entry);
   }
 
-  /** A settled entry's outcome: to this process's waits, and stored (`putOutcome`). */
+  /** A settled entry's outcome: to its stream's readers (after the turn's events), this process's waits, and stored (`putOutcome`). */
   async #putOutcome(entry: InboxEntry, outcome: Outcome): Promise<void> {
+    await this.#publishers.get(entry)?.finish(outcome, entry.attempts);
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
     await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
@@ -414,6 +422,11 @@ export class InboxWorker {
    * already stays.
    */
   async #ackSettled(entry: InboxEntry, recorded: OutcomeJson | undefined): Promise<void> {
+    const publisher = this.#publishers.get(entry);
+    if (recorded !== undefined && publisher !== undefined) {
+      await publisher.finish(outcomeFromJson(recorded), entry.attempts); // readers of its log end with it
+    }
+    publisher?.abandon();
     if (recorded !== undefined) await this.#d.inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
     await this.#d.inbox.ack(entry);
   }
@@ -436,7 +449,10 @@ export class InboxWorker {
     try {
       const swept = (): boolean => work.swept.has(entry.receiptId); // a delete's sweep stored its outcome and acked it
       if (swept()) return;
-      if (job?.lockLost === true) return; // dropped, or its lease lost mid-turn: unsettled
+      if (job?.lockLost === true) {
+        this.#publishers.get(entry)?.abandon();
+        return; // dropped, or its lease lost mid-turn: unsettled
+      }
       if (job?.skipped === true) {
         await this.#ackSettled(entry, job.recorded);
         return;

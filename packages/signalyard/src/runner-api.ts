@@ -218,6 +218,42 @@ export interface Runner {
    */
   outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<Outcome>;
   /**
+   * A turn's stream again, from a durable inbox, in any process: after a reconnect (a phone
+   * changing networks, a page reload) or from a process other than the one that accepted it
+   * (inbox.md "Streams from any worker, resumable"). The events are those the settling worker
+   * published, with the shapes of a local stream, ending after the `outcome` event.
+   * - `{ receiptId }`: the receipt's events after `opts.from` — an offset from
+   *   {@link TurnStream.offsetOf} of an earlier stream of the same receipt — or all of them
+   *   without it, each exactly once.
+   * - `{ sessionKey }`: the session's latest in-flight receipt (accepted, not yet settled, its
+   *   turn started), from the first event of its latest attempt — what a client replaying a
+   *   whole reply needs (the AI SDK's resume by chat id). With nothing in flight it ends at once.
+   *
+   * A `restarted` event means the turn started over on another worker (the one applying it died
+   * or lost its lease): drop what was shown of the reply; the new attempt's events follow.
+   * Events of older attempts are never yielded after it. When the stream ends without reading an
+   * outcome (nothing in flight, or the receipt left the inbox and its events were pruned with
+   * its outcome), the iteration ends without error and `outcome` rejects with InboxError
+   * `OUTCOME_EXPIRED` (for a receipt whose outcome is still kept, the stream ends with it).
+   * `opts.abortSignal` ends the reading (the iteration throws `ABORTED`); so does breaking out
+   * of the last loop reading it.
+   * @throws (from the iteration, `outcome` rejecting with it) RunnerError `RUNNER_INPUT_INVALID`
+   * for a reference that is not `{ receiptId }` or `{ sessionKey }` (a malformed key), `from`
+   * with a session key, bad options; `RUNNER_CLOSED`; InboxError `INBOX_CONFIG_INVALID` without
+   * a durable inbox, `INBOX_INPUT_INVALID` for an offset the inbox never gave, `INBOX_UNAVAILABLE`.
+   * @example
+   * ```ts
+   * // A client reconnects with the receipt and the offset of the last event it showed:
+   * for await (const event of runner.resumeStream({ receiptId }, { from: lastOffset })) show(event);
+   * // A page reload knows only its chat (the session): the in-flight reply, from its start.
+   * for await (const event of runner.resumeStream({ sessionKey: 'agent:desk:web:dm:ann' })) show(event);
+   * ```
+   */
+  resumeStream(
+    ref: { receiptId: string } | { sessionKey: string },
+    opts?: { from?: string; abortSignal?: AbortSignal },
+  ): TurnStream;
+  /**
    * The entries settled as poisoned (`INBOX_POISONED`: delivered more than `maxDeliveries`
    * times), oldest first, with their outcomes, while their outcome is kept.
    * @throws RunnerError `RUNNER_INPUT_INVALID`; InboxError `INBOX_CONFIG_INVALID` without a durable inbox.

@@ -7,6 +7,7 @@ import {
   type Inbox,
   type InboxEntry,
   type InboxReceipt,
+  type InboxStreamRef,
   type JsonValue,
   type Outcome,
   type Signal,
@@ -26,7 +27,8 @@ import type { ResolvedRunnerOptions } from './runner-options.js';
 import type { SessionPersistence } from './session-persistence.js';
 import type { SessionTimeline } from './session-timeline.js';
 import type { InboxHooks, SessionQueue } from './session-queue.js';
-import type { TurnSink } from './turn-stream.js';
+import { relayReceipt, resumeFromLog, type RelayDeps } from './inbox-stream.js';
+import { sinkControl, type TurnSink, type TurnStreamControl } from './turn-stream.js';
 
 /** What a runner's {@link RunnerInbox} works with. @internal */
 export interface RunnerInboxDeps {
@@ -109,9 +111,25 @@ export class RunnerInbox {
     control?: InboxEntry['control'],
   ): Promise<Outcome> {
     const receipt = await this.accept(sessionKey, agentId, signal, undefined, control);
-    const outcome = await this.producer.outcome(receipt.receiptId, abortSignal === undefined ? {} : { abortSignal });
-    sink?.({ type: 'outcome', outcome });
-    return outcome;
+    if (sink !== undefined) {
+      return relayReceipt(this.#relay, receipt.receiptId, abortSignal, sink, sinkControl(sink));
+    }
+    return this.producer.outcome(receipt.receiptId, abortSignal === undefined ? {} : { abortSignal });
+  }
+
+  /** `Runner.resumeStream`: a receipt's (or a session's in-flight) stream log, into `sink`. */
+  resume(
+    ref: InboxStreamRef,
+    from: string | undefined,
+    abortSignal: AbortSignal | undefined,
+    sink: TurnSink,
+    control: TurnStreamControl,
+  ): Promise<Outcome> {
+    return resumeFromLog(this.#relay, ref, from, abortSignal, sink, control);
+  }
+
+  get #relay(): RelayDeps {
+    return { inbox: this.inbox, producer: this.producer, warn: (message) => this.#d.options.logger?.warn(message) };
   }
 
   /** `dispatch`/`handle`/`approve` on a durable inbox: checked, accepted, awaited (a `tool_approval` as an `approve` entry). */

@@ -60,6 +60,11 @@ export const OPTIONS = {
     shape: '{ abortSignal?: AbortSignal, timeoutMs?: number }',
     fields: { abortSignal: ABORT_SIGNAL, timeoutMs: POSITIVE_INTEGER },
   },
+  resumeStream: {
+    method: 'resumeStream',
+    shape: '{ from?: string, abortSignal?: AbortSignal }',
+    fields: { from: nonEmptyString('a non-empty offset string'), abortSignal: ABORT_SIGNAL },
+  },
   deadLetters: { method: 'deadLetters', shape: '{ limit? }', fields: { limit: POSITIVE_INTEGER } },
   fork: { method: 'fork', shape: 'an object', fields: { reissueApprovals: BOOLEAN } },
   rewind: { method: 'rewind', shape: 'an object', fields: { reissueApprovals: BOOLEAN } },

@@ -36,6 +36,7 @@ import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } 
 import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
 import { SessionQueue } from './session-queue.js';
+import { streamRef } from './inbox-stream.js';
 import { RunnerInbox, noInboxError, resolveMessage, signalJsonOf, unknownAgent } from './runner-inbox.js';
 import { SessionTimeline } from './session-timeline.js';
 import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
@@ -416,6 +417,19 @@ class RunnerImpl implements Runner {
       throw inputError(`outcome() needs a receipt id (a non-empty string), got ${describeValue(receiptId)}`);
     if (this.#inbox === undefined) throw noInboxError('outcome');
     return this.#inbox.producer.outcome(receiptId, o);
+  }
+
+  resumeStream(
+    ref: { receiptId: string } | { sessionKey: string },
+    opts: { from?: string; abortSignal?: AbortSignal } = {},
+  ): TurnStream {
+    return turnStream(async (sink, control) => {
+      if (this.#closing !== undefined) throw closedError();
+      const o = checkedOptions(OPTIONS.resumeStream, opts);
+      const checked = streamRef(ref, o.from);
+      if (this.#inbox === undefined) throw noInboxError('resumeStream');
+      return this.#inbox.resume(checked, o.from, o.abortSignal, sink, control);
+    });
   }
 
   deadLetters(opts: { limit?: number } = {}): AsyncIterable<{ receipt: InboxReceipt; outcome: Outcome }> {

@@ -96,14 +96,15 @@ export class SessionQueue {
     return this.#enqueue(key, agent, signal, callerAbort, sink, undefined);
   }
 
-  /** Enqueues an inbox entry's signal (a worker, in `seq` order): its job, and its outcome once settled. */
+  /** Enqueues an inbox entry's signal (a worker, in `seq` order; `sink` publishes its events): its job, and its outcome once settled. */
   enqueueEntry(
     key: string,
     agent: AgentRuntime,
     signal: Signal,
     entry: InboxEntry,
+    sink?: TurnSink,
   ): { job: Job; outcome: Promise<Outcome> } {
-    const outcome = this.#enqueue(key, agent, signal, undefined, undefined, entry);
+    const outcome = this.#enqueue(key, agent, signal, undefined, sink, entry);
     const job = this.#lastJob as Job;
     this.#lastJob = undefined;
     return { job, outcome };

@@ -18,10 +18,58 @@ import type { Outcome, TurnEvent } from '@signalyard/core';
 export interface TurnStream extends AsyncIterable<TurnEvent> {
   /** The turn's outcome, as `handle` / `dispatch` would have resolved it. */
   readonly outcome: Promise<Outcome>;
+  /**
+   * With a durable inbox: the receipt id of the entry whose events this stream reads, once it is
+   * known (once accepted, for `stream` / `streamDispatch` / `streamApprove`; at once for
+   * `resumeStream({ receiptId })`). `undefined` for a turn applied in process without a durable
+   * inbox, for `resumeStream({ sessionKey })`, and for a call refused before acceptance. Never
+   * rejects. Pass it to `Runner.resumeStream` with an event's {@link TurnStream.offsetOf}.
+   */
+  readonly receiptId: Promise<string | undefined>;
+  /**
+   * The offset of `event` in its receipt's stream log (an opaque string, compared only by the
+   * inbox), for an event this stream yielded from a durable inbox: pass it as `from` to
+   * `Runner.resumeStream({ receiptId }, { from })` to continue after that event. `undefined` for
+   * an event of an in-process turn, and for any other value.
+   * @example
+   * ```ts
+   * const turn = runner.stream(message);
+   * for await (const event of turn) send({ id: turn.offsetOf(event), data: event }); // an SSE id
+   * ```
+   */
+  offsetOf(event: TurnEvent): string | undefined;
 }
 
-/** Where a streamed turn's events go. @internal */
-export type TurnSink = (event: TurnEvent) => void;
+/**
+ * Where a streamed turn's events go, with the event's offset in its receipt's stream log when it
+ * was read from a durable inbox.
+ * @internal
+ */
+export type TurnSink = (event: TurnEvent, offset?: string) => void;
+
+/** What a streamed turn's runner side may do besides feeding events. @internal */
+export interface TurnStreamControl {
+  /** Makes the stream's `receiptId` resolve with `receiptId` (the first call wins). */
+  readonly setReceipt: (receiptId: string) => void;
+  /** Fires once no reader can read the stream any more (its last loop broke out early). */
+  readonly closed: AbortSignal;
+}
+
+/**
+ * Thrown by a stream's `run` to end the iteration without an error while `outcome` rejects with
+ * `error` (`resumeStream` with nothing to read). @internal
+ */
+export class QuietEnd {
+  constructor(readonly error: unknown) {}
+}
+
+/** The control of each stream's sink, for code that gets only the sink (a durable inbox's relay). */
+const CONTROLS = new WeakMap<TurnSink, TurnStreamControl>();
+
+/** The control of a {@link turnStream}'s sink (`undefined` for any other sink). @internal */
+export function sinkControl(sink: TurnSink): TurnStreamControl | undefined {
+  return CONTROLS.get(sink);
+}
 
 /** The key of a stream's buffer (not part of `TurnStream`): tests count what it holds. */
 const TURN_STREAM_BUFFER: unique symbol = Symbol.for('signalyard.turnStream.buffer');
@@ -40,6 +88,8 @@ class TurnStreamBuffer {
   closed = false;
   /** How the runner's side reaches this buffer: strongly while a loop reads, else weakly. */
   readonly #holder: BufferHolder;
+  /** The offsets of the events yielded from a durable inbox's stream log. */
+  readonly offsets = new WeakMap<TurnEvent, string>();
 
   constructor(holder: BufferHolder) {
     this.#holder = holder;
@@ -51,8 +101,9 @@ class TurnStreamBuffer {
     return this.#events.length - this.#head;
   }
 
-  push(event: TurnEvent): void {
+  push(event: TurnEvent, offset: string | undefined): void {
     if (this.closed) return;
+    if (offset !== undefined) this.offsets.set(event, offset);
     this.#events.push(event);
     this.#notify();
   }
@@ -92,6 +143,7 @@ class TurnStreamBuffer {
       this.closed = true;
       this.#events = [];
       this.#head = 0;
+      this.#holder.close.abort();
     }
   }
 
@@ -110,12 +162,16 @@ class TurnStreamBuffer {
  * its turn), and a strong one while a loop reads (a waiting loop is only reachable through it).
  * @internal
  */
-export function turnStream(run: (sink: TurnSink) => Promise<Outcome>): TurnStream {
-  const holder: BufferHolder = { strong: undefined, weak: undefined };
+export function turnStream(run: (sink: TurnSink, control: TurnStreamControl) => Promise<Outcome>): TurnStream {
+  const holder: BufferHolder = { strong: undefined, weak: undefined, close: new AbortController() };
   const buffer = new TurnStreamBuffer(holder);
-  const outcome = feed(run, holder);
+  const { outcome, receiptId } = feed(run, holder);
+  const offsets = buffer.offsets;
   return {
     outcome,
+    receiptId,
+    offsetOf: (event: TurnEvent) =>
+      typeof event === 'object' && (event as unknown) !== null ? offsets.get(event) : undefined,
     [Symbol.asyncIterator]: () => read(buffer),
     [TURN_STREAM_BUFFER]: buffer,
   } as TurnStream;
@@ -125,28 +181,46 @@ export function turnStream(run: (sink: TurnSink) => Promise<Outcome>): TurnStrea
 interface BufferHolder {
   strong: TurnStreamBuffer | undefined;
   weak: WeakRef<TurnStreamBuffer> | undefined;
+  /** Aborted once no reader can read. */
+  readonly close: AbortController;
 }
 
 /**
  * Runs the turn, feeding its events and end into the buffer `holder` reaches. A function of its
  * own: its closures must not share a scope that holds the buffer strongly.
  */
-function feed(run: (sink: TurnSink) => Promise<Outcome>, holder: BufferHolder): Promise<Outcome> {
+function feed(
+  run: (sink: TurnSink, control: TurnStreamControl) => Promise<Outcome>,
+  holder: BufferHolder,
+): { outcome: Promise<Outcome>; receiptId: Promise<string | undefined> } {
+  let setReceipt!: (receiptId: string | undefined) => void;
+  const receiptId = new Promise<string | undefined>((resolve) => (setReceipt = resolve));
+  const control: TurnStreamControl = { setReceipt, closed: holder.close.signal };
   const target = (): TurnStreamBuffer | undefined => holder.strong ?? holder.weak?.deref();
-  const outcome = run((event) => {
-    target()?.push(event);
-  }).then(
+  const sink: TurnSink = (event, offset) => {
+    target()?.push(event, offset);
+  };
+  CONTROLS.set(sink, control);
+  const outcome = run(sink, control).then(
     (result) => {
       target()?.finish(undefined);
       return result;
     },
     (error: unknown) => {
+      if (error instanceof QuietEnd) {
+        target()?.finish(undefined);
+        throw error.error;
+      }
       target()?.finish({ error });
       throw error;
     },
   );
   outcome.catch(() => undefined); // handled here: a stream nobody reads must not raise an unhandled rejection
-  return outcome;
+  void outcome.then(
+    () => setReceipt(undefined),
+    () => setReceipt(undefined),
+  );
+  return { outcome, receiptId };
 }
 
 async function* read(buffer: TurnStreamBuffer): AsyncGenerator<TurnEvent, void, undefined> {

@@ -127,7 +127,9 @@ const PAGE = 200;
  * waits on `wakeups` for more, drops events of attempts below the latest `restarted` seen, and
  * ends after the `outcome` event or once the receipt is out of the inbox with nothing left to
  * read. For `{ sessionKey }` it starts at the first event of the in-flight receipt's latest
- * attempt, skipping that attempt's own `restarted` marker.
+ * attempt. A `restarted` read before this reader yielded anything (from the start of a log, or of
+ * a session's latest attempt) voids nothing it showed and is skipped — so a worker may publish
+ * one to an empty log.
  */
 export async function* readEventLog(
   source: EventLogSource,
@@ -144,14 +146,15 @@ export async function* readEventLog(
   let receiptId = ref.receiptId;
   let position = ref.from;
   let latest = 0;
-  let skipMarker: number | undefined;
+  // A `restarted` voids what this reader showed: before anything was shown (a reader from the
+  // start of the log, or of a session's latest attempt) it voids nothing and is skipped.
+  let shown = receiptId !== undefined && position !== undefined;
   if (receiptId === undefined) {
     receiptId = await untilAborted(source.inFlight(ref.sessionKey as string), signal);
     if (receiptId === undefined) return;
     const start = await untilAborted(latestAttemptStart(source, receiptId), signal);
     position = start.before;
     latest = start.attempt;
-    skipMarker = start.attempt;
   } else if (position !== undefined) {
     latest = await untilAborted(restartedThrough(source, receiptId, position), signal);
   }
@@ -164,11 +167,8 @@ export async function* readEventLog(
         const event = turnEventFromText(row.text);
         if (event.type === 'restarted') latest = Math.max(latest, row.attempt, event.attempt);
         if (row.attempt < latest) continue;
-        if (skipMarker !== undefined) {
-          const isMarker = event.type === 'restarted' && row.attempt === skipMarker;
-          skipMarker = undefined;
-          if (isMarker) continue;
-        }
+        if (event.type === 'restarted' && !shown) continue;
+        shown = true;
         yield { offset: row.offset, attempt: row.attempt, event };
         if (event.type === 'outcome') return;
       }

@@ -1,0 +1,97 @@
+import { InboxError, type Inbox, type Outcome, type TurnEvent } from '@signalyard/core';
+import { errorText } from '@signalyard/core/internal';
+
+/**
+ * Publishes one inbox entry's turn events to its receipt's stream log (inbox.md "Streams from any
+ * worker"), for the delivery that applies it: every event the turn streams, in order, except the
+ * `outcome` — published by {@link EntryPublisher.finish} once the settling save is done, so a
+ * reader never sees an outcome that a later attempt replaces. A delivery after the first
+ * publishes `{ type: 'restarted', attempt }` first (readers skip a marker that voids nothing).
+ *
+ * Writes never hold the turn up: events are queued and written one at a time, in order, by one
+ * drain loop; while a write is in flight the events arriving meanwhile wait and go next. A write
+ * that fails is reported once (`warn`) and dropped; once the entry is no longer in the inbox
+ * (`LEASE_LOST`: another worker settled it) or the delivery is abandoned, nothing more is written.
+ * @internal
+ */
+export class EntryPublisher {
+  readonly #inbox: Inbox;
+  readonly #receiptId: string;
+  readonly #warn: (message: string) => void;
+  /** The delivery's count, once begun; events before it wait. */
+  #attempt: number | undefined;
+  #queue: TurnEvent[] = [];
+  #draining: Promise<void> | undefined;
+  #stopped = false;
+  #warned = false;
+
+  constructor(inbox: Inbox, receiptId: string, warn: (message: string) => void) {
+    this.#inbox = inbox;
+    this.#receiptId = receiptId;
+    this.#warn = warn;
+  }
+
+  /** The turn's sink: each event but the `outcome` is queued for publishing. */
+  readonly sink = (event: TurnEvent): void => {
+    if (event.type === 'outcome' || this.#stopped) return;
+    this.#push(event);
+  };
+
+  /** The delivery began (its durable count): a redelivery publishes `restarted` first. */
+  begin(attempt: number): void {
+    if (this.#attempt !== undefined || this.#stopped) return;
+    this.#attempt = attempt;
+    if (attempt > 1) this.#queue.unshift({ type: 'restarted', attempt });
+    this.#kick();
+  }
+
+  /**
+   * The entry is settled: publishes its `outcome` after every event queued, and resolves once all
+   * are written (or dropped). A delivery never begun here publishes under the entry's count.
+   */
+  finish(outcome: Outcome, fallbackAttempt: number): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    this.#attempt ??= Math.max(1, fallbackAttempt);
+    this.#push({ type: 'outcome', outcome });
+    const done = this.#draining ?? Promise.resolve();
+    this.#stopped = true;
+    return done;
+  }
+
+  /** The delivery is given up (its lease lost): nothing more is written. */
+  abandon(): void {
+    this.#stopped = true;
+    this.#queue = [];
+  }
+
+  #push(event: TurnEvent): void {
+    this.#queue.push(event);
+    this.#kick();
+  }
+
+  #kick(): void {
+    if (this.#draining !== undefined || this.#attempt === undefined || this.#queue.length === 0) return;
+    this.#draining = this.#drain().finally(() => {
+      this.#draining = undefined;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    const attempt = this.#attempt as number;
+    while (this.#queue.length > 0) {
+      const event = this.#queue.shift() as TurnEvent;
+      try {
+        await this.#inbox.publish(this.#receiptId, attempt, event);
+      } catch (error) {
+        if (InboxError.isInstance(error) && (error.code === 'LEASE_LOST' || error.code === 'INBOX_CLOSED')) {
+          this.abandon();
+          return;
+        }
+        if (!this.#warned) {
+          this.#warned = true;
+          this.#warn(`inbox stream of receipt ${JSON.stringify(this.#receiptId)}: publish failed: ${errorText(error)}`);
+        }
+      }
+    }
+  }
+}
