@@ -43,6 +43,7 @@ class Gates {
     if ((message as { type?: unknown }).type !== 'chunk') return;
     const request = { worker, delta: (message as { delta: string }).delta };
     this.askedBy.push(worker);
+    if ((message as { free?: unknown }).free === true) return; // streaming freely: told, not asked
     if (this.#open) {
       send(worker, { type: 'open' });
       return;
@@ -64,6 +65,7 @@ class Gates {
     this.#open = false;
     this.#queue.length = 0;
     this.askedBy.length = 0;
+    for (const worker of this.workers) send(worker, { type: 'close' });
   }
 
   /** Lets every live worker stream freely, the deltas waiting now included. */
