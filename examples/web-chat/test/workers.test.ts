@@ -160,6 +160,8 @@ describeBrowser('the web chat with --workers 2 in Chromium', () => {
 
   async function open(chatId: string): Promise<Page> {
     const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
+    // Waits on page state only, generous: a loaded 2-core machine, a lease to run out.
+    page.setDefaultTimeout(90_000);
     page.on('pageerror', (error) => {
       throw error;
     });
@@ -222,7 +224,7 @@ describeBrowser('the web chat with --workers 2 in Chromium', () => {
     await expectOneCompleteReply(page);
     expect(gates.askedBy.at(-1)).not.toBe(applying); // the reply shown is the other worker's
     await page.close();
-  }, 120_000);
+  }, 240_000);
 
   it('the page’s connection is cut mid-reply: the page resumes and shows the reply once, whole', async () => {
     gates.close();
@@ -246,5 +248,5 @@ describeBrowser('the web chat with --workers 2 in Chromium', () => {
     expect(resumes.every((m) => m === 'GET')).toBe(true);
     await expectOneCompleteReply(page);
     await page.close();
-  }, 120_000);
+  }, 240_000);
 });
