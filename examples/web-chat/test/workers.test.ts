@@ -223,6 +223,9 @@ describeBrowser('the web chat with --workers 2 in Chromium', () => {
     gates.open(); // the other worker streams freely once its lease on the session begins
     await expectOneCompleteReply(page);
     expect(gates.askedBy.at(-1)).not.toBe(applying); // the reply shown is the other worker's
+    // Nothing in flight now: the resume route answers 204.
+    const idle = await fetch(`http://127.0.0.1:${proxy.port}/api/chat/kill-1/stream`);
+    expect(idle.status).toBe(204);
     await page.close();
   }, 240_000);
 
