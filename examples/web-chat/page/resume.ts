@@ -50,7 +50,8 @@ interface Finished {
  * `onFinish` (give it the chat's `onFinish`: a reply that did not finish — cut off, or started
  * over on another worker — is dropped and replayed whole, so it shows once). When nothing is in
  * flight any more after an interruption, the saved conversation is loaded instead: the reply
- * finished meanwhile.
+ * finished meanwhile. A reply resumed on load is shown without the question that asked it (the
+ * question is saved with the turn): once it finished, the saved conversation is loaded.
  */
 export function resumer(
   chatOf: () => Chat,
@@ -63,12 +64,31 @@ export function resumer(
     await chat.resumeStream();
     if (transport.nothingInFlight && interrupted !== undefined) chat.messages = await reload();
   };
+  let reloadWhenFinished = false;
+  const reloadSaved = async (): Promise<void> => {
+    chatOf().messages = await reload();
+  };
   return {
-    onLoad: () => resume(undefined),
+    onLoad: async () => {
+      reloadWhenFinished = true;
+      await resume(undefined);
+      if (transport.nothingInFlight) reloadWhenFinished = false;
+    },
     onFinish: ({ message, isAbort, isDisconnect }) => {
       const unfinished = transport.unfinished;
       transport.unfinished = false;
-      if (isAbort || !(isDisconnect || unfinished)) return;
+      if (isAbort) return;
+      if (!(isDisconnect || unfinished)) {
+        if (reloadWhenFinished) {
+          reloadWhenFinished = false;
+          setTimeout(() => {
+            reloadSaved().catch((error: unknown) => {
+              console.error('web chat: loading the conversation failed', error);
+            });
+          }, 0);
+        }
+        return;
+      }
       // After the chat settled this request (onFinish runs inside it).
       setTimeout(() => {
         resume(message.role === 'assistant' ? message : undefined).catch((error: unknown) => {

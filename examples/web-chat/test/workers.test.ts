@@ -252,4 +252,40 @@ describeBrowser('the web chat with --workers 2 in Chromium', () => {
     await expectOneCompleteReply(page);
     await page.close();
   }, 240_000);
+
+  it('the page is reloaded mid-reply: it resumes on load, the reply in flight replayed from its start, then live', async () => {
+    gates.close();
+    const page = await open('reload-1');
+    await page.fill('#prompt', 'my invoice charged me twice');
+    await page.click('#send');
+    const { text } = await streamSome(4);
+    const showsSoFar = (t: string): boolean => {
+      const texts = [...document.querySelectorAll('article.assistant .text')].map((n) => n.textContent ?? '');
+      return texts.join('') === t;
+    };
+    await page.waitForFunction(showsSoFar, text);
+    await page.reload();
+    await page.waitForFunction(showsSoFar, text); // replayed on load, before the worker goes on
+    // The question is saved with the turn: until it settles, the page shows the reply only.
+    expect(await page.locator('#messages article').count()).toBe(1);
+    gates.open();
+    await page.waitForSelector('article.assistant .text >> text=just tell me how much you want back');
+    // Once it finished, the page loads the saved conversation: the question, then the reply.
+    await page.waitForSelector('article.user');
+    await page.waitForSelector('body[data-ready="true"][data-status="ready"]');
+    expect(await page.locator('#messages article').evaluateAll((n) => n.map((a) => a.dataset.role))).toEqual([
+      'user',
+      'assistant',
+    ]);
+    expect(await page.locator('article.assistant .text').allTextContents()).toEqual([TRIAGE, BILLING]);
+    // A reload shows the same.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.locator('#messages article').evaluateAll((n) => n.map((a) => a.dataset.role))).toEqual([
+      'user',
+      'assistant',
+    ]);
+    expect(await page.locator('article.assistant .text').allTextContents()).toEqual([TRIAGE, BILLING]);
+    await page.close();
+  }, 240_000);
 });
