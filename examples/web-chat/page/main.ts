@@ -141,7 +141,11 @@ async function main(): Promise<void> {
   const messages = await loadMessages(id);
   let afterRender = (): void => undefined;
   const transport = new ResumingTransport({ api: '/api/chat' });
-  const resuming = resumer(() => chat, transport, () => loadMessages(id));
+  const resuming = resumer(
+    () => chat,
+    transport,
+    () => loadMessages(id),
+  );
   const chat: Chat = new Chat({
     id,
     messages,

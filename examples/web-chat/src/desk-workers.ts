@@ -102,12 +102,18 @@ function spawnWorker(
     stderr = (stderr + chunk).slice(-20_000);
     process.stderr.write(chunk);
   });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  const exited = new Promise<void>((done) =>
+    child.once('exit', () => {
+      done();
+    }),
+  );
   const ready = new Promise<void>((resolve, reject) => {
     child.on('message', (message) => {
       if ((message as { type?: unknown }).type === 'ready') resolve();
     });
-    void exited.then(() => reject(new Error(`a desk worker exited before it was ready:\n${stderr}`)));
+    void exited.then(() => {
+      reject(new Error(`a desk worker exited before it was ready:\n${stderr}`));
+    });
   });
   ready.catch(() => undefined); // read by whoever waits for it
   const worker: DeskWorkerProcess = {
@@ -123,7 +129,10 @@ function spawnWorker(
       clearTimeout(timer);
     },
   };
-  if (onMessage !== undefined) child.on('message', (message) => onMessage(worker, message));
+  if (onMessage !== undefined)
+    child.on('message', (message) => {
+      onMessage(worker, message);
+    });
   return worker;
 }
 

@@ -22,8 +22,10 @@ const { values } = parseArgs({
   },
 });
 const workerCount = Number(values.workers);
-if (!Number.isInteger(workerCount) || workerCount < 0) throw new Error(`--workers: expected a whole number, got ${values.workers}`);
-if (workerCount > 0 && values.db === ':memory:') throw new Error('--workers needs a db file the processes share, not :memory:');
+if (!Number.isInteger(workerCount) || workerCount < 0)
+  throw new Error(`--workers: expected a whole number, got ${values.workers}`);
+if (workerCount > 0 && values.db === ':memory:')
+  throw new Error('--workers needs a db file the processes share, not :memory:');
 if (values.db !== ':memory:') mkdirSync(dirname(values.db), { recursive: true });
 const { model, name } = defaultModel();
 
@@ -42,7 +44,9 @@ console.log(`  reviewer ${chat.reviewUrl}   (approves or denies refunds over $10
 console.log(`  model    ${name}`);
 console.log(`  sessions ${values.db}`);
 if (workerCount > 0) {
-  console.log(`  workers  ${workers.map((w) => `pid ${String(w.process.pid)}`).join(', ')}   (kill -9 one mid-reply: another takes the turn over)`);
+  console.log(
+    `  workers  ${workers.map((w) => `pid ${String(w.process.pid)}`).join(', ')}   (kill -9 one mid-reply: another takes the turn over)`,
+  );
 }
 console.log('  try      "my invoice charged me twice", then "please refund $420"   (Ctrl-C to stop)');
 

@@ -81,7 +81,9 @@ function send(worker: DeskWorkerProcess, message: { type: string }): void {
 }
 
 /** A TCP proxy in front of the server: `cut()` drops every connection, as a network change does. */
-async function startProxy(target: () => number): Promise<{ port: number; cut: () => void; close: () => Promise<void> }> {
+async function startProxy(
+  target: () => number,
+): Promise<{ port: number; cut: () => void; close: () => Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(target(), '127.0.0.1');

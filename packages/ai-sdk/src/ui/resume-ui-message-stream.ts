@@ -27,7 +27,10 @@ const fail = (path: string, problem: string): UIMessageError =>
 function assertResumeArguments(runner: unknown, sessionKey: unknown): asserts runner is TurnStreamResumer {
   const record = typeof runner === 'object' && runner !== null ? (runner as Record<string, unknown>) : undefined;
   if (typeof record?.resumeStream !== 'function') {
-    throw fail('runner', `expected a Runner (an object with resumeStream({ sessionKey })), got ${describeValue(runner)}`);
+    throw fail(
+      'runner',
+      `expected a Runner (an object with resumeStream({ sessionKey })), got ${describeValue(runner)}`,
+    );
   }
   if (typeof sessionKey !== 'string' || sessionKey === '') {
     throw fail('sessionKey', `expected the chat's session key, a non-empty string, got ${describeValue(sessionKey)}`);
@@ -116,7 +119,10 @@ export function resumeUIMessageStreamResponse(
   } = init ?? {};
   return resumed(runner, sessionKey, options).then((stream) =>
     stream === undefined
-      ? new Response(null, { status: 204, ...(responseInit.headers === undefined ? {} : { headers: responseInit.headers }) })
+      ? new Response(null, {
+          status: 204,
+          ...(responseInit.headers === undefined ? {} : { headers: responseInit.headers }),
+        })
       : createUIMessageStreamResponse({ ...responseInit, stream }),
   );
 }
