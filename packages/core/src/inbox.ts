@@ -258,6 +258,15 @@ export interface Inbox {
   publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void>;
 
   /**
+   * Optional: {@link Inbox.publish} for several events of one delivery at once — appended in
+   * order, in one write where the transport allows (one transaction or statement, one round
+   * trip: all or none), and readers woken once. A worker uses it when a turn's events come faster than one
+   * write at a time; without it, it publishes them one by one. An empty list appends nothing.
+   * @throws as {@link Inbox.publish}; `INBOX_INPUT_INVALID` also for `events` that is not an array.
+   */
+  publishMany?(receiptId: string, attempt: number, events: readonly TurnEvent[]): Promise<void>;
+
+  /**
    * Reads a stream log, waiting for events as they are published.
    * - `{ receiptId }`: the receipt's events after `from` (all of them without it), each exactly
    *   once; it ends after the `outcome` event, or when the receipt is no longer in the inbox and

@@ -35,7 +35,13 @@ import {
   parseSignalText,
 } from './internal/inbox-input.js';
 import { compareInboxSeq } from './internal/inbox-seq.js';
-import { readEventLog, turnEventText, type EventRow, type OutcomeLookup } from './internal/inbox-streams.js';
+import {
+  readEventLog,
+  turnEventText,
+  turnEventTexts,
+  type EventRow,
+  type OutcomeLookup,
+} from './internal/inbox-streams.js';
 import { InboxWakeups } from './internal/inbox-wakeups.js';
 import { checkPendingOptions, inboxOutcome, readLeased } from './internal/inbox-methods.js';
 import {
@@ -316,11 +322,21 @@ export class MemoryInbox implements Inbox, InspectableInbox {
   }
 
   /** See {@link Inbox.publish}. */
-  async publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+  publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+    return this.#append(receiptId, attempt, () => [turnEventText(event)]);
+  }
+
+  /** See {@link Inbox.publishMany}. */
+  publishMany(receiptId: string, attempt: number, events: readonly TurnEvent[]): Promise<void> {
+    return this.#append(receiptId, attempt, () => turnEventTexts(events));
+  }
+
+  async #append(receiptId: string, attempt: number, texts: () => string[]): Promise<void> {
     this.#open();
     assertInboxId(receiptId, 'receipt id');
     assertAttempt(attempt);
-    const text = turnEventText(event);
+    const added = texts();
+    if (added.length === 0) return;
     const stored = this.#byReceipt.get(receiptId);
     if (stored === undefined) throw entrySettledError(receiptId);
     let log = this.#events.get(receiptId);
@@ -328,7 +344,7 @@ export class MemoryInbox implements Inbox, InspectableInbox {
       log = [];
       this.#events.set(receiptId, log);
     }
-    log.push({ offset: String(++this.#lastOffset), attempt, text });
+    for (const text of added) log.push({ offset: String(++this.#lastOffset), attempt, text });
     this.#wakeups.wake(receiptId);
   }
 

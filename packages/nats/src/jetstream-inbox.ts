@@ -38,6 +38,7 @@ import {
   readEventLog,
   readLeased,
   turnEventText,
+  turnEventTexts,
 } from '@signalyard/core/internal';
 import type { PubAck } from '@nats-io/jetstream';
 import { headers } from '@nats-io/nats-core';
@@ -437,18 +438,30 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
   }
 
   /** See `Inbox.publish`: the events stream, on the entry's own subject. */
-  async publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+  publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+    return this.#append(receiptId, attempt, () => [turnEventText(event)]);
+  }
+
+  /** See `Inbox.publishMany`: one look at the entry, the events published back to back, their acks awaited together. */
+  publishMany(receiptId: string, attempt: number, events: readonly TurnEvent[]): Promise<void> {
+    return this.#append(receiptId, attempt, () => turnEventTexts(events));
+  }
+
+  async #append(receiptId: string, attempt: number, made: () => string[]): Promise<void> {
     this.#open();
     assertInboxId(receiptId, 'receipt id');
     assertAttempt(attempt);
-    const text = turnEventText(event);
+    const texts = made();
+    if (texts.length === 0) return;
     const r = await this.#get();
     try {
       const message = await storedEntry(r.c.jsm, this.#o.stream, receiptId);
       if (message === undefined) throw entrySettledError(receiptId);
       const h = headers();
       h.set('Sy-Receipt', receiptId);
-      await r.c.js.publish(eventSubject(r, message.seq), `${attempt}\n${text}`, { headers: h });
+      const subject = eventSubject(r, message.seq);
+      // One connection keeps publish order: the stream stores them in this order.
+      await Promise.all(texts.map((text) => r.c.js.publish(subject, `${attempt}\n${text}`, { headers: h })));
       this.#signals.wakeups.wake(receiptId);
     } catch (error) {
       throw unavailable('publish the event', error);

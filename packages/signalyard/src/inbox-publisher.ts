@@ -1,6 +1,9 @@
 import { InboxError, type Inbox, type Outcome, type TurnEvent } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 
+/** The most events one write takes. */
+const MAX_BATCH = 256;
+
 /**
  * Publishes one inbox entry's turn events to its receipt's stream log (inbox.md "Streams from any
  * worker"), for the delivery that applies it: every event the turn streams, in order, except the
@@ -8,8 +11,10 @@ import { errorText } from '@signalyard/core/internal';
  * reader never sees an outcome that a later attempt replaces. A delivery after the first
  * publishes `{ type: 'restarted', attempt }` first (readers skip a marker that voids nothing).
  *
- * Writes never hold the turn up: events are queued and written one at a time, in order, by one
- * drain loop; while a write is in flight the events arriving meanwhile wait and go next. A write
+ * Writes never hold the turn up: events are queued and written in order by one drain loop; while
+ * a write is in flight the events arriving meanwhile wait, and go next together in one write
+ * (`Inbox.publishMany`, when the transport has it): a fast model costs one round trip per batch,
+ * not per delta. A write
  * that fails is reported once (`warn`) and dropped; once the entry is no longer in the inbox
  * (`LEASE_LOST`: another worker settled it) or the delivery is abandoned, nothing more is written.
  * @internal
@@ -79,9 +84,9 @@ export class EntryPublisher {
   async #drain(): Promise<void> {
     const attempt = this.#attempt as number;
     while (this.#queue.length > 0) {
-      const event = this.#queue.shift() as TurnEvent;
+      const events = this.#queue.splice(0, MAX_BATCH);
       try {
-        await this.#inbox.publish(this.#receiptId, attempt, event);
+        await this.#write(attempt, events);
       } catch (error) {
         if (InboxError.isInstance(error) && (error.code === 'LEASE_LOST' || error.code === 'INBOX_CLOSED')) {
           this.abandon();
@@ -93,5 +98,15 @@ export class EntryPublisher {
         }
       }
     }
+  }
+
+  /** One write of everything queued: `publishMany` when the inbox has it, else one event at a time. */
+  async #write(attempt: number, events: readonly TurnEvent[]): Promise<void> {
+    const inbox = this.#inbox;
+    if (events.length > 1 && inbox.publishMany !== undefined) {
+      await inbox.publishMany(this.#receiptId, attempt, events);
+      return;
+    }
+    for (const event of events) await inbox.publish(this.#receiptId, attempt, event);
   }
 }

@@ -38,6 +38,11 @@ describe('the code in the guides runs as they say', () => {
     expect(await runBlock(codeBlock(readme, 'createRunner'), 'readme')).toEqual(['completed', 'rejected']);
   });
 
+  it('docs/streaming.md: a stream from a worker, resumed from an offset', async () => {
+    const printed = await runBlock(codeBlock(doc('streaming.md'), 'resumeStream'), 'streaming-resume');
+    expect(printed).toEqual(['completed', 'Hello from a worker']);
+  });
+
   it('docs/getting-started.md: your first Runner', async () => {
     const printed = await runBlock(codeBlock(doc('getting-started.md'), 'createRunner'), 'getting-started');
     expect(printed).toEqual(['completed rejected {"type":"reject","reason":"placing_order"}']);

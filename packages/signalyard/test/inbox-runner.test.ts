@@ -196,7 +196,7 @@ describe('accept and outcome', () => {
 });
 
 describe('leases', () => {
-  it('a lost lease aborts the turn (reason LEASE_LOST) and saves nothing; the redelivery publishes restarted and settles it', async () => {
+  it('a lost lease aborts the turn (reason LEASE_LOST) and saves nothing; the redelivery publishes restarted and settles it (each attempt publishing its events)', async () => {
     const inbox = new MemoryInbox();
     const store = new MemoryCheckpointStore();
     const renew = inbox.renew.bind(inbox);
@@ -224,7 +224,12 @@ describe('leases', () => {
     expect(reasons).toEqual(['LEASE_LOST']);
     const history = ((await store.load(MAIN))?.data as { history: { content: string }[] }).history;
     expect(history.map((m) => m.content)).toEqual(['x', 'second try']);
-    expect(published).toEqual([{ attempt: 2, event: { type: 'restarted', attempt: 2 } }]);
+    // Every turn event is published; the aborted attempt publishes no outcome, the redelivery starts with restarted.
+    const types = (published as { attempt: number; event: { type: string } }[]).map(
+      (p) => `${p.attempt}:${p.event.type}`,
+    );
+    expect(types).toEqual(['1:routed', '2:restarted', '2:routed', '2:outcome']);
+    expect(published[1]).toEqual({ attempt: 2, event: { type: 'restarted', attempt: 2 } });
     await inbox.close();
   });
 });

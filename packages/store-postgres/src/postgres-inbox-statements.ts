@@ -94,6 +94,12 @@ function readerSql(n: InboxNames) {
       `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
       `SELECT $1, next_event, $2, $3 FROM next RETURNING 1) ` +
       `SELECT 1 FROM added`,
+    /** `receiptId, attempt, events[]` → a row when appended (in order, offsets after the log's last). */
+    publishMany:
+      `WITH next AS (UPDATE ${n.entries.sql} SET next_event = next_event + cardinality($3::text[]) WHERE receipt_id = $1 RETURNING next_event), ` +
+      `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
+      `SELECT $1, next.next_event - cardinality($3::text[]) + t.ord, $2, t.ev FROM next, unnest($3::text[]) WITH ORDINALITY AS t(ev, ord) RETURNING 1) ` +
+      `SELECT 1 FROM added LIMIT 1`,
     /** `receiptId, afterOffset, limit` → `[live, offset, attempt, event]`: one row with nulls when no event. */
     events:
       `SELECT EXISTS (SELECT 1 FROM ${n.entries.sql} WHERE receipt_id = $1), v.event_offset::text, v.attempt, v.event ` +

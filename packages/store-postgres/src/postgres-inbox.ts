@@ -43,6 +43,7 @@ import {
   parseSignalText,
   readEventLog,
   turnEventText,
+  turnEventTexts,
   type EventPage,
   type OutcomeLookup,
 } from '@signalyard/core/internal';
@@ -341,15 +342,25 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   }
 
   /** See `Inbox.publish`. */
-  async publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+  publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+    return this.#append(receiptId, attempt, () => [turnEventText(event)]);
+  }
+
+  /** See `Inbox.publishMany`: one statement (one round trip) for every event, one `NOTIFY`. */
+  publishMany(receiptId: string, attempt: number, events: readonly TurnEvent[]): Promise<void> {
+    return this.#append(receiptId, attempt, () => turnEventTexts(events));
+  }
+
+  async #append(receiptId: string, attempt: number, made: () => string[]): Promise<void> {
     this.#open();
     assertInboxId(receiptId, 'receipt id');
     assertAttempt(attempt);
-    const text = turnEventText(event);
+    const texts = made();
+    if (texts.length === 0) return;
     const rows = await this.#query(
-      this.#sql.publish,
-      [receiptId, attempt, text],
-      `publish an event of ${JSON.stringify(receiptId)}`,
+      texts.length === 1 ? this.#sql.publish : this.#sql.publishMany,
+      [receiptId, attempt, texts.length === 1 ? texts[0] : texts],
+      `publish events of ${JSON.stringify(receiptId)}`,
     );
     if (rows.length === 0) throw entrySettledError(receiptId);
     void this.#notifier.send(`v${receiptId}`);

@@ -41,6 +41,7 @@ import {
   outcomeText,
   readEventLog,
   turnEventText,
+  turnEventTexts,
   type EventPage,
   type OutcomeLookup,
 } from '@signalyard/core/internal';
@@ -368,13 +369,25 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   }
 
   /** See `Inbox.publish`. */
-  async publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+  publish(receiptId: string, attempt: number, event: TurnEvent): Promise<void> {
+    return this.#append(receiptId, attempt, () => [turnEventText(event)]);
+  }
+
+  /** See `Inbox.publishMany`: every event in one write transaction. */
+  publishMany(receiptId: string, attempt: number, events: readonly TurnEvent[]): Promise<void> {
+    return this.#append(receiptId, attempt, () => turnEventTexts(events));
+  }
+
+  async #append(receiptId: string, attempt: number, made: () => string[]): Promise<void> {
     this.#open();
     assertInboxId(receiptId, 'receipt id');
     assertAttempt(attempt);
-    const text = turnEventText(event);
-    const added = await this.#write(`publish an event of ${JSON.stringify(receiptId)}`, () => {
-      return this.#s.publish.run(receiptId, attempt, text, receiptId).changes === 1;
+    const texts = made();
+    if (texts.length === 0) return;
+    const added = await this.#write(`publish events of ${JSON.stringify(receiptId)}`, () => {
+      if (this.#s.publish.run(receiptId, attempt, texts[0], receiptId).changes !== 1) return false;
+      for (let i = 1; i < texts.length; i++) this.#s.publish.run(receiptId, attempt, texts[i], receiptId);
+      return true;
     });
     if (!added) throw entrySettledError(receiptId);
     this.#peers.wake(receiptId);

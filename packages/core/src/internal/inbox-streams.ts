@@ -34,6 +34,15 @@ export function turnEventText(event: TurnEvent): string {
   return JSON.stringify(toJsonValue(event));
 }
 
+/**
+ * `publishMany`'s events as {@link turnEventText} makes each.
+ * @throws InboxError `INBOX_INPUT_INVALID` for something that is not an array of turn events.
+ */
+export function turnEventTexts(events: unknown): string[] {
+  if (!Array.isArray(events)) throw inboxInputError('turn events', events, 'an array of TurnEvents');
+  return events.map((event) => turnEventText(event as TurnEvent));
+}
+
 /** A stream log's JSON text back as a turn event (an `outcome` event's outcome rebuilt with `outcomeFromJson`). */
 export function turnEventFromText(text: string): TurnEvent {
   const event = JSON.parse(text) as TurnEvent;

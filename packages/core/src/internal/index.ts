@@ -106,7 +106,7 @@ export {
 export type { InboxLimits } from './inbox-options.js';
 export { InboxWakeups } from './inbox-wakeups.js';
 export type { InboxWatch } from './inbox-wakeups.js';
-export { readEventLog, turnEventFromText, turnEventText, waitForOutcome } from './inbox-streams.js';
+export { readEventLog, turnEventFromText, turnEventText, turnEventTexts, waitForOutcome } from './inbox-streams.js';
 export type { EventLogSource, EventPage, EventRow, OutcomeLookup } from './inbox-streams.js';
 export { toJsonValue, utf8Length } from './json-safe.js';
 export { checkPendingOptions, inboxOutcome, readLeased } from './inbox-methods.js';

@@ -5,6 +5,7 @@ import { deliveryCases, leaseCases, leaseLifeCases, readCases } from './inbox-ca
 import { closeCases, deadLetterCases, inputCases, notifyCases } from './inbox-cases-misc.js';
 import { outcomeCases } from './inbox-cases-outcomes.js';
 import { eventAttemptCases, eventCases, eventEndCases } from './inbox-cases-events.js';
+import { eventResumeCases, publishManyCases } from './inbox-cases-streams.js';
 import { sleep, type InboxFactory, type InboxTest } from './inbox-conformance-support.js';
 
 /**
@@ -16,7 +17,9 @@ import { sleep, type InboxFactory, type InboxTest } from './inbox-conformance-su
  * while live, expiry and takeover, `renew`, `release` (acquirable at once, not a delivery);
  * durable delivery counts; `ack`; outcomes put, awaited (across instances), timed out, aborted,
  * expired; stream logs by receipt from an offset and by session key, with `restarted`
- * attempts; notices; dead letters; `close`; and bad input refused with typed errors.
+ * attempts — live readers that disconnect and resume from their last offset get exactly the rest,
+ * late events of a partitioned worker's older attempt are dropped, a marker that voids nothing is
+ * skipped, events outlive the entry while its outcome is kept; notices; dead letters; `close`; and bad input refused with typed errors.
  *
  * Written with `node:assert`, so it runs under any test runner: pass its `describe` and `it`.
  * The factory gives each case fresh, isolated storage (see {@link InboxFactory}), optionally a
@@ -98,6 +101,8 @@ export function inboxConformance(name: string, factory: InboxFactory, harness: C
       eventCases(test);
       eventAttemptCases(test);
       eventEndCases(test);
+      eventResumeCases(test);
+      publishManyCases(test);
     });
     describe('notices', () => {
       notifyCases(test);
