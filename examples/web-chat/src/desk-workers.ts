@@ -42,7 +42,7 @@ export function deskWebTier(opts: Omit<DeskTierOptions, 'leaseMs' | 'ledger'>): 
 }
 
 /** A worker's runner: leases sessions from the inbox and applies their turns. */
-export function deskWorker(opts: DeskTierOptions): Runner {
+function deskWorker(opts: DeskTierOptions): Runner {
   const pollMs = opts.pollMs ?? 50;
   return deskRunner({
     dbPath: opts.dbPath,
