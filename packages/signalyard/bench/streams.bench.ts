@@ -28,7 +28,7 @@ let turns = 0;
 /** One turn, read to its end; checks every delta arrived. */
 async function streamed(runner: Runner): Promise<void> {
   let deltas = 0;
-  const turn = runner.stream({ channel: 'bench', text: 'go', sender: { id: `s${String(turns++ % 100)}` } });
+  const turn = runner.stream({ channel: 'bench', text: 'go', peer: { kind: 'dm', id: `s${String(turns++ % 100)}` } });
   for await (const event of turn) if (event.type === 'text_delta') deltas++;
   if (deltas !== DELTAS) throw new Error(`expected ${String(DELTAS)} deltas, got ${String(deltas)}`);
 }

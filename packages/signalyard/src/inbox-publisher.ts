@@ -14,7 +14,8 @@ const MAX_BATCH = 256;
  * Writes never hold the turn up: events are queued and written in order by one drain loop; while
  * a write is in flight the events arriving meanwhile wait, and go next together in one write
  * (`Inbox.publishMany`, when the transport has it): a fast model costs one round trip per batch,
- * not per delta. A write
+ * not per delta. The `routed` event waits for the turn's next event, so a turn that streams
+ * nothing publishes once, with its outcome (beside the outcome's own write). A write
  * that fails is reported once (`warn`) and dropped; once the entry is no longer in the inbox
  * (`LEASE_LOST`: another worker settled it) or the delivery is abandoned, nothing more is written.
  * @internal
@@ -39,6 +40,12 @@ export class EntryPublisher {
   /** The turn's sink: each event but the `outcome` is queued for publishing. */
   readonly sink = (event: TurnEvent): void => {
     if (event.type === 'outcome' || this.#stopped) return;
+    if (event.type === 'routed' && this.#queue.length === 0 && this.#draining === undefined) {
+      // Held until the turn's next event (or its outcome) and written with it: a turn that
+      // streams nothing costs no write of its own, one that streams loses nothing.
+      this.#queue.push(event);
+      return;
+    }
     this.#push(event);
   };
 

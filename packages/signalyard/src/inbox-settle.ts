@@ -175,3 +175,14 @@ async function poison(d: GateDeps, session: LiveSession, job: Job, attempts: num
 export function dropText(why: unknown): string {
   return typeof why === 'string' ? why : errorText(why);
 }
+
+/** `LEASE_LOST` for the turn aborted (or the entry dropped) because of `why`. @internal */
+export function lostError(key: string, why: unknown): InboxError {
+  if (InboxError.isInstance(why) && why.code === 'LEASE_LOST') return why;
+  return new InboxError({
+    code: 'LEASE_LOST',
+    message: `The lease on session ${JSON.stringify(key)} is lost (${dropText(why)}): the turn is aborted and nothing more is saved; another worker settles its entries`,
+    sessionKey: key,
+    ...(typeof why === 'string' ? {} : { cause: why }),
+  });
+}

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  InboxError,
   outcomeFromJson,
   outcomeToJson,
   signal as makeSignal,
@@ -15,7 +14,7 @@ import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, type ControlDeps, type ControlEnd } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
 import { EntryPublisher } from './inbox-publisher.js';
-import { admitMember, coverEntry, coveredLive, dropText, gateEntry, type GateDeps } from './inbox-settle.js';
+import { admitMember, coverEntry, coveredLive, gateEntry, lostError, type GateDeps } from './inbox-settle.js';
 import { keepUnstored } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, inputError, stoppedOutcome } from './outcomes.js';
@@ -388,10 +387,11 @@ export class InboxWorker {
 
   /** A settled entry's outcome: to its stream's readers (after the turn's events), this process's waits, and stored (`putOutcome`). */
   async #putOutcome(entry: InboxEntry, outcome: Outcome): Promise<void> {
-    await this.#publishers.get(entry)?.finish(outcome, entry.attempts);
+    // The outcome event goes out beside the stored outcome (one write batch on SQLite), both before the ack.
+    const published = this.#publishers.get(entry)?.finish(outcome, entry.attempts);
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
-    await this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs);
+    await Promise.all([published, this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs)]);
     this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
   }
 
@@ -547,15 +547,4 @@ function agentIdOfKey(key: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** `LEASE_LOST` for the turn aborted (or the entry dropped) because of `why`. */
-function lostError(key: string, why: unknown): InboxError {
-  if (InboxError.isInstance(why) && why.code === 'LEASE_LOST') return why;
-  return new InboxError({
-    code: 'LEASE_LOST',
-    message: `The lease on session ${JSON.stringify(key)} is lost (${dropText(why)}): the turn is aborted and nothing more is saved; another worker settles its entries`,
-    sessionKey: key,
-    ...(typeof why === 'string' ? {} : { cause: why }),
-  });
 }

@@ -22,13 +22,14 @@ import { InboxProducer } from './inbox-producer.js';
 import { InboxWorker } from './inbox-worker.js';
 import type { Job } from './live-session.js';
 import type { InboundMessage } from './runner-api.js';
-import { inputError } from './outcomes.js';
+import { closedError, inputError } from './outcomes.js';
+import { OPTIONS, checkedOptions } from './runner-input.js';
 import type { ResolvedRunnerOptions } from './runner-options.js';
 import type { SessionPersistence } from './session-persistence.js';
 import type { SessionTimeline } from './session-timeline.js';
 import type { InboxHooks, SessionQueue } from './session-queue.js';
-import { relayReceipt, resumeFromLog, type RelayDeps } from './inbox-stream.js';
-import { sinkControl, type TurnSink, type TurnStreamControl } from './turn-stream.js';
+import { relayReceipt, resumeFromLog, streamRef, type RelayDeps } from './inbox-stream.js';
+import { sinkControl, turnStream, type TurnSink, type TurnStream, type TurnStreamControl } from './turn-stream.js';
 
 /** What a runner's {@link RunnerInbox} works with. @internal */
 export interface RunnerInboxDeps {
@@ -88,6 +89,25 @@ export class RunnerInbox {
     member: (session, job, carried) => this.#hooks?.member(session, job, carried) ?? Promise.resolve('run'),
     applied: (session, job, outcome) => this.#hooks?.applied(session, job, outcome) ?? Promise.resolve(),
   };
+
+  /**
+   * `Runner.resumeStream`: its arguments checked when the stream is iterated, then the inbox's
+   * log read into a {@link TurnStream}. `inbox`: `undefined` once the runner is closing, `null`
+   * without a durable inbox.
+   */
+  static resumeStream(
+    inbox: RunnerInbox | null | undefined,
+    ref: unknown,
+    opts: { from?: string; abortSignal?: AbortSignal } | undefined,
+  ): TurnStream {
+    return turnStream(async (sink, control) => {
+      if (inbox === undefined) throw closedError();
+      const o = checkedOptions(OPTIONS.resumeStream, opts);
+      const checked = streamRef(ref, o.from);
+      if (inbox === null) throw noInboxError('resumeStream');
+      return inbox.resume(checked, o.from, o.abortSignal, sink, control);
+    });
+  }
 
   /** Accepts one checked signal (chained per key). */
   accept(

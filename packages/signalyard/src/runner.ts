@@ -6,7 +6,6 @@ import {
   signal as makeSignal,
   type ApprovalDecision,
   type AcceptOptions,
-  type ChatMessage,
   type CheckpointStore,
   type InboxReceipt,
   type JsonValue,
@@ -25,6 +24,7 @@ import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
 import { approverProblem, decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
 import { aliasesOf, publicTranscript } from './approval-aliases.js';
+import { defaultTranscript } from './default-transcript.js';
 import { createEventHub } from './event-hub.js';
 import { EventTimeline } from './event-timeline.js';
 import { closedError, inputError } from './outcomes.js';
@@ -36,7 +36,6 @@ import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } 
 import { Semaphore } from './semaphore.js';
 import { SessionPersistence, newStrategy } from './session-persistence.js';
 import { SessionQueue } from './session-queue.js';
-import { streamRef } from './inbox-stream.js';
 import { RunnerInbox, noInboxError, resolveMessage, signalJsonOf, unknownAgent } from './runner-inbox.js';
 import { SessionTimeline } from './session-timeline.js';
 import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
@@ -423,13 +422,7 @@ class RunnerImpl implements Runner {
     ref: { receiptId: string } | { sessionKey: string },
     opts: { from?: string; abortSignal?: AbortSignal } = {},
   ): TurnStream {
-    return turnStream(async (sink, control) => {
-      if (this.#closing !== undefined) throw closedError();
-      const o = checkedOptions(OPTIONS.resumeStream, opts);
-      const checked = streamRef(ref, o.from);
-      if (this.#inbox === undefined) throw noInboxError('resumeStream');
-      return this.#inbox.resume(checked, o.from, o.abortSignal, sink, control);
-    });
+    return RunnerInbox.resumeStream(this.#closing !== undefined ? undefined : (this.#inbox ?? null), ref, opts);
   }
 
   deadLetters(opts: { limit?: number } = {}): AsyncIterable<{ receipt: InboxReceipt; outcome: Outcome }> {
@@ -529,15 +522,4 @@ class RunnerImpl implements Runner {
   ): AsyncIterable<{ sessionKey: string; agentId: string; version: number; updatedAt: string }> {
     return this.#timeline.listSessions(checkedOptions(OPTIONS.listSessions, opts));
   }
-}
-
-/** The user and assistant messages of a history, as they are (an assistant message's `name` as its agent, else the session's). */
-function defaultTranscript(history: readonly ChatMessage[], agentId: string): TranscriptEntry[] {
-  const entries: TranscriptEntry[] = [];
-  for (const m of history) {
-    if (m.role === 'user') entries.push({ type: 'user', text: m.content });
-    else if (m.role === 'assistant' && m.content !== '')
-      entries.push({ type: 'assistant', agentId: m.name ?? agentId, text: m.content });
-  }
-  return entries;
 }

@@ -59,8 +59,10 @@ export interface TurnStreamControl {
  * Thrown by a stream's `run` to end the iteration without an error while `outcome` rejects with
  * `error` (`resumeStream` with nothing to read). @internal
  */
-export class QuietEnd {
-  constructor(readonly error: unknown) {}
+export class QuietEnd extends Error {
+  constructor(readonly error: unknown) {
+    super('the stream ended without an outcome');
+  }
 }
 
 /** The control of each stream's sink, for code that gets only the sink (a durable inbox's relay). */
@@ -216,10 +218,10 @@ function feed(
     },
   );
   outcome.catch(() => undefined); // handled here: a stream nobody reads must not raise an unhandled rejection
-  void outcome.then(
-    () => setReceipt(undefined),
-    () => setReceipt(undefined),
-  );
+  const noReceipt = (): void => {
+    setReceipt(undefined);
+  };
+  void outcome.then(noReceipt, noReceipt);
   return { outcome, receiptId };
 }
 

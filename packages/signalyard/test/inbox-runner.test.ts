@@ -208,6 +208,11 @@ describe('leases', () => {
       published.push({ attempt, event });
       await publish(receiptId, attempt, event);
     };
+    const publishMany = inbox.publishMany.bind(inbox);
+    inbox.publishMany = async (receiptId, attempt, events) => {
+      for (const event of events) published.push({ attempt, event });
+      await publishMany(receiptId, attempt, events);
+    };
     const reasons: unknown[] = [];
     const runner = make({ inbox, store, worker: { pollMs: 10, leaseMs: 60 } }, (ctx) => {
       if (reasons.length > 0) return Promise.resolve({ messages: [{ role: 'assistant', content: 'second try' }] });
@@ -224,12 +229,13 @@ describe('leases', () => {
     expect(reasons).toEqual(['LEASE_LOST']);
     const history = ((await store.load(MAIN))?.data as { history: { content: string }[] }).history;
     expect(history.map((m) => m.content)).toEqual(['x', 'second try']);
-    // Every turn event is published; the aborted attempt publishes no outcome, the redelivery starts with restarted.
+    // Every turn event is published (routed with the turn's next event, here its outcome); the
+    // aborted attempt publishes nothing, the redelivery starts with restarted.
     const types = (published as { attempt: number; event: { type: string } }[]).map(
       (p) => `${p.attempt}:${p.event.type}`,
     );
-    expect(types).toEqual(['1:routed', '2:restarted', '2:routed', '2:outcome']);
-    expect(published[1]).toEqual({ attempt: 2, event: { type: 'restarted', attempt: 2 } });
+    expect(types).toEqual(['2:restarted', '2:routed', '2:outcome']);
+    expect(published[0]).toEqual({ attempt: 2, event: { type: 'restarted', attempt: 2 } });
     await inbox.close();
   });
 });

@@ -22,7 +22,7 @@ export function tokenEngine(model: ChatModel): EngineFn {
           ctx.emitText(part.delta);
         }
       }
-    } else text = (await model.chat(request)).content;
+    } else text = (await model.generate(request)).content;
     return { messages: [{ role: 'assistant', content: text }], output: text };
   };
 }

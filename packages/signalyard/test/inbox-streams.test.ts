@@ -19,7 +19,7 @@ function make(options: Partial<RunnerOptions> & { inbox: Inbox }, engine: Engine
   return runner;
 }
 
-const message = (text: string) => ({ channel: 'web', text, sender: { id: 'ann' } });
+const message = (text: string) => ({ channel: 'web', text, peer: { kind: 'dm' as const, id: 'ann' } });
 
 describe('a producer streams what a worker applies', () => {
   it('runner.stream on worker: false yields the same events as an in-process stream, with offsets, ending after the outcome', async () => {
@@ -141,13 +141,13 @@ describe('a worker dies mid-turn', () => {
     const producer = make({ inbox, store, worker: false }, tokenEngine(scriptedModel([])));
     const turn = producer.stream(message('hi'));
     const events: TurnEvent[] = [];
+    const seen = deferred();
     const reading = (async () => {
       for await (const event of turn) {
         events.push(event);
         if (event.type === 'text_delta' && event.delta === 'end') seen.resolve();
       }
     })();
-    const seen = deferred();
     await dying.promise;
     await seen.promise;
     now += 700_000; // its lease expired

@@ -49,7 +49,7 @@ async function turnLatencies(runner: Runner, n: number): Promise<number[]> {
   for await (const event of runner.stream({
     channel: 'bench',
     text: `turn ${String(n)}`,
-    sender: { id: `s${String(n)}` },
+    peer: { kind: 'dm', id: `s${String(n)}` },
   })) {
     if (event.type !== 'text_delta') continue;
     latencies.push(performance.now() - (emitted[i] as number));

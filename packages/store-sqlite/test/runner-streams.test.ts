@@ -23,7 +23,7 @@ afterAll(() => {
 });
 
 const REPLY = 'Streams cross processes, token by token.';
-const message = { channel: 'web', text: 'hi', sender: { id: 'ann' } };
+const message = { channel: 'web', text: 'hi', peer: { kind: 'dm' as const, id: 'ann' } };
 
 /** An engine that streams the model's reply as text deltas and keeps it. */
 function tokenEngine(model: ChatModel): EngineFn {
