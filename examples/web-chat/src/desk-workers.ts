@@ -148,7 +148,11 @@ export function serveDeskWorker(model: ChatModel, argv: readonly string[] = proc
   if (values.db === undefined) throw new Error('a desk worker needs --db PATH (the web tier’s SQLite file)');
   const leaseMs = values['lease-ms'] === undefined ? undefined : Number(values['lease-ms']);
   const runner = deskWorker({ dbPath: values.db, model, ...(leaseMs === undefined ? {} : { leaseMs }) });
+  // The runner's polling does not hold a process open (a runner inside an app must let it exit):
+  // a worker process stays up until it is told to stop.
+  const alive = setInterval(() => undefined, 1 << 30);
   const stop = (): void => {
+    clearInterval(alive);
     void runner.close().finally(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
