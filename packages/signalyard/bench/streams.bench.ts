@@ -1,5 +1,5 @@
 // The per-delta cost of streaming a turn through a durable inbox's event channel (inbox.md
-// "Streams from any worker"), next to the in-process stream: a turn whose engine emits 1,000 text
+// "Streams from any worker"), next to the in-process stream: a turn whose engine emits 5,000 text
 // deltas at once, read to its end with `runner.stream` — in process (no inbox), and by a producer
 // runner (`worker: false`) while a worker runner over the same MemoryInbox applies it (the worker
 // publishes every event, batched while a write is in flight; the producer reads the receipt's log).
@@ -10,7 +10,7 @@ import { createRunner, type EngineFn, type Runner } from 'signalyard';
 import { described, figure, measure, printTable, ratio } from '../../../scripts/bench/harness.mjs';
 import { modes, withAls } from '../../../scripts/bench/modes.mjs';
 
-const DELTAS = 1000;
+const DELTAS = 5000;
 const WORKLOAD = `signalyard: a turn of ${DELTAS.toLocaleString('en-US')} text deltas, streamed to its end`;
 
 const engine: EngineFn = (ctx) => {

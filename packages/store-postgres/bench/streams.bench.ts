@@ -120,6 +120,10 @@ try {
     .join(' ');
   const workload = `store-postgres: a turn of ${String(DELTAS)} deltas streamed worker → producer through the PostgreSQL inbox (loopback, load ${load})`;
   const ms = (ns: number[]): string => `${(median(ns) / 1e6).toFixed(2)} ms`;
+  console.log(`\n## ${workload}\n`);
+  for (const [name, m] of Object.entries(measured)) {
+    console.log(`${name.padEnd(12)} p50 ${ms(m.p50)}, p99 ${ms(m.p99)} (medians of ${String(m.p50.length)} turns)`);
+  }
   for (const mode of ['paced', 'burst'] as const) {
     const inbox = measured[`${mode} inbox`] as { p50: number[]; p99: number[] };
     const local = measured[`${mode} local`] as { p50: number[]; p99: number[] };
