@@ -2,10 +2,12 @@
 // stream of the server's turns — text parts as they grow, handoffs as badges, tool calls with
 // their results. A tool call waiting for approval shows as waiting: a reviewer decides it on the
 // reviewer page (review.ts), not the customer; meanwhile this page reloads the conversation
-// until the decision and what followed it are there.
-import { DefaultChatTransport, getToolName, isToolUIPart, type UIMessage } from 'ai';
+// until the decision and what followed it are there. A reply in flight is resumed on load and
+// after an interruption (resume.ts).
+import { getToolName, isToolUIPart, type UIMessage } from 'ai';
 import { Chat } from './chat.js';
 import { $, el } from './dom.js';
+import { ResumingTransport, resumer } from './resume.js';
 
 type Part = UIMessage['parts'][number];
 type ToolPart = Extract<Part, { toolCallId: string }>;
@@ -138,10 +140,17 @@ async function main(): Promise<void> {
   const id = chatId();
   const messages = await loadMessages(id);
   let afterRender = (): void => undefined;
+  const transport = new ResumingTransport({ api: '/api/chat' });
+  const resuming = resumer(
+    () => chat,
+    transport,
+    () => loadMessages(id),
+  );
   const chat: Chat = new Chat({
     id,
     messages,
-    transport: new DefaultChatTransport({ api: '/api/chat' }),
+    transport,
+    onFinish: resuming.onFinish,
     // Render after the change (not inside the chat's constructor or its state update).
     onChange: () => {
       queueMicrotask(() => {
@@ -160,6 +169,8 @@ async function main(): Promise<void> {
   });
   render(chat);
   afterRender();
+  // A reply in flight (a reload mid-reply, with --workers): shown again from its start, then live.
+  await resuming.onLoad();
   document.body.dataset.ready = 'true';
 }
 

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { openai } from '@ai-sdk/openai';
 import { aiSdkModel } from '@signalyard/ai-sdk';
-import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart, Tool } from '@signalyard/core';
+import type { ChatModel, ChatRequest, ChatResponse, ChatStreamPart, Inbox, Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
 import {
@@ -16,6 +16,7 @@ import {
   parseCrewConfig,
   type CrewConfigInput,
   type Runner,
+  type RunnerOptions,
 } from 'signalyard';
 
 /** The crew, from config/desk-crew.yaml. */
@@ -181,9 +182,19 @@ export interface DeskRunnerOptions {
   readonly ledger?: RefundLedger;
   /** The crew (default: config/desk-crew.yaml), e.g. one with a parallel group for a test. */
   readonly crew?: CrewConfigInput;
+  /**
+   * A durable inbox (`--workers N`: a `SqliteInbox` on the same file). Without one, this process
+   * applies every turn itself, in its own queue.
+   */
+  readonly inbox?: Inbox;
+  /** With `inbox`: `false` for the web tier (it only accepts), or the worker's options. */
+  readonly worker?: RunnerOptions['worker'];
 }
 
-/** The desk's Runner: one `desk` agent whose engine is the crew, sessions on SQLite. */
+/**
+ * The desk's Runner: one `desk` agent whose engine is the crew, sessions on SQLite; with an
+ * `inbox`, the web tier (`worker: false`) or one of its workers (see desk-workers.ts).
+ */
 export function deskRunner(opts: DeskRunnerOptions): Runner {
   const ledger = opts.ledger ?? { refunds: [] };
   const engine = crewEngine(opts.crew ?? deskCrew, { model: opts.model, tools: [refundTool(ledger)] });
@@ -191,5 +202,7 @@ export function deskRunner(opts: DeskRunnerOptions): Runner {
     agents: [{ id: 'desk', engine }],
     routing,
     store: new SqliteCheckpointStore({ path: opts.dbPath }),
+    ...(opts.inbox === undefined ? {} : { inbox: opts.inbox }),
+    ...(opts.worker === undefined ? {} : { worker: opts.worker }),
   });
 }

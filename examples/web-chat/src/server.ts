@@ -7,6 +7,8 @@
 //                                   new user message (runner.stream); answers to approval
 //                                   requests are refused: a reviewer decides them
 //   GET  /api/chat/:id/messages     the conversation so far, for a page (re)load
+//   GET  /api/chat/:id/stream       the chat's reply in flight, replayed from its start then live
+//                                   (the AI SDK's resume: resumeUIMessageStreamResponse), or 204
 //   GET  /api/review/pending        (reviewer token) every chat's pending approvals
 //   POST /api/review/decisions      (reviewer token) { chatId, decisions } → runner.approve
 //
@@ -18,7 +20,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { toUIMessageStreamResponse, transcriptToUIMessages } from '@signalyard/ai-sdk';
+import { resumeUIMessageStreamResponse, toUIMessageStreamResponse, transcriptToUIMessages } from '@signalyard/ai-sdk';
 import type { Runner } from 'signalyard';
 import { chatIdSchema, readChatRequest } from './chat-request.js';
 import { sessionKeyOf } from './desk.js';
@@ -50,6 +52,12 @@ export interface WebChatOptions {
   readonly allowedHosts?: readonly string[];
   /** The reviewer's secret (the reviewer page's address carries it). Default 32 random hex characters. */
   readonly reviewerToken?: string;
+  /**
+   * Whether a reply in flight can be resumed (`GET /api/chat/:id/stream`): true when `runner` has
+   * a durable inbox (`--workers N`), whose stream logs `runner.resumeStream` reads. Default
+   * false: the route answers 204 (nothing to resume), as the page expects.
+   */
+  readonly resumable?: boolean;
 }
 
 /** A running web chat. */
@@ -75,6 +83,7 @@ const PAGES: Readonly<Record<string, string>> = { '/': 'index.html', '/review': 
 
 interface Handlers {
   readonly runner: Runner;
+  readonly resumable: boolean;
   readonly pageDir: string;
   readonly hosts: ReadonlySet<string>;
   readonly review: ReviewDesk;
@@ -85,7 +94,12 @@ export async function startWebChat(opts: WebChatOptions): Promise<WebChat> {
   const pageDir = opts.pageDir ?? PAGE_DIR;
   const host = opts.host ?? '127.0.0.1';
   const token = opts.reviewerToken ?? randomBytes(16).toString('hex');
-  const handlers = { runner: opts.runner, pageDir, review: new ReviewDesk(opts.runner, token) };
+  const handlers = {
+    runner: opts.runner,
+    resumable: opts.resumable ?? false,
+    pageDir,
+    review: new ReviewDesk(opts.runner, token),
+  };
   let hosts: ReadonlySet<string> = new Set();
   const server = createServer((req, res) => {
     handle({ ...handlers, hosts }, req, res).catch((error: unknown) => {
@@ -127,12 +141,23 @@ async function handle(h: Handlers, req: IncomingMessage, res: ServerResponse): P
     await chat(h.runner, await readJson(req), res);
     return;
   }
-  const transcript = /^\/api\/chat\/([^/]+)\/messages$/.exec(url.pathname);
-  if (transcript !== null && req.method === 'GET') {
-    const parsed = chatIdSchema.safeParse(decodePathPart(transcript[1] ?? '', 'chat id'));
+  const chatRoute = /^\/api\/chat\/([^/]+)\/(messages|stream)$/.exec(url.pathname);
+  if (chatRoute !== null && req.method === 'GET') {
+    const parsed = chatIdSchema.safeParse(decodePathPart(chatRoute[1] ?? '', 'chat id'));
     if (!parsed.success) throw new HttpError(400, `Invalid chat id: ${parsed.error.issues[0]?.message ?? ''}`);
-    const messages = transcriptToUIMessages(await h.runner.transcript(sessionKeyOf(parsed.data)));
-    await sendResponse(res, Response.json(messages, { headers: { 'cache-control': 'no-store' } }));
+    const sessionKey = sessionKeyOf(parsed.data);
+    const noStore = { 'cache-control': 'no-store' };
+    if (chatRoute[2] === 'stream') {
+      // The AI SDK's resume (the page calls it on load and after an interrupted reply): the
+      // reply in flight replayed from the start of its latest attempt, or 204.
+      const response = h.resumable
+        ? await resumeUIMessageStreamResponse(h.runner, sessionKey, { headers: noStore })
+        : new Response(null, { status: 204, headers: noStore });
+      await sendResponse(res, response);
+      return;
+    }
+    const messages = transcriptToUIMessages(await h.runner.transcript(sessionKey));
+    await sendResponse(res, Response.json(messages, { headers: noStore }));
     return;
   }
   if (url.pathname.startsWith('/api/review/')) {

@@ -218,6 +218,8 @@ describe('the web chat API', () => {
       '/api/chat/%E0%A4%A/messages',
       '/api/chat/%/messages',
       '/api/chat/no%20spaces/messages',
+      '/api/chat/%E0%A4%A/stream',
+      '/api/chat/no%20spaces/stream',
       '/%E0%A4%A',
     ]) {
       const res = await fetch(new URL(path, chat.url));
@@ -228,6 +230,17 @@ describe('the web chat API', () => {
     const page = await fetch(chat.url);
     expect(page.status).toBe(503);
     expect(await page.text()).toContain('pnpm --filter @signalyard-examples/web-chat build');
+  });
+
+  it('answers the resume route with 204 when the runner applies turns itself (no durable inbox: nothing to resume)', async () => {
+    await turn('resume-1', [user('u1', 'my invoice charged me twice')]);
+    const res = await fetch(new URL('/api/chat/resume-1/stream', chat.url));
+    expect(res.status).toBe(204);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.text()).toBe('');
+    // What the page's AI SDK transport makes of it: no stream to resume.
+    const transport = new DefaultChatTransport({ api: new URL('/api/chat', chat.url).href });
+    expect(await transport.reconnectToStream({ chatId: 'resume-1' })).toBeNull();
   });
 
   it('refuses a Host header it does not know (DNS rebinding) with 403, on the API and the pages', async () => {

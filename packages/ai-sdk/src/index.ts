@@ -3,7 +3,8 @@
  * `ChatModel` — generating and streaming — so crews, pipelines and plugins can run on OpenAI,
  * Anthropic, Google, a local model or any other AI SDK provider; and streams Signalyard turns to
  * the AI SDK's UI (`useChat` / `Chat`) as its UI message stream, with transcripts for a page
- * reload and tool approvals answered in the browser.
+ * reload, streams resumed after a reconnect (`useChat({ resume: true })`) and tool approvals
+ * answered in the browser.
  *
  * @packageDocumentation
  */
@@ -13,6 +14,8 @@ export { toUIMessageStream } from './ui/to-ui-message-stream.js';
 export type { ToUIMessageStreamOptions } from './ui/to-ui-message-stream.js';
 export { toUIMessageStreamResponse } from './ui/to-ui-message-stream-response.js';
 export type { ToUIMessageStreamResponseInit } from './ui/to-ui-message-stream-response.js';
+export { resumeUIMessageStream, resumeUIMessageStreamResponse } from './ui/resume-ui-message-stream.js';
+export type { TurnStreamResumer } from './ui/resume-ui-message-stream.js';
 export { transcriptToUIMessages } from './ui/transcript-to-ui-messages.js';
 export { approvalsFromUIMessages } from './ui/approvals-from-ui-messages.js';
 export type {

@@ -4,7 +4,7 @@ const marker = Symbol.for('signalyard.error.UIMessageError');
 
 /** The codes of {@link UIMessageError}. */
 export type UIMessageErrorCode =
-  /** `toUIMessageStream` or `toUIMessageStreamResponse` was given a turn that is not an async iterable of `TurnEvent`s, or options that are not an object, an empty or non-string `messageId`, a non-boolean `sendRouting` or `includeSignals`, or (for `toUIMessageStream`) an unknown option; nothing was read from the turn. Fix: pass the `TurnStream` of `runner.stream(...)` and options as the message describes. */
+  /** `toUIMessageStream` or `toUIMessageStreamResponse` was given a turn that is not an async iterable of `TurnEvent`s, `resumeUIMessageStream` or `resumeUIMessageStreamResponse` a runner without `resumeStream` or an empty or non-string session key, or any of them options that are not an object, an empty or non-string `messageId`, a non-boolean `sendRouting` or `includeSignals`, or (for `toUIMessageStream` and `resumeUIMessageStream`) an unknown option; nothing was read from the turn. Fix: pass the `TurnStream` of `runner.stream(...)` (or the `Runner` and the chat's session key) and options as the message describes. */
   | 'UI_STREAM_ARGUMENT_INVALID'
   /** `transcriptToUIMessages` was given something that is not a list of `TranscriptEntry`s: an entry of unknown `type`, a missing or non-string field (a handoff's `group` too), a tool entry with an unknown `status` or a pending approval without `approvalId`. Fix: pass what `runner.transcript(sessionKey)` returned, unchanged. */
   | 'UI_TRANSCRIPT_INVALID'

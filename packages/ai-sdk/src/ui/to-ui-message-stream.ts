@@ -43,6 +43,11 @@ export interface ToUIMessageStreamOptions {
  *   marker, `signal`: never otherwise); the route decision → `data-route` `{ tier, routeName, action }`
  *   (unless `sendRouting: false`); outcome `rejected` → `data-rejected` `{ reason }`;
  * - outcome `failed` → an `error` chunk with the error's message (never a stack), then `finish`;
+ * - `restarted` (with a durable inbox, the turn started over on another worker after the one
+ *   applying it died or lost its lease) → the open text blocks end and the stream closes
+ *   **without `finish`**: what it showed is void. A client that resumes then
+ *   ({@link resumeUIMessageStreamResponse}, the AI SDK's `resumeStream()`) replays the new
+ *   attempt from its start into the same message;
  * - if iterating `turn` throws (e.g. the runner was closed) → an `error` chunk with its
  *   message, and the stream closes.
  *
@@ -69,13 +74,17 @@ export function toUIMessageStream(
   return uiMessageStreamOf(turn, readUIStreamOptions(opts, 'opts', true));
 }
 
-/** The UI message stream of a checked turn and options. @internal */
+/**
+ * The UI message stream of a checked turn and options; `started` is the turn's iterator when the
+ * caller already read from it (a cancel then reaches it before the first pull). @internal
+ */
 export function uiMessageStreamOf(
   turn: AsyncIterable<TurnEvent>,
   options: TurnChunkMapperOptions,
+  started?: AsyncIterator<TurnEvent>,
 ): ReadableStream<UIMessageChunk> {
   const mapper = new TurnChunkMapper(options);
-  let iterator: AsyncIterator<TurnEvent> | undefined;
+  let iterator: AsyncIterator<TurnEvent> | undefined = started;
   let closed = false;
   // Read through a call: `cancel` may set it while `pull` awaits the turn.
   const isClosed = (): boolean => closed;

@@ -51,7 +51,10 @@ export class TurnChunkMapper {
     this.#opts = opts;
   }
 
-  /** True once the stream's last chunk (`finish`, or `error` after a failed iteration) was produced. */
+  /**
+   * True once the stream's last chunk was produced: `finish`, an `error` after a failed
+   * iteration, or the text ends of a turn that `restarted` (no `finish` then).
+   */
   get done(): boolean {
     return this.#done;
   }
@@ -79,6 +82,11 @@ export class TurnChunkMapper {
         const outcome = asRecord(e.outcome);
         return outcome === undefined ? [] : this.#outcome(outcome);
       }
+      case 'restarted':
+        // The turn starts over on another worker: what this message showed is void. The stream
+        // ends here without `finish`, so a resuming client replays the new attempt cleanly.
+        this.#done = true;
+        return this.#blocks.closeAll();
       default:
         return [];
     }
