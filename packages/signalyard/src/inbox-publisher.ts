@@ -65,9 +65,13 @@ export class EntryPublisher {
     if (this.#stopped) return Promise.resolve();
     this.#attempt ??= Math.max(1, fallbackAttempt);
     this.#push({ type: 'outcome', outcome });
-    const done = this.#draining ?? Promise.resolve();
     this.#stopped = true;
-    return done;
+    return this.#written();
+  }
+
+  /** Resolves once nothing is queued or being written (a drain ending re-kicks for what came meanwhile). */
+  async #written(): Promise<void> {
+    while (this.#draining !== undefined) await this.#draining;
   }
 
   /** The delivery is given up (its lease lost): nothing more is written. */
@@ -85,6 +89,8 @@ export class EntryPublisher {
     if (this.#draining !== undefined || this.#attempt === undefined || this.#queue.length === 0) return;
     this.#draining = this.#drain().finally(() => {
       this.#draining = undefined;
+      // An event queued while the drain was ending (its loop saw an empty queue) is written now.
+      this.#kick();
     });
   }
 
