@@ -1,14 +1,6 @@
-import type { Outcome } from '@signalyard/core';
 import type { Batch } from './busy-batch.js';
 import type { Job, LiveSession } from './live-session.js';
-import type { SignalStep, Step } from './signal-step.js';
-
-/** How one signal's application ended: its outcome, and whether the signals queued behind it stop. @internal */
-export interface SignalApplied {
-  readonly outcome: Outcome;
-  /** A stop action was applied and saved: the signals waiting in the session's queue end `stopped`. */
-  readonly stopQueued: boolean;
-}
+import type { SignalApplied, SignalStep, Step } from './signal-step.js';
 
 /** Applies one signal (the session queue holds one; `SignalApplier` is it). @internal */
 export interface SignalApply {

@@ -10,7 +10,8 @@ import {
 import { errorText, type EventChannel } from '@signalyard/core/internal';
 import { RunnerError } from './errors/runner-error.js';
 import { UNLOADED, type LiveSession, type LoadedState } from './live-session.js';
-import { asSignalyardError, failedOutcome, type Applied, type SessionSave } from './outcomes.js';
+import { asSignalyardError, failedOutcome, type Applied } from './outcomes.js';
+import type { SessionSave } from './session-save.js';
 import { isConflict, isUnstorable, type PendingSave, type SessionPersistence } from './session-persistence.js';
 
 /** Re-applications after a version conflict before the signal fails. @internal */

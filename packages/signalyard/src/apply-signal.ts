@@ -20,18 +20,13 @@ import {
   type Committed,
 } from './apply-commit.js';
 import { decisionsOf } from './approval-checks.js';
-import type { SignalApplied, SignalApply } from './appliers.js';
+import type { SignalApply } from './appliers.js';
+import type { SignalApplied } from './signal-step.js';
 import { appendHistory, userMessageOf } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
 import { markCommitted, settledOutcomeIn, settledThrough } from './inbox-fields.js';
-import {
-  asSignalyardError,
-  failedOutcome,
-  outcomeOf,
-  stoppedOutcome,
-  type Applied,
-  type SessionSave,
-} from './outcomes.js';
+import { asSignalyardError, failedOutcome, outcomeOf, stoppedOutcome, type Applied } from './outcomes.js';
+import type { SessionSave } from './session-save.js';
 import type { PluginHost } from './plugin-host.js';
 import { signalCause } from './session-cause.js';
 import { decide, type DecideDeps } from './route-decision.js';

@@ -1,5 +1,5 @@
 import { Action, type ApprovalDecision, type PendingApproval, type Signal } from '@signalyard/core';
-import type { OutcomeParts } from './outcomes.js';
+import type { OutcomeParts } from './outcome-parts.js';
 
 /**
  * The Runner's own check of a `tool_approval` signal's decisions against the session's pending

@@ -174,7 +174,7 @@ async function poison(d: GateDeps, session: LiveSession, job: Job, attempts: num
 }
 
 /** The message of a drop's reason. @internal */
-export function dropText(why: unknown): string {
+function dropText(why: unknown): string {
   return typeof why === 'string' ? why : errorText(why);
 }
 

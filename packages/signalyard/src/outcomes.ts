@@ -1,38 +1,20 @@
-import type { TurnRecord } from './turn-record.js';
 import {
   SignalyardError,
   type Action,
-  type ChatMessage,
   type Outcome,
-  type PendingApproval,
   type StrategySnapshot,
   type TransitionResult,
 } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import type { RouteMatch } from '@signalyard/router';
 import { RunnerError, type RunnerErrorCode } from './errors/runner-error.js';
-import type { ApprovalAliases } from './approval-aliases.js';
-import type { StaleApproval } from './live-session.js';
+import type { OutcomeParts } from './outcome-parts.js';
+import type { SessionSave } from './session-save.js';
 
 /** Whose outcome it is: a session key and its agent. @internal */
 export interface OutcomeOwner {
   readonly sessionKey: string;
   readonly agentId: string;
-}
-
-/** The parts of an outcome besides its owner. @internal */
-export interface OutcomeParts {
-  readonly status: Outcome['status'];
-  /** The action applied (a runner default shows as its action with no `match`). */
-  readonly action?: Action | undefined;
-  /** The route that decided it, when one did. */
-  readonly match?: RouteMatch | undefined;
-  /** Wrapped as a `RunnerError` with `ENGINE_FAILED` unless it is a `SignalyardError`. */
-  readonly error?: unknown;
-  /** Present only when given (`undefined` included). */
-  readonly output?: unknown;
-  /** A paused turn's pending approvals (present only when given). */
-  readonly pendingApprovals?: readonly PendingApproval[];
 }
 
 /**
@@ -82,23 +64,6 @@ export interface Applied {
   readonly transitions?: readonly TransitionResult[];
   /** A commit of the turn lost to another writer: reload and apply the signal again. */
   readonly conflict?: unknown;
-}
-
-/**
- * The history and engine state a save writes (with the strategy's snapshot at that time), and the
- * approval fields when it changes them (absent: kept as loaded). @internal
- */
-export interface SessionSave {
-  readonly history: readonly ChatMessage[];
-  readonly engineState: unknown;
-  readonly pendingApprovals?: readonly PendingApproval[];
-  readonly staleApprovals?: readonly StaleApproval[];
-  /** The approval aliases the pending ones are read with (absent: as loaded). */
-  readonly aliases?: ApprovalAliases;
-  /** What the turn did, for the version's `cause.summary` (absent: nothing to record). */
-  readonly record?: TurnRecord;
-  /** The turn's visible reply, for `cause.summary.reply`. */
-  readonly reply?: string;
 }
 
 /** `error` itself when it is a `SignalyardError`, else a `RunnerError` with `code` wrapping it. @internal */

@@ -1,6 +1,7 @@
 import { AbortedError, type Outcome, type SessionLock } from '@signalyard/core';
 import { errorText, isAbortSignal, onAbort } from '@signalyard/core/internal';
-import type { BatchApply, SignalApplied, SignalApply } from './appliers.js';
+import type { BatchApply, SignalApply } from './appliers.js';
+import type { SignalApplied } from './signal-step.js';
 import type { Batch } from './busy-batch.js';
 import { RunnerError, type RunnerErrorCode } from './errors/runner-error.js';
 import type { Job, LiveSession, Task } from './live-session.js';

@@ -39,7 +39,8 @@ import {
   withUnstored,
   type InboxMark,
 } from './inbox-fields.js';
-import { agentMismatch, type SessionSave } from './outcomes.js';
+import { agentMismatch } from './outcomes.js';
+import type { SessionSave } from './session-save.js';
 import type { AgentRuntime } from './runner-options.js';
 
 /** No carried checkpoint fields (the common case): shared, so a save can tell at once. */

@@ -1,6 +1,7 @@
 import type { InboxEntry, Outcome, RunnerEvent, SessionLock, Signal } from '@signalyard/core';
 import { onAbort, type EventChannel } from '@signalyard/core/internal';
-import type { BatchApply, SignalApplied, SignalApply } from './appliers.js';
+import type { BatchApply, SignalApply } from './appliers.js';
+import type { SignalApplied } from './signal-step.js';
 import { Batch } from './busy-batch.js';
 import { LiveSession, type Job, type Task } from './live-session.js';
 import { OutcomeEvent } from './outcome-event.js';

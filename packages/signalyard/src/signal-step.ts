@@ -1,9 +1,15 @@
-import type { SessionCause } from '@signalyard/core';
-import type { SignalApplied } from './appliers.js';
+import type { Outcome, SessionCause } from '@signalyard/core';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
 import type { Applied } from './outcomes.js';
 import type { PendingSave } from './session-persistence.js';
 import type { Turn } from './turn.js';
+
+/** How one signal's application ended: its outcome, and whether the signals queued behind it stop. @internal */
+export interface SignalApplied {
+  readonly outcome: Outcome;
+  /** A stop action was applied and saved: the signals waiting in the session's queue end `stopped`. */
+  readonly stopQueued: boolean;
+}
 
 /**
  * One signal's application waiting on a promise (`wait`): its engine's turn (`turn`), then its

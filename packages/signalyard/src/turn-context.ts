@@ -5,13 +5,15 @@ import type {
   ExecutionStrategy,
   PendingApproval,
   Signal,
+  TextSource,
 } from '@signalyard/core';
 import { describeValue } from '@signalyard/core';
-import { enginePending, engineDecisions } from './approval-aliases.js';
+import { enginePending, engineDecisions, type ApprovalAliases } from './approval-aliases.js';
 import type { TurnContext } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
 import { receiptIdOf, type Job } from './live-session.js';
-import type { Turn } from './turn.js';
+import type { TurnInput } from './turn-input.js';
+import type { TurnSink } from './turn-stream.js';
 import { INTERRUPT_SIGNAL } from './turn-interrupt.js';
 
 const noText = (): void => undefined;
@@ -27,8 +29,21 @@ function idempotencyKeyOf(job: Job, name: unknown): string {
   return `${job.receiptId}:${name}`;
 }
 
+/** What a turn's context reads off its turn (`Turn` in turn.ts): the input, and where commits, events and text go. @internal */
+export interface TurnSource {
+  readonly t: TurnInput;
+  readonly deps: { readonly persistence: { readonly clock: Clock } };
+  /** The decisions the turn resumed with, and the approvals pending before it (engine ids through `aliases`). */
+  readonly approvals: readonly ApprovalDecision[];
+  readonly pendingBefore: readonly PendingApproval[];
+  readonly aliases: ApprovalAliases;
+  commit(state: unknown): Promise<void>;
+  emit(event: unknown): void;
+  emitText(sink: TurnSink, delta: unknown, source: TextSource | undefined): void;
+}
+
 /**
- * The TurnContext of one turn, read off its {@link Turn}. `emit`, `commit` and `emitText` are
+ * The TurnContext of one turn, read off its {@link TurnSource}. `emit`, `commit` and `emitText` are
  * made on first read, `abortSignal` and `signals` too: most engines never touch them. (Three
  * closures made per turn, as own properties, halved the Runner's signals per second in
  * `pnpm bench signalyard`, 364k/s → 150k/s, so they stay accessors; a wrapping engine that spreads
@@ -46,14 +61,14 @@ export class TurnContextImpl implements TurnContext {
   readonly clock: Clock;
   readonly approvals: readonly ApprovalDecision[];
   readonly pendingApprovals: readonly PendingApproval[];
-  readonly #turn: Turn;
+  readonly #turn: TurnSource;
   #emit: TurnContext['emit'] | undefined;
   #emitText: TurnContext['emitText'] | undefined;
   #commit: TurnContext['commit'] | undefined;
   #idempotencyKey: TurnContext['idempotencyKey'] | undefined;
   #signals: readonly Signal[] | undefined;
 
-  constructor(turn: Turn) {
+  constructor(turn: TurnSource) {
     const { t } = turn;
     this.sessionKey = t.session.key;
     this.agentId = t.session.agent.id;

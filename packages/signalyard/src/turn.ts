@@ -5,16 +5,13 @@ import {
   type PendingApproval,
   isTransitionRefusal,
   type Action,
-  type ChatMessage,
   type Outcome,
   type RunnerEvent,
-  type Signal,
   type StrategySnapshot,
   type TextSource,
   type TransitionResult,
 } from '@signalyard/core';
 import { errorText, type EventChannel } from '@signalyard/core/internal';
-import type { RouteMatch } from '@signalyard/router';
 import { publicApprovalEvent, publicIds, publicPending, type ApprovalAliases } from './approval-aliases.js';
 import { NO_PENDING_APPROVAL, checkDecisions, decidesNothingPending, withUnknownIds } from './approval-checks.js';
 import { AnnouncedApprovals, approvalSummaryOf, impliedApprovalEvents, turnApprovals } from './approvals.js';
@@ -22,8 +19,10 @@ import { NO_APPROVALS } from './checkpoint-format.js';
 import type { TurnResult } from './engine.js';
 import { RunnerError } from './errors/runner-error.js';
 import { appendHistory, keptMessages } from './history.js';
-import type { Job, LiveSession, LoadedState } from './live-session.js';
-import { asSignalyardError, outcomeOf, type Applied, type OutcomeParts, type SessionSave } from './outcomes.js';
+import type { LiveSession, LoadedState } from './live-session.js';
+import type { OutcomeParts } from './outcome-parts.js';
+import { asSignalyardError, outcomeOf, type Applied } from './outcomes.js';
+import type { TurnInput } from './turn-input.js';
 import type { PluginHost } from './plugin-host.js';
 import type { SessionPersistence } from './session-persistence.js';
 import { raceStop } from './stopper.js';
@@ -39,23 +38,6 @@ export interface TurnDeps {
   readonly plugins: PluginHost;
   readonly persistence: SessionPersistence;
   readonly maxHistoryMessages: number;
-}
-
-/** One `continue`: the session, its loaded state, the signal's job and the route decision. @internal */
-export interface TurnInput {
-  readonly session: LiveSession;
-  readonly loaded: LoadedState;
-  readonly job: Job;
-  readonly action: Action;
-  readonly match: RouteMatch | undefined;
-  /** The history with the signal's user message. */
-  readonly history: readonly ChatMessage[];
-  /** What to save when the turn changes nothing: the arrival, or nothing. */
-  readonly arrival: SessionSave | undefined;
-  /** A merged turn's signals in arrival order (`job.signal` is the last); absent: `[job.signal]`. */
-  readonly signals?: readonly Signal[];
-  /** Fires when a newer user message interrupts the turn (`whenBusy: 'interrupt'`; see turn-interrupt.ts). */
-  readonly interruptSignal?: AbortSignal;
 }
 
 /**
