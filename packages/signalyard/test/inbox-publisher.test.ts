@@ -20,7 +20,7 @@ function slowInbox() {
   return { inbox, writes, written };
 }
 
-const delta = (text: string): TurnEvent => ({ type: 'text_delta', agentId: 'a', delta: text }) as TurnEvent;
+const delta = (text: string): TurnEvent => ({ type: 'text_delta', agentId: 'a', delta: text });
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const outcome = { status: 'completed', sessionKey: 's', agentId: 'a' } as never;
 
