@@ -16,7 +16,7 @@ import { DATABASE_URL, adminPool, dropTablesAndEnd, uniqueTable } from '@signaly
 import { createRunner } from 'signalyard';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAOS_CONNECT } from './fixtures/chaos-connect.js';
-import { createEffects, dropEffects, openEffects } from './fixtures/chaos-effects.js';
+import { createEffects, dropEffects, openEffects } from '@signalyard/test-utils/chaos-effects';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));

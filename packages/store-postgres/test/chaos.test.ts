@@ -16,7 +16,7 @@ import {
 } from '@signalyard/test-utils/postgres';
 import { createRunner } from 'signalyard';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEffects, dropEffects, openEffects } from './fixtures/chaos-effects.js';
+import { createEffects, dropEffects, openEffects } from '@signalyard/test-utils/chaos-effects';
 import { dropInbox } from './inbox-support.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
