@@ -137,12 +137,19 @@ export class BatchApplier implements BatchApply {
     if (batch.lockLost) return 'done';
     if (applied.save !== undefined) {
       const pending = [...this.#unsavedMerged(batch), job];
-      const failed = await this.#save(
-        p,
-        applied,
-        signalCause(this.#d.persistence.causes, job.signal, applied.outcome),
-        pending,
-      );
+      // The merged members before it wait for the turn: this save records their messages, not their settling.
+      batch.waiting = batch.liveMerged().map((m) => m.job);
+      let failed: Outcome | 'conflict' | undefined;
+      try {
+        failed = await this.#save(
+          p,
+          applied,
+          signalCause(this.#d.persistence.causes, job.signal, applied.outcome),
+          pending,
+        );
+      } finally {
+        batch.waiting = undefined;
+      }
       if (failed === 'conflict') return 'conflict';
       if (failed !== undefined) {
         batch.settle(job, failed);

@@ -24,7 +24,7 @@ import type { SignalApply } from './appliers.js';
 import type { SignalApplied } from './signal-step.js';
 import { appendHistory, userMessageOf } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
-import { markCommitted, settledOutcomeIn, settledThrough } from './inbox-fields.js';
+import { entrySettled, markCommitted, settledOutcomeIn } from './inbox-fields.js';
 import { asSignalyardError, failedOutcome, outcomeOf, stoppedOutcome, type Applied } from './outcomes.js';
 import type { SessionSave } from './session-save.js';
 import type { PluginHost } from './plugin-host.js';
@@ -125,7 +125,7 @@ export class SignalApplier implements SignalApply {
 
   #attemptLoaded(session: LiveSession, job: Job, loaded: LoadedState, attempt: number): Step {
     // Another worker settled this inbox entry (a conflict reloaded it): never apply it twice.
-    if (job.entry !== undefined && settledThrough(loaded.carried, job.entry.seq)) {
+    if (job.entry !== undefined && entrySettled(loaded.carried, job.entry)) {
       job.skipped = true;
       job.recorded = settledOutcomeIn(loaded.carried, job.entry.receiptId);
       return done(stoppedOutcome(session.ctx));

@@ -36,6 +36,8 @@ export class Batch implements RunningBatch {
   readonly members: Job[];
   /** The index in `members` of the member being applied now (see {@link RunningBatch.through}). */
   through = 0;
+  /** See {@link RunningBatch.waiting}. */
+  waiting: readonly Job[] | undefined;
   /** Members whose user message is in the stored history (never appended again after a reload). */
   readonly saved = new Set<Job>();
   /** Stops the batch's engine turn. */

@@ -1,5 +1,5 @@
 import { InboxError, type Inbox, type InboxEntry, type Outcome, type OutcomeJson } from '@signalyard/core';
-import { settledOutcomeIn, settledThrough } from './inbox-fields.js';
+import { entrySettled, settledOutcomeIn } from './inbox-fields.js';
 import type { LiveSession } from './live-session.js';
 import { failedOutcome, outcomeOf } from './outcomes.js';
 import type { SessionPersistence } from './session-persistence.js';
@@ -60,7 +60,7 @@ export async function applyControl(
   if (!hooks.holds()) return { kind: 'left' };
   try {
     const loaded = await d.persistence.loadShared(session, true);
-    if (settledThrough(loaded.carried, entry.seq))
+    if (entrySettled(loaded.carried, entry))
       return { kind: 'skipped', recorded: settledOutcomeIn(loaded.carried, entry.receiptId) };
   } catch {
     return { kind: 'left' };

@@ -13,6 +13,15 @@ export interface InboxMark {
   readonly receiptId: string;
   readonly partial: boolean;
   /**
+   * A settling save of a batch member applied on its own while merged members before it wait
+   * for their turn (their messages are in the save, their answer is not): `inboxSeq` advances
+   * only to `settledSeq` (the highest entry before the first waiting member; `undefined`: not at
+   * all), `seq`/`receiptId` — the member's own entry — are recorded as `inboxPartial` (the messages
+   * through it are saved), and the outcomes record the member applied on its own, so a redelivery
+   * answers the waiting members without applying it again ({@link entrySettled}).
+   */
+  readonly ahead?: { readonly settledSeq: string | undefined };
+  /**
    * The outcomes of the entries a settling save settles, recorded as the checkpoint's
    * `inboxOutcomes` (replacing the last settle's); absent: none recorded.
    */
@@ -43,8 +52,9 @@ const MAX_RECORDED_MEMBERS = 64;
  * with an entry, so that a worker that meets one of them settled already (this worker died before
  * `putOutcome`) stores the outcome that member got: `own(job)` — the one it was settled with, or
  * the merged turn's `outcome` with its own action, route and `mergedWith` — else `outcome`. A
- * member found settled before (skipped) keeps what an earlier save recorded for it. `mark` as it
- * is for a commit, or when an outcome cannot be converted.
+ * member found settled before (skipped) keeps what an earlier save recorded for it, and the merged
+ * members still `waiting` for their turn get none. `mark` as it is for a commit, or when an outcome
+ * cannot be converted.
  * @internal
  */
 export function withBatchOutcomes(
@@ -54,6 +64,7 @@ export function withBatchOutcomes(
   outcome: Outcome,
   maxOutcomeBytes: number,
   own: (job: Job) => Outcome | undefined = () => undefined,
+  waiting: readonly Job[] = [],
 ): InboxMark {
   if (mark.partial) return mark;
   const converted = new Map<Outcome, OutcomeJson>();
@@ -61,7 +72,7 @@ export function withBatchOutcomes(
   try {
     for (let i = 0; i <= through && i < jobs.length; i++) {
       const job = jobs[i] as Job;
-      if (job.entry === undefined || job.skipped === true) continue;
+      if (job.entry === undefined || job.skipped === true || waiting.includes(job)) continue;
       const member = own(job) ?? outcome;
       let json = converted.get(member);
       if (json === undefined) {
@@ -138,7 +149,14 @@ export function settledOutcomeIn(
  */
 export function settlingMark(session: LiveSession): InboxMark | undefined {
   const { batch } = session;
-  if (batch !== undefined) return highestMark(batch.members, batch.through);
+  if (batch !== undefined) {
+    const own = highestMark(batch.members, batch.through);
+    const waiting = batch.waiting;
+    if (own === undefined || waiting === undefined || waiting.length === 0) return own;
+    // Merged members before the member saved now wait for their turn: settle only what precedes them.
+    const first = Math.min(...waiting.map((job) => batch.members.indexOf(job)));
+    return { ...own, ahead: { settledSeq: highestMark(batch.members, first - 1)?.seq } };
+  }
   const running = session.running;
   if (running?.kind !== 'signal' || running.entry === undefined) return undefined;
   return { seq: running.entry.seq, receiptId: running.entry.receiptId, partial: false };
@@ -177,6 +195,25 @@ export function settledThrough(fields: Readonly<Record<string, unknown>>, seq: s
 }
 
 /**
+ * True when a checkpoint with these top-level fields has settled `entry` already: at or below
+ * `inboxSeq`, or — a batch member applied on its own ahead of merged members that wait for their
+ * turn ({@link InboxMark.ahead}) — at or below `inboxPartial` with its outcome recorded.
+ * @internal
+ */
+export function entrySettled(
+  fields: Readonly<Record<string, unknown>>,
+  entry: { readonly seq: string; readonly receiptId: string },
+): boolean {
+  if (settledThrough(fields, entry.seq)) return true;
+  const partial = inboxPartialIn(fields);
+  return (
+    partial !== undefined &&
+    compareInboxSeq(entry.seq, partial.seq) <= 0 &&
+    settledOutcomeIn(fields, entry.receiptId) !== undefined
+  );
+}
+
+/**
  * The carried (non-runner) top-level fields after a save with `mark`: the settling save sets
  * `inboxSeq` (the higher of the stored one and `mark.seq`), drops `inboxPartial`, and records
  * `mark.outcomes` in `inboxOutcomes` beside the latest ones before ({@link recentOutcomes}); a
@@ -189,10 +226,16 @@ export function carriedWithMark(
 ): Readonly<Record<string, unknown>> {
   if (mark.partial) return { ...carried, inboxPartial: { seq: mark.seq, receiptId: mark.receiptId } };
   const done = inboxSeqIn(carried);
-  const inboxSeq = done !== undefined && compareInboxSeq(done, mark.seq) > 0 ? done : mark.seq;
-  const { inboxPartial: _partial, inboxOutcomes: previous, ...rest } = carried;
-  const outcomes = recentOutcomes(previous, mark.outcomes ?? []);
-  return outcomes.length === 0 ? { ...rest, inboxSeq } : { ...rest, inboxSeq, inboxOutcomes: outcomes };
+  const upTo = mark.ahead === undefined ? mark.seq : mark.ahead.settledSeq;
+  const inboxSeq = upTo === undefined || (done !== undefined && compareInboxSeq(done, upTo) > 0) ? done : upTo;
+  const { inboxPartial: _partial, inboxOutcomes: previous, inboxSeq: _seq, ...rest } = carried;
+  const outcomes = recentOutcomes(previous, mark.outcomes ?? [], inboxSeq);
+  return {
+    ...rest,
+    ...(inboxSeq !== undefined && { inboxSeq }),
+    ...(mark.ahead !== undefined && { inboxPartial: { seq: mark.seq, receiptId: mark.receiptId } }),
+    ...(outcomes.length > 0 && { inboxOutcomes: outcomes }),
+  };
 }
 
 /** How many settled entries' outcomes a checkpoint keeps (`inboxOutcomes`): this save's, then the latest before. */
@@ -210,18 +253,32 @@ export type RecordedOutcome = NonNullable<SessionCheckpointV1['inboxOutcomes']>[
  * entries are already being applied: a crash can come after later saves, so the outcome of an
  * entry whose `putOutcome` never ran must outlive the next save or two.
  */
-function recentOutcomes(previous: unknown, fresh: readonly RecordedOutcome[]): RecordedOutcome[] {
+function recentOutcomes(
+  previous: unknown,
+  fresh: readonly RecordedOutcome[],
+  inboxSeq: string | undefined,
+): RecordedOutcome[] {
   if (!Array.isArray(previous)) return [...fresh];
   const ids = new Set(fresh.map((o) => o.receiptId));
   const older: RecordedOutcome[] = []; // newest first
   let bytes = 0;
-  for (let i = previous.length - 1; i >= 0 && older.length + fresh.length < KEPT_OUTCOMES; i--) {
+  let full = false;
+  for (let i = previous.length - 1; i >= 0; i--) {
     const item = previous[i] as Partial<RecordedOutcome> | null;
     if (typeof item !== 'object' || item === null || typeof item.receiptId !== 'string' || ids.has(item.receiptId)) {
       continue;
     }
-    bytes += jsonLength(item);
-    if (bytes > KEPT_OUTCOME_BYTES) break;
+    // The outcome of an entry settled ahead of `inboxSeq` (InboxMark.ahead) is what marks it
+    // settled: kept until `inboxSeq` covers it, whatever the limits.
+    const ahead = isInboxSeq(item.seq) && (inboxSeq === undefined || compareInboxSeq(item.seq, inboxSeq) > 0);
+    if (!ahead) {
+      if (full || older.length + fresh.length >= KEPT_OUTCOMES) continue;
+      bytes += jsonLength(item);
+      if (bytes > KEPT_OUTCOME_BYTES) {
+        full = true;
+        continue;
+      }
+    }
     older.push(item as RecordedOutcome);
   }
   return [...older.reverse(), ...fresh];

@@ -1,7 +1,7 @@
 import { InboxError, type Outcome } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { appendHistory, userMessageOf } from './history.js';
-import { markCommitted, settledOutcomeIn, settledThrough, withUnstored, type InboxMark } from './inbox-fields.js';
+import { entrySettled, markCommitted, settledOutcomeIn, withUnstored, type InboxMark } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, stoppedOutcome } from './outcomes.js';
 import { signalCause } from './session-cause.js';
@@ -29,7 +29,7 @@ export async function coverEntry(
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const loaded = await persistence.loadShared(session, attempt > 0);
-    if (settledThrough(loaded.carried, mark.seq)) return;
+    if (entrySettled(loaded.carried, mark)) return;
     const user = withUserMessage ? userMessageOf(job.signal) : undefined;
     const history = user === undefined ? loaded.history : appendHistory(loaded.history, user, maxHistoryMessages);
     try {
@@ -50,10 +50,13 @@ export async function coverEntry(
   }
 }
 
-/** True when the session's live state shows the entry `seq` settled. @internal */
-export function coveredLive(session: LiveSession | undefined, seq: string): boolean {
+/** True when the session's live state shows `entry` settled. @internal */
+export function coveredLive(
+  session: LiveSession | undefined,
+  entry: { readonly seq: string; readonly receiptId: string },
+): boolean {
   const state = session?.state;
-  return state?.kind === 'loaded' && settledThrough(state.carried, seq);
+  return state?.kind === 'loaded' && entrySettled(state.carried, entry);
 }
 
 /** What the gate of an entry's job needs. @internal */
@@ -143,7 +146,7 @@ function admitCounted(
 ): 'run' | 'settled' | 'giveBack' {
   const entry = job.entry as NonNullable<Job['entry']>;
   job.receiptId = entry.receiptId;
-  if (settledThrough(carried, entry.seq)) {
+  if (entrySettled(carried, entry)) {
     job.skipped = true;
     job.recorded = settledOutcomeIn(carried, entry.receiptId);
     d.settle(job, stoppedOutcome(session.ctx));

@@ -152,7 +152,7 @@ export class InboxWorker {
   /** After an entry's job applied: the checkpoint covers it (a version only advancing `inboxSeq` when it saved nothing). */
   async #cover(session: LiveSession, job: Job, outcome: Outcome): Promise<void> {
     const entry = job.entry as InboxEntry;
-    if (job.skipped === true || job.lockLost || coveredLive(session, entry.seq)) return;
+    if (job.skipped === true || job.lockLost || coveredLive(session, entry)) return;
     if (this.#holding(job) === undefined) return;
     try {
       const mark = { seq: entry.seq, receiptId: entry.receiptId, partial: false };
@@ -444,7 +444,7 @@ export class InboxWorker {
       // next worker may apply.
       if (job?.stoppedBy !== undefined) return;
       const session = this.#d.queue.live(work.key);
-      if (job !== undefined && agent !== undefined && !coveredLive(session, entry.seq)) {
+      if (job !== undefined && agent !== undefined && !coveredLive(session, entry)) {
         if (work.lost || this.#closing) return; // unsettled: a later delivery settles it
         const mark = { seq: entry.seq, receiptId: entry.receiptId, partial: false };
         const { persistence, maxHistoryMessages } = this.#d;

@@ -96,6 +96,11 @@ export interface RunningBatch {
    */
   readonly through: number;
   /**
+   * While a member applied on its own is saved: the merged members before it that wait for the
+   * batch's turn. That save must not settle them (their messages are in it, their answer is not).
+   */
+  readonly waiting: readonly Job[] | undefined;
+  /**
    * The outcome member `job` gets when a save of the batch whose own outcome is `shared` settles it
    * (what that save records for it): the one it was settled with already (applied on its own,
    * stopped), or — the merged turn's save — the turn's outcome with its own action and route and

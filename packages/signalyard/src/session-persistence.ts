@@ -97,8 +97,14 @@ export class SessionPersistence {
     const settled =
       batch === undefined
         ? this.withOutcome(mark, outcome)
-        : withBatchOutcomes(mark, batch.members, batch.through, outcome, this.#maxOutcomeBytes, (job) =>
-            batch.memberOutcome(job, outcome),
+        : withBatchOutcomes(
+            mark,
+            batch.members,
+            batch.through,
+            outcome,
+            this.#maxOutcomeBytes,
+            (job) => batch.memberOutcome(job, outcome),
+            batch.waiting,
           );
     return withUnstored(settled, session.unstoredOutcomes);
   }

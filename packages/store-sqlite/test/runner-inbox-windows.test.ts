@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  Action,
   MemoryCheckpointStore,
   MemoryInbox,
   signal,
@@ -103,6 +104,53 @@ function dying(
     },
   });
   return { inbox: proxy, died: died.promise };
+}
+
+/**
+ * `store` and `inbox` as a worker sees them until it freezes (a `kill -9` seen from outside):
+ * from the save `freezesOn(data)` picks, every call hangs, renewals fail and no lease is taken, so
+ * another worker takes its keys over once their leases expire. `thaw()` rejects what hangs (for
+ * the test's clean-up).
+ */
+function freezing(
+  store: CheckpointStore,
+  inbox: Inbox,
+  freezesOn: (data: SessionCheckpointV1) => boolean,
+): { store: CheckpointStore; inbox: Inbox; frozen: Promise<void>; thaw: () => void } {
+  const frozen = deferred();
+  const thawed = deferred();
+  let cold = false;
+  const hang = (): Promise<never> => {
+    const never = thawed.promise.then(() => Promise.reject(new Error('the worker was killed')));
+    never.catch(() => undefined); // what the frozen worker no longer awaits fails unseen
+    return never;
+  };
+  const wrap = <T extends object>(target: T, on: (property: string | symbol, args: unknown[]) => unknown): T =>
+    new Proxy(target, {
+      get(t, property) {
+        const value: unknown = Reflect.get(t, property, t);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const answer = on(property, args);
+          return answer === undefined ? (value as (...a: unknown[]) => unknown).apply(t, args) : answer;
+        };
+      },
+    });
+  const frozenStore = wrap(store, (property, args) => {
+    if (property === 'close') return undefined;
+    if (!cold && property === 'save' && freezesOn(args[1] as SessionCheckpointV1)) {
+      cold = true;
+      frozen.resolve();
+    }
+    return cold ? hang() : undefined;
+  });
+  const frozenInbox = wrap(inbox, (property) => {
+    if (!cold || property === 'close' || property === 'onNotify') return undefined;
+    if (property === 'renew') return Promise.resolve(false);
+    if (property === 'acquire') return Promise.resolve([]);
+    return hang();
+  });
+  return { store: frozenStore, inbox: frozenInbox, frozen: frozen.promise, thaw: () => thawed.resolve() };
 }
 
 /** A worker runner over `inbox` that dies as `dying` says (short leases: the next worker takes over soon). */
@@ -246,5 +294,77 @@ describe.each([
       });
     }
     expect(turns).toBe(2); // nothing applied again
+  });
+
+  it("a kill between a collect batch member's own save and the merged turn's: the merged members still get their turn, the member applied on its own is not applied again", async () => {
+    const storage = makeStorage();
+    const started = deferred();
+    const hold: Deferred<TurnResult> = deferred();
+    const seen: string[][] = [];
+    const engine: EngineFn = (ctx) => {
+      const texts = ctx.signals.map((s) => String((s.payload as { text?: unknown }).text));
+      seen.push(texts);
+      if (seen.length === 1) {
+        started.resolve();
+        return hold.promise;
+      }
+      const said = texts.join('+');
+      return Promise.resolve({ output: said, messages: [{ role: 'assistant', content: `answered ${said}` }] });
+    };
+    const agent: RunnerOptions['agents'][number] = {
+      id: 'main',
+      whenBusy: 'collect',
+      engine,
+      routes: [
+        {
+          kind: 'user_message',
+          name: 'no-commands',
+          predicate: (s) => (s.payload as { text?: unknown }).text === 'cmd',
+          action: Action.reject('commands are off'),
+        },
+      ],
+    };
+    const producer = runnerOn(storage, { worker: false });
+    // The worker freezes as the merged turn of b and d is saved: after the save of cmd (applied on
+    // its own, in its place, with b's message before it), before the turn answering b and d.
+    const cold = freezing(storage.store(), storage.inbox(), (data) =>
+      (data.history ?? []).some((m) => m.content === 'answered b+d'),
+    );
+    const worker = createRunner({
+      agents: [agent],
+      store: cold.store,
+      inbox: cold.inbox,
+      worker: { id: 'frozen', pollMs: 20, leaseMs: 150 },
+      closeTimeoutMs: 50,
+    });
+    closers.push(async () => {
+      cold.thaw();
+      await worker.close();
+    });
+    const a = await producer.runner.accept(KEY, user('a'));
+    await started.promise;
+    const b = await producer.runner.accept(KEY, user('b'));
+    const cmd = await producer.runner.accept(KEY, user('cmd'));
+    const d = await producer.runner.accept(KEY, user('d'));
+    while ((await worker.session(KEY))?.queued !== 3) await new Promise((r) => setTimeout(r, 5));
+    hold.resolve({ messages: [{ role: 'assistant', content: 'answered a' }] });
+    await cold.frozen;
+    expect(seen).toEqual([['a'], ['b', 'd']]);
+    runnerOn(storage, { agents: [agent] });
+    const outcomes = await Promise.all(
+      [a, b, cmd, d].map((r) => producer.runner.outcome(r.receiptId, { timeoutMs: 5000 })),
+    );
+    expect(outcomes.map((o) => o.status)).toEqual(['completed', 'completed', 'rejected', 'completed']);
+    // b and d are answered once more by the next worker (the frozen one's answer was never saved);
+    // cmd's rejection was saved: it is neither applied again nor given to an engine.
+    expect(seen.slice(2).flat()).toEqual(['b', 'd']);
+    expect(await historyOf(producer.store)).toEqual([
+      'user:a',
+      'assistant:answered a',
+      'user:b',
+      'user:cmd',
+      'user:d',
+      'assistant:answered b+d',
+    ]);
   });
 });
