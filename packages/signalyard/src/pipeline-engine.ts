@@ -1,4 +1,4 @@
-import { describeValue, type ChatModel } from '@signalyard/core';
+import { describeValue, type ChatModel, type Clock } from '@signalyard/core';
 import {
   Envelope,
   PipelineRuntime,
@@ -21,6 +21,12 @@ export interface PipelineEngineOptions {
    * pending interrupt's payload (what the stage asked); otherwise the output of the last stage that ran.
    */
   render?: (envelope: Envelope) => string;
+  /**
+   * The clock the pipeline's times (trace, interrupts, resolutions) are read from. Default: the
+   * runner's (`TurnContext.clock`, from `createRunner({ clock })`), so a runner driven by a test
+   * clock saves pipeline envelopes stamped with it (decisions-wave3 §10).
+   */
+  clock?: Clock;
 }
 
 const YES = new Set(['y', 'yes', 'ok', 'approve', 'approved', 'confirm']);
@@ -52,13 +58,14 @@ export function defaultInterruptResponse(text: string, interrupt: Interrupt): In
  * ```
  */
 export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions = {}): Engine {
-  const runtime = new PipelineRuntime(pipeline, opts.model === undefined ? {} : { model: opts.model });
+  const runtimeOf = runtimes(pipeline, opts);
   const toResponse = opts.toResponse ?? defaultInterruptResponse;
   const render = opts.render ?? renderLastOutput(pipeline);
   let mermaid: string | undefined;
   return {
     async turn(ctx: TurnContext): Promise<TurnResult> {
       const text = textOf(ctx);
+      const runtime = runtimeOf(ctx.clock);
       const paused = ctx.state === undefined || ctx.state === null ? undefined : Envelope.fromJSON(ctx.state);
       let events: AsyncIterable<PipelineEvent>;
       if (paused?.interrupt !== undefined && !paused.terminated) {
@@ -90,6 +97,30 @@ export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions =
       mermaid ??= pipeline.toMermaid();
       return { pipeline: mermaid };
     },
+  };
+}
+
+/**
+ * The pipeline's runtime for a turn: one per clock (the option's, else the runner's, else the
+ * system clock), made on first use. Bad options fail here, when the engine is made.
+ */
+function runtimes(pipeline: Pipeline, opts: PipelineEngineOptions): (clock: Clock | undefined) => PipelineRuntime {
+  const make = (clock: Clock | undefined): PipelineRuntime =>
+    new PipelineRuntime(pipeline, {
+      ...(opts.model !== undefined && { model: opts.model }),
+      ...(clock !== undefined && { clock }),
+    });
+  const fixed = opts.clock === undefined ? undefined : make(opts.clock);
+  const system = fixed ?? make(undefined);
+  const byClock = new WeakMap<Clock, PipelineRuntime>();
+  return (clock) => {
+    if (fixed !== undefined || clock === undefined) return system;
+    let runtime = byClock.get(clock);
+    if (runtime === undefined) {
+      runtime = make(clock);
+      byClock.set(clock, runtime);
+    }
+    return runtime;
   };
 }
 

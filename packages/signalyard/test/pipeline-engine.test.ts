@@ -161,6 +161,36 @@ describe('pipelineEngine', () => {
     expect(o.error?.code).toBe('ENGINE_FAILED');
     await runner.close();
   });
+
+  it("stamps the pipeline's times with the runner's clock, or with its own clock option", async () => {
+    const at = (iso: string) => ({ now: () => Date.parse(iso) });
+    const runnerClock = at('2030-01-02T03:04:05.000Z');
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: pipelineEngine(clarifyPipeline()) }],
+      clock: runnerClock,
+    });
+    const paused = (await runner.handle(dm('where is my order?'))).output as Envelope;
+    expect(paused.interrupt?.createdAt).toBe('2030-01-02T03:04:05.000Z');
+    expect(paused.trace.map((t) => [t.startedAt, t.endedAt])).toEqual([
+      ['2030-01-02T03:04:05.000Z', '2030-01-02T03:04:05.000Z'],
+    ]);
+    await runner.close();
+
+    const own = pipelineEngine(clarifyPipeline(), { clock: at('2031-05-06T07:08:09.000Z') });
+    const overridden = createRunner({ agents: [{ id: 'main', engine: own }], clock: runnerClock });
+    const stamped = (await overridden.handle(dm('where is my order?'))).output as Envelope;
+    expect(stamped.interrupt?.createdAt).toBe('2031-05-06T07:08:09.000Z');
+    await overridden.close();
+  });
+
+  it('rejects a clock option that is no clock when the engine is made', () => {
+    expect(() => pipelineEngine(clarifyPipeline(), { clock: { now: 'soon' } as never })).toThrow(
+      expect.objectContaining({
+        code: 'PIPELINE_ARGUMENT_INVALID',
+        message: expect.stringMatching(/Invalid clock.*"soon"/),
+      }),
+    );
+  });
 });
 
 describe('defaultInterruptResponse', () => {
