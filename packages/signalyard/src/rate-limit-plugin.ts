@@ -3,10 +3,12 @@ import {
   ConfigError,
   SignalKind,
   describeValue,
+  type Clock,
   type ConfigProblem,
   type Plugin,
   type SignalRoute,
 } from '@signalyard/core';
+import { clockProblem, isClock, readClock } from '@signalyard/core/internal';
 
 /** Options of {@link rateLimitPlugin}. */
 export interface RateLimitOptions {
@@ -14,7 +16,12 @@ export interface RateLimitOptions {
   perSession: number;
   /** The sliding window, in milliseconds. */
   windowMs: number;
-  /** The clock (default `Date.now`); for tests. */
+  /**
+   * The clock arrivals are timed with. Default: the runner's (`createRunner({ clock })`, through
+   * `PluginContext.clock`), else the system clock.
+   */
+  clock?: Clock;
+  /** A clock function (`() => milliseconds`), the older form of `clock`; `clock` wins when both are given. */
   now?: () => number;
 }
 
@@ -29,7 +36,8 @@ export interface RateLimitOptions {
  * (plugin routes are defaults). Memory holds the arrivals of the sessions active within the
  * last window or two: a session's counts are dropped once all of them have left the window.
  *
- * @throws ConfigError `CONFIG_INVALID` when `perSession` is not a positive integer or `windowMs` not a positive number.
+ * @throws ConfigError `CONFIG_INVALID` when `perSession` is not a positive integer, `windowMs` not a
+ * positive number, or `clock`/`now` no clock.
  * @example
  * ```ts
  * createRunner({ agents, plugins: [rateLimitPlugin({ perSession: 5, windowMs: 60_000 })] });
@@ -57,9 +65,15 @@ export function rateLimitPlugin(options: RateLimitOptions): Plugin {
   if (options.now !== undefined && typeof options.now !== 'function') {
     problems.push({ path: 'now', message: `expected a clock function, got ${describeValue(options.now)}` });
   }
+  if (options.clock !== undefined && !isClock(options.clock)) {
+    problems.push({ path: 'clock', message: clockProblem(options.clock) });
+  }
   if (problems.length > 0) throw new ConfigError({ problems });
   const { perSession, windowMs } = options;
-  const now = options.now ?? Date.now;
+  const own = options.clock ?? (options.now === undefined ? undefined : { now: options.now });
+  // The runner's clock replaces the system clock at setup, unless the options gave one.
+  let clock: Clock = own ?? { now: Date.now };
+  const now = (): number => readClock(clock);
   /** Arrival times per session key, oldest first. */
   const arrivals = new Map<string, number[]>();
   // Keys whose every arrival has left the window are dropped once per window (amortised O(1)
@@ -91,6 +105,7 @@ export function rateLimitPlugin(options: RateLimitOptions): Plugin {
     name: 'rate-limit',
     signalRoutes: () => [route],
     setup(ctx) {
+      if (own === undefined && ctx.clock !== undefined) clock = ctx.clock;
       ctx.on((event) => {
         if (event.type !== 'signal_received' || event.signal.kind !== SignalKind.UserMessage) return;
         const at = now();

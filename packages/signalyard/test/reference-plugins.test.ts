@@ -39,6 +39,35 @@ describe('rateLimitPlugin', () => {
     await runner.close();
   });
 
+  it("times arrivals with the runner's clock by default, and with its own clock when given one", async () => {
+    let t = 0;
+    const clock = { now: () => t };
+    const runner = createRunner({
+      agents: [{ id: 'main', engine: echo }],
+      plugins: [rateLimitPlugin({ perSession: 1, windowMs: 1000 })],
+      clock,
+    });
+    expect((await runner.handle(dm('1'))).status).toBe('completed');
+    t = 999;
+    expect((await runner.handle(dm('1'))).status).toBe('rejected');
+    t = 2500; // the window slid on the runner's clock, whatever the system time
+    expect((await runner.handle(dm('1'))).status).toBe('completed');
+    await runner.close();
+
+    let own = 0;
+    const pinned = createRunner({
+      agents: [{ id: 'main', engine: echo }],
+      plugins: [rateLimitPlugin({ perSession: 1, windowMs: 1000, clock: { now: () => own }, now: () => 10_000 })],
+      clock,
+    });
+    expect((await pinned.handle(dm('1'))).status).toBe('completed');
+    t += 5000; // the runner's clock moves; the plugin's own does not
+    expect((await pinned.handle(dm('1'))).status).toBe('rejected');
+    own = 1500;
+    expect((await pinned.handle(dm('1'))).status).toBe('completed');
+    await pinned.close();
+  });
+
   it('counts two sessions separately', async () => {
     const runner = createRunner({
       agents: [{ id: 'main', engine: echo }],
@@ -92,6 +121,14 @@ describe('rateLimitPlugin', () => {
     expect(() => rateLimitPlugin({ perSession: 1.5, windowMs: 10 })).toThrow(ConfigError);
     expect(() => rateLimitPlugin(null as never)).toThrow(ConfigError);
     expect(() => rateLimitPlugin({ perSession: 1, windowMs: 10, now: 5 as never })).toThrow(ConfigError);
+    try {
+      rateLimitPlugin({ perSession: 1, windowMs: 10, clock: { now: 'soon' } as never });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).problems).toEqual([
+        { path: 'clock', message: expect.stringMatching(/expected a Clock.*"soon"/) as unknown },
+      ]);
+    }
   });
 });
 
