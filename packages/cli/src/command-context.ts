@@ -9,6 +9,8 @@ export interface CommandContext {
   /** Styling for stderr (colour only when stderr is a terminal). */
   readonly err: Style;
   readonly cwd: string;
+  /** The environment variables commands read (`CliIo.env`, default the process's). */
+  readonly env: Readonly<Record<string, string | undefined>>;
 }
 
 /** `n thing` / `n things`. */

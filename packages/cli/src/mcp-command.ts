@@ -6,6 +6,9 @@ import { CliUsageError } from './errors/cli-usage-error.js';
 import { openConfiguredRunner } from './runner-config.js';
 import { integerParser } from './sessions-command.js';
 
+/** The environment variable `mcp serve --http` reads its bearer token from when `--token` is not given. */
+const TOKEN_ENV = 'SIGNALYARD_MCP_TOKEN';
+
 /** The options of `signalyard mcp serve`, as parsed. */
 interface McpServeOptions {
   readonly config: string;
@@ -35,7 +38,10 @@ export function addMcpCommand(program: Command, ctx: CommandContext, abortSignal
       ),
     )
     .option('--host <address>', 'with --http: the address to listen on', '127.0.0.1')
-    .option('--token <token>', 'with --http: every request must carry "authorization: Bearer <token>" (else 401)')
+    .option(
+      '--token <token>',
+      `with --http: every request must carry "authorization: Bearer <token>" (else 401); default: $${TOKEN_ENV}, which keeps the token out of the process list`,
+    )
     .option('--approvals', 'also serve approve_<agent> { session, decisions } to decide paused turns')
     .addHelpText(
       'after',
@@ -49,16 +55,21 @@ clean stop, 2 for usage errors, unknown agents and configs that cannot load.
 
 Examples:
   signalyard mcp serve --config runner.config.ts --stdio
-  signalyard mcp serve --config dist/runner.config.js --http 8940 --agents support,billing --token "$MCP_TOKEN"`,
+  ${TOKEN_ENV}=… signalyard mcp serve --config dist/runner.config.js --http 8940 --agents support,billing`,
     )
     .action(async (options: McpServeOptions) => {
       await mcpServeCommand(ctx, options, abortSignal);
     });
 }
 
-/** Checks the command line before anything loads: exactly one transport, --host/--token only with --http, the agent list. */
+/**
+ * Checks the command line before anything loads: exactly one transport, --host/--token only with
+ * --http, the agent list. Over HTTP without `--token`, the token is `$SIGNALYARD_MCP_TOKEN` when
+ * set (ignored with --stdio, where no token applies).
+ */
 function transportOf(
   options: McpServeOptions,
+  env: CommandContext['env'],
 ): { stdio: true } | { http: { port: number; host: string; token?: string } } {
   const http = options.http;
   if (options.stdio === true && http !== undefined) {
@@ -74,7 +85,10 @@ function transportOf(
   }
   if (http > 65535) throw new CliUsageError({ message: `--http ${http}: expected a port, 0 to 65535` });
   if (options.host === '') throw new CliUsageError({ message: '--host "": expected an address such as 127.0.0.1' });
-  return { http: { port: http, host: options.host, ...(options.token !== undefined && { token: options.token }) } };
+  const token = options.token ?? env[TOKEN_ENV];
+  if (token === '')
+    throw new CliUsageError({ message: `${TOKEN_ENV} is set but empty: expected a non-empty bearer token` });
+  return { http: { port: http, host: options.host, ...(token !== undefined && { token }) } };
 }
 
 /** `--agents a,b` as a list; `undefined` when not given. */
@@ -142,7 +156,7 @@ async function mcpServeCommand(
   options: McpServeOptions,
   abortSignal: AbortSignal | undefined,
 ): Promise<void> {
-  const transport = transportOf(options);
+  const transport = transportOf(options, ctx.env);
   const requested = agentList(options.agents);
   const stdio = 'stdio' in transport;
   const serve = async (): Promise<void> => {

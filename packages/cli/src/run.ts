@@ -113,6 +113,7 @@ export async function run(argv: readonly string[], io: CliIo = {}): Promise<Exit
     out: styleFor(stdout, env),
     err: styleFor(stderr, env),
     cwd: io.cwd ?? process.cwd(),
+    env,
   };
   try {
     if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) {

@@ -92,24 +92,16 @@ describe('signalyard mcp serve --stdio (the bin, the SDK client)', () => {
 });
 
 describe('signalyard mcp serve --http (the bin, the SDK client)', () => {
-  it('serves the --agents chosen, checks the bearer token, and stops on SIGTERM with exit 0', async () => {
+  it('serves the --agents chosen, checks the bearer token ($SIGNALYARD_MCP_TOKEN), and stops on SIGTERM with exit 0', async () => {
     const child = spawn(
       process.execPath,
-      [
-        BIN,
-        'mcp',
-        'serve',
-        '--config',
-        'desk.config.mjs',
-        '--http',
-        '0',
-        '--agents',
-        'billing',
-        '--token',
-        's3cret',
-        '--approvals',
-      ],
-      { cwd: CONFIGS, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      [BIN, 'mcp', 'serve', '--config', 'desk.config.mjs', '--http', '0', '--agents', 'billing', '--approvals'],
+      // The token from the environment, out of the process list (--token works the same).
+      {
+        cwd: CONFIGS,
+        env: { ...process.env, NO_COLOR: '1', SIGNALYARD_MCP_TOKEN: 's3cret' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     children.push(child);
     let stdout = '';
@@ -173,6 +165,26 @@ describe('signalyard mcp serve: bad command lines (one line on stderr, nothing s
   ])('%j → exit 2: %s', async (args, message) => {
     const result = await serve(args);
     expect(result).toEqual({ code: 2, stdout: '', stderr: `signalyard: error: ${message}\n` });
+  });
+
+  it('$SIGNALYARD_MCP_TOKEN set but empty → exit 2 with --http; ignored with --stdio, where no token applies', async () => {
+    const empty = { SIGNALYARD_MCP_TOKEN: '' };
+    const result = await runInProcess(['mcp', 'serve', '--config', 'desk.config.mjs', '--http', '0'], {
+      cwd: CONFIGS,
+      env: empty,
+    });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'signalyard: error: SIGNALYARD_MCP_TOKEN is set but empty: expected a non-empty bearer token\n',
+    });
+    // With --stdio the variable plays no part: the command line is fine (it fails later, on the agent list).
+    const stdio = await runInProcess(['mcp', 'serve', '--config', 'desk.config.mjs', '--stdio', '--agents', 'nobody'], {
+      cwd: CONFIGS,
+      env: empty,
+    });
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toMatch(/has no agent "nobody"/);
   });
 
   it('an agent the config does not have → exit 2 naming it and the agents there are; the runner is closed', async () => {
