@@ -106,6 +106,44 @@ try {
     );
   }
   console.log(`settled in all ${Math.round(ENTRIES / ((performance.now() - start) / 1000))}/s (accepts included)`);
+  // A worker that keeps up: one entry on each of 50 keys, then one look (acquire) by a worker holding partitions already.
+  const [wc0] = wcs as [NatsConnection];
+  const [w0] = workers as [JetStreamInbox];
+  let looks = 0;
+  let lookSent = 0;
+  for (let round = 0; round < 5; round++) {
+    for (let i = 0; i < 50; i++)
+      await producer.accept({
+        sessionKey: `s${i}`,
+        signal: { kind: 'user_message', payload: 'go' },
+        id: `k${round}-${i}`,
+      });
+    const before = sent(wc0);
+    const leases = await w0.acquire('w0', { leaseMs: 30_000, max: 50 });
+    lookSent += sent(wc0) - before;
+    looks++;
+    for (const lease of leases) {
+      for await (const entry of w0.read(lease)) {
+        await w0.beginDelivery(entry);
+        await w0.ack(entry);
+      }
+      await w0.release(lease);
+    }
+  }
+  console.log(`a look finding one entry on each of 50 keys: ${(lookSent / looks).toFixed(1)} messages`);
+  const idle = sent(wc0);
+  for (let i = 0; i < 10; i++) await w0.acquire('w0', { leaseMs: 30_000, max: 50 });
+  console.log(`a look finding nothing: ${((sent(wc0) - idle) / 10).toFixed(1)} messages`);
+  // Looks coming back to back (a Runner's worker looks again on every notice) while another worker holds every waiting key.
+  const [, w1] = workers as [JetStreamInbox, JetStreamInbox];
+  for (let i = 0; i < 50; i++)
+    await producer.accept({ sessionKey: `s${i}`, signal: { kind: 'user_message', payload: 'go' }, id: `h${i}` });
+  const held = await w1.acquire('w1', { leaseMs: 30_000, max: 100 });
+  const busy = sent(wc0);
+  for (let i = 0; i < 20; i++) await w0.acquire('w0', { leaseMs: 30_000, max: 50 });
+  console.log(
+    `20 looks back to back while another worker holds the ${held.length} keys waiting: ${((sent(wc0) - busy) / 20).toFixed(1)} messages per look`,
+  );
   for (const w of workers) await w.close();
   await producer.close();
   for (const nc of [pc, ...wcs]) await nc.close();

@@ -80,6 +80,8 @@ interface Known {
 
 /** Of a lease's time, the share this process trusts without asking (the rest covers clock estimates and a slow write). */
 const TRUSTED_SHARE = 0.75;
+/** How long a lease seen live is not asked about again by `takeFree` (ms; never past its expiry). */
+const BUSY_RECHECK_MS = 1000;
 
 /**
  * Leases in a KV bucket, taken, renewed and given up with compare-and-set (`create`,
@@ -98,6 +100,8 @@ export class KvLeases {
   readonly #kv: KV;
   readonly #now: () => number;
   readonly #known = new Map<string, Known>();
+  /** Names seen leased (by another), not asked about again by `takeFree` before this local time. */
+  readonly #busyUntil = new Map<string, number>();
 
   constructor(kv: KV, now: () => number) {
     this.#kv = kv;
@@ -124,6 +128,10 @@ export class KvLeases {
     const live = value !== undefined && expiresAt > this.#now() ? value : undefined;
     const known = this.#known.get(name);
     if (known !== undefined && known.revision !== (entry?.revision ?? 0)) this.#known.delete(name);
+    if (live !== undefined) {
+      if (this.#busyUntil.size > 100_000) this.#busyUntil.clear();
+      this.#busyUntil.set(name, Date.now() + Math.min(BUSY_RECHECK_MS, expiresAt - this.#now()));
+    }
     return { revision: entry?.revision ?? 0, live, expiresAt: live === undefined ? 0 : expiresAt };
   }
 
@@ -134,6 +142,7 @@ export class KvLeases {
     try {
       const written = revision === 0 ? await this.#kv.create(name, data) : await this.#kv.update(name, data, revision);
       this.#remember(name, written, value, sentAt);
+      this.#busyUntil.delete(name);
       return true;
     } catch (error) {
       if (!lostRace(error)) throw error;
@@ -158,8 +167,11 @@ export class KvLeases {
   /**
    * Takes `name` like {@link KvLeases.take}, reading its state first unless this instance freed
    * it last (then one compare-and-set; if another write came since, it reads and decides again).
+   * A name seen leased is not asked about again for a second (or until that lease expires, if
+   * sooner): a lease given up early elsewhere is taken here up to a second later.
    */
   async takeFree(name: string, workerId: string, ms: number, sessionKey?: string): Promise<LeaseValue | undefined> {
+    if ((this.#busyUntil.get(name) ?? 0) > Date.now()) return undefined;
     const known = this.#known.get(name);
     if (known !== undefined && known.value === undefined) {
       const value: LeaseValue = {

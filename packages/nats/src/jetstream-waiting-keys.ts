@@ -19,9 +19,10 @@ export interface WaitingKey {
  * per key on every look: one stream info over the whole stream (the entries waiting per key
  * subject), plus a direct get for the first entry of each key subject not read within the last
  * second (its session key and `seq`, for the oldest-first order). An entry this instance
- * acknowledged moves its key's first `seq` past it at once; acknowledgements by other processes
- * are seen within the second (until then the key sorts a little early: the order is a
- * fairness hint, never a guarantee's).
+ * acknowledged moves its key's first `seq` past it at once (and counts as a read: a key drained
+ * here sorts as if its next entry came then); acknowledgements by other processes are seen
+ * within the second (until then the key sorts a little early: the order is a fairness hint,
+ * never a guarantee's).
  * @internal
  */
 export class WaitingKeys {
@@ -58,9 +59,11 @@ export class WaitingKeys {
     return out.sort((a, b) => a.first - b.first);
   }
 
-  /** This instance acknowledged the entry at `seq` on `subject`: the key's first waiting entry is later. */
+  /** This instance acknowledged the entry at `seq` on `subject`: the key's first waiting entry is later (a bound as fresh as a read). */
   acked(subject: string, seq: number): void {
     const known = this.#known.get(subject);
-    if (known !== undefined && known.first <= seq) known.first = seq + 1;
+    if (known === undefined || known.first > seq) return;
+    known.first = seq + 1;
+    known.at = performance.now();
   }
 }
