@@ -44,7 +44,8 @@ async function settle(nc: NatsConnection, worker: JetStreamInbox, id: string, do
   };
   while (!done()) {
     looks++;
-    const leases = await count('acquire', () => worker.acquire(id, { leaseMs: 30_000, max: 50 }));
+    // A lease long enough that a loaded machine does not lose it (nothing renews it here).
+    const leases = await count('acquire', () => worker.acquire(id, { leaseMs: 300_000, max: 50 }));
     if (leases.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     for (const lease of leases) {
       const it = worker.read(lease)[Symbol.asyncIterator]();
