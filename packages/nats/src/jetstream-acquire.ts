@@ -1,28 +1,24 @@
 import type { InboxLease } from '@signalyard/core';
-import { pendingKeys, type Ready } from './jetstream-inbox-parts.js';
+import type { Ready } from './jetstream-inbox-parts.js';
 import type { ResolvedJetStreamInboxOptions } from './jetstream-inbox-options.js';
 import { keyLeaseToken } from './jetstream-leases.js';
 import { PartitionHolder } from './jetstream-partition-holder.js';
 import { partitionConsumerConfig } from './jetstream-provision.js';
-
-/** The partitions holding entries, oldest waiting entry first. */
-async function busyPartitions(r: Ready): Promise<number[]> {
-  const firsts = await Promise.all(
-    Array.from({ length: r.partitions }, (_, n) =>
-      r.c.jsm.direct.getMessage(r.names.stream, { next_by_subj: r.names.partitionSubjects(n), seq: 1 }),
-    ),
-  );
-  const busy: { n: number; first: number }[] = [];
-  firsts.forEach((message, n) => {
-    if (message !== null) busy.push({ n, first: message.seq });
-  });
-  return busy.sort((a, b) => a.first - b.first).map((b) => b.n);
-}
+import { WaitingKeys, type WaitingKey } from './jetstream-waiting-keys.js';
 
 /** This process's partition holders and how many key leases it holds in each. @internal */
 export interface Holders {
   readonly holders: Map<number, PartitionHolder>;
   readonly keyLeases: Map<number, number>;
+  /** Partitions another process holds, until when (local `Date.now()`): not asked again before. */
+  readonly othersUntil: Map<number, number>;
+  /** The keys with entries waiting, as this instance last saw them. */
+  readonly waiting: WaitingKeys;
+}
+
+/** New, empty holders of an inbox instance. @internal */
+export function newHolders(): Holders {
+  return { holders: new Map(), keyLeases: new Map(), othersUntil: new Map(), waiting: new WaitingKeys() };
 }
 
 /**
@@ -46,9 +42,13 @@ export async function ensureHolder(
     h.holders.delete(n);
     await r.leases.giveUp(`p${n}`, mine.token);
   }
+  if ((h.othersUntil.get(n) ?? 0) > Date.now()) return; // another holder's lease was live until then
   const name = `p${n}`;
   const state = await r.leases.state(name);
-  if (state.live !== undefined) return;
+  if (state.live !== undefined) {
+    h.othersUntil.set(n, Date.now() + (state.expiresAt - r.c.now()));
+    return;
+  }
   const value = await r.leases.take(name, state, workerId, o.leaseMs);
   if (value === undefined) return;
   const holder = new PartitionHolder(value.t, () => r.leases.renew(name, value.t));
@@ -57,10 +57,24 @@ export async function ensureHolder(
 }
 
 /**
- * `Inbox.acquire` on JetStream: goes through the partitions holding entries (oldest waiting
- * entry first) and their session keys (oldest first), and takes each key's lease with
- * compare-and-set in the lease bucket (`k<keyhash>`) until `max` are taken; for every partition
- * it got keys in, makes sure a process holds the partition's consumer ({@link ensureHolder}).
+ * The keys in partitions another process is known to hold go last (in their order): their
+ * entries are settled through that holder's consumer less well (acknowledged by deleting them
+ * from the stream), and that holder's own worker takes them.
+ */
+function preferHeld(keys: WaitingKey[], h: Holders): WaitingKey[] {
+  const now = Date.now();
+  const elsewhere = (key: WaitingKey): boolean => !h.holders.has(key.n) && (h.othersUntil.get(key.n) ?? 0) > now;
+  return [...keys.filter((key) => !elsewhere(key)), ...keys.filter(elsewhere)];
+}
+
+/**
+ * `Inbox.acquire` on JetStream: goes through the session keys with entries waiting (oldest
+ * waiting entry first, {@link WaitingKeys}: one stream info and a direct get per key not seen
+ * within the last second; those of partitions another process holds last), and takes each key's lease with compare-and-set in the lease bucket
+ * (`k<keyhash>`; one write for a key this instance freed last) until `max` are taken; for every
+ * partition it got keys in, makes sure a process holds the partition's consumer
+ * ({@link ensureHolder}; a partition seen held by another process is not asked again until that
+ * lease would expire).
  * @internal
  */
 export async function acquireLeases(
@@ -71,20 +85,13 @@ export async function acquireLeases(
   leaseMs: number,
   max: number,
 ): Promise<InboxLease[]> {
-  const partitions = await busyPartitions(r);
-  const keysOf = await Promise.all(partitions.map((n) => pendingKeys(r, n)));
-  const queue = partitions.flatMap((n, i) => (keysOf[i] ?? []).map((key) => ({ n, ...key })));
+  const queue = preferHeld(await h.waiting.list(r), h);
   const out: InboxLease[] = [];
   const got = new Map<number, number>();
   // In waves of the keys still wanted, in parallel: each is one compare-and-set, and a lost race only skips that key.
   while (out.length < max && queue.length > 0) {
     const wave = queue.splice(0, max - out.length);
-    const taken = await Promise.all(
-      wave.map(async (key) => {
-        const name = `k${key.hash}`;
-        return r.leases.take(name, await r.leases.state(name), workerId, leaseMs, key.key);
-      }),
-    );
+    const taken = await Promise.all(wave.map((key) => r.leases.takeFree(`k${key.hash}`, workerId, leaseMs, key.key)));
     const expiresAt = new Date(r.c.now() + leaseMs).toISOString();
     wave.forEach((key, i) => {
       const value = taken[i];

@@ -24,8 +24,8 @@ export interface Ready {
   readonly partitions: number;
 }
 
-/** A delivery count as kept in the attempts bucket (key `a<seq>`): the count, the lease token of the latest delivery, the count before that lease's first. */
-interface AttemptsValue {
+/** A delivery count as kept in the attempts bucket (key `a<seq>`): the count, the lease token of the latest delivery, the count before that lease's first. @internal */
+export interface AttemptsValue {
   readonly n: number;
   readonly t: string;
   readonly b: number;
@@ -48,67 +48,86 @@ export function place(r: Ready, sessionKey: string): KeyPlace {
   return placeKey(r.names.stream, r.partitions, sessionKey);
 }
 
-/** The durable delivery count of the entry at `seq` (0 before the first). @internal */
-export async function attemptsOf(attempts: KV, seq: number): Promise<number> {
-  const entry = await attempts.get(`a${seq}`);
-  if (entry?.operation !== 'PUT' || entry.length === 0) return 0;
-  return entry.json<AttemptsValue>().n;
+/** An entry's delivery count as read or written: the count, and the KV revision it was at (0: never written). @internal */
+export interface AttemptsRead {
+  readonly n: number;
+  readonly revision: number;
+  readonly value: AttemptsValue | undefined;
 }
 
-/** Counts one delivery of the entry at `seq` under the lease `token` (compare-and-set); resolves the new count. @internal */
-export async function countDelivery(attempts: KV, seq: number, token: string): Promise<number> {
+function attemptsOfEntry(entry: KvEntry | null): AttemptsRead {
+  const live = entry !== null && entry.operation === 'PUT' && entry.length > 0;
+  const value = live ? entry.json<AttemptsValue>() : undefined;
+  return { n: value?.n ?? 0, revision: entry?.revision ?? 0, value };
+}
+
+/** The durable delivery count of the entry at `seq` (0 before the first), with its revision. @internal */
+export async function attemptsRead(attempts: KV, seq: number): Promise<AttemptsRead> {
+  return attemptsOfEntry(await attempts.get(`a${seq}`));
+}
+
+/** The durable delivery count of the entry at `seq` (0 before the first). @internal */
+export async function attemptsOf(attempts: KV, seq: number): Promise<number> {
+  return (await attemptsRead(attempts, seq)).n;
+}
+
+/**
+ * Counts one delivery of the entry at `seq` under the lease `token` (compare-and-set); resolves
+ * the new count. `known` is the count as last read or written here: when nobody wrote since, one
+ * write (else it reads and tries again).
+ * @internal
+ */
+export async function countDelivery(
+  attempts: KV,
+  seq: number,
+  token: string,
+  known?: AttemptsRead,
+): Promise<AttemptsRead> {
+  let read = known;
   for (;;) {
-    const entry = await attempts.get(`a${seq}`);
-    const live = entry !== null && entry.operation === 'PUT' && entry.length > 0;
-    const v: AttemptsValue = live ? entry.json<AttemptsValue>() : { n: 0, t: '', b: 0 };
+    read ??= attemptsOfEntry(await attempts.get(`a${seq}`));
+    const v = read.value ?? { n: 0, t: '', b: 0 };
     const next: AttemptsValue = { n: v.n + 1, t: token, b: v.t === token && token !== '' ? v.b : v.n };
     try {
-      if (entry === null) await attempts.create(`a${seq}`, JSON.stringify(next));
-      else await attempts.update(`a${seq}`, JSON.stringify(next), entry.revision);
-      return next.n;
+      const revision =
+        read.revision === 0
+          ? await attempts.create(`a${seq}`, JSON.stringify(next))
+          : await attempts.update(`a${seq}`, JSON.stringify(next), read.revision);
+      return { n: next.n, revision, value: next };
     } catch (error) {
       if (!lostRace(error)) throw error;
+      read = undefined;
     }
   }
 }
 
-/** Takes back the deliveries begun under the lease `token` of `sessionKey`'s entries (a release is not a delivery). @internal */
-export async function rollbackDeliveries(r: Ready, sessionKey: string, token: string): Promise<void> {
+/**
+ * Takes back the deliveries begun under the lease `token` of `sessionKey`'s entries (a release
+ * is not a delivery): those at `begun` (what this process began under it and did not
+ * acknowledge), or, when this process does not know, every entry of the key.
+ * @internal
+ */
+export async function rollbackDeliveries(
+  r: Ready,
+  sessionKey: string,
+  token: string,
+  begun: readonly number[] | undefined,
+): Promise<void> {
   const { subject } = place(r, sessionKey);
-  const messages = await messagesOn(r.c.jsm, r.names.stream, subject, 1, Number.MAX_SAFE_INTEGER);
-  for (const message of messages) {
-    const entry = await r.buckets.attempts.get(`a${message.seq}`);
+  const seqs =
+    begun ??
+    (await messagesOn(r.c.jsm, r.names.stream, subject, 1, Number.MAX_SAFE_INTEGER)).map((message) => message.seq);
+  for (const seq of seqs) {
+    const entry = await r.buckets.attempts.get(`a${seq}`);
     if (entry?.operation !== 'PUT' || entry.length === 0) continue;
     const v = entry.json<AttemptsValue>();
     if (v.t !== token) continue;
     await r.buckets.attempts
-      .update(`a${message.seq}`, JSON.stringify({ n: v.b, t: '', b: v.b }), entry.revision)
+      .update(`a${seq}`, JSON.stringify({ n: v.b, t: '', b: v.b }), entry.revision)
       .catch((error: unknown) => {
         if (!lostRace(error)) throw error;
       });
   }
-}
-
-/** The session keys with entries in partition `n`, each with its subject's hash and first `seq`, oldest first. @internal */
-export async function pendingKeys(
-  r: Ready,
-  n: number,
-): Promise<{ readonly key: string; readonly hash: string; readonly first: number }[]> {
-  const info = await r.c.jsm.streams.info(r.names.stream, { subjects_filter: r.names.partitionSubjects(n) });
-  const subjects = Object.entries(info.state.subjects ?? {})
-    .filter(([, count]) => count > 0)
-    .map(([subject]) => subject);
-  const firsts = await Promise.all(
-    subjects.map((subject) => r.c.jsm.direct.getMessage(r.names.stream, { next_by_subj: subject, seq: 1 })),
-  );
-  const out: { key: string; hash: string; first: number }[] = [];
-  subjects.forEach((subject, i) => {
-    const message = firsts[i];
-    if (message !== null && message !== undefined) {
-      out.push({ key: keyOfMessage(message), hash: subject.slice(subject.lastIndexOf('.') + 1), first: message.seq });
-    }
-  });
-  return out.sort((a, b) => a.first - b.first);
 }
 
 /** The receipt of a settled entry by its `Nats-Msg-Id`, kept `dedupeWindowMs` after its `ack`. @internal */

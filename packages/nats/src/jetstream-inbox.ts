@@ -45,11 +45,11 @@ import { headers } from '@nats-io/nats-core';
 import { InboxConnection } from './jetstream-connection.js';
 import { InboxSignals } from './jetstream-inbox-signals.js';
 import { PendingCounts } from './jetstream-pending-counts.js';
-import { entryBody, entryOfMessage, keyOfMessage, messagesOn, storedEntry } from './jetstream-entries.js';
+import { entryBody, storedEntry } from './jetstream-entries.js';
 import { isApiCode, isTimeout, outcomeUnknown, unavailable } from './jetstream-errors.js';
-import { acquireLeases, dropKeyLease, ensureHolder, type Holders } from './jetstream-acquire.js';
+import { acquireLeases, dropKeyLease, ensureHolder, newHolders } from './jetstream-acquire.js';
+import { Deliveries } from './jetstream-deliveries.js';
 import {
-  attemptsOf,
   countDelivery,
   deadLetterList,
   duplicateReceipt,
@@ -76,12 +76,10 @@ import { jetStreamNames, msgIdOf, parseReceiptId, receiptKey, type JetStreamName
 import { openBuckets, provisionInbox, type InboxBuckets } from './jetstream-provision.js';
 
 const NAME = 'JetStreamInbox';
-/** How many entries a `read` takes at a time. */
-const READ_PAGE = 100;
 /** Under which lease each entry was read, for every JetStreamInbox of the process (an entry read by one instance may be passed to another). */
 const readUnder = new WeakMap<InboxEntry, string>();
-/** The `Nats-Msg-Id` of each entry read (for `ack`, which keeps the receipt by it), for every JetStreamInbox of the process. */
-const msgIdOfEntry = new WeakMap<InboxEntry, string>();
+/** The entries read, their delivery counts and the deliveries begun under each lease, for every JetStreamInbox of the process. */
+const deliveries = new Deliveries();
 
 /**
  * The durable inbox on NATS JetStream (inbox.md, "JetStream specifics"), for fleets whose bus is
@@ -122,7 +120,7 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
   #connection: Promise<InboxConnection> | undefined;
   #ready: Promise<Ready> | undefined;
   #closed = false;
-  readonly #h: Holders = { holders: new Map(), keyLeases: new Map() };
+  readonly #h = newHolders();
   readonly #signals: InboxSignals;
   readonly #counts: PendingCounts;
   readonly #open = (): void => {
@@ -271,7 +269,9 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
   /** Whether the key lease of `sessionKey` with parsed `token` is live now (and its partition not lost in this process). */
   async #held(r: Ready, sessionKey: string, token: KeyLeaseToken): Promise<boolean> {
     if (this.#h.holders.get(token.partition)?.lost === true) return false;
-    const state = await r.leases.state(`k${place(r, sessionKey).hash}`);
+    const name = `k${place(r, sessionKey).hash}`;
+    if (r.leases.heldHere(name, token.token)) return true;
+    const state = await r.leases.state(name);
     return state.live?.t === token.token;
   }
 
@@ -305,7 +305,7 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     const r = await this.#get();
     try {
       if (!(await this.#held(r, lease.key, token))) return;
-      await rollbackDeliveries(r, lease.key, lease.token);
+      await rollbackDeliveries(r, lease.key, lease.token, deliveries.takeBegun(lease.token));
       if (await r.leases.giveUp(`k${place(r, lease.key).hash}`, token.token))
         await dropKeyLease(r, this.#h, token.partition);
     } catch (error) {
@@ -320,25 +320,11 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
 
   async #page(lease: InboxLease, after: string): Promise<readonly InboxEntry[] | undefined> {
     const token = this.#token(lease);
+    deliveries.reading(lease.token);
     const r = await this.#get();
     try {
       if (!(await this.#held(r, lease.key, token))) return undefined;
-      const { subject } = place(r, lease.key);
-      let from = Number(after) + 1;
-      for (;;) {
-        const messages = await messagesOn(r.c.jsm, this.#o.stream, subject, from, READ_PAGE);
-        if (messages.length === 0) return [];
-        const mine = messages.filter((m) => keyOfMessage(m) === lease.key);
-        if (mine.length > 0) {
-          const counts = await Promise.all(mine.map((m) => attemptsOf(r.buckets.attempts, m.seq)));
-          return mine.map((m, i) => {
-            const entry = entryOfMessage(m, counts[i] as number);
-            msgIdOfEntry.set(entry, m.header.get('Nats-Msg-Id'));
-            return entry;
-          });
-        }
-        from = (messages.at(-1)?.seq ?? from) + 1; // only another key with the same hash: read on
-      }
+      return await deliveries.page(r, lease.key, after);
     } catch (error) {
       throw unavailable('read the entries', error);
     }
@@ -360,7 +346,10 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
       if ((await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId)) === undefined) {
         throw entrySettledError(entry.receiptId);
       }
-      return await countDelivery(r.buckets.attempts, Number(entry.seq), under ?? '');
+      const seq = Number(entry.seq);
+      const count = await countDelivery(r.buckets.attempts, seq, under ?? '', deliveries.last(entry));
+      deliveries.begun(entry, under, count);
+      return count.n;
     } catch (error) {
       throw unavailable('count the delivery', error);
     }
@@ -374,7 +363,7 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     const parsed = parseReceiptId(entry.receiptId);
     if (parsed === undefined) return;
     try {
-      let msgId = msgIdOfEntry.get(entry);
+      let msgId = deliveries.msgId(entry);
       if (msgId === undefined) {
         const message = await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId);
         if (message === undefined) return;
@@ -392,6 +381,8 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
         });
       }
       await r.buckets.attempts.purge(`a${parsed.seq}`);
+      deliveries.acked(entry, readUnder.get(entry));
+      this.#h.waiting.acked(place(r, entry.sessionKey).subject, parsed.seq);
       this.#signals.settled(r, entry.receiptId);
     } catch (error) {
       throw unavailable('acknowledge the entry', error);
