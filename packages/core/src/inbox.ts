@@ -97,6 +97,14 @@ export interface InboxStreamEvent {
   readonly event: TurnEvent;
 }
 
+/** The last events of a delivery that `Inbox.settle` appends to the receipt's log before storing its outcome. */
+export interface InboxSettleEvents {
+  /** The delivery's count (from `beginDelivery`). */
+  readonly attempt: number;
+  /** The events, in order (normally ending with the `outcome` event). */
+  readonly events: readonly TurnEvent[];
+}
+
 /** Which stream `Inbox.events` reads: one receipt's, or the latest in-flight receipt of a session. */
 export type InboxStreamRef =
   | {
@@ -265,6 +273,20 @@ export interface Inbox {
    * @throws as {@link Inbox.publish}; `INBOX_INPUT_INVALID` also for `events` that is not an array.
    */
   publishMany?(receiptId: string, attempt: number, events: readonly TurnEvent[]): Promise<void>;
+
+  /**
+   * Optional: finishes a settled entry in one write where the transport allows (one transaction
+   * or statement, one round trip): appends the delivery's last `events` (when given and not
+   * empty, as {@link Inbox.publishMany}; normally ending with the `outcome` event), stores
+   * `outcome` for `ttlMs` (as {@link Inbox.putOutcome}: the first outcome stored stays, a poisoned
+   * one keeps a dead letter), then acknowledges the entry (as {@link Inbox.ack}) — all or none.
+   * Waiters of the outcome and readers of the log are woken. A worker calls it after the
+   * settling save instead of `publishMany` + `putOutcome` + `ack` when the transport has it.
+   * An entry no longer in the inbox (settled and acknowledged elsewhere) gets its outcome
+   * stored as `putOutcome` would and nothing else: its events are not appended.
+   * @throws as {@link Inbox.putOutcome} and {@link Inbox.publishMany} (never `LEASE_LOST`).
+   */
+  settle?(entry: InboxEntry, outcome: OutcomeJson, ttlMs: number, events?: InboxSettleEvents): Promise<void>;
 
   /**
    * Reads a stream log, waiting for events as they are published.

@@ -96,6 +96,7 @@ export type {
   InboxLeaseInfo,
   InboxNotice,
   InboxReceipt,
+  InboxSettleEvents,
   InboxStreamEvent,
   InboxStreamRef,
   InspectableInbox,

@@ -8,6 +8,7 @@ import type {
   InboxLeaseInfo,
   InboxNotice,
   InboxReceipt,
+  InboxSettleEvents,
   InboxStreamEvent,
   InboxStreamRef,
   InspectableInbox,
@@ -44,6 +45,7 @@ import {
 } from './internal/inbox-streams.js';
 import { InboxWakeups } from './internal/inbox-wakeups.js';
 import { checkPendingOptions, inboxOutcome, readLeased } from './internal/inbox-methods.js';
+import { checkSettle } from './internal/inbox-settle.js';
 import {
   resolveMemoryInboxOptions,
   type MemoryInboxOptions,
@@ -307,6 +309,17 @@ export class MemoryInbox implements Inbox, InspectableInbox {
       this.#dead.set(receiptId, { entry: stored, attempts: stored.attempts, expires: now + ttlMs });
     }
     this.#wakeups.wake(receiptId);
+  }
+
+  /** See {@link Inbox.settle}: the last events, the outcome and the acknowledgement, checked first, written together. */
+  async settle(entry: InboxEntry, outcome: OutcomeJson, ttlMs: number, events?: InboxSettleEvents): Promise<void> {
+    this.#open();
+    const c = checkSettle(entry, outcome, ttlMs, events);
+    if (c.eventTexts.length > 0 && this.#byReceipt.has(c.receiptId)) {
+      await this.#append(c.receiptId, c.attempt, () => [...c.eventTexts]);
+    }
+    await this.putOutcome(c.receiptId, outcome, ttlMs);
+    await this.ack(entry);
   }
 
   /** See {@link Inbox.outcome}. */

@@ -1,4 +1,4 @@
-import { InboxError, type Inbox, type Outcome, type TurnEvent } from '@signalyard/core';
+import { InboxError, type Inbox, type InboxSettleEvents, type Outcome, type TurnEvent } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 
 /** The most events one write takes. */
@@ -29,6 +29,8 @@ export class EntryPublisher {
   #queue: TurnEvent[] = [];
   #draining: Promise<void> | undefined;
   #stopped = false;
+  /** Abandoned (lease lost, or the entry gone): nothing more is written, not even with the outcome. */
+  #abandoned = false;
   #warned = false;
 
   constructor(inbox: Inbox, receiptId: string, warn: (message: string) => void) {
@@ -69,6 +71,23 @@ export class EntryPublisher {
     return this.#written();
   }
 
+  /**
+   * The entry is being settled with `Inbox.settle`: stops taking events, waits for the write in
+   * flight (the events queued meanwhile are not written by it) and hands over what is still
+   * queued followed by the `outcome` event, to be written with the outcome in one write.
+   * `undefined` once the delivery was abandoned (nothing more is written for it).
+   */
+  async take(outcome: Outcome, fallbackAttempt: number): Promise<InboxSettleEvents | undefined> {
+    if (this.#stopped) return undefined;
+    this.#stopped = true;
+    const rest = this.#queue;
+    this.#queue = [];
+    await this.#written();
+    if (this.#abandoned) return undefined;
+    const attempt = this.#attempt ?? Math.max(1, fallbackAttempt);
+    return { attempt, events: [...rest, { type: 'outcome', outcome }] };
+  }
+
   /** Resolves once nothing is queued or being written (a drain ending re-kicks for what came meanwhile). */
   async #written(): Promise<void> {
     while (this.#draining !== undefined) await this.#draining;
@@ -77,6 +96,7 @@ export class EntryPublisher {
   /** The delivery is given up (its lease lost): nothing more is written. */
   abandon(): void {
     this.#stopped = true;
+    this.#abandoned = true;
     this.#queue = [];
   }
 

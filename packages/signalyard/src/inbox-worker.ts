@@ -1,23 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import {
-  outcomeFromJson,
-  outcomeToJson,
-  signal as makeSignal,
-  type Inbox,
-  type InboxEntry,
-  type InboxLease,
-  type Outcome,
-  type OutcomeJson,
-} from '@signalyard/core';
+import { signal as makeSignal, type Inbox, type InboxEntry, type InboxLease, type Outcome } from '@signalyard/core';
 import { compareInboxSeq, errorText } from '@signalyard/core/internal';
 import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, appliedBefore, type ControlDeps, type ControlEnd, type ControlHooks } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
+import { EntryFinisher, type FinishWork } from './inbox-finish.js';
+import { newKeyWork, type KeyWork } from './inbox-key-work.js';
 import { EntryPublisher } from './inbox-publisher.js';
 import { admitMember, coverEntry, coveredLive, gateEntry, lostError, type GateDeps } from './inbox-settle.js';
 import { keepUnstored } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
-import { failedOutcome, inputError, stoppedOutcome } from './outcomes.js';
+import { failedOutcome, inputError } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
 import type { WorkerSetting } from './runner-options-schema.js';
 import type { SessionPersistence } from './session-persistence.js';
@@ -38,29 +31,6 @@ export interface WorkerDeps {
   readonly warn: (message: string) => void;
   /** What control entries (rewind, delete) are applied with. */
   readonly control: ControlDeps;
-}
-
-/** One leased session key: its lease, what was fed to the queue, what is still to finish. */
-interface KeyWork {
-  readonly key: string;
-  readonly lease: InboxLease;
-  /** The lease is lost (or given up): nothing more is fed, settled or saved under it. */
-  lost: boolean;
-  /** The first entry under this lease reloads the session (another worker may have moved it on). */
-  fresh: boolean;
-  /** The highest `seq` fed to the queue. */
-  fedThrough: string | undefined;
-  /** Entries fed and not finished yet. */
-  pending: number;
-  /** The outcomes of the entries fed and not finished yet, by receipt id. */
-  readonly outcomes: Map<string, { readonly job: Job | undefined; readonly outcome: Promise<Outcome> }>;
-  /** Entries a delete entry's sweep acknowledged (their outcomes stored): their finish does nothing more. */
-  readonly swept: Set<string>;
-  /** Finishes entries one after another, in `seq` order. */
-  finishing: Promise<void>;
-  feeding: Promise<void> | undefined;
-  feedAgain: boolean;
-  renewTimer: ReturnType<typeof setInterval> | undefined;
 }
 
 const noop = (): void => undefined;
@@ -89,8 +59,11 @@ export class InboxWorker {
   /** Releases under way of idle leases and of leases acquired while closing (`releaseAll` waits for them too). */
   readonly #releasing = new Set<Promise<void>>();
 
+  readonly #finisher: EntryFinisher;
+
   constructor(deps: WorkerDeps) {
     this.#d = deps;
+    this.#finisher = new EntryFinisher({ ...deps, publishers: this.#publishers });
     this.id = deps.settings.id ?? `worker-${randomUUID()}`;
   }
 
@@ -198,20 +171,7 @@ export class InboxWorker {
   }
 
   #startKey(lease: InboxLease): void {
-    const work: KeyWork = {
-      key: lease.key,
-      lease,
-      lost: false,
-      fresh: true,
-      fedThrough: undefined,
-      pending: 0,
-      outcomes: new Map(),
-      swept: new Set(),
-      finishing: Promise.resolve(),
-      feeding: undefined,
-      feedAgain: false,
-      renewTimer: undefined,
-    };
+    const work = newKeyWork(lease);
     this.#works.set(lease.key, work);
     const every = Math.max(1, Math.floor(this.#d.settings.leaseMs / 3));
     work.renewTimer = setInterval(() => {
@@ -335,7 +295,7 @@ export class InboxWorker {
   #enqueueControl(work: KeyWork, entry: InboxEntry, agent: AgentRuntime): void {
     const hooks: ControlHooks = {
       holds: () => !work.lost && !this.#closing,
-      sweep: () => this.#sweep(work, entry),
+      sweep: () => this.#finisher.sweep(this.#view(work), entry),
       appliedBefore: () => appliedBefore(this.#d.inbox, entry, this.#d.settings.pollMs),
     };
     const ended = this.#d.queue
@@ -349,8 +309,8 @@ export class InboxWorker {
     work.finishing = work.finishing.then(async () => {
       try {
         const end = await ended;
-        if (end.kind === 'skipped') await this.#ackSettled(entry, end.recorded);
-        else if (end.kind === 'applied') await this.#deliver(entry, end.outcome);
+        if (end.kind === 'skipped') await this.#finisher.ackSettled(entry, end.recorded);
+        else if (end.kind === 'applied') await this.#finisher.deliver(entry, end.outcome);
       } catch (error) {
         this.#lose(work, error);
       } finally {
@@ -359,57 +319,15 @@ export class InboxWorker {
     });
   }
 
-  /**
-   * Before a delete entry is applied: every entry of the key still in the inbox below it —
-   * applied already, in `seq` order — gets its outcome stored and is acknowledged, so that none
-   * is redelivered once the checkpoint (and its `inboxSeq`) is gone. Its own finish then does
-   * nothing more (no covering save: that would bring the deleted session back).
-   */
-  async #sweep(work: KeyWork, del: InboxEntry): Promise<void> {
-    for await (const entry of this.#d.inbox.read(work.lease)) {
-      if (compareInboxSeq(entry.seq, del.seq) >= 0) break;
-      if (work.lost || this.#closing) throw lostError(work.key, 'the lease is lost');
-      const open = work.outcomes.get(entry.receiptId);
-      if (open !== undefined) {
-        const outcome = await open.outcome;
-        // An entry found settled before (skipped) keeps the outcome stored then.
-        if (open.job?.skipped !== true) await this.#putOutcome(entry, outcome);
-      }
-      work.swept.add(entry.receiptId);
-      await this.#d.inbox.ack(entry);
-    }
-  }
-
-  /** A settled entry's outcome: to this process's waits, stored (`putOutcome`), then the entry acknowledged. */
-  async #deliver(entry: InboxEntry, outcome: Outcome): Promise<void> {
-    await this.#putOutcome(entry, outcome);
-    await this.#d.inbox.ack(entry);
-  }
-
-  /** A settled entry's outcome: to its stream's readers (after the turn's events), this process's waits, and stored (`putOutcome`). */
-  async #putOutcome(entry: InboxEntry, outcome: Outcome): Promise<void> {
-    // The outcome event goes out beside the stored outcome (one write batch on SQLite), both before the ack.
-    const published = this.#publishers.get(entry)?.finish(outcome, entry.attempts);
-    this.#d.producer.settledHere(entry.receiptId, outcome);
-    const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
-    await Promise.all([published, this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs)]);
-    this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
-  }
-
-  /**
-   * Acknowledges an entry the checkpoint settled already, after storing the outcome its settling
-   * save recorded (`inboxOutcomes`, read when it was found settled): the worker that settled it may
-   * have died before `putOutcome`. The transports keep the first outcome stored, so one stored
-   * already stays.
-   */
-  async #ackSettled(entry: InboxEntry, recorded: OutcomeJson | undefined): Promise<void> {
-    const publisher = this.#publishers.get(entry);
-    if (recorded !== undefined && publisher !== undefined) {
-      await publisher.finish(outcomeFromJson(recorded), entry.attempts); // readers of its log end with it
-    }
-    publisher?.abandon();
-    if (recorded !== undefined) await this.#d.inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
-    await this.#d.inbox.ack(entry);
+  /** `work` as the finisher sees it. */
+  #view(work: KeyWork): FinishWork {
+    return {
+      key: work.key,
+      lease: work.lease,
+      swept: work.swept,
+      outcomes: work.outcomes,
+      holds: () => !work.lost && !this.#closing,
+    };
   }
 
   /** One entry of `work` finished (settled, or left): give the lease up when nothing is left. */
@@ -428,39 +346,7 @@ export class InboxWorker {
   ): Promise<void> {
     const outcome = await settled;
     try {
-      const swept = (): boolean => work.swept.has(entry.receiptId); // a delete's sweep stored its outcome and acked it
-      if (swept()) return;
-      if (job?.lockLost === true) {
-        this.#publishers.get(entry)?.abandon();
-        return; // dropped, or its lease lost mid-turn: unsettled
-      }
-      if (job?.skipped === true) {
-        await this.#ackSettled(entry, job.recorded);
-        return;
-      }
-      // Stopped while it waited (the lease holder acted at once): settled by the stop's save, which
-      // covers it and records its outcome; the stop's finish then stores that outcome and acks it.
-      // Stored before that save, a kill in between would leave `stopped` stored for an entry the
-      // next worker may apply.
-      if (job?.stoppedBy !== undefined) return;
-      const session = this.#d.queue.live(work.key);
-      if (job !== undefined && agent !== undefined && !coveredLive(session, entry)) {
-        if (work.lost || this.#closing) return; // unsettled: a later delivery settles it
-        const mark = { seq: entry.seq, receiptId: entry.receiptId, partial: false };
-        const { persistence, maxHistoryMessages } = this.#d;
-        // Queued behind a delete entry, the cover would bring the deleted session back: its sweep settled it.
-        await this.#d.queue.enqueueTask(work.key, agent, (s) =>
-          swept() ? Promise.resolve() : coverEntry(persistence, maxHistoryMessages, s, job, outcome, mark),
-        );
-        if (swept()) return;
-      }
-      await this.#deliver(entry, outcome);
-      // A stop: the entries it stopped are covered by its save (one save for all, recording their
-      // outcomes): stored and acked now.
-      for (const victim of job?.stopped ?? []) {
-        const ctx = { sessionKey: entry.sessionKey, agentId: agent?.id ?? '' };
-        await this.#deliver(victim.entry as InboxEntry, stoppedOutcome(ctx));
-      }
+      await this.#finisher.finish(this.#view(work), entry, job, outcome, agent);
     } catch (error) {
       this.#lose(work, error);
     } finally {

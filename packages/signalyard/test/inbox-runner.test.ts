@@ -213,6 +213,12 @@ describe('leases', () => {
       for (const event of events) published.push({ attempt, event });
       await publishMany(receiptId, attempt, events);
     };
+    // The last events go out with the outcome and the acknowledgement (Inbox.settle).
+    const settle = inbox.settle.bind(inbox);
+    inbox.settle = async (entry, outcome, ttlMs, last) => {
+      for (const event of last?.events ?? []) published.push({ attempt: last?.attempt, event });
+      await settle(entry, outcome, ttlMs, last);
+    };
     const reasons: unknown[] = [];
     const runner = make({ inbox, store, worker: { pollMs: 10, leaseMs: 60 } }, (ctx) => {
       if (reasons.length > 0) return Promise.resolve({ messages: [{ role: 'assistant', content: 'second try' }] });

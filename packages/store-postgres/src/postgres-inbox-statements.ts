@@ -84,6 +84,33 @@ function workerSql(n: InboxNames) {
       `agent_id = excluded.agent_id, signal = excluded.signal, control = excluded.control, accepted_at = excluded.accepted_at, ` +
       `attempts = excluded.attempts, expires_at = excluded.expires_at) ` +
       `SELECT 1 FROM put`,
+    /**
+     * `receiptId, outcome, ttlMs, poisoned, attempt, events[]` → `[outcome stored, entry removed, events added]`:
+     * `publishMany` + `putOutcome` + `ack` in one statement (one transaction, one round trip). The
+     * entry's row is locked first (a late publisher's offsets come before or after, never between);
+     * its events are kept with the outcome.
+     */
+    settle:
+      `WITH e AS (SELECT receipt_id, session_key, seq, agent_id, signal, control, accepted_at, attempts, next_event ` +
+      `FROM ${n.entries.sql} WHERE receipt_id = $1 FOR UPDATE), ` +
+      `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
+      `SELECT $1, e.next_event + t.ord, $5, t.ev FROM e, unnest($6::text[]) WITH ORDINALITY AS t(ev, ord) RETURNING 1), ` +
+      `put AS (INSERT INTO ${n.outcomes.sql} AS o (receipt_id, outcome, expires_at) ` +
+      `VALUES ($1, $2, clock_timestamp() + ${ms('$3')}) ON CONFLICT (receipt_id) DO UPDATE ` +
+      `SET outcome = excluded.outcome, expires_at = excluded.expires_at WHERE o.expires_at <= clock_timestamp() ` +
+      `RETURNING o.expires_at), ` +
+      `dead AS (INSERT INTO ${n.dead.sql} AS d (receipt_id, put_order, session_key, seq, agent_id, signal, control, accepted_at, attempts, expires_at) ` +
+      `SELECT e.receipt_id, nextval('${n.order.sql}'), e.session_key, e.seq, e.agent_id, e.signal, e.control, e.accepted_at, e.attempts, put.expires_at ` +
+      `FROM e, put WHERE $4::boolean ` +
+      `ON CONFLICT (receipt_id) DO UPDATE SET put_order = excluded.put_order, session_key = excluded.session_key, seq = excluded.seq, ` +
+      `agent_id = excluded.agent_id, signal = excluded.signal, control = excluded.control, accepted_at = excluded.accepted_at, ` +
+      `attempts = excluded.attempts, expires_at = excluded.expires_at), ` +
+      `gone AS (DELETE FROM ${n.entries.sql} WHERE receipt_id = $1 AND EXISTS (SELECT 1 FROM e) RETURNING session_key), ` +
+      `k AS (UPDATE ${n.keys.sql} SET pending = pending - 1, ` +
+      `waiting_since = CASE WHEN pending = 1 THEN NULL ELSE waiting_since END WHERE key IN (SELECT session_key FROM gone) RETURNING key), ` +
+      `c AS (UPDATE ${n.counters.sql} SET pending = pending - 1 ` +
+      `WHERE shard IN (SELECT hashtext(key) & ${COUNTER_SHARDS - 1} FROM k)) ` +
+      `SELECT EXISTS (SELECT 1 FROM put), EXISTS (SELECT 1 FROM gone), (SELECT count(*) FROM added)::integer`,
   } as const;
 }
 

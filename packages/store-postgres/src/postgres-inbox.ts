@@ -10,6 +10,7 @@ import {
   type InboxLeaseInfo,
   type InboxNotice,
   type InboxReceipt,
+  type InboxSettleEvents,
   type InboxStreamEvent,
   type InboxStreamRef,
   type InspectableInbox,
@@ -29,7 +30,6 @@ import {
   assertInboxKey,
   assertLease,
   assertNotice,
-  assertTtl,
   checkAccept,
   checkEventsArgs,
   checkLimit,
@@ -37,9 +37,7 @@ import {
   errorText,
   inboxClosedError,
   inboxFullError,
-  isPoisonedOutcome,
   leaseLostError,
-  outcomeText,
   parseSignalText,
   readEventLog,
   turnEventText,
@@ -57,6 +55,7 @@ import {
   type ResolvedPostgresInboxOptions,
 } from './postgres-inbox-options.js';
 import { migrateInbox } from './postgres-inbox-schema.js';
+import { ackEntry, putEntryOutcome, settleEntry, type FinishDeps } from './postgres-inbox-settle.js';
 import { inboxSql, type InboxSql } from './postgres-inbox-statements.js';
 import { PostgresNotifier } from './postgres-notifier.js';
 import { PreparedStatements } from './postgres-prepared.js';
@@ -134,6 +133,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   #closing: Promise<void> | undefined;
   /** Calls in flight (close() waits for them before ending the pool). */
   readonly #inFlight = new InFlightCalls();
+  /** What the finishing writes (`ack`, `putOutcome`, `settle`) work with. */
+  readonly #finishing: FinishDeps;
 
   /** Throws `INBOX_CLOSED` once closed (a field, so that it can be handed to the shared helpers). */
   readonly #open = (): void => {
@@ -148,6 +149,14 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#names = inboxNames(resolved.table);
     this.channel = this.#names.channel;
     this.#sql = inboxSql(this.#names);
+    this.#finishing = {
+      sql: this.#sql,
+      query: (text, values, what) => this.#query(text, values, what),
+      notify: (payload) => void this.#notifier.send(payload),
+      wake: (receiptId) => {
+        this.#wakeups.wake(receiptId);
+      },
+    };
     this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
     this.#notifier = new PostgresNotifier(this.#pool, this.#names.channel);
     const { listenConnectionString: listenUrl } = resolved;
@@ -306,28 +315,21 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   /** See `Inbox.ack`. */
   async ack(entry: InboxEntry): Promise<void> {
     this.#open();
-    assertEntry(entry);
-    const [gone] = await this.#query(
-      this.#sql.ack,
-      [entry.receiptId],
-      `acknowledge ${JSON.stringify(entry.receiptId)}`,
-    );
-    // without an outcome, its waiters elsewhere learn it is gone (OUTCOME_EXPIRED); with one, they were woken by it
-    if (gone?.[0] === true) void this.#notifier.send(`o${entry.receiptId}`);
-    this.#wakeups.wake(entry.receiptId);
+    await ackEntry(this.#finishing, entry);
     this.#sweep();
   }
 
   /** See `Inbox.putOutcome`. */
   async putOutcome(receiptId: string, outcome: OutcomeJson, ttlMs: number): Promise<void> {
     this.#open();
-    assertInboxId(receiptId, 'receipt id');
-    assertTtl(ttlMs);
-    const text = outcomeText(receiptId, outcome);
-    const values = [receiptId, text, ttlMs, isPoisonedOutcome(outcome)];
-    const stored = await this.#query(this.#sql.putOutcome, values, `store the outcome of ${JSON.stringify(receiptId)}`);
-    if (stored.length > 0) void this.#notifier.send(`o${receiptId}`);
-    this.#wakeups.wake(receiptId);
+    await putEntryOutcome(this.#finishing, receiptId, outcome, ttlMs);
+    this.#sweep();
+  }
+
+  /** See `Inbox.settle`: the last events, the outcome and the acknowledgement in one statement (one round trip). */
+  async settle(entry: InboxEntry, outcome: OutcomeJson, ttlMs: number, events?: InboxSettleEvents): Promise<void> {
+    this.#open();
+    await settleEntry(this.#finishing, entry, outcome, ttlMs, events);
     this.#sweep();
   }
 

@@ -4,6 +4,11 @@ import type { TableName } from './postgres-table-name.js';
 /** `updated_at` as ISO-8601 in UTC with milliseconds, formatted by the server (no type parser involved). */
 const ISO_UPDATED_AT = `to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** How many versions below its window a save prunes (a store with a larger keepVersions may have kept them). */
+const PRUNE_SPAN = 16;
+/** Every how many versions a save prunes every version below its window (older leftovers included). */
+const SWEEP_EVERY = 64;
+
 /** The SQL of one checkpoint table and its history table, built once per store. @internal */
 export interface Statements {
   /** `$1` key → `[version, data, updatedAt]`. */
@@ -36,7 +41,9 @@ export interface Statements {
  * replaces is read under a row lock (`FOR UPDATE`, which re-checks the expected version after
  * waiting for a concurrent writer) and copied into the history table, the row is updated, and
  * the versions beyond `keepVersions` are deleted — all or nothing, and never without a current
- * version. Deleting a checkpoint deletes its history through the history table's foreign key.
+ * version. The delete looks only just below the window (a bounded index range, whatever the
+ * pruned versions not yet vacuumed), and below that every 64th version: a store with a smaller
+ * `keepVersions` sharing the table prunes the older versions of a larger one within 64 saves. Deleting a checkpoint deletes its history through the history table's foreign key.
  * @internal
  */
 export function buildStatements(table: TableName, history: TableName): Statements {
@@ -68,7 +75,15 @@ export function buildStatements(table: TableName, history: TableName): Statement
       `kept AS (INSERT INTO ${h} (key, version, data, updated_at) ` +
       `SELECT key, version, data, updated_at FROM old WHERE $4::bigint > 0 ` +
       `ON CONFLICT (key, version) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at), ` +
-      `pruned AS (DELETE FROM ${h} WHERE key = $1 AND version <= $3::bigint - $4::bigint AND EXISTS (SELECT 1 FROM old)) ` +
+      // The versions leaving the window: those just below it (one per save while keepVersions
+      // stays; up to PRUNE_SPAN after a store with a larger keepVersions saved), and every 64th
+      // version all of them. A range open below would walk every version pruned since the last
+      // VACUUM (their dead index entries and heap rows): a save's cost would grow with the
+      // session's age between vacuums (7x a save without history after a few thousand saves).
+      `pruned AS (DELETE FROM ${h} WHERE key = $1 AND version <= $3::bigint - $4::bigint ` +
+      `AND version > $3::bigint - $4::bigint - ${PRUNE_SPAN} AND EXISTS (SELECT 1 FROM old)), ` +
+      `swept AS (DELETE FROM ${h} WHERE key = $1 AND version <= $3::bigint - $4::bigint - ${PRUNE_SPAN} ` +
+      `AND $3::bigint % ${SWEEP_EVERY} = 0 AND EXISTS (SELECT 1 FROM old)) ` +
       `SELECT new_version::text FROM old`,
     delete: `DELETE FROM ${t} WHERE key = $1`,
     listAll: `SELECT key FROM ${t}`,

@@ -291,6 +291,27 @@ describePostgres('history in the database', () => {
     expect(versionsOf(await collect(many.history('k')))).toEqual([7, 6]);
   });
 
+  it('a save prunes just below its window; older leftovers of a larger keepVersions go at the next 64th version', async () => {
+    const many = await migrated({ keepVersions: 40 });
+    const few = store({ connectionString: DATABASE_URL, table: many.table, keepVersions: 1, maxConnections: 2 });
+    for (let v = 0; v < 41; v++) await many.save('k', { v: v + 1 }, v);
+    const rows = async (): Promise<number[]> =>
+      (
+        await adminPool().query<{ version: number }>(
+          `SELECT version::int FROM ${quoted(many.historyTable)} WHERE key = 'k' ORDER BY version`,
+        )
+      ).rows.map((r) => r.version);
+    expect(await rows()).toHaveLength(40); // 1 … 40
+    await few.save('k', { v: 42 }, 41); // prunes 40 … 25 (16 below its window): 1 … 24 are left for now
+    expect(await rows()).toEqual([...Array.from({ length: 24 }, (_, i) => i + 1), 41]);
+    for (let v = 42; v < 63; v++) await few.save('k', { v: v + 1 }, v);
+    expect((await rows())[0]).toBe(1);
+    await few.save('k', { v: 64 }, 63);
+    await few.save('k', { v: 65 }, 64); // the 64th: every version below the window goes
+    expect(await rows()).toEqual([64]);
+    expect(versionsOf(await collect(many.history('k')))).toEqual([65, 64]);
+  });
+
   it('reads a history row changed behind the store as POSTGRES_DATA_CORRUPT naming the key', async () => {
     const s = await migrated();
     await s.save('k', 1, 0);

@@ -9,6 +9,7 @@ import {
   type InboxLeaseInfo,
   type InboxNotice,
   type InboxReceipt,
+  type InboxSettleEvents,
   type InboxStreamEvent,
   type InboxStreamRef,
   type InspectableInbox,
@@ -39,6 +40,7 @@ import {
   isoAt,
   leaseLostError,
   outcomeText,
+  checkSettle,
   readEventLog,
   turnEventText,
   turnEventTexts,
@@ -51,6 +53,7 @@ import {
   type SqliteInboxOptions,
 } from './sqlite-inbox-options.js';
 import { prepareInboxSchema } from './sqlite-inbox-schema.js';
+import { settleStatements } from './sqlite-inbox-settle.js';
 import { prepareInboxStatements, type InboxStatements } from './sqlite-inbox-statements.js';
 import { entryOf, openFailed, unavailable, type EntryRow } from './sqlite-inbox-rows.js';
 import type { SqliteWriteBatch } from './sqlite-write-batch.js';
@@ -344,6 +347,17 @@ export class SqliteInbox implements Inbox, InspectableInbox {
       return true;
     });
     if (stored) this.#peers.wake(receiptId);
+  }
+
+  /** See `Inbox.settle`: the last events, the outcome and the acknowledgement in one write (one transaction). */
+  async settle(entry: InboxEntry, outcome: OutcomeJson, ttlMs: number, events?: InboxSettleEvents): Promise<void> {
+    this.#open();
+    const checked = checkSettle(entry, outcome, ttlMs, events);
+    const now = Date.now();
+    this.#sweep(now);
+    const what = `settle ${JSON.stringify(checked.receiptId)}`;
+    const written = await this.#write(what, () => settleStatements(this.#s, checked, now, ttlMs));
+    if (written.stored || written.removed) this.#peers.wake(checked.receiptId);
   }
 
   /** See `Inbox.outcome`. */

@@ -97,6 +97,9 @@ function dying(
           return Promise.reject(new Error(`the worker died in ${property}`));
         };
       }
+      // These windows lie between putOutcome and ack: the worker takes the separate calls (Inbox.settle
+      // writes both at once; its window, before the outcome, is runner-inbox.test.ts's).
+      if (property === 'settle') return undefined;
       if (property === 'renew' && dead) return () => Promise.resolve(false);
       if (property === 'acquire' && dead) return () => Promise.resolve([]);
       const value: unknown = Reflect.get(target, property, target);

@@ -110,3 +110,5 @@ export { readEventLog, turnEventFromText, turnEventText, turnEventTexts, waitFor
 export type { EventLogSource, EventPage, EventRow, OutcomeLookup } from './inbox-streams.js';
 export { toJsonValue, utf8Length } from './json-safe.js';
 export { checkPendingOptions, inboxOutcome, readLeased } from './inbox-methods.js';
+export { checkSettle } from './inbox-settle.js';
+export type { CheckedSettle } from './inbox-settle.js';

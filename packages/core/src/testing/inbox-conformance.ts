@@ -4,6 +4,7 @@ import { acceptCases, backPressureCases, concurrentAcceptCases, dedupeCases } fr
 import { deliveryCases, leaseCases, leaseLifeCases, readCases } from './inbox-cases-leases.js';
 import { closeCases, deadLetterCases, inputCases, notifyCases } from './inbox-cases-misc.js';
 import { outcomeCases } from './inbox-cases-outcomes.js';
+import { settleCases } from './inbox-cases-settle.js';
 import { eventAttemptCases, eventCases, eventEndCases } from './inbox-cases-events.js';
 import { eventResumeCases, publishManyCases } from './inbox-cases-streams.js';
 import { sleep, type InboxFactory, type InboxTest } from './inbox-conformance-support.js';
@@ -96,6 +97,9 @@ export function inboxConformance(name: string, factory: InboxFactory, harness: C
     });
     describe('outcomes', () => {
       outcomeCases(test);
+    });
+    describe('settle (optional)', () => {
+      settleCases(test);
     });
     describe('stream events', () => {
       eventCases(test);

@@ -1,0 +1,43 @@
+import type { InboxLease, Outcome } from '@signalyard/core';
+import type { Job } from './live-session.js';
+
+/** One leased session key of a worker: its lease, what was fed to the queue, what is still to finish. @internal */
+export interface KeyWork {
+  readonly key: string;
+  readonly lease: InboxLease;
+  /** The lease is lost (or given up): nothing more is fed, settled or saved under it. */
+  lost: boolean;
+  /** The first entry under this lease reloads the session (another worker may have moved it on). */
+  fresh: boolean;
+  /** The highest `seq` fed to the queue. */
+  fedThrough: string | undefined;
+  /** Entries fed and not finished yet. */
+  pending: number;
+  /** The outcomes of the entries fed and not finished yet, by receipt id. */
+  readonly outcomes: Map<string, { readonly job: Job | undefined; readonly outcome: Promise<Outcome> }>;
+  /** Entries a delete entry's sweep acknowledged (their outcomes stored): their finish does nothing more. */
+  readonly swept: Set<string>;
+  /** Finishes entries one after another, in `seq` order. */
+  finishing: Promise<void>;
+  feeding: Promise<void> | undefined;
+  feedAgain: boolean;
+  renewTimer: ReturnType<typeof setInterval> | undefined;
+}
+
+/** A key's work as it starts under a newly acquired lease. @internal */
+export function newKeyWork(lease: InboxLease): KeyWork {
+  return {
+    key: lease.key,
+    lease,
+    lost: false,
+    fresh: true,
+    fedThrough: undefined,
+    pending: 0,
+    outcomes: new Map(),
+    swept: new Set(),
+    finishing: Promise.resolve(),
+    feeding: undefined,
+    feedAgain: false,
+    renewTimer: undefined,
+  };
+}
