@@ -8,6 +8,7 @@ import {
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
 import { cloneJson, copyCheckpointData } from './internal/checkpoint-json.js';
 import { assertKeyPrefix, keysWithPrefix } from './internal/checkpoint-text.js';
+import { registerSaveAtOnce } from './internal/save-at-once.js';
 import { systemClock, type Clock } from './clock.js';
 import { clockProblem, isClock, isoAt, readClock } from './internal/clock.js';
 import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
@@ -87,6 +88,14 @@ export class MemoryCheckpointStore implements CheckpointStore {
   readonly #span: number;
   readonly #clock: Clock;
   #closed = false;
+
+  static {
+    // The Runner's hot path saves through `saveAtOnce` (core/internal): this store answers at once.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- compared by identity, never called
+    registerSaveAtOnce(MemoryCheckpointStore.prototype.save, (store, key, data, expectedVersion) =>
+      #save in store ? store.#save(key, data, expectedVersion) : undefined,
+    );
+  }
 
   constructor(options: MemoryCheckpointStoreOptions = {}) {
     const resolved = resolveOptions(options);

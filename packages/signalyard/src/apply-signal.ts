@@ -201,12 +201,16 @@ export class SignalApplier implements SignalApply {
     step.applied = applied;
     step.cause = cause;
     // commitApplied's steps, its store awaited by the caller.
+    let pending;
     try {
-      step.pending = startCommit(this.#d, session, loaded, applied.outcome, save, cause);
+      pending = step.pending = startCommit(this.#d, session, loaded, applied.outcome, save, cause);
     } catch (error) {
       return this.#saveFailed(step, error);
     }
-    step.wait = step.pending.version;
+    const { version } = pending;
+    // Saved already (the memory store answers at once): the application ends here, no await.
+    if (typeof version === 'number') return this.#committed(step, commitSaved(this.#d, pending, applied, version));
+    step.wait = version;
     return step;
   }
 

@@ -17,7 +17,7 @@ import {
   type SignalRoute,
   type StrategySnapshot,
 } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import { errorText, saveAtOnce } from '@signalyard/core/internal';
 import { ComposedRouter } from '@signalyard/router';
 import { NO_ALIASES, aliasesOf, keptAliases } from './approval-aliases.js';
 import {
@@ -268,7 +268,8 @@ export class SessionPersistence {
         // Carried fields go first (the runner's own win).
         checkpoint = carried === NO_FIELDS ? own : { ...carried, ...own };
       }
-      const version = this.#store.save(session.key, checkpoint, loaded.version);
+      // The memory store answers at once (no promise): the caller's next step needs no microtask.
+      const version = saveAtOnce(this.#store, session.key, checkpoint, loaded.version);
       return new PendingSave(session, loaded, save, snapshot, carried, pending, stale, aliases, version);
     } catch (error) {
       session.state = UNLOADED;
@@ -334,8 +335,8 @@ export class PendingSave {
     readonly pending: LoadedState['pendingApprovals'],
     readonly stale: LoadedState['staleApprovals'],
     readonly aliases: Readonly<Record<string, string>> | undefined,
-    /** The store's promise of the new version. */
-    readonly version: Promise<number>,
+    /** The new version, or the store's promise of it (the memory store answers at once: `saveAtOnce`). */
+    readonly version: number | Promise<number>,
   ) {}
 
   /** The store saved it as `version`: the loaded state takes it. */
