@@ -24,8 +24,8 @@ export interface Ready {
   readonly partitions: number;
 }
 
-/** A delivery count as kept in the attempts bucket (key `a<seq>`): the count, the lease token of the latest delivery, the count before that lease's first. @internal */
-export interface AttemptsValue {
+/** A delivery count as kept in the attempts bucket (key `a<seq>`): the count, the lease token of the latest delivery, the count before that lease's first. */
+interface AttemptsValue {
   readonly n: number;
   readonly t: string;
   readonly b: number;
@@ -67,7 +67,7 @@ export async function attemptsRead(attempts: KV, seq: number): Promise<AttemptsR
 }
 
 /** The durable delivery count of the entry at `seq` (0 before the first). @internal */
-export async function attemptsOf(attempts: KV, seq: number): Promise<number> {
+async function attemptsOf(attempts: KV, seq: number): Promise<number> {
   return (await attemptsRead(attempts, seq)).n;
 }
 
