@@ -1,8 +1,6 @@
 import {
-  AbortedError,
   MemoryCheckpointStore,
   describeValue,
-  isSignalKind,
   signal as makeSignal,
   type ApprovalDecision,
   type AcceptOptions,
@@ -18,28 +16,28 @@ import {
   type TimelineEntry,
   type TranscriptEntry,
 } from '@signalyard/core';
-import { errorText, readClock } from '@signalyard/core/internal';
+import { errorText } from '@signalyard/core/internal';
 import { agentIdOf, formatSessionKey, parseSessionKey, type SessionKey } from '@signalyard/sessions';
 import { BatchApplier } from './apply-batch.js';
 import { SignalApplier } from './apply-signal.js';
-import { approverProblem, decisionsProblem, toolApprovalPayloadProblem } from './approvals.js';
-import { aliasesOf, publicTranscript } from './approval-aliases.js';
-import { defaultTranscript } from './default-transcript.js';
 import { createEventHub } from './event-hub.js';
-import { EventTimeline } from './event-timeline.js';
 import { closedError, inputError } from './outcomes.js';
 import { PluginHost } from './plugin-host.js';
 import type { InboundMessage, Runner } from './runner-api.js';
+import { drainOnClose } from './runner-close.js';
 import { describeRunner } from './runner-description.js';
-import { OPTIONS, canonicalKey, checkedOptions, listenerOptions, optionsProblem } from './runner-input.js';
+import { approvalProblem, approvalSignal, dispatchedSignalProblem, messageProblem } from './runner-entry-checks.js';
+import { OPTIONS, canonicalKey, checkedOptions, optionsProblem } from './runner-input.js';
+import { RunnerListeners } from './runner-listeners.js';
 import { resolveRunnerOptions, type ResolvedRunnerOptions, type RunnerOptions } from './runner-options.js';
+import { readSessionView, readTranscript } from './runner-views.js';
 import { Semaphore } from './semaphore.js';
-import { SessionPersistence, newStrategy } from './session-persistence.js';
+import { SessionPersistence } from './session-persistence.js';
 import { SessionQueue } from './session-queue.js';
 import { RunnerInbox, noInboxError, resolveMessage, signalJsonOf, unknownAgent } from './runner-inbox.js';
 import { SessionTimeline } from './session-timeline.js';
 import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
-import { viewOf, type SessionView } from './session-view.js';
+import type { SessionView } from './session-view.js';
 
 /**
  * Creates a {@link Runner}, validating its options.
@@ -77,15 +75,9 @@ class RunnerImpl implements Runner {
   readonly #persistence: SessionPersistence;
   readonly #queue: SessionQueue;
   readonly #timeline: SessionTimeline;
-  readonly #recent: EventTimeline | undefined;
+  readonly #listeners: RunnerListeners;
   /** The durable inbox's producer and worker (absent: the in-process queue alone). */
   readonly #inbox: RunnerInbox | undefined;
-  /** Listeners subscribed with `{ explainDecisions: true }`. */
-  #explainers = 0;
-  /** Records an event in the timeline (absent with `timeline: false`). */
-  #record: ((event: RunnerEvent) => void) | undefined;
-  /** Unsubscribes the recorder started by an inspecting listener. */
-  #stopRecording: (() => void) | undefined;
   #started: Promise<void> | undefined;
   #ready = false;
   #closing: Promise<void> | undefined;
@@ -94,16 +86,8 @@ class RunnerImpl implements Runner {
     this.#o = options;
     this.#ownsStore = options.store === undefined;
     this.#store = options.store ?? new MemoryCheckpointStore({ clock: options.clock });
-    if (options.timeline.record !== 'never') {
-      const recent = new EventTimeline(options.timeline.bounds);
-      this.#recent = recent;
-      this.#record = (event) => {
-        recent.record(event, readClock(options.clock));
-      };
-      // Always: the first listener, so an entry is recorded before any other listener sees its event.
-      if (options.timeline.record === 'always') this.#hub.on(this.#record);
-    }
-    const explaining = (): boolean => options.explainDecisions || this.#explainers > 0;
+    this.#listeners = new RunnerListeners(this.#hub, options);
+    const { explaining } = this.#listeners;
     this.#plugins = new PluginHost(options.plugins, this.#hub, options.logger, options.clock);
     this.#persistence = new SessionPersistence({
       store: this.#store,
@@ -173,24 +157,7 @@ class RunnerImpl implements Runner {
   }
 
   async #shutdown(): Promise<void> {
-    // Queued signals will never run (entries stay in the inbox); turns in flight get `closeTimeoutMs` to finish.
-    this.#inbox?.stopIntake();
-    const loops = this.#queue.stopAllQueued();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => {
-        resolve('timeout');
-      }, this.#o.closeTimeoutMs);
-    });
-    const finished = await Promise.race([Promise.all(loops).then(() => 'done' as const), timeout]);
-    clearTimeout(timer);
-    if (finished === 'timeout') {
-      const reason = new AbortedError({ message: 'The runner closed' });
-      this.#inbox?.abortAll(reason);
-      this.#queue.abortRunning(reason);
-      await Promise.all(this.#queue.loops());
-    }
-    await this.#inbox?.releaseAll();
+    await drainOnClose(this.#queue, this.#inbox, this.#o.closeTimeoutMs);
     if (this.#started !== undefined) {
       let started = true;
       try {
@@ -207,37 +174,13 @@ class RunnerImpl implements Runner {
   // ------------------------------------------------------------------ events
 
   on(listener: (event: RunnerEvent) => void, opts?: { explainDecisions?: boolean }): () => void {
-    if (typeof listener !== 'function')
-      throw inputError(`on() needs a listener function, got ${describeValue(listener)}`);
-    const explain = listenerOptions(opts);
-    // The first inspecting listener starts the recording (before it subscribes, so it finds its
-    // events recorded); the last one leaving stops it, keeping what was recorded.
-    if (explain && this.#explainers++ === 0) this.#inspecting(true);
-    const off = this.#hub.on(listener);
-    if (!explain) return off;
-    let active = true;
-    return () => {
-      if (!active) return;
-      active = false;
-      off();
-      if (--this.#explainers === 0) this.#inspecting(false);
-    };
-  }
-
-  /** Starts or stops recording the timeline while someone inspects (the default `timeline` option). */
-  #inspecting(on: boolean): void {
-    if (this.#record === undefined || this.#o.timeline.record !== 'inspecting') return;
-    if (on) this.#stopRecording = this.#hub.on(this.#record);
-    else {
-      this.#stopRecording?.();
-      this.#stopRecording = undefined;
-    }
+    return this.#listeners.on(listener, opts);
   }
 
   timeline(sessionKey: SessionKey | string, opts: { limit?: number } = {}): TimelineEntry[] {
     const key = canonicalKey(sessionKey).key;
     const limit = checkedOptions(OPTIONS.timeline, opts).limit ?? Number.POSITIVE_INFINITY;
-    return this.#recent?.entries(key, limit) ?? [];
+    return this.#listeners.recent?.entries(key, limit) ?? [];
   }
 
   describe(): RunnerDescription {
@@ -289,29 +232,18 @@ class RunnerImpl implements Runner {
     sink: TurnSink | undefined,
   ): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
-    const badOptions = optionsProblem(OPTIONS.approve, opts);
-    if (badOptions !== undefined) return Promise.reject(badOptions);
-    const problem = approverProblem(opts.by) ?? decisionsProblem(decisions);
-    if (problem !== undefined) return Promise.reject(inputError(`approve() got ${problem}`));
-    const copies = decisions.map((d): ApprovalDecision =>
-      d.reason === undefined
-        ? { id: d.id, approved: d.approved }
-        : { id: d.id, approved: d.approved, reason: d.reason },
-    );
-    const payload = opts.by === undefined ? { decisions: copies } : { decisions: copies, by: opts.by };
+    const problem = approvalProblem(decisions, opts);
+    if (problem !== undefined) return Promise.reject(problem);
     const abortSignal = opts.abortSignal === undefined ? {} : { abortSignal: opts.abortSignal };
-    return this.#dispatch(sessionKey, makeSignal('tool_approval', payload), abortSignal, sink);
+    return this.#dispatch(sessionKey, approvalSignal(decisions, opts.by), abortSignal, sink);
   }
 
   #handle(message: InboundMessage, opts: { abortSignal?: AbortSignal }, sink: TurnSink | undefined): Promise<Outcome> {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const badOptions = optionsProblem(OPTIONS.handle, opts);
     if (badOptions !== undefined) return Promise.reject(badOptions);
-    if (typeof message !== 'object' || (message as unknown) === null || typeof message.text !== 'string') {
-      return Promise.reject(
-        inputError(`handle() needs a message { channel, text, ... }, got ${describeValue(message)}`),
-      );
-    }
+    const badMessage = messageProblem(message);
+    if (badMessage !== undefined) return Promise.reject(badMessage);
     let resolved;
     try {
       resolved = this.#o.resolver.resolve(message);
@@ -344,17 +276,8 @@ class RunnerImpl implements Runner {
     if (this.#closing !== undefined) return Promise.reject(closedError());
     const badOptions = optionsProblem(OPTIONS.dispatch, opts);
     if (badOptions !== undefined) return Promise.reject(badOptions);
-    if (
-      typeof signal !== 'object' ||
-      (signal as unknown) === null ||
-      !isSignalKind((signal as { kind?: unknown }).kind)
-    ) {
-      return Promise.reject(inputError(`dispatch() needs a Signal { kind, payload }, got ${describeValue(signal)}`));
-    }
-    if (signal.kind === 'tool_approval') {
-      const problem = toolApprovalPayloadProblem(signal.payload);
-      if (problem !== undefined) return Promise.reject(inputError(`A tool_approval signal has ${problem}`));
-    }
+    const badSignal = dispatchedSignalProblem(signal);
+    if (badSignal !== undefined) return Promise.reject(badSignal);
     // A canonical key of a live session needs no parsing.
     const live = typeof sessionKey === 'string' && this.#inbox === undefined ? this.#queue.live(sessionKey) : undefined;
     if (live !== undefined && (opts.agentId === undefined || opts.agentId === live.agent.id)) {
@@ -432,38 +355,11 @@ class RunnerImpl implements Runner {
   }
 
   async session(sessionKey: SessionKey | string): Promise<SessionView | undefined> {
-    const key = canonicalKey(sessionKey).key;
-    const live = this.#queue.live(key);
-    const stored = await this.#persistence.read(key);
-    const liveness = { busy: live?.busy ?? false, queued: live?.queued ?? 0 };
-    if (stored === undefined) {
-      if (live === undefined) return undefined;
-      const { state } = live;
-      const strategy = state.kind === 'loaded' ? state.strategy : newStrategy(live.agent);
-      return {
-        sessionKey: key,
-        agentId: live.agent.id,
-        version: 0,
-        strategy: strategy.snapshot(),
-        history: [],
-        engineState: undefined,
-        pendingApprovals: [],
-        ...liveness,
-      };
-    }
-    return viewOf(key, stored.version, stored.data, liveness);
+    return readSessionView(canonicalKey(sessionKey).key, this.#queue, this.#persistence);
   }
 
   async transcript(sessionKey: SessionKey | string): Promise<TranscriptEntry[]> {
-    const key = canonicalKey(sessionKey).key;
-    const stored = await this.#persistence.read(key);
-    if (stored === undefined) return [];
-    const { data } = stored;
-    const agent = this.#o.agents.get(data.agentId);
-    const own = agent?.definition.engine;
-    if (typeof own === 'object' && typeof own.transcript === 'function')
-      return publicTranscript(own.transcript(data.history, data.engine), aliasesOf(data));
-    return defaultTranscript(data.history, data.agentId);
+    return readTranscript(canonicalKey(sessionKey).key, this.#persistence, this.#o.agents);
   }
 
   // ------------------------------------------------------------------ history and time travel
@@ -504,7 +400,7 @@ class RunnerImpl implements Runner {
   async deleteSession(sessionKey: SessionKey | string): Promise<void> {
     if (this.#closing !== undefined) throw closedError();
     const { key, agentId } = canonicalKey(sessionKey);
-    this.#recent?.forget(key);
+    this.#listeners.recent?.forget(key);
     if (this.#inbox !== undefined) {
       await this.#inbox.control(key, agentId, 'delete', {});
       return;
