@@ -1,4 +1,5 @@
-import type { CheckedSettle } from '@signalyard/core/internal';
+import type { OutcomeJson } from '@signalyard/core';
+import { isPoisonedOutcome, type CheckedSettle } from '@signalyard/core/internal';
 import type { InboxStatements } from './sqlite-inbox-statements.js';
 
 /** What one settle wrote. @internal */
@@ -33,4 +34,41 @@ export function settleStatements(s: InboxStatements, c: CheckedSettle, now: numb
   s.settleKey.run(row.session_key);
   s.addPending.run(-1);
   return { stored, removed: true };
+}
+
+/**
+ * The statements of `SqliteInbox.ack`: the entry removed, its key's and the inbox's pending
+ * counts lowered, and its events dropped unless a live outcome keeps them. `true`: it was there.
+ * @internal
+ */
+export function ackStatements(s: InboxStatements, receiptId: string, now: number): boolean {
+  const row = s.deleteEntry.get(receiptId) as { session_key: string } | undefined;
+  if (row === undefined) return false;
+  s.settleKey.run(row.session_key);
+  s.addPending.run(-1);
+  if (s.liveOutcome.get(receiptId, now) === undefined) s.dropEvents.run(receiptId);
+  return true;
+}
+
+/**
+ * The statements of `SqliteInbox.putOutcome`: the outcome stored until `expires` unless a live one
+ * is there (an expired one is dropped first); a poisoned outcome also keeps the entry's dead
+ * letter until then. `true`: this outcome was stored.
+ * @internal
+ */
+export function putOutcomeStatements(
+  s: InboxStatements,
+  receiptId: string,
+  outcome: OutcomeJson,
+  text: string,
+  now: number,
+  expires: number,
+): boolean {
+  s.dropExpiredOutcome.run(receiptId, now);
+  if (s.insertOutcome.run(receiptId, text, expires).changes !== 1) return false;
+  if (isPoisonedOutcome(outcome)) {
+    s.dropDead.run(receiptId);
+    s.keepDead.run(expires, receiptId);
+  }
+  return true;
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   SignalyardError,
   type Inbox,
@@ -17,8 +16,6 @@ import {
   type TurnEvent,
 } from '@signalyard/core';
 import {
-  EventChannel,
-  InboxWakeups,
   checkPendingOptions,
   inboxOutcome,
   readLeased,
@@ -36,7 +33,6 @@ import {
   entrySettledError,
   inboxClosedError,
   inboxFullError,
-  isPoisonedOutcome,
   isoAt,
   leaseLostError,
   outcomeText,
@@ -53,12 +49,15 @@ import {
   type SqliteInboxOptions,
 } from './sqlite-inbox-options.js';
 import { prepareInboxSchema } from './sqlite-inbox-schema.js';
-import { settleStatements } from './sqlite-inbox-settle.js';
+import { acceptStatements } from './sqlite-inbox-accept.js';
+import { acquireStatements, beginDeliveryStatements, releaseStatements } from './sqlite-inbox-leases.js';
+import { ackStatements, putOutcomeStatements, settleStatements } from './sqlite-inbox-settle.js';
 import { prepareInboxStatements, type InboxStatements } from './sqlite-inbox-statements.js';
 import { entryOf, openFailed, unavailable, type EntryRow } from './sqlite-inbox-rows.js';
 import type { SqliteWriteBatch } from './sqlite-write-batch.js';
 import { openSqliteConnection, type SqliteConnection } from './sqlite-connection.js';
-import { PROCESS_ORIGIN, SqlitePeers, SqlitePoller, type SqlitePeer } from './sqlite-inbox-watch.js';
+import { SqliteInboxWaits } from './sqlite-inbox-waits.js';
+import { PROCESS_ORIGIN } from './sqlite-inbox-watch.js';
 
 const NAME = 'SqliteInbox';
 /** How many entries a `read` takes at a time. */
@@ -113,11 +112,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   #conn: SqliteConnection | undefined;
   readonly #s: InboxStatements;
   readonly #batch: SqliteWriteBatch;
-  readonly #wakeups: InboxWakeups;
-  readonly #notices = new EventChannel<readonly [string, InboxNotice]>();
-  readonly #self: SqlitePeer;
-  readonly #peers: SqlitePeers;
-  readonly #poller: SqlitePoller;
+  readonly #waits: SqliteInboxWaits;
   /** The lease token each entry handed out by `read` was read under. */
   readonly #readUnder = new WeakMap<InboxEntry, string>();
   #lastSweep = Number.NEGATIVE_INFINITY;
@@ -145,37 +140,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#conn = conn;
     this.#s = statements as InboxStatements;
     this.#batch = conn.batch;
-    this.#wakeups = new InboxWakeups(() => {
-      this.#poller.start();
-    });
-    this.#poller = new SqlitePoller(this.#s, resolved.pollMs, {
-      busy: () => this.#conn !== undefined && (this.#wakeups.size > 0 || this.#notices.hasListeners),
-      wake: (receiptId) => {
-        this.#wakeups.wake(receiptId);
-      },
-      wakeAll: () => {
-        this.#wakeups.wakeAll();
-      },
-      notice: (key, what) => {
-        this.#notices.emit([key, what]);
-      },
-      failed: () => {
-        // a busy or unreadable file: the waits look again at the next tick
-      },
-    });
-    this.#self = this.#peer();
-    this.#peers = new SqlitePeers(resolved.path, this.#self);
-  }
-
-  #peer(): SqlitePeer {
-    return {
-      wake: (receiptId) => {
-        this.#wakeups.wake(receiptId);
-      },
-      notice: (key, what) => {
-        this.#notices.emit([key, what]);
-      },
-    };
+    this.#waits = new SqliteInboxWaits(resolved.path, this.#s, resolved.pollMs, () => this.#conn !== undefined);
   }
 
   /** See `Inbox.accept`. */
@@ -185,51 +150,15 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     const { sessionKey } = input;
     const now = Date.now();
     const s = this.#s;
-    const { maxPendingPerSession, maxPending, retryAfterMs, dedupeWindowMs } = this.#options;
+    const { maxPendingPerSession, maxPending, retryAfterMs } = this.#options;
     this.#sweep(now); // in the same group commit
-    const result = await this.#write(`accept an entry for session ${JSON.stringify(sessionKey)}`, () => {
-      const seen = s.seen.get(input.id, now) as
-        { receipt_id: string; session_key: string; seq: string; accepted_at: string } | undefined;
-      if (seen !== undefined) {
-        return {
-          receiptId: seen.receipt_id,
-          sessionKey: seen.session_key,
-          seq: seen.seq,
-          acceptedAt: seen.accepted_at,
-        };
-      }
-      const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
-      if (pending >= maxPendingPerSession) return 'session' as const;
-      if ((s.totalPending.get() as { value: number }).value >= maxPending) return 'inbox' as const;
-      const { seq } = s.nextSeq.get({ key: sessionKey }) as { seq: string };
-      const receipt: InboxReceipt = { receiptId: randomUUID(), sessionKey, seq, acceptedAt: isoAt(now) };
-      const { lastInsertRowid } = s.insertEntry.run({
-        receiptId: receipt.receiptId,
-        key: sessionKey,
-        seq,
-        agentId: input.agentId ?? null,
-        kind: input.kind,
-        signal: input.signalText,
-        control: input.control ?? null,
-        acceptedAt: receipt.acceptedAt,
-        origin: PROCESS_ORIGIN,
-      });
-      s.waitingSince.run(lastInsertRowid, sessionKey);
-      s.remember.run({
-        id: input.id,
-        receiptId: receipt.receiptId,
-        key: sessionKey,
-        seq,
-        acceptedAt: receipt.acceptedAt,
-        expires: now + dedupeWindowMs,
-      });
-      s.addPending.run(1);
-      return { ...receipt, fresh: true };
-    });
+    const result = await this.#write(`accept an entry for session ${JSON.stringify(sessionKey)}`, () =>
+      acceptStatements(s, input, now, this.#options),
+    );
     if (result === 'session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
     if (result === 'inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
     if (!('fresh' in result)) return result;
-    this.#peers.notice(sessionKey, 'entry');
+    this.#waits.notice(sessionKey, 'entry');
     return {
       receiptId: result.receiptId,
       sessionKey: result.sessionKey,
@@ -243,17 +172,9 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#open();
     assertAcquire(workerId, opts);
     const now = Date.now();
-    const s = this.#s;
-    const expires = now + opts.leaseMs;
-    return this.#write(`acquire leases for worker ${JSON.stringify(workerId)}`, () => {
-      const keys = s.freeKeys.all({ now, max: opts.max }) as { key: string }[];
-      return keys.map(({ key }) => {
-        const { lease_token: token } = s.lease.get({ worker: workerId, expires, leaseMs: opts.leaseMs, key }) as {
-          lease_token: string;
-        };
-        return { key, workerId, token, expiresAt: isoAt(expires) };
-      });
-    });
+    return this.#write(`acquire leases for worker ${JSON.stringify(workerId)}`, () =>
+      acquireStatements(this.#s, workerId, now, opts),
+    );
   }
 
   /** See `Inbox.renew`. */
@@ -269,17 +190,11 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   async release(lease: InboxLease): Promise<void> {
     this.#open();
     assertLease(lease);
-    const s = this.#s;
     const now = Date.now();
-    const waiting = await this.#write(`release the lease on ${JSON.stringify(lease.key)}`, () => {
-      const held = s.leaseOf.get(lease.key, lease.token) as { lease_expires: number; pending: number } | undefined;
-      if (held === undefined) return false;
-      if (held.lease_expires > now) s.undoDeliveries.run(lease.key, lease.token);
-      s.unlease.run(lease.key, lease.token);
-      if (held.pending > 0) s.notice.run(lease.key, 'entry', now, PROCESS_ORIGIN);
-      return held.pending > 0;
-    });
-    if (waiting) this.#peers.notice(lease.key, 'entry');
+    const waiting = await this.#write(`release the lease on ${JSON.stringify(lease.key)}`, () =>
+      releaseStatements(this.#s, lease, now),
+    );
+    if (waiting) this.#waits.notice(lease.key, 'entry');
   }
 
   /** See `Inbox.read`. */
@@ -297,12 +212,9 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#open();
     assertEntry(entry);
     const token = this.#readUnder.get(entry) ?? null;
-    const counted = await this.#write(`count a delivery of ${JSON.stringify(entry.receiptId)}`, () => {
-      const row = this.#s.beginDelivery.get({ token, receiptId: entry.receiptId, now: Date.now() }) as
-        { attempts: number } | undefined;
-      if (row !== undefined) return row.attempts;
-      return this.#s.entryExists.get(entry.receiptId) === undefined ? 'settled' : 'lost';
-    });
+    const counted = await this.#write(`count a delivery of ${JSON.stringify(entry.receiptId)}`, () =>
+      beginDeliveryStatements(this.#s, entry.receiptId, token, Date.now()),
+    );
     if (counted === 'settled') throw entrySettledError(entry.receiptId);
     if (counted === 'lost')
       throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');
@@ -313,18 +225,12 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   async ack(entry: InboxEntry): Promise<void> {
     this.#open();
     assertEntry(entry);
-    const s = this.#s;
     const now = Date.now();
     this.#sweep(now);
-    const removed = await this.#write(`acknowledge ${JSON.stringify(entry.receiptId)}`, () => {
-      const row = s.deleteEntry.get(entry.receiptId) as { session_key: string } | undefined;
-      if (row === undefined) return false;
-      s.settleKey.run(row.session_key);
-      s.addPending.run(-1);
-      if (s.liveOutcome.get(entry.receiptId, now) === undefined) s.dropEvents.run(entry.receiptId);
-      return true;
-    });
-    if (removed) this.#peers.wake(entry.receiptId);
+    const removed = await this.#write(`acknowledge ${JSON.stringify(entry.receiptId)}`, () =>
+      ackStatements(this.#s, entry.receiptId, now),
+    );
+    if (removed) this.#waits.wake(entry.receiptId);
   }
 
   /** See `Inbox.putOutcome`. */
@@ -333,20 +239,13 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     assertInboxId(receiptId, 'receipt id');
     assertTtl(ttlMs);
     const text = outcomeText(receiptId, outcome);
-    const s = this.#s;
     const now = Date.now();
     const expires = now + ttlMs;
     this.#sweep(now);
-    const stored = await this.#write(`store the outcome of ${JSON.stringify(receiptId)}`, () => {
-      s.dropExpiredOutcome.run(receiptId, now);
-      if (s.insertOutcome.run(receiptId, text, expires).changes !== 1) return false;
-      if (isPoisonedOutcome(outcome)) {
-        s.dropDead.run(receiptId);
-        s.keepDead.run(expires, receiptId);
-      }
-      return true;
-    });
-    if (stored) this.#peers.wake(receiptId);
+    const stored = await this.#write(`store the outcome of ${JSON.stringify(receiptId)}`, () =>
+      putOutcomeStatements(this.#s, receiptId, outcome, text, now, expires),
+    );
+    if (stored) this.#waits.wake(receiptId);
   }
 
   /** See `Inbox.settle`: the last events, the outcome and the acknowledgement in one write (one transaction). */
@@ -357,12 +256,12 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#sweep(now);
     const what = `settle ${JSON.stringify(checked.receiptId)}`;
     const written = await this.#write(what, () => settleStatements(this.#s, checked, now, ttlMs));
-    if (written.stored || written.removed) this.#peers.wake(checked.receiptId);
+    if (written.stored || written.removed) this.#waits.wake(checked.receiptId);
   }
 
   /** See `Inbox.outcome`. */
   outcome(receiptId: string, opts?: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<OutcomeJson> {
-    return inboxOutcome(this.#open, receiptId, opts, (id) => this.#lookup(id), this.#wakeups);
+    return inboxOutcome(this.#open, receiptId, opts, (id) => this.#lookup(id), this.#waits.wakeups);
   }
 
   #lookup(receiptId: string): OutcomeLookup {
@@ -396,7 +295,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
       return true;
     });
     if (!added) throw entrySettledError(receiptId);
-    this.#peers.wake(receiptId);
+    this.#waits.wake(receiptId);
   }
 
   /** See `Inbox.events`. */
@@ -426,7 +325,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
             return (s.inFlight.get(sessionKey) as { receipt_id: string } | undefined)?.receipt_id;
           }),
       },
-      this.#wakeups,
+      this.#waits.wakeups,
       args,
     );
   }
@@ -439,17 +338,13 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     await this.#write(`notify session ${JSON.stringify(sessionKey)}`, () =>
       this.#s.notice.run(sessionKey, what, Date.now(), PROCESS_ORIGIN),
     );
-    this.#peers.notice(sessionKey, what);
+    this.#waits.notice(sessionKey, what);
   }
 
   /** See `Inbox.onNotify`. */
   onNotify(listener: (sessionKey: string, what: InboxNotice) => void): () => void {
     if (this.#conn === undefined) return noop;
-    const off = this.#notices.on(([key, what]) => {
-      listener(key, what);
-    });
-    this.#poller.start();
-    return off;
+    return this.#waits.onNotify(listener);
   }
 
   /** See `Inbox.deadLetters`. */
@@ -497,10 +392,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     if (conn === undefined) return;
     this.#batch.flush(); // the writes asked for before close() are written
     this.#conn = undefined;
-    this.#poller.stop();
-    this.#peers.leave(this.#self);
-    this.#wakeups.close(inboxClosedError(NAME));
-    this.#notices.end();
+    this.#waits.close(inboxClosedError(NAME));
     try {
       conn.close();
     } catch (error) {
