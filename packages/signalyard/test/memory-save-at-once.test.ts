@@ -3,9 +3,8 @@ import { MemoryCheckpointStore, signal, type ChatMessage } from '@signalyard/cor
 import { createRunner, type SessionCheckpointV1, type TurnContext } from 'signalyard';
 
 const KEY = 'agent:main:main';
-const echo = (ctx: TurnContext): { messages: ChatMessage[] } => ({
-  messages: [{ role: 'assistant', content: `echo ${String(ctx.signal.payload)}` }],
-});
+const echo = (ctx: TurnContext): Promise<{ messages: ChatMessage[] }> =>
+  Promise.resolve({ messages: [{ role: 'assistant', content: `echo ${String(ctx.signal.payload)}` }] });
 
 describe('the Runner on a MemoryCheckpointStore (its save taken at once)', () => {
   it("goes through a subclass's own save, once per saved signal", async () => {
