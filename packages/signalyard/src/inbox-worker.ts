@@ -60,6 +60,8 @@ interface KeyWork {
   finishing: Promise<void>;
   feeding: Promise<void> | undefined;
   feedAgain: boolean;
+  /** A read began since the last poll tick: that tick leaves the key alone (it was just looked at). */
+  readSincePoll: boolean;
   renewTimer: ReturnType<typeof setInterval> | undefined;
 }
 
@@ -103,7 +105,12 @@ export class InboxWorker {
     });
     this.#poll = setInterval(() => {
       this.#tick();
-      for (const work of this.#works.values()) this.#feed(work);
+      // A held key is looked at when no read of it began since the last tick: a lost notice
+      // delays an entry by at most 2 × pollMs, and a key read on notices costs no poll reads.
+      for (const work of this.#works.values()) {
+        if (!work.readSincePoll) this.#feed(work);
+        work.readSincePoll = false;
+      }
     }, this.#d.settings.pollMs);
     this.#poll.unref();
     this.#tick();
@@ -210,6 +217,7 @@ export class InboxWorker {
       finishing: Promise.resolve(),
       feeding: undefined,
       feedAgain: false,
+      readSincePoll: false,
       renewTimer: undefined,
     };
     this.#works.set(lease.key, work);
@@ -280,6 +288,7 @@ export class InboxWorker {
   }
 
   async #read(work: KeyWork): Promise<void> {
+    work.readSincePoll = true;
     try {
       for await (const entry of this.#d.inbox.read(work.lease, work.fedThrough)) {
         if (work.lost || this.#closing) return;
