@@ -108,8 +108,9 @@ export class InboxWorker {
       // A held key is looked at when no read of it began since the last tick: a lost notice
       // delays an entry by at most 2 × pollMs, and a key read on notices costs no poll reads.
       for (const work of this.#works.values()) {
-        if (!work.readSincePoll) this.#feed(work);
-        work.readSincePoll = false;
+        const looked = work.readSincePoll;
+        work.readSincePoll = false; // a read this tick begins sets it again
+        if (!looked) this.#feed(work);
       }
     }, this.#d.settings.pollMs);
     this.#poll.unref();
