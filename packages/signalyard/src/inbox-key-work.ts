@@ -21,6 +21,8 @@ export interface KeyWork {
   finishing: Promise<void>;
   feeding: Promise<void> | undefined;
   feedAgain: boolean;
+  /** A read began since the last poll tick: that tick leaves the key alone (it was just looked at). */
+  readSincePoll: boolean;
   renewTimer: ReturnType<typeof setInterval> | undefined;
 }
 
@@ -38,6 +40,7 @@ export function newKeyWork(lease: InboxLease): KeyWork {
     finishing: Promise.resolve(),
     feeding: undefined,
     feedAgain: false,
+    readSincePoll: false,
     renewTimer: undefined,
   };
 }

@@ -76,7 +76,13 @@ export class InboxWorker {
     });
     this.#poll = setInterval(() => {
       this.#tick();
-      for (const work of this.#works.values()) this.#feed(work);
+      // A held key is looked at when no read of it began since the last tick: a lost notice
+      // delays an entry by at most 2 × pollMs, and a key read on notices costs no poll reads.
+      for (const work of this.#works.values()) {
+        const looked = work.readSincePoll;
+        work.readSincePoll = false; // a read this tick begins sets it again
+        if (!looked) this.#feed(work);
+      }
     }, this.#d.settings.pollMs);
     this.#poll.unref();
     this.#tick();
@@ -240,6 +246,7 @@ export class InboxWorker {
   }
 
   async #read(work: KeyWork): Promise<void> {
+    work.readSincePoll = true;
     try {
       for await (const entry of this.#d.inbox.read(work.lease, work.fedThrough)) {
         if (work.lost || this.#closing) return;

@@ -1,3 +1,5 @@
+import type { InboxEntry } from '@signalyard/core';
+import { parseSignalText } from '@signalyard/core/internal';
 import { iso, type InboxNames } from './postgres-inbox-names.js';
 import { COUNTER_SHARDS } from './postgres-inbox-schema.js';
 
@@ -164,4 +166,19 @@ function readerSql(n: InboxNames) {
       `x AS (DELETE FROM ${n.dead.sql} WHERE expires_at <= clock_timestamp()) ` +
       `SELECT 1`,
   } as const;
+}
+
+/** An entry from its columns as {@link ENTRY} lists them. @internal */
+export function entryOf(row: readonly unknown[]): InboxEntry {
+  const [receiptId, sessionKey, seq, agentId, signal, control, acceptedAt, attempts] = row;
+  return {
+    receiptId: receiptId as string,
+    sessionKey: sessionKey as string,
+    seq: seq as string,
+    acceptedAt: acceptedAt as string,
+    ...(agentId !== null && { agentId: agentId as string }),
+    signal: parseSignalText(signal as string),
+    attempts: attempts as number,
+    ...(control !== null && { control: control as InboxEntry['control'] }),
+  };
 }

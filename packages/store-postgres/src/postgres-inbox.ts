@@ -38,7 +38,6 @@ import {
   inboxClosedError,
   inboxFullError,
   leaseLostError,
-  parseSignalText,
   readEventLog,
   turnEventText,
   turnEventTexts,
@@ -49,6 +48,7 @@ import type { Pool, PoolClient } from 'pg';
 import { InFlightCalls } from './postgres-in-flight.js';
 import { InboxListener, ownConnector, poolConnector } from './postgres-inbox-listener.js';
 import { inboxNames, type InboxNames } from './postgres-inbox-names.js';
+import { NoticeFilter } from './postgres-inbox-notices.js';
 import {
   resolvePostgresInboxOptions,
   type PostgresInboxOptions,
@@ -56,7 +56,7 @@ import {
 } from './postgres-inbox-options.js';
 import { migrateInbox } from './postgres-inbox-schema.js';
 import { ackEntry, putEntryOutcome, settleEntry, type FinishDeps } from './postgres-inbox-settle.js';
-import { inboxSql, type InboxSql } from './postgres-inbox-statements.js';
+import { entryOf, inboxSql, type InboxSql } from './postgres-inbox-statements.js';
 import { PostgresNotifier } from './postgres-notifier.js';
 import { PreparedStatements } from './postgres-prepared.js';
 import { pgCodeOf } from './postgres-schema.js';
@@ -123,7 +123,12 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   readonly #sql: InboxSql;
   readonly #prepared: PreparedStatements;
   readonly #wakeups: InboxWakeups;
+  /** `events()` readers, by receipt id: woken by new events too (which `outcome()` waits, in `#wakeups`, ignore). */
+  readonly #streams: InboxWakeups;
   readonly #notices = new EventChannel<readonly [string, InboxNotice]>();
+  readonly #entryNotices = new NoticeFilter((key) => {
+    this.#notices.emit([key, 'entry']);
+  });
   readonly #listener: InboxListener;
   readonly #notifier: PostgresNotifier;
   /** The lease token each entry handed out by `read` was read under. */
@@ -153,8 +158,9 @@ export class PostgresInbox implements Inbox, InspectableInbox {
       sql: this.#sql,
       query: (text, values, what) => this.#query(text, values, what),
       notify: (payload) => void this.#notifier.send(payload),
+      // Outcome waits and stream readers alike: an outcome (or an ack) ends both.
       wake: (receiptId) => {
-        this.#wakeups.wake(receiptId);
+        this.#wake(receiptId);
       },
     };
     this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
@@ -167,14 +173,16 @@ export class PostgresInbox implements Inbox, InspectableInbox {
       },
       wakeAll: () => {
         this.#wakeups.wakeAll();
+        this.#streams.wakeAll();
       },
       reconnected: () => {
         void this.#wakeWaitingKeys();
       },
     });
-    this.#wakeups = new InboxWakeups(() => {
+    const listen = (): void => {
       this.#listener.start();
-    });
+    };
+    [this.#wakeups, this.#streams] = [new InboxWakeups(listen), new InboxWakeups(listen)];
   }
 
   /**
@@ -214,7 +222,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     const [status, receiptId, key, seq, acceptedAt] = row as [string, string, string, string, string];
     if (status === 'full_session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
     if (status === 'full_inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
-    if (status === 'new') void this.#notifier.send(`e${sessionKey}`);
+    if (status === 'new') void this.#notifier.send(`E${seq}:${sessionKey}`);
     this.#sweep();
     return { receiptId, sessionKey: key, seq, acceptedAt };
   }
@@ -282,17 +290,19 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     assertLease(lease);
     const what = `release the lease on ${JSON.stringify(lease.key)}`;
     const [freed] = await this.#query(this.#sql.release, [lease.key, lease.token], what);
+    this.#entryNotices.forget(lease.key);
     if (freed !== undefined && (freed[0] as number) > 0) void this.#notifier.send(`e${lease.key}`);
   }
 
   /** See `Inbox.read`. */
   read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
-    const page = async (after: string): Promise<InboxEntry[] | undefined> => {
-      const what = `read the entries of ${JSON.stringify(lease.key)}`;
-      const rows = await this.#query(this.#sql.read, [lease.key, lease.token, after, READ_PAGE], what);
-      if (rows[0]?.[0] !== true) return undefined;
-      return rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
-    };
+    const what = `read the entries of ${JSON.stringify(lease.key)}`;
+    const page = (after: string): Promise<InboxEntry[] | undefined> =>
+      this.#entryNotices.around(lease.key, async () => {
+        const rows = await this.#query(this.#sql.read, [lease.key, lease.token, after, READ_PAGE], what);
+        if (rows[0]?.[0] !== true) return undefined;
+        return rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
+      });
     return readLeased(this.#open, lease, afterSeq, page, this.#readUnder);
   }
 
@@ -369,7 +379,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     );
     if (rows.length === 0) throw entrySettledError(receiptId);
     void this.#notifier.send(`v${receiptId}`);
-    this.#wakeups.wake(receiptId);
+    this.#streams.wake(receiptId);
   }
 
   /** See `Inbox.events`. */
@@ -408,7 +418,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
           return rows[0]?.[0] as string | undefined;
         },
       },
-      this.#wakeups,
+      this.#streams,
       args,
     );
   }
@@ -472,6 +482,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     if (!this.#closed) {
       this.#closed = true;
       this.#wakeups.close(inboxClosedError(NAME));
+      this.#streams.close(inboxClosedError(NAME));
       this.#notices.end();
     }
     this.#closing ??= this.#shutdown();
@@ -522,14 +533,24 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     });
   }
 
-  /** A notification's payload: `e`/`s` + a session key (a notice), `o`/`v` + a receipt id (a wake). */
+  /** A notification's payload: `e`/`s` + a session key (a notice), `E<seq>:<key>` (an accept's notice), `o`/`v` + a receipt id (outcome or end / new events: wakes its waits and readers / its readers). */
   #notification(payload: string): void {
     if (this.#closed) return;
     const kind = payload[0];
     const id = payload.slice(1);
-    if (kind === 'e') this.#notices.emit([id, 'entry']);
+    if (kind === 'E') {
+      const colon = id.indexOf(':');
+      this.#entryNotices.entry(id.slice(colon + 1), id.slice(0, colon));
+    } else if (kind === 'e') this.#notices.emit([id, 'entry']);
     else if (kind === 's') this.#notices.emit([id, 'stop']);
-    else if (kind === 'o' || kind === 'v') this.#wakeups.wake(id);
+    else if (kind === 'o') this.#wake(id);
+    else if (kind === 'v') this.#streams.wake(id);
+  }
+
+  /** Wakes the outcome waits and the stream readers of `receiptId`. */
+  #wake(receiptId: string): void {
+    this.#wakeups.wake(receiptId);
+    this.#streams.wake(receiptId);
   }
 
   /** After the `LISTEN` connection came back: an `entry` notice (and a `stop` one where a stop waits) for every session with entries. */
@@ -553,20 +574,6 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#lastSweep = now;
     this.#query(this.#sql.sweep, [], 'drop what expired').catch(() => undefined);
   }
-}
-
-function entryOf(row: readonly unknown[]): InboxEntry {
-  const [receiptId, sessionKey, seq, agentId, signal, control, acceptedAt, attempts] = row;
-  return {
-    receiptId: receiptId as string,
-    sessionKey: sessionKey as string,
-    seq: seq as string,
-    acceptedAt: acceptedAt as string,
-    ...(agentId !== null && { agentId: agentId as string }),
-    signal: parseSignalText(signal as string),
-    attempts: attempts as number,
-    ...(control !== null && { control: control as InboxEntry['control'] }),
-  };
 }
 
 function noop(): void {
