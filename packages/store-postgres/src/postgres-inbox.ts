@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  InboxError,
-  SignalyardError,
   type Inbox,
   type InboxAcceptEntry,
   type InboxDeadLetter,
@@ -34,18 +32,15 @@ import {
   checkEventsArgs,
   checkLimit,
   entrySettledError,
-  errorText,
   inboxClosedError,
   inboxFullError,
-  leaseLostError,
   readEventLog,
   turnEventText,
   turnEventTexts,
-  type EventPage,
   type OutcomeLookup,
 } from '@signalyard/core/internal';
-import type { Pool, PoolClient } from 'pg';
-import { InFlightCalls } from './postgres-in-flight.js';
+import type { Pool } from 'pg';
+import { InboxDb } from './postgres-inbox-db.js';
 import { InboxListener, ownConnector, poolConnector } from './postgres-inbox-listener.js';
 import { inboxNames, type InboxNames } from './postgres-inbox-names.js';
 import { NoticeFilter } from './postgres-inbox-notices.js';
@@ -58,16 +53,10 @@ import { migrateInbox } from './postgres-inbox-schema.js';
 import { ackEntry, putEntryOutcome, settleEntry, type FinishDeps } from './postgres-inbox-settle.js';
 import { entryOf, inboxSql, type InboxSql } from './postgres-inbox-statements.js';
 import { PostgresNotifier } from './postgres-notifier.js';
-import { PreparedStatements } from './postgres-prepared.js';
-import { pgCodeOf } from './postgres-schema.js';
 
 const NAME = 'PostgresInbox';
 /** How many entries a `read` takes at a time. */
 const READ_PAGE = 100;
-/** How often (ms) a write also drops what expired, at most (per inbox instance). */
-const SWEEP_MS = 10_000;
-/** A SQLSTATE: the server answered (and rolled the statement back), as opposed to a lost connection. */
-const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /**
  * The durable inbox on PostgreSQL (inbox.md), for fleets: producers and workers on many machines
@@ -121,7 +110,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   readonly #pool: Pool;
   readonly #names: InboxNames;
   readonly #sql: InboxSql;
-  readonly #prepared: PreparedStatements;
+  readonly #db: InboxDb;
   readonly #wakeups: InboxWakeups;
   /** `events()` readers, by receipt id: woken by new events too (which `outcome()` waits, in `#wakeups`, ignore). */
   readonly #streams: InboxWakeups;
@@ -133,11 +122,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   readonly #notifier: PostgresNotifier;
   /** The lease token each entry handed out by `read` was read under. */
   readonly #readUnder = new WeakMap<InboxEntry, string>();
-  #lastSweep = Number.NEGATIVE_INFINITY;
   #closed = false;
   #closing: Promise<void> | undefined;
-  /** Calls in flight (close() waits for them before ending the pool). */
-  readonly #inFlight = new InFlightCalls();
   /** What the finishing writes (`ack`, `putOutcome`, `settle`) work with. */
   readonly #finishing: FinishDeps;
 
@@ -156,14 +142,14 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#sql = inboxSql(this.#names);
     this.#finishing = {
       sql: this.#sql,
-      query: (text, values, what) => this.#query(text, values, what),
+      query: (text, values, what) => this.#db.query(text, values, what),
       notify: (payload) => void this.#notifier.send(payload),
       // Outcome waits and stream readers alike: an outcome (or an ack) ends both.
       wake: (receiptId) => {
         this.#wake(receiptId);
       },
     };
-    this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
+    this.#db = new InboxDb(this.#pool, this.#sql, resolved.preparedStatements, this.table);
     this.#notifier = new PostgresNotifier(this.#pool, this.#names.channel);
     const { listenConnectionString: listenUrl } = resolved;
     const connector = listenUrl === undefined ? poolConnector(this.#pool) : ownConnector(listenUrl);
@@ -197,7 +183,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
    */
   async migrate(): Promise<void> {
     this.#open();
-    await this.#tracked(() => migrateInbox(this.#pool, this.#names));
+    await this.#db.tracked(() => migrateInbox(this.#pool, this.#names));
   }
 
   /** See `Inbox.accept`. */
@@ -218,7 +204,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
       maxPending,
       dedupeWindowMs,
     ];
-    const row = await this.#tracked(() => this.#accept(values, sessionKey));
+    const row = await this.#db.tracked(() => this.#db.accept(values, sessionKey));
     const [status, receiptId, key, seq, acceptedAt] = row as [string, string, string, string, string];
     if (status === 'full_session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
     if (status === 'full_inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
@@ -227,61 +213,18 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     return { receiptId, sessionKey: key, seq, acceptedAt };
   }
 
-  /** Runs the `_accept` function on a connection of its own, telling a refusal from a lost acknowledgement. */
-  async #accept(values: unknown[], sessionKey: string): Promise<unknown[]> {
-    const what = `Cannot accept an entry for session ${JSON.stringify(sessionKey)}`;
-    let client: PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw this.#unavailable(what, error);
-    }
-    let broken = false;
-    try {
-      const rows = await this.#prepared.run(client, this.#sql.accept, values);
-      return rows[0] as unknown[];
-    } catch (error) {
-      const code = pgCodeOf(error);
-      if (code !== undefined && SQLSTATE.test(code)) throw this.#unavailable(what, error);
-      broken = true;
-      throw new InboxError({
-        code: 'INBOX_OUTCOME_UNKNOWN',
-        message: `${what}: the connection was lost after the entry was sent (${errorText(error)}): it may or may not have been written; retry with the same id`,
-        sessionKey,
-        cause: error,
-      });
-    } finally {
-      client.release(broken);
-    }
-  }
-
   /** See `Inbox.acquire`. */
   async acquire(workerId: string, opts: { leaseMs: number; max: number }): Promise<InboxLease[]> {
     this.#open();
     assertAcquire(workerId, opts);
-    const rows = await this.#query(
-      this.#sql.acquire,
-      [workerId, opts.leaseMs, opts.max],
-      `acquire leases for ${JSON.stringify(workerId)}`,
-    );
-    return rows.map(([key, token, expiresAt]) => ({
-      key: key as string,
-      workerId,
-      token: token as string,
-      expiresAt: expiresAt as string,
-    }));
+    return this.#db.acquire(workerId, opts.leaseMs, opts.max);
   }
 
   /** See `Inbox.renew`. */
   async renew(lease: InboxLease): Promise<boolean> {
     this.#open();
     assertLease(lease);
-    const rows = await this.#query(
-      this.#sql.renew,
-      [lease.key, lease.token],
-      `renew the lease on ${JSON.stringify(lease.key)}`,
-    );
-    return rows.length === 1;
+    return this.#db.renew(lease);
   }
 
   /** See `Inbox.release`. */
@@ -289,7 +232,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#open();
     assertLease(lease);
     const what = `release the lease on ${JSON.stringify(lease.key)}`;
-    const [freed] = await this.#query(this.#sql.release, [lease.key, lease.token], what);
+    const [freed] = await this.#db.query(this.#sql.release, [lease.key, lease.token], what);
     this.#entryNotices.forget(lease.key);
     if (freed !== undefined && (freed[0] as number) > 0) void this.#notifier.send(`e${lease.key}`);
   }
@@ -299,7 +242,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     const what = `read the entries of ${JSON.stringify(lease.key)}`;
     const page = (after: string): Promise<InboxEntry[] | undefined> =>
       this.#entryNotices.around(lease.key, async () => {
-        const rows = await this.#query(this.#sql.read, [lease.key, lease.token, after, READ_PAGE], what);
+        const rows = await this.#db.query(this.#sql.read, [lease.key, lease.token, after, READ_PAGE], what);
         if (rows[0]?.[0] !== true) return undefined;
         return rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
       });
@@ -310,16 +253,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   async beginDelivery(entry: InboxEntry): Promise<number> {
     this.#open();
     assertEntry(entry);
-    const what = `count a delivery of ${JSON.stringify(entry.receiptId)}`;
-    const rows = await this.#query(
-      this.#sql.beginDelivery,
-      [entry.receiptId, this.#readUnder.get(entry) ?? null],
-      what,
-    );
-    if (rows.length === 1) return rows[0]?.[0] as number;
-    if ((await this.#query(this.#sql.entryExists, [entry.receiptId], what)).length === 0)
-      throw entrySettledError(entry.receiptId);
-    throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');
+    return this.#db.beginDelivery(entry, this.#readUnder.get(entry));
   }
 
   /** See `Inbox.ack`. */
@@ -350,10 +284,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
 
   async #lookup(receiptId: string): Promise<OutcomeLookup> {
     this.#open();
-    const [row] = await this.#query(this.#sql.lookup, [receiptId], `read the outcome of ${JSON.stringify(receiptId)}`);
-    const [outcome, inInbox] = row as [string | null, boolean];
-    if (outcome !== null) return { outcome: JSON.parse(outcome) as OutcomeJson };
-    return inInbox ? 'pending' : 'gone';
+    return this.#db.lookup(receiptId);
   }
 
   /** See `Inbox.publish`. */
@@ -372,12 +303,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     assertAttempt(attempt);
     const texts = made();
     if (texts.length === 0) return;
-    const rows = await this.#query(
-      texts.length === 1 ? this.#sql.publish : this.#sql.publishMany,
-      [receiptId, attempt, texts.length === 1 ? texts[0] : texts],
-      `publish events of ${JSON.stringify(receiptId)}`,
-    );
-    if (rows.length === 0) throw entrySettledError(receiptId);
+    if (!(await this.#db.append(receiptId, attempt, texts))) throw entrySettledError(receiptId);
     void this.#notifier.send(`v${receiptId}`);
     this.#streams.wake(receiptId);
   }
@@ -391,32 +317,11 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     const args = checkEventsArgs(ref, opts);
     yield* readEventLog(
       {
-        page: async (receiptId, after, limit): Promise<EventPage> => {
+        page: (receiptId, after, limit) => {
           this.#open();
-          const rows = await this.#query(
-            this.#sql.events,
-            [receiptId, after ?? '0', limit],
-            `read the events of ${JSON.stringify(receiptId)}`,
-          );
-          return {
-            live: rows[0]?.[0] === true,
-            rows: rows
-              .filter((row) => row[1] !== null)
-              .map(([, offset, attempt, text]) => ({
-                offset: offset as string,
-                attempt: attempt as number,
-                text: text as string,
-              })),
-          };
+          return this.#db.eventPage(receiptId, after, limit);
         },
-        inFlight: async (sessionKey) => {
-          const rows = await this.#query(
-            this.#sql.inFlight,
-            [sessionKey],
-            `find the stream of ${JSON.stringify(sessionKey)}`,
-          );
-          return rows[0]?.[0] as string | undefined;
-        },
+        inFlight: (sessionKey) => this.#db.inFlight(sessionKey),
       },
       this.#streams,
       args,
@@ -428,8 +333,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#open();
     assertInboxKey(sessionKey);
     assertNotice(what);
-    const failed = await this.#tracked(() => this.#notifier.send(`${what === 'stop' ? 's' : 'e'}${sessionKey}`));
-    if (failed !== undefined) throw this.#unavailable(`Cannot notify ${JSON.stringify(sessionKey)}`, failed);
+    const failed = await this.#db.tracked(() => this.#notifier.send(`${what === 'stop' ? 's' : 'e'}${sessionKey}`));
+    if (failed !== undefined) throw this.#db.unavailable(`Cannot notify ${JSON.stringify(sessionKey)}`, failed);
   }
 
   /** See `Inbox.onNotify`. */
@@ -445,31 +350,20 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   /** See `Inbox.deadLetters`. */
   async *deadLetters(opts?: { limit?: number }): AsyncGenerator<InboxDeadLetter, void, undefined> {
     this.#open();
-    const limit = checkLimit(opts, 0);
-    const rows = await this.#query(this.#sql.deadLetters, [limit === 0 ? null : limit], 'list the dead letters');
-    for (const row of rows) yield { entry: entryOf(row), outcome: JSON.parse(row[8] as string) as OutcomeJson };
+    yield* await this.#db.deadLetters(checkLimit(opts, 0));
   }
 
   /** See `InspectableInbox.pending`. */
   async pending(opts?: { sessionKey?: string; limit?: number }): Promise<readonly InboxEntry[]> {
     this.#open();
-    const { sessionKey: only, limit } = checkPendingOptions(opts);
-    const rows =
-      only === undefined
-        ? await this.#query(this.#sql.pendingAll, [limit], 'list the pending entries')
-        : await this.#query(this.#sql.pendingOf, [only, limit], 'list the pending entries');
-    return rows.map(entryOf);
+    const { sessionKey, limit } = checkPendingOptions(opts);
+    return this.#db.pending(sessionKey, limit);
   }
 
   /** See `InspectableInbox.leases`. */
   async leases(): Promise<readonly InboxLeaseInfo[]> {
     this.#open();
-    const rows = await this.#query(this.#sql.leases, [], 'list the leases');
-    return rows.map(([key, workerId, expiresAt]) => ({
-      key: key as string,
-      workerId: workerId as string,
-      expiresAt: expiresAt as string,
-    }));
+    return this.#db.leases();
   }
 
   /**
@@ -496,41 +390,14 @@ export class PostgresInbox implements Inbox, InspectableInbox {
 
   async #shutdown(): Promise<void> {
     await this.#listener.stop();
-    await this.#inFlight.drained();
+    await this.#db.drained();
     await this.#notifier.drained();
     if (!this.#options.ownsPool) return;
     try {
       await this.#pool.end();
     } catch (error) {
-      throw this.#unavailable(`Cannot close the connection pool of ${NAME}`, error);
+      throw this.#db.unavailable(`Cannot close the connection pool of ${NAME}`, error);
     }
-  }
-
-  /** Runs one call, counted so that close() ends the pool only after it. */
-  #tracked<T>(fn: () => Promise<T>): Promise<T> {
-    return this.#inFlight.track(fn);
-  }
-
-  /** Runs one statement on a pooled connection; failures become `INBOX_UNAVAILABLE`. */
-  #query(text: string, values: unknown[], what: string): Promise<unknown[][]> {
-    return this.#tracked(async () => {
-      try {
-        return await this.#prepared.run(this.#pool, text, values);
-      } catch (error) {
-        if (SignalyardError.isInstance(error)) throw error;
-        throw this.#unavailable(`Cannot ${what}`, error);
-      }
-    });
-  }
-
-  #unavailable(what: string, error: unknown): InboxError {
-    const code = pgCodeOf(error);
-    const hint = code === '42P01' || code === '42883' ? ` (run migrate() to create the inbox ${this.table})` : '';
-    return new InboxError({
-      code: 'INBOX_UNAVAILABLE',
-      message: `${what}: ${errorText(error)}${code === undefined ? '' : ` (${code})`}${hint}`,
-      cause: error,
-    });
   }
 
   /** A notification's payload: `e`/`s` + a session key (a notice), `E<seq>:<key>` (an accept's notice), `o`/`v` + a receipt id (outcome or end / new events: wakes its waits and readers / its readers). */
@@ -557,7 +424,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   async #wakeWaitingKeys(): Promise<void> {
     if (!this.#notices.hasListeners) return;
     try {
-      const rows = await this.#query(this.#sql.waitingKeys, [], 'list the sessions with entries');
+      const rows = await this.#db.query(this.#sql.waitingKeys, [], 'list the sessions with entries');
       for (const [key, stop] of rows) {
         this.#notification(`e${key as string}`);
         if (stop === true) this.#notification(`s${key as string}`);
@@ -567,12 +434,9 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     }
   }
 
-  /** Drops what expired, at most once per {@link SWEEP_MS}, without making the caller wait. */
+  /** Drops what expired, now and then (see `InboxDb.sweep`). */
   #sweep(): void {
-    const now = Date.now();
-    if (now - this.#lastSweep < SWEEP_MS || this.#closed) return;
-    this.#lastSweep = now;
-    this.#query(this.#sql.sweep, [], 'drop what expired').catch(() => undefined);
+    if (!this.#closed) this.#db.sweep();
   }
 }
 

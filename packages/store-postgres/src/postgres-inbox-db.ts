@@ -1,0 +1,219 @@
+import {
+  InboxError,
+  SignalyardError,
+  type InboxDeadLetter,
+  type InboxEntry,
+  type InboxLease,
+  type InboxLeaseInfo,
+  type OutcomeJson,
+} from '@signalyard/core';
+import {
+  entrySettledError,
+  errorText,
+  leaseLostError,
+  type EventPage,
+  type OutcomeLookup,
+} from '@signalyard/core/internal';
+import type { Pool, PoolClient } from 'pg';
+import { InFlightCalls } from './postgres-in-flight.js';
+import { entryOf, type InboxSql } from './postgres-inbox-statements.js';
+import { PreparedStatements } from './postgres-prepared.js';
+import { pgCodeOf } from './postgres-schema.js';
+
+/** How often (ms) a write also drops what expired, at most (per inbox instance). */
+const SWEEP_MS = 10_000;
+/** A SQLSTATE: the server answered (and rolled the statement back), as opposed to a lost connection. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/**
+ * The database side of a `PostgresInbox`: its pool, its (prepared) statements, the calls in
+ * flight (so `close()` ends the pool only after them), the mapping of failures to `InboxError`s,
+ * and the reads that only turn rows into values (stream pages, operators' lists).
+ * @internal
+ */
+export class InboxDb {
+  readonly sql: InboxSql;
+  readonly #pool: Pool;
+  readonly #table: string;
+  readonly #prepared: PreparedStatements;
+  readonly #inFlight = new InFlightCalls();
+  #lastSweep = Number.NEGATIVE_INFINITY;
+
+  constructor(pool: Pool, sql: InboxSql, preparedStatements: boolean, table: string) {
+    this.#pool = pool;
+    this.sql = sql;
+    this.#table = table;
+    this.#prepared = new PreparedStatements(sql, preparedStatements);
+  }
+
+  /** Runs one call, counted so that the pool is ended only after it. */
+  tracked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#inFlight.track(fn);
+  }
+
+  /** Resolves once no call is in flight. */
+  drained(): Promise<void> {
+    return this.#inFlight.drained();
+  }
+
+  /** Runs one statement on a pooled connection; failures become `INBOX_UNAVAILABLE`. */
+  query(text: string, values: unknown[], what: string): Promise<unknown[][]> {
+    return this.tracked(async () => {
+      try {
+        return await this.#prepared.run(this.#pool, text, values);
+      } catch (error) {
+        if (SignalyardError.isInstance(error)) throw error;
+        throw this.unavailable(`Cannot ${what}`, error);
+      }
+    });
+  }
+
+  /** `INBOX_UNAVAILABLE` for `what` failing with `error` (with a hint to migrate when the tables are missing). */
+  unavailable(what: string, error: unknown): InboxError {
+    const code = pgCodeOf(error);
+    const hint = code === '42P01' || code === '42883' ? ` (run migrate() to create the inbox ${this.#table})` : '';
+    return new InboxError({
+      code: 'INBOX_UNAVAILABLE',
+      message: `${what}: ${errorText(error)}${code === undefined ? '' : ` (${code})`}${hint}`,
+      cause: error,
+    });
+  }
+
+  /**
+   * Runs the `_accept` function on a connection of its own, telling a refusal by the server
+   * (`INBOX_UNAVAILABLE`: nothing written) from a lost acknowledgement (`INBOX_OUTCOME_UNKNOWN`).
+   */
+  async accept(values: unknown[], sessionKey: string): Promise<unknown[]> {
+    const what = `Cannot accept an entry for session ${JSON.stringify(sessionKey)}`;
+    let client: PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.unavailable(what, error);
+    }
+    let broken = false;
+    try {
+      const rows = await this.#prepared.run(client, this.sql.accept, values);
+      return rows[0] as unknown[];
+    } catch (error) {
+      const code = pgCodeOf(error);
+      if (code !== undefined && SQLSTATE.test(code)) throw this.unavailable(what, error);
+      broken = true;
+      throw new InboxError({
+        code: 'INBOX_OUTCOME_UNKNOWN',
+        message: `${what}: the connection was lost after the entry was sent (${errorText(error)}): it may or may not have been written; retry with the same id`,
+        sessionKey,
+        cause: error,
+      });
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Claims up to `max` leases for `workerId` (`FOR UPDATE SKIP LOCKED`, judged by the server's clock). */
+  async acquire(workerId: string, leaseMs: number, max: number): Promise<InboxLease[]> {
+    const what = `acquire leases for ${JSON.stringify(workerId)}`;
+    const rows = await this.query(this.sql.acquire, [workerId, leaseMs, max], what);
+    return rows.map(([key, token, expiresAt]) => ({
+      key: key as string,
+      workerId,
+      token: token as string,
+      expiresAt: expiresAt as string,
+    }));
+  }
+
+  /** Renews `lease`: `false` when it expired or was taken over. */
+  async renew(lease: InboxLease): Promise<boolean> {
+    const what = `renew the lease on ${JSON.stringify(lease.key)}`;
+    return (await this.query(this.sql.renew, [lease.key, lease.token], what)).length === 1;
+  }
+
+  /**
+   * Counts a delivery of `entry` (read under the lease token `token`; `undefined`: not checked).
+   * @throws InboxError `INBOX_ENTRY_SETTLED` when the entry is gone, `LEASE_LOST` when the lease is.
+   */
+  async beginDelivery(entry: InboxEntry, token: string | undefined): Promise<number> {
+    const what = `count a delivery of ${JSON.stringify(entry.receiptId)}`;
+    const rows = await this.query(this.sql.beginDelivery, [entry.receiptId, token ?? null], what);
+    if (rows.length === 1) return rows[0]?.[0] as number;
+    if ((await this.query(this.sql.entryExists, [entry.receiptId], what)).length === 0)
+      throw entrySettledError(entry.receiptId);
+    throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');
+  }
+
+  /** The receipt's outcome, `'pending'` while its entry waits, `'gone'` when neither is kept. */
+  async lookup(receiptId: string): Promise<OutcomeLookup> {
+    const [row] = await this.query(this.sql.lookup, [receiptId], `read the outcome of ${JSON.stringify(receiptId)}`);
+    const [outcome, inInbox] = row as [string | null, boolean];
+    if (outcome !== null) return { outcome: JSON.parse(outcome) as OutcomeJson };
+    return inInbox ? 'pending' : 'gone';
+  }
+
+  /** Appends `texts` (stream events) to the receipt's log under `attempt`: `false` when its entry is settled. */
+  async append(receiptId: string, attempt: number, texts: readonly string[]): Promise<boolean> {
+    const rows = await this.query(
+      texts.length === 1 ? this.sql.publish : this.sql.publishMany,
+      [receiptId, attempt, texts.length === 1 ? texts[0] : texts],
+      `publish events of ${JSON.stringify(receiptId)}`,
+    );
+    return rows.length > 0;
+  }
+
+  /** Drops what expired, at most once per {@link SWEEP_MS}, without making the caller wait. */
+  sweep(): void {
+    const now = Date.now();
+    if (now - this.#lastSweep < SWEEP_MS) return;
+    this.#lastSweep = now;
+    this.query(this.sql.sweep, [], 'drop what expired').catch(() => undefined);
+  }
+
+  /** A page of a receipt's stream log after the offset `after`. */
+  async eventPage(receiptId: string, after: string | undefined, limit: number): Promise<EventPage> {
+    const rows = await this.query(
+      this.sql.events,
+      [receiptId, after ?? '0', limit],
+      `read the events of ${JSON.stringify(receiptId)}`,
+    );
+    return {
+      live: rows[0]?.[0] === true,
+      rows: rows
+        .filter((row) => row[1] !== null)
+        .map(([, offset, attempt, text]) => ({
+          offset: offset as string,
+          attempt: attempt as number,
+          text: text as string,
+        })),
+    };
+  }
+
+  /** The receipt id of the session's latest in-flight receipt with events, if any. */
+  async inFlight(sessionKey: string): Promise<string | undefined> {
+    const rows = await this.query(this.sql.inFlight, [sessionKey], `find the stream of ${JSON.stringify(sessionKey)}`);
+    return rows[0]?.[0] as string | undefined;
+  }
+
+  /** The dead letters kept, oldest first (`limit` 0: all). */
+  async deadLetters(limit: number): Promise<InboxDeadLetter[]> {
+    const rows = await this.query(this.sql.deadLetters, [limit === 0 ? null : limit], 'list the dead letters');
+    return rows.map((row) => ({ entry: entryOf(row), outcome: JSON.parse(row[8] as string) as OutcomeJson }));
+  }
+
+  /** The pending entries, of every session or of `sessionKey`. */
+  async pending(sessionKey: string | undefined, limit: number): Promise<InboxEntry[]> {
+    const rows =
+      sessionKey === undefined
+        ? await this.query(this.sql.pendingAll, [limit], 'list the pending entries')
+        : await this.query(this.sql.pendingOf, [sessionKey, limit], 'list the pending entries');
+    return rows.map(entryOf);
+  }
+
+  /** The live leases. */
+  async leases(): Promise<InboxLeaseInfo[]> {
+    const rows = await this.query(this.sql.leases, [], 'list the leases');
+    return rows.map(([key, workerId, expiresAt]) => ({
+      key: key as string,
+      workerId: workerId as string,
+      expiresAt: expiresAt as string,
+    }));
+  }
+}
