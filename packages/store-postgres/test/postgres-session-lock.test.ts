@@ -588,10 +588,13 @@ describePostgres('PostgresSessionLock on a real server', () => {
       const waiting = b.withLock(key, fn).finally(() => {
         settled = true;
       });
+      // Handled from the start: the rejection may come while the timers are advanced (a try on the
+      // server in flight finishes in real time), before the next line could attach a handler.
+      const failed = rejection(waiting);
       await vi.advanceTimersByTimeAsync(119_999);
       expect(settled).toBe(false);
       await vi.advanceTimersByTimeAsync(1);
-      const error = await rejection(waiting);
+      const error = await failed;
       expect(error).toMatchObject({ code: 'POSTGRES_LOCK_TIMEOUT', key });
       expect((error as Error).message).toContain('120000 ms (acquireTimeoutMs)');
       expect(fn).not.toHaveBeenCalled();
@@ -617,10 +620,11 @@ describePostgres('PostgresSessionLock on a real server', () => {
       const waiting = b.withLock(key, one, { abortSignal: controller.signal }).finally(() => {
         settled = true;
       });
+      const failed = rejection(waiting); // handled from the start, as above
       await vi.advanceTimersByTimeAsync(10 * 24 * 3600 * 1000);
       expect(settled).toBe(false);
       controller.abort();
-      expect(AbortedError.isInstance(await rejection(waiting))).toBe(true);
+      expect(AbortedError.isInstance(await failed)).toBe(true);
       vi.useRealTimers();
       release.resolve();
       await first;
