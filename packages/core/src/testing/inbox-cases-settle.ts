@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import type { Inbox, InboxEntry, InboxLease, InboxStreamEvent } from '../inbox.js';
+import type { Inbox, InboxEntry, InboxLease } from '../inbox.js';
 import type { OutcomeJson } from '../outcome-json.js';
-import type { TurnEvent } from '../turn-event.js';
 import {
   acceptMany,
+  delta,
+  outcomeEvent,
+  shown,
   doneOutcome,
   drain,
   leaseOn,
@@ -12,21 +14,6 @@ import {
   rejects,
   type InboxTest,
 } from './inbox-conformance-support.js';
-
-const delta = (text: string): TurnEvent => ({ type: 'text_delta', agentId: 'desk', delta: text });
-
-function outcomeEvent(sessionKey: string): TurnEvent {
-  return {
-    type: 'outcome',
-    outcome: { sessionKey, agentId: 'desk', action: { type: 'continue' }, decidedBy: undefined, status: 'completed' },
-  };
-}
-
-function shown(events: readonly InboxStreamEvent[]): string[] {
-  return events.map(({ event, attempt }) =>
-    event.type === 'text_delta' ? `${attempt}:${event.delta}` : `${attempt}:${event.type}`,
-  );
-}
 
 function poisoned(sessionKey: string): OutcomeJson {
   return {

@@ -3,6 +3,9 @@ import type { Inbox, InboxEntry, InboxStreamEvent } from '../inbox.js';
 import type { TurnEvent } from '../turn-event.js';
 import {
   acceptMany,
+  delta,
+  outcomeEvent,
+  shown,
   drain,
   leaseOn,
   newKey,
@@ -12,22 +15,7 @@ import {
   type InboxTest,
 } from './inbox-conformance-support.js';
 
-const delta = (text: string): TurnEvent => ({ type: 'text_delta', agentId: 'desk', delta: text });
 const restarted = (attempt: number): TurnEvent => ({ type: 'restarted', attempt });
-
-function outcomeEvent(sessionKey: string): TurnEvent {
-  return {
-    type: 'outcome',
-    outcome: { sessionKey, agentId: 'desk', action: { type: 'continue' }, decidedBy: undefined, status: 'completed' },
-  };
-}
-
-/** `<attempt>:<delta text>` for deltas, `<attempt>:<type>` for the others. */
-function shown(events: readonly InboxStreamEvent[]): string[] {
-  return events.map(({ event, attempt }) =>
-    event.type === 'text_delta' ? `${attempt}:${event.delta}` : `${attempt}:${event.type}`,
-  );
-}
 
 /** Accepts one entry and reads it under a lease, its delivery begun once. */
 async function deliveredEntry(inbox: Inbox): Promise<InboxEntry> {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Inbox, InboxEntry, InboxLease, InboxReceipt, SignalJson } from '../inbox.js';
+import type { Inbox, InboxEntry, InboxLease, InboxReceipt, InboxStreamEvent, SignalJson } from '../inbox.js';
 import type { OutcomeJson } from '../outcome-json.js';
+import type { TurnEvent } from '../turn-event.js';
 import { isSignalyardError } from '../errors/signalyard-error.js';
 
 /** What the conformance suite asks a factory for: limits some cases need small. */
@@ -183,4 +184,22 @@ export function seqOrder(a: string, b: string): number {
 /** A session key no other case uses. */
 export function newKey(label = 'session'): string {
   return `agent:conformance:${label}-${randomUUID()}`;
+}
+
+/** A `text_delta` event of the agent `desk`. */
+export const delta = (text: string): TurnEvent => ({ type: 'text_delta', agentId: 'desk', delta: text });
+
+/** An `outcome` event: the turn of `sessionKey` completed. */
+export function outcomeEvent(sessionKey: string): TurnEvent {
+  return {
+    type: 'outcome',
+    outcome: { sessionKey, agentId: 'desk', action: { type: 'continue' }, decidedBy: undefined, status: 'completed' },
+  };
+}
+
+/** `<attempt>:<delta text>` for deltas, `<attempt>:<type>` for the others. */
+export function shown(events: readonly InboxStreamEvent[]): string[] {
+  return events.map(({ event, attempt }) =>
+    event.type === 'text_delta' ? `${attempt}:${event.delta}` : `${attempt}:${event.type}`,
+  );
 }
