@@ -117,12 +117,13 @@ function replyMessage(run: Run, lane: Lane, response: ChatResponse): ChatMessage
 
 /**
  * One model call of a turn (counted against `max_rounds`) with the trimmed history, returning a
- * valid reply.
+ * valid reply. Not an `async` function: a main-loop `generate` call is raced and checked in one
+ * promise ({@link AbortRace.raceThen}), the cheapest a handoff's model call can be.
  *
  * @throws AbortedError `ABORTED`; the turn's failure (`CREW_AGENT_FAILED` / `CREW_MEMBER_FAILED`)
- * when the model threw or its reply is not a `ChatResponse`.
+ * when the model threw or its reply is not a `ChatResponse` (as rejections).
  */
-async function askModel(run: Run, lane: Lane): Promise<ChatResponse> {
+function askModel(run: Run, lane: Lane): Promise<ChatResponse> {
   const { agent, abortSignal } = lane;
   run.modelCalls++;
   const request: ChatRequest = {
@@ -133,33 +134,37 @@ async function askModel(run: Run, lane: Lane): Promise<ChatResponse> {
   const own = agentTools(run, agent);
   const tools = lane.group === undefined ? own.requestTools : own.toolSpecs;
   if (tools !== undefined) request.tools = tools;
-  let response: unknown;
-  try {
-    response = await callModel(run, lane, request);
-  } catch (error) {
+  const checked = (response: unknown): ChatResponse => {
+    const problem = responseProblem(response);
+    if (problem !== undefined)
+      throw turnFailure(run, lane, 'failed', `Agent ${JSON.stringify(agent.id)} failed: its model returned ${problem}`);
+    return response as ChatResponse;
+  };
+  const failed = (error: unknown): never => {
     if (abortSignal.aborted) throw abortedError(abortSignal);
     const why = errorText(error);
     throw turnFailure(run, lane, 'failed', `Agent ${JSON.stringify(agent.id)} failed: its model threw: ${why}`, error);
+  };
+  try {
+    // The main loop's generate calls share the run's one abort listener (and are checked in the
+    // race's own step); a group member has its own signal, a streamed call its own reader.
+    if (lane.path === undefined && abortSignal === run.abortSignal)
+      return run.race.raceThen(agent.model.generate(request), checked, failed);
+    return callModel(run, lane, request).then(checked, failed);
+  } catch (error) {
+    // The model threw at once: the turn's failure, as a rejection (`failed` always throws).
+    return new Promise<ChatResponse>(() => failed(error));
   }
-  const problem = responseProblem(response);
-  if (problem !== undefined)
-    throw turnFailure(run, lane, 'failed', `Agent ${JSON.stringify(agent.id)} failed: its model returned ${problem}`);
-  return response as ChatResponse;
 }
 
 /**
- * One model call: `generate` (raced against the abort signal), or — when the run streams
- * (`lane.path` set) — a stream whose visible text is emitted as `text_delta`s.
+ * One model call outside the main loop's plain `generate`: a group member's `generate` (raced
+ * against its own signal), or — when the run streams (`lane.path` set) — a stream whose visible
+ * text is emitted as `text_delta`s.
  */
 function callModel(run: Run, lane: Lane, request: ChatRequest): Promise<unknown> {
   const { agent, group, path } = lane;
-  if (path === undefined) {
-    const abortSignal = lane.abortSignal;
-    // The main loop's calls share the run's one abort listener; a group member has its own signal.
-    return abortSignal === run.abortSignal
-      ? run.race.race(agent.model.generate(request))
-      : untilAborted(agent.model.generate(request), abortSignal);
-  }
+  if (path === undefined) return untilAborted(agent.model.generate(request), lane.abortSignal);
   const emit = run.emit as (event: CrewEvent) => void;
   const agentId = agent.id;
   const hider = run.crew.settings.hideSignals ? new SignalHider(run.crew.markers) : undefined;

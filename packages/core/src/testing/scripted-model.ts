@@ -133,22 +133,42 @@ export function scriptedModel(
 
   /** The reply of `step`: after `delayMs`, the step's value (a function's, awaited), checked. */
   async function reply(step: ScriptStep, request: ChatRequest, call: ReturnType<typeof record>): Promise<ChatResponse> {
-    const { abortSignal, agentId } = call;
-    if (delayMs > 0) await sleep(delayMs, abortSignal);
-    const value = typeof step === 'function' ? await untilAbortedOrNow(step(request), abortSignal) : step;
-    throwIfAborted(abortSignal);
+    if (delayMs > 0) await sleep(delayMs, call.abortSignal);
+    const value = typeof step === 'function' ? await untilAbortedOrNow(step(request), call.abortSignal) : step;
+    return checkedReply(value, call);
+  }
+
+  /** A step's value as the call's reply, once the call is still wanted. */
+  function checkedReply(value: unknown, call: ReturnType<typeof record>): ChatResponse {
+    throwIfAborted(call.abortSignal);
     if (typeof value === 'string') return { content: value };
     if (isResponse(value)) return value;
     throw new ScriptedModelError({
       code: 'SCRIPT_STEP_INVALID',
-      message: `A script function for agent ${agentName(agentId)} returned ${describeValue(value)}: expected a string or a ChatResponse ({ content, toolCalls? })`,
+      message: `A script function for agent ${agentName(call.agentId)} returned ${describeValue(value)}: expected a string or a ChatResponse ({ content, toolCalls? })`,
     });
   }
 
-  async function generate(request: ChatRequest): Promise<ChatResponse> {
-    const call = record(request);
-    throwIfAborted(call.abortSignal);
-    return reply(next(call.agentId), request, call);
+  /** A step function's pending value as the call's reply. */
+  async function laterReply(value: PromiseLike<unknown>, call: ReturnType<typeof record>): Promise<ChatResponse> {
+    return checkedReply(await untilAbortedOrNow(value, call.abortSignal), call);
+  }
+
+  // Not `async`: without `delayMs` a step that answers at once is one resolved promise (a crew
+  // benchmark makes thousands of calls per millisecond on it, and each promise costs).
+  function generate(request: ChatRequest): Promise<ChatResponse> {
+    try {
+      const call = record(request);
+      throwIfAborted(call.abortSignal);
+      const step = next(call.agentId);
+      if (delayMs > 0) return reply(step, request, call);
+      const value: unknown = typeof step === 'function' ? step(request) : step;
+      return isThenable(value) ? laterReply(value, call) : Promise.resolve(checkedReply(value, call));
+    } catch (error) {
+      return new Promise<ChatResponse>(() => {
+        throw error; // the call's failure, as a rejection
+      });
+    }
   }
 
   function stream(request: ChatRequest): AsyncIterable<ChatStreamPart> {
@@ -161,7 +181,7 @@ export function scriptedModel(
     } catch (error) {
       start = { error };
     }
-    return streamReply(start, async (step) => reply(step, request, call), chunkChars, call.abortSignal);
+    return streamReply(start, (step) => reply(step, request, call), chunkChars, call.abortSignal);
   }
 
   return Object.freeze({ generate, stream, calls });

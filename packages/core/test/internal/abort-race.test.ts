@@ -85,6 +85,64 @@ describe('AbortRace', () => {
   });
 });
 
+describe('AbortRace.raceThen', () => {
+  const twice = (v: number): number => v * 2;
+  const named = (e: unknown): string => (AbortedError.isInstance(e) ? 'aborted' : `error: ${String(e)}`);
+
+  it('settles like onValue of the value, or onError of a rejection', async () => {
+    const race = new AbortRace(new AbortController().signal);
+    await expect(race.raceThen(Promise.resolve(2), twice, named)).resolves.toBe(4);
+    await expect(race.raceThen(3, twice, named)).resolves.toBe(6);
+    await expect(race.raceThen(Promise.reject(new Error('boom')), twice, named)).resolves.toBe('error: Error: boom');
+    race.dispose();
+  });
+
+  it('rejects with what a callback throws', async () => {
+    const race = new AbortRace(new AbortController().signal);
+    const bad = new Error('bad value');
+    const thrower = (): never => {
+      throw bad;
+    };
+    await expect(race.raceThen(1, thrower, named)).rejects.toBe(bad);
+    await expect(race.raceThen(Promise.reject(new Error('x')), twice, thrower)).rejects.toBe(bad);
+    race.dispose();
+  });
+
+  it('calls onError with the AbortedError as soon as the signal fires, and never onValue after', async () => {
+    const controller = new AbortController();
+    const race = new AbortRace(controller.signal);
+    const work = deferred<number>();
+    const seen: number[] = [];
+    const result = race.raceThen(
+      work.promise,
+      (v) => {
+        seen.push(v);
+        return v;
+      },
+      (e) => {
+        throw e;
+      },
+    );
+    controller.abort('stop');
+    const error = await result.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(AbortedError.isInstance(error) && error.cause).toBe('stop');
+    work.resolve(7);
+    await work.promise;
+    await Promise.resolve();
+    expect(seen).toEqual([]);
+  });
+
+  it('on an already aborted signal goes to onError at once and handles the abandoned rejection', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const race = new AbortRace(controller.signal);
+    await expect(race.raceThen(Promise.reject(new Error('late')), twice, named)).resolves.toBe('aborted');
+  });
+});
+
 describe('untilAborted', () => {
   it('without a signal is Promise.resolve', async () => {
     await expect(untilAborted(5, undefined)).resolves.toBe(5);
