@@ -115,6 +115,17 @@ describe('PostgresInbox failures', () => {
     await inbox.close();
   });
 
+  it('a failed publish is INBOX_UNAVAILABLE, naming the receipt and the missing tables', async () => {
+    const pool = failingPool(Object.assign(new Error('relation does not exist'), { code: '42P01' }));
+    const inbox = new PostgresInbox({ pool, table: 'not_touched' });
+    const error = await rejectsCode(
+      inbox.publish('r1', 1, { type: 'text_delta', agentId: 'a', delta: 'x' }),
+      'INBOX_UNAVAILABLE',
+    );
+    expect(error.message).toMatch(/Cannot publish events of "r1".*run migrate\(\)/);
+    await inbox.close();
+  });
+
   it('an unreachable server is INBOX_UNAVAILABLE for every call', async () => {
     const inbox = new PostgresInbox({ connectionString: 'postgres://postgres@127.0.0.1:1/test', table: 'nowhere' });
     const error = await rejectsCode(inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' }), 'INBOX_UNAVAILABLE');
@@ -185,6 +196,37 @@ describePostgres('PostgresInbox against a real server', () => {
     await inbox.release(leases[0]!);
     expect(await inbox.leases()).toEqual([]);
     await rejectsCode(inbox.pending({ limit: 1.5 }), 'INBOX_INPUT_INVALID');
+  });
+
+  it('stores published events exactly, whatever their text, and refuses them once the entry is settled', async () => {
+    const [inbox] = await freshInbox();
+    const receipt = await inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' });
+    const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
+    const [entry] = await collect(inbox.read(lease!));
+    await inbox.beginDelivery(entry!);
+    // Texts that would break a statement built by hand: quotes, backslashes, placeholders, NUL escapes.
+    const awkward = ["it's", 'back\\slash \\x00', '$1 $2 $3 $$ $tag$', "'); DROP TABLE x; --", 'ünï €ode 🎉\n\ttabs', '\u0000'];
+    await inbox.publish(receipt.receiptId, 1, { type: 'text_delta', agentId: 'a', delta: awkward[0]! });
+    await inbox.publishMany(
+      receipt.receiptId,
+      1,
+      awkward.slice(1).map((delta) => ({ type: 'text_delta', agentId: 'a', delta })),
+    );
+    const read: { offset: string; delta: string }[] = [];
+    for await (const item of inbox.events({ receiptId: receipt.receiptId })) {
+      if (item.event.type === 'text_delta') read.push({ offset: item.offset, delta: item.event.delta });
+      if (read.length === awkward.length) break;
+    }
+    expect(read.map((r) => r.delta)).toEqual(awkward);
+    expect(new Set(read.map((r) => r.offset)).size).toBe(awkward.length);
+    await inbox.settle(entry!, { sessionKey: 's', agentId: 'a', status: 'completed', output: 'ok' }, 60_000);
+    await rejectsCode(
+      inbox.publish(receipt.receiptId, 1, { type: 'text_delta', agentId: 'a', delta: 'late' }),
+      'LEASE_LOST', // the entry is no longer in the inbox
+    );
+    // The inbox still serves.
+    await inbox.accept({ sessionKey: 's', signal: text('y'), id: 'b' });
+    expect((await inbox.pending()).length).toBe(1);
   });
 
   it('drops expired outcomes (with their events), dead letters and dedupe ids', async () => {
