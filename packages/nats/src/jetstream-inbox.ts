@@ -119,6 +119,8 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
   readonly #names: JetStreamNames;
   #connection: Promise<InboxConnection> | undefined;
   #ready: Promise<Ready> | undefined;
+  /** What `#ready` resolved to, for `accept` to publish without a microtask first. */
+  #readyNow: Ready | undefined;
   #closed = false;
   readonly #h = newHolders();
   readonly #signals: InboxSignals;
@@ -174,6 +176,7 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
       partitions: this.#o.partitions,
     };
     if (this.#closed) await c.close();
+    else this.#readyNow = r;
     return r;
   }
 
@@ -198,12 +201,15 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
   async accept(entry: InboxAcceptEntry): Promise<InboxReceipt> {
     this.#open();
     const checked = checkAccept(entry);
-    const r = await this.#get();
+    // Without a wait on the way (a ready inbox, a fresh pending count), the publish leaves in the
+    // caller's own turn: accepts made together go out in one write.
+    const r = this.#readyNow ?? (await this.#get());
     const { sessionKey } = checked;
     if (!r.c.isUp()) throw unavailable('accept the entry', new Error('the connection to the server is down'));
     const { subject } = place(r, sessionKey);
     const msgId = msgIdOf(checked.id);
-    if (await this.#counts.full(r, subject)) return this.#full(r, sessionKey, msgId, 'session');
+    const full = this.#counts.full(r, subject);
+    if (full !== false && (await full)) return this.#full(r, sessionKey, msgId, 'session');
     const uuid = randomUUID();
     const acceptedAt = new Date(r.c.now()).toISOString();
     const fields = {
