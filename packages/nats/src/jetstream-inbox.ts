@@ -258,9 +258,14 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     this.#open();
     assertAcquire(workerId, opts);
     const r = await this.#get();
-    return acquireLeases(r, this.#h, this.#o, workerId, opts.leaseMs, opts.max).catch((error: unknown) => {
-      throw unavailable('acquire leases', error);
-    });
+    const leases = await acquireLeases(r, this.#h, this.#o, workerId, opts.leaseMs, opts.max).catch(
+      (error: unknown) => {
+        throw unavailable('acquire leases', error);
+      },
+    );
+    // Taken here: a release before any read knows that nothing was begun under them (else it reads every entry of the key).
+    for (const lease of leases) deliveries.reading(lease.token);
+    return leases;
   }
 
   #token(lease: InboxLease): KeyLeaseToken {
@@ -349,10 +354,14 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
           throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');
         }
       }
-      if ((await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId)) === undefined) {
+      const seq = Number(entry.seq);
+      // Still in the stream? This process's holder of the partition knows without a request when
+      // it pulled the entry and has not acknowledged it (work-queue retention: only an ack or a
+      // delete removes it; a late delete by a stale worker is guarantee 2's to refuse).
+      const pulled = this.#h.holders.get(place(r, entry.sessionKey).partition)?.has(seq) === true;
+      if (!pulled && (await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId)) === undefined) {
         throw entrySettledError(entry.receiptId);
       }
-      const seq = Number(entry.seq);
       const count = await countDelivery(r.buckets.attempts, seq, under ?? '', deliveries.last(entry));
       deliveries.begun(entry, under, count);
       return count.n;
@@ -386,7 +395,9 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
           if (!isApiCode(error, 10037, 10043)) throw error;
         });
       }
-      await r.buckets.attempts.purge(`a${parsed.seq}`);
+      // The delivery count is of no use once the entry is gone: dropped without waiting (a purge
+      // lost with the connection leaves a key nobody reads again).
+      void r.buckets.attempts.purge(`a${parsed.seq}`).catch(() => undefined);
       deliveries.acked(entry, readUnder.get(entry));
       this.#h.waiting.acked(place(r, entry.sessionKey).subject, parsed.seq);
       this.#signals.settled(r, entry.receiptId);

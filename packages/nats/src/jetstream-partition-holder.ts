@@ -26,6 +26,9 @@ export class PartitionHolder {
   #stopped = false;
   #pull: ConsumerMessages | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
+  /** Since when (local ms) this process holds no key lease in the partition, and what then retires the holder; `undefined` while it holds one. */
+  #idle: { readonly since: number; readonly retire: () => void } | undefined;
+  #lingerMs = 0;
 
   readonly #renew: () => Promise<boolean>;
 
@@ -49,6 +52,7 @@ export class PartitionHolder {
     leaseMs: number,
   ): Promise<void> {
     const name = config.durable_name as string;
+    this.#lingerMs = leaseMs;
     try {
       await jsm.consumers.delete(stream, name);
     } catch (error) {
@@ -91,8 +95,27 @@ export class PartitionHolder {
     this.#messages.set(message.seq, message);
   }
 
+  /**
+   * This process released its last key lease in the partition: the holder keeps pulling and
+   * renewing for `leaseMs` more (a key of the partition leased again meanwhile reuses the
+   * consumer instead of recreating it, which would deliver the partition's entries again), then
+   * `retire` stops it and gives the partition up.
+   */
+  idle(retire: () => void): void {
+    this.#idle ??= { since: Date.now(), retire };
+  }
+
+  /** A key lease in the partition is held here again. */
+  busy(): void {
+    this.#idle = undefined;
+  }
+
   #keepAlive(): void {
     if (this.#lost) return;
+    if (this.#idle !== undefined && Date.now() - this.#idle.since >= this.#lingerMs) {
+      this.#idle.retire();
+      return;
+    }
     for (const message of this.#messages.values()) message.working();
     this.#renew().then(
       (held) => {
@@ -100,6 +123,11 @@ export class PartitionHolder {
       },
       () => undefined, // the server is unreachable: the next tick tries again, the lease expires meanwhile
     );
+  }
+
+  /** Whether this holder pulled the entry at `seq` and has not acknowledged it (then it is in the stream, unless another process deleted it). */
+  has(seq: number): boolean {
+    return !this.#lost && this.#messages.has(seq);
   }
 
   /** Acknowledges the entry at `seq` through the consumer (the work-queue stream removes it); false when this holder has not pulled it. */
