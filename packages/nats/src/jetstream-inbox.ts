@@ -51,16 +51,15 @@ import { acquireLeases, dropKeyLease, ensureHolder, newHolders } from './jetstre
 import { Deliveries } from './jetstream-deliveries.js';
 import {
   countDelivery,
+  createOutcome,
   deadLetterList,
   duplicateReceipt,
   eventSource,
   eventSubject,
   keepDeadLetter,
   knownReceipt,
-  liveFor,
   lookupOutcome,
   liveKeyLeases,
-  lostRace,
   pendingEntries,
   place,
   rollbackDeliveries,
@@ -384,7 +383,7 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
         if (message === undefined) return;
         msgId = message.header.get('Nats-Msg-Id');
       }
-      if (msgId !== '') {
+      if (msgId !== '' && deliveries.receipt(entry.receiptId)?.kept !== true) {
         const { receiptId, sessionKey, seq, acceptedAt } = entry;
         await r.buckets.receipts.put(`d${msgId}`, JSON.stringify({ receiptId, sessionKey, seq, acceptedAt }));
       }
@@ -415,15 +414,17 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     const r = await this.#get();
     const key = receiptKey(receiptId);
     const value = `{"ms":${ttlMs},"o":${text}}`;
+    // The entry's dedupe receipt (what `ack` keeps for a retried accept) goes with the outcome, in
+    // the same write to the server, when this process read the entry: `ack` is then one request.
+    const receipt = deliveries.receipt(receiptId);
+    const keep =
+      receipt === undefined || receipt.kept
+        ? undefined
+        : r.buckets.receipts.put(`d${receipt.msgId}`, receipt.text).then(() => {
+            receipt.kept = true;
+          });
     try {
-      await r.buckets.outcomes.create(key, value).catch(async (error: unknown) => {
-        if (!lostRace(error)) throw error;
-        const existing = await r.buckets.outcomes.get(key);
-        if (existing === null || liveFor(existing, r.c.now()) !== undefined) return;
-        await r.buckets.outcomes.update(key, value, existing.revision).catch((again: unknown) => {
-          if (!lostRace(again)) throw again;
-        });
-      });
+      await Promise.all([createOutcome(r, key, value), keep]);
       if (isPoisonedOutcome(outcome)) await keepDeadLetter(r, receiptId, JSON.parse(text) as OutcomeJson, ttlMs);
       this.#signals.settled(r, receiptId);
     } catch (error) {
