@@ -387,6 +387,9 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
         const { receiptId, sessionKey, seq, acceptedAt } = entry;
         await r.buckets.receipts.put(`d${msgId}`, JSON.stringify({ receiptId, sessionKey, seq, acceptedAt }));
       }
+      // The delivery count of a settled entry is of no use (an ack that fails leaves an entry that
+      // guarantee 2 skips): dropped in the same write as the ack, without waiting for it.
+      void r.buckets.attempts.purge(`a${parsed.seq}`).catch(() => undefined);
       const holder = this.#h.holders.get(place(r, entry.sessionKey).partition);
       const acked = holder === undefined ? false : await holder.ack(parsed.seq).catch(() => false);
       if (!acked) {
@@ -394,9 +397,6 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
           if (!isApiCode(error, 10037, 10043)) throw error;
         });
       }
-      // The delivery count is of no use once the entry is gone: dropped without waiting (a purge
-      // lost with the connection leaves a key nobody reads again).
-      void r.buckets.attempts.purge(`a${parsed.seq}`).catch(() => undefined);
       deliveries.acked(entry, readUnder.get(entry));
       this.#h.waiting.acked(place(r, entry.sessionKey).subject, parsed.seq);
       this.#signals.settled(r, entry.receiptId);
