@@ -35,7 +35,10 @@ export async function ensureHolder(
   workerId: string,
 ): Promise<void> {
   const mine = h.holders.get(n);
-  if (mine !== undefined && !mine.lost) return;
+  if (mine !== undefined && !mine.lost) {
+    mine.busy();
+    return;
+  }
   if (mine !== undefined) {
     // lost: let go of the partition at once (if still ours), so that a holder can recreate its consumer
     mine.stop();
@@ -105,7 +108,13 @@ export async function acquireLeases(
   return out;
 }
 
-/** One key lease fewer in partition `n` in this process: the last one stops pulling the partition and gives its lease up. @internal */
+/**
+ * One key lease fewer in partition `n` in this process. After the last one a lost holder stops
+ * and gives the partition up at once; a live one lingers `leaseMs` (see `PartitionHolder.idle`:
+ * workers release a key whenever its session is drained, and recreating the consumer on the next
+ * acquire would deliver the partition's waiting entries again).
+ * @internal
+ */
 export async function dropKeyLease(r: Ready, h: Holders, n: number): Promise<void> {
   const left = (h.keyLeases.get(n) ?? 1) - 1;
   if (left > 0) {
@@ -115,6 +124,17 @@ export async function dropKeyLease(r: Ready, h: Holders, n: number): Promise<voi
   h.keyLeases.delete(n);
   const holder = h.holders.get(n);
   if (holder === undefined) return;
+  if (!holder.lost) {
+    holder.idle(() => {
+      if (h.holders.get(n) !== holder || h.keyLeases.has(n)) return;
+      void retireHolder(r, h, n, holder).catch(() => undefined); // unreachable server: the partition lease expires
+    });
+    return;
+  }
+  await retireHolder(r, h, n, holder);
+}
+
+async function retireHolder(r: Ready, h: Holders, n: number, holder: PartitionHolder): Promise<void> {
   holder.stop();
   h.holders.delete(n);
   await r.leases.giveUp(`p${n}`, holder.token);

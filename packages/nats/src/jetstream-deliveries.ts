@@ -7,6 +7,15 @@ const READ_PAGE = 100;
 
 /** The most leases whose deliveries are remembered (the oldest are forgotten past it: their release reads the key's entries). */
 const MAX_LEASES = 10_000;
+/** The most entries read whose dedupe receipt is remembered for `putOutcome` (the oldest are forgotten past it: their `ack` keeps it). */
+const MAX_RECEIPTS = 10_000;
+
+/** What keeps an entry's receipt by its `Nats-Msg-Id` (for a retried `accept` once it is settled), and whether it was kept already. @internal */
+export interface ReceiptToKeep {
+  readonly msgId: string;
+  readonly text: string;
+  kept: boolean;
+}
 
 /**
  * What this process knows of deliveries, so that the hot path does not ask the server again:
@@ -21,6 +30,8 @@ export class Deliveries {
   readonly #begun = new Map<string, Set<number>>();
   readonly #counts = new WeakMap<InboxEntry, AttemptsRead>();
   readonly #msgIds = new WeakMap<InboxEntry, string>();
+  /** By receipt id, the entries read here whose `Nats-Msg-Id` is set (not yet acknowledged). */
+  readonly #receipts = new Map<string, ReceiptToKeep>();
 
   /** The next page of `sessionKey`'s entries after `after` (direct gets on its subject, in stream order), with their delivery counts. */
   async page(r: Ready, sessionKey: string, after: string): Promise<InboxEntry[]> {
@@ -36,12 +47,32 @@ export class Deliveries {
           const count = counts[i] as AttemptsRead;
           const entry = entryOfMessage(m, count.n);
           this.#counts.set(entry, count);
-          this.#msgIds.set(entry, m.header.get('Nats-Msg-Id'));
+          const msgId = m.header.get('Nats-Msg-Id');
+          this.#msgIds.set(entry, msgId);
+          if (msgId !== '') this.#keepReceipt(entry, msgId);
           return entry;
         });
       }
       from = (messages.at(-1)?.seq ?? from) + 1; // only another key with the same hash: read on
     }
+  }
+
+  #keepReceipt(entry: InboxEntry, msgId: string): void {
+    if (this.#receipts.size >= MAX_RECEIPTS) {
+      const oldest = this.#receipts.keys().next();
+      if (oldest.done !== true) this.#receipts.delete(oldest.value);
+    }
+    const { receiptId, sessionKey, seq, acceptedAt } = entry;
+    this.#receipts.set(receiptId, {
+      msgId,
+      text: JSON.stringify({ receiptId, sessionKey, seq, acceptedAt }),
+      kept: false,
+    });
+  }
+
+  /** The dedupe receipt of an entry read here and not acknowledged, by its receipt id. */
+  receipt(receiptId: string): ReceiptToKeep | undefined {
+    return this.#receipts.get(receiptId);
   }
 
   /** The `Nats-Msg-Id` of an entry read here. */
@@ -72,6 +103,7 @@ export class Deliveries {
 
   /** `entry`, read under the lease token `under`, was acknowledged. */
   acked(entry: InboxEntry, under: string | undefined): void {
+    this.#receipts.delete(entry.receiptId);
     if (under !== undefined) this.#begun.get(under)?.delete(Number(entry.seq));
   }
 

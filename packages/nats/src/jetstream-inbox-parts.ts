@@ -43,6 +43,18 @@ export function liveFor(entry: KvEntry | null, now: number): { ms: number } | un
   return entry.created.getTime() + value.ms > now ? value : undefined;
 }
 
+/** Stores an outcome under `key` unless a live one is there: the first outcome stays, an expired one is replaced. @internal */
+export async function createOutcome(r: Ready, key: string, value: string): Promise<void> {
+  await r.buckets.outcomes.create(key, value).catch(async (error: unknown) => {
+    if (!lostRace(error)) throw error;
+    const existing = await r.buckets.outcomes.get(key);
+    if (existing === null || liveFor(existing, r.c.now()) !== undefined) return;
+    await r.buckets.outcomes.update(key, value, existing.revision).catch((again: unknown) => {
+      if (!lostRace(again)) throw again;
+    });
+  });
+}
+
 /** The place of `sessionKey` in this inbox. @internal */
 export function place(r: Ready, sessionKey: string): KeyPlace {
   return placeKey(r.names.stream, r.partitions, sessionKey);

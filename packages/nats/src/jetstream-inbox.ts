@@ -51,16 +51,15 @@ import { acquireLeases, dropKeyLease, ensureHolder, newHolders } from './jetstre
 import { Deliveries } from './jetstream-deliveries.js';
 import {
   countDelivery,
+  createOutcome,
   deadLetterList,
   duplicateReceipt,
   eventSource,
   eventSubject,
   keepDeadLetter,
   knownReceipt,
-  liveFor,
   lookupOutcome,
   liveKeyLeases,
-  lostRace,
   pendingEntries,
   place,
   rollbackDeliveries,
@@ -119,6 +118,8 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
   readonly #names: JetStreamNames;
   #connection: Promise<InboxConnection> | undefined;
   #ready: Promise<Ready> | undefined;
+  /** What `#ready` resolved to, for `accept` to publish without a microtask first. */
+  #readyNow: Ready | undefined;
   #closed = false;
   readonly #h = newHolders();
   readonly #signals: InboxSignals;
@@ -174,6 +175,7 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
       partitions: this.#o.partitions,
     };
     if (this.#closed) await c.close();
+    else this.#readyNow = r;
     return r;
   }
 
@@ -198,12 +200,15 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
   async accept(entry: InboxAcceptEntry): Promise<InboxReceipt> {
     this.#open();
     const checked = checkAccept(entry);
-    const r = await this.#get();
+    // Without a wait on the way (a ready inbox, a fresh pending count), the publish leaves in the
+    // caller's own turn: accepts made together go out in one write.
+    const r = this.#readyNow ?? (await this.#get());
     const { sessionKey } = checked;
     if (!r.c.isUp()) throw unavailable('accept the entry', new Error('the connection to the server is down'));
     const { subject } = place(r, sessionKey);
     const msgId = msgIdOf(checked.id);
-    if (await this.#counts.full(r, subject)) return this.#full(r, sessionKey, msgId, 'session');
+    const full = this.#counts.full(r, subject);
+    if (full !== false && (await full)) return this.#full(r, sessionKey, msgId, 'session');
     const uuid = randomUUID();
     const acceptedAt = new Date(r.c.now()).toISOString();
     const fields = {
@@ -252,9 +257,14 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     this.#open();
     assertAcquire(workerId, opts);
     const r = await this.#get();
-    return acquireLeases(r, this.#h, this.#o, workerId, opts.leaseMs, opts.max).catch((error: unknown) => {
-      throw unavailable('acquire leases', error);
-    });
+    const leases = await acquireLeases(r, this.#h, this.#o, workerId, opts.leaseMs, opts.max).catch(
+      (error: unknown) => {
+        throw unavailable('acquire leases', error);
+      },
+    );
+    // Taken here: a release before any read knows that nothing was begun under them (else it reads every entry of the key).
+    for (const lease of leases) deliveries.reading(lease.token);
+    return leases;
   }
 
   #token(lease: InboxLease): KeyLeaseToken {
@@ -343,10 +353,14 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
           throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');
         }
       }
-      if ((await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId)) === undefined) {
+      const seq = Number(entry.seq);
+      // Still in the stream? This process's holder of the partition knows without a request when
+      // it pulled the entry and has not acknowledged it (work-queue retention: only an ack or a
+      // delete removes it; a late delete by a stale worker is guarantee 2's to refuse).
+      const pulled = this.#h.holders.get(place(r, entry.sessionKey).partition)?.has(seq) === true;
+      if (!pulled && (await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId)) === undefined) {
         throw entrySettledError(entry.receiptId);
       }
-      const seq = Number(entry.seq);
       const count = await countDelivery(r.buckets.attempts, seq, under ?? '', deliveries.last(entry));
       deliveries.begun(entry, under, count);
       return count.n;
@@ -369,10 +383,13 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
         if (message === undefined) return;
         msgId = message.header.get('Nats-Msg-Id');
       }
-      if (msgId !== '') {
+      if (msgId !== '' && deliveries.receipt(entry.receiptId)?.kept !== true) {
         const { receiptId, sessionKey, seq, acceptedAt } = entry;
         await r.buckets.receipts.put(`d${msgId}`, JSON.stringify({ receiptId, sessionKey, seq, acceptedAt }));
       }
+      // The delivery count of a settled entry is of no use (an ack that fails leaves an entry that
+      // guarantee 2 skips): dropped in the same write as the ack, without waiting for it.
+      void r.buckets.attempts.purge(`a${parsed.seq}`).catch(() => undefined);
       const holder = this.#h.holders.get(place(r, entry.sessionKey).partition);
       const acked = holder === undefined ? false : await holder.ack(parsed.seq).catch(() => false);
       if (!acked) {
@@ -380,7 +397,6 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
           if (!isApiCode(error, 10037, 10043)) throw error;
         });
       }
-      await r.buckets.attempts.purge(`a${parsed.seq}`);
       deliveries.acked(entry, readUnder.get(entry));
       this.#h.waiting.acked(place(r, entry.sessionKey).subject, parsed.seq);
       this.#signals.settled(r, entry.receiptId);
@@ -398,15 +414,17 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     const r = await this.#get();
     const key = receiptKey(receiptId);
     const value = `{"ms":${ttlMs},"o":${text}}`;
+    // The entry's dedupe receipt (what `ack` keeps for a retried accept) goes with the outcome, in
+    // the same write to the server, when this process read the entry: `ack` is then one request.
+    const receipt = deliveries.receipt(receiptId);
+    const keep =
+      receipt === undefined || receipt.kept
+        ? undefined
+        : r.buckets.receipts.put(`d${receipt.msgId}`, receipt.text).then(() => {
+            receipt.kept = true;
+          });
     try {
-      await r.buckets.outcomes.create(key, value).catch(async (error: unknown) => {
-        if (!lostRace(error)) throw error;
-        const existing = await r.buckets.outcomes.get(key);
-        if (existing === null || liveFor(existing, r.c.now()) !== undefined) return;
-        await r.buckets.outcomes.update(key, value, existing.revision).catch((again: unknown) => {
-          if (!lostRace(again)) throw again;
-        });
-      });
+      await Promise.all([createOutcome(r, key, value), keep]);
       if (isPoisonedOutcome(outcome)) await keepDeadLetter(r, receiptId, JSON.parse(text) as OutcomeJson, ttlMs);
       this.#signals.settled(r, receiptId);
     } catch (error) {

@@ -53,12 +53,23 @@ export interface KeyPlace {
   readonly subject: string;
 }
 
+/** The places computed lately (a SHA-256 per accept and per call on a key otherwise), by stream, partitions and key. */
+const places = new Map<string, KeyPlace>();
+/** The most places remembered (the memory is dropped past it). */
+const MAX_PLACES = 10_000;
+
 /** The partition and subject of `sessionKey`. @internal */
 export function placeKey(stream: string, partitions: number, sessionKey: string): KeyPlace {
+  const memo = `${stream}\n${partitions}\n${sessionKey}`;
+  const known = places.get(memo);
+  if (known !== undefined) return known;
   const digest = createHash('sha256').update(sessionKey, 'utf8').digest('hex');
   const partition = Number.parseInt(digest.slice(0, 8), 16) % partitions;
   const hash = digest.slice(8, 28);
-  return { partition, hash, subject: `${stream}.p${partition}.${hash}` };
+  const place: KeyPlace = { partition, hash, subject: `${stream}.p${partition}.${hash}` };
+  if (places.size >= MAX_PLACES) places.clear();
+  places.set(memo, place);
+  return place;
 }
 
 /** The `Nats-Msg-Id` of a dedupe id: its SHA-256 (ids may hold characters a header cannot). @internal */

@@ -1,8 +1,15 @@
 import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { isApiCode } from './jetstream-errors.js';
 
-/** How many messages one pull asks for. */
-const FETCH_BATCH = 256;
+/**
+ * The most entries a holder keeps pulled and unacknowledged. The rest of the partition waits in
+ * the stream undelivered (acknowledged, if settled before it is pulled, by deleting it): a new
+ * holder does not draw the whole backlog at once (up to the consumer's 1,000 pending), nor keep
+ * it all alive with `working()`.
+ */
+const MAX_PULLED = 128;
+/** A pull asks for at least this many (it waits for acknowledgements to make the room). */
+const FETCH_MIN = 32;
 /** How long one pull waits for messages when none are there (ms). */
 const FETCH_EXPIRES_MS = 1000;
 
@@ -26,6 +33,11 @@ export class PartitionHolder {
   #stopped = false;
   #pull: ConsumerMessages | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
+  /** Since when (local ms) this process holds no key lease in the partition, and what then retires the holder; `undefined` while it holds one. */
+  #idle: { readonly since: number; readonly retire: () => void } | undefined;
+  /** Wakes the pulling loop waiting for room. */
+  #room: (() => void) | undefined;
+  #lingerMs = 0;
 
   readonly #renew: () => Promise<boolean>;
 
@@ -49,6 +61,7 @@ export class PartitionHolder {
     leaseMs: number,
   ): Promise<void> {
     const name = config.durable_name as string;
+    this.#lingerMs = leaseMs;
     try {
       await jsm.consumers.delete(stream, name);
     } catch (error) {
@@ -64,9 +77,14 @@ export class PartitionHolder {
     );
     this.#timer.unref();
     void (async () => {
-      while (!this.#stopped && !this.#lost) {
+      while (this.#pulling()) {
+        if (MAX_PULLED - this.#messages.size < FETCH_MIN) await this.#roomOrTimeout();
+        if (!this.#pulling()) break;
+        // Still no room after a pull's time: a pull of one all the same, so that a consumer gone
+        // (or recreated by another holder) is noticed as before, at the cost of one more pulled entry.
+        const room = Math.max(1, MAX_PULLED - this.#messages.size);
         try {
-          this.#pull = await consumer.fetch({ max_messages: FETCH_BATCH, expires: FETCH_EXPIRES_MS });
+          this.#pull = await consumer.fetch({ max_messages: room, expires: FETCH_EXPIRES_MS });
           for await (const message of this.#pull) this.#delivered(message);
         } catch {
           // A pull can fail for passing reasons (missed heartbeats on a busy machine, a reconnect);
@@ -91,8 +109,27 @@ export class PartitionHolder {
     this.#messages.set(message.seq, message);
   }
 
+  /**
+   * This process released its last key lease in the partition: the holder keeps pulling and
+   * renewing for `leaseMs` more (a key of the partition leased again meanwhile reuses the
+   * consumer instead of recreating it, which would deliver the partition's entries again), then
+   * `retire` stops it and gives the partition up.
+   */
+  idle(retire: () => void): void {
+    this.#idle ??= { since: Date.now(), retire };
+  }
+
+  /** A key lease in the partition is held here again. */
+  busy(): void {
+    this.#idle = undefined;
+  }
+
   #keepAlive(): void {
     if (this.#lost) return;
+    if (this.#idle !== undefined && Date.now() - this.#idle.since >= this.#lingerMs) {
+      this.#idle.retire();
+      return;
+    }
     for (const message of this.#messages.values()) message.working();
     this.#renew().then(
       (held) => {
@@ -102,12 +139,42 @@ export class PartitionHolder {
     );
   }
 
+  /** Whether this holder pulled the entry at `seq` and has not acknowledged it (then it is in the stream, unless another process deleted it). */
+  has(seq: number): boolean {
+    return !this.#lost && this.#messages.has(seq);
+  }
+
   /** Acknowledges the entry at `seq` through the consumer (the work-queue stream removes it); false when this holder has not pulled it. */
   async ack(seq: number): Promise<boolean> {
     const message = this.#messages.get(seq);
     if (message === undefined || this.#lost) return false;
     this.#messages.delete(seq);
+    if (MAX_PULLED - this.#messages.size >= FETCH_MIN) this.#wake();
     return message.ackAck();
+  }
+
+  #pulling(): boolean {
+    return !this.#stopped && !this.#lost;
+  }
+
+  /** Resolves once acknowledgements made room for a pull, or after a pull's time (`FETCH_EXPIRES_MS`). */
+  #roomOrTimeout(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#room = undefined;
+        resolve();
+      }, FETCH_EXPIRES_MS);
+      this.#room = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  #wake(): void {
+    const room = this.#room;
+    this.#room = undefined;
+    room?.();
   }
 
   /** Stops pulling and keeping messages alive (the next holder's consumer delivers them again). */
@@ -116,5 +183,6 @@ export class PartitionHolder {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#pull?.stop();
     this.#messages.clear();
+    this.#wake();
   }
 }

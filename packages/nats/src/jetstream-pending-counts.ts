@@ -22,11 +22,14 @@ export class PendingCounts {
     this.#limit = limit;
   }
 
-  /** Whether the key on `subject` has `maxPendingPerSession` entries waiting. */
-  async full(r: Ready, subject: string): Promise<boolean> {
+  /**
+   * Whether the key on `subject` has `maxPendingPerSession` entries waiting: `false` at once
+   * (no promise, no microtask) while a fresh count is below the limit, else the server's answer.
+   */
+  full(r: Ready, subject: string): false | Promise<boolean> {
     const known = this.#counts.get(subject);
     if (known !== undefined && performance.now() - known.at < FRESH_MS && known.count < this.#limit) return false;
-    return (await this.#ask(r, subject)) >= this.#limit;
+    return this.#ask(r, subject).then((count) => count >= this.#limit);
   }
 
   /** The server's count on `subject` now, one request at a time per subject. */

@@ -171,6 +171,9 @@ export async function openBuckets(
       : await kvm.open(name);
     const status = await kv.status();
     if (status.ttl !== ttlMs) throw configMismatch(`Bucket ${JSON.stringify(name)}`, setting, status.ttl, ttlMs);
+    // An opened bucket reads through the stream's leader (an API request, a 404 an error) unless
+    // told it allows direct gets; a created one knows. Both read the same way, then.
+    if (!create && status.streamInfo.config.allow_direct) return kvm.open(name, { allow_direct: true });
     return kv;
   };
   const [leases, outcomes, dead, attempts, receipts] = await Promise.all([
