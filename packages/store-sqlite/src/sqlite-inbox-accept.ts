@@ -13,9 +13,10 @@ export type AcceptWritten = InboxReceipt | (InboxReceipt & { readonly fresh: tru
 
 /**
  * The statements of `SqliteInbox.accept`, run inside one write (one transaction of the group
- * commit, under SQLite's write lock): the dedupe id looked up, the pending limits checked, the
- * session key's next `seq` allocated, the entry inserted (its key marked waiting), the dedupe id
- * remembered for `dedupeWindowMs` and the pending count raised.
+ * commit, under SQLite's write lock): the dedupe id looked up; the session key's next `seq`
+ * allocated in one statement with the pending limits checked and the key's pending count and
+ * waiting mark set; the entry inserted, the dedupe id remembered for `dedupeWindowMs` and the
+ * inbox's pending count raised.
  * @internal
  */
 export function acceptStatements(
@@ -35,12 +36,18 @@ export function acceptStatements(
       acceptedAt: seen.accepted_at,
     };
   }
-  const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
-  if (pending >= limits.maxPendingPerSession) return 'session';
-  if ((s.totalPending.get() as { value: number }).value >= limits.maxPending) return 'inbox';
-  const { seq } = s.nextSeq.get({ key: sessionKey }) as { seq: string };
+  const next = s.nextSeq.get({
+    key: sessionKey,
+    maxSession: limits.maxPendingPerSession,
+    maxPending: limits.maxPending,
+  }) as { seq: string } | undefined;
+  if (next === undefined) {
+    const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
+    return pending >= limits.maxPendingPerSession ? 'session' : 'inbox';
+  }
+  const { seq } = next;
   const receipt: InboxReceipt = { receiptId: randomUUID(), sessionKey, seq, acceptedAt: isoAt(now) };
-  const { lastInsertRowid } = s.insertEntry.run({
+  s.insertEntry.run({
     receiptId: receipt.receiptId,
     key: sessionKey,
     seq,
@@ -51,7 +58,6 @@ export function acceptStatements(
     acceptedAt: receipt.acceptedAt,
     origin: PROCESS_ORIGIN,
   });
-  s.waitingSince.run(lastInsertRowid, sessionKey);
   s.remember.run({
     id: input.id,
     receiptId: receipt.receiptId,
