@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { InboxReceipt } from '@signalyard/core';
-import { isoAt, type CheckedAccept } from '@signalyard/core/internal';
+import { isoAt, timeOrderedUuid, type CheckedAccept } from '@signalyard/core/internal';
 import type { ResolvedSqliteInboxOptions } from './sqlite-inbox-options.js';
 import type { InboxStatements } from './sqlite-inbox-statements.js';
 import { PROCESS_ORIGIN } from './sqlite-inbox-watch.js';
@@ -46,7 +45,7 @@ export function acceptStatements(
     return pending >= limits.maxPendingPerSession ? 'session' : 'inbox';
   }
   const { seq } = next;
-  const receipt: InboxReceipt = { receiptId: randomUUID(), sessionKey, seq, acceptedAt: isoAt(now) };
+  const receipt: InboxReceipt = { receiptId: timeOrderedUuid(now), sessionKey, seq, acceptedAt: isoAt(now) };
   s.insertEntry.run({
     receiptId: receipt.receiptId,
     key: sessionKey,
