@@ -30,11 +30,15 @@ const SQL = {
   insertEntry:
     'INSERT INTO inbox_entries (receipt_id, session_key, seq, agent_id, kind, signal, control, accepted_at, origin) ' +
     'VALUES (:receiptId, :key, CAST(:seq AS INTEGER), :agentId, :kind, :signal, :control, :acceptedAt, :origin)',
+  // The dedupe id remembered with the seq the accept is about to allocate (the key's last + 1),
+  // unless a live one is there (no change: the caller reads it with `seen`); an expired one is
+  // replaced.
   remember:
     'INSERT INTO inbox_dedupe (id, receipt_id, session_key, seq, accepted_at, expires) ' +
-    'VALUES (:id, :receiptId, :key, CAST(:seq AS INTEGER), :acceptedAt, :expires) ' +
+    'VALUES (:id, :receiptId, :key, coalesce((SELECT last_seq FROM inbox_keys WHERE key = :key), 0) + 1, :acceptedAt, :expires) ' +
     'ON CONFLICT (id) DO UPDATE SET receipt_id = excluded.receipt_id, session_key = excluded.session_key, ' +
-    'seq = excluded.seq, accepted_at = excluded.accepted_at, expires = excluded.expires',
+    'seq = excluded.seq, accepted_at = excluded.accepted_at, expires = excluded.expires WHERE inbox_dedupe.expires <= :now',
+  forget: 'DELETE FROM inbox_dedupe WHERE id = ?',
   addPending: "UPDATE inbox_meta SET value = value + ? WHERE name = 'pending'",
   freeKeys:
     'SELECT key FROM inbox_keys WHERE pending > 0 AND (lease_token IS NULL OR lease_expires <= :now) ' +
