@@ -41,13 +41,13 @@ export function acceptStatements(
     key: sessionKey,
     maxSession: limits.maxPendingPerSession,
     maxPending: limits.maxPending,
-  }) as { seq: string } | undefined;
+  }) as [seq: string] | undefined;
   if (next === undefined) {
     s.forget.run(id);
     const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
     return pending >= limits.maxPendingPerSession ? 'session' : 'inbox';
   }
-  const { seq } = next;
+  const [seq] = next;
   s.insertEntry.run({
     receiptId,
     key: sessionKey,

@@ -89,6 +89,6 @@ export class SqliteLeaseReader {
   }
 
   #dataVersion(): number {
-    return (this.#s.dataVersion.get() as { data_version: number }).data_version;
+    return (this.#s.dataVersion.get() as [dataVersion: number])[0];
   }
 }

@@ -22,11 +22,11 @@ export function settleStatements(s: InboxStatements, c: CheckedSettle, now: numb
   const { receiptId } = c;
   const expires = now + ttlMs;
   if (c.poisoned) return settlePoisoned(s, c, now, expires);
-  const row = s.deleteEntry.get(receiptId) as { session_key: string } | undefined;
+  const row = s.deleteEntry.get(receiptId) as [sessionKey: string] | undefined;
   if (row !== undefined) insertEvents(s, receiptId, c.attempt, c.eventTexts);
   const stored = storeOutcome(s, receiptId, c.outcomeText, now, expires);
   if (row === undefined) return { stored, removed: false };
-  s.settleKey.run(row.session_key);
+  s.settleKey.run(row[0]);
   s.addPending.run(-1);
   return { stored, removed: true };
 }
@@ -63,9 +63,9 @@ function storeOutcome(s: InboxStatements, receiptId: string, text: string, now: 
  * @internal
  */
 export function ackStatements(s: InboxStatements, receiptId: string, now: number): boolean {
-  const row = s.deleteEntry.get(receiptId) as { session_key: string } | undefined;
+  const row = s.deleteEntry.get(receiptId) as [sessionKey: string] | undefined;
   if (row === undefined) return false;
-  s.settleKey.run(row.session_key);
+  s.settleKey.run(row[0]);
   s.addPending.run(-1);
   if (s.liveOutcome.get(receiptId, now) === undefined) s.dropEvents.run(receiptId);
   return true;
