@@ -5,10 +5,12 @@ import type { InboxStatements } from './sqlite-inbox-statements.js';
 import type { SqliteWriteBatch } from './sqlite-write-batch.js';
 
 /** How many entries a page of `read` takes at a time. @internal */
-export const READ_PAGE = 100;
+const READ_PAGE = 100;
 
 /** A row of `leasedAfter`: the lease's expiry, and an entry's columns (all `null` when none is left). */
-type LeasedRow = { readonly data_version: number; readonly lease_expires: number } & (EntryRow | { readonly [K in keyof EntryRow]: null });
+type LeasedRow = { readonly data_version: number; readonly lease_expires: number } & (
+  EntryRow | { readonly [K in keyof EntryRow]: null }
+);
 
 /** What the last short page of a lease found: no entry after `through`, as of the key's mark and the file's `data_version` then. */
 interface Known {
