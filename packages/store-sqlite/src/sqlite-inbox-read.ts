@@ -20,8 +20,22 @@ interface Known {
   readonly leaseExpires: number;
 }
 
-/** Per connection (its write batch): per session key, a mark moved by every write of it that adds entries or moves its lease. */
-const marksOf = new WeakMap<SqliteWriteBatch, Map<string, number>>();
+/** How many marks a connection keeps: keys share them by hash (a shared mark only costs a look). */
+const MARKS = 4096;
+
+/**
+ * Per connection (its write batch): marks moved by every write that adds entries to a session key
+ * or moves its lease, the key's mark chosen by hash — a fixed size, however many keys the process
+ * sees.
+ */
+const marksOf = new WeakMap<SqliteWriteBatch, Uint32Array>();
+
+/** The index of `key`'s mark (FNV-1a of its UTF-16 code units). */
+function slotOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % MARKS;
+}
 
 /**
  * Records, in the write that does it, that `key` got entries or its lease moved (an accept, an
@@ -30,10 +44,11 @@ const marksOf = new WeakMap<SqliteWriteBatch, Map<string, number>>();
 export function markKey(batch: SqliteWriteBatch, key: string): void {
   let marks = marksOf.get(batch);
   if (marks === undefined) {
-    marks = new Map();
+    marks = new Uint32Array(MARKS);
     marksOf.set(batch, marks);
   }
-  marks.set(key, (marks.get(key) ?? 0) + 1);
+  const slot = slotOf(key);
+  marks[slot] = ((marks[slot] ?? 0) + 1) >>> 0;
 }
 
 /**
@@ -59,7 +74,7 @@ export class SqliteLeaseReader {
   /** The lease's entries after `after` (at most {@link READ_PAGE}); `undefined` when the lease is not held. Runs after the batch's flush. */
   page(lease: InboxLease, after: string): InboxEntry[] | undefined {
     const now = Date.now();
-    const mark = marksOf.get(this.#batch)?.get(lease.key) ?? 0;
+    const mark = marksOf.get(this.#batch)?.[slotOf(lease.key)] ?? 0;
     const known = this.#known.get(lease);
     if (
       known?.mark === mark &&
