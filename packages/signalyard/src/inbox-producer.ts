@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   InboxError,
   outcomeFromJson,
@@ -8,7 +7,7 @@ import {
   type Outcome,
   type SignalJson,
 } from '@signalyard/core';
-import { linkAbortSignals } from '@signalyard/core/internal';
+import { linkAbortSignals, timeOrderedUuid } from '@signalyard/core/internal';
 import { closedError } from './outcomes.js';
 
 /** Retries of one `accept` whose acknowledgement was lost (`INBOX_OUTCOME_UNKNOWN`), with the same id. */
@@ -66,7 +65,7 @@ export class InboxProducer {
   }
 
   async #acceptNow(request: AcceptRequest): Promise<InboxReceipt> {
-    const id = request.id ?? randomUUID();
+    const id = request.id ?? timeOrderedUuid(); // time-ordered: the inbox's dedupe index grows at one end
     const entry = {
       sessionKey: request.sessionKey,
       agentId: request.agentId,

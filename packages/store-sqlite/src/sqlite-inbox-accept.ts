@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { InboxReceipt } from '@signalyard/core';
-import { isoAt, type CheckedAccept } from '@signalyard/core/internal';
+import { isoAt, timeOrderedUuid, type CheckedAccept } from '@signalyard/core/internal';
 import type { ResolvedSqliteInboxOptions } from './sqlite-inbox-options.js';
 import type { InboxStatements } from './sqlite-inbox-statements.js';
 import { PROCESS_ORIGIN } from './sqlite-inbox-watch.js';
@@ -13,9 +12,11 @@ export type AcceptWritten = InboxReceipt | (InboxReceipt & { readonly fresh: tru
 
 /**
  * The statements of `SqliteInbox.accept`, run inside one write (one transaction of the group
- * commit, under SQLite's write lock): the dedupe id looked up, the pending limits checked, the
- * session key's next `seq` allocated, the entry inserted (its key marked waiting), the dedupe id
- * remembered for `dedupeWindowMs` and the pending count raised.
+ * commit, under SQLite's write lock): the dedupe id remembered for `dedupeWindowMs` with the
+ * `seq` about to be allocated, unless a live one is there (then its receipt is returned, nothing
+ * written); the session key's next `seq` allocated in one statement with the pending limits
+ * checked and the key's pending count and waiting mark set (a limit hit forgets the dedupe id
+ * again); the entry inserted and the inbox's pending count raised.
  * @internal
  */
 export function acceptStatements(
@@ -24,42 +25,46 @@ export function acceptStatements(
   now: number,
   limits: Pick<ResolvedSqliteInboxOptions, 'maxPendingPerSession' | 'maxPending' | 'dedupeWindowMs'>,
 ): AcceptWritten {
-  const { sessionKey } = input;
-  const seen = s.seen.get(input.id, now) as
-    { receipt_id: string; session_key: string; seq: string; accepted_at: string } | undefined;
-  if (seen !== undefined) {
-    return {
-      receiptId: seen.receipt_id,
-      sessionKey: seen.session_key,
-      seq: seen.seq,
-      acceptedAt: seen.accepted_at,
-    };
+  const { sessionKey, id } = input;
+  const receiptId = timeOrderedUuid(now);
+  const acceptedAt = isoAt(now);
+  const remembered = s.remember.run({
+    id,
+    receiptId,
+    key: sessionKey,
+    acceptedAt,
+    expires: now + limits.dedupeWindowMs,
+    now,
+  });
+  if (remembered.changes !== 1) return seenReceipt(s, id, now);
+  const next = s.nextSeq.get({
+    key: sessionKey,
+    maxSession: limits.maxPendingPerSession,
+    maxPending: limits.maxPending,
+  }) as [seq: string] | undefined;
+  if (next === undefined) {
+    s.forget.run(id);
+    const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
+    return pending >= limits.maxPendingPerSession ? 'session' : 'inbox';
   }
-  const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
-  if (pending >= limits.maxPendingPerSession) return 'session';
-  if ((s.totalPending.get() as { value: number }).value >= limits.maxPending) return 'inbox';
-  const { seq } = s.nextSeq.get({ key: sessionKey }) as { seq: string };
-  const receipt: InboxReceipt = { receiptId: randomUUID(), sessionKey, seq, acceptedAt: isoAt(now) };
-  const { lastInsertRowid } = s.insertEntry.run({
-    receiptId: receipt.receiptId,
+  const [seq] = next;
+  s.insertEntry.run({
+    receiptId,
     key: sessionKey,
     seq,
     agentId: input.agentId ?? null,
     kind: input.kind,
     signal: input.signalText,
     control: input.control ?? null,
-    acceptedAt: receipt.acceptedAt,
+    acceptedAt,
     origin: PROCESS_ORIGIN,
   });
-  s.waitingSince.run(lastInsertRowid, sessionKey);
-  s.remember.run({
-    id: input.id,
-    receiptId: receipt.receiptId,
-    key: sessionKey,
-    seq,
-    acceptedAt: receipt.acceptedAt,
-    expires: now + limits.dedupeWindowMs,
-  });
   s.addPending.run(1);
-  return { ...receipt, fresh: true };
+  return { receiptId, sessionKey, seq, acceptedAt, fresh: true };
+}
+
+/** The receipt of the live dedupe id `id`'s accept. */
+function seenReceipt(s: InboxStatements, id: string, now: number): InboxReceipt {
+  const seen = s.seen.get(id, now) as { receipt_id: string; session_key: string; seq: string; accepted_at: string };
+  return { receiptId: seen.receipt_id, sessionKey: seen.session_key, seq: seen.seq, acceptedAt: seen.accepted_at };
 }

@@ -52,7 +52,7 @@ export function beginDeliveryStatements(
   token: string | null,
   now: number,
 ): number | 'settled' | 'lost' {
-  const row = s.beginDelivery.get({ token, receiptId, now }) as { attempts: number } | undefined;
-  if (row !== undefined) return row.attempts;
+  const row = s.beginDelivery.get({ token, receiptId, now }) as [attempts: number] | undefined;
+  if (row !== undefined) return row[0];
   return s.entryExists.get(receiptId) === undefined ? 'settled' : 'lost';
 }

@@ -12,28 +12,49 @@ export interface SettleWritten {
 
 /**
  * The statements of `SqliteInbox.settle`, run inside one write (one transaction of the group
- * commit): the delivery's last events while the entry is in the inbox, the outcome (a poisoned
- * one's dead letter read from the entry before it goes), then the acknowledgement. The events
- * stay: the outcome is kept (this one, or a live one stored before).
+ * commit): the acknowledgement (the entry removed, its key's and the inbox's pending counts
+ * lowered), the delivery's last events when it was in the inbox, and the outcome. The events
+ * stay: the outcome is kept (this one, or a live one stored before). A poisoned outcome's dead
+ * letter is read from the entry before it goes.
  * @internal
  */
 export function settleStatements(s: InboxStatements, c: CheckedSettle, now: number, ttlMs: number): SettleWritten {
-  const { receiptId, eventTexts } = c;
-  for (const text of eventTexts) {
-    if (s.publish.run(receiptId, c.attempt, text, receiptId).changes !== 1) break; // not in the inbox: none
-  }
+  const { receiptId } = c;
   const expires = now + ttlMs;
-  s.dropExpiredOutcome.run(receiptId, now);
-  const stored = s.insertOutcome.run(receiptId, c.outcomeText, expires).changes === 1;
-  if (stored && c.poisoned) {
+  if (c.poisoned) return settlePoisoned(s, c, now, expires);
+  const row = s.deleteEntry.get(receiptId) as [sessionKey: string] | undefined;
+  if (row !== undefined) insertEvents(s, receiptId, c.attempt, c.eventTexts);
+  const stored = storeOutcome(s, receiptId, c.outcomeText, now, expires);
+  if (row === undefined) return { stored, removed: false };
+  s.settleKey.run(row[0]);
+  s.addPending.run(-1);
+  return { stored, removed: true };
+}
+
+/** {@link settleStatements} for a poisoned outcome: its events and outcome, the dead letter from the entry, then the acknowledgement. */
+function settlePoisoned(s: InboxStatements, c: CheckedSettle, now: number, expires: number): SettleWritten {
+  const { receiptId } = c;
+  if (s.entryExists.get(receiptId) !== undefined) insertEvents(s, receiptId, c.attempt, c.eventTexts);
+  const stored = storeOutcome(s, receiptId, c.outcomeText, now, expires);
+  if (stored) {
     s.dropDead.run(receiptId);
     s.keepDead.run(expires, receiptId);
   }
-  const row = s.deleteEntry.get(receiptId) as { session_key: string } | undefined;
-  if (row === undefined) return { stored, removed: false };
-  s.settleKey.run(row.session_key);
-  s.addPending.run(-1);
-  return { stored, removed: true };
+  return { stored, removed: ackStatements(s, receiptId, now) };
+}
+
+/** Appends a delivery's events (the entry is in the inbox), two rows per statement. */
+function insertEvents(s: InboxStatements, receiptId: string, attempt: number, texts: readonly string[]): void {
+  let i = 0;
+  for (; i + 1 < texts.length; i += 2) s.insertEvents2.run(receiptId, attempt, texts[i], texts[i + 1]);
+  if (i < texts.length) s.insertEvent.run(receiptId, attempt, texts[i]);
+}
+
+/** Stores the outcome until `expires` unless a live one is there (an expired one is replaced). `true`: stored. */
+function storeOutcome(s: InboxStatements, receiptId: string, text: string, now: number, expires: number): boolean {
+  if (s.insertOutcome.run(receiptId, text, expires).changes === 1) return true;
+  if (s.dropExpiredOutcome.run(receiptId, now).changes !== 1) return false;
+  return s.insertOutcome.run(receiptId, text, expires).changes === 1;
 }
 
 /**
@@ -42,9 +63,9 @@ export function settleStatements(s: InboxStatements, c: CheckedSettle, now: numb
  * @internal
  */
 export function ackStatements(s: InboxStatements, receiptId: string, now: number): boolean {
-  const row = s.deleteEntry.get(receiptId) as { session_key: string } | undefined;
+  const row = s.deleteEntry.get(receiptId) as [sessionKey: string] | undefined;
   if (row === undefined) return false;
-  s.settleKey.run(row.session_key);
+  s.settleKey.run(row[0]);
   s.addPending.run(-1);
   if (s.liveOutcome.get(receiptId, now) === undefined) s.dropEvents.run(receiptId);
   return true;
@@ -64,8 +85,7 @@ export function putOutcomeStatements(
   now: number,
   expires: number,
 ): boolean {
-  s.dropExpiredOutcome.run(receiptId, now);
-  if (s.insertOutcome.run(receiptId, text, expires).changes !== 1) return false;
+  if (!storeOutcome(s, receiptId, text, now, expires)) return false;
   if (isPoisonedOutcome(outcome)) {
     s.dropDead.run(receiptId);
     s.keepDead.run(expires, receiptId);

@@ -8,25 +8,37 @@ type Statement = Database.Statement;
  */
 const ENTRY = 'receipt_id, session_key, CAST(seq AS TEXT) AS seq, agent_id, signal, control, accepted_at, attempts';
 
+/** The id the next entry inserted gets (`inbox_entries` is AUTOINCREMENT), inside the accepting transaction. */
+const NEXT_ENTRY_ID = "(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'inbox_entries'), 0) + 1)";
+/** The inbox's pending count is below `:maxPending`. */
+const BELOW_MAX_PENDING = "(SELECT value FROM inbox_meta WHERE name = 'pending') < :maxPending";
+
 /** The SQL of the inbox's statements (keys in {@link InboxStatements}). */
 const SQL = {
   seen: 'SELECT receipt_id, session_key, CAST(seq AS TEXT) AS seq, accepted_at FROM inbox_dedupe WHERE id = ? AND expires > ?',
   keyPending: 'SELECT pending FROM inbox_keys WHERE key = ?',
-  totalPending: "SELECT value FROM inbox_meta WHERE name = 'pending'",
+  // The key's next seq, its pending count raised and its waiting mark set (the id the entry
+  // is about to get: AUTOINCREMENT takes sqlite_sequence's + 1), in one statement — only below
+  // both pending limits (no row returned: a limit is hit, nothing written).
   nextSeq:
-    'INSERT INTO inbox_keys (key, last_seq, pending, waiting_since) VALUES (:key, 1, 1, NULL) ' +
+    'INSERT INTO inbox_keys (key, last_seq, pending, waiting_since) ' +
+    `SELECT :key, 1, 1, ${NEXT_ENTRY_ID} WHERE ${BELOW_MAX_PENDING} AND :maxSession > 0 ` +
     'ON CONFLICT (key) DO UPDATE SET last_seq = last_seq + 1, pending = pending + 1, ' +
-    'waiting_since = CASE WHEN pending = 0 THEN NULL ELSE waiting_since END ' +
+    `waiting_since = CASE WHEN pending = 0 OR waiting_since IS NULL THEN ${NEXT_ENTRY_ID} ELSE waiting_since END ` +
+    `WHERE inbox_keys.pending < :maxSession AND ${BELOW_MAX_PENDING} ` +
     'RETURNING CAST(last_seq AS TEXT) AS seq',
-  waitingSince: 'UPDATE inbox_keys SET waiting_since = ? WHERE key = ? AND waiting_since IS NULL',
   insertEntry:
     'INSERT INTO inbox_entries (receipt_id, session_key, seq, agent_id, kind, signal, control, accepted_at, origin) ' +
     'VALUES (:receiptId, :key, CAST(:seq AS INTEGER), :agentId, :kind, :signal, :control, :acceptedAt, :origin)',
+  // The dedupe id remembered with the seq the accept is about to allocate (the key's last + 1),
+  // unless a live one is there (no change: the caller reads it with `seen`); an expired one is
+  // replaced.
   remember:
     'INSERT INTO inbox_dedupe (id, receipt_id, session_key, seq, accepted_at, expires) ' +
-    'VALUES (:id, :receiptId, :key, CAST(:seq AS INTEGER), :acceptedAt, :expires) ' +
+    'VALUES (:id, :receiptId, :key, coalesce((SELECT last_seq FROM inbox_keys WHERE key = :key), 0) + 1, :acceptedAt, :expires) ' +
     'ON CONFLICT (id) DO UPDATE SET receipt_id = excluded.receipt_id, session_key = excluded.session_key, ' +
-    'seq = excluded.seq, accepted_at = excluded.accepted_at, expires = excluded.expires',
+    'seq = excluded.seq, accepted_at = excluded.accepted_at, expires = excluded.expires WHERE inbox_dedupe.expires <= :now',
+  forget: 'DELETE FROM inbox_dedupe WHERE id = ?',
   addPending: "UPDATE inbox_meta SET value = value + ? WHERE name = 'pending'",
   freeKeys:
     'SELECT key FROM inbox_keys WHERE pending > 0 AND (lease_token IS NULL OR lease_expires <= :now) ' +
@@ -42,8 +54,15 @@ const SQL = {
   unlease:
     'UPDATE inbox_keys SET lease_worker = NULL, lease_token = NULL, lease_expires = NULL, lease_ms = NULL ' +
     'WHERE key = ? AND lease_token = ?',
-  leaseLive: 'SELECT 1 FROM inbox_keys WHERE key = ? AND lease_token = ? AND lease_expires > ?',
-  entriesAfter: `SELECT ${ENTRY} FROM inbox_entries WHERE session_key = ? AND inbox_entries.seq > CAST(? AS INTEGER) ORDER BY inbox_entries.seq LIMIT ?`,
+  // The lease's entries after a seq, with the lease checked in the same statement: no row when
+  // the lease is not held, one row without an entry (receipt_id NULL) when none is left; and
+  // SQLite's data_version as of the same snapshot.
+  leasedAfter:
+    'SELECT (SELECT data_version FROM pragma_data_version) AS data_version, k.lease_expires AS lease_expires, e.receipt_id, e.session_key, CAST(e.seq AS TEXT) AS seq, e.agent_id, ' +
+    'e.signal, e.control, e.accepted_at, e.attempts FROM inbox_keys k LEFT JOIN inbox_entries e ' +
+    'ON e.session_key = k.key AND e.seq > CAST(:after AS INTEGER) ' +
+    'WHERE k.key = :key AND k.lease_token = :token AND k.lease_expires > :now ORDER BY e.seq LIMIT :limit',
+  dataVersion: 'PRAGMA data_version',
   beginDelivery:
     'UPDATE inbox_entries SET attempts = attempts + 1, delivery_token = :token WHERE receipt_id = :receiptId ' +
     'AND (:token IS NULL OR EXISTS (SELECT 1 FROM inbox_keys k WHERE k.key = inbox_entries.session_key ' +
@@ -64,6 +83,8 @@ const SQL = {
     'SELECT receipt_id, session_key, seq, agent_id, signal, control, accepted_at, attempts, ? FROM inbox_entries WHERE receipt_id = ?',
   publish:
     'INSERT INTO inbox_events (receipt_id, attempt, event) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM inbox_entries WHERE receipt_id = ?)',
+  insertEvent: 'INSERT INTO inbox_events (receipt_id, attempt, event) VALUES (?, ?, ?)',
+  insertEvents2: 'INSERT INTO inbox_events (receipt_id, attempt, event) VALUES (?1, ?2, ?3), (?1, ?2, ?4)',
   eventsAfter:
     'SELECT CAST(id AS TEXT) AS event_offset, attempt, event FROM inbox_events WHERE receipt_id = ? AND id > CAST(? AS INTEGER) ORDER BY id LIMIT ?',
   inFlight:
@@ -99,9 +120,18 @@ const SQL = {
 /** The prepared statements of one inbox connection, one per entry of the SQL table. @internal */
 export type InboxStatements = { readonly [K in keyof typeof SQL]: Statement };
 
+/**
+ * The statements of every entry's path that return one value: prepared raw (a row is an array,
+ * cheaper to make than an object with named columns).
+ */
+const RAW: ReadonlySet<keyof typeof SQL> = new Set(['nextSeq', 'beginDelivery', 'deleteEntry', 'dataVersion']);
+
 /** Prepares the inbox's statements on `db` (whose schema is ready). @internal */
 export function prepareInboxStatements(db: Database.Database): InboxStatements {
   const prepared: Partial<Record<keyof typeof SQL, Statement>> = {};
-  for (const name of Object.keys(SQL) as (keyof typeof SQL)[]) prepared[name] = db.prepare(SQL[name]);
+  for (const name of Object.keys(SQL) as (keyof typeof SQL)[]) {
+    const statement = db.prepare(SQL[name]);
+    prepared[name] = RAW.has(name) ? statement.raw() : statement;
+  }
   return prepared as InboxStatements;
 }

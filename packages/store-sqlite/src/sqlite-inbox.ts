@@ -57,11 +57,10 @@ import { entryOf, openFailed, unavailable, type EntryRow } from './sqlite-inbox-
 import type { SqliteWriteBatch } from './sqlite-write-batch.js';
 import { openSqliteConnection, type SqliteConnection } from './sqlite-connection.js';
 import { SqliteInboxWaits } from './sqlite-inbox-waits.js';
+import { SqliteLeaseReader, markKey } from './sqlite-inbox-read.js';
 import { PROCESS_ORIGIN } from './sqlite-inbox-watch.js';
 
 const NAME = 'SqliteInbox';
-/** How many entries a `read` takes at a time. */
-const READ_PAGE = 100;
 /** How often (ms) a write also drops what expired, at most. */
 const SWEEP_MS = 1000;
 /** How long notices are kept for pollers that look late (ms). */
@@ -113,6 +112,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   readonly #s: InboxStatements;
   readonly #batch: SqliteWriteBatch;
   readonly #waits: SqliteInboxWaits;
+  readonly #reader: SqliteLeaseReader;
   /** The lease token each entry handed out by `read` was read under. */
   readonly #readUnder = new WeakMap<InboxEntry, string>();
   #lastSweep = Number.NEGATIVE_INFINITY;
@@ -140,6 +140,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#conn = conn;
     this.#s = statements as InboxStatements;
     this.#batch = conn.batch;
+    this.#reader = new SqliteLeaseReader(this.#s, conn.batch);
     this.#waits = new SqliteInboxWaits(resolved.path, this.#s, resolved.pollMs, () => this.#conn !== undefined);
   }
 
@@ -152,9 +153,11 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     const s = this.#s;
     const { maxPendingPerSession, maxPending, retryAfterMs } = this.#options;
     this.#sweep(now); // in the same group commit
-    const result = await this.#write(`accept an entry for session ${JSON.stringify(sessionKey)}`, () =>
-      acceptStatements(s, input, now, this.#options),
-    );
+    const result = await this.#write(`accept an entry for session ${JSON.stringify(sessionKey)}`, () => {
+      const written = acceptStatements(s, input, now, this.#options);
+      if (typeof written === 'object' && 'fresh' in written) markKey(this.#batch, sessionKey);
+      return written;
+    });
     if (result === 'session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
     if (result === 'inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
     if (!('fresh' in result)) return result;
@@ -172,9 +175,11 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#open();
     assertAcquire(workerId, opts);
     const now = Date.now();
-    return this.#write(`acquire leases for worker ${JSON.stringify(workerId)}`, () =>
-      acquireStatements(this.#s, workerId, now, opts),
-    );
+    return this.#write(`acquire leases for worker ${JSON.stringify(workerId)}`, () => {
+      const leases = acquireStatements(this.#s, workerId, now, opts);
+      for (const lease of leases) markKey(this.#batch, lease.key);
+      return leases;
+    });
   }
 
   /** See `Inbox.renew`. */
@@ -191,19 +196,17 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#open();
     assertLease(lease);
     const now = Date.now();
-    const waiting = await this.#write(`release the lease on ${JSON.stringify(lease.key)}`, () =>
-      releaseStatements(this.#s, lease, now),
-    );
+    const waiting = await this.#write(`release the lease on ${JSON.stringify(lease.key)}`, () => {
+      markKey(this.#batch, lease.key);
+      return releaseStatements(this.#s, lease, now);
+    });
     if (waiting) this.#waits.notice(lease.key, 'entry');
   }
 
   /** See `Inbox.read`. */
   read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
     const page = (after: string): InboxEntry[] | undefined =>
-      this.#run(`read the entries of ${JSON.stringify(lease.key)}`, () => {
-        if (this.#s.leaseLive.get(lease.key, lease.token, Date.now()) === undefined) return undefined;
-        return (this.#s.entriesAfter.all(lease.key, after, READ_PAGE) as EntryRow[]).map(entryOf);
-      });
+      this.#run(`read the entries of ${JSON.stringify(lease.key)}`, () => this.#reader.page(lease, after));
     return readLeased(this.#open, lease, afterSeq, page, this.#readUnder);
   }
 

@@ -113,3 +113,4 @@ export { toJsonValue, utf8Length } from './json-safe.js';
 export { checkPendingOptions, inboxOutcome, readLeased } from './inbox-methods.js';
 export { checkSettle } from './inbox-settle.js';
 export type { CheckedSettle } from './inbox-settle.js';
+export { timeOrderedUuid } from './ordered-uuid.js';
