@@ -107,7 +107,13 @@ async function burst(): Promise<number> {
 process.on('message', (command) => {
   void (async () => {
     if (command === 'trips') {
-      process.send?.({ type: 'trips', trips: Object.fromEntries(trips) });
+      const cpu = process.cpuUsage();
+      process.send?.({
+        type: 'trips',
+        trips: Object.fromEntries(trips),
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        elu: performance.eventLoopUtilization(),
+      });
       return;
     }
     if (command === 'stop') {

@@ -16,6 +16,7 @@ import {
 } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { InFlightCalls } from './postgres-in-flight.js';
+import { Batcher } from './postgres-inbox-batcher.js';
 import { entryOf, type InboxSql } from './postgres-inbox-statements.js';
 import { PreparedStatements } from './postgres-prepared.js';
 import { pgCodeOf } from './postgres-schema.js';
@@ -24,6 +25,19 @@ import { pgCodeOf } from './postgres-schema.js';
 const SWEEP_MS = 10_000;
 /** A SQLSTATE: the server answered (and rolled the statement back), as opposed to a lost connection. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** Statements in flight per batched kind (deliveries counted, entries settled): the calls made meanwhile wait and go out together. */
+const BATCHES_IN_FLIGHT = 1;
+
+/** One delivery to count: the entry, and the lease token it was read under (`null`: not checked). */
+interface DeliveryCall {
+  readonly receiptId: string;
+  readonly token: string | null;
+}
+
+/** `Inbox.settle`'s values, checked and serialised: receipt id, outcome text, ttlMs, poisoned, attempt, event texts. @internal */
+export type SettleValues = readonly [string, string, number, boolean, number, readonly string[]];
+/** What a settle did: outcome stored, entry removed, events added. @internal */
+export type SettleResult = readonly [boolean, boolean, number];
 
 /**
  * The database side of a `PostgresInbox`: its pool, its (prepared) statements, the calls in
@@ -38,12 +52,79 @@ export class InboxDb {
   readonly #prepared: PreparedStatements;
   readonly #inFlight = new InFlightCalls();
   #lastSweep = Number.NEGATIVE_INFINITY;
+  /** Deliveries being counted (`beginDelivery`), several in one statement when they come faster than one round trip. */
+  readonly #deliveries: Batcher<DeliveryCall, number | undefined>;
+  /** Entries being settled (`settle`), several in one statement when they come faster than one round trip. */
+  readonly #settles: Batcher<SettleValues, SettleResult>;
 
   constructor(pool: Pool, sql: InboxSql, preparedStatements: boolean, table: string) {
     this.#pool = pool;
     this.sql = sql;
     this.#table = table;
     this.#prepared = new PreparedStatements(sql, preparedStatements);
+    this.#deliveries = new Batcher<DeliveryCall, number | undefined>(
+      {
+        one: async ({ receiptId, token }) => {
+          const what = `count a delivery of ${JSON.stringify(receiptId)}`;
+          const rows = await this.query(this.sql.beginDelivery, [receiptId, token], what);
+          return rows[0]?.[0] as number | undefined;
+        },
+        many: async (calls) => {
+          const what = `count the deliveries of ${String(calls.length)} entries`;
+          const values = [calls.map((c) => c.receiptId), calls.map((c) => c.token)];
+          const counted = new Map<number, number>();
+          for (const [i, attempts] of await this.query(this.sql.beginDeliveries, values, what))
+            counted.set(i as number, attempts as number);
+          return calls.map((_, i) => counted.get(i + 1));
+        },
+        idOf: (call) => call.receiptId,
+      },
+      BATCHES_IN_FLIGHT,
+    );
+    this.#settles = new Batcher<SettleValues, SettleResult>(
+      {
+        one: async (values) => {
+          const [row] = await this.query(this.sql.settle, [...values], `settle ${JSON.stringify(values[0])}`);
+          return (row ?? [false, false, 0]) as unknown as SettleResult;
+        },
+        many: (calls) => this.#settleMany(calls),
+        idOf: (values) => values[0],
+      },
+      BATCHES_IN_FLIGHT,
+    );
+  }
+
+  /** Settles several entries in one statement (see {@link InboxDb.settle}). */
+  async #settleMany(calls: readonly SettleValues[]): Promise<SettleResult[]> {
+    const eventEntry: number[] = [];
+    const eventTexts: string[] = [];
+    calls.forEach((values, i) => {
+      for (const text of values[5]) {
+        eventEntry.push(i + 1);
+        eventTexts.push(text);
+      }
+    });
+    const values = [
+      calls.map((v) => v[0]),
+      calls.map((v) => v[1]),
+      calls.map((v) => v[2]),
+      calls.map((v) => v[3]),
+      calls.map((v) => v[4]),
+      eventEntry,
+      eventTexts,
+    ];
+    const rows = await this.query(this.sql.settleMany, values, `settle ${String(calls.length)} entries`);
+    const results: SettleResult[] = calls.map(() => [false, false, 0]);
+    for (const [i, stored, gone, added] of rows) results[(i as number) - 1] = [stored, gone, added] as SettleResult;
+    return results;
+  }
+
+  /**
+   * `Inbox.settle`'s one statement (events, outcome, acknowledgement) — with the settles of other
+   * entries made meanwhile when one is in flight already.
+   */
+  settle(values: SettleValues): Promise<SettleResult> {
+    return this.#settles.run(values);
   }
 
   /** Runs one call, counted so that the pool is ended only after it. */
@@ -129,13 +210,14 @@ export class InboxDb {
   }
 
   /**
-   * Counts a delivery of `entry` (read under the lease token `token`; `undefined`: not checked).
+   * Counts a delivery of `entry` (read under the lease token `token`; `undefined`: not checked) —
+   * with the deliveries of other entries made meanwhile when a count is in flight already.
    * @throws InboxError `INBOX_ENTRY_SETTLED` when the entry is gone, `LEASE_LOST` when the lease is.
    */
   async beginDelivery(entry: InboxEntry, token: string | undefined): Promise<number> {
     const what = `count a delivery of ${JSON.stringify(entry.receiptId)}`;
-    const rows = await this.query(this.sql.beginDelivery, [entry.receiptId, token ?? null], what);
-    if (rows.length === 1) return rows[0]?.[0] as number;
+    const attempts = await this.#deliveries.run({ receiptId: entry.receiptId, token: token ?? null });
+    if (attempts !== undefined) return attempts;
     if ((await this.query(this.sql.entryExists, [entry.receiptId], what)).length === 0)
       throw entrySettledError(entry.receiptId);
     throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');

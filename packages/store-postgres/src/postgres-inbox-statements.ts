@@ -1,5 +1,6 @@
 import type { InboxEntry } from '@signalyard/core';
 import { parseSignalText } from '@signalyard/core/internal';
+import { inboxBatchSql } from './postgres-inbox-batch-statements.js';
 import { iso, type InboxNames } from './postgres-inbox-names.js';
 import { COUNTER_SHARDS } from './postgres-inbox-schema.js';
 
@@ -10,11 +11,11 @@ const ENTRY = `receipt_id, session_key, seq::text AS seq_text, agent_id, signal,
 const ms = (param: string): string => `${param}::bigint * interval '1 millisecond'`;
 
 /** The SQL of one inbox's statements, built once per inbox; each is one statement (one transaction, one snapshot). @internal */
-export type InboxSql = ReturnType<typeof workerSql> & ReturnType<typeof readerSql>;
+export type InboxSql = ReturnType<typeof workerSql> & ReturnType<typeof readerSql> & ReturnType<typeof inboxBatchSql>;
 
 /** Builds the statements of the inbox named by `n`. @internal */
 export function inboxSql(n: InboxNames): InboxSql {
-  return { ...workerSql(n), ...readerSql(n) };
+  return { ...workerSql(n), ...readerSql(n), ...inboxBatchSql(n) };
 }
 
 /** The statements of producers and workers: accept, leases, deliveries, acknowledgements, outcomes, events. */

@@ -143,6 +143,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#finishing = {
       sql: this.#sql,
       query: (text, values, what) => this.#db.query(text, values, what),
+      settle: (values) => this.#db.settle(values),
       notify: (payload) => void this.#notifier.send(payload),
       // Outcome waits and stream readers alike: an outcome (or an ack) ends both.
       wake: (receiptId) => {
