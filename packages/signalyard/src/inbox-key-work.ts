@@ -24,6 +24,8 @@ export interface KeyWork {
   /** A read began since the last poll tick: that tick leaves the key alone (it was just looked at). */
   readSincePoll: boolean;
   renewTimer: ReturnType<typeof setInterval> | undefined;
+  /** Counts the times the key ran out of entries: a wait to give the lease up ends quietly when another began since. */
+  idleSpells: number;
 }
 
 /** A key's work as it starts under a newly acquired lease. @internal */
@@ -42,5 +44,6 @@ export function newKeyWork(lease: InboxLease): KeyWork {
     feedAgain: false,
     readSincePoll: false,
     renewTimer: undefined,
+    idleSpells: 0,
   };
 }

@@ -368,7 +368,11 @@ export class InboxWorker {
     return work.lost || this.#closing || work.pending > 0;
   }
 
-  /** Nothing left to finish: look once more (as a feed), and give the lease up when nothing came. */
+  /**
+   * Nothing left to finish: look once more (as a feed), and give the lease up when nothing came
+   * for `pollMs` — a session whose signals come one after another keeps its lease (and its loaded
+   * state) between them instead of being released, acquired and loaded again for each.
+   */
   async #idle(work: KeyWork): Promise<void> {
     if (this.#busy(work) || work.feeding !== undefined) return;
     const reading = this.#read(work);
@@ -381,11 +385,19 @@ export class InboxWorker {
       return;
     }
     if (this.#busy(work)) return;
+    const idleFrom = ++work.idleSpells;
+    await new Promise<void>((resolve) => setTimeout(resolve, this.#d.settings.pollMs).unref());
+    if (!this.#stillIdle(work, idleFrom)) return;
     work.lost = true;
     clearInterval(work.renewTimer);
     if (this.#works.get(work.key) === work) this.#works.delete(work.key);
     await this.#release(work.lease);
     this.#tick();
+  }
+
+  /** Whether `work` stayed idle through its idle spell `spell`: no work came meanwhile (its own spell gives the lease up later), no read is under way. */
+  #stillIdle(work: KeyWork, spell: number): boolean {
+    return !this.#busy(work) && work.feeding === undefined && work.idleSpells === spell;
   }
 
   /** Gives a lease up outside `releaseAll`, tracked so that `releaseAll` waits for it too. */

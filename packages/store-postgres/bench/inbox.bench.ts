@@ -71,6 +71,11 @@ function child(mode: string, label: string, sessions = 0, count = 0, window = 0)
   const proc = spawn(
     process.execPath,
     [
+      // INBOX_BENCH_PROFILE=<dir>: each worker process writes a V8 CPU profile there
+      // (summarise with scripts/bench/profile-summary.mjs).
+      ...(mode === 'worker' && process.env.INBOX_BENCH_PROFILE !== undefined
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.INBOX_BENCH_PROFILE}`]
+        : []),
       '--import',
       'tsx',
       script,

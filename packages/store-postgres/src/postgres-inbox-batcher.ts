@@ -11,8 +11,8 @@ export interface BatchSender<I, O> {
   readonly one: (input: I) => Promise<O>;
   /** Runs several calls in one statement: their outputs, in their order. */
   readonly many: (inputs: readonly I[]) => Promise<O[]>;
-  /** What two calls that must not share a statement have in common (e.g. their receipt id). */
-  readonly idOf: (input: I) => string;
+  /** What two calls that must not share a statement have in common (e.g. their receipt id); absent: any calls may. */
+  readonly idOf?: (input: I) => string;
 }
 
 /** The most calls one batch carries. */
@@ -64,11 +64,12 @@ export class Batcher<I, O> {
     const batch: Waiting<I, O>[] = [];
     const rest: Waiting<I, O>[] = [];
     const ids = new Set<string>();
+    const { idOf } = this.#send;
     for (const waiting of this.#queue) {
-      const id = this.#send.idOf(waiting.input);
-      if (batch.length >= MAX_BATCH || ids.has(id)) rest.push(waiting);
+      const id = idOf?.(waiting.input);
+      if (batch.length >= MAX_BATCH || (id !== undefined && ids.has(id))) rest.push(waiting);
       else {
-        ids.add(id);
+        if (id !== undefined) ids.add(id);
         batch.push(waiting);
       }
     }

@@ -25,8 +25,16 @@ import { pgCodeOf } from './postgres-schema.js';
 const SWEEP_MS = 10_000;
 /** A SQLSTATE: the server answered (and rolled the statement back), as opposed to a lost connection. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
-/** Statements in flight per batched kind (deliveries counted, entries settled): the calls made meanwhile wait and go out together. */
+/** Statements in flight per batched kind (pages read, deliveries counted, entries settled): the calls made meanwhile wait and go out together. */
 const BATCHES_IN_FLIGHT = 1;
+
+/** One page to read: a lease's key and token, the `seq` to read after, how many entries at most. */
+interface ReadCall {
+  readonly key: string;
+  readonly token: string;
+  readonly after: string;
+  readonly limit: number;
+}
 
 /** One delivery to count: the entry, and the lease token it was read under (`null`: not checked). */
 interface DeliveryCall {
@@ -52,6 +60,8 @@ export class InboxDb {
   readonly #prepared: PreparedStatements;
   readonly #inFlight = new InFlightCalls();
   #lastSweep = Number.NEGATIVE_INFINITY;
+  /** Pages being read (`read`), several leases' in one statement when they come faster than one round trip. */
+  readonly #reads: Batcher<ReadCall, unknown[][]>;
   /** Deliveries being counted (`beginDelivery`), several in one statement when they come faster than one round trip. */
   readonly #deliveries: Batcher<DeliveryCall, number | undefined>;
   /** Entries being settled (`settle`), several in one statement when they come faster than one round trip. */
@@ -62,6 +72,20 @@ export class InboxDb {
     this.sql = sql;
     this.#table = table;
     this.#prepared = new PreparedStatements(sql, preparedStatements);
+    this.#reads = new Batcher<ReadCall, unknown[][]>(
+      {
+        one: ({ key, token, after, limit }) =>
+          this.query(this.sql.read, [key, token, after, limit], `read the entries of ${JSON.stringify(key)}`),
+        many: async (calls) => {
+          const what = `read the entries of ${String(calls.length)} sessions`;
+          const values = [calls.map((c) => c.key), calls.map((c) => c.token), calls.map((c) => c.after), calls.map((c) => c.limit)];
+          const pages = calls.map((): unknown[][] => []);
+          for (const row of await this.query(this.sql.readMany, values, what)) pages[(row[0] as number) - 1]?.push(row.slice(1));
+          return pages;
+        },
+      },
+      BATCHES_IN_FLIGHT,
+    );
     this.#deliveries = new Batcher<DeliveryCall, number | undefined>(
       {
         one: async ({ receiptId, token }) => {
@@ -117,6 +141,15 @@ export class InboxDb {
     const results: SettleResult[] = calls.map(() => [false, false, 0]);
     for (const [i, stored, gone, added] of rows) results[(i as number) - 1] = [stored, gone, added] as SettleResult;
     return results;
+  }
+
+  /**
+   * A page of the entries of `key` after `after` (at most `limit`), read under the lease `token`:
+   * rows `[live, …entry columns]` (one with nulls when none) — with the reads of other leases made
+   * meanwhile when one is in flight already.
+   */
+  readPage(key: string, token: string, after: string, limit: number): Promise<unknown[][]> {
+    return this.#reads.run({ key, token, after, limit });
   }
 
   /**

@@ -48,6 +48,15 @@ function workerSql(n: InboxNames) {
       `SELECT (SELECT k.lease_token = $2 AND k.lease_expires > clock_timestamp() FROM ${n.keys.sql} k WHERE k.key = $1), ` +
       `e.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT ${ENTRY} FROM ${n.entries.sql} ` +
       `WHERE session_key = $1 AND seq > $3::bigint ORDER BY seq LIMIT $4) e ON true`,
+    /**
+     * `keys[], tokens[], afterSeqs[], limits[]` → `[index (1-based), live, …entry columns]`: `read`
+     * for several leases in one statement (one snapshot); one row with nulls for a lease without entries.
+     */
+    readMany:
+      `SELECT r.i::integer, (SELECT k.lease_token = r.token AND k.lease_expires > clock_timestamp() FROM ${n.keys.sql} k WHERE k.key = r.key), ` +
+      `e.* FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[]) WITH ORDINALITY AS r(key, token, after, lim, i) ` +
+      `LEFT JOIN LATERAL (SELECT ${ENTRY} FROM ${n.entries.sql} ` +
+      `WHERE session_key = r.key AND seq > r.after ORDER BY seq LIMIT r.lim) e ON true`,
     /** `receiptId, token (null: not checked)` → `[attempts]` when counted. */
     beginDelivery:
       `UPDATE ${n.entries.sql} e SET attempts = attempts + 1, delivery_token = $2 WHERE receipt_id = $1 ` +

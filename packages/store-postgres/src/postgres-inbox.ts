@@ -240,10 +240,9 @@ export class PostgresInbox implements Inbox, InspectableInbox {
 
   /** See `Inbox.read`. */
   read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
-    const what = `read the entries of ${JSON.stringify(lease.key)}`;
     const page = (after: string): Promise<InboxEntry[] | undefined> =>
       this.#entryNotices.around(lease.key, async () => {
-        const rows = await this.#db.query(this.#sql.read, [lease.key, lease.token, after, READ_PAGE], what);
+        const rows = await this.#db.readPage(lease.key, lease.token, after, READ_PAGE);
         if (rows[0]?.[0] !== true) return undefined;
         return rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
       });
