@@ -116,7 +116,11 @@ function local(worker: false | { leaseMs: number; pollMs: number }): {
   inbox: PostgresInbox;
   close: () => Promise<void>;
 } {
-  const store = new PostgresCheckpointStore({ connectionString: named('producer'), table: storeTable, maxConnections: 4 });
+  const store = new PostgresCheckpointStore({
+    connectionString: named('producer'),
+    table: storeTable,
+    maxConnections: 4,
+  });
   const inbox = new PostgresInbox({
     connectionString: named('producer'),
     table: inboxTable,
@@ -243,7 +247,10 @@ async function serverCpu(role: string): Promise<Map<number, number>> {
   const cpu = new Map<number, number>();
   for (const { pid } of rows.rows) {
     try {
-      const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      const fields =
+        readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+          .split(') ')[1]
+          ?.split(' ') ?? [];
       cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS);
     } catch {
       // gone, or the server is not on this machine
@@ -281,7 +288,15 @@ async function childCpu(children: readonly Child[]): Promise<{ cpu: number; busy
 }
 
 /** CPU per signal over the measured rounds, µs: the runners' processes and the server's processes serving them. */
-const spent = { inboxNode: 0, inboxProducer: 0, inboxServer: 0, inboxBusy: 0, inboxIdle: 0, plainNode: 0, plainServer: 0 };
+const spent = {
+  inboxNode: 0,
+  inboxProducer: 0,
+  inboxServer: 0,
+  inboxBusy: 0,
+  inboxIdle: 0,
+  plainNode: 0,
+  plainServer: 0,
+};
 
 /** Runs `round` and adds the CPU it cost to `spent`. */
 async function costed<T>(kind: 'inbox' | 'plain', children: readonly Child[], round: () => Promise<T>): Promise<T> {

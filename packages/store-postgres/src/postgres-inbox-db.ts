@@ -78,9 +78,15 @@ export class InboxDb {
           this.query(this.sql.read, [key, token, after, limit], `read the entries of ${JSON.stringify(key)}`),
         many: async (calls) => {
           const what = `read the entries of ${String(calls.length)} sessions`;
-          const values = [calls.map((c) => c.key), calls.map((c) => c.token), calls.map((c) => c.after), calls.map((c) => c.limit)];
+          const values = [
+            calls.map((c) => c.key),
+            calls.map((c) => c.token),
+            calls.map((c) => c.after),
+            calls.map((c) => c.limit),
+          ];
           const pages = calls.map((): unknown[][] => []);
-          for (const row of await this.query(this.sql.readMany, values, what)) pages[(row[0] as number) - 1]?.push(row.slice(1));
+          for (const row of await this.query(this.sql.readMany, values, what))
+            pages[(row[0] as number) - 1]?.push(row.slice(1));
           return pages;
         },
       },

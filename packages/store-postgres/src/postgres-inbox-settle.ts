@@ -67,7 +67,14 @@ export async function settleEntry(
   events: InboxSettleEvents | undefined,
 ): Promise<void> {
   const c = checkSettle(entry, outcome, ttlMs, events);
-  const [stored, gone, added] = await d.settle([c.receiptId, c.outcomeText, ttlMs, c.poisoned, c.attempt, c.eventTexts]);
+  const [stored, gone, added] = await d.settle([
+    c.receiptId,
+    c.outcomeText,
+    ttlMs,
+    c.poisoned,
+    c.attempt,
+    c.eventTexts,
+  ]);
   if (added > 0) d.notify(`v${c.receiptId}`);
   if (stored || gone) d.notify(`o${c.receiptId}`);
   d.wake(c.receiptId);
