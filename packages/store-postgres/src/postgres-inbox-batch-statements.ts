@@ -31,8 +31,9 @@ export function inboxBatchSql(n: InboxNames) {
       `SELECT i::integer, attempts FROM counted`,
     /**
      * `receiptIds[], outcomes[], ttlMs[], poisoned[], attempts[], eventEntry[] (1-based index of
-     * each event's receipt), events[]` → `[index, outcome stored, entry removed, events added]`
-     * for every receipt: the single `settle` for each, in one statement.
+     * each event's receipt), events[]` → `[index, outcome stored, entry removed, events added,
+     * notices sent]` for every receipt: the single `settle` for each, in one statement, with
+     * their notices (`v`, then `o` + receipt id, as the single settle's caller sends them after it).
      */
     settleMany:
       `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[], $5::integer[]) ` +
@@ -63,9 +64,13 @@ export function inboxBatchSql(n: InboxNames) {
       `FROM keys_locked l WHERE k.key = l.key RETURNING k.key, l.n), ` +
       `per_shard AS (SELECT hashtext(key) & ${COUNTER_SHARDS - 1} AS shard, sum(n) AS n FROM k GROUP BY 1), ` +
       `shards_locked AS (SELECT c.shard, s.n FROM ${n.counters.sql} c JOIN per_shard s ON s.shard = c.shard ORDER BY c.shard FOR UPDATE OF c), ` +
-      `c AS (UPDATE ${n.counters.sql} c SET pending = c.pending - l.n FROM shards_locked l WHERE c.shard = l.shard) ` +
-      `SELECT r.i::integer, EXISTS (SELECT 1 FROM put WHERE put.receipt_id = r.receipt_id), ` +
-      `EXISTS (SELECT 1 FROM gone WHERE gone.receipt_id = r.receipt_id), ` +
-      `(SELECT count(*) FROM added WHERE added.receipt_id = r.receipt_id)::integer FROM r`,
+      `c AS (UPDATE ${n.counters.sql} c SET pending = c.pending - l.n FROM shards_locked l WHERE c.shard = l.shard), ` +
+      `done AS (SELECT r.i, r.receipt_id, EXISTS (SELECT 1 FROM put WHERE put.receipt_id = r.receipt_id) AS stored, ` +
+      `EXISTS (SELECT 1 FROM gone WHERE gone.receipt_id = r.receipt_id) AS removed, ` +
+      `(SELECT count(*) FROM added WHERE added.receipt_id = r.receipt_id)::integer AS added FROM r), ` +
+      // The notices in the statement (one round trip less than after it): new events, then the outcome.
+      `notes AS (SELECT pg_notify('${n.channel}', p) FROM (SELECT 'v' || receipt_id, 1, i FROM done WHERE added > 0 ` +
+      `UNION ALL SELECT 'o' || receipt_id, 2, i FROM done WHERE stored OR removed ORDER BY 2, 3) x(p)) ` +
+      `SELECT i::integer, stored, removed, added, (SELECT count(*) FROM notes) FROM done`,
   } as const;
 }

@@ -44,8 +44,8 @@ interface DeliveryCall {
 
 /** `Inbox.settle`'s values, checked and serialised: receipt id, outcome text, ttlMs, poisoned, attempt, event texts. @internal */
 export type SettleValues = readonly [string, string, number, boolean, number, readonly string[]];
-/** What a settle did: outcome stored, entry removed, events added. @internal */
-export type SettleResult = readonly [boolean, boolean, number];
+/** What a settle did: outcome stored, entry removed, events added, and whether its notices were sent with it. @internal */
+export type SettleResult = readonly [boolean, boolean, number, boolean];
 
 /**
  * The database side of a `PostgresInbox`: its pool, its (prepared) statements, the calls in
@@ -115,7 +115,8 @@ export class InboxDb {
       {
         one: async (values) => {
           const [row] = await this.query(this.sql.settle, [...values], `settle ${JSON.stringify(values[0])}`);
-          return (row ?? [false, false, 0]) as unknown as SettleResult;
+          const [stored, gone, added] = (row ?? [false, false, 0]) as [boolean, boolean, number];
+          return [stored, gone, added, false];
         },
         many: (calls) => this.#settleMany(calls),
         idOf: (values) => values[0],
@@ -144,8 +145,9 @@ export class InboxDb {
       eventTexts,
     ];
     const rows = await this.query(this.sql.settleMany, values, `settle ${String(calls.length)} entries`);
-    const results: SettleResult[] = calls.map(() => [false, false, 0]);
-    for (const [i, stored, gone, added] of rows) results[(i as number) - 1] = [stored, gone, added] as SettleResult;
+    const results: SettleResult[] = calls.map(() => [false, false, 0, true]);
+    for (const [i, stored, gone, added] of rows)
+      results[(i as number) - 1] = [stored as boolean, gone as boolean, added as number, true];
     return results;
   }
 

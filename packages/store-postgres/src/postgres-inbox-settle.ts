@@ -67,7 +67,7 @@ export async function settleEntry(
   events: InboxSettleEvents | undefined,
 ): Promise<void> {
   const c = checkSettle(entry, outcome, ttlMs, events);
-  const [stored, gone, added] = await d.settle([
+  const [stored, gone, added, notified] = await d.settle([
     c.receiptId,
     c.outcomeText,
     ttlMs,
@@ -75,7 +75,9 @@ export async function settleEntry(
     c.attempt,
     c.eventTexts,
   ]);
-  if (added > 0) d.notify(`v${c.receiptId}`);
-  if (stored || gone) d.notify(`o${c.receiptId}`);
+  if (!notified) {
+    if (added > 0) d.notify(`v${c.receiptId}`);
+    if (stored || gone) d.notify(`o${c.receiptId}`);
+  }
   d.wake(c.receiptId);
 }

@@ -78,7 +78,8 @@ const READ_PAGE = 100;
  *   transaction, checking the lease in the same statement.
  * - **Waiting** (`outcome()`, `events()`, `onNotify`): `LISTEN/NOTIFY` on one connection of the
  *   pool, notifications carrying ids only, sent after the writes they announce committed (a
- *   `NOTIFY` inside them would serialise their commits); after that connection is lost, the waits poll every
+ *   `NOTIFY` inside them would serialise their commits) — but for a worker's batch of settles,
+ *   which carries its notices (one batch in flight per worker); after that connection is lost, the waits poll every
  *   `pollMs` until it listens again and then look once more, so a lost notification delays,
  *   never loses. `LISTEN` needs a session (not a transaction-pooled PgBouncer) connection:
  *   `listenConnectionString` gives it one of its own when the pool goes through such a pooler.

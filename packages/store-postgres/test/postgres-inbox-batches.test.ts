@@ -162,6 +162,11 @@ describePostgres('PostgresInbox batches', () => {
       agentId: 'main',
       error: { code: 'INBOX_POISONED', message: 'poisoned', fields: {} },
     } as unknown as OutcomeJson;
+    // Waiters in another process (another inbox instance) learn of the batch's outcomes by its notices.
+    const other = new PostgresInbox({ connectionString: DATABASE_URL, table: inbox.table, maxConnections: 2 });
+    open.push(other);
+    const waits = first.map((e) => other.outcome(e.receiptId, { timeoutMs: 20_000 }));
+    await other.listening();
     await Promise.all(
       first.map((e) =>
         inbox.settle(e, e === poisoned ? poison : completed(e.receiptId), 60_000, {
@@ -169,6 +174,9 @@ describePostgres('PostgresInbox batches', () => {
           events: [{ type: 'text_delta', agentId: 'main', delta: `for ${e.receiptId}` }],
         }),
       ),
+    );
+    expect((await Promise.all(waits)).map((o) => o.status)).toEqual(
+      first.map((e) => (e === poisoned ? 'failed' : 'completed')),
     );
     for (const e of first) {
       const outcome = await inbox.outcome(e.receiptId, { timeoutMs: 5000 });
