@@ -25,7 +25,7 @@ import { pgCodeOf } from './postgres-schema.js';
 const SWEEP_MS = 10_000;
 /** A SQLSTATE: the server answered (and rolled the statement back), as opposed to a lost connection. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
-/** Statements in flight per batched kind (pages read, deliveries counted, entries settled): the calls made meanwhile wait and go out together. */
+/** Statements in flight per batched kind (pages read; settles and deliveries counted): the calls made meanwhile wait and go out together. */
 const BATCHES_IN_FLIGHT = 1;
 
 /** One page to read: a lease's key and token, the `seq` to read after, how many entries at most. */
@@ -44,6 +44,11 @@ interface DeliveryCall {
 
 /** `Inbox.settle`'s values, checked and serialised: receipt id, outcome text, ttlMs, poisoned, attempt, event texts. @internal */
 export type SettleValues = readonly [string, string, number, boolean, number, readonly string[]];
+/** A call the finishing batches serve: a settle, or a delivery to count. */
+type FinishCall = { readonly settle: SettleValues } | { readonly begin: DeliveryCall };
+/** A settle's result, or a delivery's count (`undefined`: not counted). */
+type FinishOutput = SettleResult | number | undefined;
+
 /** What a settle did: outcome stored, entry removed, events added, and whether its notices were sent with it. @internal */
 export type SettleResult = readonly [boolean, boolean, number, boolean];
 
@@ -62,10 +67,8 @@ export class InboxDb {
   #lastSweep = Number.NEGATIVE_INFINITY;
   /** Pages being read (`read`), several leases' in one statement when they come faster than one round trip. */
   readonly #reads: Batcher<ReadCall, unknown[][]>;
-  /** Deliveries being counted (`beginDelivery`), several in one statement when they come faster than one round trip. */
-  readonly #deliveries: Batcher<DeliveryCall, number | undefined>;
-  /** Entries being settled (`settle`), several in one statement when they come faster than one round trip. */
-  readonly #settles: Batcher<SettleValues, SettleResult>;
+  /** Settles and delivery counts (`settle`, `beginDelivery`), several in one statement when they come faster than one round trip. */
+  readonly #finishes: Batcher<FinishCall, FinishOutput>;
 
   constructor(pool: Pool, sql: InboxSql, preparedStatements: boolean, table: string) {
     this.#pool = pool;
@@ -92,63 +95,65 @@ export class InboxDb {
       },
       BATCHES_IN_FLIGHT,
     );
-    this.#deliveries = new Batcher<DeliveryCall, number | undefined>(
+    this.#finishes = new Batcher<FinishCall, FinishOutput>(
       {
-        one: async ({ receiptId, token }) => {
-          const what = `count a delivery of ${JSON.stringify(receiptId)}`;
-          const rows = await this.query(this.sql.beginDelivery, [receiptId, token], what);
-          return rows[0]?.[0] as number | undefined;
-        },
-        many: async (calls) => {
-          const what = `count the deliveries of ${String(calls.length)} entries`;
-          const values = [calls.map((c) => c.receiptId), calls.map((c) => c.token)];
-          const counted = new Map<number, number>();
-          for (const [i, attempts] of await this.query(this.sql.beginDeliveries, values, what))
-            counted.set(i as number, attempts as number);
-          return calls.map((_, i) => counted.get(i + 1));
-        },
-        idOf: (call) => call.receiptId,
-      },
-      BATCHES_IN_FLIGHT,
-    );
-    this.#settles = new Batcher<SettleValues, SettleResult>(
-      {
-        one: async (values) => {
-          const [row] = await this.query(this.sql.settle, [...values], `settle ${JSON.stringify(values[0])}`);
-          const [stored, gone, added] = (row ?? [false, false, 0]) as [boolean, boolean, number];
-          return [stored, gone, added, false];
-        },
-        many: (calls) => this.#settleMany(calls),
-        idOf: (values) => values[0],
+        one: (call) => ('settle' in call ? this.#settleOne(call.settle) : this.#countOne(call.begin)),
+        many: (calls) => this.#finishMany(calls),
+        idOf: (call) => ('settle' in call ? call.settle[0] : call.begin.receiptId),
       },
       BATCHES_IN_FLIGHT,
     );
   }
 
-  /** Settles several entries in one statement (see {@link InboxDb.settle}). */
-  async #settleMany(calls: readonly SettleValues[]): Promise<SettleResult[]> {
+  /** One settle alone (its notices are sent after it, by the caller). */
+  async #settleOne(values: SettleValues): Promise<SettleResult> {
+    const [row] = await this.query(this.sql.settle, [...values], `settle ${JSON.stringify(values[0])}`);
+    const [stored, gone, added] = (row ?? [false, false, 0]) as [boolean, boolean, number];
+    return [stored, gone, added, false];
+  }
+
+  /** One delivery count alone: the attempts, or `undefined` when not counted. */
+  async #countOne({ receiptId, token }: DeliveryCall): Promise<number | undefined> {
+    const rows = await this.query(
+      this.sql.beginDelivery,
+      [receiptId, token],
+      `count a delivery of ${JSON.stringify(receiptId)}`,
+    );
+    return rows[0]?.[0] as number | undefined;
+  }
+
+  /** Settles and delivery counts in one statement (`finishMany`): each call's output, in order. */
+  async #finishMany(calls: readonly FinishCall[]): Promise<FinishOutput[]> {
+    const settles: { at: number; values: SettleValues }[] = [];
+    const counts: { at: number; call: DeliveryCall }[] = [];
+    calls.forEach((call, at) => {
+      if ('settle' in call) settles.push({ at, values: call.settle });
+      else counts.push({ at, call: call.begin });
+    });
     const eventEntry: number[] = [];
     const eventTexts: string[] = [];
-    calls.forEach((values, i) => {
+    settles.forEach(({ values }, i) => {
       for (const text of values[5]) {
         eventEntry.push(i + 1);
         eventTexts.push(text);
       }
     });
+    const column = <T>(pick: (v: SettleValues) => T): T[] => settles.map(({ values }) => pick(values));
     const values = [
-      calls.map((v) => v[0]),
-      calls.map((v) => v[1]),
-      calls.map((v) => v[2]),
-      calls.map((v) => v[3]),
-      calls.map((v) => v[4]),
+      ...[column((v) => v[0]), column((v) => v[1]), column((v) => v[2]), column((v) => v[3]), column((v) => v[4])],
       eventEntry,
       eventTexts,
+      counts.map((c) => c.call.receiptId),
+      counts.map((c) => c.call.token),
     ];
-    const rows = await this.query(this.sql.settleMany, values, `settle ${String(calls.length)} entries`);
-    const results: SettleResult[] = calls.map(() => [false, false, 0, true]);
-    for (const [i, stored, gone, added] of rows)
-      results[(i as number) - 1] = [stored as boolean, gone as boolean, added as number, true];
-    return results;
+    const what = `settle ${String(settles.length)} entries and count ${String(counts.length)} deliveries`;
+    const outputs: FinishOutput[] = calls.map((call) => ('settle' in call ? [false, false, 0, true] : undefined));
+    for (const [kind, i, stored, gone, n] of await this.query(this.sql.finishMany, values, what)) {
+      if (kind === 's')
+        outputs[(settles[(i as number) - 1] as { at: number }).at] = [stored, gone, n, true] as SettleResult;
+      else outputs[(counts[(i as number) - 1] as { at: number }).at] = n as number;
+    }
+    return outputs;
   }
 
   /**
@@ -165,7 +170,7 @@ export class InboxDb {
    * entries made meanwhile when one is in flight already.
    */
   settle(values: SettleValues): Promise<SettleResult> {
-    return this.#settles.run(values);
+    return this.#finishes.run({ settle: values }) as Promise<SettleResult>;
   }
 
   /** Runs one call, counted so that the pool is ended only after it. */
@@ -257,7 +262,8 @@ export class InboxDb {
    */
   async beginDelivery(entry: InboxEntry, token: string | undefined): Promise<number> {
     const what = `count a delivery of ${JSON.stringify(entry.receiptId)}`;
-    const attempts = await this.#deliveries.run({ receiptId: entry.receiptId, token: token ?? null });
+    const attempts = (await this.#finishes.run({ begin: { receiptId: entry.receiptId, token: token ?? null } })) as
+      number | undefined;
     if (attempts !== undefined) return attempts;
     if ((await this.query(this.sql.entryExists, [entry.receiptId], what)).length === 0)
       throw entrySettledError(entry.receiptId);

@@ -210,4 +210,22 @@ describePostgres('PostgresInbox batches', () => {
     const gone = await rejectsCode(inbox.beginDelivery(second[1] as InboxEntry), 'LEASE_LOST');
     expect(gone.message).toContain('no longer in the inbox');
   });
+  it('settles and delivery counts made at once share a statement: each ends as alone', async () => {
+    const inbox = await freshInbox();
+    const { entries } = await leasedEntries(inbox, 2);
+    const all = [...entries.values()].flat();
+    const first = all.filter((e) => e.seq === '1');
+    const second = all.filter((e) => e.seq === '2');
+    expect(await Promise.all(first.map((e) => inbox.beginDelivery(e)))).toEqual(first.map(() => 1));
+    const results = await Promise.all([
+      ...first.map((e) => inbox.settle(e, completed(e.receiptId), 60_000)),
+      ...second.map((e) => inbox.beginDelivery(e)),
+    ]);
+    expect(results.slice(first.length)).toEqual(second.map(() => 1));
+    const pending = await inbox.pending();
+    expect(pending.map((e) => [e.receiptId, e.attempts])).toEqual(
+      [...second].sort((a, b) => a.sessionKey.localeCompare(b.sessionKey)).map((e) => [e.receiptId, 1]),
+    );
+    for (const e of first) expect((await inbox.outcome(e.receiptId, { timeoutMs: 5000 })).status).toBe('completed');
+  });
 });
