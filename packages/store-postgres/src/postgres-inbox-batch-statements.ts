@@ -18,16 +18,6 @@ export type InboxBatchSql = ReturnType<typeof inboxBatchSql>;
 export function inboxBatchSql(n: InboxNames) {
   return {
     /**
-     * `ids[], receiptIds[], keys[], agents[], kinds[], signals[], controls[], maxPer, max, windowMs`
-     * → `[index (1-based), …accept's row]`: several accepts in one transaction (one commit), the
-     * function called in the order of their counter shard and key (each call locks its key's row,
-     * then its shard's), so that two such batches seldom wait for each other in a circle.
-     */
-    acceptMany:
-      `SELECT r.i::integer, a.* FROM (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) ` +
-      `WITH ORDINALITY AS u(id, receipt, key, agent, kind, signal, control, i) ORDER BY hashtext(u.key) & ${COUNTER_SHARDS - 1}, u.key) r ` +
-      `CROSS JOIN LATERAL ${n.accept.sql}(r.id, r.receipt, r.key, r.agent, r.kind, r.signal, r.control, $8::integer, $9::bigint, $10::bigint) a`,
-    /**
      * A worker's settles and delivery counts made while one such statement was in flight, in one:
      * - settles: `receiptIds[], outcomes[], ttlMs[], poisoned[], attempts[], eventEntry[] (1-based
      *   index of each event's receipt), events[]` → a row `['s', index, outcome stored, entry

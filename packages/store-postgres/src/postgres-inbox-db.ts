@@ -14,7 +14,7 @@ import {
   type EventPage,
   type OutcomeLookup,
 } from '@signalyard/core/internal';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { InFlightCalls } from './postgres-in-flight.js';
 import { Batcher } from './postgres-inbox-batcher.js';
 import { entryOf, type InboxSql } from './postgres-inbox-statements.js';
@@ -28,19 +28,6 @@ const SQLSTATE = /^[0-9A-Z]{5}$/;
 /** Statements in flight per batched kind (pages read; settles and deliveries counted): the calls made meanwhile wait and go out together. */
 const BATCHES_IN_FLIGHT = 1;
 
-/** One accept: the `_accept` function's arguments (see `InboxSql.accept`), and its session key (for errors). */
-interface AcceptCall {
-  readonly values: unknown[];
-  readonly sessionKey: string;
-}
-
-/** A connection could not be taken for an accept: nothing was sent. */
-class AcceptNotSent extends Error {
-  constructor(cause: unknown) {
-    super('no connection', { cause });
-  }
-}
-
 /** One page to read: a lease's key and token, the `seq` to read after, how many entries at most. */
 interface ReadCall {
   readonly key: string;
@@ -48,9 +35,6 @@ interface ReadCall {
   readonly after: string;
   readonly limit: number;
 }
-
-/** Accept statements in flight at once (each batch waits for its commit's flush; two let one fill while the other commits). */
-const ACCEPTS_IN_FLIGHT = 2;
 
 /** One delivery to count: the entry, and the lease token it was read under (`null`: not checked). */
 interface DeliveryCall {
@@ -81,8 +65,6 @@ export class InboxDb {
   readonly #prepared: PreparedStatements;
   readonly #inFlight = new InFlightCalls();
   #lastSweep = Number.NEGATIVE_INFINITY;
-  /** Accepts, several in one statement (one transaction) when they come faster than one round trip. */
-  readonly #accepts: Batcher<AcceptCall, unknown[] | InboxError>;
   /** Pages being read (`read`), several leases' in one statement when they come faster than one round trip. */
   readonly #reads: Batcher<ReadCall, unknown[][]>;
   /** Settles and delivery counts (`settle`, `beginDelivery`), several in one statement when they come faster than one round trip. */
@@ -93,15 +75,6 @@ export class InboxDb {
     this.sql = sql;
     this.#table = table;
     this.#prepared = new PreparedStatements(sql, preparedStatements);
-    this.#accepts = new Batcher<AcceptCall, unknown[] | InboxError>(
-      {
-        one: (call) => this.#acceptOne(call),
-        many: (calls) => this.#acceptMany(calls),
-        // One call per session a batch (a Runner chains its accepts of a session anyway).
-        idOf: (call) => call.sessionKey,
-      },
-      ACCEPTS_IN_FLIGHT,
-    );
     this.#reads = new Batcher<ReadCall, unknown[][]>(
       {
         one: ({ key, token, after, limit }) =>
@@ -234,73 +207,34 @@ export class InboxDb {
   }
 
   /**
-   * Runs the `_accept` function on a connection of its own — with the accepts made meanwhile, in
-   * one statement and one transaction, when one is in flight already — telling a refusal by the
-   * server (`INBOX_UNAVAILABLE`: nothing written) from a lost acknowledgement
-   * (`INBOX_OUTCOME_UNKNOWN`). A batch the server aborted in a deadlock (with another process's
-   * accepts) is retried one call at a time: nothing of it was written.
+   * Runs the `_accept` function on a connection of its own, telling a refusal by the server
+   * (`INBOX_UNAVAILABLE`: nothing written) from a lost acknowledgement (`INBOX_OUTCOME_UNKNOWN`).
    */
   async accept(values: unknown[], sessionKey: string): Promise<unknown[]> {
-    const row = await this.#accepts.run({ values, sessionKey });
-    if (row instanceof Error) throw row;
-    return row;
-  }
-
-  /** One accept alone: its row, or the error it failed with. */
-  async #acceptOne({ values, sessionKey }: AcceptCall): Promise<unknown[] | InboxError> {
-    try {
-      return (await this.#acceptRows(this.sql.accept, values))[0] as unknown[];
-    } catch (error) {
-      return this.#acceptError(error, sessionKey);
-    }
-  }
-
-  /** Several accepts in one statement (`acceptMany`): each one's row, or each one's error. */
-  async #acceptMany(calls: readonly AcceptCall[]): Promise<(unknown[] | InboxError)[]> {
-    const first = calls[0]?.values ?? [];
-    const values = [0, 1, 2, 3, 4, 5, 6].map((c) => calls.map((call) => call.values[c]));
-    try {
-      const rows = await this.#acceptRows(this.sql.acceptMany, [...values, first[7], first[8], first[9]]);
-      const out: unknown[][] = [];
-      for (const row of rows) out[(row[0] as number) - 1] = row.slice(1);
-      return out;
-    } catch (error) {
-      if (pgCodeOf(error) === '40P01') return Promise.all(calls.map((call) => this.#acceptOne(call)));
-      return calls.map((call) => this.#acceptError(error, call.sessionKey));
-    }
-  }
-
-  /** Runs an accept statement on a connection taken for it (released broken when the connection was lost). */
-  async #acceptRows(text: string, values: unknown[]): Promise<unknown[][]> {
-    return this.tracked(async () => {
-      const client = await this.#pool.connect().catch((error: unknown) => {
-        throw new AcceptNotSent(error);
-      });
-      let broken = false;
-      try {
-        return await this.#prepared.run(client, text, values);
-      } catch (error) {
-        const code = pgCodeOf(error);
-        broken = code === undefined || !SQLSTATE.test(code);
-        throw error;
-      } finally {
-        client.release(broken);
-      }
-    });
-  }
-
-  /** The error of an accept that failed with `error`: nothing written (refused, or never sent), or its outcome unknown. */
-  #acceptError(error: unknown, sessionKey: string): InboxError {
     const what = `Cannot accept an entry for session ${JSON.stringify(sessionKey)}`;
-    if (error instanceof AcceptNotSent) return this.unavailable(what, error.cause);
-    const code = pgCodeOf(error);
-    if (code !== undefined && SQLSTATE.test(code)) return this.unavailable(what, error);
-    return new InboxError({
-      code: 'INBOX_OUTCOME_UNKNOWN',
-      message: `${what}: the connection was lost after the entry was sent (${errorText(error)}): it may or may not have been written; retry with the same id`,
-      sessionKey,
-      cause: error,
-    });
+    let client: PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw this.unavailable(what, error);
+    }
+    let broken = false;
+    try {
+      const rows = await this.#prepared.run(client, this.sql.accept, values);
+      return rows[0] as unknown[];
+    } catch (error) {
+      const code = pgCodeOf(error);
+      if (code !== undefined && SQLSTATE.test(code)) throw this.unavailable(what, error);
+      broken = true;
+      throw new InboxError({
+        code: 'INBOX_OUTCOME_UNKNOWN',
+        message: `${what}: the connection was lost after the entry was sent (${errorText(error)}): it may or may not have been written; retry with the same id`,
+        sessionKey,
+        cause: error,
+      });
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** Claims up to `max` leases for `workerId` (`FOR UPDATE SKIP LOCKED`, judged by the server's clock). */

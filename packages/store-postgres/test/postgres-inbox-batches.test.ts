@@ -228,36 +228,4 @@ describePostgres('PostgresInbox batches', () => {
     );
     for (const e of first) expect((await inbox.outcome(e.receiptId, { timeoutMs: 5000 })).status).toBe('completed');
   });
-  it('accepts made at once: seq per session in order, a retried id returns its first receipt, INBOX_FULL per session', async () => {
-    const inbox = await freshInbox();
-    const limited = new PostgresInbox({
-      connectionString: DATABASE_URL,
-      table: inbox.table,
-      maxConnections: 4,
-      maxPendingPerSession: 2,
-    });
-    open.push(limited);
-    const first = await Promise.all(
-      KEYS.map((key, i) => inbox.accept({ sessionKey: key, signal: text('a'), id: `first-${String(i)}` })),
-    );
-    expect(first.map((r) => [r.sessionKey, r.seq])).toEqual(KEYS.map((key) => [key, '1']));
-    expect(new Set(first.map((r) => r.receiptId)).size).toBe(KEYS.length);
-    const second = await Promise.all([
-      ...KEYS.map((key, i) => limited.accept({ sessionKey: key, signal: text('b'), id: `second-${String(i)}` })),
-      limited.accept({ sessionKey: KEYS[0] as string, signal: text('a'), id: 'first-0' }),
-    ]);
-    expect(second.slice(0, KEYS.length).map((r) => r.seq)).toEqual(KEYS.map(() => '2'));
-    expect(second[KEYS.length]).toEqual(first[0]);
-    const third = await Promise.allSettled(
-      KEYS.map((key, i) => limited.accept({ sessionKey: key, signal: text('c'), id: `third-${String(i)}` })),
-    );
-    for (const r of third) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'INBOX_FULL' });
-    const pending = await inbox.pending();
-    expect(pending.map((e) => [e.sessionKey, e.seq, (e.signal.payload as string) ?? ''])).toEqual(
-      [...KEYS].sort().flatMap((key) => [
-        [key, '1', 'a'],
-        [key, '2', 'b'],
-      ]),
-    );
-  });
 });
