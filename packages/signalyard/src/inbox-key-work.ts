@@ -24,6 +24,20 @@ export interface KeyWork {
   /** A read began since the last poll tick: that tick leaves the key alone (it was just looked at). */
   readSincePoll: boolean;
   renewTimer: ReturnType<typeof setInterval> | undefined;
+  /** Counts the waits to give the lease up: one ends quietly when another began since. */
+  idleSpells: number;
+  /** When (`performance.now()`) the key was first found without entries since its last one; `undefined` while it has work. */
+  idleSince: number | undefined;
+}
+
+/** How long a worker keeps the lease of a key that ran out of entries: `pollMs`, at least 1 s (and under a third of `leaseMs`). @internal */
+export function idleLeaseMs(settings: { readonly pollMs: number; readonly leaseMs: number }): number {
+  return Math.min(Math.max(settings.pollMs, 1000), Math.floor(settings.leaseMs / 3));
+}
+
+/** Whether `work` stayed idle through its wait `spell` to give the lease up: no work came (its own wait gives it up later), no read is under way, no later wait took over. @internal */
+export function stillIdle(work: KeyWork, spell: number): boolean {
+  return work.feeding === undefined && work.idleSince !== undefined && work.idleSpells === spell;
 }
 
 /** A key's work as it starts under a newly acquired lease. @internal */
@@ -42,5 +56,7 @@ export function newKeyWork(lease: InboxLease): KeyWork {
     feedAgain: false,
     readSincePoll: false,
     renewTimer: undefined,
+    idleSpells: 0,
+    idleSince: undefined,
   };
 }

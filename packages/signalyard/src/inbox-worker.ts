@@ -5,7 +5,7 @@ import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import { applyControl, appliedBefore, type ControlDeps, type ControlEnd, type ControlHooks } from './inbox-control.js';
 import type { InboxProducer } from './inbox-producer.js';
 import { EntryFinisher, type FinishWork } from './inbox-finish.js';
-import { newKeyWork, type KeyWork } from './inbox-key-work.js';
+import { idleLeaseMs, newKeyWork, stillIdle, type KeyWork } from './inbox-key-work.js';
 import { EntryPublisher } from './inbox-publisher.js';
 import { admitMember, coverEntry, coveredLive, gateEntry, lostError, type GateDeps } from './inbox-settle.js';
 import { keepUnstored } from './inbox-fields.js';
@@ -241,7 +241,8 @@ export class InboxWorker {
       if (work.feedAgain) {
         work.feedAgain = false;
         this.#feed(work);
-      } else if (work.pending === 0) void this.#idle(work);
+      } else if (work.pending === 0)
+        void (work.idleSince === undefined ? this.#idle(work) : this.#giveUpWhenIdle(work)); // idle already: this read looked
     });
   }
 
@@ -261,6 +262,7 @@ export class InboxWorker {
 
   #enqueue(work: KeyWork, entry: InboxEntry): void {
     work.pending++;
+    work.idleSince = undefined;
     const agentId = entry.agentId ?? agentIdOfKey(entry.sessionKey);
     const agent = agentId === undefined ? undefined : this.#d.agents.get(agentId);
     let outcome: Promise<Outcome>;
@@ -368,7 +370,7 @@ export class InboxWorker {
     return work.lost || this.#closing || work.pending > 0;
   }
 
-  /** Nothing left to finish: look once more (as a feed), and give the lease up when nothing came. */
+  /** Nothing left to finish: look once more (as a feed), then {@link InboxWorker.#giveUpWhenIdle}. */
   async #idle(work: KeyWork): Promise<void> {
     if (this.#busy(work) || work.feeding !== undefined) return;
     const reading = this.#read(work);
@@ -380,7 +382,22 @@ export class InboxWorker {
       this.#feed(work);
       return;
     }
+    await this.#giveUpWhenIdle(work);
+  }
+
+  /**
+   * Gives the lease up once `work` has been idle {@link idleLeaseMs} (since it first found nothing), unless work
+   * comes meanwhile: a session whose signals come one after another keeps its lease (and loaded state) between them.
+   */
+  async #giveUpWhenIdle(work: KeyWork): Promise<void> {
     if (this.#busy(work)) return;
+    work.idleSince ??= performance.now();
+    const left = work.idleSince + idleLeaseMs(this.#d.settings) - performance.now();
+    if (left > 0) {
+      const spell = ++work.idleSpells; // a later wait (after a poll's read) replaces this one
+      await new Promise<void>((resolve) => setTimeout(resolve, left).unref());
+      if (this.#busy(work) || !stillIdle(work, spell)) return;
+    }
     work.lost = true;
     clearInterval(work.renewTimer);
     if (this.#works.get(work.key) === work) this.#works.delete(work.key);

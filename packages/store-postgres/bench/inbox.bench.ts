@@ -16,6 +16,7 @@
 // postgres://postgres@127.0.0.1:5432/test; without one it says so and skips.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { SignalKind, signal, type ChatMessage } from '@signalyard/core';
@@ -31,6 +32,8 @@ const SESSIONS = 100;
 const WINDOW = 64;
 const LATENCY_ACCEPTS = 500;
 const script = fileURLToPath(new URL('./inbox-runner.ts', import.meta.url));
+/** Ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const TICKS = 100;
 
 const admin = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5000 });
 admin.on('error', () => undefined);
@@ -43,6 +46,13 @@ try {
 }
 
 const tag = `${String(process.pid)}_${randomBytes(3).toString('hex')}`;
+
+/** `url` with the `application_name` that {@link serverCpu} finds the role's server processes by. */
+function named(role: string): string {
+  const u = new URL(url);
+  u.searchParams.set('application_name', `sybench_${tag}_${role}`);
+  return u.toString();
+}
 const storeTable = `sy_bench_ibx_store_${tag}`;
 const inboxTable = `sy_bench_ibx_${tag}`;
 const reply: readonly ChatMessage[] = [{ role: 'assistant', content: 'ok' }];
@@ -61,10 +71,15 @@ function child(mode: string, label: string, sessions = 0, count = 0, window = 0)
   const proc = spawn(
     process.execPath,
     [
+      // INBOX_BENCH_PROFILE=<dir>: each worker process writes a V8 CPU profile there
+      // (summarise with scripts/bench/profile-summary.mjs).
+      ...(mode === 'worker' && process.env.INBOX_BENCH_PROFILE !== undefined
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.INBOX_BENCH_PROFILE}`]
+        : []),
       '--import',
       'tsx',
       script,
-      url,
+      named(label.replace(/\d+$/, '')),
       storeTable,
       inboxTable,
       mode,
@@ -101,9 +116,13 @@ function local(worker: false | { leaseMs: number; pollMs: number }): {
   inbox: PostgresInbox;
   close: () => Promise<void>;
 } {
-  const store = new PostgresCheckpointStore({ connectionString: url, table: storeTable, maxConnections: 4 });
+  const store = new PostgresCheckpointStore({
+    connectionString: named('producer'),
+    table: storeTable,
+    maxConnections: 4,
+  });
   const inbox = new PostgresInbox({
-    connectionString: url,
+    connectionString: named('producer'),
     table: inboxTable,
     maxConnections: 8,
     pollMs: 100,
@@ -219,6 +238,90 @@ async function recoveryRound(round: number): Promise<number> {
 }
 
 type Trips = Record<string, { calls: number; ms: number }>;
+
+/** CPU ms so far of the server processes serving `role` (by application_name), by pid. */
+async function serverCpu(role: string): Promise<Map<number, number>> {
+  const rows = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
+    `sybench_${tag}_${role}`,
+  ]);
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows.rows) {
+    try {
+      const fields =
+        readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+          .split(') ')[1]
+          ?.split(' ') ?? [];
+      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS);
+    } catch {
+      // gone, or the server is not on this machine
+    }
+  }
+  return cpu;
+}
+
+/** CPU ms the server processes of `role` spent between two {@link serverCpu} readings (new processes: all of theirs). */
+function serverCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}
+
+/** CPU ms (and event-loop busy ms) the child processes spent so far, summed. */
+async function childCpu(children: readonly Child[]): Promise<{ cpu: number; busy: number; idle: number }> {
+  const replies = await Promise.all(
+    children.map((w) => {
+      const reply = w.next('trips');
+      w.process.send('trips');
+      return reply;
+    }),
+  );
+  let cpu = 0;
+  let busy = 0;
+  let idle = 0;
+  for (const r of replies) {
+    cpu += r.cpuMs as number;
+    const elu = r.elu as { active: number; idle: number };
+    busy += elu.active;
+    idle += elu.idle;
+  }
+  return { cpu, busy, idle };
+}
+
+/** CPU per signal over the measured rounds, µs: the runners' processes and the server's processes serving them. */
+const spent = {
+  inboxNode: 0,
+  inboxProducer: 0,
+  inboxServer: 0,
+  inboxBusy: 0,
+  inboxIdle: 0,
+  plainNode: 0,
+  plainServer: 0,
+};
+
+/** Runs `round` and adds the CPU it cost to `spent`. */
+async function costed<T>(kind: 'inbox' | 'plain', children: readonly Child[], round: () => Promise<T>): Promise<T> {
+  const roles = kind === 'inbox' ? ['w', 'producer'] : ['plain'];
+  const server0 = await Promise.all(roles.map(serverCpu));
+  const node0 = await childCpu(children);
+  const self0 = process.cpuUsage();
+  const result = await round();
+  const self = process.cpuUsage(self0);
+  const node = await childCpu(children);
+  const server = await Promise.all(roles.map(serverCpu));
+  const serverMs = server.reduce((n, after, i) => n + serverCpuSpent(server0[i] as Map<number, number>, after), 0);
+  if (kind === 'inbox') {
+    spent.inboxNode += node.cpu - node0.cpu;
+    spent.inboxProducer += (self.user + self.system) / 1000;
+    spent.inboxServer += serverMs;
+    spent.inboxBusy += node.busy - node0.busy;
+    spent.inboxIdle += node.idle - node0.idle;
+  } else {
+    spent.plainNode += node.cpu - node0.cpu;
+    spent.plainServer += serverMs;
+  }
+  return result;
+}
+
 try {
   const migrator = new PostgresCheckpointStore({ pool: admin, table: storeTable });
   await migrator.migrate();
@@ -237,16 +340,22 @@ try {
   const before = await tripsOf(workers);
   for (let round = 0; round < MIN_ROUNDS; round++) {
     load.push(loadavg()[0] ?? 0);
-    const r = await inboxRound(SIGNALS);
+    const r = await costed('inbox', workers, () => inboxRound(SIGNALS));
     inboxRates.push(r.rate);
     acceptMs.push(r.acceptMs);
-    plainRates.push(await plainRound(plain));
+    plainRates.push(await costed('plain', plain, () => plainRound(plain)));
   }
   const trips = minus(await tripsOf(workers), before);
   console.log(
     `settled/s: inbox ${inboxRates.map((r) => r.toFixed(0)).join(', ')}; plain ${plainRates.map((r) => r.toFixed(0)).join(', ')}`,
   );
   printTrips(trips, SIGNALS * MIN_ROUNDS);
+  const per = (ms: number): string => ((ms / (SIGNALS * MIN_ROUNDS)) * 1000).toFixed(0);
+  console.log(
+    `  CPU per signal (µs): inbox — workers ${per(spent.inboxNode)} (event loop busy ${((100 * spent.inboxBusy) / (spent.inboxBusy + spent.inboxIdle)).toFixed(0)} %), ` +
+      `producer process ${per(spent.inboxProducer)}, server processes ${per(spent.inboxServer)}; ` +
+      `no inbox — runners ${per(spent.plainNode)}, server processes ${per(spent.plainServer)}`,
+  );
   await Promise.all([...workers, ...plain].map((c) => c.stop()));
 
   // ---------------------------------------------------------------- accept latency

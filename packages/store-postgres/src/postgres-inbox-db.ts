@@ -16,6 +16,7 @@ import {
 } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { InFlightCalls } from './postgres-in-flight.js';
+import { Batcher } from './postgres-inbox-batcher.js';
 import { entryOf, type InboxSql } from './postgres-inbox-statements.js';
 import { PreparedStatements } from './postgres-prepared.js';
 import { pgCodeOf } from './postgres-schema.js';
@@ -24,6 +25,32 @@ import { pgCodeOf } from './postgres-schema.js';
 const SWEEP_MS = 10_000;
 /** A SQLSTATE: the server answered (and rolled the statement back), as opposed to a lost connection. */
 const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** Statements in flight per batched kind (pages read; settles and deliveries counted): the calls made meanwhile wait and go out together. */
+const BATCHES_IN_FLIGHT = 1;
+
+/** One page to read: a lease's key and token, the `seq` to read after, how many entries at most. */
+interface ReadCall {
+  readonly key: string;
+  readonly token: string;
+  readonly after: string;
+  readonly limit: number;
+}
+
+/** One delivery to count: the entry, and the lease token it was read under (`null`: not checked). */
+interface DeliveryCall {
+  readonly receiptId: string;
+  readonly token: string | null;
+}
+
+/** `Inbox.settle`'s values, checked and serialised: receipt id, outcome text, ttlMs, poisoned, attempt, event texts. @internal */
+export type SettleValues = readonly [string, string, number, boolean, number, readonly string[]];
+/** A call the finishing batches serve: a settle, or a delivery to count. */
+type FinishCall = { readonly settle: SettleValues } | { readonly begin: DeliveryCall };
+/** A settle's result, or a delivery's count (`undefined`: not counted). */
+type FinishOutput = SettleResult | number | undefined;
+
+/** What a settle did: outcome stored, entry removed, events added, and whether its notices were sent with it. @internal */
+export type SettleResult = readonly [boolean, boolean, number, boolean];
 
 /**
  * The database side of a `PostgresInbox`: its pool, its (prepared) statements, the calls in
@@ -38,12 +65,112 @@ export class InboxDb {
   readonly #prepared: PreparedStatements;
   readonly #inFlight = new InFlightCalls();
   #lastSweep = Number.NEGATIVE_INFINITY;
+  /** Pages being read (`read`), several leases' in one statement when they come faster than one round trip. */
+  readonly #reads: Batcher<ReadCall, unknown[][]>;
+  /** Settles and delivery counts (`settle`, `beginDelivery`), several in one statement when they come faster than one round trip. */
+  readonly #finishes: Batcher<FinishCall, FinishOutput>;
 
   constructor(pool: Pool, sql: InboxSql, preparedStatements: boolean, table: string) {
     this.#pool = pool;
     this.sql = sql;
     this.#table = table;
     this.#prepared = new PreparedStatements(sql, preparedStatements);
+    this.#reads = new Batcher<ReadCall, unknown[][]>(
+      {
+        one: ({ key, token, after, limit }) =>
+          this.query(this.sql.read, [key, token, after, limit], `read the entries of ${JSON.stringify(key)}`),
+        many: async (calls) => {
+          const what = `read the entries of ${String(calls.length)} sessions`;
+          const values = [
+            calls.map((c) => c.key),
+            calls.map((c) => c.token),
+            calls.map((c) => c.after),
+            calls.map((c) => c.limit),
+          ];
+          const pages = calls.map((): unknown[][] => []);
+          for (const row of await this.query(this.sql.readMany, values, what))
+            pages[(row[0] as number) - 1]?.push(row.slice(1));
+          return pages;
+        },
+      },
+      BATCHES_IN_FLIGHT,
+    );
+    this.#finishes = new Batcher<FinishCall, FinishOutput>(
+      {
+        one: (call) => ('settle' in call ? this.#settleOne(call.settle) : this.#countOne(call.begin)),
+        many: (calls) => this.#finishMany(calls),
+        idOf: (call) => ('settle' in call ? call.settle[0] : call.begin.receiptId),
+      },
+      BATCHES_IN_FLIGHT,
+    );
+  }
+
+  /** One settle alone (its notices are sent after it, by the caller). */
+  async #settleOne(values: SettleValues): Promise<SettleResult> {
+    const [row] = await this.query(this.sql.settle, [...values], `settle ${JSON.stringify(values[0])}`);
+    const [stored, gone, added] = (row ?? [false, false, 0]) as [boolean, boolean, number];
+    return [stored, gone, added, false];
+  }
+
+  /** One delivery count alone: the attempts, or `undefined` when not counted. */
+  async #countOne({ receiptId, token }: DeliveryCall): Promise<number | undefined> {
+    const rows = await this.query(
+      this.sql.beginDelivery,
+      [receiptId, token],
+      `count a delivery of ${JSON.stringify(receiptId)}`,
+    );
+    return rows[0]?.[0] as number | undefined;
+  }
+
+  /** Settles and delivery counts in one statement (`finishMany`): each call's output, in order. */
+  async #finishMany(calls: readonly FinishCall[]): Promise<FinishOutput[]> {
+    const settles: { at: number; values: SettleValues }[] = [];
+    const counts: { at: number; call: DeliveryCall }[] = [];
+    calls.forEach((call, at) => {
+      if ('settle' in call) settles.push({ at, values: call.settle });
+      else counts.push({ at, call: call.begin });
+    });
+    const eventEntry: number[] = [];
+    const eventTexts: string[] = [];
+    settles.forEach(({ values }, i) => {
+      for (const text of values[5]) {
+        eventEntry.push(i + 1);
+        eventTexts.push(text);
+      }
+    });
+    const column = <T>(pick: (v: SettleValues) => T): T[] => settles.map(({ values }) => pick(values));
+    const values = [
+      ...[column((v) => v[0]), column((v) => v[1]), column((v) => v[2]), column((v) => v[3]), column((v) => v[4])],
+      eventEntry,
+      eventTexts,
+      counts.map((c) => c.call.receiptId),
+      counts.map((c) => c.call.token),
+    ];
+    const what = `settle ${String(settles.length)} entries and count ${String(counts.length)} deliveries`;
+    const outputs: FinishOutput[] = calls.map((call) => ('settle' in call ? [false, false, 0, true] : undefined));
+    for (const [kind, i, stored, gone, n] of await this.query(this.sql.finishMany, values, what)) {
+      if (kind === 's')
+        outputs[(settles[(i as number) - 1] as { at: number }).at] = [stored, gone, n, true] as SettleResult;
+      else outputs[(counts[(i as number) - 1] as { at: number }).at] = n as number;
+    }
+    return outputs;
+  }
+
+  /**
+   * A page of the entries of `key` after `after` (at most `limit`), read under the lease `token`:
+   * rows `[live, …entry columns]` (one with nulls when none) — with the reads of other leases made
+   * meanwhile when one is in flight already.
+   */
+  readPage(key: string, token: string, after: string, limit: number): Promise<unknown[][]> {
+    return this.#reads.run({ key, token, after, limit });
+  }
+
+  /**
+   * `Inbox.settle`'s one statement (events, outcome, acknowledgement) — with the settles of other
+   * entries made meanwhile when one is in flight already.
+   */
+  settle(values: SettleValues): Promise<SettleResult> {
+    return this.#finishes.run({ settle: values }) as Promise<SettleResult>;
   }
 
   /** Runs one call, counted so that the pool is ended only after it. */
@@ -129,13 +256,15 @@ export class InboxDb {
   }
 
   /**
-   * Counts a delivery of `entry` (read under the lease token `token`; `undefined`: not checked).
+   * Counts a delivery of `entry` (read under the lease token `token`; `undefined`: not checked) —
+   * with the deliveries of other entries made meanwhile when a count is in flight already.
    * @throws InboxError `INBOX_ENTRY_SETTLED` when the entry is gone, `LEASE_LOST` when the lease is.
    */
   async beginDelivery(entry: InboxEntry, token: string | undefined): Promise<number> {
     const what = `count a delivery of ${JSON.stringify(entry.receiptId)}`;
-    const rows = await this.query(this.sql.beginDelivery, [entry.receiptId, token ?? null], what);
-    if (rows.length === 1) return rows[0]?.[0] as number;
+    const attempts = (await this.#finishes.run({ begin: { receiptId: entry.receiptId, token: token ?? null } })) as
+      number | undefined;
+    if (attempts !== undefined) return attempts;
     if ((await this.query(this.sql.entryExists, [entry.receiptId], what)).length === 0)
       throw entrySettledError(entry.receiptId);
     throw leaseLostError(entry.sessionKey, 'it expired or was taken over before the delivery began');

@@ -7,6 +7,7 @@ import {
   isPoisonedOutcome,
   outcomeText,
 } from '@signalyard/core/internal';
+import type { SettleResult, SettleValues } from './postgres-inbox-db.js';
 import type { InboxSql } from './postgres-inbox-statements.js';
 
 /** What the worker's finishing writes of a `PostgresInbox` work with. @internal */
@@ -14,6 +15,8 @@ export interface FinishDeps {
   readonly sql: InboxSql;
   /** Runs one statement on a pooled connection (failures: `INBOX_UNAVAILABLE`). */
   readonly query: (text: string, values: unknown[], what: string) => Promise<unknown[][]>;
+  /** Runs the settle statement (with other settles made meanwhile, in one statement, when one is in flight). */
+  readonly settle: (values: SettleValues) => Promise<SettleResult>;
   /** Sends a notification (after the write committed): `o`/`v` + a receipt id. */
   readonly notify: (payload: string) => void;
   /** Wakes this process's waits on a receipt. */
@@ -52,7 +55,8 @@ export async function putEntryOutcome(
 /**
  * `Inbox.settle` on PostgreSQL: the delivery's last events, the outcome (and a poisoned one's
  * dead letter) and the acknowledgement in one statement — one round trip and one commit instead
- * of three. Its commit waits for the WAL flush (unlike `ack` alone): the outcome is in it.
+ * of three (and the settles of other entries made while one is in flight in the same statement).
+ * Its commit waits for the WAL flush (unlike `ack` alone): the outcome is in it.
  * @internal
  */
 export async function settleEntry(
@@ -63,10 +67,17 @@ export async function settleEntry(
   events: InboxSettleEvents | undefined,
 ): Promise<void> {
   const c = checkSettle(entry, outcome, ttlMs, events);
-  const values = [c.receiptId, c.outcomeText, ttlMs, c.poisoned, c.attempt, c.eventTexts];
-  const [row] = await d.query(d.sql.settle, values, `settle ${JSON.stringify(c.receiptId)}`);
-  const [stored, gone, added] = (row ?? [false, false, 0]) as [boolean, boolean, number];
-  if (added > 0) d.notify(`v${c.receiptId}`);
-  if (stored || gone) d.notify(`o${c.receiptId}`);
+  const [stored, gone, added, notified] = await d.settle([
+    c.receiptId,
+    c.outcomeText,
+    ttlMs,
+    c.poisoned,
+    c.attempt,
+    c.eventTexts,
+  ]);
+  if (!notified) {
+    if (added > 0) d.notify(`v${c.receiptId}`);
+    if (stored || gone) d.notify(`o${c.receiptId}`);
+  }
   d.wake(c.receiptId);
 }

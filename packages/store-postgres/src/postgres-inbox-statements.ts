@@ -1,5 +1,6 @@
 import type { InboxEntry } from '@signalyard/core';
 import { parseSignalText } from '@signalyard/core/internal';
+import { inboxBatchSql } from './postgres-inbox-batch-statements.js';
 import { iso, type InboxNames } from './postgres-inbox-names.js';
 import { COUNTER_SHARDS } from './postgres-inbox-schema.js';
 
@@ -10,11 +11,11 @@ const ENTRY = `receipt_id, session_key, seq::text AS seq_text, agent_id, signal,
 const ms = (param: string): string => `${param}::bigint * interval '1 millisecond'`;
 
 /** The SQL of one inbox's statements, built once per inbox; each is one statement (one transaction, one snapshot). @internal */
-export type InboxSql = ReturnType<typeof workerSql> & ReturnType<typeof readerSql>;
+export type InboxSql = ReturnType<typeof workerSql> & ReturnType<typeof readerSql> & ReturnType<typeof inboxBatchSql>;
 
 /** Builds the statements of the inbox named by `n`. @internal */
 export function inboxSql(n: InboxNames): InboxSql {
-  return { ...workerSql(n), ...readerSql(n) };
+  return { ...workerSql(n), ...readerSql(n), ...inboxBatchSql(n) };
 }
 
 /** The statements of producers and workers: accept, leases, deliveries, acknowledgements, outcomes, events. */
@@ -47,6 +48,15 @@ function workerSql(n: InboxNames) {
       `SELECT (SELECT k.lease_token = $2 AND k.lease_expires > clock_timestamp() FROM ${n.keys.sql} k WHERE k.key = $1), ` +
       `e.* FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT ${ENTRY} FROM ${n.entries.sql} ` +
       `WHERE session_key = $1 AND seq > $3::bigint ORDER BY seq LIMIT $4) e ON true`,
+    /**
+     * `keys[], tokens[], afterSeqs[], limits[]` → `[index (1-based), live, …entry columns]`: `read`
+     * for several leases in one statement (one snapshot); one row with nulls for a lease without entries.
+     */
+    readMany:
+      `SELECT r.i::integer, (SELECT k.lease_token = r.token AND k.lease_expires > clock_timestamp() FROM ${n.keys.sql} k WHERE k.key = r.key), ` +
+      `e.* FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[]) WITH ORDINALITY AS r(key, token, after, lim, i) ` +
+      `LEFT JOIN LATERAL (SELECT ${ENTRY} FROM ${n.entries.sql} ` +
+      `WHERE session_key = r.key AND seq > r.after ORDER BY seq LIMIT r.lim) e ON true`,
     /** `receiptId, token (null: not checked)` → `[attempts]` when counted. */
     beginDelivery:
       `UPDATE ${n.entries.sql} e SET attempts = attempts + 1, delivery_token = $2 WHERE receipt_id = $1 ` +

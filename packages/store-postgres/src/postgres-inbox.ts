@@ -74,11 +74,16 @@ const READ_PAGE = 100;
  *   `seq` is never visible before an earlier one. A lost connection after sending it is
  *   `INBOX_OUTCOME_UNKNOWN`; a refusal by the server `INBOX_UNAVAILABLE`.
  * - **Leases** are claimed with `FOR UPDATE SKIP LOCKED` and judged by the server's
- *   `clock_timestamp()` (one clock for the fleet); `beginDelivery` counts `attempts` in its own
- *   transaction, checking the lease in the same statement.
+ *   `clock_timestamp()` (one clock for the fleet); `beginDelivery` counts `attempts` in a
+ *   transaction that commits before it resolves, checking the lease in the same statement.
+ * - **Batches**: a worker's `read`, `beginDelivery` and `settle` calls made while a statement of
+ *   their kind is in flight go out together in the next one (one round trip, one transaction),
+ *   each ending as it would alone; a lone call runs its own statement.
  * - **Waiting** (`outcome()`, `events()`, `onNotify`): `LISTEN/NOTIFY` on one connection of the
  *   pool, notifications carrying ids only, sent after the writes they announce committed (a
- *   `NOTIFY` inside them would serialise their commits); after that connection is lost, the waits poll every
+ *   `NOTIFY` inside them would serialise their commits) — but for a worker's batch of settles,
+ *   which carries its notices (one batch in flight per worker); after that connection is lost,
+ *   the waits poll every
  *   `pollMs` until it listens again and then look once more, so a lost notification delays,
  *   never loses. `LISTEN` needs a session (not a transaction-pooled PgBouncer) connection:
  *   `listenConnectionString` gives it one of its own when the pool goes through such a pooler.
@@ -143,6 +148,7 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     this.#finishing = {
       sql: this.#sql,
       query: (text, values, what) => this.#db.query(text, values, what),
+      settle: (values) => this.#db.settle(values),
       notify: (payload) => void this.#notifier.send(payload),
       // Outcome waits and stream readers alike: an outcome (or an ack) ends both.
       wake: (receiptId) => {
@@ -239,10 +245,9 @@ export class PostgresInbox implements Inbox, InspectableInbox {
 
   /** See `Inbox.read`. */
   read(lease: InboxLease, afterSeq?: string): AsyncIterable<InboxEntry> {
-    const what = `read the entries of ${JSON.stringify(lease.key)}`;
     const page = (after: string): Promise<InboxEntry[] | undefined> =>
       this.#entryNotices.around(lease.key, async () => {
-        const rows = await this.#db.query(this.#sql.read, [lease.key, lease.token, after, READ_PAGE], what);
+        const rows = await this.#db.readPage(lease.key, lease.token, after, READ_PAGE);
         if (rows[0]?.[0] !== true) return undefined;
         return rows.filter((row) => row[1] !== null).map((row) => entryOf(row.slice(1)));
       });

@@ -1,0 +1,88 @@
+import type { InboxNames } from './postgres-inbox-names.js';
+import { COUNTER_SHARDS } from './postgres-inbox-schema.js';
+
+/** A duration in milliseconds (a bigint expression) as an interval. */
+const ms = (expr: string): string => `${expr}::bigint * interval '1 millisecond'`;
+
+/** The SQL of an inbox's batched statements (several calls in one statement, one round trip). @internal */
+export type InboxBatchSql = ReturnType<typeof inboxBatchSql>;
+
+/**
+ * The statements that serve several worker calls of one kind at once (`InboxBatcher`): each is
+ * the single call's statement over arrays, one transaction for the lot. Rows they lock in more
+ * than one place are locked in one order (entries by receipt id, keys by key, counter shards by
+ * shard), so two batches never wait for each other in a circle; like the single statements, a
+ * key's row is locked before its counter shard's, as `accept` locks them.
+ * @internal
+ */
+export function inboxBatchSql(n: InboxNames) {
+  return {
+    /**
+     * A worker's settles and delivery counts made while one such statement was in flight, in one:
+     * - settles: `receiptIds[], outcomes[], ttlMs[], poisoned[], attempts[], eventEntry[] (1-based
+     *   index of each event's receipt), events[]` → a row `['s', index, outcome stored, entry
+     *   removed, events added]` for every receipt: the single `settle` for each, with their
+     *   notices (`v`, then `o` + receipt id, which the single settle's caller sends after it);
+     * - delivery counts: `$8 receiptIds[], $9 tokens[] (null: not checked)` → a row `['b', index,
+     *   null, null, attempts]` for each delivery counted (an entry gone or whose lease is lost has none).
+     * The two never name the same entry (the batcher keeps one call per receipt id in a batch).
+     */
+    finishMany:
+      `WITH ${settleCtes(n)}, ${beginCtes(n)} ` +
+      `SELECT 's'::text, i::integer, stored, removed, added FROM done WHERE (SELECT count(*) FROM notes) >= 0 ` +
+      `UNION ALL SELECT 'b', i::integer, NULL, NULL, attempts FROM b_counted`,
+  } as const;
+}
+
+/** The settle half of `finishMany`: its arguments are $1-$7; `done` lists what each did, `notes` sends their notices. */
+function settleCtes(n: InboxNames): string {
+  return (
+    `r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[], $5::integer[]) ` +
+    `WITH ORDINALITY AS r(receipt_id, outcome, ttl, poisoned, attempt, i)), ` +
+    `e AS (SELECT x.receipt_id, x.session_key, x.seq, x.agent_id, x.signal, x.control, x.accepted_at, x.attempts, x.next_event ` +
+    `FROM ${n.entries.sql} x WHERE x.receipt_id IN (SELECT receipt_id FROM r) ORDER BY x.receipt_id FOR UPDATE), ` +
+    `ev AS (SELECT r.receipt_id, r.attempt, t.ev, row_number() OVER (PARTITION BY t.at ORDER BY t.n) AS ord ` +
+    `FROM unnest($6::integer[], $7::text[]) WITH ORDINALITY AS t(at, ev, n) JOIN r ON r.i = t.at), ` +
+    `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
+    `SELECT ev.receipt_id, e.next_event + ev.ord, ev.attempt, ev.ev FROM ev JOIN e ON e.receipt_id = ev.receipt_id ` +
+    `RETURNING receipt_id), ` +
+    `put AS (INSERT INTO ${n.outcomes.sql} AS o (receipt_id, outcome, expires_at) ` +
+    `SELECT r.receipt_id, r.outcome, clock_timestamp() + ${ms('r.ttl')} FROM r ORDER BY r.receipt_id ` +
+    `ON CONFLICT (receipt_id) DO UPDATE ` +
+    `SET outcome = excluded.outcome, expires_at = excluded.expires_at WHERE o.expires_at <= clock_timestamp() ` +
+    `RETURNING o.receipt_id, o.expires_at), ` +
+    `dead AS (INSERT INTO ${n.dead.sql} AS d (receipt_id, put_order, session_key, seq, agent_id, signal, control, accepted_at, attempts, expires_at) ` +
+    `SELECT e.receipt_id, nextval('${n.order.sql}'), e.session_key, e.seq, e.agent_id, e.signal, e.control, e.accepted_at, e.attempts, put.expires_at ` +
+    `FROM e JOIN put ON put.receipt_id = e.receipt_id JOIN r ON r.receipt_id = e.receipt_id WHERE r.poisoned ` +
+    `ON CONFLICT (receipt_id) DO UPDATE SET put_order = excluded.put_order, session_key = excluded.session_key, seq = excluded.seq, ` +
+    `agent_id = excluded.agent_id, signal = excluded.signal, control = excluded.control, accepted_at = excluded.accepted_at, ` +
+    `attempts = excluded.attempts, expires_at = excluded.expires_at), ` +
+    `gone AS (DELETE FROM ${n.entries.sql} x USING e WHERE x.receipt_id = e.receipt_id RETURNING x.receipt_id, x.session_key), ` +
+    `per_key AS (SELECT session_key, count(*)::integer AS n FROM gone GROUP BY session_key), ` +
+    `keys_locked AS (SELECT k.key, p.n FROM ${n.keys.sql} k JOIN per_key p ON p.session_key = k.key ORDER BY k.key FOR UPDATE OF k), ` +
+    `k AS (UPDATE ${n.keys.sql} k SET pending = k.pending - l.n, ` +
+    `waiting_since = CASE WHEN k.pending = l.n THEN NULL ELSE k.waiting_since END ` +
+    `FROM keys_locked l WHERE k.key = l.key RETURNING k.key, l.n), ` +
+    `per_shard AS (SELECT hashtext(key) & ${COUNTER_SHARDS - 1} AS shard, sum(n) AS n FROM k GROUP BY 1), ` +
+    `shards_locked AS (SELECT c.shard, s.n FROM ${n.counters.sql} c JOIN per_shard s ON s.shard = c.shard ORDER BY c.shard FOR UPDATE OF c), ` +
+    `c AS (UPDATE ${n.counters.sql} c SET pending = c.pending - l.n FROM shards_locked l WHERE c.shard = l.shard), ` +
+    `done AS (SELECT r.i, r.receipt_id, EXISTS (SELECT 1 FROM put WHERE put.receipt_id = r.receipt_id) AS stored, ` +
+    `EXISTS (SELECT 1 FROM gone WHERE gone.receipt_id = r.receipt_id) AS removed, ` +
+    `(SELECT count(*) FROM added WHERE added.receipt_id = r.receipt_id)::integer AS added FROM r), ` +
+    // The notices in the statement (one round trip less than after it): new events, then the outcome.
+    `notes AS (SELECT pg_notify('${n.channel}', p) FROM (SELECT 'v' || receipt_id, 1, i FROM done WHERE added > 0 ` +
+    `UNION ALL SELECT 'o' || receipt_id, 2, i FROM done WHERE stored OR removed ORDER BY 2, 3) x(p))`
+  );
+}
+
+/** The delivery-count half of `finishMany`: receipt ids $8, lease tokens $9; `b_counted` lists the counts. */
+function beginCtes(n: InboxNames): string {
+  return (
+    `b_r AS (SELECT * FROM unnest($8::text[], $9::text[]) WITH ORDINALITY AS r(receipt_id, token, i)), ` +
+    `b_locked AS (SELECT e.receipt_id, b_r.i, b_r.token FROM ${n.entries.sql} e JOIN b_r ON b_r.receipt_id = e.receipt_id ` +
+    `WHERE b_r.token IS NULL OR EXISTS (SELECT 1 FROM ${n.keys.sql} k WHERE k.key = e.session_key ` +
+    `AND k.lease_token = b_r.token AND k.lease_expires > clock_timestamp()) ORDER BY e.receipt_id FOR UPDATE OF e), ` +
+    `b_counted AS (UPDATE ${n.entries.sql} e SET attempts = e.attempts + 1, delivery_token = b_locked.token ` +
+    `FROM b_locked WHERE e.receipt_id = b_locked.receipt_id RETURNING b_locked.i, e.attempts)`
+  );
+}

@@ -1,0 +1,231 @@
+// PostgresInbox sends the reads, delivery counts and settles made while one of their kind is in
+// flight together, in one statement: each call must end exactly as it would alone. The calls
+// here are made all at once, so all but the first go out in a batch.
+import { InboxError, type InboxEntry, type InboxLease, type OutcomeJson } from '@signalyard/core';
+import { PostgresInbox } from '@signalyard/store-postgres';
+import { collect, rejectsCode } from '@signalyard/test-utils';
+import {
+  DATABASE_URL,
+  adminPool,
+  describePostgres,
+  dropTablesAndEnd,
+  uniqueTable,
+} from '@signalyard/test-utils/postgres';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Batcher } from '../src/postgres-inbox-batcher.js';
+import { dropInbox } from './inbox-support.js';
+
+const tables: string[] = [];
+const open: PostgresInbox[] = [];
+const text = (payload: string) => ({ kind: 'user_message', payload }) as const;
+const KEYS = Array.from({ length: 6 }, (_, i) => `agent:main:batch-${String(i)}`);
+
+afterEach(async () => {
+  for (const inbox of open.splice(0)) await inbox.close();
+});
+afterAll(async () => {
+  for (const table of tables) await dropInbox(table);
+  await dropTablesAndEnd([]);
+});
+
+async function freshInbox(): Promise<PostgresInbox> {
+  const table = uniqueTable('inboxb');
+  tables.push(table);
+  const inbox = new PostgresInbox({ connectionString: DATABASE_URL, table, maxConnections: 4 });
+  open.push(inbox);
+  await inbox.migrate();
+  return inbox;
+}
+
+/** `perKey` entries accepted for each of KEYS, every key leased, and the entries read: by key. */
+async function leasedEntries(
+  inbox: PostgresInbox,
+  perKey: number,
+): Promise<{ leases: InboxLease[]; entries: Map<string, InboxEntry[]> }> {
+  for (let n = 0; n < perKey; n++)
+    for (const key of KEYS)
+      await inbox.accept({ sessionKey: key, signal: text(`${key} ${String(n)}`), id: `${key}-${String(n)}` });
+  const leases = await inbox.acquire('w', { leaseMs: 60_000, max: KEYS.length });
+  expect(leases).toHaveLength(KEYS.length);
+  const pages = await Promise.all(leases.map((lease) => collect(inbox.read(lease))));
+  return { leases, entries: new Map(leases.map((lease, i) => [lease.key, pages[i] as InboxEntry[]])) };
+}
+
+const completed = (receiptId: string): OutcomeJson =>
+  ({
+    status: 'completed',
+    sessionKey: 'agent:main:x',
+    agentId: 'main',
+    output: receiptId,
+    decidedBy: { tier: 'fsm', route: { kind: 'user_message', action: 'continue' } },
+  }) as unknown as OutcomeJson;
+
+describe('Batcher', () => {
+  it('sends one call at once, and the calls made meanwhile together; ids never share a batch; a failed batch fails each call', async () => {
+    const sent: string[][] = [];
+    let fail = false;
+    const batcher = new Batcher<string, string>(
+      {
+        one: async (input) => {
+          sent.push([input]);
+          await Promise.resolve();
+          if (fail) throw new Error('down');
+          return `${input}!`;
+        },
+        many: async (inputs) => {
+          sent.push([...inputs]);
+          await Promise.resolve();
+          if (fail) throw new Error('down');
+          return inputs.map((i) => `${i}!`);
+        },
+        idOf: (input) => input[0] as string,
+      },
+      1,
+    );
+    const results = await Promise.all(['a1', 'b1', 'c1', 'a2', 'd1'].map((i) => batcher.run(i)));
+    expect(results).toEqual(['a1!', 'b1!', 'c1!', 'a2!', 'd1!']);
+    // a2 shares its id with a1, not with anything of the second batch
+    expect(sent).toEqual([['a1'], ['b1', 'c1', 'a2', 'd1']]);
+    sent.length = 0;
+    const first = batcher.run('x1');
+    const again = [batcher.run('y1'), batcher.run('y2')]; // same id: two batches
+    await Promise.all([first, ...again]);
+    expect(sent).toEqual([['x1'], ['y1'], ['y2']]);
+    fail = true;
+    const failed = await Promise.allSettled(['p', 'q', 'r'].map((i) => batcher.run(i)));
+    expect(failed.map((f) => f.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  });
+});
+
+describePostgres('PostgresInbox batches', () => {
+  it('reads of several leases at once each get their own entries, in seq order; a lost lease still reads as lost', async () => {
+    const inbox = await freshInbox();
+    const { leases, entries } = await leasedEntries(inbox, 3);
+    for (const lease of leases) {
+      const got = entries.get(lease.key) ?? [];
+      expect(got.map((e) => e.sessionKey)).toEqual([lease.key, lease.key, lease.key]);
+      expect(got.map((e) => e.seq)).toEqual(['1', '2', '3']);
+    }
+    const stale = { ...(leases[0] as InboxLease), token: 'not-the-token' };
+    const results = await Promise.allSettled([
+      ...leases.map((lease) => collect(inbox.read(lease, '1'))),
+      collect(inbox.read(stale)),
+    ]);
+    for (const [i, r] of results.slice(0, leases.length).entries()) {
+      expect(r.status).toBe('fulfilled');
+      const page = (r as PromiseFulfilledResult<InboxEntry[]>).value;
+      expect(page.map((e) => [e.sessionKey, e.seq])).toEqual([
+        [leases[i]?.key, '2'],
+        [leases[i]?.key, '3'],
+      ]);
+    }
+    const lost = results[leases.length] as PromiseRejectedResult;
+    expect(InboxError.isInstance(lost.reason) && lost.reason.code).toBe('LEASE_LOST');
+  });
+
+  it('delivery counts made at once: each entry counted once; an entry gone or under a lost lease rejects (LEASE_LOST) as alone', async () => {
+    const inbox = await freshInbox();
+    const { leases, entries } = await leasedEntries(inbox, 2);
+    const firsts = leases.map((lease) => (entries.get(lease.key) ?? [])[0] as InboxEntry);
+    const gone = (entries.get(KEYS[0] as string) ?? [])[1] as InboxEntry;
+    await inbox.ack(gone);
+    // Another worker's lease on the last key: entries read under the old one are no longer counted.
+    const lastKey = leases[leases.length - 1]?.key as string;
+    await adminPool().query(`UPDATE "${inbox.table}_keys" SET lease_expires = clock_timestamp() WHERE key = $1`, [
+      lastKey,
+    ]);
+    const [taken] = await inbox.acquire('other', { leaseMs: 60_000, max: 1 });
+    expect(taken?.key).toBe(lastKey);
+    const results = await Promise.allSettled([...firsts, gone].map((e) => inbox.beginDelivery(e)));
+    expect(results.slice(0, -2).map((r) => (r as PromiseFulfilledResult<number>).value)).toEqual(
+      firsts.slice(0, -1).map(() => 1),
+    );
+    const lost = (results[results.length - 2] as PromiseRejectedResult).reason as InboxError;
+    expect([lost.code, lost.message]).toEqual(['LEASE_LOST', expect.stringContaining('expired or was taken over')]);
+    const settled = (results[results.length - 1] as PromiseRejectedResult).reason as InboxError;
+    expect([settled.code, settled.message]).toEqual(['LEASE_LOST', expect.stringContaining('no longer in the inbox')]);
+    // Counted once each: a second round counts 2.
+    const again = await Promise.all(firsts.slice(0, -1).map((e) => inbox.beginDelivery(e)));
+    expect(again).toEqual(firsts.slice(0, -1).map(() => 2));
+  });
+
+  it('settles made at once: outcomes stored, events appended after the log, dead letters kept, entries and counters gone', async () => {
+    const inbox = await freshInbox();
+    const { entries } = await leasedEntries(inbox, 2);
+    const all = [...entries.values()].flat();
+    const first = all.filter((e) => e.seq === '1');
+    await inbox.publish(first[0]?.receiptId as string, 1, { type: 'text_delta', agentId: 'main', delta: 'before' });
+    const poisoned = first[1] as InboxEntry;
+    const poison = {
+      status: 'failed',
+      sessionKey: poisoned.sessionKey,
+      agentId: 'main',
+      error: { code: 'INBOX_POISONED', message: 'poisoned', fields: {} },
+    } as unknown as OutcomeJson;
+    // Waiters in another process (another inbox instance) learn of the batch's outcomes by its notices.
+    const other = new PostgresInbox({ connectionString: DATABASE_URL, table: inbox.table, maxConnections: 2 });
+    open.push(other);
+    const waits = first.map((e) => other.outcome(e.receiptId, { timeoutMs: 20_000 }));
+    await other.listening();
+    await Promise.all(
+      first.map((e) =>
+        inbox.settle(e, e === poisoned ? poison : completed(e.receiptId), 60_000, {
+          attempt: 1,
+          events: [{ type: 'text_delta', agentId: 'main', delta: `for ${e.receiptId}` }],
+        }),
+      ),
+    );
+    expect((await Promise.all(waits)).map((o) => o.status)).toEqual(
+      first.map((e) => (e === poisoned ? 'failed' : 'completed')),
+    );
+    for (const e of first) {
+      const outcome = await inbox.outcome(e.receiptId, { timeoutMs: 5000 });
+      expect(outcome.status).toBe(e === poisoned ? 'failed' : 'completed');
+    }
+    const log = await collect(inbox.events({ receiptId: first[0]?.receiptId as string }));
+    expect(log.map((v) => v.offset)).toEqual(['1', '2']);
+    expect(log.map((v) => (v.event as { delta?: string }).delta)).toEqual([
+      'before',
+      `for ${first[0]?.receiptId as string}`,
+    ]);
+    const dead = await collect(inbox.deadLetters());
+    expect(dead.map((d) => d.entry.receiptId)).toEqual([poisoned.receiptId]);
+    const pending = await inbox.pending();
+    expect(pending.map((e) => e.seq)).toEqual(KEYS.map(() => '2'));
+    const { rows } = await adminPool().query<{ pending: string }>(
+      `SELECT sum(pending)::text AS pending FROM "${inbox.table}_counters"`,
+    );
+    expect(rows[0]?.pending).toBe(String(KEYS.length));
+    const keys = await adminPool().query<{ pending: number }>(`SELECT pending FROM "${inbox.table}_keys"`);
+    expect(keys.rows.map((r) => r.pending)).toEqual(KEYS.map(() => 1));
+    // Settled twice at once (the same receipt never shares a batch): the first outcome stays.
+    const second = all.filter((e) => e.seq === '2');
+    await Promise.all([
+      ...second.map((e) => inbox.settle(e, completed(e.receiptId), 60_000)),
+      inbox.settle(second[0] as InboxEntry, completed('other'), 60_000),
+    ]);
+    const kept = await inbox.outcome(second[0]?.receiptId as string, { timeoutMs: 5000 });
+    expect((kept as unknown as { output: string }).output).toBe(second[0]?.receiptId);
+    expect(await inbox.pending()).toEqual([]);
+    const gone = await rejectsCode(inbox.beginDelivery(second[1] as InboxEntry), 'LEASE_LOST');
+    expect(gone.message).toContain('no longer in the inbox');
+  });
+  it('settles and delivery counts made at once share a statement: each ends as alone', async () => {
+    const inbox = await freshInbox();
+    const { entries } = await leasedEntries(inbox, 2);
+    const all = [...entries.values()].flat();
+    const first = all.filter((e) => e.seq === '1');
+    const second = all.filter((e) => e.seq === '2');
+    expect(await Promise.all(first.map((e) => inbox.beginDelivery(e)))).toEqual(first.map(() => 1));
+    const results = await Promise.all([
+      ...first.map((e) => inbox.settle(e, completed(e.receiptId), 60_000)),
+      ...second.map((e) => inbox.beginDelivery(e)),
+    ]);
+    expect(results.slice(first.length)).toEqual(second.map(() => 1));
+    const pending = await inbox.pending();
+    expect(pending.map((e) => [e.receiptId, e.attempts])).toEqual(
+      [...second].sort((a, b) => a.sessionKey.localeCompare(b.sessionKey)).map((e) => [e.receiptId, 1]),
+    );
+    for (const e of first) expect((await inbox.outcome(e.receiptId, { timeoutMs: 5000 })).status).toBe('completed');
+  });
+});
