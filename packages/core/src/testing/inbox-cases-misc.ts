@@ -33,15 +33,16 @@ export function notifyCases(test: InboxTest): void {
     const heardHere: (readonly [string, InboxNotice])[] = [];
     const off = other.onNotify((key, what) => heard.push([key, what]));
     t.inbox.onNotify((key, what) => heardHere.push([key, what]));
-    // a listener hears the notices sent once it listens (which may take a moment: a connection of its own)
+    // a listener hears the notices sent once it listens (which may take a moment: a connection of
+    // its own, in each instance): wait until both hear one
     const probe = newKey('probe');
     await eventually(
       t,
       async () => {
         await t.inbox.notify(probe, 'entry');
-        return heard.some(([k]) => k === probe);
+        return heard.some(([k]) => k === probe) && heardHere.some(([k]) => k === probe);
       },
-      'the other instance to listen',
+      'both instances to listen',
     );
     const key = newKey();
     await t.inbox.accept({ sessionKey: key, signal: text('x'), id: newId() });
