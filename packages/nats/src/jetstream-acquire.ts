@@ -54,7 +54,9 @@ export async function ensureHolder(
   }
   const value = await r.leases.take(name, state, workerId, o.leaseMs);
   if (value === undefined) return;
-  const holder = new PartitionHolder(value.t, () => r.leases.renew(name, value.t));
+  // A key subject's last token is the key's hash: its lease is `k<hash>`.
+  const reading = (subject: string): boolean => r.leases.mine(`k${subject.slice(subject.lastIndexOf('.') + 1)}`);
+  const holder = new PartitionHolder(value.t, () => r.leases.renew(name, value.t), reading);
   h.holders.set(n, holder);
   await holder.start(r.c.js, r.c.jsm, r.names.stream, partitionConsumerConfig(r.names, o, n), o.leaseMs);
 }

@@ -9,6 +9,7 @@ import type {
   InboxLease,
   InboxNotice,
   InboxReceipt,
+  InboxSettleEvents,
   InboxStreamEvent,
   InboxStreamRef,
   OutcomeJson,
@@ -25,6 +26,7 @@ import {
   assertTtl,
   checkAccept,
   checkEventsArgs,
+  checkSettle,
   checkLimit,
   checkPendingOptions,
   entrySettledError,
@@ -49,14 +51,13 @@ import { entryBody, storedEntry } from './jetstream-entries.js';
 import { isApiCode, isTimeout, outcomeUnknown, unavailable } from './jetstream-errors.js';
 import { acquireLeases, dropKeyLease, ensureHolder, newHolders } from './jetstream-acquire.js';
 import { Deliveries } from './jetstream-deliveries.js';
+import { acknowledge, settleEntry, storeOutcome, type SettleParts } from './jetstream-settle.js';
 import {
   countDelivery,
-  createOutcome,
   deadLetterList,
   duplicateReceipt,
   eventSource,
   eventSubject,
-  keepDeadLetter,
   knownReceipt,
   lookupOutcome,
   liveKeyLeases,
@@ -71,7 +72,7 @@ import {
   type ResolvedJetStreamInboxOptions,
 } from './jetstream-inbox-options.js';
 import { KvLeases, parseKeyLeaseToken, type KeyLeaseToken } from './jetstream-leases.js';
-import { jetStreamNames, msgIdOf, parseReceiptId, receiptKey, type JetStreamNames } from './jetstream-names.js';
+import { jetStreamNames, msgIdOf, type JetStreamNames } from './jetstream-names.js';
 import { openBuckets, provisionInbox, type InboxBuckets } from './jetstream-provision.js';
 
 const NAME = 'JetStreamInbox';
@@ -374,32 +375,8 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     this.#open();
     assertEntry(entry);
     const r = await this.#get();
-    const parsed = parseReceiptId(entry.receiptId);
-    if (parsed === undefined) return;
     try {
-      let msgId = deliveries.msgId(entry);
-      if (msgId === undefined) {
-        const message = await storedEntry(r.c.jsm, this.#o.stream, entry.receiptId);
-        if (message === undefined) return;
-        msgId = message.header.get('Nats-Msg-Id');
-      }
-      if (msgId !== '' && deliveries.receipt(entry.receiptId)?.kept !== true) {
-        const { receiptId, sessionKey, seq, acceptedAt } = entry;
-        await r.buckets.receipts.put(`d${msgId}`, JSON.stringify({ receiptId, sessionKey, seq, acceptedAt }));
-      }
-      // The delivery count of a settled entry is of no use (an ack that fails leaves an entry that
-      // guarantee 2 skips): dropped in the same write as the ack, without waiting for it.
-      void r.buckets.attempts.purge(`a${parsed.seq}`).catch(() => undefined);
-      const holder = this.#h.holders.get(place(r, entry.sessionKey).partition);
-      const acked = holder === undefined ? false : await holder.ack(parsed.seq).catch(() => false);
-      if (!acked) {
-        await r.c.jsm.streams.deleteMessage(this.#o.stream, parsed.seq, false).catch((error: unknown) => {
-          if (!isApiCode(error, 10037, 10043)) throw error;
-        });
-      }
-      deliveries.acked(entry, readUnder.get(entry));
-      this.#h.waiting.acked(place(r, entry.sessionKey).subject, parsed.seq);
-      this.#signals.settled(r, entry.receiptId);
+      await acknowledge(this.#parts(r), entry);
     } catch (error) {
       throw unavailable('acknowledge the entry', error);
     }
@@ -412,24 +389,30 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     const text = outcomeText(receiptId, outcome);
     assertTtl(ttlMs);
     const r = await this.#get();
-    const key = receiptKey(receiptId);
-    const value = `{"ms":${ttlMs},"o":${text}}`;
-    // The entry's dedupe receipt (what `ack` keeps for a retried accept) goes with the outcome, in
-    // the same write to the server, when this process read the entry: `ack` is then one request.
-    const receipt = deliveries.receipt(receiptId);
-    const keep =
-      receipt === undefined || receipt.kept
-        ? undefined
-        : r.buckets.receipts.put(`d${receipt.msgId}`, receipt.text).then(() => {
-            receipt.kept = true;
-          });
     try {
-      await Promise.all([createOutcome(r, key, value), keep]);
-      if (isPoisonedOutcome(outcome)) await keepDeadLetter(r, receiptId, JSON.parse(text) as OutcomeJson, ttlMs);
-      this.#signals.settled(r, receiptId);
+      await storeOutcome(this.#parts(r), receiptId, text, isPoisonedOutcome(outcome), ttlMs);
     } catch (error) {
       throw unavailable('store the outcome', error);
     }
+  }
+
+  /**
+   * See `Inbox.settle`: the last events, the outcome and the entry's dedupe receipt sent together
+   * and awaited once, then the ack (the outcome is stored before the entry is acknowledged).
+   */
+  async settle(entry: InboxEntry, outcome: OutcomeJson, ttlMs: number, events?: InboxSettleEvents): Promise<void> {
+    this.#open();
+    const checked = checkSettle(entry, outcome, ttlMs, events);
+    const r = await this.#get();
+    try {
+      await settleEntry(this.#parts(r), entry, checked, ttlMs);
+    } catch (error) {
+      throw unavailable('settle the entry', error);
+    }
+  }
+
+  #parts(r: Ready): SettleParts {
+    return { r, h: this.#h, stream: this.#o.stream, signals: this.#signals, deliveries, readUnder };
   }
 
   /** See `Inbox.outcome`. */

@@ -120,6 +120,12 @@ export class KvLeases {
     return known?.value?.t === token && Date.now() < known.until;
   }
 
+  /** Whether this instance wrote a lease of its own under `name` recently enough that it is surely still live (no request). */
+  mine(name: string): boolean {
+    const known = this.#known.get(name);
+    return known?.value !== undefined && Date.now() < known.until;
+  }
+
   /** The lease state under `name`. */
   async state(name: string): Promise<LeaseState> {
     const entry = await this.#kv.get(name);

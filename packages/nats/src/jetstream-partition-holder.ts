@@ -1,4 +1,11 @@
-import type { ConsumerConfig, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type {
+  ConsumerConfig,
+  ConsumerMessages,
+  JetStreamClient,
+  JetStreamManager,
+  JsMsg,
+  MsgRequest,
+} from '@nats-io/jetstream';
 import { isApiCode } from './jetstream-errors.js';
 
 /**
@@ -12,6 +19,17 @@ const MAX_PULLED = 128;
 const FETCH_MIN = 32;
 /** How long one pull waits for messages when none are there (ms). */
 const FETCH_EXPIRES_MS = 1000;
+/**
+ * After how many keep-alive ticks (`leaseMs`/3 each) a pulled entry that no key lease of this
+ * process reads is looked up in the stream (another process may have settled it: it acknowledges
+ * by deleting the message, which this consumer is not told of), and how long one found there is
+ * not looked up again.
+ */
+const STALE_TICKS = 3;
+/** The most look-ups one tick sends (each tells the next entry still stored in the partition). */
+const STALE_LOOKUPS = 8;
+/** The most entries one tick considers for a look-up. */
+const STALE_SCAN = 256;
 
 /**
  * What a worker process does for a partition it holds: (re)creates the partition's durable pull
@@ -38,13 +56,30 @@ export class PartitionHolder {
   /** Wakes the pulling loop waiting for room. */
   #room: (() => void) | undefined;
   #lingerMs = 0;
+  /** The highest stream sequence pulled (deliveries come in stream order). */
+  #lastSeq = 0;
+  /** Keep-alive ticks so far. */
+  #tick = 0;
+  /** `#lastSeq` at each of the last `STALE_TICKS` ticks, oldest first. */
+  readonly #marks: number[] = [];
+  /** Entries found still stored, by sequence: the tick before which they are not looked up again. */
+  readonly #checked = new Map<number, number>();
+  /** The next message stored in the partition at or after a sequence (`undefined`: none); set by `start`. */
+  #nextStored: ((seq: number) => Promise<number | undefined>) | undefined;
+  #sweeping = false;
 
   readonly #renew: () => Promise<boolean>;
+  readonly #reading: (subject: string) => boolean;
 
-  /** `renew` renews the partition lease (false: lost); it runs every `leaseMs`/3 with the `working()` calls. */
-  constructor(token: string, renew: () => Promise<boolean>) {
+  /**
+   * `renew` renews the partition lease (false: lost); it runs every `leaseMs`/3 with the
+   * `working()` calls. `reading(subject)` tells whether a key lease of this process covers the
+   * key subject (its entries are settled here: they are not looked up, see {@link PartitionHolder.start}).
+   */
+  constructor(token: string, renew: () => Promise<boolean>, reading: (subject: string) => boolean) {
     this.token = token;
     this.#renew = renew;
+    this.#reading = reading;
   }
 
   /** Whether a redelivery or a vanished consumer showed that someone else held the partition. */
@@ -52,7 +87,18 @@ export class PartitionHolder {
     return this.#lost;
   }
 
-  /** Recreates the consumer, then pulls in the background until {@link PartitionHolder.stop}. */
+  /**
+   * Recreates the consumer, then pulls in the background until {@link PartitionHolder.stop}.
+   *
+   * Pulled entries of keys another process settles (a key of the partition leased elsewhere, or
+   * taken over) are acknowledged by that process deleting them from the stream: the consumer does
+   * not tell this one. Every tick, the entries pulled `STALE_TICKS` ticks ago or more that no key
+   * lease here reads are looked up (a few requests to the stream's leader, each answering the
+   * partition's next stored message at or after a sequence: a run of gone entries costs one), and
+   * the gone ones dropped, so that they neither take the pull's room nor get `working()` for ever.
+   * An entry still stored is kept (a wrong "gone" would only cost its redelivery, which marks the
+   * partition lost; the leader's answer is never wrong that way).
+   */
   async start(
     js: JetStreamClient,
     jsm: JetStreamManager,
@@ -69,6 +115,11 @@ export class PartitionHolder {
     }
     const { created } = await jsm.consumers.add(stream, config);
     const consumer = await js.consumers.get(stream, name);
+    const filter = config.filter_subject as string;
+    // Asked of the stream's leader (a lagging replica could miss a message, and "gone" must not be
+    // a replica's lag). The server takes `next_by_subj` here since 2.9; the client's type omits it.
+    const next = (seq: number): MsgRequest => ({ next_by_subj: filter, seq }) as unknown as MsgRequest;
+    this.#nextStored = async (seq) => (await jsm.streams.getMessage(stream, next(seq)))?.seq;
     this.#timer = setInterval(
       () => {
         this.#keepAlive();
@@ -107,6 +158,7 @@ export class PartitionHolder {
       return;
     }
     this.#messages.set(message.seq, message);
+    this.#lastSeq = message.seq;
   }
 
   /**
@@ -131,12 +183,61 @@ export class PartitionHolder {
       return;
     }
     for (const message of this.#messages.values()) message.working();
+    this.#tick += 1;
+    this.#marks.push(this.#lastSeq);
+    if (this.#marks.length > STALE_TICKS) this.#lookUpStale(this.#marks.shift() as number);
     this.#renew().then(
       (held) => {
         if (!held && !this.#stopped) this.#lost = true;
       },
       () => undefined, // the server is unreachable: the next tick tries again, the lease expires meanwhile
     );
+  }
+
+  /** Looks up (in the background, one sweep at a time) the entries pulled up to `oldest` that no key lease here reads. */
+  #lookUpStale(oldest: number): void {
+    if (this.#sweeping || this.#nextStored === undefined) return;
+    const candidates: number[] = [];
+    for (const [seq, message] of this.#messages) {
+      if (seq > oldest || candidates.length >= STALE_SCAN) break; // pulled in stream order
+      if ((this.#checked.get(seq) ?? 0) > this.#tick || this.#reading(message.subject)) continue;
+      candidates.push(seq);
+    }
+    if (candidates.length === 0) return;
+    this.#sweeping = true;
+    this.#dropGone(candidates, this.#nextStored)
+      .catch(() => undefined) // the server is unreachable or slow: the next tick looks again
+      .finally(() => {
+        this.#sweeping = false;
+      });
+  }
+
+  /** Drops the `candidates` (ascending sequences) no longer in the stream, with at most `STALE_LOOKUPS` requests. */
+  async #dropGone(candidates: number[], nextStored: (seq: number) => Promise<number | undefined>): Promise<void> {
+    let i = 0;
+    for (let asked = 0; asked < STALE_LOOKUPS && i < candidates.length && this.#pulling(); asked++) {
+      const next = await nextStored(candidates[i] as number);
+      for (; i < candidates.length && (next === undefined || (candidates[i] as number) < next); i++) {
+        this.#drop(candidates[i] as number);
+      }
+      if (next !== undefined && candidates[i] === next) {
+        this.#checked.set(next, this.#tick + STALE_TICKS);
+        i += 1;
+      }
+    }
+    for (const seq of this.#checked.keys()) if (!this.#messages.has(seq)) this.#checked.delete(seq);
+    if (MAX_PULLED - this.#messages.size >= FETCH_MIN) this.#wake();
+  }
+
+  /**
+   * Forgets an entry another process settled (deleted from the stream: the server took it out of
+   * the consumer's pending ones then). Nothing is sent: were it still stored after all, its
+   * redelivery would mark the partition lost, where an ack would have removed an unsettled entry.
+   */
+  #drop(seq: number): void {
+    if (this.#stopped || this.#lost) return;
+    this.#messages.delete(seq);
+    this.#checked.delete(seq);
   }
 
   /** Whether this holder pulled the entry at `seq` and has not acknowledged it (then it is in the stream, unless another process deleted it). */
@@ -183,6 +284,7 @@ export class PartitionHolder {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#pull?.stop();
     this.#messages.clear();
+    this.#checked.clear();
     this.#wake();
   }
 }

@@ -63,3 +63,59 @@ describeNats('JetStreamInbox: what a look costs', () => {
     await holder.inbox.close();
   });
 });
+
+describeNats('JetStreamInbox: what a settle sends', () => {
+  // A server of its own (the describe above stops its server when it ends).
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('settle of an entry its consumer pulled: no look at the stream; events, outcome and receipt before the ack', async () => {
+    const stream = `S_${randomBytes(6).toString('hex')}`;
+    const { inbox } = await counted(stream);
+    await inbox.provision();
+    const receipt = await inbox.accept({ sessionKey: 'k', signal: { kind: 'user_message', payload: 'x' }, id: 'i' });
+    const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
+    const read = [];
+    for await (const entry of inbox.read(lease as never)) read.push(entry);
+    const [entry] = read as [(typeof read)[number]];
+    const attempt = await inbox.beginDelivery(entry);
+    const wire = await connect({ servers: (server as NatsServer).url });
+    connections.push(wire);
+    const seen: string[] = [];
+    const kinds: [RegExp, string][] = [
+      [new RegExp(`^\\$JS\\.API\\.(STREAM\\.MSG\\.GET|DIRECT\\.GET)\\.${stream}$`), 'look'],
+      [new RegExp(`^${stream}_EVENTS\\.`), 'event'],
+      [new RegExp(`^\\$KV\\.${stream}_OUTCOMES\\.`), 'outcome'],
+      [new RegExp(`^\\$KV\\.${stream}_RECEIPTS\\.`), 'receipt'],
+      [new RegExp(`^\\$JS\\.ACK\\.${stream}\\.`), 'ack'],
+    ];
+    for (const subject of ['$JS.API.>', `${stream}_EVENTS.>`, '$KV.>', '$JS.ACK.>'])
+      wire.subscribe(subject, {
+        callback: (_, m) => {
+          const kind = kinds.find(([pattern]) => pattern.test(m.subject));
+          if (kind !== undefined) seen.push(kind[1]);
+        },
+      });
+    await wire.flush();
+    const outcome = { sessionKey: 'k', agentId: 'a', status: 'completed' as const };
+    await inbox.settle(entry, outcome, 60_000, {
+      attempt,
+      events: [
+        { type: 'text-delta', delta: 'a' },
+        { type: 'outcome', outcome },
+      ] as never,
+    });
+    await wire.flush();
+    await expect.poll(() => seen.includes('ack'), { timeout: 10_000 }).toBe(true);
+    // sent together (in any order), no look at the stream, and the ack after them
+    expect(seen.slice(0, 4).sort()).toEqual(['event', 'event', 'outcome', 'receipt']);
+    expect(seen.slice(4)).toEqual(['ack']);
+    expect(await inbox.outcome(receipt.receiptId)).toEqual(outcome);
+    expect(await inbox.pending()).toEqual([]);
+    await inbox.close();
+  });
+});
