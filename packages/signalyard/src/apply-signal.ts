@@ -70,8 +70,8 @@ export class SignalApplier implements SignalApply {
 
   /**
    * {@link SignalApplier.apply} in steps, for a caller that awaits them in its own frame (the
-   * session queue: one async frame per signal): a {@link SignalStep} is awaited (`step.wait`,
-   * then {@link SignalApplier.resume} with how it settled) until the application's end, a
+   * session queue: one async frame per signal, or none on its fast lane): a {@link SignalStep} is
+   * awaited (`step.raced()`, then {@link SignalApplier.resume} with how it settled) until the application's end, a
    * `SignalApplied` (or a promise of one, for what takes the async path: a load, a custom
    * action, a failed save). May throw, as `apply` rejects.
    */
@@ -86,7 +86,7 @@ export class SignalApplier implements SignalApply {
       let ok = true;
       let value: unknown;
       try {
-        value = await step.wait;
+        value = await step.raced();
       } catch (error) {
         ok = false;
         value = error;
