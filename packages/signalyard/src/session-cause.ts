@@ -46,9 +46,12 @@ export function signalCause(
 ): SessionCause {
   const text = causeText(signal);
   const decided = outcome.decidedBy;
+  // Filled in from `{}` (room for four fields in the object itself): kind, text, payload and the
+  // mark sealedCause adds fit without an extra property store.
   const recorded: {
-    -readonly [K in keyof NonNullable<SessionCause['signal']>]: NonNullable<SessionCause['signal']>[K];
-  } = { kind: signal.kind };
+    -readonly [K in keyof NonNullable<SessionCause['signal']>]?: NonNullable<SessionCause['signal']>[K];
+  } = {};
+  recorded.kind = signal.kind;
   if (text !== undefined) recorded.text = text;
   const payload = signal.payload;
   // The hot path: a short text payload, nothing to redact, is kept as it is (no copy, no object).
@@ -62,7 +65,7 @@ export function signalCause(
   // Assigned in a fixed order (no conditional spreads): one object, one shape, on every signal.
   const cause: { -readonly [K in keyof SessionCause]: SessionCause[K] } = {
     at: isoAt(readClock(options.clock)),
-    signal: recorded,
+    signal: recorded as NonNullable<SessionCause['signal']>,
   };
   if (outcome.status !== undefined) cause.status = outcome.status;
   if (decided !== undefined) cause.tier = decided.tier;

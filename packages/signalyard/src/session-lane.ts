@@ -32,9 +32,7 @@ export interface LaneHost {
  */
 export class LaneState {
   readonly session: LiveSession;
-  /** The first hop (a signal never starts inside the dispatch() that queued it). */
-  readonly kick: () => void;
-  /** A slot was granted. */
+  /** A slot is held (granted, or free at the lane's start: then after one hop, as a signal never starts inside the dispatch() that queued it). */
   readonly granted: () => void;
   /** What the lane waits on settled. */
   readonly ok: (value: unknown) => void;
@@ -58,9 +56,6 @@ export class LaneState {
 
   constructor(lane: FastLane, session: LiveSession) {
     this.session = session;
-    this.kick = () => {
-      lane.pump(session, this);
-    };
     this.granted = () => {
       if (lane.take(session, this)) lane.pump(session, this);
     };
@@ -94,12 +89,16 @@ export class FastLane {
     this.#h = host;
   }
 
-  /** Starts the lane for `session` (its `loop` set to {@link LANE} by the caller): after one hop. */
+  /**
+   * Starts the lane for `session` (its `loop` set to {@link LANE} by the caller) once it holds a
+   * slot: after one hop when one is free, else when one is granted (that wait is the hop: one
+   * promise, not two).
+   */
   start(session: LiveSession): void {
     const made = session.lane;
     const lane = made instanceof LaneState ? made : new LaneState(this, session);
     session.lane = lane;
-    void SETTLED.then(lane.kick);
+    void (this.#h.slots.acquire() ?? SETTLED).then(lane.granted);
   }
 
   /** A promise that settles once the session's lane ends (or the general path it handed over to does). */

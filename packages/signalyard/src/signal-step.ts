@@ -7,8 +7,8 @@ import { raceEngine, type Turn } from './turn.js';
 /** How one signal's application ended: its outcome, and whether the signals queued behind it stop. @internal */
 export interface SignalApplied {
   readonly outcome: Outcome;
-  /** A stop action was applied and saved: the signals waiting in the session's queue end `stopped`. */
-  readonly stopQueued: boolean;
+  /** A stop action was applied and saved: the signals waiting in the session's queue end `stopped` (absent: false). */
+  readonly stopQueued?: boolean | undefined;
 }
 
 /**
