@@ -132,7 +132,9 @@ describe('the fast lane', () => {
     while (calls < 1) await Promise.resolve();
     await runner.dispatch('agent:main:main', signal(SignalKind.Stop));
     expect((await first).status).toBe('stopped');
-    expect((await runner.dispatch('agent:main:main', signal(SignalKind.UserMessage, 'again'))).status).toBe('completed');
+    expect((await runner.dispatch('agent:main:main', signal(SignalKind.UserMessage, 'again'))).status).toBe(
+      'completed',
+    );
     await runner.close();
   });
 });
