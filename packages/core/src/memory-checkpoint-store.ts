@@ -16,14 +16,17 @@ import { ConfigError } from './errors/config-error.js';
 import { describeValue } from './signal.js';
 
 /**
- * A key's kept versions in a ring: version `v` in `slots[(v - 1) % span]` (versions are
- * consecutive from 1, so the newest `span` never collide): a save writes one slot, dropping the
- * oldest version once the ring is full — no list shifted or grown per save.
+ * A key's kept versions in a ring: version `v`'s data in `data[(v - 1) % span]` and its time in
+ * `updatedAt[(v - 1) % span]` (versions are consecutive from 1, so the newest `span` never
+ * collide): a save writes one slot of each, dropping the oldest version once the ring is full — no
+ * list shifted or grown, and no object made per save.
  */
 interface Kept {
   /** The current version. */
   latest: number;
-  readonly slots: Entry[];
+  /** Each kept version's data as JSON.parse(its JSON text) would return it, owned by the store (never handed out). */
+  readonly data: unknown[];
+  readonly updatedAt: string[];
 }
 
 interface Entry {
@@ -133,12 +136,14 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const actual = kept === undefined ? 0 : kept.latest;
     if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
     const version = expectedVersion + 1;
-    const entry: Entry = { version, data: copy, updatedAt: isoAt(readClock(this.#clock)) };
+    const updatedAt = isoAt(readClock(this.#clock));
     if (kept === undefined) {
-      this.#entries.set(key, { latest: version, slots: [entry] });
+      this.#entries.set(key, { latest: version, data: [copy], updatedAt: [updatedAt] });
     } else {
       // One in, one out once the ring is full (the slot of the version `span` before this one).
-      kept.slots[(version - 1) % this.#span] = entry;
+      const slot = (version - 1) % this.#span;
+      kept.data[slot] = copy;
+      kept.updatedAt[slot] = updatedAt;
       kept.latest = version;
     }
     return version;
@@ -202,7 +207,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
 
   /** Version `version` of a key's ring (one it keeps). */
   #at(kept: Kept, version: number): Entry {
-    return kept.slots[(version - 1) % this.#span] as Entry;
+    const slot = (version - 1) % this.#span;
+    return { version, data: kept.data[slot], updatedAt: kept.updatedAt[slot] as string };
   }
 
   /** The oldest version a key's ring keeps. */

@@ -63,13 +63,14 @@ const UNSAVED: Committed = { kind: 'unsaved' };
 export async function commitApplied(d: CommitDeps, c: CommitInput): Promise<Committed> {
   const { applied } = c;
   if (applied.save === undefined) return UNSAVED;
-  let pending: PendingSave;
+  let pending: PendingSave | number;
   let version: number;
   try {
     pending = startCommit(d, c.session, c.loaded, applied.outcome, applied.save, c.cause);
   } catch (error) {
     return commitFailed(c, error);
   }
+  if (typeof pending === 'number') return savedAtOnce(d, c.session, applied);
   try {
     version = await pending.version;
   } catch (error) {
@@ -82,7 +83,8 @@ export async function commitApplied(d: CommitDeps, c: CommitInput): Promise<Comm
 /**
  * {@link commitApplied}'s save handed to the store (the settling save records the outcome too:
  * a worker dying before `putOutcome` loses nothing), for a caller that awaits `version` in its own
- * frame, then calls {@link commitSaved} — or `failed()` and {@link commitFailed} when it rejects.
+ * frame, then calls {@link commitSaved} — or `failed()` and {@link commitFailed} when it rejects;
+ * the new version when the store saved it at once ({@link savedAtOnce} then).
  * Throws what {@link commitFailed} handles (the session unloaded).
  * @internal
  */
@@ -93,9 +95,15 @@ export function startCommit(
   outcome: Outcome,
   save: SessionSave,
   cause: SessionCause,
-): PendingSave {
+): PendingSave | number {
   const mark = d.persistence.settling(session, outcome);
   return d.persistence.startSave(session, loaded, save, cause, undefined, mark);
+}
+
+/** A commit the store saved at once (the loaded state took it already): its `transition_applied` events emitted. @internal */
+export function savedAtOnce(d: CommitDeps, session: LiveSession, applied: Applied): Committed {
+  emitTransitions(d.hub, session, applied);
+  return SAVED;
 }
 
 /** A commit the store saved as `version`: the loaded state takes it, its `transition_applied` events are emitted. @internal */

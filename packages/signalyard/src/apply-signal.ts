@@ -12,6 +12,7 @@ import {
   MAX_CONFLICT_RETRIES,
   commitFailed,
   commitSaved,
+  savedAtOnce,
   committedApprovalConflict,
   escapedOutcome,
   startCommit,
@@ -70,8 +71,8 @@ export class SignalApplier implements SignalApply {
 
   /**
    * {@link SignalApplier.apply} in steps, for a caller that awaits them in its own frame (the
-   * session queue: one async frame per signal): a {@link SignalStep} is awaited (`step.wait`,
-   * then {@link SignalApplier.resume} with how it settled) until the application's end, a
+   * session queue: one async frame per signal, or none on its fast lane): a {@link SignalStep} is
+   * awaited (`step.raced()`, then {@link SignalApplier.resume} with how it settled) until the application's end, a
    * `SignalApplied` (or a promise of one, for what takes the async path: a load, a custom
    * action, a failed save). May throw, as `apply` rejects.
    */
@@ -86,7 +87,7 @@ export class SignalApplier implements SignalApply {
       let ok = true;
       let value: unknown;
       try {
-        value = await step.wait;
+        value = await step.raced();
       } catch (error) {
         ok = false;
         value = error;
@@ -203,12 +204,14 @@ export class SignalApplier implements SignalApply {
     // commitApplied's steps, its store awaited by the caller.
     let pending;
     try {
-      pending = step.pending = startCommit(this.#d, session, loaded, applied.outcome, save, cause);
+      pending = startCommit(this.#d, session, loaded, applied.outcome, save, cause);
     } catch (error) {
       return this.#saveFailed(step, error);
     }
-    const { version } = pending;
     // Saved already (the memory store answers at once): the application ends here, no await.
+    if (typeof pending === 'number') return this.#committed(step, savedAtOnce(this.#d, session, applied));
+    step.pending = pending;
+    const { version } = pending;
     if (typeof version === 'number') return this.#committed(step, commitSaved(this.#d, pending, applied, version));
     step.wait = version;
     return step;
@@ -232,7 +235,7 @@ export class SignalApplier implements SignalApply {
       return done(committedApprovalConflict(session, applied.outcome, committed.error, decisionsOf(job.signal)));
     }
     if (committed.kind === 'failed') return done(committed.outcome);
-    return { outcome: applied.outcome, stopQueued: applied.stopQueued === true };
+    return applied; // its outcome and stopQueued: no object made per signal
   }
 
   /** What {@link commitFailed} needs of this application (made only when a save failed). */

@@ -8,6 +8,7 @@ import type {
 import { frozenJsonValue, isJsonRecord, readSessionCheckpoint } from '@signalyard/core/internal';
 import { RunnerError } from './errors/runner-error.js';
 import type { StaleApproval } from './live-session.js';
+import { CheckpointRecord, EngineCheckpointRecord } from './plain-records.js';
 
 /**
  * Reads a stored checkpoint (core's session checkpoint rules). An unknown `v` (or a malformed
@@ -79,9 +80,10 @@ export function ownCheckpoint(
 ): SessionCheckpointV1 {
   if (isJsonRecord(strategy) && isJsonRecord(history) && isJsonRecord(cause)) {
     // Without `engine`, as JSON leaves an undefined value out (the type wants the key: it is `unknown`).
-    if (engine === undefined)
-      return frozenJsonValue({ v: 1, agentId, strategy, history, cause } as SessionCheckpointV1);
-    if (isSharedJson(engine)) return frozenJsonValue({ v: 1, agentId, strategy, history, engine, cause });
+    // Plain records sized to hold the mark too (plain-records.ts): no property store of their own.
+    if (engine === undefined) return frozenJsonValue(new CheckpointRecord(agentId, strategy, history, cause));
+    if (isSharedJson(engine))
+      return frozenJsonValue(new EngineCheckpointRecord(agentId, strategy, history, engine, cause));
   }
   return { v: 1, agentId, strategy, history, engine, cause };
 }

@@ -40,7 +40,13 @@ export function keptMessages(messages: readonly ChatMessage[]): ChatMessage[] {
  */
 export function userMessageOf(signal: Signal): ChatMessage | undefined {
   const text = userTextOf(signal);
-  return text === undefined ? undefined : frozenJsonValue<ChatMessage>({ role: 'user', content: text });
+  if (text === undefined) return undefined;
+  // Filled in from `{}` (room for four fields in the object itself) rather than a two-field literal:
+  // the mark frozenJsonValue adds then fits in the object too (no extra property store per message).
+  const message: { role?: 'user'; content?: string } = {};
+  message.role = 'user';
+  message.content = text;
+  return frozenJsonValue(message as ChatMessage);
 }
 
 /** The text of the user message a signal adds to the history ({@link userMessageOf}), or `undefined`. */
@@ -138,8 +144,9 @@ function isToolAt(
  * copying it message by message with every save. A marked `history` needs no look inside.
  */
 function shareable(history: readonly ChatMessage[], added: readonly ChatMessage[]): boolean {
-  for (const message of added) if (!isJsonRecord(message)) return false;
+  // Indexed loops: no iterator object made per call.
+  for (let i = 0; i < added.length; i++) if (!isJsonRecord(added[i] as ChatMessage)) return false;
   if (isJsonRecord(history)) return true;
-  for (const message of history) if (!isJsonRecord(message)) return false;
+  for (let i = 0; i < history.length; i++) if (!isJsonRecord(history[i] as ChatMessage)) return false;
   return true;
 }

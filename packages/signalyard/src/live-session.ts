@@ -174,8 +174,10 @@ export class LiveSession {
    * message. Cleared when the turn ends, or once used.
    */
   interruptTurn: ((reason: unknown) => void) | undefined;
-  /** The processing loop, while one runs. */
+  /** The processing loop, while one runs (`LANE` of session-lane.ts while the fast lane runs it). */
   loop: Promise<void> | undefined;
+  /** The fast lane's state for this session (session-lane.ts' `LaneState`), made when it first runs there. */
+  lane: unknown = undefined;
   /**
    * With a durable inbox: the outcomes of this session's entries that the worker settled and has
    * not stored yet (`putOutcome` pending), by receipt id. Every settling save records them in
@@ -232,8 +234,8 @@ export class LiveSession {
     return this.next() as Job;
   }
 
-  /** Puts `job` back at the head of the queue (a batch member it gives back before applying it). */
-  requeue(job: Job): void {
+  /** Puts `job` back at the head of the queue (a batch member it gives back before applying it, a job the fast lane leaves to the general path). */
+  requeue(job: QueueEntry): void {
     if (this.#head > 0) this.#queue[--this.#head] = job;
     else {
       this.#queue.unshift(job);

@@ -39,6 +39,9 @@ import { SessionTimeline } from './session-timeline.js';
 import { turnStream, type TurnSink, type TurnStream } from './turn-stream.js';
 import type { SessionView } from './session-view.js';
 
+/** No options (shared: a call without them makes no object). */
+const NO_OPTIONS: { readonly agentId?: string; readonly abortSignal?: AbortSignal } = Object.freeze({});
+
 /**
  * Creates a {@link Runner}, validating its options.
  *
@@ -262,7 +265,7 @@ class RunnerImpl implements Runner {
   dispatch(
     sessionKey: SessionKey | string,
     signal: Signal,
-    opts: { agentId?: string; abortSignal?: AbortSignal } = {},
+    opts: { agentId?: string; abortSignal?: AbortSignal } = NO_OPTIONS,
   ): Promise<Outcome> {
     return this.#dispatch(sessionKey, signal, opts, undefined);
   }

@@ -1,3 +1,10 @@
+/** The resolve function of the promise made last with {@link captureResolve}, read at once. */
+let captured: (() => void) | undefined;
+/** One executor for every waiter's promise: no closure made per wait. */
+const captureResolve = (resolve: () => void): void => {
+  captured = resolve;
+};
+
 /** A FIFO counting semaphore: at most `limit` holders at once. */
 export class Semaphore {
   #available: number;
@@ -15,7 +22,10 @@ export class Semaphore {
       this.#available--;
       return undefined; // fast path: no promise
     }
-    return new Promise<void>((resolve) => this.#waiting.push(resolve));
+    const wait = new Promise<void>(captureResolve);
+    this.#waiting.push(captured);
+    captured = undefined;
+    return wait;
   }
 
   release(): void {

@@ -3,6 +3,7 @@ import { frozenJsonValue, isJsonRecord, isoAt, readClock } from '@signalyard/cor
 import { decisionRecords } from './approvals.js';
 import { causePayload, type Redact } from './cause-payload.js';
 import { userTextOf } from './history.js';
+import { CauseRecord, SummaryRecord } from './plain-records.js';
 
 /** How much of a user message's text a version's cause keeps. */
 const CAUSE_TEXT_UNITS = 200;
@@ -46,9 +47,12 @@ export function signalCause(
 ): SessionCause {
   const text = causeText(signal);
   const decided = outcome.decidedBy;
+  // Filled in from `{}` (room for four fields in the object itself): kind, text, payload and the
+  // mark sealedCause adds fit without an extra property store.
   const recorded: {
-    -readonly [K in keyof NonNullable<SessionCause['signal']>]: NonNullable<SessionCause['signal']>[K];
-  } = { kind: signal.kind };
+    -readonly [K in keyof NonNullable<SessionCause['signal']>]?: NonNullable<SessionCause['signal']>[K];
+  } = {};
+  recorded.kind = signal.kind;
   if (text !== undefined) recorded.text = text;
   const payload = signal.payload;
   // The hot path: a short text payload, nothing to redact, is kept as it is (no copy, no object).
@@ -60,10 +64,8 @@ export function signalCause(
     else if (kept.omitted !== undefined) recorded.payloadOmitted = kept.omitted;
   }
   // Assigned in a fixed order (no conditional spreads): one object, one shape, on every signal.
-  const cause: { -readonly [K in keyof SessionCause]: SessionCause[K] } = {
-    at: isoAt(readClock(options.clock)),
-    signal: recorded,
-  };
+  // A plain record sized for the fields filled in below and the mark (plain-records.ts).
+  const cause = new CauseRecord(isoAt(readClock(options.clock)), recorded as NonNullable<SessionCause['signal']>);
   if (outcome.status !== undefined) cause.status = outcome.status;
   if (decided !== undefined) cause.tier = decided.tier;
   if (decided?.route.name !== undefined) cause.routeName = decided.route.name;
@@ -94,12 +96,7 @@ export function sealedCause(cause: SessionCause): SessionCause {
 
 /** A summary's start: status, route and action, nothing done yet. */
 function baseSummary(status: Outcome['status'], decided: Outcome['decidedBy'], action: Action | undefined): RunSummary {
-  const summary: { -readonly [K in keyof RunSummary]: RunSummary[K] } = {
-    status,
-    handoffs: NONE,
-    toolCalls: NONE,
-    approvals: NONE,
-  };
+  const summary = new SummaryRecord(status, NONE);
   if (decided !== undefined) summary.route = routeOf(decided);
   if (action !== undefined) summary.action = actionText(action);
   return summary;

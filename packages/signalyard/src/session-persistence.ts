@@ -214,6 +214,7 @@ export class SessionPersistence {
     mark: InboxMark | undefined = settlingMark(session),
   ): Promise<void> {
     const pending = this.startSave(session, loaded, save, cause, strategy, mark);
+    if (typeof pending === 'number') return; // saved at once
     let version: number;
     try {
       version = await pending.version;
@@ -228,8 +229,9 @@ export class SessionPersistence {
    * {@link SessionPersistence.save} in two steps, for a caller that awaits the store in its own
    * frame (the Runner's hot path: no async frame of its own): the checkpoint built and handed to
    * the store now; the {@link PendingSave}'s `version` settles with the store's answer, then
-   * `done(version)` — or `failed()` when it rejects. Throws (the session unloaded) when the
-   * checkpoint cannot be built or the store refuses it at once.
+   * `done(version)` — or `failed()` when it rejects. The new version itself when the store saved
+   * it at once (the memory store): the loaded state has taken it already (no `PendingSave` made).
+   * Throws (the session unloaded) when the checkpoint cannot be built or the store refuses it at once.
    */
   startSave(
     session: LiveSession,
@@ -238,7 +240,7 @@ export class SessionPersistence {
     cause: SessionCause,
     strategy?: StrategySnapshot,
     mark: InboxMark | undefined = settlingMark(session),
-  ): PendingSave {
+  ): PendingSave | number {
     const pending = save.pendingApprovals ?? loaded.pendingApprovals;
     const stale = save.staleApprovals ?? loaded.staleApprovals;
     // Aliases only for what is still open: a decided approval's old and new ids are both gone.
@@ -270,7 +272,10 @@ export class SessionPersistence {
       }
       // The memory store answers at once (no promise): the caller's next step needs no microtask.
       const version = saveAtOnce(this.#store, session.key, checkpoint, loaded.version);
-      return new PendingSave(session, loaded, save, snapshot, carried, pending, stale, aliases, version);
+      if (typeof version !== 'number')
+        return new PendingSave(session, loaded, save, snapshot, carried, pending, stale, aliases, version);
+      savedAs(loaded, save, snapshot, carried, pending, stale, aliases, version);
+      return version;
     } catch (error) {
       session.state = UNLOADED;
       throw error;
@@ -341,21 +346,34 @@ export class PendingSave {
 
   /** The store saved it as `version`: the loaded state takes it. */
   done(version: number): void {
-    const { loaded, save, aliases } = this;
-    loaded.version = version;
-    loaded.carried = this.carried;
-    loaded.savedStrategy = this.snapshot;
-    loaded.history = save.history;
-    loaded.engineState = save.engineState;
-    loaded.pendingApprovals = this.pending;
-    loaded.staleApprovals = this.stale;
-    loaded.aliases = aliases === undefined ? NO_ALIASES : new Map(Object.entries(aliases));
+    savedAs(this.loaded, this.save, this.snapshot, this.carried, this.pending, this.stale, this.aliases, version);
   }
 
   /** The store refused it: the session is unloaded (the next signal reloads it). */
   failed(): void {
     this.session.state = UNLOADED;
   }
+}
+
+/** A save the store answered with `version`: `loaded` takes what was saved. */
+function savedAs(
+  loaded: LoadedState,
+  save: SessionSave,
+  snapshot: StrategySnapshot,
+  carried: Readonly<Record<string, unknown>>,
+  pending: LoadedState['pendingApprovals'],
+  stale: LoadedState['staleApprovals'],
+  aliases: Readonly<Record<string, string>> | undefined,
+  version: number,
+): void {
+  loaded.version = version;
+  loaded.carried = carried;
+  loaded.savedStrategy = snapshot;
+  loaded.history = save.history;
+  loaded.engineState = save.engineState;
+  loaded.pendingApprovals = pending;
+  loaded.staleApprovals = stale;
+  loaded.aliases = aliases === undefined ? NO_ALIASES : new Map(Object.entries(aliases));
 }
 
 /** A fresh strategy's snapshot, `undefined` when its `snapshot()` throws (the first save reports it). */

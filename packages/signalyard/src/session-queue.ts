@@ -18,6 +18,7 @@ import {
   type ArrivalEnd,
 } from './stop-on-arrival.js';
 import { SignalStep } from './signal-step.js';
+import { FastLane, LANE } from './session-lane.js';
 import { Stopper } from './stopper.js';
 import type { TurnSink } from './turn-stream.js';
 
@@ -79,9 +80,26 @@ export class SessionQueue {
   readonly #d: QueueDeps;
   readonly #sessions = new Map<string, LiveSession>();
   readonly #arrivals: ArrivalDeps;
+  /** Without a lock and a durable inbox: where a session's signals run (the general path takes what it does not). */
+  readonly #lane: FastLane | undefined;
 
   constructor(deps: QueueDeps) {
     this.#d = deps;
+    this.#lane =
+      deps.lock === undefined && deps.inbox === undefined
+        ? new FastLane({
+            applier: deps.applier,
+            slots: deps.slots,
+            closing: deps.closing,
+            settle: (job, outcome) => {
+              this.settle(job, outcome);
+            },
+            settleApplied: (session, job, applied) => {
+              this.#settleApplied(session, job, applied);
+            },
+            slowLoop: (session) => this.#process(session),
+          })
+        : undefined;
     this.#arrivals = {
       hub: deps.hub,
       explaining: deps.explaining,
@@ -176,7 +194,7 @@ export class SessionQueue {
     }
     if (signal.kind === 'user_message' && session.interruptTurn !== undefined) interruptOnArrival(session, signal);
     session.push(job);
-    session.loop ??= this.#process(session);
+    this.#run(session);
     return promise;
   }
 
@@ -195,7 +213,7 @@ export class SessionQueue {
   #afterArrival(session: LiveSession, job: Job, end: ArrivalEnd): void {
     if (end === 'settled') return;
     session.push(job);
-    session.loop ??= this.#process(session);
+    this.#run(session);
   }
 
   #session(key: string, agent: AgentRuntime): LiveSession {
@@ -213,6 +231,15 @@ export class SessionQueue {
       if (session.isRunning(job)) job.stop.abort(callerAbort.reason);
       else this.settle(job, stoppedOutcome(session.ctx));
     });
+  }
+
+  /** Runs the session's queue unless a loop runs it: on the fast lane once the runner has started, else the general path. */
+  #run(session: LiveSession): void {
+    if (session.loop !== undefined) return;
+    if (this.#lane !== undefined && this.#d.whenStarted() === undefined) {
+      session.loop = LANE;
+      this.#lane.start(session);
+    } else session.loop = this.#process(session);
   }
 
   async #process(session: LiveSession): Promise<void> {
@@ -257,7 +284,7 @@ export class SessionQueue {
                 let ok = true;
                 let value: unknown;
                 try {
-                  value = await step.wait;
+                  value = await step.raced();
                 } catch (error) {
                   ok = false;
                   value = error;
@@ -327,7 +354,7 @@ export class SessionQueue {
         },
       };
       session.push(task);
-      session.loop ??= this.#process(session);
+      this.#run(session);
     });
   }
 
@@ -372,7 +399,12 @@ export class SessionQueue {
 
   /** The processing loops running now. */
   loops(): Promise<void>[] {
-    return [...this.#sessions.values()].flatMap((s) => (s.loop === undefined ? [] : [s.loop]));
+    const loops: Promise<void>[] = [];
+    for (const s of this.#sessions.values()) {
+      if (s.loop === LANE) loops.push((this.#lane as FastLane).whenDone(s));
+      else if (s.loop !== undefined) loops.push(s.loop);
+    }
+    return loops;
   }
 
   /** Aborts every turn in flight with `reason`. */

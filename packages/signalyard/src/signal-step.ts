@@ -2,13 +2,13 @@ import type { Outcome, SessionCause } from '@signalyard/core';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
 import type { Applied } from './outcomes.js';
 import type { PendingSave } from './session-persistence.js';
-import type { Turn } from './turn.js';
+import { raceEngine, type Turn } from './turn.js';
 
 /** How one signal's application ended: its outcome, and whether the signals queued behind it stop. @internal */
 export interface SignalApplied {
   readonly outcome: Outcome;
-  /** A stop action was applied and saved: the signals waiting in the session's queue end `stopped`. */
-  readonly stopQueued: boolean;
+  /** A stop action was applied and saved: the signals waiting in the session's queue end `stopped` (absent: false). */
+  readonly stopQueued?: boolean | undefined;
 }
 
 /**
@@ -25,7 +25,10 @@ export class SignalStep {
   readonly attempt: number;
   /** The turn whose engine `wait` is, until its save starts. */
   readonly turn: Turn | undefined;
-  /** What to await now. */
+  /**
+   * What to await now: the engine's turn (not raced with the job's stop: {@link SignalStep.raced}
+   * is), then the store's answer.
+   */
   wait: Promise<unknown> | undefined;
   /** What the attempt applied, once its save starts. */
   applied: Applied | undefined = undefined;
@@ -41,6 +44,16 @@ export class SignalStep {
     this.attempt = attempt;
     this.turn = turn;
     this.wait = turn?.engineDone;
+  }
+
+  /** Whether `wait` is the engine's turn (a stop must end the wait), not the store's answer. */
+  get waitsForEngine(): boolean {
+    return this.turn !== undefined && this.pending === undefined;
+  }
+
+  /** `wait` for a caller that awaits it: the engine's turn raced with the job's stop ({@link raceEngine}). */
+  raced(): Promise<unknown> {
+    return this.waitsForEngine ? raceEngine(this.turn as Turn) : (this.wait as Promise<unknown>);
   }
 }
 

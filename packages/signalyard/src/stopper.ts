@@ -11,6 +11,8 @@ export class Stopper {
   #listeners: (() => void)[] | undefined;
   /** Races to reject on abort ({@link raceStop}): reject, error factory, reject, error factory... */
   #races: (((error: Error) => void) | (() => Error))[] | undefined;
+  /** What the session queue's fast lane waiting on this stopper's engine turn does on abort (one at a time). */
+  #onStop: (() => void) | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -34,6 +36,9 @@ export class Stopper {
     if (races !== undefined) {
       for (let i = 0; i < races.length; i += 2) (races[i] as (error: Error) => void)((races[i + 1] as () => Error)());
     }
+    const onStop = this.#onStop;
+    this.#onStop = undefined;
+    onStop?.();
     const listeners = this.#listeners;
     this.#listeners = undefined;
     if (listeners !== undefined) for (const listener of listeners) listener();
@@ -51,6 +56,15 @@ export class Stopper {
     else if (this.#races === undefined)
       this.#races = [reject, abortError]; // made at its size: most stoppers serve one race
     else this.#races.push(reject, abortError);
+  }
+
+  /**
+   * Sets (or with `undefined`, clears) the one function called when this stopper aborts while
+   * it is set — the session queue's fast lane, waiting on the turn's engine with no race promise.
+   * Not called when already aborted: the caller looks at `aborted` first.
+   */
+  setOnStop(onStop: (() => void) | undefined): void {
+    this.#onStop = onStop;
   }
 
   /** Calls `listener` once when aborted (at once if already aborted); returns a remover. */

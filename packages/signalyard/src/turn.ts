@@ -48,8 +48,8 @@ export interface TurnDeps {
 export class Turn {
   readonly deps: TurnDeps;
   /**
-   * Settles as the engine's turn does, or rejects once the job's stop fires first: set by
-   * {@link startTurn}, awaited by its caller, then {@link endTurn}.
+   * Settles as the engine's turn does (not raced with the job's stop: {@link raceEngine} is):
+   * set by {@link startTurn}, awaited by its caller, then {@link endTurn}.
    */
   engineDone: Promise<unknown> | undefined = undefined;
   readonly t: TurnInput;
@@ -138,8 +138,18 @@ export class Turn {
   }
 }
 
-/** The error a stopped engine turn rejects with. */
-const turnStopped = (): AbortedError => new AbortedError({ message: 'The turn was stopped' });
+/** The error a stopped engine turn rejects with. @internal */
+export const turnStopped = (): AbortedError => new AbortedError({ message: 'The turn was stopped' });
+
+/**
+ * The turn's engine raced with its job's stop: settles as the engine does, or rejects with
+ * {@link turnStopped}'s error as soon as the stop fires. What a caller awaiting the turn in an
+ * async frame awaits (the session queue's fast lane races it itself, with no promise of its own).
+ * @internal
+ */
+export function raceEngine(turn: Turn): Promise<unknown> {
+  return raceStop(turn.engineDone as Promise<unknown>, turn.t.job.stop, turnStopped);
+}
 
 /**
  * A `continue`: one engine turn, then its `TurnResult.actions`, all or nothing. Emits
@@ -152,7 +162,7 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
   let ok = true;
   let value: unknown;
   try {
-    value = await turn.engineDone;
+    value = await raceEngine(turn);
   } catch (error) {
     ok = false;
     value = error;
@@ -162,8 +172,8 @@ export async function runTurn(deps: TurnDeps, t: TurnInput): Promise<Applied> {
 
 /**
  * The first half of {@link runTurn}, synchronous: the engine called, its turn's end in
- * `engineDone` (for the caller to await in its own frame: one async frame and one promise hop
- * less per signal than awaiting `runTurn`), then {@link endTurn}. An `Applied` when the turn
+ * `engineDone` (for the caller to await in its own frame, raced with the stop — {@link raceEngine}
+ * — or to follow with callbacks: no async frame of its own), then {@link endTurn}. An `Applied` when the turn
  * ended before that (no pending approval named, the engine threw synchronously).
  * @internal
  */
@@ -181,7 +191,7 @@ export function startTurn(deps: TurnDeps, t: TurnInput): Applied | Turn {
     if (engine === undefined)
       throw new RunnerError({ code: 'ENGINE_FAILED', message: `Agent "${session.agent.id}" has no engine` });
     // An engine may return a plain TurnResult as well as a promise of one.
-    turn.engineDone = raceStop(Promise.resolve(engine(ctx)), job.stop, turnStopped);
+    turn.engineDone = Promise.resolve(engine(ctx));
   } catch (error) {
     return engineFailed(turn, error);
   }
