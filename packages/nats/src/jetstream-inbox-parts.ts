@@ -31,13 +31,13 @@ interface AttemptsValue {
   readonly b: number;
 }
 
-/** Whether a compare-and-set lost its race. @internal */
-export function lostRace(error: unknown): boolean {
+/** Whether a compare-and-set lost its race. */
+function lostRace(error: unknown): boolean {
   return isApiCode(error, 10071) || (error instanceof Error && /wrong last sequence/i.test(error.message));
 }
 
-/** A KV value kept with its own time to live (`ms` after the entry's server timestamp), live now? @internal */
-export function liveFor(entry: KvEntry | null, now: number): { ms: number } | undefined {
+/** A KV value kept with its own time to live (`ms` after the entry's server timestamp), live now? */
+function liveFor(entry: KvEntry | null, now: number): { ms: number } | undefined {
   if (entry?.operation !== 'PUT' || entry.length === 0) return undefined;
   const value = entry.json<{ ms: number }>();
   return entry.created.getTime() + value.ms > now ? value : undefined;

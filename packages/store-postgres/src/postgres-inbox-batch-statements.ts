@@ -4,9 +4,6 @@ import { COUNTER_SHARDS } from './postgres-inbox-schema.js';
 /** A duration in milliseconds (a bigint expression) as an interval. */
 const ms = (expr: string): string => `${expr}::bigint * interval '1 millisecond'`;
 
-/** The SQL of an inbox's batched statements (several calls in one statement, one round trip). @internal */
-export type InboxBatchSql = ReturnType<typeof inboxBatchSql>;
-
 /**
  * The statements that serve several worker calls of one kind at once (`InboxBatcher`): each is
  * the single call's statement over arrays, one transaction for the lot. Rows they lock in more
