@@ -205,7 +205,14 @@ describePostgres('PostgresInbox against a real server', () => {
     const [entry] = await collect(inbox.read(lease!));
     await inbox.beginDelivery(entry!);
     // Texts that would break a statement built by hand: quotes, backslashes, placeholders, NUL escapes.
-    const awkward = ["it's", 'back\\slash \\x00', '$1 $2 $3 $$ $tag$', "'); DROP TABLE x; --", 'ünï €ode 🎉\n\ttabs', '\u0000'];
+    const awkward = [
+      "it's",
+      'back\\slash \\x00',
+      '$1 $2 $3 $$ $tag$',
+      "'); DROP TABLE x; --",
+      'ünï €ode 🎉\n\ttabs',
+      '\u0000',
+    ];
     await inbox.publish(receipt.receiptId, 1, { type: 'text_delta', agentId: 'a', delta: awkward[0]! });
     await inbox.publishMany(
       receipt.receiptId,
