@@ -1,4 +1,5 @@
-import type { InboxLease, Outcome } from '@signalyard/core';
+import type { Inbox, InboxLease, Outcome } from '@signalyard/core';
+import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
 import type { Job } from './live-session.js';
 
 /** One leased session key of a worker: its lease, what was fed to the queue, what is still to finish. @internal */
@@ -40,6 +41,15 @@ export function stillIdle(work: KeyWork, spell: number): boolean {
   return work.feeding === undefined && work.idleSince !== undefined && work.idleSpells === spell;
 }
 
+/**
+ * Whether `work` is a key kept idle ({@link idleLeaseMs}) whose lease can be given up at once: no
+ * entry pending, no read under way. A worker whose `maxSessions` slots are all taken gives such
+ * leases up for keys with entries (an idle lease never keeps a waiting session out). @internal
+ */
+export function isSpare(work: KeyWork): boolean {
+  return work.idleSince !== undefined && work.pending === 0 && !work.lost && work.feeding === undefined;
+}
+
 /** A key's work as it starts under a newly acquired lease. @internal */
 export function newKeyWork(lease: InboxLease): KeyWork {
   return {
@@ -59,4 +69,32 @@ export function newKeyWork(lease: InboxLease): KeyWork {
     idleSpells: 0,
     idleSince: undefined,
   };
+}
+
+/** Renews `lease` every `leaseMs / 3` until the timer is cleared; `lost` hears why it could not be. @internal */
+export function renewTimer(
+  inbox: Inbox,
+  lease: InboxLease,
+  leaseMs: number,
+  lost: (why: unknown) => void,
+): ReturnType<typeof setInterval> {
+  const timer = setInterval(
+    () => {
+      inbox.renew(lease).then((held) => {
+        if (!held) lost('the lease expired or was taken over');
+      }, lost);
+    },
+    Math.max(1, Math.floor(leaseMs / 3)),
+  );
+  timer.unref();
+  return timer;
+}
+
+/** The agent id a session key names, if it parses and names one. @internal */
+export function agentIdOfKey(key: string): string | undefined {
+  try {
+    return agentIdOf(parseSessionKey(key));
+  } catch {
+    return undefined;
+  }
 }

@@ -1,37 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import { signal as makeSignal, type Inbox, type InboxEntry, type InboxLease, type Outcome } from '@signalyard/core';
+import { signal as makeSignal, type InboxEntry, type InboxLease, type Outcome } from '@signalyard/core';
 import { compareInboxSeq, errorText } from '@signalyard/core/internal';
-import { agentIdOf, parseSessionKey } from '@signalyard/sessions';
-import { applyControl, appliedBefore, type ControlDeps, type ControlEnd, type ControlHooks } from './inbox-control.js';
-import type { InboxProducer } from './inbox-producer.js';
+import { applyControl, appliedBefore, type ControlEnd, type ControlHooks } from './inbox-control.js';
 import { EntryFinisher, type FinishWork } from './inbox-finish.js';
-import { idleLeaseMs, newKeyWork, stillIdle, type KeyWork } from './inbox-key-work.js';
+import {
+  agentIdOfKey,
+  idleLeaseMs,
+  isSpare,
+  newKeyWork,
+  renewTimer,
+  stillIdle,
+  type KeyWork,
+} from './inbox-key-work.js';
 import { EntryPublisher } from './inbox-publisher.js';
 import { admitMember, coverEntry, coveredLive, gateEntry, lostError, type GateDeps } from './inbox-settle.js';
 import { keepUnstored } from './inbox-fields.js';
+import type { WorkerDeps } from './inbox-worker-deps.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, inputError } from './outcomes.js';
 import type { AgentRuntime } from './runner-options.js';
-import type { WorkerSetting } from './runner-options-schema.js';
-import type { SessionPersistence } from './session-persistence.js';
-import type { InboxHooks, SessionQueue } from './session-queue.js';
-
-/** What an {@link InboxWorker} works with. @internal */
-export interface WorkerDeps {
-  readonly inbox: Inbox;
-  readonly queue: SessionQueue;
-  readonly persistence: SessionPersistence;
-  readonly agents: ReadonlyMap<string, AgentRuntime>;
-  readonly producer: InboxProducer;
-  readonly settings: Exclude<WorkerSetting, false>;
-  readonly maxSessions: number;
-  readonly maxHistoryMessages: number;
-  readonly outcomeTtlMs: number;
-  readonly maxOutcomeBytes: number;
-  readonly warn: (message: string) => void;
-  /** What control entries (rewind, delete) are applied with. */
-  readonly control: ControlDeps;
-}
+import type { InboxHooks } from './session-queue.js';
 
 const noop = (): void => undefined;
 
@@ -60,6 +48,8 @@ export class InboxWorker {
   readonly #releasing = new Set<Promise<void>>();
 
   readonly #finisher: EntryFinisher;
+  /** An acquisition found every slot taken (by keys with work). */
+  #starved = false;
 
   constructor(deps: WorkerDeps) {
     this.#d = deps;
@@ -161,7 +151,9 @@ export class InboxWorker {
   }
 
   async #acquire(): Promise<void> {
-    const free = this.#d.maxSessions - this.#works.size;
+    const spare = [...this.#works.values()].filter(isSpare); // slots of idle leases count as free
+    const free = this.#d.maxSessions - this.#works.size + spare.length;
+    this.#starved = free <= 0; // the next key to go idle looks again
     if (free <= 0) return;
     let leases: InboxLease[];
     try {
@@ -171,7 +163,11 @@ export class InboxWorker {
       return;
     }
     for (const lease of leases) {
-      if (this.#closing || this.#works.has(lease.key)) void this.#release(lease);
+      let idle: KeyWork | undefined; // a key with entries beats an idle one (unless that got work meanwhile)
+      while (this.#works.size >= this.#d.maxSessions && (idle = spare.shift()) !== undefined)
+        if (isSpare(idle)) void this.#giveUp(idle, false);
+      if (this.#closing || this.#works.has(lease.key) || this.#works.size >= this.#d.maxSessions)
+        void this.#release(lease);
       else this.#startKey(lease);
     }
   }
@@ -179,18 +175,9 @@ export class InboxWorker {
   #startKey(lease: InboxLease): void {
     const work = newKeyWork(lease);
     this.#works.set(lease.key, work);
-    const every = Math.max(1, Math.floor(this.#d.settings.leaseMs / 3));
-    work.renewTimer = setInterval(() => {
-      this.#d.inbox.renew(lease).then(
-        (held) => {
-          if (!held) this.#lose(work, 'the lease expired or was taken over');
-        },
-        (error: unknown) => {
-          this.#lose(work, error);
-        },
-      );
-    }, every);
-    work.renewTimer.unref();
+    work.renewTimer = renewTimer(this.#d.inbox, lease, this.#d.settings.leaseMs, (why) => {
+      this.#lose(work, why);
+    });
     this.#feed(work);
   }
 
@@ -391,18 +378,25 @@ export class InboxWorker {
    */
   async #giveUpWhenIdle(work: KeyWork): Promise<void> {
     if (this.#busy(work)) return;
+    const first = work.idleSince === undefined;
     work.idleSince ??= performance.now();
+    if (first && this.#starved) this.#tick(); // keys with entries may be waiting for its slot
     const left = work.idleSince + idleLeaseMs(this.#d.settings) - performance.now();
     if (left > 0) {
       const spell = ++work.idleSpells; // a later wait (after a poll's read) replaces this one
       await new Promise<void>((resolve) => setTimeout(resolve, left).unref());
       if (this.#busy(work) || !stillIdle(work, spell)) return;
     }
+    await this.#giveUp(work, true);
+  }
+
+  /** Gives the lease of idle `work` up (then looks for other keys' work when `tick`). */
+  async #giveUp(work: KeyWork, tick: boolean): Promise<void> {
     work.lost = true;
     clearInterval(work.renewTimer);
     if (this.#works.get(work.key) === work) this.#works.delete(work.key);
     await this.#release(work.lease);
-    this.#tick();
+    if (tick) this.#tick();
   }
 
   /** Gives a lease up outside `releaseAll`, tracked so that `releaseAll` waits for it too. */
@@ -438,13 +432,5 @@ export class InboxWorker {
     }
     await Promise.all(works.map((w) => this.#d.inbox.release(w.lease).catch(noop)));
     await Promise.all([...this.#releasing]); // idle leases being given up as the close began
-  }
-}
-
-function agentIdOfKey(key: string): string | undefined {
-  try {
-    return agentIdOf(parseSessionKey(key));
-  } catch {
-    return undefined;
   }
 }
