@@ -83,6 +83,15 @@ async function ensureStream(
     await jsm.streams.add(config);
     return;
   } catch (error) {
+    // 10058: the name is in use. 10065 "subjects overlap": also what a process that loses the race
+    // to create this very stream may hear (nats-server 2.9) — then the stream is there by its name;
+    // when it is not, another stream holds the subjects and that is the error.
+    if (isApiCode(error, 10065)) {
+      const found = await jsm.streams.info(config.name).catch(() => undefined);
+      if (found === undefined) throw error;
+      check(found.config);
+      return;
+    }
     if (!isApiCode(error, 10058)) throw error;
   }
   check((await jsm.streams.info(config.name)).config);

@@ -27,7 +27,7 @@ describe('the fast lane', () => {
           routes: [{ kind: SignalKind.Stop, action: Action.ForceStop }],
           engine: (ctx) =>
             ctx.signal.payload === 'warm'
-              ? reply('warm reply')
+              ? Promise.resolve(reply('warm reply'))
               : (turns[calls++] as { promise: Promise<TurnResult> }).promise,
         },
       ],
@@ -81,7 +81,7 @@ describe('the fast lane', () => {
           routes: [{ kind: SignalKind.Stop, action: Action.ForceStop }],
           engine: (ctx) =>
             ctx.signal.payload === 'warm'
-              ? reply('warm reply')
+              ? Promise.resolve(reply('warm reply'))
               : (turns[calls++] as { promise: Promise<TurnResult> }).promise,
         },
       ],
@@ -122,7 +122,11 @@ describe('the fast lane', () => {
           id: 'main',
           routes: [{ kind: SignalKind.Stop, action: Action.ForceStop }],
           engine: (ctx) =>
-            ctx.signal.payload === 'warm' ? reply('warm reply') : calls++ === 0 ? hung.promise : reply('ok'),
+            ctx.signal.payload === 'warm'
+              ? Promise.resolve(reply('warm reply'))
+              : calls++ === 0
+                ? hung.promise
+                : Promise.resolve(reply('ok')),
         },
       ],
     });

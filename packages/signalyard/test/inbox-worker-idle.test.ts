@@ -22,7 +22,12 @@ afterEach(async () => {
 
 function idleRunner(inbox: MemoryInbox, maxSessions: number): Runner {
   const runner = createRunner({
-    agents: [{ id: 'main', engine: (ctx) => ({ messages: [{ role: 'assistant', content: `ok ${ctx.sessionKey}` }] }) }],
+    agents: [
+      {
+        id: 'main',
+        engine: (ctx) => Promise.resolve({ messages: [{ role: 'assistant', content: `ok ${ctx.sessionKey}` }] }),
+      },
+    ],
     inbox,
     worker: { pollMs: 60_000, leaseMs: 3_600_000, maxSessions },
   });

@@ -86,7 +86,7 @@ describe('AbortRace', () => {
 });
 
 describe('AbortRace.raceThen', () => {
-  const twice = (v: number): number => v * 2;
+  const twice = (v: number): number | string => v * 2;
   const named = (e: unknown): string => (AbortedError.isInstance(e) ? 'aborted' : `error: ${String(e)}`);
 
   it('settles like onValue of the value, or onError of a rejection', async () => {
