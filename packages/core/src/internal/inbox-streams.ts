@@ -58,7 +58,7 @@ export type OutcomeLookup = { readonly outcome: OutcomeJson } | 'pending' | 'gon
 /**
  * `Inbox.outcome` on any transport: looks the receipt up, and while its entry waits, looks again
  * each time `wakeups` wakes it, until the outcome is there, the entry is gone without one
- * (`OUTCOME_EXPIRED`), `timeoutMs` passes (`OUTCOME_TIMEOUT`) or `abortSignal` fires (`ABORTED`).
+ * (`OUTCOME_EXPIRED`, after a second lookup: see the loop), `timeoutMs` passes (`OUTCOME_TIMEOUT`) or `abortSignal` fires (`ABORTED`).
  * Only the wait ends: nothing is changed in the inbox.
  */
 export async function waitForOutcome(
@@ -78,7 +78,11 @@ export async function waitForOutcome(
     for (;;) {
       const watch = wakeups.watch(receiptId);
       try {
-        const found = await untilAborted(lookup(receiptId), signal);
+        let found = await untilAborted(lookup(receiptId), signal);
+        // A lookup reads the outcome, then whether the entry waits: a settle between the two reads
+        // (its outcome stored, then its entry removed) looks like "gone". Every transport stores
+        // the outcome before it removes the entry, so a second lookup tells the two apart.
+        if (found === 'gone') found = await untilAborted(lookup(receiptId), signal);
         if (found === 'gone') throw outcomeExpiredError(receiptId);
         if (found !== 'pending') return found.outcome;
         await untilAborted(watch.promise, signal);
