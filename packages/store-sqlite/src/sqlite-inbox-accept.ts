@@ -1,5 +1,5 @@
-import type { InboxReceipt } from '@signalyard/core';
-import { isoAt, timeOrderedUuid, type CheckedAccept } from '@signalyard/core/internal';
+import type { InboxEntry, InboxReceipt } from '@signalyard/core';
+import { isoAt, parseSignalText, timeOrderedUuid, type CheckedAccept } from '@signalyard/core/internal';
 import type { ResolvedSqliteInboxOptions } from './sqlite-inbox-options.js';
 import type { InboxStatements } from './sqlite-inbox-statements.js';
 import { PROCESS_ORIGIN } from './sqlite-inbox-watch.js';
@@ -62,4 +62,18 @@ export function acceptStatements(
 function seenReceipt(s: InboxStatements, id: string, now: number): InboxReceipt {
   const seen = s.seen.get(id, now) as { receipt_id: string; session_key: string; seq: string; accepted_at: string };
   return { receiptId: seen.receipt_id, sessionKey: seen.session_key, seq: seen.seq, acceptedAt: seen.accepted_at };
+}
+
+/** The entry an accept of `input` inserted, as a read of it gives it (for the connection's `OwnEntries`). @internal */
+export function acceptedEntry(input: CheckedAccept, receipt: InboxReceipt): InboxEntry {
+  return {
+    receiptId: receipt.receiptId,
+    sessionKey: receipt.sessionKey,
+    seq: receipt.seq,
+    acceptedAt: receipt.acceptedAt,
+    ...(input.agentId !== undefined && { agentId: input.agentId }),
+    signal: parseSignalText(input.signalText),
+    attempts: 0,
+    ...(input.control !== undefined && { control: input.control }),
+  };
 }

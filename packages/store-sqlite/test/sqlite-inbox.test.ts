@@ -138,7 +138,10 @@ describe('SqliteInbox schema', () => {
     db.exec("UPDATE inbox_meta SET value = 1 WHERE name = 'schema'");
     db.close();
     const counts = (): unknown =>
-      query(path, "SELECT key, last_seq, pending FROM inbox_keys UNION ALL SELECT name, 0, value FROM inbox_meta WHERE name = 'pending' ORDER BY 1");
+      query(
+        path,
+        "SELECT key, last_seq, pending FROM inbox_keys UNION ALL SELECT name, 0, value FROM inbox_meta WHERE name = 'pending' ORDER BY 1",
+      );
     expect(counts()).toEqual([
       { key: 'pending', last_seq: 0, pending: 3 },
       { key: 's', last_seq: 2, pending: 2 },
@@ -151,12 +154,18 @@ describe('SqliteInbox schema', () => {
       { name: 'inbox_entries_uncounted' },
     ]);
     expect((await again.accept({ sessionKey: 's', signal: text('w'), id: 'd' })).seq).toBe('3');
-    await expect(again.accept({ sessionKey: 's', signal: text('v'), id: 'e' })).rejects.toMatchObject({ code: 'INBOX_FULL' });
+    await expect(again.accept({ sessionKey: 's', signal: text('v'), id: 'e' })).rejects.toMatchObject({
+      code: 'INBOX_FULL',
+    });
     const [lease] = await again.acquire('w', { leaseMs: 60_000, max: 1 });
     expect(lease?.key).toBe('s'); // waited longest
     const entries = [];
     for await (const entry of again.read(lease as InboxLease)) entries.push(entry);
-    expect(entries.map((e) => [e.seq, e.signal.payload])).toEqual([['1', 'x'], ['2', 'y'], ['3', 'w']]);
+    expect(entries.map((e) => [e.seq, e.signal.payload])).toEqual([
+      ['1', 'x'],
+      ['2', 'y'],
+      ['3', 'w'],
+    ]);
     await again.ack(entries[0] as InboxEntry);
     expect(counts()).toEqual([
       { key: 'pending', last_seq: 0, pending: 3 },
