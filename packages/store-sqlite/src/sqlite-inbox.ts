@@ -77,8 +77,8 @@ const NOTICE_KEEP_MS = 60_000;
  *   `inbox_meta`), in the store's file or one of their own; their schema version
  *   (`SQLITE_INBOX_SCHEMA_VERSION`) is kept in `inbox_meta`, created or migrated when the inbox
  *   opens the file (a newer one is refused). The scaling-out guide shows their layout.
- * - **`seq`** is allocated per session key in the accepting transaction (`INSERT … ON CONFLICT
- *   (key) DO UPDATE SET last_seq = last_seq + 1 RETURNING`, under SQLite's write lock), so
+ * - **`seq`** is allocated per session key in the accepting transaction (the entry inserted with
+ *   the key's `last_seq + 1`, which a trigger then records, under SQLite's write lock), so
  *   accepts commit in `seq` order and a later `seq` is never visible before an earlier one.
  * - **Leases** live in `inbox_keys`, judged by this machine's clock; `attempts` are counted by
  *   `beginDelivery` in the file. Outcomes (`putOutcome`'s TTL) and dedupe ids
