@@ -1,5 +1,5 @@
-import type { InboxReceipt } from '@signalyard/core';
-import { isoAt, timeOrderedUuid, type CheckedAccept } from '@signalyard/core/internal';
+import type { InboxEntry, InboxReceipt } from '@signalyard/core';
+import { isoAt, parseSignalText, timeOrderedUuid, type CheckedAccept } from '@signalyard/core/internal';
 import type { ResolvedSqliteInboxOptions } from './sqlite-inbox-options.js';
 import type { InboxStatements } from './sqlite-inbox-statements.js';
 import { PROCESS_ORIGIN } from './sqlite-inbox-watch.js';
@@ -14,9 +14,9 @@ export type AcceptWritten = InboxReceipt | (InboxReceipt & { readonly fresh: tru
  * The statements of `SqliteInbox.accept`, run inside one write (one transaction of the group
  * commit, under SQLite's write lock): the dedupe id remembered for `dedupeWindowMs` with the
  * `seq` about to be allocated, unless a live one is there (then its receipt is returned, nothing
- * written); the session key's next `seq` allocated in one statement with the pending limits
- * checked and the key's pending count and waiting mark set (a limit hit forgets the dedupe id
- * again); the entry inserted and the inbox's pending count raised.
+ * written); the entry inserted with the session key's next `seq`, in one statement with the
+ * pending limits checked (a limit hit forgets the dedupe id again): the schema's trigger raises
+ * the key's and the inbox's pending counts and sets the key's `last_seq` and waiting mark.
  * @internal
  */
 export function acceptStatements(
@@ -37,29 +37,24 @@ export function acceptStatements(
     now,
   });
   if (remembered.changes !== 1) return seenReceipt(s, id, now);
-  const next = s.nextSeq.get({
-    key: sessionKey,
-    maxSession: limits.maxPendingPerSession,
-    maxPending: limits.maxPending,
-  }) as [seq: string] | undefined;
-  if (next === undefined) {
-    s.forget.run(id);
-    const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
-    return pending >= limits.maxPendingPerSession ? 'session' : 'inbox';
-  }
-  const [seq] = next;
-  s.insertEntry.run({
+  const inserted = s.insertEntry.get({
     receiptId,
     key: sessionKey,
-    seq,
     agentId: input.agentId ?? null,
     kind: input.kind,
     signal: input.signalText,
     control: input.control ?? null,
     acceptedAt,
     origin: PROCESS_ORIGIN,
-  });
-  s.addPending.run(1);
+    maxSession: limits.maxPendingPerSession,
+    maxPending: limits.maxPending,
+  }) as [seq: string] | undefined;
+  if (inserted === undefined) {
+    s.forget.run(id);
+    const pending = (s.keyPending.get(sessionKey) as { pending: number } | undefined)?.pending ?? 0;
+    return pending >= limits.maxPendingPerSession ? 'session' : 'inbox';
+  }
+  const [seq] = inserted;
   return { receiptId, sessionKey, seq, acceptedAt, fresh: true };
 }
 
@@ -67,4 +62,18 @@ export function acceptStatements(
 function seenReceipt(s: InboxStatements, id: string, now: number): InboxReceipt {
   const seen = s.seen.get(id, now) as { receipt_id: string; session_key: string; seq: string; accepted_at: string };
   return { receiptId: seen.receipt_id, sessionKey: seen.session_key, seq: seen.seq, acceptedAt: seen.accepted_at };
+}
+
+/** The entry an accept of `input` inserted, as a read of it gives it (for the connection's `OwnEntries`). @internal */
+export function acceptedEntry(input: CheckedAccept, receipt: InboxReceipt): InboxEntry {
+  return {
+    receiptId: receipt.receiptId,
+    sessionKey: receipt.sessionKey,
+    seq: receipt.seq,
+    acceptedAt: receipt.acceptedAt,
+    ...(input.agentId !== undefined && { agentId: input.agentId }),
+    signal: parseSignalText(input.signalText),
+    attempts: 0,
+    ...(input.control !== undefined && { control: input.control }),
+  };
 }

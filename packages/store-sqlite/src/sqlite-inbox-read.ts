@@ -12,77 +12,125 @@ type LeasedRow = { readonly data_version: number; readonly lease_expires: number
   EntryRow | { readonly [K in keyof EntryRow]: null }
 );
 
-/** What the last short page of a lease found: no entry after `through`, as of the key's mark and the file's `data_version` then. */
-interface Known {
-  readonly through: string;
-  readonly mark: number;
+/**
+ * What a connection knows of a leased key's entries without a look: `entries` are every entry of
+ * the key after the `seq` `base`, as of the file's `dataVersion` (what other connections had
+ * committed) plus what this connection wrote since — kept up to date by its commits.
+ */
+interface Tail {
+  readonly token: string;
   readonly dataVersion: number;
   readonly leaseExpires: number;
+  readonly base: string;
+  entries: InboxEntry[];
 }
 
-/** How many marks a connection keeps: keys share them by hash (a shared mark only costs a look). */
-const MARKS = 4096;
+/** How many entries a tail keeps at most (more: forgotten, the next page looks). */
+const MAX_TAIL = 1000;
+/** How many keys' tails a connection keeps at most (more: all forgotten). */
+const MAX_TAILS = 10_000;
 
 /**
- * Per connection (its write batch): marks moved by every write that adds entries to a session key
- * or moves its lease, the key's mark chosen by hash — a fixed size, however many keys the process
- * sees.
+ * Per connection (its write batch): what its reads of leased keys found, kept up to date by its
+ * own commits — an accept adds its entry, a settle or an acknowledgement removes one, a counted
+ * delivery updates `attempts`, an acquire or a release of the key forgets the key. Anything
+ * another connection commits moves SQLite's `data_version`, which every page compares.
+ * @internal
  */
-const marksOf = new WeakMap<SqliteWriteBatch, Uint32Array>();
+export class OwnEntries {
+  readonly #tails = new Map<string, Tail>();
 
-/** The index of `key`'s mark (FNV-1a of its UTF-16 code units). */
-function slotOf(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % MARKS;
-}
-
-/**
- * Records, in the write that does it, that `key` got entries or its lease moved (an accept, an
- * acquire, a release): pages of it known empty are read again. @internal
- */
-export function markKey(batch: SqliteWriteBatch, key: string): void {
-  let marks = marksOf.get(batch);
-  if (marks === undefined) {
-    marks = new Uint32Array(MARKS);
-    marksOf.set(batch, marks);
+  /** Called after the commit of an accept of `key` through this connection; `made` builds the entry. */
+  added(key: string, made: () => InboxEntry): void {
+    const tail = this.#tails.get(key);
+    if (tail === undefined) return;
+    if (tail.entries.length >= MAX_TAIL) this.#tails.delete(key);
+    else tail.entries.push(made());
   }
-  const slot = slotOf(key);
-  marks[slot] = ((marks[slot] ?? 0) + 1) >>> 0;
+
+  /** Called after the commit of a settle or an acknowledgement that removed the entry. */
+  removed(key: string, receiptId: string): void {
+    const tail = this.#tails.get(key);
+    if (tail === undefined) return;
+    const at = tail.entries.findIndex((e) => e.receiptId === receiptId);
+    if (at >= 0) tail.entries.splice(at, 1);
+  }
+
+  /** Called after the commit of a delivery counted (`attempts`). */
+  delivered(key: string, receiptId: string, attempts: number): void {
+    const tail = this.#tails.get(key);
+    if (tail === undefined) return;
+    const at = tail.entries.findIndex((e) => e.receiptId === receiptId);
+    const entry = tail.entries[at];
+    if (entry !== undefined) tail.entries[at] = { ...entry, attempts };
+  }
+
+  /** In a write that moves `key`'s lease (acquire, release): the next page of it looks. */
+  moved(key: string): void {
+    this.#tails.delete(key);
+  }
+
+  /** The tail of `lease`'s key, if kept under that lease. */
+  get(lease: InboxLease): Tail | undefined {
+    const tail = this.#tails.get(lease.key);
+    return tail?.token === lease.token ? tail : undefined;
+  }
+
+  set(key: string, tail: Tail | undefined): void {
+    if (tail === undefined) {
+      this.#tails.delete(key);
+      return;
+    }
+    if (this.#tails.size >= MAX_TAILS && !this.#tails.has(key)) this.#tails.clear();
+    this.#tails.set(key, tail);
+  }
+}
+
+const ownOf = new WeakMap<SqliteWriteBatch, OwnEntries>();
+
+/** The {@link OwnEntries} of a connection (its write batch), shared by every inbox on it. @internal */
+export function ownEntriesOf(batch: SqliteWriteBatch): OwnEntries {
+  let own = ownOf.get(batch);
+  if (own === undefined) {
+    own = new OwnEntries();
+    ownOf.set(batch, own);
+  }
+  return own;
 }
 
 /**
- * The pages of `SqliteInbox.read`: one statement per page, the lease checked in it. A page that
- * came back short (no entry left) is remembered with what could change that: the key's mark
- * (this connection's writes adding entries to the key or moving its lease, {@link markKey}) and
- * SQLite's `data_version` (what any other connection committed). The next page of the lease
- * after it, while neither moved and the lease has not expired by the clock, is known to be empty
- * without a look: a read's last page, and a worker's look once its entries are finished,
- * usually cost no statement.
+ * The pages of `SqliteInbox.read`. A page that came back short (every entry of the key after
+ * `after`) is kept as the key's tail ({@link OwnEntries}), which this connection's commits keep up
+ * to date. A later page of the lease is served from the tail while the lease has not expired by
+ * the clock and no other connection committed since (SQLite's `data_version`, one cheap
+ * statement): a worker reading the entries its own process accepted pays no query of them.
+ * Otherwise one statement reads the page with the lease checked in it.
  * @internal
  */
 export class SqliteLeaseReader {
   readonly #s: InboxStatements;
-  readonly #batch: SqliteWriteBatch;
-  readonly #known = new WeakMap<InboxLease, Known>();
+  readonly #own: OwnEntries;
 
   constructor(statements: InboxStatements, batch: SqliteWriteBatch) {
     this.#s = statements;
-    this.#batch = batch;
+    this.#own = ownEntriesOf(batch);
   }
 
   /** The lease's entries after `after` (at most {@link READ_PAGE}); `undefined` when the lease is not held. Runs after the batch's flush. */
   page(lease: InboxLease, after: string): InboxEntry[] | undefined {
     const now = Date.now();
-    const mark = marksOf.get(this.#batch)?.[slotOf(lease.key)] ?? 0;
-    const known = this.#known.get(lease);
+    const tail = this.#own.get(lease);
     if (
-      known?.mark === mark &&
-      now < known.leaseExpires &&
-      compareInboxSeq(after, known.through) >= 0 &&
-      known.dataVersion === this.#dataVersion()
-    )
-      return [];
+      tail !== undefined &&
+      now < tail.leaseExpires &&
+      compareInboxSeq(after, tail.base) >= 0 &&
+      tail.dataVersion === this.#dataVersion()
+    ) {
+      const entries = tail.entries;
+      let from = 0;
+      while (from < entries.length && compareInboxSeq((entries[from] as InboxEntry).seq, after) <= 0) from++;
+      return entries.slice(from, from + READ_PAGE);
+    }
     const rows = this.#s.leasedAfter.all({
       after,
       key: lease.key,
@@ -92,16 +140,22 @@ export class SqliteLeaseReader {
     }) as LeasedRow[];
     const first = rows[0];
     if (first === undefined) {
-      this.#known.delete(lease);
+      this.#own.set(lease.key, undefined);
       return undefined;
     }
     const entries = first.receipt_id === null ? [] : (rows as EntryRow[]).map(entryOf);
-    if (entries.length < READ_PAGE) {
-      const through = entries.at(-1)?.seq ?? after;
-      this.#known.set(lease, { through, mark, dataVersion: first.data_version, leaseExpires: first.lease_expires });
-    } else {
-      this.#known.delete(lease);
-    }
+    this.#own.set(
+      lease.key,
+      entries.length < READ_PAGE
+        ? {
+            token: lease.token,
+            dataVersion: first.data_version,
+            leaseExpires: first.lease_expires,
+            base: after,
+            entries: entries.slice(),
+          }
+        : undefined,
+    );
     return entries;
   }
 

@@ -11,6 +11,11 @@ import type { ResolvedSqliteInboxOptions } from './sqlite-inbox-options.js';
  *
  * Version 1: `inbox_meta`, `inbox_keys`, `inbox_entries`, `inbox_dedupe`, `inbox_outcomes`,
  * `inbox_dead`, `inbox_events`, `inbox_notices` (see the scaling-out guide's layout section).
+ * Version 2: triggers on `inbox_entries` keep the pending counts (a key's `last_seq`, `pending`
+ * and `waiting_since` in `inbox_keys`, the inbox's `pending` in `inbox_meta`) as entries are
+ * inserted and deleted, in the statement that does it; a version 1 file gets them in place (its
+ * counts are kept as they are). Stop the processes of an earlier release before one of this
+ * release opens the file: theirs would count an entry twice.
  *
  * @example
  * ```ts
@@ -18,7 +23,7 @@ import type { ResolvedSqliteInboxOptions } from './sqlite-inbox-options.js';
  * console.log(`this release writes inbox schema ${SQLITE_INBOX_SCHEMA_VERSION}`);
  * ```
  */
-export const SQLITE_INBOX_SCHEMA_VERSION = 1;
+export const SQLITE_INBOX_SCHEMA_VERSION = 2;
 
 /** The tables of schema version 1, as created. */
 const SCHEMA_1 = [
@@ -97,8 +102,29 @@ const SCHEMA_1 = [
   "INSERT INTO inbox_meta (name, value) VALUES ('schema', 1), ('pending', 0)",
 ];
 
+/**
+ * Version 2: the pending counts kept by triggers. An entry inserted raises its key's `pending`
+ * (creating the key's row), sets its `last_seq` to the entry's `seq` (allocated as `last_seq + 1`
+ * by the insert) and its `waiting_since` to the entry's id when the key had none waiting, and
+ * raises the inbox's `pending`; an entry deleted lowers both (clearing `waiting_since` with the
+ * key's last one).
+ */
+const SCHEMA_2 = [
+  `CREATE TRIGGER inbox_entries_counted AFTER INSERT ON inbox_entries BEGIN
+  INSERT INTO inbox_keys (key, last_seq, pending, waiting_since) VALUES (NEW.session_key, NEW.seq, 1, NEW.id)
+    ON CONFLICT (key) DO UPDATE SET last_seq = excluded.last_seq, pending = pending + 1,
+    waiting_since = CASE WHEN pending = 0 OR waiting_since IS NULL THEN excluded.waiting_since ELSE waiting_since END;
+  UPDATE inbox_meta SET value = value + 1 WHERE name = 'pending';
+END`,
+  `CREATE TRIGGER inbox_entries_uncounted AFTER DELETE ON inbox_entries BEGIN
+  UPDATE inbox_keys SET pending = pending - 1, waiting_since = CASE WHEN pending = 1 THEN NULL ELSE waiting_since END
+    WHERE key = OLD.session_key;
+  UPDATE inbox_meta SET value = value - 1 WHERE name = 'pending';
+END`,
+];
+
 /** What brings the inbox tables from version `i` to version `i + 1`. */
-const MIGRATIONS: readonly (readonly string[])[] = [SCHEMA_1];
+const MIGRATIONS: readonly (readonly string[])[] = [SCHEMA_1, SCHEMA_2];
 
 /** The columns of the entries table, to refuse a foreign table under that name. */
 const ENTRY_COLUMNS = [

@@ -12,8 +12,8 @@ export interface SettleWritten {
 
 /**
  * The statements of `SqliteInbox.settle`, run inside one write (one transaction of the group
- * commit): the acknowledgement (the entry removed, its key's and the inbox's pending counts
- * lowered), the delivery's last events when it was in the inbox, and the outcome. The events
+ * commit): the acknowledgement (the entry removed: the schema's trigger lowers its key's and the
+ * inbox's pending counts), the delivery's last events when it was in the inbox, and the outcome. The events
  * stay: the outcome is kept (this one, or a live one stored before). A poisoned outcome's dead
  * letter is read from the entry before it goes.
  * @internal
@@ -25,10 +25,7 @@ export function settleStatements(s: InboxStatements, c: CheckedSettle, now: numb
   const row = s.deleteEntry.get(receiptId) as [sessionKey: string] | undefined;
   if (row !== undefined) insertEvents(s, receiptId, c.attempt, c.eventTexts);
   const stored = storeOutcome(s, receiptId, c.outcomeText, now, expires);
-  if (row === undefined) return { stored, removed: false };
-  s.settleKey.run(row[0]);
-  s.addPending.run(-1);
-  return { stored, removed: true };
+  return { stored, removed: row !== undefined };
 }
 
 /** {@link settleStatements} for a poisoned outcome: its events and outcome, the dead letter from the entry, then the acknowledgement. */
@@ -58,15 +55,13 @@ function storeOutcome(s: InboxStatements, receiptId: string, text: string, now: 
 }
 
 /**
- * The statements of `SqliteInbox.ack`: the entry removed, its key's and the inbox's pending
- * counts lowered, and its events dropped unless a live outcome keeps them. `true`: it was there.
+ * The statements of `SqliteInbox.ack`: the entry removed (the schema's trigger lowers the pending
+ * counts), and its events dropped unless a live outcome keeps them. `true`: it was there.
  * @internal
  */
 export function ackStatements(s: InboxStatements, receiptId: string, now: number): boolean {
   const row = s.deleteEntry.get(receiptId) as [sessionKey: string] | undefined;
   if (row === undefined) return false;
-  s.settleKey.run(row[0]);
-  s.addPending.run(-1);
   if (s.liveOutcome.get(receiptId, now) === undefined) s.dropEvents.run(receiptId);
   return true;
 }

@@ -8,28 +8,23 @@ type Statement = Database.Statement;
  */
 const ENTRY = 'receipt_id, session_key, CAST(seq AS TEXT) AS seq, agent_id, signal, control, accepted_at, attempts';
 
-/** The id the next entry inserted gets (`inbox_entries` is AUTOINCREMENT), inside the accepting transaction. */
-const NEXT_ENTRY_ID = "(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'inbox_entries'), 0) + 1)";
 /** The inbox's pending count is below `:maxPending`. */
 const BELOW_MAX_PENDING = "(SELECT value FROM inbox_meta WHERE name = 'pending') < :maxPending";
+/** The key's pending count is below `:maxSession` (a key without a row has none). */
+const BELOW_MAX_SESSION = 'coalesce((SELECT pending FROM inbox_keys WHERE key = :key), 0) < :maxSession';
 
 /** The SQL of the inbox's statements (keys in {@link InboxStatements}). */
 const SQL = {
   seen: 'SELECT receipt_id, session_key, CAST(seq AS TEXT) AS seq, accepted_at FROM inbox_dedupe WHERE id = ? AND expires > ?',
   keyPending: 'SELECT pending FROM inbox_keys WHERE key = ?',
-  // The key's next seq, its pending count raised and its waiting mark set (the id the entry
-  // is about to get: AUTOINCREMENT takes sqlite_sequence's + 1), in one statement — only below
-  // both pending limits (no row returned: a limit is hit, nothing written).
-  nextSeq:
-    'INSERT INTO inbox_keys (key, last_seq, pending, waiting_since) ' +
-    `SELECT :key, 1, 1, ${NEXT_ENTRY_ID} WHERE ${BELOW_MAX_PENDING} AND :maxSession > 0 ` +
-    'ON CONFLICT (key) DO UPDATE SET last_seq = last_seq + 1, pending = pending + 1, ' +
-    `waiting_since = CASE WHEN pending = 0 OR waiting_since IS NULL THEN ${NEXT_ENTRY_ID} ELSE waiting_since END ` +
-    `WHERE inbox_keys.pending < :maxSession AND ${BELOW_MAX_PENDING} ` +
-    'RETURNING CAST(last_seq AS TEXT) AS seq',
+  // The entry inserted with the key's next seq, only below both pending limits (no row returned:
+  // a limit is hit, nothing written); the schema's trigger raises the pending counts, sets the
+  // key's last_seq and its waiting mark.
   insertEntry:
     'INSERT INTO inbox_entries (receipt_id, session_key, seq, agent_id, kind, signal, control, accepted_at, origin) ' +
-    'VALUES (:receiptId, :key, CAST(:seq AS INTEGER), :agentId, :kind, :signal, :control, :acceptedAt, :origin)',
+    'SELECT :receiptId, :key, coalesce((SELECT last_seq FROM inbox_keys WHERE key = :key), 0) + 1, :agentId, :kind, ' +
+    `:signal, :control, :acceptedAt, :origin WHERE ${BELOW_MAX_SESSION} AND ${BELOW_MAX_PENDING} ` +
+    'RETURNING CAST(seq AS TEXT) AS seq',
   // The dedupe id remembered with the seq the accept is about to allocate (the key's last + 1),
   // unless a live one is there (no change: the caller reads it with `seen`); an expired one is
   // replaced.
@@ -39,7 +34,6 @@ const SQL = {
     'ON CONFLICT (id) DO UPDATE SET receipt_id = excluded.receipt_id, session_key = excluded.session_key, ' +
     'seq = excluded.seq, accepted_at = excluded.accepted_at, expires = excluded.expires WHERE inbox_dedupe.expires <= :now',
   forget: 'DELETE FROM inbox_dedupe WHERE id = ?',
-  addPending: "UPDATE inbox_meta SET value = value + ? WHERE name = 'pending'",
   freeKeys:
     'SELECT key FROM inbox_keys WHERE pending > 0 AND (lease_token IS NULL OR lease_expires <= :now) ' +
     'ORDER BY waiting_since, key LIMIT :max',
@@ -68,10 +62,8 @@ const SQL = {
     'AND (:token IS NULL OR EXISTS (SELECT 1 FROM inbox_keys k WHERE k.key = inbox_entries.session_key ' +
     'AND k.lease_token = :token AND k.lease_expires > :now)) RETURNING attempts',
   entryExists: 'SELECT 1 FROM inbox_entries WHERE receipt_id = ?',
+  // The entry removed (the schema's trigger lowers the pending counts).
   deleteEntry: 'DELETE FROM inbox_entries WHERE receipt_id = ? RETURNING session_key',
-  settleKey:
-    'UPDATE inbox_keys SET pending = pending - 1, waiting_since = CASE WHEN pending = 1 THEN NULL ELSE waiting_since END ' +
-    'WHERE key = ?',
   liveOutcome: 'SELECT outcome FROM inbox_outcomes WHERE receipt_id = ? AND expires > ?',
   dropEvents: 'DELETE FROM inbox_events WHERE receipt_id = ?',
   dropExpiredOutcome: 'DELETE FROM inbox_outcomes WHERE receipt_id = ? AND expires <= ?',
@@ -124,7 +116,7 @@ export type InboxStatements = { readonly [K in keyof typeof SQL]: Statement };
  * The statements of every entry's path that return one value: prepared raw (a row is an array,
  * cheaper to make than an object with named columns).
  */
-const RAW: ReadonlySet<keyof typeof SQL> = new Set(['nextSeq', 'beginDelivery', 'deleteEntry', 'dataVersion']);
+const RAW: ReadonlySet<keyof typeof SQL> = new Set(['insertEntry', 'beginDelivery', 'deleteEntry', 'dataVersion']);
 
 /** Prepares the inbox's statements on `db` (whose schema is ready). @internal */
 export function prepareInboxStatements(db: Database.Database): InboxStatements {

@@ -49,7 +49,7 @@ import {
   type SqliteInboxOptions,
 } from './sqlite-inbox-options.js';
 import { prepareInboxSchema } from './sqlite-inbox-schema.js';
-import { acceptStatements } from './sqlite-inbox-accept.js';
+import { acceptStatements, acceptedEntry } from './sqlite-inbox-accept.js';
 import { acquireStatements, beginDeliveryStatements, releaseStatements } from './sqlite-inbox-leases.js';
 import { ackStatements, putOutcomeStatements, settleStatements } from './sqlite-inbox-settle.js';
 import { prepareInboxStatements, type InboxStatements } from './sqlite-inbox-statements.js';
@@ -57,7 +57,7 @@ import { entryOf, openFailed, unavailable, type EntryRow } from './sqlite-inbox-
 import type { SqliteWriteBatch } from './sqlite-write-batch.js';
 import { openSqliteConnection, type SqliteConnection } from './sqlite-connection.js';
 import { SqliteInboxWaits } from './sqlite-inbox-waits.js';
-import { SqliteLeaseReader, markKey } from './sqlite-inbox-read.js';
+import { SqliteLeaseReader, ownEntriesOf, type OwnEntries } from './sqlite-inbox-read.js';
 import { PROCESS_ORIGIN } from './sqlite-inbox-watch.js';
 
 const NAME = 'SqliteInbox';
@@ -77,8 +77,8 @@ const NOTICE_KEEP_MS = 60_000;
  *   `inbox_meta`), in the store's file or one of their own; their schema version
  *   (`SQLITE_INBOX_SCHEMA_VERSION`) is kept in `inbox_meta`, created or migrated when the inbox
  *   opens the file (a newer one is refused). The scaling-out guide shows their layout.
- * - **`seq`** is allocated per session key in the accepting transaction (`INSERT … ON CONFLICT
- *   (key) DO UPDATE SET last_seq = last_seq + 1 RETURNING`, under SQLite's write lock), so
+ * - **`seq`** is allocated per session key in the accepting transaction (the entry inserted with
+ *   the key's `last_seq + 1`, which a trigger then records, under SQLite's write lock), so
  *   accepts commit in `seq` order and a later `seq` is never visible before an earlier one.
  * - **Leases** live in `inbox_keys`, judged by this machine's clock; `attempts` are counted by
  *   `beginDelivery` in the file. Outcomes (`putOutcome`'s TTL) and dedupe ids
@@ -113,6 +113,8 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   readonly #batch: SqliteWriteBatch;
   readonly #waits: SqliteInboxWaits;
   readonly #reader: SqliteLeaseReader;
+  /** What this connection's reads found of leased keys, kept up to date by its commits. */
+  readonly #own: OwnEntries;
   /** The lease token each entry handed out by `read` was read under. */
   readonly #readUnder = new WeakMap<InboxEntry, string>();
   #lastSweep = Number.NEGATIVE_INFINITY;
@@ -141,6 +143,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#s = statements as InboxStatements;
     this.#batch = conn.batch;
     this.#reader = new SqliteLeaseReader(this.#s, conn.batch);
+    this.#own = ownEntriesOf(conn.batch);
     this.#waits = new SqliteInboxWaits(resolved.path, this.#s, resolved.pollMs, () => this.#conn !== undefined);
   }
 
@@ -153,11 +156,14 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     const s = this.#s;
     const { maxPendingPerSession, maxPending, retryAfterMs } = this.#options;
     this.#sweep(now); // in the same group commit
-    const result = await this.#write(`accept an entry for session ${JSON.stringify(sessionKey)}`, () => {
-      const written = acceptStatements(s, input, now, this.#options);
-      if (typeof written === 'object' && 'fresh' in written) markKey(this.#batch, sessionKey);
-      return written;
-    });
+    const result = await this.#write(
+      `accept an entry for session ${JSON.stringify(sessionKey)}`,
+      () => acceptStatements(s, input, now, this.#options),
+      (written) => {
+        if (typeof written === 'object' && 'fresh' in written)
+          this.#own.added(sessionKey, () => acceptedEntry(input, written));
+      },
+    );
     if (result === 'session') throw inboxFullError(sessionKey, 'session', maxPendingPerSession, retryAfterMs);
     if (result === 'inbox') throw inboxFullError(sessionKey, 'inbox', maxPending, retryAfterMs);
     if (!('fresh' in result)) return result;
@@ -177,7 +183,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     const now = Date.now();
     return this.#write(`acquire leases for worker ${JSON.stringify(workerId)}`, () => {
       const leases = acquireStatements(this.#s, workerId, now, opts);
-      for (const lease of leases) markKey(this.#batch, lease.key);
+      for (const lease of leases) this.#own.moved(lease.key);
       return leases;
     });
   }
@@ -197,7 +203,7 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     assertLease(lease);
     const now = Date.now();
     const waiting = await this.#write(`release the lease on ${JSON.stringify(lease.key)}`, () => {
-      markKey(this.#batch, lease.key);
+      this.#own.moved(lease.key);
       return releaseStatements(this.#s, lease, now);
     });
     if (waiting) this.#waits.notice(lease.key, 'entry');
@@ -215,8 +221,12 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     this.#open();
     assertEntry(entry);
     const token = this.#readUnder.get(entry) ?? null;
-    const counted = await this.#write(`count a delivery of ${JSON.stringify(entry.receiptId)}`, () =>
-      beginDeliveryStatements(this.#s, entry.receiptId, token, Date.now()),
+    const counted = await this.#write(
+      `count a delivery of ${JSON.stringify(entry.receiptId)}`,
+      () => beginDeliveryStatements(this.#s, entry.receiptId, token, Date.now()),
+      (attempts) => {
+        if (typeof attempts === 'number') this.#own.delivered(entry.sessionKey, entry.receiptId, attempts);
+      },
     );
     if (counted === 'settled') throw entrySettledError(entry.receiptId);
     if (counted === 'lost')
@@ -230,8 +240,12 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     assertEntry(entry);
     const now = Date.now();
     this.#sweep(now);
-    const removed = await this.#write(`acknowledge ${JSON.stringify(entry.receiptId)}`, () =>
-      ackStatements(this.#s, entry.receiptId, now),
+    const removed = await this.#write(
+      `acknowledge ${JSON.stringify(entry.receiptId)}`,
+      () => ackStatements(this.#s, entry.receiptId, now),
+      (gone) => {
+        if (gone) this.#own.removed(entry.sessionKey, entry.receiptId);
+      },
     );
     if (removed) this.#waits.wake(entry.receiptId);
   }
@@ -258,7 +272,13 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     const now = Date.now();
     this.#sweep(now);
     const what = `settle ${JSON.stringify(checked.receiptId)}`;
-    const written = await this.#write(what, () => settleStatements(this.#s, checked, now, ttlMs));
+    const written = await this.#write(
+      what,
+      () => settleStatements(this.#s, checked, now, ttlMs),
+      (done) => {
+        if (done.removed) this.#own.removed(entry.sessionKey, checked.receiptId);
+      },
+    );
     if (written.stored || written.removed) this.#waits.wake(checked.receiptId);
   }
 
@@ -414,9 +434,12 @@ export class SqliteInbox implements Inbox, InspectableInbox {
     }
   }
 
-  /** Runs `fn` (statements that write) in the next group commit: all of it, or nothing; resolves once committed. */
-  #write<T>(what: string, fn: () => T): Promise<T> {
-    return this.#batch.run(what, fn, this.#failure);
+  /**
+   * Runs `fn` (statements that write) in the next group commit: all of it, or nothing; resolves
+   * once committed (`committed` hears its result then, at once).
+   */
+  #write<T>(what: string, fn: () => T, committed?: (value: T) => void): Promise<T> {
+    return this.#batch.run(what, fn, this.#failure, committed);
   }
 
   /** What SQLite's failure in a write becomes: `INBOX_UNAVAILABLE` (the inbox's own errors pass). */

@@ -9,6 +9,7 @@ interface Write {
   readonly what: string;
   readonly fn: () => unknown;
   readonly failure: WriteFailure;
+  readonly committed: ((value: unknown) => void) | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -59,15 +60,24 @@ export class SqliteWriteBatch {
    * Runs `fn` (synchronous statements) in the next batch's transaction; resolves with its result
    * once committed. What `fn` throws rejects this call only (its savepoint undone), through
    * `failure` — which also says what a failed `BEGIN` or `COMMIT` becomes for this caller.
+   * `committed` (which must not throw) hears `fn`'s result once committed, at once — before any
+   * other statement runs on the connection, and before the promise settles.
    */
-  run<T>(what: string, fn: () => T, failure: WriteFailure): Promise<T> {
+  run<T>(what: string, fn: () => T, failure: WriteFailure, committed?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queue.length === 0) {
         queueMicrotask(() => {
           this.#flush();
         });
       }
-      this.#queue.push({ what, fn, failure, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({
+        what,
+        fn,
+        failure,
+        committed: committed as ((value: unknown) => void) | undefined,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
     });
   }
 
@@ -95,6 +105,10 @@ export class SqliteWriteBatch {
       for (const write of writes) write.reject(write.failure(write.what, error));
       return;
     }
+    writes.forEach((write, i) => {
+      const result = results[i] as Result;
+      if (result.ok) write.committed?.(result.value);
+    });
     writes.forEach((write, i) => {
       const result = results[i] as Result;
       if (result.ok) write.resolve(result.value);

@@ -1,7 +1,9 @@
-// SqliteInbox.read knows a page after a short one empty without a statement while nothing that
-// could change it was written (sqlite-inbox-read.ts): these are the writes that must make it look
-// again — an accept through this connection, an accept through another connection (SQLite's
-// data_version), the lease expiring by the clock, the lease released.
+// SqliteInbox.read keeps what a short page found of a leased key, kept up to date by the
+// connection's own commits, and serves later pages from it while no other connection committed
+// (sqlite-inbox-read.ts): these are the writes it must follow — accepts, counted deliveries and
+// acknowledgements through this connection — and those that must make it look again — an accept
+// through another connection (SQLite's data_version), the lease expiring by the clock, the lease
+// released.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +41,33 @@ describe('SqliteInbox read after a short page', () => {
     expect(await seqs(inbox, lease, '1')).toEqual([]); // known empty now
     await inbox.accept({ sessionKey: 's', signal: text('b'), id: '2' });
     expect(await seqs(inbox, lease, '1')).toEqual(['2']);
+  });
+
+  it('follows the accepts, counted deliveries and acknowledgements of its own connection, as the file holds them', async () => {
+    const inbox = inboxOn(join(dir, `read-${files++}.db`));
+    await inbox.accept({ sessionKey: 's', signal: text('a'), id: '1' });
+    const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
+    if (lease === undefined) throw new Error('no lease');
+    expect(await seqs(inbox, lease)).toEqual(['1']);
+    await inbox.accept({ sessionKey: 's', signal: text('b'), id: '2' });
+    await inbox.accept({ sessionKey: 's', signal: text('c'), id: '3', agentId: 'agent-c' });
+    const all = await collect(inbox.read(lease));
+    expect(all).toEqual(await inbox.pending({ sessionKey: 's' }));
+    await inbox.beginDelivery(all[0] as (typeof all)[number]);
+    await inbox.ack(all[1] as (typeof all)[number]);
+    const after = await collect(inbox.read(lease));
+    expect(after.map((e) => [e.seq, e.attempts, e.signal.payload])).toEqual([
+      ['1', 1, 'a'],
+      ['3', 0, 'c'],
+    ]);
+    expect(after).toEqual(await inbox.pending({ sessionKey: 's' }));
+    await inbox.settle(
+      after[0] as (typeof after)[number],
+      { sessionKey: 's', agentId: 'a', status: 'completed' },
+      60_000,
+    );
+    expect(await collect(inbox.read(lease))).toEqual(await inbox.pending({ sessionKey: 's' }));
+    expect(await seqs(inbox, lease)).toEqual(['3']);
   });
 
   it('finds an entry another connection committed (data_version), in this process and by plain SQL', async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, InboxError } from '@signalyard/core';
+import { ConfigError, InboxError, type InboxEntry, type InboxLease } from '@signalyard/core';
 import {
   SQLITE_INBOX_SCHEMA_VERSION,
   SQLITE_SCHEMA_VERSION,
@@ -76,8 +76,8 @@ describe('SqliteInbox schema', () => {
     const path = fresh();
     const inbox = track(new SqliteInbox({ path }));
     await inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' });
-    expect(SQLITE_INBOX_SCHEMA_VERSION).toBe(1);
-    expect(query(path, "SELECT value FROM inbox_meta WHERE name = 'schema'")).toMatchObject([{ value: 1 }]);
+    expect(SQLITE_INBOX_SCHEMA_VERSION).toBe(2);
+    expect(query(path, "SELECT value FROM inbox_meta WHERE name = 'schema'")).toMatchObject([{ value: 2 }]);
     expect(query(path, 'PRAGMA user_version')).toMatchObject([{ user_version: 0 }]);
   });
 
@@ -115,13 +115,64 @@ describe('SqliteInbox schema', () => {
     const path = fresh();
     await new SqliteInbox({ path }).close();
     const db = new Database(path);
-    db.exec("UPDATE inbox_meta SET value = 2 WHERE name = 'schema'");
+    db.exec("UPDATE inbox_meta SET value = 3 WHERE name = 'schema'");
     db.close();
     const error = thrown(() => new SqliteInbox({ path }));
     expect(SqliteSchemaVersionError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'SQLITE_SCHEMA_UNSUPPORTED', found: 2, supported: 1 });
-    expect((error as Error).message).toMatch(/^Inbox in database ".*" has schema version 2, expected 1 or lower/);
+    expect(error).toMatchObject({ code: 'SQLITE_SCHEMA_UNSUPPORTED', found: 3, supported: 2 });
+    expect((error as Error).message).toMatch(/^Inbox in database ".*" has schema version 3, expected 2 or lower/);
+    expect(query(path, "SELECT value FROM inbox_meta WHERE name = 'schema'")).toMatchObject([{ value: 3 }]);
+  });
+
+  it('migrates a schema 1 file in place: its entries, counts and limits carry on, kept by the triggers from then on', async () => {
+    const path = fresh();
+    const first = new SqliteInbox({ path, maxPendingPerSession: 3 });
+    await first.accept({ sessionKey: 's', signal: text('x'), id: 'a' });
+    await first.accept({ sessionKey: 's', signal: text('y'), id: 'b' });
+    await first.accept({ sessionKey: 't', signal: text('z'), id: 'c' });
+    await first.close();
+    // Schema 1 is schema 2 without the triggers (it kept the counts in its statements).
+    const db = new Database(path);
+    db.exec('DROP TRIGGER inbox_entries_counted');
+    db.exec('DROP TRIGGER inbox_entries_uncounted');
+    db.exec("UPDATE inbox_meta SET value = 1 WHERE name = 'schema'");
+    db.close();
+    const counts = (): unknown =>
+      query(
+        path,
+        "SELECT key, last_seq, pending FROM inbox_keys UNION ALL SELECT name, 0, value FROM inbox_meta WHERE name = 'pending' ORDER BY 1",
+      );
+    expect(counts()).toEqual([
+      { key: 'pending', last_seq: 0, pending: 3 },
+      { key: 's', last_seq: 2, pending: 2 },
+      { key: 't', last_seq: 1, pending: 1 },
+    ]);
+    const again = track(new SqliteInbox({ path, maxPendingPerSession: 3 }));
     expect(query(path, "SELECT value FROM inbox_meta WHERE name = 'schema'")).toMatchObject([{ value: 2 }]);
+    expect(query(path, "SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")).toEqual([
+      { name: 'inbox_entries_counted' },
+      { name: 'inbox_entries_uncounted' },
+    ]);
+    expect((await again.accept({ sessionKey: 's', signal: text('w'), id: 'd' })).seq).toBe('3');
+    await expect(again.accept({ sessionKey: 's', signal: text('v'), id: 'e' })).rejects.toMatchObject({
+      code: 'INBOX_FULL',
+    });
+    const [lease] = await again.acquire('w', { leaseMs: 60_000, max: 1 });
+    expect(lease?.key).toBe('s'); // waited longest
+    const entries = [];
+    for await (const entry of again.read(lease as InboxLease)) entries.push(entry);
+    expect(entries.map((e) => [e.seq, e.signal.payload])).toEqual([
+      ['1', 'x'],
+      ['2', 'y'],
+      ['3', 'w'],
+    ]);
+    await again.ack(entries[0] as InboxEntry);
+    expect(counts()).toEqual([
+      { key: 'pending', last_seq: 0, pending: 3 },
+      { key: 's', last_seq: 3, pending: 2 },
+      { key: 't', last_seq: 1, pending: 1 },
+    ]);
+    expect((await again.accept({ sessionKey: 's', signal: text('u'), id: 'f' })).seq).toBe('4');
   });
 
   it('refuses a foreign inbox_entries table with SQLITE_OPEN_FAILED', () => {
