@@ -28,6 +28,26 @@ export function inboxBatchSql(n: InboxNames) {
       `WITH ${settleCtes(n)}, ${beginCtes(n)} ` +
       `SELECT 's'::text, i::integer, stored, removed, added FROM done WHERE (SELECT count(*) FROM notes) >= 0 ` +
       `UNION ALL SELECT 'b', i::integer, NULL, NULL, attempts FROM b_counted`,
+    /**
+     * Appends of several receipts' logs made while one was in flight, in one: `receiptIds[],
+     * attempts[], eventEntry[] (1-based index of each event's receipt), events[]` → a row
+     * `[index]` for every receipt appended to (one whose entry is gone has none), each receipt's
+     * events in order after its log's last, each with its notice (`v` + receipt id), as the
+     * single `publish` sends it.
+     */
+    publishBatch:
+      `WITH r AS (SELECT * FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS r(receipt_id, attempt, i)), ` +
+      `t AS (SELECT * FROM unnest($3::integer[], $4::text[]) WITH ORDINALITY AS t(i, ev, ord)), ` +
+      `per AS (SELECT i, count(*)::integer AS n FROM t GROUP BY i), ` +
+      `locked AS (SELECT e.receipt_id, r.i, r.attempt, per.n FROM ${n.entries.sql} e JOIN r ON r.receipt_id = e.receipt_id ` +
+      `JOIN per ON per.i = r.i ORDER BY e.receipt_id FOR UPDATE OF e), ` +
+      `next AS (UPDATE ${n.entries.sql} e SET next_event = e.next_event + l.n FROM locked l WHERE e.receipt_id = l.receipt_id ` +
+      `RETURNING l.i, l.attempt, e.receipt_id, e.next_event - l.n AS base), ` +
+      `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
+      `SELECT next.receipt_id, next.base + row_number() OVER (PARTITION BY t.i ORDER BY t.ord), next.attempt, t.ev ` +
+      `FROM next JOIN t ON t.i = next.i RETURNING 1), ` +
+      `notes AS (SELECT pg_notify('${n.channel}', 'v' || receipt_id) FROM (SELECT receipt_id FROM next ORDER BY i) x) ` +
+      `SELECT i::integer FROM next WHERE (SELECT count(*) FROM notes) >= 0 AND (SELECT count(*) FROM added) >= 0`,
   } as const;
 }
 

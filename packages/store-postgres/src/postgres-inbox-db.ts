@@ -42,6 +42,13 @@ interface DeliveryCall {
   readonly token: string | null;
 }
 
+/** One append to a receipt's stream log: the receipt, the delivery's attempt, the events' texts. */
+interface AppendCall {
+  readonly receiptId: string;
+  readonly attempt: number;
+  readonly texts: readonly string[];
+}
+
 /** `Inbox.settle`'s values, checked and serialised: receipt id, outcome text, ttlMs, poisoned, attempt, event texts. @internal */
 export type SettleValues = readonly [string, string, number, boolean, number, readonly string[]];
 /** A call the finishing batches serve: a settle, or a delivery to count. */
@@ -69,6 +76,8 @@ export class InboxDb {
   readonly #reads: Batcher<ReadCall, unknown[][]>;
   /** Settles and delivery counts (`settle`, `beginDelivery`), several in one statement when they come faster than one round trip. */
   readonly #finishes: Batcher<FinishCall, FinishOutput>;
+  /** Appends to stream logs (`publish`), several receipts' in one statement when they come faster than one round trip. */
+  readonly #appends: Batcher<AppendCall, boolean>;
 
   constructor(pool: Pool, sql: InboxSql, preparedStatements: boolean, table: string) {
     this.#pool = pool;
@@ -100,6 +109,14 @@ export class InboxDb {
         one: (call) => ('settle' in call ? this.#settleOne(call.settle) : this.#countOne(call.begin)),
         many: (calls) => this.#finishMany(calls),
         idOf: (call) => ('settle' in call ? call.settle[0] : call.begin.receiptId),
+      },
+      BATCHES_IN_FLIGHT,
+    );
+    this.#appends = new Batcher<AppendCall, boolean>(
+      {
+        one: (call) => this.#appendOne(call),
+        many: (calls) => this.#appendMany(calls),
+        idOf: (call) => call.receiptId,
       },
       BATCHES_IN_FLIGHT,
     );
@@ -278,14 +295,44 @@ export class InboxDb {
     return inInbox ? 'pending' : 'gone';
   }
 
-  /** Appends `texts` (stream events) to the receipt's log under `attempt`: `false` when its entry is settled. */
-  async append(receiptId: string, attempt: number, texts: readonly string[]): Promise<boolean> {
+  /**
+   * Appends `texts` (stream events) to the receipt's log under `attempt`, with its notice (`v` +
+   * receipt id) sent by the same commit: `false` when its entry is settled. One append statement
+   * is in flight at a time; the appends made meanwhile (other receipts') go out together in the
+   * next. A `NOTIFY` inside a transaction serialises the commits that notify (a lock held through
+   * the commit's flush), so this keeps it to one such commit in flight per inbox for appends — as
+   * for settle batches — while a delta reaches a reader one round trip and one commit sooner than
+   * with the notifier's `pg_notify` after the commit (a second transaction, a second flush).
+   */
+  append(receiptId: string, attempt: number, texts: readonly string[]): Promise<boolean> {
+    return this.#appends.run({ receiptId, attempt, texts });
+  }
+
+  /** One receipt's append alone (`publish`/`publishMany`, notifying). */
+  async #appendOne({ receiptId, attempt, texts }: AppendCall): Promise<boolean> {
     const rows = await this.query(
       texts.length === 1 ? this.sql.publish : this.sql.publishMany,
       [receiptId, attempt, texts.length === 1 ? texts[0] : texts],
       `publish events of ${JSON.stringify(receiptId)}`,
     );
-    return rows.length > 0;
+    return (rows[0]?.[0] as number | undefined) === 1;
+  }
+
+  /** Several receipts' appends in one statement (`publishBatch`): whether each was appended, in order. */
+  async #appendMany(calls: readonly AppendCall[]): Promise<boolean[]> {
+    const entry: number[] = [];
+    const texts: string[] = [];
+    calls.forEach((call, i) => {
+      for (const text of call.texts) {
+        entry.push(i + 1);
+        texts.push(text);
+      }
+    });
+    const values = [calls.map((c) => c.receiptId), calls.map((c) => c.attempt), entry, texts];
+    const rows = await this.query(this.sql.publishBatch, values, `publish events of ${String(calls.length)} receipts`);
+    const appended = calls.map(() => false);
+    for (const [i] of rows) appended[(i as number) - 1] = true;
+    return appended;
   }
 
   /** Drops what expired, at most once per {@link SWEEP_MS}, without making the caller wait. */

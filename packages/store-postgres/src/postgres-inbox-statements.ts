@@ -133,18 +133,24 @@ function readerSql(n: InboxNames) {
     lookup:
       `SELECT (SELECT outcome FROM ${n.outcomes.sql} WHERE receipt_id = $1 AND expires_at > clock_timestamp()), ` +
       `EXISTS (SELECT 1 FROM ${n.entries.sql} WHERE receipt_id = $1)`,
-    /** `receiptId, attempt, event` → a row when appended (the entry's row lock orders offsets in commit order). */
+    /**
+     * `receiptId, attempt, event` → `[1]` when appended, `[0]` when the entry is gone (the entry's
+     * row lock orders offsets in commit order). Its notice (`v` + receipt id) is sent by its own
+     * commit: one round trip, one commit (see `InboxDb.append` for why that is safe to do here).
+     */
     publish:
       `WITH next AS (UPDATE ${n.entries.sql} SET next_event = next_event + 1 WHERE receipt_id = $1 RETURNING next_event), ` +
       `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
-      `SELECT $1, next_event, $2, $3 FROM next RETURNING 1) ` +
-      `SELECT 1 FROM added`,
-    /** `receiptId, attempt, events[]` → a row when appended (in order, offsets after the log's last). */
+      `SELECT $1, next_event, $2, $3 FROM next RETURNING 1), ` +
+      `note AS (SELECT pg_notify('${n.channel}', 'v' || $1) FROM (SELECT 1 FROM added LIMIT 1) a) ` +
+      `SELECT count(*)::integer FROM note`,
+    /** `receiptId, attempt, events[]` → as `publish` (in order, offsets after the log's last; one notice). */
     publishMany:
       `WITH next AS (UPDATE ${n.entries.sql} SET next_event = next_event + cardinality($3::text[]) WHERE receipt_id = $1 RETURNING next_event), ` +
       `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
-      `SELECT $1, next.next_event - cardinality($3::text[]) + t.ord, $2, t.ev FROM next, unnest($3::text[]) WITH ORDINALITY AS t(ev, ord) RETURNING 1) ` +
-      `SELECT 1 FROM added LIMIT 1`,
+      `SELECT $1, next.next_event - cardinality($3::text[]) + t.ord, $2, t.ev FROM next, unnest($3::text[]) WITH ORDINALITY AS t(ev, ord) RETURNING 1), ` +
+      `note AS (SELECT pg_notify('${n.channel}', 'v' || $1) FROM (SELECT 1 FROM added LIMIT 1) a) ` +
+      `SELECT count(*)::integer FROM note`,
     /** `receiptId, afterOffset, limit` → `[live, offset, attempt, event]`: one row with nulls when no event. */
     events:
       `SELECT EXISTS (SELECT 1 FROM ${n.entries.sql} WHERE receipt_id = $1), v.event_offset::text, v.attempt, v.event ` +

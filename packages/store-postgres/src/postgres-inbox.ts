@@ -81,9 +81,9 @@ const READ_PAGE = 100;
  *   each ending as it would alone; a lone call runs its own statement.
  * - **Waiting** (`outcome()`, `events()`, `onNotify`): `LISTEN/NOTIFY` on one connection of the
  *   pool, notifications carrying ids only, sent after the writes they announce committed (a
- *   `NOTIFY` inside them would serialise their commits) — but for a worker's batch of settles,
- *   which carries its notices (one batch in flight per worker); after that connection is lost,
- *   the waits poll every
+ *   `NOTIFY` inside them would serialise their commits) — but for a worker's settle batches and
+ *   stream appends (`publish`), which carry theirs (one statement of each kind in flight per
+ *   inbox: a delta costs one commit); after that connection is lost, the waits poll every
  *   `pollMs` until it listens again and then look once more, so a lost notification delays,
  *   never loses. `LISTEN` needs a session (not a transaction-pooled PgBouncer) connection:
  *   `listenConnectionString` gives it one of its own when the pool goes through such a pooler.
@@ -308,8 +308,8 @@ export class PostgresInbox implements Inbox, InspectableInbox {
     assertAttempt(attempt);
     const texts = made();
     if (texts.length === 0) return;
+    // Its notice (`v` + receipt id) is sent by the append's own commit (see `InboxDb.append`).
     if (!(await this.#db.append(receiptId, attempt, texts))) throw entrySettledError(receiptId);
-    void this.#notifier.send(`v${receiptId}`);
     this.#streams.wake(receiptId);
   }
 

@@ -1,6 +1,6 @@
-// PostgresInbox sends the reads, delivery counts and settles made while one of their kind is in
-// flight together, in one statement: each call must end exactly as it would alone. The calls
-// here are made all at once, so all but the first go out in a batch.
+// PostgresInbox sends the reads, delivery counts, settles and stream appends made while one of
+// their kind is in flight together, in one statement: each call must end exactly as it would
+// alone. The calls here are made all at once, so all but the first go out in a batch.
 import { InboxError, type InboxEntry, type InboxLease, type OutcomeJson } from '@signalyard/core';
 import { PostgresInbox } from '@signalyard/store-postgres';
 import { collect, rejectsCode } from '@signalyard/test-utils';
@@ -210,6 +210,40 @@ describePostgres('PostgresInbox batches', () => {
     const gone = await rejectsCode(inbox.beginDelivery(second[1] as InboxEntry), 'LEASE_LOST');
     expect(gone.message).toContain('no longer in the inbox');
   });
+  it('appends made at once: each log gets its events in order after its last offset, with its notice; a settled entry rejects alone', async () => {
+    const inbox = await freshInbox();
+    const { entries } = await leasedEntries(inbox, 1);
+    const [gone, ...live] = [...entries.values()].flat();
+    await inbox.publish(live[0]?.receiptId as string, 1, { type: 'text_delta', agentId: 'main', delta: 'first' });
+    await inbox.settle(gone as InboxEntry, completed(gone?.receiptId as string), 60_000);
+    // Readers in another process (another inbox instance) are woken by the batch's notices.
+    const other = new PostgresInbox({ connectionString: DATABASE_URL, table: inbox.table, maxConnections: 2 });
+    open.push(other);
+    await other.listening();
+    const delta = (text: string) => ({ type: 'text_delta', agentId: 'main', delta: text }) as const;
+    const reads = live.map(async (e) => {
+      const seen: string[] = [];
+      for await (const item of other.events({ receiptId: e.receiptId })) {
+        seen.push(`${item.offset}:${String(item.attempt)}:${(item.event as { delta: string }).delta}`);
+        if (seen.length === (e === live[0] ? 4 : 3)) break;
+      }
+      return seen;
+    });
+    const refused = rejectsCode(inbox.publish(gone?.receiptId as string, 1, delta('late')), 'LEASE_LOST');
+    await Promise.all([
+      ...live.map((e, i) => inbox.publishMany(e.receiptId, i + 1, [delta(`a${String(i)}`), delta(`b${String(i)}`)])),
+      ...live.map((e, i) => inbox.publish(e.receiptId, i + 1, delta(`c${String(i)}`))),
+      refused,
+    ]);
+    const logs = await Promise.all(reads);
+    expect(logs[0]).toEqual(['1:1:first', '2:1:a0', '3:1:b0', '4:1:c0']);
+    live.slice(1).forEach((_, j) => {
+      const i = j + 1;
+      const n = String(i + 1);
+      expect(logs[i]).toEqual([`1:${n}:a${String(i)}`, `2:${n}:b${String(i)}`, `3:${n}:c${String(i)}`]);
+    });
+  });
+
   it('settles and delivery counts made at once share a statement: each ends as alone', async () => {
     const inbox = await freshInbox();
     const { entries } = await leasedEntries(inbox, 2);
