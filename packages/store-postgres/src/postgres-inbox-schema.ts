@@ -4,6 +4,7 @@ import { PostgresStoreError } from './errors/postgres-store-error.js';
 import { iso, type InboxNames } from './postgres-inbox-names.js';
 import { migrateUnderLock } from './postgres-migrate-lock.js';
 import { pgCodeOf } from './postgres-schema.js';
+import { suffixedTable } from './postgres-table-name.js';
 
 /**
  * The schema version of the inbox's tables this release writes and reads. `migrate()` records it
@@ -18,7 +19,7 @@ import { pgCodeOf } from './postgres-schema.js';
  * console.log(`this release writes inbox schema ${POSTGRES_INBOX_SCHEMA_VERSION}`);
  * ```
  */
-export const POSTGRES_INBOX_SCHEMA_VERSION = 1;
+export const POSTGRES_INBOX_SCHEMA_VERSION = 2;
 
 const MARK = '@signalyard/store-postgres inbox schema ';
 const MARK_PATTERN = /^@signalyard\/store-postgres inbox schema (\d+)$/;
@@ -159,8 +160,26 @@ END
 $accept$`;
 }
 
+/**
+ * Version 2: fewer index writes per entry, the same rows. The waiting keys' index is partial on
+ * `waiting_since IS NOT NULL` (set exactly while `pending > 0`) instead of `pending > 0`, so an
+ * accept or a settle that leaves `waiting_since` as it was is a HOT update of the key's row (no
+ * index entry written): an indexed column, or one in an index's predicate, changed is what
+ * makes an update write every index of its table. Pages are filled to `fillfactor` only, leaving
+ * room for those new row versions (and for the entries' delivery counts) in their own page.
+ */
+function schema2(n: InboxNames): string[] {
+  return [
+    `DROP INDEX IF EXISTS ${suffixedTable(n.entries, '_keys_waiting').sql}`,
+    `CREATE INDEX ${n.keysWaiting} ON ${n.keys.sql} (waiting_since) WHERE waiting_since IS NOT NULL`,
+    `ALTER TABLE ${n.keys.sql} SET (fillfactor = 50)`,
+    `ALTER TABLE ${n.counters.sql} SET (fillfactor = 50)`,
+    `ALTER TABLE ${n.entries.sql} SET (fillfactor = 80)`,
+  ];
+}
+
 /** What brings the inbox from version `i` to version `i + 1`. */
-const MIGRATIONS: readonly ((n: InboxNames) => string[])[] = [schema1];
+const MIGRATIONS: readonly ((n: InboxNames) => string[])[] = [schema1, schema2];
 
 /**
  * Brings the inbox's objects to this release's schema, in one transaction under a

@@ -27,7 +27,7 @@ function workerSql(n: InboxNames) {
     acquire:
       `UPDATE ${n.keys.sql} k SET lease_worker = $1, lease_token = md5(random()::text || clock_timestamp()::text || k.key), ` +
       `lease_expires = clock_timestamp() + ${ms('$2')}, lease_ms = $2 ` +
-      `FROM (SELECT key FROM ${n.keys.sql} WHERE pending > 0 AND (lease_token IS NULL OR lease_expires <= clock_timestamp()) ` +
+      `FROM (SELECT key FROM ${n.keys.sql} WHERE waiting_since IS NOT NULL AND (lease_token IS NULL OR lease_expires <= clock_timestamp()) ` +
       `ORDER BY waiting_since, key LIMIT $3 FOR UPDATE SKIP LOCKED) c WHERE k.key = c.key ` +
       `RETURNING k.key, k.lease_token, ${iso('k.lease_expires')}`,
     /** `key, token` → a row when renewed. */
