@@ -32,7 +32,9 @@ const ACCEPT_TX = Number(process.env.ACCEPT_TX ?? 1);
 const load = async (file: string): Promise<Record<string, unknown>> =>
   (await import(pathToFileURL(`${src}/${file}`).href)) as Record<string, unknown>;
 const { inboxNames } = (await load('postgres-inbox-names.ts')) as { inboxNames: (t: unknown) => InboxNamesLike };
-const { inboxSql } = (await load('postgres-inbox-statements.ts')) as { inboxSql: (n: unknown) => Record<string, string> };
+const { inboxSql } = (await load('postgres-inbox-statements.ts')) as {
+  inboxSql: (n: unknown) => Record<string, string>;
+};
 const { migrateInbox } = (await load('postgres-inbox-schema.ts')) as {
   migrateInbox: (pool: Pool, n: unknown) => Promise<void>;
 };
@@ -79,7 +81,9 @@ const perEntry: Record<Kind, number[]> = { accept: [], acquire: [], read: [], be
 const walPerEntry: Record<Kind, number[]> = { accept: [], acquire: [], read: [], begin: [], settle: [], release: [] };
 
 async function walLsn(): Promise<bigint> {
-  const { rows } = await admin.query<{ b: string }>(`SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text AS b`);
+  const { rows } = await admin.query<{ b: string }>(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text AS b`,
+  );
   return BigInt((rows[0] as { b: string }).b.split('.')[0] as string);
 }
 
@@ -117,7 +121,18 @@ try {
           let inTx = 0;
           for (let i = a; i < n; i += ACCEPTERS) {
             if (ACCEPT_TX > 1 && inTx === 0) await c.client.query('BEGIN');
-            const values = [randomUUID(), randomUUID(), keys[i % KEYS], null, 'user_message', signalText, null, 100000, 10000000, 600000];
+            const values = [
+              randomUUID(),
+              randomUUID(),
+              keys[i % KEYS],
+              null,
+              'user_message',
+              signalText,
+              null,
+              100000,
+              10000000,
+              600000,
+            ];
             await run(c, sql.accept as string, values);
             if (ACCEPT_TX > 1 && ++inTx === ACCEPT_TX) {
               await c.client.query('COMMIT');
@@ -144,14 +159,25 @@ try {
           part.map(() => '0'),
           part.map(() => 100),
         ]);
-        for (const row of rows) entries.push({ id: row[2] as string, token: part[(row[0] as number) - 1]?.[1] as string });
+        for (const row of rows)
+          entries.push({ id: row[2] as string, token: part[(row[0] as number) - 1]?.[1] as string });
       }
     });
     const outcome = JSON.stringify({ status: 'completed', receiptId: 'x', output: null });
     for (let i = 0; i < entries.length; i += BATCH) {
       const part = entries.slice(i, i + BATCH);
       await measured('begin', fin, part.length, async () => {
-        await run(fin, sql.finishMany as string, [[], [], [], [], [], [], [], part.map((e) => e.id), part.map((e) => e.token)]);
+        await run(fin, sql.finishMany as string, [
+          [],
+          [],
+          [],
+          [],
+          [],
+          [],
+          [],
+          part.map((e) => e.id),
+          part.map((e) => e.token),
+        ]);
       });
       await measured('settle', fin, part.length, async () => {
         await run(fin, sql.finishMany as string, [
@@ -172,7 +198,9 @@ try {
     });
     if (entries.length !== n) throw new Error(`read ${String(entries.length)} entries, expected ${String(n)}`);
   }
-  console.log(`src ${src}; ${String(ACCEPTERS)} accepting connections; plan_cache_mode ${process.env.PLAN_MODE ?? 'auto'}; load ${loadavg()[0]?.toFixed(1) ?? '?'}; ${String(ROUNDS)} rounds of ${String(KEYS)} keys × ${String(PER_KEY)} entries, batches of ${String(BATCH)}`);
+  console.log(
+    `src ${src}; ${String(ACCEPTERS)} accepting connections; plan_cache_mode ${process.env.PLAN_MODE ?? 'auto'}; load ${loadavg()[0]?.toFixed(1) ?? '?'}; ${String(ROUNDS)} rounds of ${String(KEYS)} keys × ${String(PER_KEY)} entries, batches of ${String(BATCH)}`,
+  );
   let total = 0;
   for (const kind of kinds) {
     total += median(perEntry[kind]);
@@ -189,6 +217,6 @@ try {
   );
   if (rows[0]?.s) await admin.query(rows[0].s);
   await admin.query(`DROP SEQUENCE IF EXISTS "${table}_order"`);
-  await admin.query(`DROP FUNCTION IF EXISTS "${table}_accept"`);
+  await admin.query(`DROP FUNCTION IF EXISTS "${table}_accept", "${table}_accept_many"`);
   await admin.end();
 }

@@ -1,5 +1,4 @@
-import type { InboxNames } from './postgres-inbox-names.js';
-import { COUNTER_SHARDS } from './postgres-inbox-schema.js';
+import { COUNTER_SHARDS, type InboxNames } from './postgres-inbox-names.js';
 
 /** A duration in milliseconds (a bigint expression) as an interval. */
 const ms = (expr: string): string => `${expr}::bigint * interval '1 millisecond'`;

@@ -1,7 +1,8 @@
 import { errorText } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { PostgresStoreError } from './errors/postgres-store-error.js';
-import { iso, type InboxNames } from './postgres-inbox-names.js';
+import { acceptManyFunction } from './postgres-inbox-accept-many.js';
+import { COUNTER_SHARDS, iso, type InboxNames } from './postgres-inbox-names.js';
 import { migrateUnderLock } from './postgres-migrate-lock.js';
 import { pgCodeOf } from './postgres-schema.js';
 import { suffixedTable } from './postgres-table-name.js';
@@ -23,8 +24,6 @@ export const POSTGRES_INBOX_SCHEMA_VERSION = 2;
 
 const MARK = '@signalyard/store-postgres inbox schema ';
 const MARK_PATTERN = /^@signalyard\/store-postgres inbox schema (\d+)$/;
-/** How many rows the pending counter is spread over (accepts of different keys seldom wait for each other). */
-export const COUNTER_SHARDS = 16;
 
 /** The columns of the entries table, with their types as `format_type` names them. */
 const ENTRY_COLUMNS = [
@@ -175,6 +174,7 @@ function schema2(n: InboxNames): string[] {
     `ALTER TABLE ${n.keys.sql} SET (fillfactor = 50)`,
     `ALTER TABLE ${n.counters.sql} SET (fillfactor = 50)`,
     `ALTER TABLE ${n.entries.sql} SET (fillfactor = 80)`,
+    acceptManyFunction(n),
   ];
 }
 
