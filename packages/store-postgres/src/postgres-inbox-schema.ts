@@ -9,14 +9,17 @@ import { suffixedTable } from './postgres-table-name.js';
 
 /**
  * The schema version of the inbox's tables this release writes and reads. `migrate()` records it
- * as the entries table's comment (`@signalyard/store-postgres inbox schema 1`) and refuses a
+ * as the entries table's comment (`@signalyard/store-postgres inbox schema 2`), upgrades an
+ * inbox of an earlier version in place (its entries, leases and outcomes kept) and refuses a
  * table marked with a higher one. Version 1: the entries table and its `_keys`, `_dedupe`,
  * `_outcomes`, `_dead`, `_events` and `_counters` tables, the `_order` sequence and the
- * `_accept` function (see the scaling-out guide's layout section).
+ * `_accept` function (see the scaling-out guide's layout section). Version 2: the
+ * `_accept_many` function (a batch of accepts in one transaction), the waiting keys' index
+ * partial on `waiting_since IS NOT NULL`, `fillfactor` on the keys, counters and entries tables.
  *
  * @example
  * ```ts
- * // What a table says about itself (psql): \dt+ signalyard_inbox  → "@signalyard/store-postgres inbox schema 1"
+ * // What a table says about itself (psql): \dt+ signalyard_inbox  → "@signalyard/store-postgres inbox schema 2"
  * console.log(`this release writes inbox schema ${POSTGRES_INBOX_SCHEMA_VERSION}`);
  * ```
  */
