@@ -15,6 +15,14 @@ const ms = (expr: string): string => `${expr}::bigint * interval '1 millisecond'
 export function inboxBatchSql(n: InboxNames) {
   return {
     /**
+     * `ids[], receipts[], keys[], agents[], kinds[], signals[], controls[], maxPer, max, windowMs` →
+     * `[index (1-based), status, receiptId, key, seq, acceptedAt]` for each: `accept` for several
+     * entries in one transaction (schema 2).
+     */
+    acceptMany:
+      `SELECT * FROM ${n.acceptMany.sql}($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], ` +
+      `$8::integer, $9::bigint, $10::bigint)`,
+    /**
      * A worker's settles and delivery counts made while one such statement was in flight, in one:
      * - settles: `receiptIds[], outcomes[], ttlMs[], poisoned[], attempts[], eventEntry[] (1-based
      *   index of each event's receipt), events[]` → a row `['s', index, outcome stored, entry

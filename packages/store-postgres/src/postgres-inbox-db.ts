@@ -248,7 +248,7 @@ export class InboxDb {
    */
   async #acceptMany(calls: readonly AcceptCall[]): Promise<(unknown[] | InboxError)[]> {
     const column = (i: number): unknown[] => calls.map((c) => c.values[i]);
-    const values = [...[0, 1, 2, 3, 4, 5, 6].map(column), ...calls[0]!.values.slice(7)];
+    const values = [...[0, 1, 2, 3, 4, 5, 6].map(column), ...(calls[0] as AcceptCall).values.slice(7)];
     const what = `Cannot accept ${String(calls.length)} entries`;
     const rows = await this.#onOwnConnection(
       this.sql.acceptMany,

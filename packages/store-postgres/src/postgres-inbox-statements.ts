@@ -22,14 +22,6 @@ function workerSql(n: InboxNames) {
   return {
     /** `id, receipt, key, agent, kind, signal, control, maxPer, max, windowMs` → `[status, receiptId, key, seq, acceptedAt]`. */
     accept: `SELECT * FROM ${n.accept.sql}($1, $2, $3, $4, $5, $6, $7, $8::integer, $9::bigint, $10::bigint)`,
-    /**
-     * `ids[], receipts[], keys[], agents[], kinds[], signals[], controls[], maxPer, max, windowMs` →
-     * `[index (1-based), status, receiptId, key, seq, acceptedAt]` for each: `accept` for several
-     * entries in one transaction (schema 2).
-     */
-    acceptMany:
-      `SELECT * FROM ${n.acceptMany.sql}($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], ` +
-      `$8::integer, $9::bigint, $10::bigint)`,
     /** `worker, leaseMs, max` → `[key, token, expiresAt]` for each key leased. */
     acquire:
       `UPDATE ${n.keys.sql} k SET lease_worker = $1, lease_token = md5(random()::text || clock_timestamp()::text || k.key), ` +
