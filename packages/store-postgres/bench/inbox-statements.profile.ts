@@ -8,9 +8,12 @@
 // release. Rounds of KEYS keys × PER_KEY entries each; µs of server CPU per entry for each kind,
 // medians over the rounds. Needs the server on this machine (it reads /proc).
 //
-// usage: pnpm exec tsx packages/store-postgres/bench/inbox-statements.bench.ts [src dir] [rounds]
+// usage: pnpm exec tsx packages/store-postgres/bench/inbox-statements.profile.ts [src dir] [rounds]
+// (not a *.bench.ts: `pnpm bench` does not run it; it needs the server on this machine)
 //   [src dir]: the store-postgres src whose statements to run (default ../src), e.g. another
 //   worktree's, to compare two versions alternately in the same minutes.
+// env: ACCEPTERS (connections accepting at once, default 1), ACCEPT_TX (accepts per transaction,
+//   default 1: what a batch would save), PLAN_MODE (plan_cache_mode of every connection).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
