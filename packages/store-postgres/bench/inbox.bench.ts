@@ -440,7 +440,9 @@ try {
       if (sql) await admin.query(sql);
     });
   await admin.query(`DROP SEQUENCE IF EXISTS "${inboxTable}_order"`).catch(() => undefined);
-  await admin.query(`DROP FUNCTION IF EXISTS "${inboxTable}_accept"`).catch(() => undefined);
+  await admin
+    .query(`DROP FUNCTION IF EXISTS "${inboxTable}_accept", "${inboxTable}_accept_many"`)
+    .catch(() => undefined);
   await admin.end();
 }
 

@@ -1,5 +1,4 @@
-import type { InboxNames } from './postgres-inbox-names.js';
-import { COUNTER_SHARDS } from './postgres-inbox-schema.js';
+import { COUNTER_SHARDS, type InboxNames } from './postgres-inbox-names.js';
 
 /** A duration in milliseconds (a bigint expression) as an interval. */
 const ms = (expr: string): string => `${expr}::bigint * interval '1 millisecond'`;
@@ -9,11 +8,20 @@ const ms = (expr: string): string => `${expr}::bigint * interval '1 millisecond'
  * the single call's statement over arrays, one transaction for the lot. Rows they lock in more
  * than one place are locked in one order (entries by receipt id, keys by key, counter shards by
  * shard), so two batches never wait for each other in a circle; like the single statements, a
- * key's row is locked before its counter shard's, as `accept` locks them.
+ * key's row is locked before its counter shard's, as `accept` locks them. Rows are found by their
+ * key's index (`= ANY (array)`), never by a join the planner may make a scan of the whole table.
  * @internal
  */
 export function inboxBatchSql(n: InboxNames) {
   return {
+    /**
+     * `ids[], receipts[], keys[], agents[], kinds[], signals[], controls[], maxPer, max, windowMs` →
+     * `[index (1-based), status, receiptId, key, seq, acceptedAt]` for each: `accept` for several
+     * entries in one transaction (schema 2).
+     */
+    acceptMany:
+      `SELECT * FROM ${n.acceptMany.sql}($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], ` +
+      `$8::integer, $9::bigint, $10::bigint)`,
     /**
      * A worker's settles and delivery counts made while one such statement was in flight, in one:
      * - settles: `receiptIds[], outcomes[], ttlMs[], poisoned[], attempts[], eventEntry[] (1-based
@@ -57,7 +65,7 @@ function settleCtes(n: InboxNames): string {
     `r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[], $5::integer[]) ` +
     `WITH ORDINALITY AS r(receipt_id, outcome, ttl, poisoned, attempt, i)), ` +
     `e AS (SELECT x.receipt_id, x.session_key, x.seq, x.agent_id, x.signal, x.control, x.accepted_at, x.attempts, x.next_event ` +
-    `FROM ${n.entries.sql} x WHERE x.receipt_id IN (SELECT receipt_id FROM r) ORDER BY x.receipt_id FOR UPDATE), ` +
+    `FROM ${n.entries.sql} x WHERE x.receipt_id = ANY ($1::text[]) ORDER BY x.receipt_id FOR UPDATE), ` +
     `ev AS (SELECT r.receipt_id, r.attempt, t.ev, row_number() OVER (PARTITION BY t.at ORDER BY t.n) AS ord ` +
     `FROM unnest($6::integer[], $7::text[]) WITH ORDINALITY AS t(at, ev, n) JOIN r ON r.i = t.at), ` +
     `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
@@ -74,12 +82,14 @@ function settleCtes(n: InboxNames): string {
     `ON CONFLICT (receipt_id) DO UPDATE SET put_order = excluded.put_order, session_key = excluded.session_key, seq = excluded.seq, ` +
     `agent_id = excluded.agent_id, signal = excluded.signal, control = excluded.control, accepted_at = excluded.accepted_at, ` +
     `attempts = excluded.attempts, expires_at = excluded.expires_at), ` +
-    `gone AS (DELETE FROM ${n.entries.sql} x USING e WHERE x.receipt_id = e.receipt_id RETURNING x.receipt_id, x.session_key), ` +
+    `gone AS (DELETE FROM ${n.entries.sql} x USING e WHERE x.receipt_id = e.receipt_id AND x.receipt_id = ANY ($1::text[]) ` +
+    `RETURNING x.receipt_id, x.session_key), ` +
     `per_key AS (SELECT session_key, count(*)::integer AS n FROM gone GROUP BY session_key), ` +
-    `keys_locked AS (SELECT k.key, p.n FROM ${n.keys.sql} k JOIN per_key p ON p.session_key = k.key ORDER BY k.key FOR UPDATE OF k), ` +
+    `keys_locked AS (SELECT k.key, p.n FROM ${n.keys.sql} k JOIN per_key p ON p.session_key = k.key ` +
+    `WHERE k.key = ANY (ARRAY(SELECT session_key FROM per_key)) ORDER BY k.key FOR UPDATE OF k), ` +
     `k AS (UPDATE ${n.keys.sql} k SET pending = k.pending - l.n, ` +
     `waiting_since = CASE WHEN k.pending = l.n THEN NULL ELSE k.waiting_since END ` +
-    `FROM keys_locked l WHERE k.key = l.key RETURNING k.key, l.n), ` +
+    `FROM keys_locked l WHERE k.key = l.key AND k.key = ANY (ARRAY(SELECT key FROM keys_locked)) RETURNING k.key, l.n), ` +
     `per_shard AS (SELECT hashtext(key) & ${COUNTER_SHARDS - 1} AS shard, sum(n) AS n FROM k GROUP BY 1), ` +
     `shards_locked AS (SELECT c.shard, s.n FROM ${n.counters.sql} c JOIN per_shard s ON s.shard = c.shard ORDER BY c.shard FOR UPDATE OF c), ` +
     `c AS (UPDATE ${n.counters.sql} c SET pending = c.pending - l.n FROM shards_locked l WHERE c.shard = l.shard), ` +
@@ -97,9 +107,9 @@ function beginCtes(n: InboxNames): string {
   return (
     `b_r AS (SELECT * FROM unnest($8::text[], $9::text[]) WITH ORDINALITY AS r(receipt_id, token, i)), ` +
     `b_locked AS (SELECT e.receipt_id, b_r.i, b_r.token FROM ${n.entries.sql} e JOIN b_r ON b_r.receipt_id = e.receipt_id ` +
-    `WHERE b_r.token IS NULL OR EXISTS (SELECT 1 FROM ${n.keys.sql} k WHERE k.key = e.session_key ` +
-    `AND k.lease_token = b_r.token AND k.lease_expires > clock_timestamp()) ORDER BY e.receipt_id FOR UPDATE OF e), ` +
+    `WHERE e.receipt_id = ANY ($8::text[]) AND (b_r.token IS NULL OR EXISTS (SELECT 1 FROM ${n.keys.sql} k WHERE k.key = e.session_key ` +
+    `AND k.lease_token = b_r.token AND k.lease_expires > clock_timestamp())) ORDER BY e.receipt_id FOR UPDATE OF e), ` +
     `b_counted AS (UPDATE ${n.entries.sql} e SET attempts = e.attempts + 1, delivery_token = b_locked.token ` +
-    `FROM b_locked WHERE e.receipt_id = b_locked.receipt_id RETURNING b_locked.i, e.attempts)`
+    `FROM b_locked WHERE e.receipt_id = b_locked.receipt_id AND e.receipt_id = ANY ($8::text[]) RETURNING b_locked.i, e.attempts)`
   );
 }

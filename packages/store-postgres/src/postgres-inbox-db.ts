@@ -49,6 +49,12 @@ interface AppendCall {
   readonly texts: readonly string[];
 }
 
+/** One accept: the `_accept` function's arguments, and the session key (for its errors). */
+interface AcceptCall {
+  readonly values: unknown[];
+  readonly sessionKey: string;
+}
+
 /** `Inbox.settle`'s values, checked and serialised: receipt id, outcome text, ttlMs, poisoned, attempt, event texts. @internal */
 export type SettleValues = readonly [string, string, number, boolean, number, readonly string[]];
 /** A call the finishing batches serve: a settle, or a delivery to count. */
@@ -78,6 +84,8 @@ export class InboxDb {
   readonly #finishes: Batcher<FinishCall, FinishOutput>;
   /** Appends to stream logs (`publish`), several receipts' in one statement when they come faster than one round trip. */
   readonly #appends: Batcher<AppendCall, boolean>;
+  /** Accepts (`accept`), several in one statement when they come faster than one round trip. */
+  readonly #accepts: Batcher<AcceptCall, unknown[] | InboxError>;
 
   constructor(pool: Pool, sql: InboxSql, preparedStatements: boolean, table: string) {
     this.#pool = pool;
@@ -117,6 +125,15 @@ export class InboxDb {
         one: (call) => this.#appendOne(call),
         many: (calls) => this.#appendMany(calls),
         idOf: (call) => call.receiptId,
+      },
+      BATCHES_IN_FLIGHT,
+    );
+    this.#accepts = new Batcher<AcceptCall, unknown[] | InboxError>(
+      {
+        one: (call) => this.#acceptOne(call),
+        many: (calls) => this.#acceptMany(calls),
+        // a retry racing its first attempt waits for the next statement (it then finds its receipt)
+        idOf: (call) => call.values[0] as string,
       },
       BATCHES_IN_FLIGHT,
     );
@@ -224,31 +241,83 @@ export class InboxDb {
   }
 
   /**
-   * Runs the `_accept` function on a connection of its own, telling a refusal by the server
+   * Runs the `_accept` function (`values`: its arguments) — or, when an accept is in flight
+   * already, `_accept_many` for the accepts made meanwhile, in one transaction (one commit, one
+   * round trip) — on a connection of its own, telling a refusal by the server
    * (`INBOX_UNAVAILABLE`: nothing written) from a lost acknowledgement (`INBOX_OUTCOME_UNKNOWN`).
    */
   async accept(values: unknown[], sessionKey: string): Promise<unknown[]> {
+    const done = await this.#accepts.run({ values, sessionKey });
+    if (done instanceof Error) throw done;
+    return done;
+  }
+
+  /** One accept alone: its row, or the error it ends with. */
+  async #acceptOne({ values, sessionKey }: AcceptCall): Promise<unknown[] | InboxError> {
     const what = `Cannot accept an entry for session ${JSON.stringify(sessionKey)}`;
+    const rows = await this.#onOwnConnection(this.sql.accept, values, what, [sessionKey]);
+    return Array.isArray(rows) ? (rows[0] as unknown[]) : (rows.errors[0] as InboxError);
+  }
+
+  /**
+   * Several accepts in one statement: each one's row, or the error it ends with. A refusal by the
+   * server wrote nothing: the accepts are then made one by one, in order (one bad entry fails alone).
+   */
+  async #acceptMany(calls: readonly AcceptCall[]): Promise<(unknown[] | InboxError)[]> {
+    const column = (i: number): unknown[] => calls.map((c) => c.values[i]);
+    const values = [...[0, 1, 2, 3, 4, 5, 6].map(column), ...(calls[0] as AcceptCall).values.slice(7)];
+    const what = `Cannot accept ${String(calls.length)} entries`;
+    const rows = await this.#onOwnConnection(
+      this.sql.acceptMany,
+      values,
+      what,
+      calls.map((c) => c.sessionKey),
+    );
+    if (Array.isArray(rows)) {
+      const out: (unknown[] | InboxError)[] = calls.map(() => this.unavailable(what, new Error('no row returned')));
+      for (const row of rows) out[(row[0] as number) - 1] = row.slice(1);
+      return out;
+    }
+    if (rows.refused === undefined) return rows.errors;
+    const out: (unknown[] | InboxError)[] = [];
+    for (const call of calls) out.push(await this.#acceptOne(call));
+    return out;
+  }
+
+  /**
+   * Runs `text` on a connection taken for it alone: its rows; or, when it failed, one error per
+   * session key in `keys` (`INBOX_OUTCOME_UNKNOWN` when the connection was lost after sending it)
+   * and — when the server refused it (nothing written) — that refusal.
+   */
+  async #onOwnConnection(
+    text: string,
+    values: unknown[],
+    what: string,
+    keys: readonly string[],
+  ): Promise<unknown[][] | { errors: InboxError[]; refused?: InboxError }> {
     let client: PoolClient;
     try {
       client = await this.#pool.connect();
     } catch (error) {
-      throw this.unavailable(what, error);
+      const unavailable = this.unavailable(what, error);
+      return { errors: keys.map(() => unavailable) };
     }
     let broken = false;
     try {
-      const rows = await this.#prepared.run(client, this.sql.accept, values);
-      return rows[0] as unknown[];
+      return await this.#prepared.run(client, text, values);
     } catch (error) {
       const code = pgCodeOf(error);
-      if (code !== undefined && SQLSTATE.test(code)) throw this.unavailable(what, error);
+      if (code !== undefined && SQLSTATE.test(code)) {
+        const refused = this.unavailable(what, error);
+        return { errors: keys.map(() => refused), refused };
+      }
       broken = true;
-      throw new InboxError({
-        code: 'INBOX_OUTCOME_UNKNOWN',
-        message: `${what}: the connection was lost after the entry was sent (${errorText(error)}): it may or may not have been written; retry with the same id`,
-        sessionKey,
-        cause: error,
-      });
+      const message = `${what}: the connection was lost after the entry was sent (${errorText(error)}): it may or may not have been written; retry with the same id`;
+      return {
+        errors: keys.map(
+          (sessionKey) => new InboxError({ code: 'INBOX_OUTCOME_UNKNOWN', message, sessionKey, cause: error }),
+        ),
+      };
     } finally {
       client.release(broken);
     }

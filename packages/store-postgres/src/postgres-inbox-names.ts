@@ -15,6 +15,8 @@ export interface InboxNames {
   readonly order: TableName;
   /** The function `accept` calls. */
   readonly accept: TableName;
+  /** The function a batch of accepts calls (schema 2). */
+  readonly acceptMany: TableName;
   /** Index names (unqualified: an index lives in its table's schema). */
   readonly keysWaiting: string;
   readonly dedupeExpires: string;
@@ -39,6 +41,7 @@ export function inboxNames(table: TableName): InboxNames {
     counters: suffixedTable(table, '_counters'),
     order: suffixedTable(table, '_order'),
     accept: suffixedTable(table, '_accept'),
+    acceptMany: suffixedTable(table, '_accept_many'),
     keysWaiting: unqualified('_keys_waiting'),
     dedupeExpires: unqualified('_dedupe_expires'),
     outcomesExpires: unqualified('_outcomes_expires'),
@@ -51,3 +54,6 @@ export function inboxNames(table: TableName): InboxNames {
 export function iso(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
+
+/** How many rows the pending counter is spread over (accepts of different keys seldom wait for each other). @internal */
+export const COUNTER_SHARDS = 16;

@@ -1,29 +1,32 @@
 import { errorText } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { PostgresStoreError } from './errors/postgres-store-error.js';
-import { iso, type InboxNames } from './postgres-inbox-names.js';
+import { acceptManyFunction } from './postgres-inbox-accept-many.js';
+import { COUNTER_SHARDS, iso, type InboxNames } from './postgres-inbox-names.js';
 import { migrateUnderLock } from './postgres-migrate-lock.js';
 import { pgCodeOf } from './postgres-schema.js';
+import { suffixedTable } from './postgres-table-name.js';
 
 /**
  * The schema version of the inbox's tables this release writes and reads. `migrate()` records it
- * as the entries table's comment (`@signalyard/store-postgres inbox schema 1`) and refuses a
+ * as the entries table's comment (`@signalyard/store-postgres inbox schema 2`), upgrades an
+ * inbox of an earlier version in place (its entries, leases and outcomes kept) and refuses a
  * table marked with a higher one. Version 1: the entries table and its `_keys`, `_dedupe`,
  * `_outcomes`, `_dead`, `_events` and `_counters` tables, the `_order` sequence and the
- * `_accept` function (see the scaling-out guide's layout section).
+ * `_accept` function (see the scaling-out guide's layout section). Version 2: the
+ * `_accept_many` function (a batch of accepts in one transaction), the waiting keys' index
+ * partial on `waiting_since IS NOT NULL`, `fillfactor` on the keys, counters and entries tables.
  *
  * @example
  * ```ts
- * // What a table says about itself (psql): \dt+ signalyard_inbox  → "@signalyard/store-postgres inbox schema 1"
+ * // What a table says about itself (psql): \dt+ signalyard_inbox  → "@signalyard/store-postgres inbox schema 2"
  * console.log(`this release writes inbox schema ${POSTGRES_INBOX_SCHEMA_VERSION}`);
  * ```
  */
-export const POSTGRES_INBOX_SCHEMA_VERSION = 1;
+export const POSTGRES_INBOX_SCHEMA_VERSION = 2;
 
 const MARK = '@signalyard/store-postgres inbox schema ';
 const MARK_PATTERN = /^@signalyard\/store-postgres inbox schema (\d+)$/;
-/** How many rows the pending counter is spread over (accepts of different keys seldom wait for each other). */
-export const COUNTER_SHARDS = 16;
 
 /** The columns of the entries table, with their types as `format_type` names them. */
 const ENTRY_COLUMNS = [
@@ -159,8 +162,27 @@ END
 $accept$`;
 }
 
+/**
+ * Version 2: fewer index writes per entry, the same rows. The waiting keys' index is partial on
+ * `waiting_since IS NOT NULL` (set exactly while `pending > 0`) instead of `pending > 0`, so an
+ * accept or a settle that leaves `waiting_since` as it was is a HOT update of the key's row (no
+ * index entry written): an indexed column, or one in an index's predicate, changed is what
+ * makes an update write every index of its table. Pages are filled to `fillfactor` only, leaving
+ * room for those new row versions (and for the entries' delivery counts) in their own page.
+ */
+function schema2(n: InboxNames): string[] {
+  return [
+    `DROP INDEX IF EXISTS ${suffixedTable(n.entries, '_keys_waiting').sql}`,
+    `CREATE INDEX ${n.keysWaiting} ON ${n.keys.sql} (waiting_since) WHERE waiting_since IS NOT NULL`,
+    `ALTER TABLE ${n.keys.sql} SET (fillfactor = 50)`,
+    `ALTER TABLE ${n.counters.sql} SET (fillfactor = 50)`,
+    `ALTER TABLE ${n.entries.sql} SET (fillfactor = 80)`,
+    acceptManyFunction(n),
+  ];
+}
+
 /** What brings the inbox from version `i` to version `i + 1`. */
-const MIGRATIONS: readonly ((n: InboxNames) => string[])[] = [schema1];
+const MIGRATIONS: readonly ((n: InboxNames) => string[])[] = [schema1, schema2];
 
 /**
  * Brings the inbox's objects to this release's schema, in one transaction under a

@@ -1,8 +1,7 @@
 import type { InboxEntry } from '@signalyard/core';
 import { parseSignalText } from '@signalyard/core/internal';
 import { inboxBatchSql } from './postgres-inbox-batch-statements.js';
-import { iso, type InboxNames } from './postgres-inbox-names.js';
-import { COUNTER_SHARDS } from './postgres-inbox-schema.js';
+import { COUNTER_SHARDS, iso, type InboxNames } from './postgres-inbox-names.js';
 
 /** The columns an entry is read with, in this order (see `entryOf`); `seq` as text under another name, so ORDER BY seq still orders numbers. */
 const ENTRY = `receipt_id, session_key, seq::text AS seq_text, agent_id, signal, control, ${iso('accepted_at')}, attempts`;
@@ -27,7 +26,7 @@ function workerSql(n: InboxNames) {
     acquire:
       `UPDATE ${n.keys.sql} k SET lease_worker = $1, lease_token = md5(random()::text || clock_timestamp()::text || k.key), ` +
       `lease_expires = clock_timestamp() + ${ms('$2')}, lease_ms = $2 ` +
-      `FROM (SELECT key FROM ${n.keys.sql} WHERE pending > 0 AND (lease_token IS NULL OR lease_expires <= clock_timestamp()) ` +
+      `FROM (SELECT key FROM ${n.keys.sql} WHERE waiting_since IS NOT NULL AND (lease_token IS NULL OR lease_expires <= clock_timestamp()) ` +
       `ORDER BY waiting_since, key LIMIT $3 FOR UPDATE SKIP LOCKED) c WHERE k.key = c.key ` +
       `RETURNING k.key, k.lease_token, ${iso('k.lease_expires')}`,
     /** `key, token` → a row when renewed. */

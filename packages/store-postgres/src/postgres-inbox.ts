@@ -66,7 +66,7 @@ const READ_PAGE = 100;
  * - **Tables** (created by {@link PostgresInbox.migrate}, named after `table`, default
  *   `signalyard_inbox`): the entries table, `_keys` (per session key: its last `seq`, its
  *   pending count, its lease), `_dedupe`, `_outcomes`, `_dead`, `_events`, `_counters`, the
- *   `_order` sequence and the `_accept` function; their schema number is
+ *   `_order` sequence and the `_accept` and `_accept_many` functions; their schema number is
  *   `POSTGRES_INBOX_SCHEMA_VERSION`. The scaling-out guide shows their layout.
  * - **`accept`** is one round trip (the `_accept` function, one transaction): `seq` comes from
  *   the session's `_keys` row (`INSERT … ON CONFLICT (key) DO UPDATE SET last_seq = last_seq + 1`),
@@ -76,9 +76,10 @@ const READ_PAGE = 100;
  * - **Leases** are claimed with `FOR UPDATE SKIP LOCKED` and judged by the server's
  *   `clock_timestamp()` (one clock for the fleet); `beginDelivery` counts `attempts` in a
  *   transaction that commits before it resolves, checking the lease in the same statement.
- * - **Batches**: a worker's `read`, `beginDelivery` and `settle` calls made while a statement of
- *   their kind is in flight go out together in the next one (one round trip, one transaction),
- *   each ending as it would alone; a lone call runs its own statement.
+ * - **Batches**: the `accept` calls of an inbox, and a worker's `read`, `beginDelivery` and
+ *   `settle` calls, made while a statement of their kind is in flight go out together in the
+ *   next one (one round trip, one transaction: accepts share one commit), each ending as it
+ *   would alone; a lone call runs its own statement.
  * - **Waiting** (`outcome()`, `events()`, `onNotify`): `LISTEN/NOTIFY` on one connection of the
  *   pool, notifications carrying ids only, sent after the writes they announce committed (a
  *   `NOTIFY` inside them would serialise their commits) — but for a worker's settle batches and

@@ -9,5 +9,5 @@ export async function dropInbox(table: string): Promise<void> {
   const relations = [n.entries, n.keys, n.dedupe, n.outcomes, n.dead, n.events, n.counters];
   await pool.query(`DROP TABLE IF EXISTS ${relations.map((r) => r.sql).join(', ')}`);
   await pool.query(`DROP SEQUENCE IF EXISTS ${n.order.sql}`);
-  await pool.query(`DROP FUNCTION IF EXISTS ${n.accept.sql}`);
+  await pool.query(`DROP FUNCTION IF EXISTS ${n.accept.sql}, ${n.acceptMany.sql}`);
 }

@@ -98,6 +98,60 @@ describe('Batcher', () => {
 });
 
 describePostgres('PostgresInbox batches', () => {
+  it('accepts made at once: seq in call order per key, a retried id gets its first receipt, a full session refuses alone', async () => {
+    const table = uniqueTable('inboxa');
+    tables.push(table);
+    const inbox = new PostgresInbox({
+      connectionString: DATABASE_URL,
+      table,
+      maxConnections: 4,
+      maxPendingPerSession: 5,
+    });
+    open.push(inbox);
+    await inbox.migrate();
+    const first = await inbox.accept({ sessionKey: KEYS[0] as string, signal: text('first'), id: 'first' });
+    const calls = Array.from({ length: 24 }, (_, i) => ({
+      sessionKey: KEYS[i % 4] as string,
+      signal: text(String(i)),
+      id: i === 5 ? 'first' : i === 9 ? 'twice' : i === 13 ? 'twice' : `call-${String(i)}`,
+    }));
+    const settled = await Promise.allSettled(calls.map((call) => inbox.accept(call)));
+    const receipts = settled.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
+    expect(receipts[5]).toEqual(first);
+    expect(receipts[13]?.receiptId).toBe(receipts[9]?.receiptId);
+    for (let k = 0; k < 4; k++) {
+      const mine = settled.flatMap((r, i) => (i % 4 === k && i !== 5 && i !== 13 ? [r] : []));
+      const seqs = mine.flatMap((r) => (r.status === 'fulfilled' ? [Number(r.value.seq)] : []));
+      const start = k === 0 ? 2 : 1;
+      // in call order, up to the limit of 5 pending (KEYS[0] held one already); the rest refused
+      const accepted = Math.min(mine.length, 6 - start);
+      expect(seqs).toEqual(Array.from({ length: accepted }, (_, i) => start + i));
+      for (const r of mine.slice(seqs.length)) {
+        expect(r.status).toBe('rejected');
+        expect(InboxError.isInstance((r as PromiseRejectedResult).reason)).toBe(true);
+        expect(((r as PromiseRejectedResult).reason as InboxError).code).toBe('INBOX_FULL');
+      }
+    }
+    const pending = await inbox.pending();
+    expect(pending.map((e) => e.signal)).toEqual(
+      [...pending]
+        .sort((a, b) => a.sessionKey.localeCompare(b.sessionKey) || Number(a.seq) - Number(b.seq))
+        .map((e) => e.signal),
+    );
+    expect(pending).toHaveLength(19);
+  });
+
+  it('accepts made at once are made one by one when the batch is refused (here: a database without the batch function)', async () => {
+    const inbox = await freshInbox();
+    await adminPool().query(`DROP FUNCTION "${inbox.table}_accept_many"`);
+    const receipts = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        inbox.accept({ sessionKey: KEYS[0] as string, signal: text(String(i)), id: `one-${String(i)}` }),
+      ),
+    );
+    expect(receipts.map((r) => r.seq)).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+
   it('reads of several leases at once each get their own entries, in seq order; a lost lease still reads as lost', async () => {
     const inbox = await freshInbox();
     const { leases, entries } = await leasedEntries(inbox, 3);

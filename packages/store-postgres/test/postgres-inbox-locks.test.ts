@@ -14,7 +14,7 @@ import {
 } from '@signalyard/test-utils/postgres';
 import { afterAll, expect, it } from 'vitest';
 import { inboxNames } from '../src/postgres-inbox-names.js';
-import { COUNTER_SHARDS } from '../src/postgres-inbox-schema.js';
+import { COUNTER_SHARDS } from '../src/postgres-inbox-names.js';
 import { parseTableName, type TableName } from '../src/postgres-table-name.js';
 import { dropInbox } from './inbox-support.js';
 

@@ -148,12 +148,36 @@ describePostgres('PostgresInbox against a real server', () => {
     expect((await inbox.accept({ sessionKey: 's', signal: text('x'), id: 'a' })).seq).toBe('1');
   });
 
+  it('migrates a schema 1 inbox in place: its entries, seqs and leases kept', async () => {
+    const [inbox, table] = await freshInbox();
+    const keys = `"${table}_keys"`;
+    for (const id of ['a', 'b']) await inbox.accept({ sessionKey: 's', signal: text(id), id });
+    const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
+    // what schema 1 had: the waiting index partial on pending, no batch function, full pages
+    const admin = adminPool();
+    await admin.query(`DROP FUNCTION "${table}_accept_many"`);
+    await admin.query(`DROP INDEX "${table}_keys_waiting"`);
+    await admin.query(`CREATE INDEX "${table}_keys_waiting" ON ${keys} (waiting_since) WHERE pending > 0`);
+    for (const t of [keys, `"${table}_counters"`, `"${table}"`])
+      await admin.query(`ALTER TABLE ${t} RESET (fillfactor)`);
+    await admin.query(`COMMENT ON TABLE "${table}" IS '@signalyard/store-postgres inbox schema 1'`);
+    await inboxOn(table).migrate();
+    expect(await commentOf(table)).toBe(`@signalyard/store-postgres inbox schema ${POSTGRES_INBOX_SCHEMA_VERSION}`);
+    const { rows } = await admin.query<{ d: string }>(`SELECT pg_get_indexdef($1::regclass) AS d`, [
+      `"${table}_keys_waiting"`,
+    ]);
+    expect(rows[0]?.d).toMatch(/WHERE \(waiting_since IS NOT NULL\)/);
+    expect((await collect(inbox.read(lease!))).map((e) => e.seq)).toEqual(['1', '2']);
+    expect((await inbox.accept({ sessionKey: 's', signal: text('c'), id: 'c' })).seq).toBe('3');
+  });
+
   it('refuses tables migrated by a newer release, and a foreign table under its name, changing nothing', async () => {
     const [inbox, table] = await freshInbox();
-    await adminPool().query(`COMMENT ON TABLE "${table}" IS '@signalyard/store-postgres inbox schema 2'`);
+    const newerMark = `@signalyard/store-postgres inbox schema ${String(POSTGRES_INBOX_SCHEMA_VERSION + 1)}`;
+    await adminPool().query(`COMMENT ON TABLE "${table}" IS '${newerMark}'`);
     const newer = await rejectsCode(inbox.migrate(), 'POSTGRES_SCHEMA_UNSUPPORTED');
     expect(PostgresStoreError.isInstance(newer)).toBe(true);
-    expect(await commentOf(table)).toBe('@signalyard/store-postgres inbox schema 2');
+    expect(await commentOf(table)).toBe(newerMark);
 
     const foreign = uniqueTable('foreign');
     tables.push(foreign);
