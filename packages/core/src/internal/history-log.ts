@@ -51,6 +51,9 @@ const RecordWithoutHistory = function recordWithoutHistory(this: Record<string, 
 /** At most this many partial overlaps are compared before a history is logged whole. */
 const MAX_OVERLAP_TRIES = 4;
 
+/** No log (yet), and no last history: shared, never written. */
+const NO_LOG: unknown[] = [];
+
 /** Fields per version in {@link KeptVersions}' ring: data, updatedAt, where its history starts in the log, its length. */
 const STRIDE = 4;
 
@@ -70,18 +73,18 @@ export class KeptVersions {
   latest: number;
   readonly #span: number;
   /** Per slot: data (with {@link HISTORY_IN_LOG} for a logged history), updatedAt, from (−1: not logged), count. */
-  readonly #slots: unknown[];
-  #log: unknown[] = new Array<unknown>(16).fill(null);
+  readonly #slots: unknown[] = [];
+  /** Made on the first logged history (a key that never has one keeps none), grown by doubling. */
+  #log: unknown[] = NO_LOG;
   /** The position after the last logged message. */
   #end = 0;
   /** The history logged last (the list itself, compared with the next one instead of the log), and where it starts. */
-  #last: readonly unknown[] = [];
+  #last: readonly unknown[] = NO_LOG;
   #lastFrom = -1;
 
   constructor(span: number) {
     this.latest = 0;
     this.#span = span;
-    this.#slots = new Array<unknown>(span * STRIDE).fill(null);
   }
 
   /** Stores version `latest + 1`: `data` (owned by the store, as `copyCheckpointData` returns it). */
@@ -90,19 +93,19 @@ export class KeptVersions {
     const at = ((version - 1) % this.#span) * STRIDE;
     const slots = this.#slots;
     const cut = cutHistory(data);
+    let from = -1;
     if (cut === undefined) {
-      slots[at] = data;
-      slots[at + 2] = -1;
-      slots[at + 3] = 0;
       this.#lastFrom = -1;
-      this.#last = [];
+      this.#last = NO_LOG;
     } else {
       const latestFrom = this.latest === 0 ? -1 : (slots[((this.latest - 1) % this.#span) * STRIDE + 2] as number);
-      slots[at] = cut.data;
-      slots[at + 2] = this.#add(cut.history, latestFrom, oldest);
-      slots[at + 3] = cut.history.length;
+      from = this.#add(cut.history, latestFrom, oldest);
     }
+    // In field order: the ring grows by appending until it is full (no holes).
+    slots[at] = cut === undefined ? data : cut.data;
     slots[at + 1] = updatedAt;
+    slots[at + 2] = from;
+    slots[at + 3] = cut === undefined ? 0 : cut.history.length;
     this.latest = version;
   }
 
@@ -149,7 +152,7 @@ export class KeptVersions {
     const reach = Math.min(this.#reach(oldest), from);
     const log = this.#log;
     if (end - reach <= log.length) return;
-    let size = log.length * 2;
+    let size = Math.max(8, log.length * 2);
     while (size < end - reach) size *= 2;
     const grown = new Array<unknown>(size).fill(null);
     const mask = log.length - 1;
