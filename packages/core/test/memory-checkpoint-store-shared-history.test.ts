@@ -7,7 +7,10 @@ import { collect } from './helpers.js';
 // The memory store keeps a frozen JSON history (a Runner's) in one log per key, shared by the
 // versions that have messages in common: every read still returns what was saved.
 
-interface Message { readonly role: string; readonly content: string }
+interface Message {
+  readonly role: string;
+  readonly content: string;
+}
 
 const message = (content: string): Message => frozenJsonValue({ role: 'user', content });
 
@@ -91,11 +94,16 @@ describe('MemoryCheckpointStore: histories shared between versions', () => {
               data = { v: 1, note: 'no history', at: n++ };
               break;
           }
-          // Alternately a shared record (frozen and marked) and an owned one (copied by the store).
-          data ??=
-            n % 2 === 0
-              ? frozenJsonValue({ v: 1, agentId: 'a', history, cause: frozenJsonValue({ n }) })
-              : { v: 1, agentId: 'a', history, engine: { n } };
+          // In turn: a session checkpoint's record (with and without an engine state), another
+          // shared record (frozen and marked), and an owned one (copied by the store).
+          const strategy = frozenJsonValue({ type: 'fsm', current_state: `s${n % 3}` });
+          const cause = frozenJsonValue({ n });
+          data ??= [
+            () => frozenJsonValue({ v: 1, agentId: 'a', strategy, history, cause }),
+            () => frozenJsonValue({ v: 1, agentId: 'a', strategy, history, engine: n, cause }),
+            () => frozenJsonValue({ v: 1, agentId: 'a', history, cause }),
+            () => ({ v: 1, agentId: 'a', history, engine: { n } }),
+          ][n % 4]!();
           await store.save('k', data, saved.length);
           saved.push(JSON.parse(JSON.stringify(data)));
           if (Object.isFrozen(history)) {

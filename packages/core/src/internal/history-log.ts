@@ -31,9 +31,52 @@ export function cutHistory(data: unknown): CutHistory | undefined {
     (data as { history: unknown }).history = HISTORY_IN_LOG;
     return { data, history };
   }
+  // A session checkpoint's record (core's SessionCheckpointV1, as a Runner saves it): its fields
+  // copied by name (a generic copy of any record's fields costs several times more).
+  if (keysAre(data, CHECKPOINT_KEYS)) return { data: new CheckpointWithoutHistory(data), history };
+  if (keysAre(data, ENGINE_CHECKPOINT_KEYS)) return { data: new EngineCheckpointWithoutHistory(data), history };
   if (Object.prototype.hasOwnProperty.call(data, '__proto__')) return undefined;
   return { data: new RecordWithoutHistory(data), history };
 }
+
+const CHECKPOINT_KEYS = ['v', 'agentId', 'strategy', 'history', 'cause'];
+const ENGINE_CHECKPOINT_KEYS = ['v', 'agentId', 'strategy', 'history', 'engine', 'cause'];
+
+/**
+ * Whether `record`'s enumerable keys are `keys`, in that order, all its own (for-in lists own keys
+ * first: the last one own means every one is).
+ */
+function keysAre(record: object, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const key in record) if (key !== keys[i++]) return false;
+  return i === keys.length && Object.prototype.hasOwnProperty.call(record, keys[i - 1] as string);
+}
+
+type CheckpointFields = Record<'v' | 'agentId' | 'strategy' | 'history' | 'engine' | 'cause', unknown>;
+
+/** `{ v, agentId, strategy, history: HISTORY_IN_LOG, cause }` of a checkpoint record (a plain object, fields in the object itself). */
+const CheckpointWithoutHistory = function checkpointWithoutHistory(this: CheckpointFields, r: CheckpointFields): void {
+  this.v = r.v;
+  this.agentId = r.agentId;
+  this.strategy = r.strategy;
+  this.history = HISTORY_IN_LOG;
+  this.cause = r.cause;
+} as unknown as new (record: object) => object;
+(CheckpointWithoutHistory as unknown as { prototype: object }).prototype = Object.prototype;
+
+/** `{ v, agentId, strategy, history: HISTORY_IN_LOG, engine, cause }` of a checkpoint record with an engine state. */
+const EngineCheckpointWithoutHistory = function engineCheckpointWithoutHistory(
+  this: CheckpointFields,
+  r: CheckpointFields,
+): void {
+  this.v = r.v;
+  this.agentId = r.agentId;
+  this.strategy = r.strategy;
+  this.history = HISTORY_IN_LOG;
+  this.engine = r.engine;
+  this.cause = r.cause;
+} as unknown as new (record: object) => object;
+(EngineCheckpointWithoutHistory as unknown as { prototype: object }).prototype = Object.prototype;
 
 /**
  * A shared record's copy with {@link HISTORY_IN_LOG} for its history: a constructor of plain
