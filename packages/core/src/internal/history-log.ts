@@ -94,7 +94,7 @@ const RecordWithoutHistory = function recordWithoutHistory(this: Record<string, 
 /** At most this many partial overlaps are compared before a history is logged whole. */
 const MAX_OVERLAP_TRIES = 4;
 
-/** No log (yet), and no last history: shared, never written. */
+/** No log (yet): shared, never written (the first history grows the log before writing). */
 const NO_LOG: unknown[] = [];
 
 /** Fields per version in {@link KeptVersions}' ring: data, updatedAt, where its history starts in the log, its length. */
@@ -121,8 +121,7 @@ export class KeptVersions {
   #log: unknown[] = NO_LOG;
   /** The position after the last logged message. */
   #end = 0;
-  /** The history logged last (the list itself, compared with the next one instead of the log), and where it starts. */
-  #last: readonly unknown[] = NO_LOG;
+  /** Where the history logged last starts (it ends at the log's end), −1 when the latest version has none logged. */
   #lastFrom = -1;
 
   constructor(span: number) {
@@ -139,7 +138,6 @@ export class KeptVersions {
     let from = -1;
     if (cut === undefined) {
       this.#lastFrom = -1;
-      this.#last = NO_LOG;
     } else {
       const latestFrom = this.latest === 0 ? -1 : (slots[((this.latest - 1) % this.#span) * STRIDE + 2] as number);
       from = this.#add(cut.history, latestFrom, oldest);
@@ -174,17 +172,40 @@ export class KeptVersions {
    * `oldest`: the oldest version kept once this one is (what the log must still reach).
    */
   #add(history: readonly unknown[], latestFrom: number, oldest: number): number {
-    const last = this.#last;
-    const skip = latestFrom >= 0 && latestFrom === this.#lastFrom ? overlapStart(last, history) : -1;
-    const shared = skip < 0 ? 0 : last.length - skip;
-    const from = skip < 0 ? this.#end : this.#lastFrom + skip;
+    const last = this.#lastFrom;
+    const skip = latestFrom >= 0 && latestFrom === last ? this.#overlap(history) : -1;
+    const shared = skip < 0 ? 0 : this.#end - last - skip;
+    const from = skip < 0 ? this.#end : last + skip;
     this.#reserve(from, from + history.length, oldest);
     const log = this.#log;
     const mask = log.length - 1;
     for (let i = shared; i < history.length; i++) log[this.#end++ & mask] = history[i];
-    this.#last = history;
     this.#lastFrom = from;
     return from;
+  }
+
+  /**
+   * Where in the history logged last a tail starts that is the start of `next` (the same
+   * objects), counted from that history's start, or −1. Tries at most a few starts (each where
+   * `next[0]` is). Reads the log rather than the last list: a frozen list's elements are slower
+   * to read.
+   */
+  #overlap(next: readonly unknown[]): number {
+    const log = this.#log;
+    const mask = log.length - 1;
+    const start = this.#lastFrom;
+    const length = this.#end - start;
+    if (next.length === 0) return -1;
+    const first = next[0];
+    let tries = 0;
+    for (let skip = Math.max(0, length - next.length); skip < length; skip++) {
+      if (log[(start + skip) & mask] !== first) continue;
+      if (++tries > MAX_OVERLAP_TRIES) return -1;
+      let i = 1;
+      while (skip + i < length && log[(start + skip + i) & mask] === next[i]) i++;
+      if (skip + i === length) return skip;
+    }
+    return -1;
   }
 
   /**
@@ -211,20 +232,4 @@ export class KeptVersions {
     }
     return this.#end;
   }
-}
-
-/**
- * Where in `last` a tail starts that is the start of `next` (the same objects: `last[skip …]` is
- * `next[0 … last.length - skip)`), or −1. Tries at most a few starts (each where `next[0]` is).
- */
-function overlapStart(last: readonly unknown[], next: readonly unknown[]): number {
-  let tries = 0;
-  for (let skip = Math.max(0, last.length - next.length); skip < last.length; skip++) {
-    if (last[skip] !== next[0]) continue;
-    if (++tries > MAX_OVERLAP_TRIES) return -1;
-    let i = 1;
-    while (skip + i < last.length && last[skip + i] === next[i]) i++;
-    if (skip + i === last.length) return skip;
-  }
-  return -1;
 }
