@@ -6,10 +6,10 @@ import { isJsonRecord } from './frozen-mark.js';
  * out: a read puts a copy of the messages back.
  * @internal
  */
-export const HISTORY_IN_LOG: Readonly<Record<string, never>> = Object.freeze({});
+const HISTORY_IN_LOG: Readonly<Record<string, never>> = Object.freeze({});
 
 /** A version's data with its history cut out ({@link cutHistory}), and that history. @internal */
-export interface CutHistory {
+interface CutHistory {
   readonly data: object;
   readonly history: readonly unknown[];
 }
@@ -22,7 +22,7 @@ export interface CutHistory {
  * `undefined` for anything else (kept as it is).
  * @internal
  */
-export function cutHistory(data: unknown): CutHistory | undefined {
+function cutHistory(data: unknown): CutHistory | undefined {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
   const history = (data as { history?: unknown }).history;
   if (!Array.isArray(history) || !Object.prototype.hasOwnProperty.call(data, 'history') || !isJsonRecord(history))
