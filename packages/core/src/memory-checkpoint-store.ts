@@ -8,6 +8,7 @@ import {
 import type { Checkpoint, CheckpointStore } from './checkpoint-store.js';
 import { cloneJson, copyCheckpointData } from './internal/checkpoint-json.js';
 import { assertKeyPrefix, keysWithPrefix } from './internal/checkpoint-text.js';
+import { KeptVersions } from './internal/history-log.js';
 import { registerSaveAtOnce } from './internal/save-at-once.js';
 import { systemClock, type Clock } from './clock.js';
 import { clockProblem, isClock, isoAt, readClock } from './internal/clock.js';
@@ -15,25 +16,13 @@ import { CheckpointConflictError } from './errors/checkpoint-conflict-error.js';
 import { ConfigError } from './errors/config-error.js';
 import { describeValue } from './signal.js';
 
-/**
- * A key's kept versions in a ring: version `v`'s data in `data[(v - 1) % span]` and its time in
- * `updatedAt[(v - 1) % span]` (versions are consecutive from 1, so the newest `span` never
- * collide): a save writes one slot of each, dropping the oldest version once the ring is full — no
- * list shifted or grown, and no object made per save.
- */
-interface Kept {
-  /** The current version. */
-  latest: number;
-  /** Each kept version's data as JSON.parse(its JSON text) would return it, owned by the store (never handed out). */
-  readonly data: unknown[];
-  readonly updatedAt: string[];
-}
-
 interface Entry {
   readonly version: number;
   /** The data as JSON.parse(its JSON text) would return it, owned by the store (never handed out). */
   readonly data: unknown;
   readonly updatedAt: string;
+  /** The messages of its history, when its key's log keeps them (`data.history` is `HISTORY_IN_LOG` then). */
+  readonly history: readonly unknown[] | undefined;
 }
 
 /**
@@ -85,7 +74,7 @@ export interface MemoryCheckpointStoreOptions {
  */
 export class MemoryCheckpointStore implements CheckpointStore {
   /** Per key, its kept versions (the current one and up to `keepVersions` before it). */
-  readonly #entries = new Map<string, Kept>();
+  readonly #entries = new Map<string, KeptVersions>();
   readonly #keepVersions: number;
   /** Slots in a key's ring: `keepVersions` + 1. */
   readonly #span: number;
@@ -137,15 +126,13 @@ export class MemoryCheckpointStore implements CheckpointStore {
     if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
     const version = expectedVersion + 1;
     const updatedAt = isoAt(readClock(this.#clock));
-    if (kept === undefined) {
-      this.#entries.set(key, { latest: version, data: [copy], updatedAt: [updatedAt] });
-    } else {
-      // One in, one out once the ring is full (the slot of the version `span` before this one).
-      const slot = (version - 1) % this.#span;
-      kept.data[slot] = copy;
-      kept.updatedAt[slot] = updatedAt;
-      kept.latest = version;
+    let versions = kept;
+    if (versions === undefined) {
+      versions = new KeptVersions(this.#span);
+      this.#entries.set(key, versions);
     }
+    // One in, one out once the ring is full (the slot of the version `span` before this one).
+    versions.put(copy, updatedAt, Math.max(1, version - this.#keepVersions));
     return version;
   }
 
@@ -205,14 +192,14 @@ export class MemoryCheckpointStore implements CheckpointStore {
     this.#entries.clear();
   }
 
-  /** Version `version` of a key's ring (one it keeps). */
-  #at(kept: Kept, version: number): Entry {
-    const slot = (version - 1) % this.#span;
-    return { version, data: kept.data[slot], updatedAt: kept.updatedAt[slot] as string };
+  /** Version `version` of a key's ring (one it keeps); a history in the log is taken now (what the log drops later does not change it). */
+  #at(kept: KeptVersions, version: number): Entry {
+    const { data, updatedAt, history } = kept.at(version);
+    return { version, data, updatedAt, history };
   }
 
   /** The oldest version a key's ring keeps. */
-  #oldest(kept: Kept): number {
+  #oldest(kept: KeptVersions): number {
     return Math.max(1, kept.latest - this.#keepVersions);
   }
 
@@ -222,7 +209,10 @@ export class MemoryCheckpointStore implements CheckpointStore {
 }
 
 function toCheckpoint(entry: Entry): Checkpoint {
-  return { version: entry.version, data: cloneJson(entry.data), updatedAt: entry.updatedAt };
+  const data = cloneJson(entry.data);
+  // The history back in its place (the key is there already: the data's key order is kept).
+  if (entry.history !== undefined) (data as { history: unknown }).history = cloneJson(entry.history);
+  return { version: entry.version, data, updatedAt: entry.updatedAt };
 }
 
 /** `keepVersions` and `clock` from the options, checked. */
