@@ -66,7 +66,7 @@ export class SqliteWriteBatch {
   run<T>(what: string, fn: () => T, failure: WriteFailure, committed?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queue.length === 0) {
-        queueMicrotask(() => {
+        setImmediate(() => {
           this.#flush();
         });
       }
