@@ -25,7 +25,7 @@ import type { SignalApply } from './appliers.js';
 import type { SignalApplied } from './signal-step.js';
 import { appendHistory, userMessageOf } from './history.js';
 import type { Job, LiveSession, LoadedState } from './live-session.js';
-import { entrySettled, markCommitted, settledOutcomeIn } from './inbox-fields.js';
+import { entrySettled, markCommitted, skipSettled } from './inbox-fields.js';
 import { asSignalyardError, failedOutcome, outcomeOf, stoppedOutcome, type Applied } from './outcomes.js';
 import type { SessionSave } from './session-save.js';
 import type { PluginHost } from './plugin-host.js';
@@ -127,8 +127,7 @@ export class SignalApplier implements SignalApply {
   #attemptLoaded(session: LiveSession, job: Job, loaded: LoadedState, attempt: number): Step {
     // Another worker settled this inbox entry (a conflict reloaded it): never apply it twice.
     if (job.entry !== undefined && entrySettled(loaded.carried, job.entry)) {
-      job.skipped = true;
-      job.recorded = settledOutcomeIn(loaded.carried, job.entry.receiptId);
+      skipSettled(session, job, job.entry, loaded.carried);
       return done(stoppedOutcome(session.ctx));
     }
     // A commit of this entry's turn (another worker's, when a conflict reloaded it) saved its

@@ -119,11 +119,45 @@ export function keepUnstored(
   } catch {
     return;
   }
+  keepRecorded(live, entry, json);
+}
+
+/**
+ * Keeps `recorded`, the outcome an earlier settling save recorded for `entry` (found settled, so
+ * skipped: {@link skipSettled}), on `live` until `ackSettled` stored it — as {@link keepUnstored}
+ * does for an outcome this worker settled. Without it, the saves this worker makes meanwhile
+ * (the session's next entries) would push it out of `inboxOutcomes` (it keeps the latest 8) while
+ * its `putOutcome` is still pending: a crash then would leave the entry acknowledged by the next
+ * worker with no outcome ever stored.
+ * @internal
+ */
+export function keepRecorded(
+  live: LiveSession | undefined,
+  entry: { readonly receiptId: string; readonly seq: string },
+  recorded: OutcomeJson | undefined,
+): void {
+  if (live === undefined || recorded === undefined) return;
   (live.unstoredOutcomes ??= new Map()).set(entry.receiptId, {
     receiptId: entry.receiptId,
     seq: entry.seq,
-    outcome: json,
+    outcome: recorded,
   });
+}
+
+/**
+ * Marks `job` (its entry settled already by the checkpoint's `carried` fields) skipped, with the
+ * outcome the settling save recorded for it, kept on `session` until stored ({@link keepRecorded}).
+ * @internal
+ */
+export function skipSettled(
+  session: LiveSession,
+  job: Job,
+  entry: { readonly receiptId: string; readonly seq: string },
+  carried: Readonly<Record<string, unknown>>,
+): void {
+  job.skipped = true;
+  job.recorded = settledOutcomeIn(carried, entry.receiptId);
+  keepRecorded(session, entry, job.recorded);
 }
 
 /** The outcome the checkpoint's last settling save recorded for `receiptId` (`inboxOutcomes`), if any. @internal */

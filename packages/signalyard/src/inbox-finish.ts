@@ -164,7 +164,10 @@ export class EntryFinisher {
       await publisher.finish(outcomeFromJson(recorded), entry.attempts); // readers of its log end with it
     }
     publisher?.abandon();
-    if (recorded !== undefined) await inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
+    if (recorded !== undefined) {
+      await inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
+      this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId); // stored: later saves need not record it
+    }
     await inbox.ack(entry);
   }
 }

@@ -1,7 +1,7 @@
 import { InboxError, type Outcome } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import { appendHistory, userMessageOf } from './history.js';
-import { entrySettled, markCommitted, settledOutcomeIn, withUnstored, type InboxMark } from './inbox-fields.js';
+import { entrySettled, markCommitted, skipSettled, withUnstored, type InboxMark } from './inbox-fields.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, stoppedOutcome } from './outcomes.js';
 import { signalCause } from './session-cause.js';
@@ -147,8 +147,7 @@ function admitCounted(
   const entry = job.entry as NonNullable<Job['entry']>;
   job.receiptId = entry.receiptId;
   if (entrySettled(carried, entry)) {
-    job.skipped = true;
-    job.recorded = settledOutcomeIn(carried, entry.receiptId);
+    skipSettled(session, job, entry, carried);
     d.settle(job, stoppedOutcome(session.ctx));
     return 'settled';
   }

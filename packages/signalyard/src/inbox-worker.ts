@@ -14,7 +14,7 @@ import {
 } from './inbox-key-work.js';
 import { EntryPublisher } from './inbox-publisher.js';
 import { admitMember, coverEntry, coveredLive, gateEntry, lostError, type GateDeps } from './inbox-settle.js';
-import { keepUnstored } from './inbox-fields.js';
+import { keepRecorded, keepUnstored } from './inbox-fields.js';
 import type { WorkerDeps } from './inbox-worker-deps.js';
 import type { Job, LiveSession } from './live-session.js';
 import { failedOutcome, inputError } from './outcomes.js';
@@ -299,6 +299,7 @@ export class InboxWorker {
         const end = await applyControl(this.#d.control, session, entry, hooks);
         // Kept on the live session until stored: the session's next saves record it meanwhile.
         if (end.kind === 'applied' && hooks.holds()) keepUnstored(session, entry, end.outcome, this.#d.maxOutcomeBytes);
+        if (end.kind === 'skipped' && hooks.holds()) keepRecorded(session, entry, end.recorded);
         return end;
       })
       .catch((): ControlEnd => ({ kind: 'left' }));

@@ -14,11 +14,15 @@ interface Write {
   readonly reject: (error: unknown) => void;
 }
 
+/** A batch this long is flushed at the next microtask rather than at the turn of the event loop. */
+const MAX_BATCH = 256;
+
 /**
- * Group commit for one connection: the writes asked for before the next microtask runs — those
- * of every continuation already queued, e.g. many sessions' turns resuming together — run in one
- * `BEGIN IMMEDIATE` transaction, and each caller's promise settles once that transaction
- * committed. A commit costs far more than the statements in it, so a worker settling many
+ * Group commit for one connection: the writes asked for until the event loop turns (flushed at
+ * `setImmediate`) — those of every continuation run meanwhile, e.g. many sessions' turns resuming
+ * together and the writes their settles lead to — run in one `BEGIN IMMEDIATE` transaction
+ * ({@link MAX_BATCH} writes at most: a full batch is flushed at the next microtask), and each
+ * caller's promise settles once that transaction committed (never before its `COMMIT` returned). A commit costs far more than the statements in it, so a worker settling many
  * sessions at once (or a producer accepting for many) pays one commit per batch instead of one
  * per write. The writers of one connection — a checkpoint store and an inbox sharing it
  * (`SqliteConnection`) — share its batch: a turn's save and the inbox's writes of many sessions
@@ -66,8 +70,12 @@ export class SqliteWriteBatch {
   run<T>(what: string, fn: () => T, failure: WriteFailure, committed?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.#queue.length === 0) {
-        queueMicrotask(() => {
+        setImmediate(() => {
           this.#flush();
+        });
+      } else if (this.#queue.length === MAX_BATCH - 1) {
+        queueMicrotask(() => {
+          this.#flush(); // full: at once (the pending setImmediate flushes what comes after)
         });
       }
       this.#queue.push({

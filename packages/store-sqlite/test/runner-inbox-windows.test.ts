@@ -178,6 +178,10 @@ async function historyOf(store: CheckpointStore, key = KEY): Promise<string[]> {
   return (data?.history ?? []).map((m) => `${m.role}:${m.content}`);
 }
 
+async function inboxSeqOf(store: CheckpointStore, key = KEY): Promise<unknown> {
+  return ((await store.load(key))?.data as { inboxSeq?: unknown } | undefined)?.inboxSeq;
+}
+
 describe.each([
   ['MemoryInbox', memoryStorage],
   ['SqliteInbox', sqliteStorage],
@@ -369,5 +373,73 @@ describe.each([
       'user:d',
       'assistant:answered b+d',
     ]);
+  });
+
+  it("a worker that lost its lease takes the key again, meets entries it settled (their putOutcome still pending) and saves more than 8 others: their outcomes outlive those saves", async () => {
+    const storage = makeStorage();
+    const turns: string[] = [];
+    const engine: EngineFn = (ctx) => {
+      turns.push(String((ctx.signal.payload as { text?: unknown }).text));
+      return Promise.resolve({ output: { n: turns.length }, messages: [{ role: 'assistant', content: 'ok' }] });
+    };
+    // Every outcome the worker stores hangs until it dies. Its first lease is lost (its renewal
+    // fails), and it takes the key again once that lease expired (`retake`).
+    const stuck = deferred();
+    const lost = deferred();
+    const death = deferred();
+    const retake = deferred();
+    let leases = 0;
+    const real = storage.inbox();
+    const inbox = new Proxy(real, {
+      get(target, property) {
+        if (property === 'putOutcome' || property === 'settle') {
+          return () => {
+            stuck.resolve();
+            return death.promise.then(() => Promise.reject(new Error('the process died')));
+          };
+        }
+        if (property === 'renew' && leases === 1) {
+          return () => {
+            lost.resolve();
+            return Promise.resolve(false);
+          };
+        }
+        if (property === 'acquire') {
+          return async (...args: unknown[]) => {
+            if (leases === 1) await retake.promise;
+            const taken = await (target.acquire as (...a: unknown[]) => Promise<unknown[]>).apply(target, args);
+            leases += taken.length;
+            return taken;
+          };
+        }
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const producer = runnerOn(storage, { worker: false });
+    const texts = Array.from({ length: 14 }, (_, i) => `m${i + 1}`);
+    const receipts = [];
+    for (const text of texts.slice(0, 4)) receipts.push(await producer.runner.accept(KEY, user(text)));
+    const first = createRunner({
+      agents: [{ id: 'main', engine }],
+      store: storage.store(),
+      inbox,
+      worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
+      closeTimeoutMs: 50,
+    });
+    closers.push(() => first.close());
+    await stuck.promise;
+    while ((await inboxSeqOf(producer.store)) !== '4') await new Promise((r) => setTimeout(r, 5));
+    await lost.promise;
+    // Meanwhile, more entries than a save keeps outcomes of (8); then the worker takes the key again.
+    for (const text of texts.slice(4)) receipts.push(await producer.runner.accept(KEY, user(text)));
+    retake.resolve();
+    while ((await inboxSeqOf(producer.store)) !== '14') await new Promise((r) => setTimeout(r, 5));
+    death.resolve();
+    await first.close();
+    const second = runnerOn(storage, { agents: [{ id: 'main', engine }] });
+    const outcomes = await Promise.all(receipts.map((r) => second.runner.outcome(r.receiptId, { timeoutMs: 5000 })));
+    expect(outcomes.map((o) => [o.status, o.output])).toEqual(texts.map((_, i) => ['completed', { n: i + 1 }]));
+    expect(turns).toEqual(texts); // nothing applied again
   });
 });

@@ -85,7 +85,7 @@ describe('SqliteWriteBatch', () => {
   }
   const failure = (what: string, error: unknown): Error => new Error(`${what}: ${String(error)}`);
 
-  it('runs the writes asked for before the next microtask in one transaction, each resolving once it committed', async () => {
+  it('runs the writes asked for in one go in one transaction, each resolving once it committed', async () => {
     const { db, batch, rows } = table();
     const seen: boolean[] = [];
     const write = (v: string) =>
@@ -103,6 +103,42 @@ describe('SqliteWriteBatch', () => {
     expect(seen).toEqual([true, true, true]);
     expect(rows()).toEqual(['a', 'b', 'c']);
     expect(db.inTransaction).toBe(false);
+  });
+
+  it('writes asked for by continuations until the event loop turns share one transaction; each resolves only once another connection sees it', async () => {
+    const path = fresh();
+    const db = track(new Database(path));
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('CREATE TABLE t (v TEXT PRIMARY KEY)');
+    const reader = track(new Database(path));
+    const committed = reader.prepare('SELECT v FROM t ORDER BY v').pluck();
+    const batch = new SqliteWriteBatch(db);
+    const seenByOthers: unknown[][] = [];
+    const write = (v: string) =>
+      batch.run(
+        `insert ${v}`,
+        () => {
+          seenByOthers.push(committed.all());
+          db.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+          return v;
+        },
+        failure,
+      );
+    const visibleOnResolve = async (v: string): Promise<unknown[]> => {
+      await write(v);
+      return committed.all();
+    };
+    // `a` now, `b` after a few continuations, `c` from a promise settled on the next microtask.
+    const a = visibleOnResolve('a');
+    const b = (async () => {
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      return visibleOnResolve('b');
+    })();
+    const c = Promise.resolve().then(() => visibleOnResolve('c'));
+    const seen = await Promise.all([a, b, c]);
+    // One transaction: no write saw another's committed before it ran.
+    expect(seenByOthers).toEqual([[], [], []]);
+    for (const [i, v] of ['a', 'b', 'c'].entries()) expect(seen[i]).toContain(v);
   });
 
   it('a write that throws is undone alone, its caller gets its error through its failure; the others commit', async () => {
