@@ -41,7 +41,6 @@ if (status !== 0 && failed === 0) {
 }
 process.exit(status !== 0 ? status : failed > 0 ? 1 : 0);
 
-
 /** One line per failed test (or failed file), `FAILED <file> > <name>: <message start>`. */
 function failuresOf(report) {
   const root = process.cwd() + '/';
@@ -60,5 +59,9 @@ function failuresOf(report) {
 }
 
 function firstLines(text) {
-  return String(text ?? '').split('\n').slice(0, 3).join(' | ').slice(0, 400);
+  return String(text ?? '')
+    .split('\n')
+    .slice(0, 3)
+    .join(' | ')
+    .slice(0, 400);
 }

@@ -375,7 +375,7 @@ describe.each([
     ]);
   });
 
-  it("a worker that lost its lease takes the key again, meets entries it settled (their putOutcome still pending) and saves more than 8 others: their outcomes outlive those saves", async () => {
+  it('a worker that lost its lease takes the key again, meets entries it settled (their putOutcome still pending) and saves more than 8 others: their outcomes outlive those saves', async () => {
     const storage = makeStorage();
     const turns: string[] = [];
     const engine: EngineFn = (ctx) => {
