@@ -300,7 +300,12 @@ function recentOutcomes(
   let full = false;
   for (let i = previous.length - 1; i >= 0; i--) {
     const item = previous[i] as Partial<RecordedOutcome> | null;
-    if (typeof item !== 'object' || item === null || typeof item.receiptId !== 'string' || isFresh(fresh, item.receiptId)) {
+    if (
+      typeof item !== 'object' ||
+      item === null ||
+      typeof item.receiptId !== 'string' ||
+      isFresh(fresh, item.receiptId)
+    ) {
       continue;
     }
     // The outcome of an entry settled ahead of `inboxSeq` (InboxMark.ahead) is what marks it

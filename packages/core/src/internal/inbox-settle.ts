@@ -56,9 +56,7 @@ export function checkSettle(entry: unknown, outcome: unknown, ttlMs: unknown, ev
 function settleEventTexts(events: unknown, outcome: unknown, outcomeText: string): readonly string[] {
   if (!Array.isArray(events)) return turnEventTexts(events); // throws
   return events.map((event: unknown) =>
-    isRecord(event) &&
-    event.type === 'outcome' &&
-    outcomeJsonMade(event.outcome, DEFAULT_MAX_OUTCOME_BYTES) === outcome
+    isRecord(event) && event.type === 'outcome' && outcomeJsonMade(event.outcome, DEFAULT_MAX_OUTCOME_BYTES) === outcome
       ? `{"type":"outcome","outcome":${outcomeText}}`
       : turnEventText(event as TurnEvent),
   );
