@@ -1,5 +1,6 @@
 import { outcomeToJson, type OutcomeJson } from '../outcome-json.js';
 import type { Outcome } from '../runner-event.js';
+import { isRecord } from './values.js';
 
 /** The JSON made last for each outcome, with the `maxOutcomeBytes` it was made under. */
 const made = new WeakMap<object, { readonly max: number; readonly json: OutcomeJson }>();
@@ -13,9 +14,10 @@ const made = new WeakMap<object, { readonly max: number; readonly json: OutcomeJ
  * @internal
  */
 export function outcomeJsonOnce(outcome: Outcome, maxOutcomeBytes: number): OutcomeJson {
-  if (typeof outcome !== 'object' || outcome === null) return outcomeToJson(outcome, { maxOutcomeBytes });
+  // Not an object (a caller outside the types): outcomeToJson says why.
+  if (!isRecord(outcome)) return outcomeToJson(outcome, { maxOutcomeBytes });
   const known = made.get(outcome);
-  if (known !== undefined && known.max === maxOutcomeBytes) return known.json;
+  if (known?.max === maxOutcomeBytes) return known.json;
   const json = outcomeToJson(outcome, { maxOutcomeBytes });
   made.set(outcome, { max: maxOutcomeBytes, json });
   return json;
@@ -23,7 +25,7 @@ export function outcomeJsonOnce(outcome: Outcome, maxOutcomeBytes: number): Outc
 
 /** The JSON {@link outcomeJsonOnce} made for `outcome` under `maxOutcomeBytes`, if it made one. @internal */
 export function outcomeJsonMade(outcome: unknown, maxOutcomeBytes: number): OutcomeJson | undefined {
-  if (typeof outcome !== 'object' || outcome === null) return undefined;
+  if (!isRecord(outcome)) return undefined;
   const known = made.get(outcome);
-  return known !== undefined && known.max === maxOutcomeBytes ? known.json : undefined;
+  return known?.max === maxOutcomeBytes ? known.json : undefined;
 }
