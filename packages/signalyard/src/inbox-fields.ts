@@ -1,5 +1,5 @@
-import { outcomeToJson, type Outcome, type OutcomeJson, type SessionCheckpointV1 } from '@signalyard/core';
-import { compareInboxSeq, isInboxSeq } from '@signalyard/core/internal';
+import type { Outcome, OutcomeJson, SessionCheckpointV1 } from '@signalyard/core';
+import { compareInboxSeq, isInboxSeq, outcomeJsonOnce } from '@signalyard/core/internal';
 import type { Job, LiveSession } from './live-session.js';
 
 /**
@@ -37,7 +37,7 @@ export function withOutcome(mark: InboxMark, outcome: Outcome, maxOutcomeBytes: 
   if (mark.partial) return mark;
   let json: OutcomeJson;
   try {
-    json = outcomeToJson(outcome, { maxOutcomeBytes });
+    json = outcomeJsonOnce(outcome, maxOutcomeBytes);
   } catch {
     return mark;
   }
@@ -76,7 +76,7 @@ export function withBatchOutcomes(
       const member = own(job) ?? outcome;
       let json = converted.get(member);
       if (json === undefined) {
-        json = outcomeToJson(member, { maxOutcomeBytes });
+        json = outcomeJsonOnce(member, maxOutcomeBytes);
         converted.set(member, json);
       }
       outcomes.push({ receiptId: job.entry.receiptId, seq: job.entry.seq, outcome: json });
@@ -115,7 +115,7 @@ export function keepUnstored(
   if (live === undefined) return;
   let json: OutcomeJson;
   try {
-    json = outcomeToJson(settled, { maxOutcomeBytes });
+    json = outcomeJsonOnce(settled, maxOutcomeBytes);
   } catch {
     return;
   }
@@ -293,32 +293,55 @@ function recentOutcomes(
   inboxSeq: string | undefined,
 ): RecordedOutcome[] {
   if (!Array.isArray(previous)) return [...fresh];
-  const ids = new Set(fresh.map((o) => o.receiptId));
+  const known = madeLengths.get(previous); // made by the save before: no lookup per item
   const older: RecordedOutcome[] = []; // newest first
+  const olderLengths: number[] = [];
   let bytes = 0;
   let full = false;
   for (let i = previous.length - 1; i >= 0; i--) {
     const item = previous[i] as Partial<RecordedOutcome> | null;
-    if (typeof item !== 'object' || item === null || typeof item.receiptId !== 'string' || ids.has(item.receiptId)) {
+    if (
+      typeof item !== 'object' ||
+      item === null ||
+      typeof item.receiptId !== 'string' ||
+      isFresh(fresh, item.receiptId)
+    ) {
       continue;
     }
     // The outcome of an entry settled ahead of `inboxSeq` (InboxMark.ahead) is what marks it
     // settled: kept until `inboxSeq` covers it, whatever the limits.
     const ahead = isInboxSeq(item.seq) && (inboxSeq === undefined || compareInboxSeq(item.seq, inboxSeq) > 0);
+    let length = known?.[i] ?? -1;
     if (!ahead) {
       if (full || older.length + fresh.length >= KEPT_OUTCOMES) continue;
-      bytes += jsonLength(item);
+      if (length < 0) length = jsonLength(item);
+      bytes += length;
       if (bytes > KEPT_OUTCOME_BYTES) {
         full = true;
         continue;
       }
     }
     older.push(item as RecordedOutcome);
+    olderLengths.push(length);
   }
-  return [...older.reverse(), ...fresh];
+  const outcomes = [...older.reverse(), ...fresh];
+  madeLengths.set(outcomes, [...olderLengths.reverse(), ...fresh.map(() => -1)]);
+  return outcomes;
 }
 
-/** The JSON length of recorded outcomes seen before: a session's saves carry the same objects on, save after save. */
+/** Whether `receiptId` is among `fresh` (one outcome, or a batch's few). */
+function isFresh(fresh: readonly RecordedOutcome[], receiptId: string): boolean {
+  for (const o of fresh) if (o.receiptId === receiptId) return true;
+  return false;
+}
+
+/**
+ * The JSON lengths of the items of the `inboxOutcomes` arrays {@link recentOutcomes} made, index by
+ * index (-1: not known yet): the next save of the session carries them on.
+ */
+const madeLengths = new WeakMap<readonly unknown[], readonly number[]>();
+
+/** The JSON length of recorded outcomes seen before (in arrays not made here: a loaded checkpoint's). */
 const jsonLengths = new WeakMap<object, number>();
 
 function jsonLength(item: object): number {

@@ -1,13 +1,12 @@
 import {
   outcomeFromJson,
-  outcomeToJson,
   type Inbox,
   type InboxEntry,
   type InboxLease,
   type Outcome,
   type OutcomeJson,
 } from '@signalyard/core';
-import { compareInboxSeq } from '@signalyard/core/internal';
+import { compareInboxSeq, outcomeJsonOnce } from '@signalyard/core/internal';
 import type { InboxProducer } from './inbox-producer.js';
 import type { EntryPublisher } from './inbox-publisher.js';
 import { coverEntry, coveredLive, lostError } from './inbox-settle.js';
@@ -136,7 +135,7 @@ export class EntryFinisher {
     }
     const events = await this.#d.publishers.get(entry)?.take(outcome, entry.attempts);
     this.#d.producer.settledHere(entry.receiptId, outcome);
-    const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
+    const json = outcomeJsonOnce(outcome, this.#d.maxOutcomeBytes);
     await inbox.settle(entry, json, this.#d.outcomeTtlMs, events);
     this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
   }
@@ -146,7 +145,7 @@ export class EntryFinisher {
     // The outcome event goes out beside the stored outcome (one write batch on SQLite), both before the ack.
     const published = this.#d.publishers.get(entry)?.finish(outcome, entry.attempts);
     this.#d.producer.settledHere(entry.receiptId, outcome);
-    const json = outcomeToJson(outcome, { maxOutcomeBytes: this.#d.maxOutcomeBytes });
+    const json = outcomeJsonOnce(outcome, this.#d.maxOutcomeBytes);
     await Promise.all([published, this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs)]);
     this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
   }

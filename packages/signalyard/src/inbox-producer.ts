@@ -44,6 +44,9 @@ export class InboxProducer {
   readonly #chains = new Map<string, Promise<unknown>>();
   readonly #waits = new Set<Wait>();
   readonly #live = new Map<string, Outcome>();
+  /** The receipt ids in `#live`, oldest first from `#liveOldest` (a ring once full): the oldest is dropped without scanning the map. */
+  readonly #liveOrder: string[] = [];
+  #liveOldest = 0;
   #closed = false;
 
   constructor(inbox: Inbox) {
@@ -137,11 +140,16 @@ export class InboxProducer {
 
   /** A worker of this process settled `receiptId`: its waits here resolve with the live outcome. */
   settledHere(receiptId: string, outcome: Outcome): void {
-    this.#live.set(receiptId, outcome);
-    if (this.#live.size > LIVE_OUTCOMES) {
-      const oldest = this.#live.keys().next();
-      if (oldest.done !== true) this.#live.delete(oldest.value);
+    if (!this.#live.has(receiptId)) {
+      if (this.#liveOrder.length < LIVE_OUTCOMES) this.#liveOrder.push(receiptId);
+      else {
+        this.#live.delete(this.#liveOrder[this.#liveOldest] as string);
+        this.#liveOrder[this.#liveOldest] = receiptId;
+        this.#liveOldest = (this.#liveOldest + 1) % LIVE_OUTCOMES;
+      }
     }
+    this.#live.set(receiptId, outcome);
+    if (this.#waits.size === 0) return; // a worker's own process usually waits for none
     for (const wait of [...this.#waits]) if (wait.receiptId === receiptId) wait.resolve(outcome);
   }
 

@@ -73,6 +73,25 @@ describe('carriedWithMark', () => {
       '15',
     ]);
   });
+
+  it('save after save keeps what a save from the loaded checkpoint keeps: the latest eight, at most 64 KiB of older ones', () => {
+    // Outcomes of 20 KiB each: the byte limit keeps fewer than eight older ones.
+    const big = (seq: string) => ({
+      ...recorded(seq),
+      outcome: { ...outcome('completed'), output: 'x'.repeat(20_000) },
+    });
+    for (const make of [recorded, big]) {
+      let chained: Readonly<Record<string, unknown>> = {};
+      for (let seq = 1; seq <= 20; seq++) {
+        const mark = { ...settling(String(seq)), outcomes: [make(String(seq))] };
+        const fromLoaded = carriedWithMark(JSON.parse(JSON.stringify(chained)) as Record<string, unknown>, mark);
+        chained = carriedWithMark(chained, mark);
+        expect(chained).toEqual(fromLoaded);
+      }
+      const kept = (chained.inboxOutcomes as { seq: string }[]).map((o) => o.seq);
+      expect(kept).toEqual(make === big ? ['17', '18', '19', '20'] : ['13', '14', '15', '16', '17', '18', '19', '20']);
+    }
+  });
 });
 
 describe('entrySettled', () => {

@@ -1,6 +1,6 @@
 import { InboxError } from '../errors/inbox-error.js';
 import type { InboxStreamEvent } from '../inbox.js';
-import { outcomeFromJson, outcomeToJson, type OutcomeJson } from '../outcome-json.js';
+import { DEFAULT_MAX_OUTCOME_BYTES, outcomeFromJson, type OutcomeJson } from '../outcome-json.js';
 import type { TurnEvent } from '../turn-event.js';
 import { throwIfAborted, linkAbortSignals } from './abort.js';
 import { untilAborted } from './abort-race.js';
@@ -8,6 +8,7 @@ import { compareInboxSeq } from './inbox-seq.js';
 import { inboxInputError, outcomeExpiredError, outcomeTimeoutError } from './inbox-input.js';
 import type { InboxWakeups } from './inbox-wakeups.js';
 import { toJsonValue } from './json-safe.js';
+import { outcomeJsonOnce } from './outcome-json-once.js';
 import { deadline } from './timers.js';
 import { isRecord } from './values.js';
 
@@ -22,7 +23,7 @@ export function turnEventText(event: TurnEvent): string {
     throw inboxInputError('turn event', event, 'a TurnEvent { type, … }');
   }
   if (event.type === 'outcome') {
-    return JSON.stringify({ type: 'outcome', outcome: outcomeToJson(event.outcome) });
+    return JSON.stringify({ type: 'outcome', outcome: outcomeJsonOnce(event.outcome, DEFAULT_MAX_OUTCOME_BYTES) });
   }
   if (event.type === 'restarted') {
     const { attempt } = event as { attempt?: unknown };

@@ -112,5 +112,6 @@ export type { EventLogSource, EventPage, EventRow, OutcomeLookup } from './inbox
 export { toJsonValue, utf8Length } from './json-safe.js';
 export { checkPendingOptions, inboxOutcome, readLeased } from './inbox-methods.js';
 export { checkSettle } from './inbox-settle.js';
+export { outcomeJsonOnce } from './outcome-json-once.js';
 export type { CheckedSettle } from './inbox-settle.js';
 export { timeOrderedUuid } from './ordered-uuid.js';
