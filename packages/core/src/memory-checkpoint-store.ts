@@ -84,8 +84,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
   static {
     // The Runner's hot path saves through `saveAtOnce` (core/internal): this store answers at once.
     // eslint-disable-next-line @typescript-eslint/unbound-method -- compared by identity, never called
-    registerSaveAtOnce(MemoryCheckpointStore.prototype.save, (store, key, data, expectedVersion) =>
-      #save in store ? store.#save(key, data, expectedVersion) : undefined,
+    registerSaveAtOnce(MemoryCheckpointStore.prototype.save, (store, key, data, expectedVersion, clock, ms) =>
+      #save in store ? store.#save(key, data, expectedVersion, clock, ms) : undefined,
     );
   }
 
@@ -108,14 +108,15 @@ export class MemoryCheckpointStore implements CheckpointStore {
   save(key: string, data: unknown, expectedVersion: number): Promise<number> {
     // Not `async` (one promise, no async frame: a Runner saves with every signal); errors reject.
     try {
-      return Promise.resolve(this.#save(key, data, expectedVersion));
+      return Promise.resolve(this.#save(key, data, expectedVersion, undefined, 0));
     } catch (error) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the store's own typed error, passed through
       return Promise.reject(error);
     }
   }
 
-  #save(key: string, data: unknown, expectedVersion: number): number {
+  /** `clock` and `ms`: a reading the caller took in this synchronous step (see core/internal `saveAtOnce`). */
+  #save(key: string, data: unknown, expectedVersion: number, clock: Clock | undefined, ms: number): number {
     // Nothing awaits between the version check and the write: they are one atomic step.
     this.#open();
     assertCheckpointKey(key);
@@ -125,7 +126,8 @@ export class MemoryCheckpointStore implements CheckpointStore {
     const actual = kept === undefined ? 0 : kept.latest;
     if (actual !== expectedVersion) throw new CheckpointConflictError({ key, expected: expectedVersion, actual });
     const version = expectedVersion + 1;
-    const updatedAt = isoAt(readClock(this.#clock));
+    const read = clock !== undefined && clock === this.#clock && clock === systemClock;
+    const updatedAt = isoAt(read ? ms : readClock(this.#clock));
     let versions = kept;
     if (versions === undefined) {
       versions = new KeptVersions(this.#span);

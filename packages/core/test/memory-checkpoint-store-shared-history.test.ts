@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore } from '@signalyard/core';
-import { frozenJsonValue } from '@signalyard/core/internal';
+import { frozenJsonHistory, frozenJsonValue } from '@signalyard/core/internal';
 import { collect } from './helpers.js';
 
 // The memory store keeps a frozen JSON history (a Runner's) in one log per key, shared by the
@@ -14,9 +14,19 @@ interface Message {
 
 const message = (content: string): Message => frozenJsonValue({ role: 'user', content });
 
+/** `base` with `add` new messages, the newest `max` kept, linked to `base` as a Runner's appendHistory links it. */
+function extended(base: readonly Message[], add: number, max: number, next: () => Message): readonly Message[] {
+  const all = [...base];
+  for (let i = 0; i < add; i++) all.push(next());
+  const dropped = Math.max(0, all.length - max);
+  return frozenJsonHistory(all.slice(dropped), base, dropped);
+}
+
 /** How the next history is made from the last one. */
 type Step =
   | { kind: 'append'; add: number; max: number }
+  | { kind: 'linked'; add: number; max: number; via: boolean }
+  | { kind: 'stale'; back: number; add: number; max: number }
   | { kind: 'rewind'; back: number }
   | { kind: 'fresh'; length: number }
   | { kind: 'same' }
@@ -30,6 +40,26 @@ const steps = fc.array(
       weight: 6,
       arbitrary: fc.record({
         kind: fc.constant('append' as const),
+        add: fc.integer({ min: 0, max: 3 }),
+        max: fc.integer({ min: 1, max: 8 }),
+      }),
+    },
+    {
+      // Linked to the history it extends (a Runner's), directly or through one not saved.
+      weight: 6,
+      arbitrary: fc.record({
+        kind: fc.constant('linked' as const),
+        add: fc.integer({ min: 0, max: 3 }),
+        max: fc.integer({ min: 1, max: 8 }),
+        via: fc.boolean(),
+      }),
+    },
+    {
+      // Linked to an older history than the one logged last.
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant('stale' as const),
+        back: fc.integer({ min: 1, max: 6 }),
         add: fc.integer({ min: 0, max: 3 }),
         max: fc.integer({ min: 1, max: 8 }),
       }),
@@ -70,6 +100,16 @@ describe('MemoryCheckpointStore: histories shared between versions', () => {
               const next = [...last];
               for (let i = 0; i < step.add; i++) next.push(message(`m${n++}`));
               history = frozenJsonValue(next.slice(Math.max(0, next.length - step.max)));
+              break;
+            }
+            case 'linked': {
+              const base = step.via ? extended(last, 1, step.max, () => message(`m${n++}`)) : last;
+              history = extended(base, step.add, step.max, () => message(`m${n++}`));
+              break;
+            }
+            case 'stale': {
+              const base = histories[Math.max(0, histories.length - step.back)] ?? last;
+              history = extended(base, step.add, step.max, () => message(`m${n++}`));
               break;
             }
             case 'rewind':

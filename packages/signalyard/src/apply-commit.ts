@@ -85,6 +85,7 @@ export async function commitApplied(d: CommitDeps, c: CommitInput): Promise<Comm
  * a worker dying before `putOutcome` loses nothing), for a caller that awaits `version` in its own
  * frame, then calls {@link commitSaved} — or `failed()` and {@link commitFailed} when it rejects;
  * the new version when the store saved it at once ({@link savedAtOnce} then).
+ * `at`: the runner clock's reading `cause` was stamped with in this synchronous step, if the caller has it.
  * Throws what {@link commitFailed} handles (the session unloaded).
  * @internal
  */
@@ -95,9 +96,10 @@ export function startCommit(
   outcome: Outcome,
   save: SessionSave,
   cause: SessionCause,
+  at?: number,
 ): PendingSave | number {
   const mark = d.persistence.settling(session, outcome);
-  return d.persistence.startSave(session, loaded, save, cause, undefined, mark);
+  return d.persistence.startSave(session, loaded, save, cause, undefined, mark, at);
 }
 
 /** A commit the store saved at once (the loaded state took it already): its `transition_applied` events emitted. @internal */

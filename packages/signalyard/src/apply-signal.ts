@@ -30,6 +30,7 @@ import { asSignalyardError, failedOutcome, outcomeOf, stoppedOutcome, type Appli
 import type { SessionSave } from './session-save.js';
 import type { PluginHost } from './plugin-host.js';
 import { signalCause } from './session-cause.js';
+import { readClock } from '@signalyard/core/internal';
 import { decide, type DecideDeps } from './route-decision.js';
 import { SignalStep, type Step } from './signal-step.js';
 import { Turn, endTurn, runTurn, startTurn } from './turn.js';
@@ -197,13 +198,15 @@ export class SignalApplier implements SignalApply {
     const { save } = applied;
     if (save === undefined || job.lockLost) return done(applied.outcome);
     const { persistence } = this.#d;
-    const cause = signalCause(persistence.causes, job.signal, applied.outcome);
+    // One reading of the clock for the cause and (the memory store, on the same clock) the save.
+    const at = readClock(persistence.causes.clock);
+    const cause = signalCause(persistence.causes, job.signal, applied.outcome, undefined, at);
     step.applied = applied;
     step.cause = cause;
     // commitApplied's steps, its store awaited by the caller.
     let pending;
     try {
-      pending = startCommit(this.#d, session, loaded, applied.outcome, save, cause);
+      pending = startCommit(this.#d, session, loaded, applied.outcome, save, cause, at);
     } catch (error) {
       return this.#saveFailed(step, error);
     }

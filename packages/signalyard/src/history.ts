@@ -1,4 +1,4 @@
-import { frozenJsonCopy, frozenJsonValue, isJsonRecord } from '@signalyard/core/internal';
+import { frozenJsonCopy, frozenJsonHistory, frozenJsonValue, isJsonRecord } from '@signalyard/core/internal';
 import type { ChatMessage, Signal } from '@signalyard/core';
 
 /**
@@ -82,7 +82,8 @@ export function trimHistory(history: readonly ChatMessage[], max: number): reado
 /**
  * `trimHistory([...history, ...added], max)`, built as one array: the history a signal's user
  * message or a turn's messages extend. Frozen (and shared by the stores) when it holds frozen
- * JSON records only, as most histories do.
+ * JSON records only, as most histories do; then linked to `history` when that is frozen too
+ * (core's `frozenJsonHistory`).
  */
 export function appendHistory(
   history: readonly ChatMessage[],
@@ -103,7 +104,9 @@ export function appendHistory(
     if (start <= history.length) kept[n] = one; // the last slot
   } else for (let i = Math.max(0, start - history.length); i < more.length; i++) kept[n++] = more[i] as ChatMessage;
   const shared = one === undefined ? shareable(history, more) : isJsonRecord(one) && shareable(history, NO_HISTORY);
-  return shared ? frozenJsonValue(kept) : kept;
+  if (!shared) return kept;
+  // Extending a frozen history: linked to it, so the memory store logs the new one without comparing them.
+  return isJsonRecord(history) ? frozenJsonHistory(kept, history, start) : frozenJsonValue(kept);
 }
 
 /**

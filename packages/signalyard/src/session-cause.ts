@@ -35,7 +35,7 @@ function routeOf(decided: NonNullable<Outcome['decidedBy']>): RunSummary['route'
  * Why a signal's version exists: the signal (for a user message, the first 200 code units of its
  * text, one fewer where the 200th would split a surrogate pair; its payload as JSON, capped and
  * redacted), how it ended, and the route that decided it; `merged`: the user messages a merged
- * turn answered (2 or more); `at` read off the runner's `clock`. With a `status` (a final save)
+ * turn answered (2 or more); `at` read off the runner's `clock` (now, unless the caller read it). With a `status` (a final save)
  * it carries the start of its `summary` (status, route, action); the save adds what the turn did.
  * @internal
  */
@@ -44,6 +44,7 @@ export function signalCause(
   signal: Signal,
   outcome: Pick<Outcome, 'decidedBy'> & { status?: Outcome['status']; action?: Action | undefined },
   merged?: number,
+  at: number = readClock(options.clock),
 ): SessionCause {
   const text = causeText(signal);
   const decided = outcome.decidedBy;
@@ -65,7 +66,7 @@ export function signalCause(
   }
   // Assigned in a fixed order (no conditional spreads): one object, one shape, on every signal.
   // A plain record sized for the fields filled in below and the mark (plain-records.ts).
-  const cause = new CauseRecord(isoAt(readClock(options.clock)), recorded as NonNullable<SessionCause['signal']>);
+  const cause = new CauseRecord(isoAt(at), recorded as NonNullable<SessionCause['signal']>);
   if (outcome.status !== undefined) cause.status = outcome.status;
   if (decided !== undefined) cause.tier = decided.tier;
   if (decided?.route.name !== undefined) cause.routeName = decided.route.name;

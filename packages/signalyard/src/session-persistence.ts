@@ -232,6 +232,8 @@ export class SessionPersistence {
    * `done(version)` — or `failed()` when it rejects. The new version itself when the store saved
    * it at once (the memory store): the loaded state has taken it already (no `PendingSave` made).
    * Throws (the session unloaded) when the checkpoint cannot be built or the store refuses it at once.
+   * `at`: the reading of the runner's clock the cause was stamped with in this synchronous step
+   * (the memory store, on that same clock, stamps the save with it: core/internal `saveAtOnce`).
    */
   startSave(
     session: LiveSession,
@@ -240,6 +242,7 @@ export class SessionPersistence {
     cause: SessionCause,
     strategy?: StrategySnapshot,
     mark: InboxMark | undefined = settlingMark(session),
+    at?: number,
   ): PendingSave | number {
     const pending = save.pendingApprovals ?? loaded.pendingApprovals;
     const stale = save.staleApprovals ?? loaded.staleApprovals;
@@ -271,7 +274,10 @@ export class SessionPersistence {
         checkpoint = carried === NO_FIELDS ? own : { ...carried, ...own };
       }
       // The memory store answers at once (no promise): the caller's next step needs no microtask.
-      const version = saveAtOnce(this.#store, session.key, checkpoint, loaded.version);
+      const version =
+        at === undefined
+          ? saveAtOnce(this.#store, session.key, checkpoint, loaded.version)
+          : saveAtOnce(this.#store, session.key, checkpoint, loaded.version, this.causes.clock, at);
       if (typeof version !== 'number')
         return new PendingSave(session, loaded, save, snapshot, carried, pending, stale, aliases, version);
       savedAs(loaded, save, snapshot, carried, pending, stale, aliases, version);

@@ -242,6 +242,23 @@ describe('createRunner({ clock })', () => {
     await runner.close();
   });
 
+  it('the default clock is read once per signal: the memory store stamps the save with the reading of the cause', async () => {
+    const runner = createRunner({ agents: [{ id: 'main', engine: async () => ({}) }] });
+    for (let i = 0; i < 20; i++) await runner.dispatch('agent:main:main', signal(SignalKind.UserMessage, `m${i}`));
+    for await (const version of runner.history('agent:main:main')) expect(version.updatedAt).toBe(version.cause?.at);
+    await runner.close();
+  });
+
+  it('a clock of the app itself is read for the cause and again for the save, as the store reads it', async () => {
+    let ms = T0;
+    const ticking: Clock = { now: () => (ms += 1000) }; // one second further at every read
+    const runner = createRunner({ clock: ticking, agents: [{ id: 'main', engine: async () => ({}) }] });
+    await runner.dispatch('agent:main:main', signal(SignalKind.UserMessage, 'hi'));
+    const [version] = await collect(runner.history('agent:main:main'));
+    expect(Date.parse(version?.updatedAt ?? '') - Date.parse(version?.cause?.at ?? '')).toBe(1000);
+    await runner.close();
+  });
+
   it('refuses a clock that is not one', () => {
     expect(() => createRunner({ clock: {} as Clock, agents: [{ id: 'main', engine: async () => ({}) }] })).toThrow(
       /clock/,

@@ -1,4 +1,5 @@
 import { isJsonRecord } from './frozen-mark.js';
+import { cutHistoryLink, linkedSkip } from './history-link.js';
 
 /**
  * What a kept version's data has in place of its `history` while the memory store keeps the
@@ -123,6 +124,8 @@ export class KeptVersions {
   #end = 0;
   /** Where the history logged last starts (it ends at the log's end), −1 when the latest version has none logged. */
   #lastFrom = -1;
+  /** The history logged last (while `#lastFrom` ≥ 0): what a new history's links ({@link linkedSkip}) may name. */
+  #lastList: readonly unknown[] | undefined = undefined;
 
   constructor(span: number) {
     this.latest = 0;
@@ -138,6 +141,7 @@ export class KeptVersions {
     let from = -1;
     if (cut === undefined) {
       this.#lastFrom = -1;
+      this.#lastList = undefined;
     } else {
       const latestFrom = this.latest === 0 ? -1 : (slots[((this.latest - 1) % this.#span) * STRIDE + 2] as number);
       from = this.#add(cut.history, latestFrom, oldest);
@@ -173,7 +177,7 @@ export class KeptVersions {
    */
   #add(history: readonly unknown[], latestFrom: number, oldest: number): number {
     const last = this.#lastFrom;
-    const skip = latestFrom >= 0 && latestFrom === last ? this.#overlap(history) : -1;
+    const skip = latestFrom >= 0 && latestFrom === last ? this.#skip(history) : -1;
     const shared = skip < 0 ? 0 : this.#end - last - skip;
     const from = skip < 0 ? this.#end : last + skip;
     this.#reserve(from, from + history.length, oldest);
@@ -181,7 +185,20 @@ export class KeptVersions {
     const mask = log.length - 1;
     for (let i = shared; i < history.length; i++) log[this.#end++ & mask] = history[i];
     this.#lastFrom = from;
+    this.#lastList = history;
+    // Logged: its links (to the lists it extends) serve no one now, and would keep those alive.
+    cutHistoryLink(history);
     return from;
+  }
+
+  /**
+   * {@link KeptVersions.#overlap}, told by `next`'s links when it extends the history logged last
+   * (a Runner's histories say so: no message compared), else found by comparing.
+   */
+  #skip(next: readonly unknown[]): number {
+    const linked = this.#lastList === undefined ? -1 : linkedSkip(next, this.#lastList);
+    if (linked < 0) return this.#overlap(next);
+    return linked < this.#end - this.#lastFrom ? linked : -1;
   }
 
   /**

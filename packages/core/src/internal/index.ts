@@ -36,6 +36,7 @@ export {
   storeClosedError,
 } from './checkpoint-data.js';
 export { frozenJsonValue, isJsonRecord } from './frozen-mark.js';
+export { frozenJsonHistory } from './history-link.js';
 export { saveAtOnce } from './save-at-once.js';
 export { frozenCopy } from './frozen-copy.js';
 export { frozenJsonCopy } from './checkpoint-json.js';
