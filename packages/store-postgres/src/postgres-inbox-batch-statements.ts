@@ -1,4 +1,4 @@
-import { COUNTER_SHARDS, type InboxNames } from './postgres-inbox-names.js';
+import { settledShard, type InboxNames } from './postgres-inbox-names.js';
 
 /** A duration in milliseconds (a bigint expression) as an interval. */
 const ms = (expr: string): string => `${expr}::bigint * interval '1 millisecond'`;
@@ -90,7 +90,7 @@ function settleCtes(n: InboxNames): string {
     `k AS (UPDATE ${n.keys.sql} k SET pending = k.pending - l.n, ` +
     `waiting_since = CASE WHEN k.pending = l.n THEN NULL ELSE k.waiting_since END ` +
     `FROM keys_locked l WHERE k.key = l.key AND k.key = ANY (ARRAY(SELECT key FROM keys_locked)) RETURNING k.key, l.n), ` +
-    `per_shard AS (SELECT hashtext(key) & ${COUNTER_SHARDS - 1} AS shard, sum(n) AS n FROM k GROUP BY 1), ` +
+    `per_shard AS (SELECT ${settledShard('key')} AS shard, sum(n) AS n FROM k GROUP BY 1), ` +
     `shards_locked AS (SELECT c.shard, s.n FROM ${n.counters.sql} c JOIN per_shard s ON s.shard = c.shard ORDER BY c.shard FOR UPDATE OF c), ` +
     `c AS (UPDATE ${n.counters.sql} c SET pending = c.pending - l.n FROM shards_locked l WHERE c.shard = l.shard), ` +
     `done AS (SELECT r.i, r.receipt_id, EXISTS (SELECT 1 FROM put WHERE put.receipt_id = r.receipt_id) AS stored, ` +

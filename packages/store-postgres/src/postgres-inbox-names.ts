@@ -57,3 +57,14 @@ export function iso(column: string): string {
 
 /** How many rows the pending counter is spread over (accepts of different keys seldom wait for each other). @internal */
 export const COUNTER_SHARDS = 16;
+
+/**
+ * The counter row a settle (or an ack) of `keyExpr` counts its entry off on (schema 3): one of
+ * {@link COUNTER_SHARDS} rows of their own, after the accepts' rows, so that a settle never waits
+ * for an accept's counter row (nor an accept for a settle's) — the pending total is the sum of
+ * every row, these holding what was settled (as negative numbers).
+ * @internal
+ */
+export function settledShard(keyExpr: string): string {
+  return `${String(COUNTER_SHARDS)} + (hashtext(${keyExpr}) & ${String(COUNTER_SHARDS - 1)})`;
+}

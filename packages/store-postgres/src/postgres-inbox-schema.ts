@@ -9,21 +9,22 @@ import { suffixedTable } from './postgres-table-name.js';
 
 /**
  * The schema version of the inbox's tables this release writes and reads. `migrate()` records it
- * as the entries table's comment (`@signalyard/store-postgres inbox schema 2`), upgrades an
+ * as the entries table's comment (`@signalyard/store-postgres inbox schema 3`), upgrades an
  * inbox of an earlier version in place (its entries, leases and outcomes kept) and refuses a
  * table marked with a higher one. Version 1: the entries table and its `_keys`, `_dedupe`,
  * `_outcomes`, `_dead`, `_events` and `_counters` tables, the `_order` sequence and the
  * `_accept` function (see the scaling-out guide's layout section). Version 2: the
  * `_accept_many` function (a batch of accepts in one transaction), the waiting keys' index
  * partial on `waiting_since IS NOT NULL`, `fillfactor` on the keys, counters and entries tables.
+ * Version 3: the `_counters` rows settles count off on, apart from the accepts' rows.
  *
  * @example
  * ```ts
- * // What a table says about itself (psql): \dt+ signalyard_inbox  → "@signalyard/store-postgres inbox schema 2"
+ * // What a table says about itself (psql): \dt+ signalyard_inbox  → "@signalyard/store-postgres inbox schema 3"
  * console.log(`this release writes inbox schema ${POSTGRES_INBOX_SCHEMA_VERSION}`);
  * ```
  */
-export const POSTGRES_INBOX_SCHEMA_VERSION = 2;
+export const POSTGRES_INBOX_SCHEMA_VERSION = 3;
 
 const MARK = '@signalyard/store-postgres inbox schema ';
 const MARK_PATTERN = /^@signalyard\/store-postgres inbox schema (\d+)$/;
@@ -181,8 +182,21 @@ function schema2(n: InboxNames): string[] {
   ];
 }
 
+/**
+ * Version 3: the counter rows settles (and acks) count their entries off on — `COUNTER_SHARDS`
+ * more rows, starting at 0 — so a settle never waits for the counter row of an accept in flight
+ * (and then re-checks its rows against the accept's commit), nor an accept for a settle's. The
+ * pending total stays the sum of every row: nothing is moved, and a release of schema 2 running
+ * beside it during an upgrade (counting off on the accepts' rows) keeps the sum right.
+ */
+function schema3(n: InboxNames): string[] {
+  return [
+    `INSERT INTO ${n.counters.sql} (shard, pending) SELECT g, 0 FROM generate_series(${String(COUNTER_SHARDS)}, ${String(2 * COUNTER_SHARDS - 1)}) g ON CONFLICT (shard) DO NOTHING`,
+  ];
+}
+
 /** What brings the inbox from version `i` to version `i + 1`. */
-const MIGRATIONS: readonly ((n: InboxNames) => string[])[] = [schema1, schema2];
+const MIGRATIONS: readonly ((n: InboxNames) => string[])[] = [schema1, schema2, schema3];
 
 /**
  * Brings the inbox's objects to this release's schema, in one transaction under a

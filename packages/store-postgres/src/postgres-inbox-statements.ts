@@ -1,7 +1,7 @@
 import type { InboxEntry } from '@signalyard/core';
 import { parseSignalText } from '@signalyard/core/internal';
 import { inboxBatchSql } from './postgres-inbox-batch-statements.js';
-import { COUNTER_SHARDS, iso, type InboxNames } from './postgres-inbox-names.js';
+import { iso, settledShard, type InboxNames } from './postgres-inbox-names.js';
 
 /** The columns an entry is read with, in this order (see `entryOf`); `seq` as text under another name, so ORDER BY seq still orders numbers. */
 const ENTRY = `receipt_id, session_key, seq::text AS seq_text, agent_id, signal, control, ${iso('accepted_at')}, attempts`;
@@ -74,10 +74,10 @@ function workerSql(n: InboxNames) {
       `WITH gone AS (DELETE FROM ${n.entries.sql} WHERE receipt_id = $1 RETURNING session_key), ` +
       `k AS (UPDATE ${n.keys.sql} SET pending = pending - 1, ` +
       `waiting_since = CASE WHEN pending = 1 THEN NULL ELSE waiting_since END WHERE key IN (SELECT session_key FROM gone) RETURNING key), ` +
-      // The counter row after the key's row (it reads k's rows), as accept locks them: the
-      // other order deadlocks with an accept of the key whose counter shard this is.
+      // The counter row after the key's row (it reads k's rows), as the settles lock them; a
+      // settled row (schema 3), never one an accept waits for.
       `c AS (UPDATE ${n.counters.sql} SET pending = pending - 1 ` +
-      `WHERE shard IN (SELECT hashtext(key) & ${COUNTER_SHARDS - 1} FROM k)), ` +
+      `WHERE shard IN (SELECT ${settledShard('key')} FROM k)), ` +
       `kept AS (SELECT 1 FROM ${n.outcomes.sql} WHERE receipt_id = $1 AND expires_at > clock_timestamp()), ` +
       `dropped AS (DELETE FROM ${n.events.sql} WHERE receipt_id = $1 AND EXISTS (SELECT 1 FROM gone) ` +
       `AND NOT EXISTS (SELECT 1 FROM kept)) ` +
@@ -120,7 +120,7 @@ function workerSql(n: InboxNames) {
       `k AS (UPDATE ${n.keys.sql} SET pending = pending - 1, ` +
       `waiting_since = CASE WHEN pending = 1 THEN NULL ELSE waiting_since END WHERE key IN (SELECT session_key FROM gone) RETURNING key), ` +
       `c AS (UPDATE ${n.counters.sql} SET pending = pending - 1 ` +
-      `WHERE shard IN (SELECT hashtext(key) & ${COUNTER_SHARDS - 1} FROM k)) ` +
+      `WHERE shard IN (SELECT ${settledShard('key')} FROM k)) ` +
       `SELECT EXISTS (SELECT 1 FROM put), EXISTS (SELECT 1 FROM gone), (SELECT count(*) FROM added)::integer`,
   } as const;
 }

@@ -80,10 +80,13 @@ export function buildStatements(table: TableName, history: TableName): Statement
       // version all of them. A range open below would walk every version pruned since the last
       // VACUUM (their dead index entries and heap rows): a save's cost would grow with the
       // session's age between vacuums (7x a save without history after a few thousand saves).
-      `pruned AS (DELETE FROM ${h} WHERE key = $1 AND version <= $3::bigint - $4::bigint ` +
-      `AND version > $3::bigint - $4::bigint - ${PRUNE_SPAN} AND EXISTS (SELECT 1 FROM old)), ` +
-      `swept AS (DELETE FROM ${h} WHERE key = $1 AND version <= $3::bigint - $4::bigint - ${PRUNE_SPAN} ` +
-      `AND $3::bigint % ${SWEEP_EVERY} = 0 AND EXISTS (SELECT 1 FROM old)) ` +
+      // One DELETE, its range's lower end chosen by the version (a bounded range either way, for
+      // the index). Its bounds come from `old` (whose version is $3), not from the parameters: a
+      // custom plan would fold `$3 % 64 = 0` away (and estimate the range from the values), look
+      // cheaper than the generic plan, and the server would plan this statement afresh on every save.
+      `pruned AS (DELETE FROM ${h} v USING old WHERE v.key = $1 AND v.version <= old.version - $4::bigint ` +
+      `AND v.version > CASE WHEN old.version % ${SWEEP_EVERY} = 0 THEN '-9223372036854775808'::bigint ` +
+      `ELSE old.version - $4::bigint - ${PRUNE_SPAN} END) ` +
       `SELECT new_version::text FROM old`,
     delete: `DELETE FROM ${t} WHERE key = $1`,
     listAll: `SELECT key FROM ${t}`,

@@ -14,7 +14,7 @@ import {
 } from '@signalyard/test-utils/postgres';
 import { afterAll, expect, it } from 'vitest';
 import { inboxNames } from '../src/postgres-inbox-names.js';
-import { COUNTER_SHARDS } from '../src/postgres-inbox-names.js';
+import { settledShard } from '../src/postgres-inbox-names.js';
 import { parseTableName, type TableName } from '../src/postgres-table-name.js';
 import { dropInbox } from './inbox-support.js';
 
@@ -53,10 +53,10 @@ describePostgres('PostgresInbox lock order', () => {
         if (i > 1000) throw new Error('the ack never waited for the key row');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      // The ack holds no lock on the key's counter shard while it waits for the key's row.
+      // The ack holds no lock on the key's counter shard (the one settles count off on) while it waits for the key's row.
       await probe.query('BEGIN');
       const shard = await probe.query(
-        `SELECT shard FROM ${n.counters.sql} WHERE shard = (hashtext($1) & ${String(COUNTER_SHARDS - 1)}) FOR UPDATE NOWAIT`,
+        `SELECT shard FROM ${n.counters.sql} WHERE shard = ${settledShard('$1')} FOR UPDATE NOWAIT`,
         ['k'],
       );
       expect(shard.rowCount).toBe(1);

@@ -171,6 +171,25 @@ describePostgres('PostgresInbox against a real server', () => {
     expect((await inbox.accept({ sessionKey: 's', signal: text('c'), id: 'c' })).seq).toBe('3');
   });
 
+  it('migrates a schema 2 inbox in place: settles count off on rows of their own, the pending total kept', async () => {
+    const [inbox, table] = await freshInbox();
+    const counters = `"${table}_counters"`;
+    for (const id of ['a', 'b', 'c']) await inbox.accept({ sessionKey: 's', signal: text(id), id });
+    // what schema 2 had: only the accepts' counter rows
+    const admin = adminPool();
+    await admin.query(`DELETE FROM ${counters} WHERE shard >= 16`);
+    await admin.query(`COMMENT ON TABLE "${table}" IS '@signalyard/store-postgres inbox schema 2'`);
+    await inboxOn(table).migrate();
+    expect(await commentOf(table)).toBe(`@signalyard/store-postgres inbox schema ${POSTGRES_INBOX_SCHEMA_VERSION}`);
+    const [lease] = await inbox.acquire('w', { leaseMs: 60_000, max: 1 });
+    const [first] = await collect(inbox.read(lease!));
+    await inbox.ack(first!);
+    const { rows } = await admin.query<{ rows: string; total: string; settled: string }>(
+      `SELECT count(*)::text AS rows, sum(pending)::text AS total, sum(pending) FILTER (WHERE shard >= 16)::text AS settled FROM ${counters}`,
+    );
+    expect(rows[0]).toEqual({ rows: '32', total: '2', settled: '-1' });
+  });
+
   it('refuses tables migrated by a newer release, and a foreign table under its name, changing nothing', async () => {
     const [inbox, table] = await freshInbox();
     const newerMark = `@signalyard/store-postgres inbox schema ${String(POSTGRES_INBOX_SCHEMA_VERSION + 1)}`;
