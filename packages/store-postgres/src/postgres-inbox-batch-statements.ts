@@ -23,19 +23,12 @@ export function inboxBatchSql(n: InboxNames) {
       `SELECT * FROM ${n.acceptMany.sql}($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], ` +
       `$8::integer, $9::bigint, $10::bigint)`,
     /**
-     * A worker's settles and delivery counts made while one such statement was in flight, in one:
-     * - settles: `receiptIds[], outcomes[], ttlMs[], poisoned[], attempts[], eventEntry[] (1-based
-     *   index of each event's receipt), events[]` → a row `['s', index, outcome stored, entry
-     *   removed, events added]` for every receipt: the single `settle` for each, with their
-     *   notices (`v`, then `o` + receipt id, which the single settle's caller sends after it);
-     * - delivery counts: `$8 receiptIds[], $9 tokens[] (null: not checked)` → a row `['b', index,
-     *   null, null, attempts]` for each delivery counted (an entry gone or whose lease is lost has none).
-     * The two never name the same entry (the batcher keeps one call per receipt id in a batch).
+     * A worker's settles and delivery counts made while one such statement was in flight, in one,
+     * every part present (the shape `{ settles, events, poisoned, counts }` all true): see
+     * {@link finishManySql}, which the worker uses to leave out the parts a batch does not need.
      */
-    finishMany:
-      `WITH ${settleCtes(n)}, ${beginCtes(n)} ` +
-      `SELECT 's'::text, i::integer, stored, removed, added FROM done WHERE (SELECT count(*) FROM notes) >= 0 ` +
-      `UNION ALL SELECT 'b', i::integer, NULL, NULL, attempts FROM b_counted`,
+    finishMany: finishManySql(n, { settles: true, events: true, poisoned: true, counts: true }),
+    ...finishVariants(n),
     /**
      * Appends of several receipts' logs made while one was in flight, in one: `receiptIds[],
      * attempts[], eventEntry[] (1-based index of each event's receipt), events[]` → a row
@@ -59,29 +52,107 @@ export function inboxBatchSql(n: InboxNames) {
   } as const;
 }
 
-/** The settle half of `finishMany`: its arguments are $1-$7; `done` lists what each did, `notes` sends their notices. */
-function settleCtes(n: InboxNames): string {
-  return (
-    `r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[], $5::integer[]) ` +
-    `WITH ORDINALITY AS r(receipt_id, outcome, ttl, poisoned, attempt, i)), ` +
-    `e AS (SELECT x.receipt_id, x.session_key, x.seq, x.agent_id, x.signal, x.control, x.accepted_at, x.attempts, x.next_event ` +
-    `FROM ${n.entries.sql} x WHERE x.receipt_id = ANY ($1::text[]) ORDER BY x.receipt_id FOR UPDATE), ` +
+/**
+ * What a `finishMany` batch holds: settles (and whether any carries events, or is poisoned, so
+ * that a dead letter may be written), delivery counts. A part a batch does not need is left out
+ * of its statement: the server sets up every part of a statement on every run, empty or not.
+ * @internal
+ */
+export interface FinishShape {
+  readonly settles: boolean;
+  readonly events: boolean;
+  readonly poisoned: boolean;
+  readonly counts: boolean;
+}
+
+/** The key of the statement of a batch of `shape` in the inbox's statements (`finishMany_<parts>`). @internal */
+export function finishManyKey(shape: FinishShape): FinishKey {
+  if (!shape.settles) return 'finishMany_c';
+  return `finishMany_s${shape.events ? 'e' : ''}${shape.poisoned ? 'd' : ''}${shape.counts ? 'c' : ''}` as FinishKey;
+}
+
+/** The keys {@link finishManyKey} gives. */
+type FinishKey = `finishMany_${'c' | `s${'' | 'e'}${'' | 'd'}${'' | 'c'}`}`;
+
+/** A statement for every shape a batch may have (prepared on a connection only when used). */
+function finishVariants(n: InboxNames): Record<FinishKey, string> {
+  const statements = {
+    finishMany_c: finishManySql(n, { settles: false, events: false, poisoned: false, counts: true }),
+  };
+  for (const events of [false, true])
+    for (const poisoned of [false, true])
+      for (const counts of [false, true]) {
+        const shape = { settles: true, events, poisoned, counts };
+        (statements as Record<string, string>)[finishManyKey(shape)] = finishManySql(n, shape);
+      }
+  return statements as Record<FinishKey, string>;
+}
+
+/**
+ * A worker's settles and delivery counts made while one such statement was in flight, in one
+ * (the parts `shape` leaves out are not in it, nor their parameters; those present are numbered
+ * in this order):
+ * - settles: `receiptIds[], outcomes[], ttlMs[], poisoned[], attempts[]`, with events `eventEntry[]
+ *   (1-based index of each event's receipt), events[]` → a row `['s', index, outcome stored,
+ *   entry removed, events added]` for every receipt: the single `settle` for each, with their
+ *   notices (`v`, then `o` + receipt id, which the single settle's caller sends after it);
+ * - delivery counts: `receiptIds[], tokens[] (null: not checked)` → a row `['b', index, null,
+ *   null, attempts]` for each delivery counted (an entry gone or whose lease is lost has none).
+ * The two never name the same entry (the batcher keeps one call per receipt id in a batch).
+ * @internal
+ */
+export function finishManySql(n: InboxNames, shape: FinishShape): string {
+  const settles = shape.settles ? settleCtes(n, shape) : undefined;
+  const countsFrom = shape.settles ? (shape.events ? 8 : 6) : 1;
+  const counts = shape.counts ? beginCtes(n, countsFrom) : undefined;
+  const selects = [
+    ...(settles === undefined
+      ? []
+      : [`SELECT 's'::text, i::integer, stored, removed, added FROM done WHERE (SELECT count(*) FROM notes) >= 0`]),
+    ...(counts === undefined
+      ? []
+      : [`SELECT 'b'::text, i::integer, NULL::boolean, NULL::boolean, attempts FROM b_counted`]),
+  ];
+  return `WITH ${[settles, counts].filter((p) => p !== undefined).join(', ')} ${selects.join(' UNION ALL ')}`;
+}
+
+/**
+ * The settle half of `finishMany`: its arguments are $1-$5, and $6-$7 with events; `done` lists
+ * what each did, `notes` sends their notices. Without events or poisoned entries in the batch, their
+ * parts are left out.
+ */
+function settleCtes(n: InboxNames, { events, poisoned }: FinishShape): string {
+  // What the parts present read of the entries they lock (a dead letter copies the entry).
+  const entryColumns = poisoned
+    ? 'x.receipt_id, x.session_key, x.seq, x.agent_id, x.signal, x.control, x.accepted_at, x.attempts, x.next_event'
+    : events
+      ? 'x.receipt_id, x.next_event'
+      : 'x.receipt_id';
+  const eventCtes =
     `ev AS (SELECT r.receipt_id, r.attempt, t.ev, row_number() OVER (PARTITION BY t.at ORDER BY t.n) AS ord ` +
     `FROM unnest($6::integer[], $7::text[]) WITH ORDINALITY AS t(at, ev, n) JOIN r ON r.i = t.at), ` +
     `added AS (INSERT INTO ${n.events.sql} (receipt_id, event_offset, attempt, event) ` +
     `SELECT ev.receipt_id, e.next_event + ev.ord, ev.attempt, ev.ev FROM ev JOIN e ON e.receipt_id = ev.receipt_id ` +
-    `RETURNING receipt_id), ` +
-    `put AS (INSERT INTO ${n.outcomes.sql} AS o (receipt_id, outcome, expires_at) ` +
-    `SELECT r.receipt_id, r.outcome, clock_timestamp() + ${ms('r.ttl')} FROM r ORDER BY r.receipt_id ` +
-    `ON CONFLICT (receipt_id) DO UPDATE ` +
-    `SET outcome = excluded.outcome, expires_at = excluded.expires_at WHERE o.expires_at <= clock_timestamp() ` +
-    `RETURNING o.receipt_id, o.expires_at), ` +
+    `RETURNING receipt_id), `;
+  const deadCte =
     `dead AS (INSERT INTO ${n.dead.sql} AS d (receipt_id, put_order, session_key, seq, agent_id, signal, control, accepted_at, attempts, expires_at) ` +
     `SELECT e.receipt_id, nextval('${n.order.sql}'), e.session_key, e.seq, e.agent_id, e.signal, e.control, e.accepted_at, e.attempts, put.expires_at ` +
     `FROM e JOIN put ON put.receipt_id = e.receipt_id JOIN r ON r.receipt_id = e.receipt_id WHERE r.poisoned ` +
     `ON CONFLICT (receipt_id) DO UPDATE SET put_order = excluded.put_order, session_key = excluded.session_key, seq = excluded.seq, ` +
     `agent_id = excluded.agent_id, signal = excluded.signal, control = excluded.control, accepted_at = excluded.accepted_at, ` +
-    `attempts = excluded.attempts, expires_at = excluded.expires_at), ` +
+    `attempts = excluded.attempts, expires_at = excluded.expires_at), `;
+  return (
+    `r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::boolean[], $5::integer[]) ` +
+    `WITH ORDINALITY AS r(receipt_id, outcome, ttl, poisoned, attempt, i)), ` +
+    `e AS (SELECT ${entryColumns} ` +
+    `FROM ${n.entries.sql} x WHERE x.receipt_id = ANY ($1::text[]) ORDER BY x.receipt_id FOR UPDATE), ` +
+    (events ? eventCtes : '') +
+    `put AS (INSERT INTO ${n.outcomes.sql} AS o (receipt_id, outcome, expires_at) ` +
+    `SELECT r.receipt_id, r.outcome, clock_timestamp() + ${ms('r.ttl')} FROM r ORDER BY r.receipt_id ` +
+    `ON CONFLICT (receipt_id) DO UPDATE ` +
+    `SET outcome = excluded.outcome, expires_at = excluded.expires_at WHERE o.expires_at <= clock_timestamp() ` +
+    `RETURNING o.receipt_id, o.expires_at), ` +
+    (poisoned ? deadCte : '') +
     `gone AS (DELETE FROM ${n.entries.sql} x USING e WHERE x.receipt_id = e.receipt_id AND x.receipt_id = ANY ($1::text[]) ` +
     `RETURNING x.receipt_id, x.session_key), ` +
     `per_key AS (SELECT session_key, count(*)::integer AS n FROM gone GROUP BY session_key), ` +
@@ -95,21 +166,24 @@ function settleCtes(n: InboxNames): string {
     `c AS (UPDATE ${n.counters.sql} c SET pending = c.pending - l.n FROM shards_locked l WHERE c.shard = l.shard), ` +
     `done AS (SELECT r.i, r.receipt_id, EXISTS (SELECT 1 FROM put WHERE put.receipt_id = r.receipt_id) AS stored, ` +
     `EXISTS (SELECT 1 FROM gone WHERE gone.receipt_id = r.receipt_id) AS removed, ` +
-    `(SELECT count(*) FROM added WHERE added.receipt_id = r.receipt_id)::integer AS added FROM r), ` +
+    (events ? `(SELECT count(*) FROM added WHERE added.receipt_id = r.receipt_id)::integer` : '0') +
+    ` AS added FROM r), ` +
     // The notices in the statement (one round trip less than after it): new events, then the outcome.
     `notes AS (SELECT pg_notify('${n.channel}', p) FROM (SELECT 'v' || receipt_id, 1, i FROM done WHERE added > 0 ` +
     `UNION ALL SELECT 'o' || receipt_id, 2, i FROM done WHERE stored OR removed ORDER BY 2, 3) x(p))`
   );
 }
 
-/** The delivery-count half of `finishMany`: receipt ids $8, lease tokens $9; `b_counted` lists the counts. */
-function beginCtes(n: InboxNames): string {
+/** The delivery-count half of `finishMany`: receipt ids `$<from>`, lease tokens `$<from + 1>`; `b_counted` lists the counts. */
+function beginCtes(n: InboxNames, from: number): string {
+  const ids = `$${String(from)}::text[]`;
+  const tokens = `$${String(from + 1)}::text[]`;
   return (
-    `b_r AS (SELECT * FROM unnest($8::text[], $9::text[]) WITH ORDINALITY AS r(receipt_id, token, i)), ` +
+    `b_r AS (SELECT * FROM unnest(${ids}, ${tokens}) WITH ORDINALITY AS r(receipt_id, token, i)), ` +
     `b_locked AS (SELECT e.receipt_id, b_r.i, b_r.token FROM ${n.entries.sql} e JOIN b_r ON b_r.receipt_id = e.receipt_id ` +
-    `WHERE e.receipt_id = ANY ($8::text[]) AND (b_r.token IS NULL OR EXISTS (SELECT 1 FROM ${n.keys.sql} k WHERE k.key = e.session_key ` +
+    `WHERE e.receipt_id = ANY (${ids}) AND (b_r.token IS NULL OR EXISTS (SELECT 1 FROM ${n.keys.sql} k WHERE k.key = e.session_key ` +
     `AND k.lease_token = b_r.token AND k.lease_expires > clock_timestamp())) ORDER BY e.receipt_id FOR UPDATE OF e), ` +
     `b_counted AS (UPDATE ${n.entries.sql} e SET attempts = e.attempts + 1, delivery_token = b_locked.token ` +
-    `FROM b_locked WHERE e.receipt_id = b_locked.receipt_id AND e.receipt_id = ANY ($8::text[]) RETURNING b_locked.i, e.attempts)`
+    `FROM b_locked WHERE e.receipt_id = b_locked.receipt_id AND e.receipt_id = ANY (${ids}) RETURNING b_locked.i, e.attempts)`
   );
 }

@@ -16,6 +16,7 @@ import {
 } from '@signalyard/core/internal';
 import type { Pool, PoolClient } from 'pg';
 import { InFlightCalls } from './postgres-in-flight.js';
+import { finishManyKey } from './postgres-inbox-batch-statements.js';
 import { Batcher } from './postgres-inbox-batcher.js';
 import { entryOf, type InboxSql } from './postgres-inbox-statements.js';
 import { PreparedStatements } from './postgres-prepared.js';
@@ -173,16 +174,24 @@ export class InboxDb {
       }
     });
     const column = <T>(pick: (v: SettleValues) => T): T[] => settles.map(({ values }) => pick(values));
+    // The statement of this batch's shape: the parts it does not need are not in it.
+    const shape = {
+      settles: settles.length > 0,
+      events: eventTexts.length > 0,
+      poisoned: settles.some(({ values }) => values[3]),
+      counts: counts.length > 0,
+    };
     const values = [
-      ...[column((v) => v[0]), column((v) => v[1]), column((v) => v[2]), column((v) => v[3]), column((v) => v[4])],
-      eventEntry,
-      eventTexts,
-      counts.map((c) => c.call.receiptId),
-      counts.map((c) => c.call.token),
+      ...(shape.settles
+        ? [column((v) => v[0]), column((v) => v[1]), column((v) => v[2]), column((v) => v[3]), column((v) => v[4])]
+        : []),
+      ...(shape.events ? [eventEntry, eventTexts] : []),
+      ...(shape.counts ? [counts.map((c) => c.call.receiptId), counts.map((c) => c.call.token)] : []),
     ];
     const what = `settle ${String(settles.length)} entries and count ${String(counts.length)} deliveries`;
     const outputs: FinishOutput[] = calls.map((call) => ('settle' in call ? [false, false, 0, true] : undefined));
-    for (const [kind, i, stored, gone, n] of await this.query(this.sql.finishMany, values, what)) {
+    const text = this.sql[finishManyKey(shape)];
+    for (const [kind, i, stored, gone, n] of await this.query(text, values, what)) {
       if (kind === 's')
         outputs[(settles[(i as number) - 1] as { at: number }).at] = [stored, gone, n, true] as SettleResult;
       else outputs[(counts[(i as number) - 1] as { at: number }).at] = n as number;

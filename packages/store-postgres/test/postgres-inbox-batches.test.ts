@@ -12,7 +12,11 @@ import {
   uniqueTable,
 } from '@signalyard/test-utils/postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { finishManyKey } from '../src/postgres-inbox-batch-statements.js';
 import { Batcher } from '../src/postgres-inbox-batcher.js';
+import { inboxNames } from '../src/postgres-inbox-names.js';
+import { inboxSql } from '../src/postgres-inbox-statements.js';
+import { parseTableName, type TableName } from '../src/postgres-table-name.js';
 import { dropInbox } from './inbox-support.js';
 
 const tables: string[] = [];
@@ -315,5 +319,45 @@ describePostgres('PostgresInbox batches', () => {
       [...second].sort((a, b) => a.sessionKey.localeCompare(b.sessionKey)).map((e) => [e.receiptId, 1]),
     );
     for (const e of first) expect((await inbox.outcome(e.receiptId, { timeoutMs: 5000 })).status).toBe('completed');
+  });
+
+  it('every shape of batch a worker sends has a statement the server runs: only the parts it needs, the same outputs', async () => {
+    const inbox = await freshInbox();
+    const { entries } = await leasedEntries(inbox, 1);
+    const sql = inboxSql(inboxNames(parseTableName(inbox.table) as TableName));
+    const [entry] = [...entries.values()].flat();
+    const id = entry?.receiptId as string;
+    const flags = [false, true];
+    const shapes = [
+      { settles: false, events: false, poisoned: false, counts: true },
+      ...flags.flatMap((events) =>
+        flags.flatMap((poisoned) => flags.map((counts) => ({ settles: true, events, poisoned, counts }))),
+      ),
+    ];
+    const keys = new Set<string>();
+    for (const shape of shapes) {
+      const key = finishManyKey(shape);
+      keys.add(key);
+      const text = sql[key];
+      expect(text.includes('INSERT INTO') && text.includes('_dead'), key).toBe(shape.poisoned);
+      expect(text.includes('_events'), key).toBe(shape.events);
+      expect(text.includes('b_counted'), key).toBe(shape.counts);
+      // A settle of a receipt no longer (or never) in the inbox stores its outcome and removes
+      // nothing; the delivery count of the leased entry counts it.
+      const unknown = `unknown-${key}`;
+      const values = [
+        ...(shape.settles ? [[unknown], [JSON.stringify(completed(unknown))], [60_000], [shape.poisoned], [1]] : []),
+        ...(shape.events ? [[1], [JSON.stringify({ type: 'text_delta', agentId: 'main', delta: 'x' })]] : []),
+        ...(shape.counts ? [[id], [null]] : []),
+      ];
+      const { rows } = await adminPool().query({ text, values, rowMode: 'array' });
+      expect(rows, key).toEqual([
+        ...(shape.settles ? [['s', 1, true, false, 0]] : []),
+        ...(shape.counts ? [['b', 1, null, null, expect.any(Number)]] : []),
+      ]);
+    }
+    expect(keys.size).toBe(shapes.length);
+    // The statement with every part is the one the statement profile (and older callers) run.
+    expect(sql.finishMany).toBe(sql[finishManyKey({ settles: true, events: true, poisoned: true, counts: true })]);
   });
 });

@@ -398,8 +398,12 @@ async function check(
       for (const r of list)
         if (!poisoned.has(r.receiptId)) expect(plainExpected.has(`${r.receiptId}:tool:0`), r.text).toBe(true);
   }
-  const plain = await target.effects('plain');
-  expect(new Set(plain).size, 'one plain row per key').toBe(plain.length);
+  const allPlain = await target.effects('plain');
+  expect(new Set(allPlain).size, 'one plain row per key').toBe(allPlain.length);
+  // An entry that ended INBOX_POISONED was never settled by a run of its engine: the attempts
+  // killed before it may have written their plain row, and no saved history holds that call
+  // (inbox.md asks for exactly one row per *settled* call). Its rows are left out.
+  const plain = allPlain.filter((k) => !poisoned.has(k.split(':')[0] ?? ''));
   // A row whose call is not saved: name its entry's outcome, to tell why.
   const unsaved = plain
     .filter((k) => !plainExpected.has(k))
