@@ -18,6 +18,12 @@ export default defineConfig({
     // longer still set their own.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Test files share their worker's module graph instead of each importing every package's
+    // sources again: the per-file import was about 40% of the suite's CPU time (vitest's `import`
+    // figure: 312 s of a 1,026 s run, against 63 s shared). The suite keeps no state across files
+    // (no vi.mock or stubbed globals; fake timers and spies are restored by the tests that use them),
+    // so a test that starts depending on a fresh module instance must restore what it changes.
+    isolate: false,
     projects: [
       ...projects.map((dir) => ({
         extends: true,
