@@ -99,9 +99,8 @@ function finishVariants(n: InboxNames): Record<FinishKey, string> {
  * - delivery counts: `receiptIds[], tokens[] (null: not checked)` → a row `['b', index, null,
  *   null, attempts]` for each delivery counted (an entry gone or whose lease is lost has none).
  * The two never name the same entry (the batcher keeps one call per receipt id in a batch).
- * @internal
  */
-export function finishManySql(n: InboxNames, shape: FinishShape): string {
+function finishManySql(n: InboxNames, shape: FinishShape): string {
   const settles = shape.settles ? settleCtes(n, shape) : undefined;
   const countsFrom = shape.settles ? (shape.events ? 8 : 6) : 1;
   const counts = shape.counts ? beginCtes(n, countsFrom) : undefined;
