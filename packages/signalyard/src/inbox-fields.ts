@@ -67,18 +67,13 @@ export function withBatchOutcomes(
   waiting: readonly Job[] = [],
 ): InboxMark {
   if (mark.partial) return mark;
-  const converted = new Map<Outcome, OutcomeJson>();
   const outcomes: { receiptId: string; seq: string; outcome: OutcomeJson }[] = [];
   try {
     for (let i = 0; i <= through && i < jobs.length; i++) {
       const job = jobs[i] as Job;
       if (job.entry === undefined || job.skipped === true || waiting.includes(job)) continue;
-      const member = own(job) ?? outcome;
-      let json = converted.get(member);
-      if (json === undefined) {
-        json = outcomeJsonOnce(member, maxOutcomeBytes);
-        converted.set(member, json);
-      }
+      // outcomeJsonOnce converts the batch's shared outcome once, however many members settle with it.
+      const json = outcomeJsonOnce(own(job) ?? outcome, maxOutcomeBytes);
       outcomes.push({ receiptId: job.entry.receiptId, seq: job.entry.seq, outcome: json });
     }
   } catch {
@@ -293,9 +288,7 @@ function recentOutcomes(
   inboxSeq: string | undefined,
 ): RecordedOutcome[] {
   if (!Array.isArray(previous)) return [...fresh];
-  const known = madeLengths.get(previous); // made by the save before: no lookup per item
   const older: RecordedOutcome[] = []; // newest first
-  const olderLengths: number[] = [];
   let bytes = 0;
   let full = false;
   for (let i = previous.length - 1; i >= 0; i--) {
@@ -311,22 +304,17 @@ function recentOutcomes(
     // The outcome of an entry settled ahead of `inboxSeq` (InboxMark.ahead) is what marks it
     // settled: kept until `inboxSeq` covers it, whatever the limits.
     const ahead = isInboxSeq(item.seq) && (inboxSeq === undefined || compareInboxSeq(item.seq, inboxSeq) > 0);
-    let length = known?.[i] ?? -1;
     if (!ahead) {
       if (full || older.length + fresh.length >= KEPT_OUTCOMES) continue;
-      if (length < 0) length = jsonLength(item);
-      bytes += length;
+      bytes += jsonLength(item);
       if (bytes > KEPT_OUTCOME_BYTES) {
         full = true;
         continue;
       }
     }
     older.push(item as RecordedOutcome);
-    olderLengths.push(length);
   }
-  const outcomes = [...older.reverse(), ...fresh];
-  madeLengths.set(outcomes, [...olderLengths.reverse(), ...fresh.map(() => -1)]);
-  return outcomes;
+  return [...older.reverse(), ...fresh];
 }
 
 /** Whether `receiptId` is among `fresh` (one outcome, or a batch's few). */
@@ -335,13 +323,7 @@ function isFresh(fresh: readonly RecordedOutcome[], receiptId: string): boolean 
   return false;
 }
 
-/**
- * The JSON lengths of the items of the `inboxOutcomes` arrays {@link recentOutcomes} made, index by
- * index (-1: not known yet): the next save of the session carries them on.
- */
-const madeLengths = new WeakMap<readonly unknown[], readonly number[]>();
-
-/** The JSON length of recorded outcomes seen before (in arrays not made here: a loaded checkpoint's). */
+/** The JSON length of recorded outcomes seen before: a session's saves carry the same objects on, save after save. */
 const jsonLengths = new WeakMap<object, number>();
 
 function jsonLength(item: object): number {

@@ -274,10 +274,8 @@ export class SessionPersistence {
         checkpoint = carried === NO_FIELDS ? own : { ...carried, ...own };
       }
       // The memory store answers at once (no promise): the caller's next step needs no microtask.
-      const version =
-        at === undefined
-          ? saveAtOnce(this.#store, session.key, checkpoint, loaded.version)
-          : saveAtOnce(this.#store, session.key, checkpoint, loaded.version, this.causes.clock, at);
+      const clock = at === undefined ? undefined : this.causes.clock;
+      const version = saveAtOnce(this.#store, session.key, checkpoint, loaded.version, clock, at);
       if (typeof version !== 'number')
         return new PendingSave(session, loaded, save, snapshot, carried, pending, stale, aliases, version);
       savedAs(loaded, save, snapshot, carried, pending, stale, aliases, version);

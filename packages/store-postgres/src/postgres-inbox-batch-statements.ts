@@ -22,12 +22,7 @@ export function inboxBatchSql(n: InboxNames) {
     acceptMany:
       `SELECT * FROM ${n.acceptMany.sql}($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], ` +
       `$8::integer, $9::bigint, $10::bigint)`,
-    /**
-     * A worker's settles and delivery counts made while one such statement was in flight, in one,
-     * every part present (the shape `{ settles, events, poisoned, counts }` all true): see
-     * {@link finishManySql}, which the worker uses to leave out the parts a batch does not need.
-     */
-    finishMany: finishManySql(n, { settles: true, events: true, poisoned: true, counts: true }),
+    /** A worker's settles and delivery counts made while one was in flight: a statement per shape ({@link finishManySql}). */
     ...finishVariants(n),
     /**
      * Appends of several receipts' logs made while one was in flight, in one: `receiptIds[],
@@ -74,18 +69,20 @@ export function finishManyKey(shape: FinishShape): FinishKey {
 /** The keys {@link finishManyKey} gives. */
 type FinishKey = `finishMany_${'c' | `s${'' | 'e'}${'' | 'd'}${'' | 'c'}`}`;
 
+/** Every shape a batch may have: delivery counts only, or settles with or without each other part. */
+const FINISH_SHAPES: readonly FinishShape[] = [
+  { settles: false, events: false, poisoned: false, counts: true },
+  ...[false, true].flatMap((events) =>
+    [false, true].flatMap((poisoned) => [false, true].map((counts) => ({ settles: true, events, poisoned, counts }))),
+  ),
+];
+
 /** A statement for every shape a batch may have (prepared on a connection only when used). */
 function finishVariants(n: InboxNames): Record<FinishKey, string> {
-  const statements = {
-    finishMany_c: finishManySql(n, { settles: false, events: false, poisoned: false, counts: true }),
-  };
-  for (const events of [false, true])
-    for (const poisoned of [false, true])
-      for (const counts of [false, true]) {
-        const shape = { settles: true, events, poisoned, counts };
-        (statements as Record<string, string>)[finishManyKey(shape)] = finishManySql(n, shape);
-      }
-  return statements as Record<FinishKey, string>;
+  return Object.fromEntries(FINISH_SHAPES.map((shape) => [finishManyKey(shape), finishManySql(n, shape)])) as Record<
+    FinishKey,
+    string
+  >;
 }
 
 /**

@@ -1,6 +1,4 @@
 import type { InboxSettleEvents } from '../inbox.js';
-import { DEFAULT_MAX_OUTCOME_BYTES } from '../outcome-json.js';
-import type { TurnEvent } from '../turn-event.js';
 import {
   assertAttempt,
   assertEntry,
@@ -9,8 +7,7 @@ import {
   isPoisonedOutcome,
   outcomeText,
 } from './inbox-input.js';
-import { turnEventText, turnEventTexts } from './inbox-streams.js';
-import { outcomeJsonMade } from './outcome-json-once.js';
+import { turnEventTexts } from './inbox-streams.js';
 import { isRecord } from './values.js';
 
 /** `Inbox.settle`'s arguments, checked and serialised. */
@@ -43,21 +40,7 @@ export function checkSettle(entry: unknown, outcome: unknown, ttlMs: unknown, ev
     const given = events as Partial<InboxSettleEvents>;
     assertAttempt(given.attempt);
     attempt = given.attempt;
-    eventTexts = settleEventTexts(given.events, outcome, text);
+    eventTexts = turnEventTexts(given.events);
   }
   return { receiptId, outcomeText: text, poisoned: isPoisonedOutcome(outcome), attempt, eventTexts };
-}
-
-/**
- * The settle's events as {@link turnEventText} makes each — the `outcome` event of the outcome
- * settled (its JSON the very object given as `outcome`) from that outcome's text, made once: the
- * same text `JSON.stringify` gives.
- */
-function settleEventTexts(events: unknown, outcome: unknown, outcomeText: string): readonly string[] {
-  if (!Array.isArray(events)) return turnEventTexts(events); // throws
-  return events.map((event: unknown) =>
-    isRecord(event) && event.type === 'outcome' && outcomeJsonMade(event.outcome, DEFAULT_MAX_OUTCOME_BYTES) === outcome
-      ? `{"type":"outcome","outcome":${outcomeText}}`
-      : turnEventText(event as TurnEvent),
-  );
 }

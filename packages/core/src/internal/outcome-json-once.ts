@@ -22,10 +22,3 @@ export function outcomeJsonOnce(outcome: Outcome, maxOutcomeBytes: number): Outc
   made.set(outcome, { max: maxOutcomeBytes, json });
   return json;
 }
-
-/** The JSON {@link outcomeJsonOnce} made for `outcome` under `maxOutcomeBytes`, if it made one. @internal */
-export function outcomeJsonMade(outcome: unknown, maxOutcomeBytes: number): OutcomeJson | undefined {
-  if (!isRecord(outcome)) return undefined;
-  const known = made.get(outcome);
-  return known?.max === maxOutcomeBytes ? known.json : undefined;
-}
