@@ -192,7 +192,8 @@ export interface SessionCheckpointV1 {
   };
   /**
    * The outcomes of the inbox entries settled by the latest settling saves (the last one's, after
-   * up to seven of those before it within 64 KiB of JSON), each as stored by `Inbox.putOutcome`,
+   * up to seven of those before it within 64 KiB of JSON, less those the saving worker has seen
+   * stored already: usually one or two), each as stored by `Inbox.putOutcome`,
    * its output capped at `maxOutcomeBytes`: a worker stores an outcome after the settling save,
    * while the session's next entries are applied, so a crash can come after later saves. A worker that finds an entry settled already (`seq` at or below
    * `inboxSeq`) stores the entry's outcome from here before acknowledging it, so an outcome lost

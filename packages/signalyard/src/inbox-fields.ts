@@ -139,6 +139,24 @@ export function keepRecorded(
   });
 }
 
+/** How many receipt ids a session keeps as stored ({@link markStored}): more than a save keeps outcomes of. */
+const KEPT_STORED = 32;
+
+/**
+ * Notes that the outcome of `receiptId` (an entry of `live`'s session) is stored: later saves
+ * need not record it (not among the unstored ones, nor carried on from the checkpoint's
+ * `inboxOutcomes`: {@link carriedWithMark}). Only the latest {@link KEPT_STORED} are noted; an
+ * outcome forgotten here is carried on as before (within the kept window), never lost.
+ * @internal
+ */
+export function markStored(live: LiveSession | undefined, receiptId: string): void {
+  if (live === undefined) return;
+  live.unstoredOutcomes?.delete(receiptId);
+  const stored = (live.storedOutcomes ??= new Set());
+  stored.add(receiptId);
+  if (stored.size > KEPT_STORED) stored.delete(stored.values().next().value as string);
+}
+
 /**
  * Marks `job` (its entry settled already by the checkpoint's `carried` fields) skipped, with the
  * outcome the settling save recorded for it, kept on `session` until stored ({@link keepRecorded}).
@@ -245,20 +263,21 @@ export function entrySettled(
 /**
  * The carried (non-runner) top-level fields after a save with `mark`: the settling save sets
  * `inboxSeq` (the higher of the stored one and `mark.seq`), drops `inboxPartial`, and records
- * `mark.outcomes` in `inboxOutcomes` beside the latest ones before ({@link recentOutcomes}); a
- * commit sets `inboxPartial`.
+ * `mark.outcomes` in `inboxOutcomes` beside the latest ones before ({@link recentOutcomes}) whose
+ * outcome is not known `stored` ({@link markStored}); a commit sets `inboxPartial`.
  * @internal
  */
 export function carriedWithMark(
   carried: Readonly<Record<string, unknown>>,
   mark: InboxMark,
+  stored?: ReadonlySet<string>,
 ): Readonly<Record<string, unknown>> {
   if (mark.partial) return { ...carried, inboxPartial: { seq: mark.seq, receiptId: mark.receiptId } };
   const done = inboxSeqIn(carried);
   const upTo = mark.ahead === undefined ? mark.seq : mark.ahead.settledSeq;
   const inboxSeq = upTo === undefined || (done !== undefined && compareInboxSeq(done, upTo) > 0) ? done : upTo;
   const { inboxPartial: _partial, inboxOutcomes: previous, inboxSeq: _seq, ...rest } = carried;
-  const outcomes = recentOutcomes(previous, mark.outcomes ?? [], inboxSeq);
+  const outcomes = recentOutcomes(previous, mark.outcomes ?? [], inboxSeq, stored);
   return {
     ...rest,
     ...(inboxSeq !== undefined && { inboxSeq }),
@@ -280,12 +299,16 @@ export type RecordedOutcome = NonNullable<SessionCheckpointV1['inboxOutcomes']>[
  * {@link KEPT_OUTCOMES} in all and {@link KEPT_OUTCOME_BYTES} of JSON — those the saves before it
  * recorded. A worker stores an entry's outcome after the settling save, while the session's next
  * entries are already being applied: a crash can come after later saves, so the outcome of an
- * entry whose `putOutcome` never ran must outlive the next save or two.
+ * entry whose `putOutcome` never ran must outlive the next save or two. An outcome known stored
+ * (`stored`) is not carried on: a worker meeting its entry again finds it in the store (steady
+ * state: one or two outcomes per checkpoint instead of 8, a checkpoint small enough not to be
+ * compressed by the database).
  */
 function recentOutcomes(
   previous: unknown,
   fresh: readonly RecordedOutcome[],
   inboxSeq: string | undefined,
+  stored: ReadonlySet<string> | undefined,
 ): RecordedOutcome[] {
   if (!Array.isArray(previous)) return [...fresh];
   const older: RecordedOutcome[] = []; // newest first
@@ -305,6 +328,8 @@ function recentOutcomes(
     // settled: kept until `inboxSeq` covers it, whatever the limits.
     const ahead = isInboxSeq(item.seq) && (inboxSeq === undefined || compareInboxSeq(item.seq, inboxSeq) > 0);
     if (!ahead) {
+      // Stored already (this process saw its settle or putOutcome resolve): the store answers for it.
+      if (stored?.has(item.receiptId) === true) continue;
       if (full || older.length + fresh.length >= KEPT_OUTCOMES) continue;
       bytes += jsonLength(item);
       if (bytes > KEPT_OUTCOME_BYTES) {

@@ -9,6 +9,7 @@ import {
 import { compareInboxSeq, outcomeJsonOnce } from '@signalyard/core/internal';
 import type { InboxProducer } from './inbox-producer.js';
 import type { EntryPublisher } from './inbox-publisher.js';
+import { markStored } from './inbox-fields.js';
 import { coverEntry, coveredLive, lostError } from './inbox-settle.js';
 import type { Job } from './live-session.js';
 import { stoppedOutcome } from './outcomes.js';
@@ -137,7 +138,7 @@ export class EntryFinisher {
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeJsonOnce(outcome, this.#d.maxOutcomeBytes);
     await inbox.settle(entry, json, this.#d.outcomeTtlMs, events);
-    this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
+    markStored(this.#d.queue.live(entry.sessionKey), entry.receiptId);
   }
 
   /** A settled entry's outcome: to its stream's readers (after the turn's events), this process's waits, and stored (`putOutcome`). */
@@ -147,7 +148,7 @@ export class EntryFinisher {
     this.#d.producer.settledHere(entry.receiptId, outcome);
     const json = outcomeJsonOnce(outcome, this.#d.maxOutcomeBytes);
     await Promise.all([published, this.#d.inbox.putOutcome(entry.receiptId, json, this.#d.outcomeTtlMs)]);
-    this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId);
+    markStored(this.#d.queue.live(entry.sessionKey), entry.receiptId);
   }
 
   /**
@@ -165,7 +166,7 @@ export class EntryFinisher {
     publisher?.abandon();
     if (recorded !== undefined) {
       await inbox.putOutcome(entry.receiptId, recorded, this.#d.outcomeTtlMs);
-      this.#d.queue.live(entry.sessionKey)?.unstoredOutcomes?.delete(entry.receiptId); // stored: later saves need not record it
+      markStored(this.#d.queue.live(entry.sessionKey), entry.receiptId); // stored: later saves need not record it
     }
     await inbox.ack(entry);
   }

@@ -184,6 +184,12 @@ export class LiveSession {
    * `inboxOutcomes`, so a crash after later saves cannot lose them.
    */
   unstoredOutcomes: Map<string, NonNullable<SessionCheckpointV1['inboxOutcomes']>[number]> | undefined;
+  /**
+   * With a durable inbox: receipt ids of this session's entries whose outcome this process has
+   * stored (`settle`/`putOutcome` resolved), the latest few. The checkpoint's `inboxOutcomes` need
+   * not carry them on: a settling save leaves them out of the outcomes it keeps from before.
+   */
+  storedOutcomes: Set<string> | undefined;
 
   state: SessionState = UNLOADED;
   /** A load in flight (shared by the worker and a stop routed on arrival). */

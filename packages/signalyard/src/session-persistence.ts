@@ -252,7 +252,8 @@ export class SessionPersistence {
     try {
       const snapshot = strategy ?? loaded.strategy.snapshot();
       const completed = completeCause(cause, save.record, save.reply, snapshot);
-      const carried = mark === undefined ? loaded.carried : carriedWithMark(loaded.carried, mark);
+      const carried =
+        mark === undefined ? loaded.carried : carriedWithMark(loaded.carried, mark, session.storedOutcomes);
       let checkpoint: SessionCheckpointV1;
       if (carried === NO_FIELDS && pending.length === 0 && stale.length === 0 && aliases === undefined)
         // The common case: no approval fields, nothing carried (frozen and shared when it can be).

@@ -32,6 +32,20 @@ describe('carriedWithMark', () => {
     expect(carriedWithMark({ inboxSeq: '9' }, settling('10')).inboxSeq).toBe('10');
   });
 
+  it('outcomes known stored are not carried on; those not known stored are, and those settled ahead always are', () => {
+    const carried = { inboxSeq: '3', inboxOutcomes: [recorded('1'), recorded('2'), recorded('3')] };
+    // r1 and r3 stored (their settle resolved here); r2 not known stored: kept beside the new one.
+    const after = carriedWithMark(carried, settling('4'), new Set(['r1', 'r3']));
+    expect(after).toEqual({ inboxSeq: '4', inboxOutcomes: [recorded('2'), recorded('4')] });
+    // Without the set (or an empty one), as before: all kept.
+    expect(carriedWithMark(carried, settling('4')).inboxOutcomes).toHaveLength(4);
+    // The outcome of an entry settled ahead of inboxSeq is what marks it settled: kept even when stored.
+    const ahead = carriedWithMark({ inboxSeq: '1' }, settling('4', { ahead: { settledSeq: '1' } }));
+    const next = carriedWithMark(ahead, settling('5', { ahead: { settledSeq: '1' } }), new Set(['r4']));
+    expect((next.inboxOutcomes as { seq: string }[]).map((o) => o.seq)).toEqual(['4', '5']);
+    expect(entrySettled(next, { seq: '4', receiptId: 'r4' })).toBe(true);
+  });
+
   it('a commit records inboxPartial and leaves inboxSeq', () => {
     const after = carriedWithMark({ inboxSeq: '2' }, { seq: '3', receiptId: 'r3', partial: true });
     expect(after).toEqual({ inboxSeq: '2', inboxPartial: { seq: '3', receiptId: 'r3' } });

@@ -228,9 +228,9 @@ describe.each([
       const next = await producer.runner.accept(KEY, user('next'));
       expect((await second.runner.outcome(next.receiptId)).status).toBe('completed');
       expect(await inboxSeqOf(second.store)).toBe('2');
-      // The latest settles' outcomes are kept (this one last), for a crash after later saves.
+      // The save settling the next entry records its outcome; the first entry's, stored by now
+      // (the wait above saw it), is not carried on: the store answers for it.
       expect(((await second.store.load(KEY))?.data as Record<string, unknown>).inboxOutcomes).toEqual([
-        { receiptId: receipt.receiptId, seq: '1', outcome: expect.objectContaining({ status }) as unknown },
         { receiptId: next.receiptId, seq: '2', outcome: expect.objectContaining({ status: 'completed' }) as unknown },
       ]);
     },
@@ -367,6 +367,21 @@ describe.each([
     const outcome = await producer.runner.handle({ channel: 'cli', text: 'from the web tier' });
     expect(outcome).toMatchObject({ status: 'completed', sessionKey: KEY });
     expect(turns).toEqual(['from the web tier']);
+  });
+
+  it('a settling save does not carry on the outcomes of entries already stored: the checkpoint stays small', async () => {
+    const storage = makeStorage();
+    const producer = runnerOn(storage, echo().engine, { worker: false });
+    runnerOn(storage, echo().engine);
+    let last;
+    for (let i = 1; i <= 12; i++) {
+      last = await producer.runner.accept(KEY, user(`m${String(i)}`));
+      expect((await producer.runner.outcome(last.receiptId)).status).toBe('completed');
+    }
+    // Each entry's outcome was stored before the next entry's save: only the last one is recorded.
+    const saved = (await producer.store.load(KEY))?.data as { inboxSeq?: string; inboxOutcomes?: { seq: string }[] };
+    expect(saved.inboxSeq).toBe('12');
+    expect(saved.inboxOutcomes?.map((o) => o.seq)).toEqual(['12']);
   });
 
   it('dedupes accepts by id: the same receipt, one entry, one turn', async () => {
