@@ -27,6 +27,7 @@ import {
 } from './postgres-checkpoint-store-options.js';
 import { POSTGRES_SCHEMA_VERSION, migrateTable, pgCodeOf } from './postgres-schema.js';
 import { InFlightCalls } from './postgres-in-flight.js';
+import { Batcher } from './postgres-inbox-batcher.js';
 import { PreparedStatements } from './postgres-prepared.js';
 import { buildStatements, type Statements } from './postgres-statements.js';
 import { historyTableOf, type TableName } from './postgres-table-name.js';
@@ -87,6 +88,17 @@ const MAX_CAS_ATTEMPTS = 3;
  * await store.close();   // the runner closes only stores it created
  * ```
  */
+/** A save's compare-and-set update, as the update batcher takes it. */
+interface UpdateCall {
+  readonly key: string;
+  readonly text: string;
+  readonly expected: number;
+  readonly at: string;
+}
+
+/** Update statements in flight per store (one per core of a small server): the saves made meanwhile wait and go out together. */
+const SAVES_IN_FLIGHT = 2;
+
 export class PostgresCheckpointStore implements CheckpointStore {
   /** The checkpoint table, as configured (`signalyard_checkpoints` by default). */
   readonly table: string;
@@ -108,6 +120,12 @@ export class PostgresCheckpointStore implements CheckpointStore {
   #closing: Promise<void> | undefined;
   /** Calls in flight (close() waits for them before ending the pool). */
   readonly #inFlight = new InFlightCalls();
+  /**
+   * The compare-and-set updates of saves: those made while {@link SAVES_IN_FLIGHT} are in flight
+   * go out together, in one statement (one round trip, one transaction, one commit and WAL flush),
+   * each key once; a save whose compare-and-set lost gets `false`, whatever the others did.
+   */
+  readonly #updates: Batcher<UpdateCall, boolean>;
 
   constructor(options: PostgresCheckpointStoreOptions) {
     const resolved = resolvePostgresStoreOptions(options);
@@ -121,6 +139,35 @@ export class PostgresCheckpointStore implements CheckpointStore {
     this.historyTable = this.#history.name;
     this.#sql = buildStatements(resolved.table, this.#history);
     this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
+    this.#updates = new Batcher<UpdateCall, boolean>(
+      {
+        one: async (u) =>
+          (
+            await this.#prepared.run(this.#pool, this.#sql.update, [
+              u.key,
+              u.text,
+              u.expected,
+              this.#keepVersions,
+              u.at,
+            ])
+          ).length === 1,
+        many: async (calls) => {
+          const values = [
+            calls.map((u) => u.key),
+            calls.map((u) => u.text),
+            calls.map((u) => u.expected),
+            this.#keepVersions,
+            calls.map((u) => u.at),
+          ];
+          const won = new Set(
+            (await this.#prepared.run(this.#pool, this.#sql.updateMany, values)).map((row) => row[0]),
+          );
+          return calls.map((_, i) => won.has(i + 1));
+        },
+        idOf: (u) => u.key,
+      },
+      SAVES_IN_FLIGHT,
+    );
   }
 
   /**
@@ -182,11 +229,11 @@ export class PostgresCheckpointStore implements CheckpointStore {
     const what = `Cannot save checkpoint ${JSON.stringify(key)}`;
     let actual = expectedVersion;
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS && actual === expectedVersion; attempt++) {
-      const rows =
+      const won =
         expectedVersion === 0
-          ? await this.#query(this.#sql.insert, [key, text, at], what)
-          : await this.#query(this.#sql.update, [key, text, expectedVersion, this.#keepVersions, at], what);
-      if (rows.length === 1) return expectedVersion + 1;
+          ? (await this.#query(this.#sql.insert, [key, text, at], what)).length === 1
+          : await this.#update({ key, text, expected: expectedVersion, at }, what);
+      if (won) return expectedVersion + 1;
       // Lost: read what won (a new statement, so it sees the winner's commit). Should the row
       // have changed back to the expected version meanwhile (deleted and re-created), the
       // compare-and-set is simply tried again.
@@ -320,9 +367,23 @@ export class PostgresCheckpointStore implements CheckpointStore {
     try {
       return await this.#prepared.run(this.#pool, text, values);
     } catch (error) {
-      if (pgCodeOf(error) === '42P01' && (await this.#outdated())) throw this.#outdatedError(what, error);
-      throw this.#failure('POSTGRES_OPERATION_FAILED', what, error);
+      throw await this.#queryError(what, error);
     }
+  }
+
+  /** A save's compare-and-set update (with the saves of other keys made meanwhile): whether it won. */
+  async #update(call: UpdateCall, what: string): Promise<boolean> {
+    try {
+      return await this.#updates.run(call);
+    } catch (error) {
+      throw await this.#queryError(what, error);
+    }
+  }
+
+  /** What a failed statement throws: `SCHEMA_OUTDATED` for a missing history table, else `POSTGRES_OPERATION_FAILED`. */
+  async #queryError(what: string, error: unknown): Promise<PostgresStoreError> {
+    if (pgCodeOf(error) === '42P01' && (await this.#outdated())) return this.#outdatedError(what, error);
+    return this.#failure('POSTGRES_OPERATION_FAILED', what, error);
   }
 
   /** After a missing-table error: true when the checkpoint table is there and its history table is not. */

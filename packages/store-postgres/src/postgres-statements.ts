@@ -22,6 +22,12 @@ export interface Statements {
    * `[new version]`, or no row when the compare-and-set lost.
    */
   readonly update: string;
+  /**
+   * `update` for several keys at once (each key once): `$1` keys[], `$2` data[], `$3` expected
+   * versions[], `$4` keepVersions, `$5` times[] → a row `[index (1-based)]` for every key whose
+   * compare-and-set won.
+   */
+  readonly updateMany: string;
   /** `$1` key. */
   readonly delete: string;
   readonly listAll: string;
@@ -88,6 +94,26 @@ export function buildStatements(table: TableName, history: TableName): Statement
       `AND v.version > CASE WHEN old.version % ${SWEEP_EVERY} = 0 THEN '-9223372036854775808'::bigint ` +
       `ELSE old.version - $4::bigint - ${PRUNE_SPAN} END) ` +
       `SELECT new_version::text FROM old`,
+    // `update` over arrays, one transaction: the rows are locked in key order (two batches never
+    // wait for each other in a circle), each re-checked against its expected version after a wait
+    // (FOR UPDATE re-evaluates the join on the row's latest version); rows are found by the key's
+    // index (= ANY), the history rows to prune by (key, version) for each saved key.
+    updateMany:
+      `WITH r AS (SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $5::timestamptz[]) ` +
+      `WITH ORDINALITY AS r(key, data, version, at, i)), ` +
+      `o AS (SELECT c.key, c.version, c.data, c.updated_at, r.i, r.data AS new_data, r.at FROM ${t} c ` +
+      `JOIN r ON r.key = c.key AND r.version = c.version WHERE c.key = ANY ($1::text[]) ORDER BY c.key FOR UPDATE OF c), ` +
+      `old AS (UPDATE ${t} c SET version = c.version + 1, data = o.new_data, updated_at = greatest(o.at, c.updated_at) ` +
+      `FROM o WHERE c.key = o.key AND c.key = ANY ($1::text[]) ` +
+      `RETURNING o.i, o.key, o.version, o.data, o.updated_at), ` +
+      `kept AS (INSERT INTO ${h} (key, version, data, updated_at) ` +
+      `SELECT key, version, data, updated_at FROM old WHERE $4::bigint > 0 ORDER BY key ` +
+      `ON CONFLICT (key, version) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at), ` +
+      `pruned AS (DELETE FROM ${h} v USING old WHERE v.key = old.key AND v.key = ANY ($1::text[]) ` +
+      `AND v.version <= old.version - $4::bigint ` +
+      `AND v.version > CASE WHEN old.version % ${SWEEP_EVERY} = 0 THEN '-9223372036854775808'::bigint ` +
+      `ELSE old.version - $4::bigint - ${PRUNE_SPAN} END) ` +
+      `SELECT i::integer FROM old`,
     delete: `DELETE FROM ${t} WHERE key = $1`,
     listAll: `SELECT key FROM ${t}`,
     listFrom: `SELECT key FROM ${t} WHERE key >= $1 COLLATE "C"`,

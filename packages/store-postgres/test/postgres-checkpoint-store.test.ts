@@ -428,6 +428,46 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       },
     );
 
+    it('saves of many keys made at once (one statement for those made meanwhile): each compare-and-set on its own, history kept', async () => {
+      const table = freshTable('batched');
+      const [a, b] = [0, 1].map(() =>
+        store({ connectionString: DATABASE_URL, table, maxConnections: 2, keepVersions: 3 }),
+      ) as [PostgresCheckpointStore, PostgresCheckpointStore];
+      await a.migrate();
+      const keys = Array.from({ length: 30 }, (_, i) => `k${String(i)}`);
+      for (const key of keys) await a.save(key, { v: 1 }, 0);
+      // One store, all keys at once, key 7 with a stale version: only it conflicts.
+      const results = await Promise.allSettled(keys.map((key) => a.save(key, { v: 2 }, key === 'k7' ? 5 : 1)));
+      results.forEach((r, i) => {
+        if (i === 7)
+          expect(r).toMatchObject({
+            status: 'rejected',
+            reason: { code: 'CHECKPOINT_CONFLICT', expected: 5, actual: 1 },
+          });
+        else expect(r).toEqual({ status: 'fulfilled', value: 2 });
+      });
+      // Two stores racing every key with the same version: exactly one wins each key.
+      for (let round = 2; round <= 6; round++) {
+        const versions = keys.map((key) => (key === 'k7' ? round - 1 : round));
+        const raced = await Promise.all(
+          [a, b].map((s, who) =>
+            Promise.allSettled(keys.map((key, i) => s.save(key, { v: round + 1, who }, versions[i] as number))),
+          ),
+        );
+        for (let i = 0; i < keys.length; i++) {
+          const won = raced.map((r) => r[i]?.status === 'fulfilled');
+          expect(won.filter(Boolean), `${keys[i] as string} round ${String(round)}`).toHaveLength(1);
+          const loser = raced[won[0] === true ? 1 : 0]?.[i];
+          expect(loser).toMatchObject({ status: 'rejected', reason: { code: 'CHECKPOINT_CONFLICT' } });
+          expect((await a.load(keys[i] as string))?.data).toEqual({ v: round + 1, who: won[0] === true ? 0 : 1 });
+        }
+      }
+      // The history of each key: the versions before its current one, within keepVersions.
+      const k3 = await collect(a.history('k3'));
+      expect(k3.map((c) => c.version)).toEqual([7, 6, 5, 4]);
+      expect(k3[1]?.data).toMatchObject({ v: 6 });
+    });
+
     it('reports the real stored version in a conflict even when another tool wrote it', async () => {
       const s = await migrated();
       await s.save('k', 1, 0);
