@@ -100,6 +100,7 @@ export interface RunnerStreamsTarget<I extends StreamsInbox, S extends StreamsSt
 
 const REPLY = 'Streams cross processes, token by token.';
 const MESSAGE = { channel: 'web', text: 'hi', peer: { kind: 'dm' as const, id: 'ann' } };
+/** A hang guard, never a speed check (a server round trip per event, on a busy 2-core machine). */
 const TIMEOUT = { timeout: 60_000 };
 
 /** An engine that streams the model's reply as text deltas and keeps it. */
