@@ -2,78 +2,43 @@
 // SqliteInbox + SqliteCheckpointStore over one file: a worker dies between an entry's settling
 // save (or a control entry's effect) and its outcome's storing or its acknowledgement, and the
 // next worker settles it once, with the outcome the first one gave it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   Action,
-  MemoryCheckpointStore,
-  MemoryInbox,
-  signal,
   type CheckpointStore,
   type Inbox,
   type InboxEntry,
   type SessionCheckpointV1,
 } from '@signalyard/core';
-import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
 import { deferred, type Deferred } from '@signalyard/test-utils';
-import { createRunner, type EngineFn, type Runner, type RunnerOptions, type TurnResult } from 'signalyard';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createRunner, type EngineFn, type RunnerOptions, type TurnResult } from 'signalyard';
+import { describe, expect, it } from 'vitest';
+import {
+  KEY,
+  historyOf,
+  inboxSeqOf,
+  runnerInboxFile,
+  user,
+  type RunnerOn,
+  type Storage,
+} from './runner-inbox-support.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'signalyard-runner-inbox-control-'));
-let files = 0;
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-});
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const KEY = 'agent:main:main';
-const user = (text: string) => signal('user_message', { channel: 'cli', text });
+const file = runnerInboxFile('signalyard-runner-inbox-control-');
+const { track } = file;
 const echo: EngineFn = (ctx) => {
   const text = String((ctx.signal.payload as { text?: unknown }).text);
   return Promise.resolve({ messages: [{ role: 'assistant', content: `re: ${text}` }] });
 };
 
-interface Storage {
-  inbox(): Inbox;
-  store(): CheckpointStore;
-}
+/** A worker runner on `storage` answering with `echo` (`extra` overrides). */
+const runnerOn = (storage: Storage, extra: Partial<RunnerOptions> = {}): RunnerOn =>
+  file.runnerOn(storage, echo, extra);
 
-function memoryStorage(): Storage {
-  const inbox = new MemoryInbox();
-  const store = new MemoryCheckpointStore();
-  closers.push(() => inbox.close());
-  return { inbox: () => inbox, store: () => store };
-}
-
-function sqliteStorage(): Storage {
-  const path = join(dir, `control-${files++}.db`);
-  const track = <T extends { close(): Promise<void> }>(thing: T): T => {
-    closers.push(() => thing.close());
-    return thing;
-  };
-  return {
-    inbox: () => track(new SqliteInbox({ path, pollMs: 20 })),
-    store: () => track(new SqliteCheckpointStore({ path })),
-  };
-}
-
-function runnerOn(storage: Storage, extra: Partial<RunnerOptions> = {}): { runner: Runner; store: CheckpointStore } {
-  const store = storage.store();
-  const runner = createRunner({
-    agents: [{ id: 'main', engine: echo }],
-    store,
-    inbox: storage.inbox(),
-    worker: { pollMs: 20, leaseMs: 2000 },
-    closeTimeoutMs: 50,
-    ...extra,
-  });
-  closers.push(() => runner.close());
-  return { runner, store };
-}
+/** A worker runner over `inbox` that dies as `dying` says (short leases: the next worker takes over soon). */
+const dyingWorker = (
+  storage: Storage,
+  inbox: Inbox,
+  agent: RunnerOptions['agents'][number] = { id: 'main', engine: echo },
+) => file.dyingWorker(storage, inbox, agent);
 
 /**
  * `inbox` as a worker sees it until it dies: `dies(method, args)` says which call kills it (that
@@ -156,35 +121,9 @@ function freezing(
   return { store: frozenStore, inbox: frozenInbox, frozen: frozen.promise, thaw: () => thawed.resolve() };
 }
 
-/** A worker runner over `inbox` that dies as `dying` says (short leases: the next worker takes over soon). */
-function dyingWorker(
-  storage: Storage,
-  inbox: Inbox,
-  agent: RunnerOptions['agents'][number] = { id: 'main', engine: echo },
-): Runner {
-  const runner = createRunner({
-    agents: [agent],
-    store: storage.store(),
-    inbox,
-    worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
-    closeTimeoutMs: 50,
-  });
-  closers.push(() => runner.close());
-  return runner;
-}
-
-async function historyOf(store: CheckpointStore, key = KEY): Promise<string[]> {
-  const data = (await store.load(key))?.data as SessionCheckpointV1 | undefined;
-  return (data?.history ?? []).map((m) => `${m.role}:${m.content}`);
-}
-
-async function inboxSeqOf(store: CheckpointStore, key = KEY): Promise<unknown> {
-  return ((await store.load(key))?.data as { inboxSeq?: unknown } | undefined)?.inboxSeq;
-}
-
 describe.each([
-  ['MemoryInbox', memoryStorage],
-  ['SqliteInbox', sqliteStorage],
+  ['MemoryInbox', file.memory],
+  ['SqliteInbox', file.sqlite],
 ] as const)('crash windows over %s', (_name, makeStorage) => {
   it("a kill between a rewind entry's save and its putOutcome: the next worker stores the outcome the rewind's save recorded", async () => {
     const storage = makeStorage();
@@ -344,7 +283,7 @@ describe.each([
       worker: { id: 'frozen', pollMs: 20, leaseMs: 150 },
       closeTimeoutMs: 50,
     });
-    closers.push(async () => {
+    track(async () => {
       cold.thaw();
       await worker.close();
     });
@@ -420,14 +359,7 @@ describe.each([
     const texts = Array.from({ length: 14 }, (_, i) => `m${i + 1}`);
     const receipts = [];
     for (const text of texts.slice(0, 4)) receipts.push(await producer.runner.accept(KEY, user(text)));
-    const first = createRunner({
-      agents: [{ id: 'main', engine }],
-      store: storage.store(),
-      inbox,
-      worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
-      closeTimeoutMs: 50,
-    });
-    closers.push(() => first.close());
+    const first = dyingWorker(storage, inbox, { id: 'main', engine });
     await stuck.promise;
     while ((await inboxSeqOf(producer.store)) !== '4') await new Promise((r) => setTimeout(r, 5));
     await lost.promise;

@@ -1,12 +1,8 @@
 // A Runner over a durable inbox (inbox.md), on MemoryInbox + MemoryCheckpointStore and on
 // SqliteInbox + SqliteCheckpointStore over one temp file: accept → a worker settles → outcome,
 // in order, exactly once, across runners that stop, stall and close.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   MemoryCheckpointStore,
-  MemoryInbox,
   signal,
   type CheckpointStore,
   type Inbox,
@@ -15,66 +11,19 @@ import {
   type OutcomeJson,
   type SessionCheckpointV1,
 } from '@signalyard/core';
-import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
+import { SqliteInbox } from '@signalyard/store-sqlite';
 import { approvalEngine, collect, deferred, rejectsCode, type Deferred } from '@signalyard/test-utils';
-import {
-  createRunner,
-  type EngineFn,
-  type Runner,
-  type RunnerOptions,
-  type TurnContext,
-  type TurnResult,
-} from 'signalyard';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createRunner, type EngineFn, type TurnContext, type TurnResult } from 'signalyard';
+import { describe, expect, it } from 'vitest';
+import { KEY, historyOf, inboxSeqOf, runnerInboxFile, user } from './runner-inbox-support.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'signalyard-runner-inbox-'));
-let files = 0;
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-});
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const KEY = 'agent:main:main';
-const user = (text: string) => signal('user_message', { channel: 'cli', text });
+const file = runnerInboxFile('signalyard-runner-inbox-');
+const { runnerOn, dyingWorker, track } = file;
 const textOf = (ctx: TurnContext): string => String((ctx.signal.payload as { text?: unknown }).text);
 
 /** An inbox read that finds nothing. */
 async function* nothing(): AsyncGenerator<InboxEntry> {
   // nothing to yield
-}
-
-/** A shared storage: one inbox and one store per test, with fresh handles for each extra runner. */
-interface Storage {
-  readonly name: string;
-  inbox(): Inbox;
-  store(): CheckpointStore;
-}
-
-function memoryStorage(): Storage {
-  const inbox = new MemoryInbox();
-  const store = new MemoryCheckpointStore();
-  closers.push(() => inbox.close());
-  return { name: 'memory', inbox: () => inbox, store: () => store };
-}
-
-function sqliteStorage(): Storage {
-  const path = join(dir, `runner-inbox-${files++}.db`);
-  return {
-    name: 'sqlite',
-    inbox: () => {
-      const inbox = new SqliteInbox({ path, pollMs: 20 });
-      closers.push(() => inbox.close());
-      return inbox;
-    },
-    store: () => {
-      const store = new SqliteCheckpointStore({ path });
-      closers.push(() => store.close());
-      return store;
-    },
-  };
 }
 
 /** An engine answering `re: <text>`, counting its turns. */
@@ -89,38 +38,9 @@ function echo(): { engine: EngineFn; turns: string[] } {
   };
 }
 
-function runnerOn(
-  storage: Storage,
-  engine: EngineFn,
-  extra: Partial<RunnerOptions> = {},
-): { runner: Runner; inbox: Inbox; store: CheckpointStore } {
-  const inbox = storage.inbox();
-  const store = storage.store();
-  const runner = createRunner({
-    agents: [{ id: 'main', engine }],
-    store,
-    inbox,
-    worker: { pollMs: 20, leaseMs: 2000 },
-    closeTimeoutMs: 50,
-    ...extra,
-  });
-  closers.push(() => runner.close());
-  return { runner, inbox, store };
-}
-
-async function historyOf(store: CheckpointStore, key = KEY): Promise<string[]> {
-  const checkpoint = await store.load(key);
-  const data = checkpoint?.data as SessionCheckpointV1 | undefined;
-  return (data?.history ?? []).map((m) => `${m.role}:${m.content}`);
-}
-
-async function inboxSeqOf(store: CheckpointStore, key = KEY): Promise<unknown> {
-  return ((await store.load(key))?.data as { inboxSeq?: unknown } | undefined)?.inboxSeq;
-}
-
 describe.each([
-  ['MemoryInbox', memoryStorage],
-  ['SqliteInbox', sqliteStorage],
+  ['MemoryInbox', file.memory],
+  ['SqliteInbox', file.sqlite],
 ] as const)('a Runner over %s', (_name, makeStorage) => {
   it('accept → outcome, dispatch and handle settle through the worker; inboxSeq advances in the same save', async () => {
     const storage = makeStorage();
@@ -198,14 +118,7 @@ describe.each([
         },
       });
       const producer = runnerOn(storage, engine, { worker: false });
-      const first = createRunner({
-        agents: [{ id: 'main', engine }],
-        store: storage.store(),
-        inbox: dying,
-        worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
-        closeTimeoutMs: 50,
-      });
-      closers.push(() => first.close());
+      const first = dyingWorker(storage, dying, { id: 'main', engine });
       const receipt = await producer.runner.accept(KEY, sent);
       await died.promise;
       await first.close();
@@ -274,14 +187,7 @@ describe.each([
       },
     });
     const producer = runnerOn(storage, engine, { worker: false });
-    const first = createRunner({
-      agents: [{ id: 'main', whenBusy: 'collect', engine }],
-      store: storage.store(),
-      inbox,
-      worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
-      closeTimeoutMs: 50,
-    });
-    closers.push(() => first.close());
+    const first = dyingWorker(storage, inbox, { id: 'main', whenBusy: 'collect', engine });
     await producer.runner.accept(KEY, user('a'));
     await started.promise;
     const b = await producer.runner.accept(KEY, user('b'));
@@ -340,14 +246,7 @@ describe.each([
     const texts = Array.from({ length: 12 }, (_, i) => `m${i + 1}`);
     const receipts = [];
     for (const text of texts) receipts.push(await producer.runner.accept(KEY, user(text)));
-    const first = createRunner({
-      agents: [{ id: 'main', engine }],
-      store: storage.store(),
-      inbox,
-      worker: { id: 'dying', pollMs: 20, leaseMs: 150 },
-      closeTimeoutMs: 50,
-    });
-    closers.push(() => first.close());
+    const first = dyingWorker(storage, inbox, { id: 'main', engine });
     await stuck.promise;
     while ((await inboxSeqOf(producer.store)) !== '12') await new Promise((r) => setTimeout(r, 5));
     dead = true;
@@ -976,8 +875,8 @@ async function dieHolding(inbox: Inbox, onlySeq?: string): Promise<void> {
 
 describe('a Runner with a durable inbox: configuration', () => {
   it('a durable inbox other than MemoryInbox over a memory store (or none) is INBOX_CONFIG_INVALID', () => {
-    const inbox = new SqliteInbox({ path: join(dir, `config-${files++}.db`) });
-    closers.push(() => inbox.close());
+    const inbox = new SqliteInbox({ path: file.path('config') });
+    track(() => inbox.close());
     const agents = [{ id: 'main', engine: echo().engine }];
     expect(() => createRunner({ agents, inbox })).toThrow(expect.objectContaining({ code: 'INBOX_CONFIG_INVALID' }));
     expect(() => createRunner({ agents, inbox, store: new MemoryCheckpointStore() })).toThrow(
