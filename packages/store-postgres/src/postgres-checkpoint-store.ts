@@ -27,8 +27,9 @@ import {
 } from './postgres-checkpoint-store-options.js';
 import { POSTGRES_SCHEMA_VERSION, migrateTable, pgCodeOf } from './postgres-schema.js';
 import { InFlightCalls } from './postgres-in-flight.js';
-import { Batcher } from './postgres-inbox-batcher.js';
+import type { Batcher } from './postgres-inbox-batcher.js';
 import { PreparedStatements } from './postgres-prepared.js';
+import { updateBatcher, type UpdateCall, type UpdateResult } from './postgres-save-batch.js';
 import { buildStatements, type Statements } from './postgres-statements.js';
 import { historyTableOf, type TableName } from './postgres-table-name.js';
 
@@ -36,6 +37,9 @@ const STORE_NAME = 'PostgresCheckpointStore';
 
 /** How often a save re-runs its compare-and-set when the row changed back to the expected version meanwhile. */
 const MAX_CAS_ATTEMPTS = 3;
+
+/** Update statements in flight per store (one per core of a small server): the saves made meanwhile wait and go out together. */
+const SAVES_IN_FLIGHT = 2;
 
 /**
  * A `CheckpointStore` in PostgreSQL (through `pg`), shared by every runner process
@@ -88,17 +92,6 @@ const MAX_CAS_ATTEMPTS = 3;
  * await store.close();   // the runner closes only stores it created
  * ```
  */
-/** A save's compare-and-set update, as the update batcher takes it. */
-interface UpdateCall {
-  readonly key: string;
-  readonly text: string;
-  readonly expected: number;
-  readonly at: string;
-}
-
-/** Update statements in flight per store (one per core of a small server): the saves made meanwhile wait and go out together. */
-const SAVES_IN_FLIGHT = 2;
-
 export class PostgresCheckpointStore implements CheckpointStore {
   /** The checkpoint table, as configured (`signalyard_checkpoints` by default). */
   readonly table: string;
@@ -125,7 +118,7 @@ export class PostgresCheckpointStore implements CheckpointStore {
    * go out together, in one statement (one round trip, one transaction, one commit and WAL flush),
    * each key once; a save whose compare-and-set lost gets `false`, whatever the others did.
    */
-  readonly #updates: Batcher<UpdateCall, boolean>;
+  readonly #updates: Batcher<UpdateCall, UpdateResult>;
 
   constructor(options: PostgresCheckpointStoreOptions) {
     const resolved = resolvePostgresStoreOptions(options);
@@ -139,33 +132,10 @@ export class PostgresCheckpointStore implements CheckpointStore {
     this.historyTable = this.#history.name;
     this.#sql = buildStatements(resolved.table, this.#history);
     this.#prepared = new PreparedStatements(this.#sql, resolved.preparedStatements);
-    this.#updates = new Batcher<UpdateCall, boolean>(
-      {
-        one: async (u) =>
-          (
-            await this.#prepared.run(this.#pool, this.#sql.update, [
-              u.key,
-              u.text,
-              u.expected,
-              this.#keepVersions,
-              u.at,
-            ])
-          ).length === 1,
-        many: async (calls) => {
-          const values = [
-            calls.map((u) => u.key),
-            calls.map((u) => u.text),
-            calls.map((u) => u.expected),
-            this.#keepVersions,
-            calls.map((u) => u.at),
-          ];
-          const won = new Set(
-            (await this.#prepared.run(this.#pool, this.#sql.updateMany, values)).map((row) => row[0]),
-          );
-          return calls.map((_, i) => won.has(i + 1));
-        },
-        idOf: (u) => u.key,
-      },
+    this.#updates = updateBatcher(
+      (text, values) => this.#prepared.run(this.#pool, text, values),
+      this.#sql,
+      this.#keepVersions,
       SAVES_IN_FLIGHT,
     );
   }
@@ -373,11 +343,14 @@ export class PostgresCheckpointStore implements CheckpointStore {
 
   /** A save's compare-and-set update (with the saves of other keys made meanwhile): whether it won. */
   async #update(call: UpdateCall, what: string): Promise<boolean> {
+    let result: UpdateResult;
     try {
-      return await this.#updates.run(call);
+      result = await this.#updates.run(call);
     } catch (error) {
       throw await this.#queryError(what, error);
     }
+    if (typeof result === 'boolean') return result;
+    throw await this.#queryError(what, result.error);
   }
 
   /** What a failed statement throws: `SCHEMA_OUTDATED` for a missing history table, else `POSTGRES_OPERATION_FAILED`. */

@@ -468,6 +468,41 @@ describePostgres('PostgresCheckpointStore on a real server', () => {
       expect(k3[1]?.data).toMatchObject({ v: 6 });
     });
 
+    it("a save the server refuses inside a batch fails alone: the batch's other saves are sent again one at a time and land", async () => {
+      const table = freshTable('refused');
+      const s = store({ connectionString: DATABASE_URL, table, maxConnections: 2 });
+      await s.migrate();
+      const keys = Array.from({ length: 30 }, (_, i) => `k${String(i)}`);
+      for (const key of keys) await s.save(key, { v: 1 }, 0);
+      // A trigger refuses one key's update (as a CHECK, a size limit or a statement_timeout would):
+      // in the statement of many saves, the whole statement is refused.
+      const admin = adminPool();
+      const fn = `${table}_refuse`;
+      await admin.query(
+        `CREATE FUNCTION "${fn}"() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ` +
+          `IF NEW.key = 'k20' THEN RAISE EXCEPTION 'k20 is refused'; END IF; RETURN NEW; END $$`,
+      );
+      try {
+        await admin.query(`CREATE TRIGGER refuse BEFORE UPDATE ON "${table}" FOR EACH ROW EXECUTE FUNCTION "${fn}"()`);
+        const results = await Promise.allSettled(keys.map((key) => s.save(key, { v: 2 }, 1)));
+        results.forEach((r, i) => {
+          if (i === 20)
+            expect(r).toMatchObject({
+              status: 'rejected',
+              reason: {
+                code: 'POSTGRES_OPERATION_FAILED',
+                message: expect.stringContaining('k20 is refused') as unknown,
+              },
+            });
+          else expect(r).toEqual({ status: 'fulfilled', value: 2 });
+        });
+        for (const [i, key] of keys.entries()) expect((await s.load(key))?.version).toBe(i === 20 ? 1 : 2);
+      } finally {
+        await admin.query(`DROP TRIGGER IF EXISTS refuse ON "${table}"`);
+        await admin.query(`DROP FUNCTION IF EXISTS "${fn}"()`);
+      }
+    });
+
     it('reports the real stored version in a conflict even when another tool wrote it', async () => {
       const s = await migrated();
       await s.save('k', 1, 0);
