@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import { within } from './ipc-child.js';
 
 /** The part of an `Inbox` a child serves (core's `Inbox` has this shape; this package imports no Signalyard code). */
 export interface ChildInbox {
@@ -233,24 +234,17 @@ export class InboxChild {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-function withDeadline<T>(promise: Promise<T>, ms: number, what: string, child: InboxChild): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
+/** {@link within} `ms`, or the child is killed and the wait rejects with its stderr. */
+const withDeadline = <T>(promise: Promise<T>, ms: number, what: string, child: InboxChild): Promise<T> =>
+  within(
+    promise,
+    ms,
+    what,
+    () => child.stderr,
+    () => {
       child.kill();
-      reject(new Error(`Timed out after ${ms} ms waiting for ${what}; child stderr:\n${child.stderr}`));
-    }, ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
+    },
+  );
 
 const numeric = (a: string, b: string): number =>
   a.length === b.length ? (a < b ? -1 : a > b ? 1 : 0) : a.length - b.length;
