@@ -43,8 +43,11 @@ const stderr = (): string =>
     .map((c) => c.stderr)
     .filter((s) => s !== '')
     .join('\n---\n');
-/** Rejects with a message (and the children's stderr) when `promise` does not settle within `ms`. */
-const deadline = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> => within(promise, ms, what, stderr);
+/** Rejects with a message (and the children's stderr, after killing them) when `promise` does not settle within `ms`. */
+const deadline = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  within(promise, ms, what, stderr, () => {
+    for (const child of children) child.kill();
+  });
 
 /** Closes `child` (a runner process): it exits with code 0. */
 async function close(child: IpcChild): Promise<void> {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
-import { IpcChild, within } from '@signalyard/test-utils/ipc-child';
+import { IpcChild, withinOrKill } from '@signalyard/test-utils/ipc-child';
 import { SessionKey, formatSessionKey, type SessionCheckpointV1 } from 'signalyard';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ChildReply, ChildSessionView } from './fixtures/crash-child.js';
@@ -29,10 +29,6 @@ afterEach(() => {
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** Rejects with a message (and the child's stderr) when `promise` does not settle within `ms`. */
-const deadline = <T>(promise: Promise<T>, ms: number, what: string, child: IpcChild): Promise<T> =>
-  within(promise, ms, what, () => child.stderr);
 
 type OutcomeReply = Extract<ChildReply, { type: 'outcome' }>;
 
@@ -55,7 +51,7 @@ class Child extends IpcChild {
   }
 
   async inspect(sessions: readonly string[]): Promise<readonly (ChildSessionView | null)[]> {
-    const reply = await deadline(
+    const reply = await withinOrKill(
       this.request<Exclude<ChildReply, { type: 'ready' }>>({ type: 'inspect', sessions }),
       STEP_DEADLINE_MS,
       'the reply to inspect',
@@ -138,7 +134,7 @@ async function streamAndKill(child: Child, ledger: Ledger, killAfter: number): P
   };
   for (const session of SESSIONS) sendNext(session);
   if (killAfter === 0) kill();
-  const exit = await deadline(child.exited, STEP_DEADLINE_MS, `${killAfter} acknowledgements and the kill`, child);
+  const exit = await withinOrKill(child.exited, STEP_DEADLINE_MS, `${killAfter} acknowledgements and the kill`, child);
   expect(failure).toBeUndefined();
   expect(exit.signal, `the child died before the kill; stderr:\n${child.stderr}`).toBe('SIGKILL');
   // Every kill happened mid-stream: every session but the one whose acknowledgement triggered
@@ -154,7 +150,7 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
 
     for (const killAfter of [0, 1, 7, 25, 60, 3]) {
       const child = new Child(path);
-      await deadline(child.ready, START_DEADLINE_MS, 'the child runner to start', child);
+      await withinOrKill(child.ready, START_DEADLINE_MS, 'the child runner to start', child);
       savedInFlight += verify(ledger, await child.inspect(SESSIONS));
       await streamAndKill(child, ledger, killAfter);
       children.delete(child);
@@ -162,7 +158,7 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
 
     // A last runner on the same file: continues every session where the killed ones stopped.
     const child = new Child(path);
-    await deadline(child.ready, START_DEADLINE_MS, 'the last child runner to start', child);
+    await withinOrKill(child.ready, START_DEADLINE_MS, 'the last child runner to start', child);
     savedInFlight += verify(ledger, await child.inspect(SESSIONS));
     for (let round = 0; round < 3; round++) {
       const pending = new Set(SESSIONS);
@@ -176,7 +172,7 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
         };
       });
       for (const session of SESSIONS) child.sendSignal(session, textOf(session, ledger.acked.get(session) ?? 0));
-      await deadline(done, STEP_DEADLINE_MS, 'the last runner to acknowledge a round of signals', child);
+      await withinOrKill(done, STEP_DEADLINE_MS, 'the last runner to acknowledge a round of signals', child);
     }
     verify(ledger, await child.inspect(SESSIONS));
     const exit = await child.close(STEP_DEADLINE_MS);

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { within } from './ipc-child.js';
+import { withinOrKill } from './ipc-child.js';
 
 /** The part of an `Inbox` a child serves (core's `Inbox` has this shape; this package imports no Signalyard code). */
 export interface ChildInbox {
@@ -209,7 +209,7 @@ export class InboxChild {
   /** Starts `script` (a TypeScript file calling {@link serveInboxChild}) with `args`, and waits until its inbox is open. */
   static async spawn(script: string, args: readonly string[], cwd: string): Promise<InboxChild> {
     const child = new InboxChild(script, args, cwd);
-    await withDeadline(child.#ready, START_DEADLINE_MS, 'the child to open its inbox', child);
+    await withinOrKill(child.#ready, START_DEADLINE_MS, 'the child to open its inbox', child);
     return child;
   }
 
@@ -220,7 +220,7 @@ export class InboxChild {
       this.#waiting.set(id, { resolve, reject });
     });
     this.process.send({ ...request, id });
-    const answer = await withDeadline(reply, STEP_DEADLINE_MS, `the reply to ${request.type}`, this);
+    const answer = await withinOrKill(reply, STEP_DEADLINE_MS, `the reply to ${request.type}`, this);
     if (answer.type === 'failed')
       throw Object.assign(new Error(`${answer.code}: ${answer.message}`), { code: answer.code });
     return answer;
@@ -233,18 +233,6 @@ export class InboxChild {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-/** {@link within} `ms`, or the child is killed and the wait rejects with its stderr. */
-const withDeadline = <T>(promise: Promise<T>, ms: number, what: string, child: InboxChild): Promise<T> =>
-  within(
-    promise,
-    ms,
-    what,
-    () => child.stderr,
-    () => {
-      child.kill();
-    },
-  );
 
 const numeric = (a: string, b: string): number =>
   a.length === b.length ? (a < b ? -1 : a > b ? 1 : 0) : a.length - b.length;
