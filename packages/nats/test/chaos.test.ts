@@ -7,19 +7,17 @@
 // and starts it again on the same store directory: nothing accepted is lost, nothing settled
 // twice. Smaller runs: SIGNALYARD_CHAOS_SIGNALS=500 SIGNALYARD_CHAOS_CHAOS_MS=6000 … (chaosSizesFromEnv).
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { JetStreamInbox } from '@signalyard/nats';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
-import { chaosSizesFromEnv, runChaos, type ChaosSizes } from '@signalyard/test-utils/chaos';
+import { chaosSizesFromEnv, type ChaosSizes } from '@signalyard/test-utils/chaos';
+import { runInboxChaos } from '@signalyard/test-utils/chaos-inbox';
 import { describeNats, startNatsServer, type NatsServer } from '@signalyard/test-utils/nats';
 import { DATABASE_URL, adminPool, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
 import { createRunner } from 'signalyard';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { CHAOS_CONNECT } from './fixtures/chaos-connect.js';
 import { createEffects, dropEffects, openEffects } from '@signalyard/test-utils/chaos-effects';
 
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const storeTables: string[] = [];
 const effectsPrefixes: string[] = [];
 
@@ -48,40 +46,19 @@ async function chaosRun(server: NatsServer, disrupt?: (sizes: ChaosSizes) => Pro
   await inbox.provision();
   await store.migrate();
   await createEffects(adminPool(), effectsPrefix);
-  const effects = openEffects(DATABASE_URL, effectsPrefix);
-  const reader = createRunner({
+  await runInboxChaos({
+    // Settling an entry is about ten requests to the server besides the checkpoint save: on a
+    // loaded machine the drain of 5,000 entries has taken over 200 s.
+    drainTimeoutMs: 600_000,
+    ...sizes,
+    testUrl: import.meta.url,
+    createRunner,
+    inbox,
     store,
-    agents: [{ id: 'crew' }, { id: 'committer' }].map((a) => ({ ...a, engine: () => Promise.resolve({}) })),
+    effects: openEffects(DATABASE_URL, effectsPrefix),
+    args: [server.url, stream, DATABASE_URL, storeTable, effectsPrefix],
+    ...(disrupt !== undefined && { disrupt: () => disrupt(sizes) }),
   });
-  try {
-    const figures = await runChaos({
-      // Settling an entry is about ten requests to the server besides the checkpoint save: on a
-      // loaded machine the drain of 5,000 entries has taken over 200 s.
-      drainTimeoutMs: 600_000,
-      ...sizes,
-      workerScript: fixture('chaos-worker.ts'),
-      producerScript: fixture('chaos-producer.ts'),
-      cwd: packageDir,
-      args: [server.url, stream, DATABASE_URL, storeTable, effectsPrefix],
-      pending: async () => (await inbox.pending({ limit: 1_000_000 })).length,
-      history: async (key) => (await reader.session(key))?.history ?? [],
-      effects: (table) => effects.keys(table),
-      outcome: async (receiptId) => {
-        const outcome = await inbox.outcome(receiptId, { timeoutMs: 5000 });
-        return {
-          status: outcome.status,
-          ...(outcome.error === undefined ? {} : { error: { code: outcome.error.code } }),
-        };
-      },
-      ...(disrupt !== undefined && { disrupt: () => disrupt(sizes) }),
-    });
-    expect(figures.signals).toBeGreaterThan(0);
-  } finally {
-    await reader.close();
-    await inbox.close();
-    await store.close();
-    await effects.close();
-  }
 }
 
 describeChaos('JetStreamInbox under chaos (separate OS processes, kill -9; PostgreSQL checkpoint store)', () => {

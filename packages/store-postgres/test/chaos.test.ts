@@ -4,9 +4,9 @@
 // workers drain the inbox, and the harness checks histories, effects (in PostgreSQL too) and
 // outcomes (see @signalyard/test-utils/chaos). Smaller runs: SIGNALYARD_CHAOS_SIGNALS=500
 // SIGNALYARD_CHAOS_CHAOS_MS=6000 … (chaosSizesFromEnv).
-import { fileURLToPath } from 'node:url';
 import { PostgresCheckpointStore, PostgresInbox } from '@signalyard/store-postgres';
-import { chaosSizesFromEnv, runChaos } from '@signalyard/test-utils/chaos';
+import { chaosSizesFromEnv } from '@signalyard/test-utils/chaos';
+import { runInboxChaos } from '@signalyard/test-utils/chaos-inbox';
 import {
   DATABASE_URL,
   adminPool,
@@ -15,12 +15,10 @@ import {
   uniqueTable,
 } from '@signalyard/test-utils/postgres';
 import { createRunner } from 'signalyard';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { createEffects, dropEffects, openEffects } from '@signalyard/test-utils/chaos-effects';
 import { dropInbox } from './inbox-support.js';
 
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const inboxTable = uniqueTable('chaos_inbox');
 const storeTable = uniqueTable('chaos_store');
 const effectsPrefix = uniqueTable('chaos_fx');
@@ -44,35 +42,14 @@ describeChaos('PostgresInbox under chaos (separate OS processes, kill -9)', () =
     await inbox.migrate();
     await store.migrate();
     await createEffects(adminPool(), effectsPrefix);
-    const effects = openEffects(DATABASE_URL, effectsPrefix);
-    const reader = createRunner({
+    await runInboxChaos({
+      ...chaosSizesFromEnv(),
+      testUrl: import.meta.url,
+      createRunner,
+      inbox,
       store,
-      agents: [{ id: 'crew' }, { id: 'committer' }].map((a) => ({ ...a, engine: () => Promise.resolve({}) })),
+      effects: openEffects(DATABASE_URL, effectsPrefix),
+      args: [DATABASE_URL, inboxTable, storeTable, effectsPrefix],
     });
-    try {
-      const figures = await runChaos({
-        ...chaosSizesFromEnv(),
-        workerScript: fixture('chaos-worker.ts'),
-        producerScript: fixture('chaos-producer.ts'),
-        cwd: packageDir,
-        args: [DATABASE_URL, inboxTable, storeTable, effectsPrefix],
-        pending: async () => (await inbox.pending({ limit: 1_000_000 })).length,
-        history: async (key) => (await reader.session(key))?.history ?? [],
-        effects: (table) => effects.keys(table),
-        outcome: async (receiptId) => {
-          const outcome = await inbox.outcome(receiptId, { timeoutMs: 5000 });
-          return {
-            status: outcome.status,
-            ...(outcome.error === undefined ? {} : { error: { code: outcome.error.code } }),
-          };
-        },
-      });
-      expect(figures.signals).toBeGreaterThan(0);
-    } finally {
-      await reader.close();
-      await inbox.close();
-      await store.close();
-      await effects.close();
-    }
   });
 });

@@ -7,13 +7,16 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { SignalKind, signal } from '@signalyard/core';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import { Action, createRunner, crewEngine, type CrewResponse, type SessionCheckpointV1 } from 'signalyard';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { AGENT, crew, refundModel, refundTool } from './fixtures/approval-desk.js';
 import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
-import { IpcChild, within, type Message } from './fixtures/ipc-child.js';
+import { IpcChild, within, type Message } from '@signalyard/test-utils/ipc-child';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
 /** Generous: a cold start compiles the TypeScript sources of every package with tsx. */
 const START_DEADLINE_MS = 90_000;
@@ -48,12 +51,11 @@ describePostgres('kill -9 right after an approved tool’s side effect', () => {
     const key = `agent:${AGENT}:kill9`;
     const sideEffects = (): string[] => readFileSync(file, 'utf8').split('\n').filter(Boolean);
     try {
-      const doomed = new IpcChild(new URL('./fixtures/approval-child.ts', import.meta.url), [
-        DATABASE_URL,
-        table,
-        file,
-        'hang-after-side-effect',
-      ]);
+      const doomed = new IpcChild(
+        new URL('./fixtures/approval-child.ts', import.meta.url),
+        [DATABASE_URL, table, file, 'hang-after-side-effect'],
+        packageDir,
+      );
       children.push(doomed);
       const stderr = (): string => doomed.stderr;
       await within(doomed.ready, START_DEADLINE_MS, 'the runner process to start', stderr);

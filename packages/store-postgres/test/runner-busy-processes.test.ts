@@ -3,12 +3,15 @@
 // each process (messages that arrive at a process while its turn runs are answered by one merged
 // turn); across the processes the lock serialises turns, and every message is in the history
 // exactly once, each process's in the order it was sent, each answered by a reply after it.
+import { fileURLToPath } from 'node:url';
 import type { Outcome } from '@signalyard/core';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
 import type { SessionCheckpointV1 } from 'signalyard';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { DATABASE_URL, describePostgres, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
-import { IpcChild, within, type Message } from './fixtures/ipc-child.js';
+import { IpcChild, within, type Message } from '@signalyard/test-utils/ipc-child';
+
+const packageDir = fileURLToPath(new URL('..', import.meta.url));
 
 /** Generous: a cold start compiles the TypeScript sources of every package with tsx. */
 const START_DEADLINE_MS = 90_000;
@@ -44,8 +47,8 @@ describePostgres('collect across two runner processes sharing PostgreSQL and a P
     await store.migrate();
     try {
       const [a, b] = [
-        new IpcChild(new URL('./fixtures/busy-child.ts', import.meta.url), [DATABASE_URL, table]),
-        new IpcChild(new URL('./fixtures/busy-child.ts', import.meta.url), [DATABASE_URL, table]),
+        new IpcChild(new URL('./fixtures/busy-child.ts', import.meta.url), [DATABASE_URL, table], packageDir),
+        new IpcChild(new URL('./fixtures/busy-child.ts', import.meta.url), [DATABASE_URL, table], packageDir),
       ];
       children.push(a, b);
       await within(Promise.all([a.ready, b.ready]), START_DEADLINE_MS, 'two runner processes to start', stderr);

@@ -3,7 +3,6 @@
 // connection. Afterwards every session's history holds every signal exactly once, each process's
 // signals in the order that process sent them. And a process killed with SIGKILL while holding
 // session locks: the others take those sessions over within a bounded time.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ChatMessage } from '@signalyard/core';
 import { PostgresCheckpointStore } from '@signalyard/store-postgres';
@@ -16,6 +15,7 @@ import {
   dropTablesAndEnd,
   uniqueTable,
 } from '@signalyard/test-utils/postgres';
+import { IpcChild, within } from '@signalyard/test-utils/ipc-child';
 import { keyOf, textOf, type ChildReply, type ChildRequestBody } from './fixtures/runner-protocol.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
@@ -28,7 +28,7 @@ const RUN_DEADLINE_MS = 240_000;
 const STEP_DEADLINE_MS = 30_000;
 
 const tables = new Set<string>();
-const children = new Set<Child>();
+const children = new Set<IpcChild>();
 afterEach(() => {
   for (const child of children) child.kill();
   children.clear();
@@ -37,105 +37,31 @@ afterAll(async () => {
   await dropTablesAndEnd(tables);
 });
 
-/** Rejects with a message (and the children's stderr) when `promise` does not settle within `ms`. */
-function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      const stderr = [...children]
-        .map((c) => c.stderr)
-        .filter((s) => s !== '')
-        .join('\n---\n');
-      for (const child of children) child.kill();
-      reject(
-        new Error(
-          `Timed out after ${ms} ms waiting for ${what}${stderr === '' ? '' : `; children's stderr:\n${stderr}`}`,
-        ),
-      );
-    }, ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+/** The children's stderr, for a step that timed out. */
+const stderr = (): string =>
+  [...children]
+    .map((c) => c.stderr)
+    .filter((s) => s !== '')
+    .join('\n---\n');
+/** Rejects with a message (and the children's stderr, after killing them) when `promise` does not settle within `ms`. */
+const deadline = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  within(promise, ms, what, stderr, () => {
+    for (const child of children) child.kill();
   });
+
+/** Closes `child` (a runner process): it exits with code 0. */
+async function close(child: IpcChild): Promise<void> {
+  const exit = await child.close(STEP_DEADLINE_MS);
+  expect(exit.code, child.stderr).toBe(0);
+  children.delete(child);
 }
 
-/** One runner process (test/fixtures/runner-child.ts). */
-class Child {
-  readonly process: ChildProcess;
-  stderr = '';
-  readonly ready: Promise<void>;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  readonly #waiters = new Map<number, { resolve: (reply: ChildReply) => void; reject: (error: Error) => void }>();
-  #nextId = 1;
+/** Sends `request` to the runner process `child` and resolves with its reply. */
+const ask = <R extends ChildReply>(child: IpcChild, request: ChildRequestBody): Promise<R> => child.request<R>(request);
 
-  constructor(table: string) {
-    this.process = spawn(
-      process.execPath,
-      ['--conditions=@signalyard/source', '--import', 'tsx', childScript, DATABASE_URL, table],
-      {
-        cwd: packageDir,
-        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      },
-    );
-    children.add(this);
-    this.process.stderr?.setEncoding('utf8');
-    this.process.stderr?.on('data', (chunk: string) => {
-      this.stderr += chunk;
-    });
-    this.exited = new Promise((resolve) => {
-      this.process.once('exit', (code, signal) => {
-        const error = new Error(`A runner process exited (code ${code}, signal ${signal}); stderr:\n${this.stderr}`);
-        for (const waiter of this.#waiters.values()) waiter.reject(error);
-        this.#waiters.clear();
-        resolve({ code, signal });
-      });
-    });
-    this.ready = new Promise<void>((resolve, reject) => {
-      this.#waiters.set(0, {
-        resolve: () => {
-          resolve();
-        },
-        reject,
-      });
-    });
-    this.process.on('message', (raw) => {
-      const reply = raw as ChildReply;
-      const id = reply.type === 'ready' ? 0 : reply.id;
-      const waiter = this.#waiters.get(id);
-      this.#waiters.delete(id);
-      waiter?.resolve(reply);
-    });
-  }
-
-  request<R extends ChildReply>(request: ChildRequestBody): Promise<R> {
-    const id = this.#nextId++;
-    const reply = new Promise<ChildReply>((resolve, reject) => {
-      this.#waiters.set(id, { resolve, reject });
-    });
-    this.process.send({ ...request, id });
-    return reply as Promise<R>;
-  }
-
-  async close(): Promise<void> {
-    await deadline(this.request({ type: 'close' }), STEP_DEADLINE_MS, 'a runner process to close');
-    const exit = await deadline(this.exited, STEP_DEADLINE_MS, 'a runner process to exit');
-    expect(exit.code, this.stderr).toBe(0);
-    children.delete(this);
-  }
-
-  kill(): void {
-    if (this.process.exitCode === null && this.process.signalCode === null) this.process.kill('SIGKILL');
-  }
-}
-
-async function startChildren(table: string, n: number): Promise<Child[]> {
-  const started = Array.from({ length: n }, () => new Child(table));
+async function startChildren(table: string, n: number): Promise<IpcChild[]> {
+  const started = Array.from({ length: n }, () => new IpcChild(childScript, [DATABASE_URL, table], packageDir));
+  for (const child of started) children.add(child);
   await deadline(Promise.all(started.map((c) => c.ready)), START_DEADLINE_MS, `${n} runner processes to start`);
   return started;
 }
@@ -172,7 +98,7 @@ describePostgres('scale-out: many runner processes on one database', () => {
       const runs = await deadline(
         Promise.all(
           runners.map((child, p) =>
-            child.request<Extract<ChildReply, { type: 'ran' }>>({
+            ask<Extract<ChildReply, { type: 'ran' }>>(child, {
               type: 'run',
               label: `p${p}`,
               sessions: SESSIONS,
@@ -188,7 +114,7 @@ describePostgres('scale-out: many runner processes on one database', () => {
         expect(run.errors).toEqual([]);
         expect(run.statuses).toEqual({ completed: SESSIONS.length * SIGNALS });
       }
-      await Promise.all(runners.map((c) => c.close()));
+      await Promise.all(runners.map(close));
 
       for (const session of SESSIONS) {
         const checkpoint = await store.load(keyOf(session));
@@ -238,10 +164,10 @@ describePostgres('scale-out: many runner processes on one database', () => {
     const SESSIONS = ['k0', 'k1', 'k2', 'k3', 'k4'];
     const keys = SESSIONS.map(keyOf);
     try {
-      const [doomed, survivor] = (await startChildren(store.table, 2)) as [Child, Child];
+      const [doomed, survivor] = (await startChildren(store.table, 2)) as [IpcChild, IpcChild];
       // The doomed process starts a turn in every session that never ends: it holds their locks.
       for (const session of SESSIONS)
-        void doomed.request({ type: 'dispatch', session, text: `hang ${session}` }).catch(() => undefined);
+        void ask(doomed, { type: 'dispatch', session, text: `hang ${session}` }).catch(() => undefined);
       await deadline(
         (async () => {
           while ((await lockHolders(keys)).length < keys.length) await new Promise((r) => setTimeout(r, 20));
@@ -253,7 +179,7 @@ describePostgres('scale-out: many runner processes on one database', () => {
 
       // While it lives, the survivor waits for those sessions…
       const waiting = SESSIONS.map((session) =>
-        survivor.request<Extract<ChildReply, { type: 'outcome' }>>({
+        ask<Extract<ChildReply, { type: 'outcome' }>>(survivor, {
           type: 'dispatch',
           session,
           text: `after ${session}`,
@@ -261,7 +187,7 @@ describePostgres('scale-out: many runner processes on one database', () => {
       );
       let settled = 0;
       for (const w of waiting) void w.then(() => settled++);
-      await survivor.request({ type: 'dispatch', session: 'unrelated', text: 'probe' }); // a round trip through the survivor
+      await ask(survivor, { type: 'dispatch', session: 'unrelated', text: 'probe' }); // a round trip through the survivor
       expect(settled).toBe(0);
 
       // …and takes them over once the holder is killed: the server ends its session and its locks.
@@ -278,7 +204,7 @@ describePostgres('scale-out: many runner processes on one database', () => {
           { role: 'assistant', content: `ack after ${session}` },
         ]);
       }
-      await survivor.close();
+      await close(survivor);
       console.info(`takeover: ${SESSIONS.length} sessions taken over ${takeoverMs} ms after SIGKILL of their holder`);
     } finally {
       await store.close();

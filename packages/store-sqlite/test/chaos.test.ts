@@ -7,15 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
-import { chaosSizesFromEnv, runChaos } from '@signalyard/test-utils/chaos';
+import { chaosSizesFromEnv } from '@signalyard/test-utils/chaos';
+import { runInboxChaos } from '@signalyard/test-utils/chaos-inbox';
 import { createRunner } from 'signalyard';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { openEffects } from './fixtures/chaos-effects.js';
 
-const packageDir = fileURLToPath(new URL('..', import.meta.url));
-const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'signalyard-sqlite-chaos-'));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -30,36 +28,14 @@ describeChaos('SqliteInbox under chaos (separate OS processes, kill -9)', () => 
     const path = join(dir, 'chaos.db');
     const effectsPath = join(dir, 'effects.db');
     const effects = openEffects(effectsPath); // creates the tables before any worker starts
-    const inbox = new SqliteInbox({ path });
-    const store = new SqliteCheckpointStore({ path });
-    const reader = createRunner({
-      store,
-      agents: [{ id: 'crew' }, { id: 'committer' }].map((a) => ({ ...a, engine: () => Promise.resolve({}) })),
+    await runInboxChaos({
+      ...chaosSizesFromEnv(),
+      testUrl: import.meta.url,
+      createRunner,
+      inbox: new SqliteInbox({ path }),
+      store: new SqliteCheckpointStore({ path }),
+      effects,
+      args: [path, effectsPath],
     });
-    try {
-      const figures = await runChaos({
-        ...chaosSizesFromEnv(),
-        workerScript: fixture('chaos-worker.ts'),
-        producerScript: fixture('chaos-producer.ts'),
-        cwd: packageDir,
-        args: [path, effectsPath],
-        pending: async () => (await inbox.pending({ limit: 1_000_000 })).length,
-        history: async (key) => (await reader.session(key))?.history ?? [],
-        effects: (table) => Promise.resolve(effects.keys(table)),
-        outcome: async (receiptId) => {
-          const outcome = await inbox.outcome(receiptId, { timeoutMs: 5000 });
-          return {
-            status: outcome.status,
-            ...(outcome.error === undefined ? {} : { error: { code: outcome.error.code } }),
-          };
-        },
-      });
-      expect(figures.signals).toBeGreaterThan(0);
-    } finally {
-      await reader.close();
-      await inbox.close();
-      await store.close();
-      effects.close();
-    }
   });
 });

@@ -3,15 +3,15 @@
 // one on the same file, and checks that every session holds exactly the signals acknowledged
 // before the kill, plus at most the one that was in flight, with a consistent FSM state.
 // Repeated at several kill points on the same file.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SqliteCheckpointStore } from '@signalyard/store-sqlite';
+import { IpcChild, withinOrKill } from '@signalyard/test-utils/ipc-child';
 import { SessionKey, formatSessionKey, type SessionCheckpointV1 } from 'signalyard';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { ChildReply, ChildRequest, ChildSessionView } from './fixtures/crash-child.js';
+import type { ChildReply, ChildSessionView } from './fixtures/crash-child.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const childScript = fileURLToPath(new URL('./fixtures/crash-child.ts', import.meta.url));
@@ -30,108 +30,35 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Rejects with a message (and the child's stderr) when `promise` does not settle within `ms`. */
-function deadline<T>(promise: Promise<T>, ms: number, what: string, child?: Child): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child?.kill();
-      reject(
-        new Error(
-          `Timed out after ${ms} ms waiting for ${what}${child === undefined ? '' : `; child stderr:\n${child.stderr}`}`,
-        ),
-      );
-    }, ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
+type OutcomeReply = Extract<ChildReply, { type: 'outcome' }>;
 
-/** One child process running test/fixtures/crash-child.ts. */
-class Child {
-  readonly process: ChildProcess;
-  stderr = '';
+/** One child process running test/fixtures/crash-child.ts on the file `path`. */
+class Child extends IpcChild {
   /** Called for every `outcome` reply. */
-  onOutcome: ((reply: Extract<ChildReply, { type: 'outcome' }>) => void) | undefined;
-  readonly ready: Promise<void>;
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  readonly #waiters = new Map<number, { resolve: (reply: ChildReply) => void; reject: (error: Error) => void }>();
-  #nextId = 1;
+  onOutcome: ((reply: OutcomeReply) => void) | undefined;
 
   constructor(path: string) {
-    this.process = spawn(process.execPath, ['--conditions=@signalyard/source', '--import', 'tsx', childScript, path], {
-      cwd: packageDir,
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
+    super(childScript, [path], packageDir);
     children.add(this);
-    this.process.stderr?.setEncoding('utf8');
-    this.process.stderr?.on('data', (chunk: string) => {
-      this.stderr += chunk;
-    });
-    this.exited = new Promise((resolve) => {
-      this.process.once('exit', (code, signal) => {
-        const error = new Error(`The child exited (code ${code}, signal ${signal}); stderr:\n${this.stderr}`);
-        for (const waiter of this.#waiters.values()) waiter.reject(error);
-        this.#waiters.clear();
-        resolve({ code, signal });
-      });
-    });
-    this.ready = new Promise<void>((resolve, reject) => {
-      this.#waiters.set(0, {
-        resolve: () => {
-          resolve();
-        },
-        reject,
-      });
-    });
-    this.process.on('message', (raw) => {
-      const reply = raw as ChildReply;
-      if (reply.type === 'outcome') {
-        this.onOutcome?.(reply);
-        return;
-      }
-      const id = reply.type === 'ready' ? 0 : reply.id;
-      const waiter = this.#waiters.get(id);
-      this.#waiters.delete(id);
-      waiter?.resolve(reply);
-    });
   }
 
   sendSignal(session: string, text: string): void {
-    this.#send({ type: 'signal', id: this.#nextId++, session, text });
+    // A kill loses the replies still to come: nobody waits for them.
+    this.request<OutcomeReply>({ type: 'signal', session, text }).then(
+      (reply) => this.onOutcome?.(reply),
+      () => undefined,
+    );
   }
 
   async inspect(sessions: readonly string[]): Promise<readonly (ChildSessionView | null)[]> {
-    const reply = await this.#request({ type: 'inspect', id: this.#nextId++, sessions });
+    const reply = await withinOrKill(
+      this.request<Exclude<ChildReply, { type: 'ready' }>>({ type: 'inspect', sessions }),
+      STEP_DEADLINE_MS,
+      'the reply to inspect',
+      this,
+    );
     if (reply.type !== 'sessions') throw new Error(`expected a sessions reply, got ${JSON.stringify(reply)}`);
     return reply.views;
-  }
-
-  async close(): Promise<void> {
-    await this.#request({ type: 'close', id: this.#nextId++ });
-  }
-
-  kill(): void {
-    if (this.process.exitCode === null && this.process.signalCode === null) this.process.kill('SIGKILL');
-  }
-
-  #request(request: ChildRequest): Promise<ChildReply> {
-    const reply = new Promise<ChildReply>((resolve, reject) => {
-      this.#waiters.set(request.id, { resolve, reject });
-    });
-    this.#send(request);
-    return deadline(reply, STEP_DEADLINE_MS, `the reply to ${request.type}`, this);
-  }
-
-  #send(request: ChildRequest): void {
-    this.process.send(request);
   }
 }
 
@@ -207,7 +134,7 @@ async function streamAndKill(child: Child, ledger: Ledger, killAfter: number): P
   };
   for (const session of SESSIONS) sendNext(session);
   if (killAfter === 0) kill();
-  const exit = await deadline(child.exited, STEP_DEADLINE_MS, `${killAfter} acknowledgements and the kill`, child);
+  const exit = await withinOrKill(child.exited, STEP_DEADLINE_MS, `${killAfter} acknowledgements and the kill`, child);
   expect(failure).toBeUndefined();
   expect(exit.signal, `the child died before the kill; stderr:\n${child.stderr}`).toBe('SIGKILL');
   // Every kill happened mid-stream: every session but the one whose acknowledgement triggered
@@ -223,7 +150,7 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
 
     for (const killAfter of [0, 1, 7, 25, 60, 3]) {
       const child = new Child(path);
-      await deadline(child.ready, START_DEADLINE_MS, 'the child runner to start', child);
+      await withinOrKill(child.ready, START_DEADLINE_MS, 'the child runner to start', child);
       savedInFlight += verify(ledger, await child.inspect(SESSIONS));
       await streamAndKill(child, ledger, killAfter);
       children.delete(child);
@@ -231,7 +158,7 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
 
     // A last runner on the same file: continues every session where the killed ones stopped.
     const child = new Child(path);
-    await deadline(child.ready, START_DEADLINE_MS, 'the last child runner to start', child);
+    await withinOrKill(child.ready, START_DEADLINE_MS, 'the last child runner to start', child);
     savedInFlight += verify(ledger, await child.inspect(SESSIONS));
     for (let round = 0; round < 3; round++) {
       const pending = new Set(SESSIONS);
@@ -245,11 +172,10 @@ describe('crash safety: SIGKILL in the middle of a run', () => {
         };
       });
       for (const session of SESSIONS) child.sendSignal(session, textOf(session, ledger.acked.get(session) ?? 0));
-      await deadline(done, STEP_DEADLINE_MS, 'the last runner to acknowledge a round of signals', child);
+      await withinOrKill(done, STEP_DEADLINE_MS, 'the last runner to acknowledge a round of signals', child);
     }
     verify(ledger, await child.inspect(SESSIONS));
-    await child.close();
-    const exit = await deadline(child.exited, STEP_DEADLINE_MS, 'the last child to exit', child);
+    const exit = await child.close(STEP_DEADLINE_MS);
     expect(exit.code, child.stderr).toBe(0);
 
     // And the file itself, read by this process: one checkpoint per session, as the runner wrote it.

@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fc from 'fast-check';
 import { expect } from 'vitest';
+import { withinOrKill } from './ipc-child.js';
 
 /** The part of an `Inbox` a child serves (core's `Inbox` has this shape; this package imports no Signalyard code). */
 export interface ChildInbox {
@@ -208,7 +209,7 @@ export class InboxChild {
   /** Starts `script` (a TypeScript file calling {@link serveInboxChild}) with `args`, and waits until its inbox is open. */
   static async spawn(script: string, args: readonly string[], cwd: string): Promise<InboxChild> {
     const child = new InboxChild(script, args, cwd);
-    await withDeadline(child.#ready, START_DEADLINE_MS, 'the child to open its inbox', child);
+    await withinOrKill(child.#ready, START_DEADLINE_MS, 'the child to open its inbox', child);
     return child;
   }
 
@@ -219,7 +220,7 @@ export class InboxChild {
       this.#waiting.set(id, { resolve, reject });
     });
     this.process.send({ ...request, id });
-    const answer = await withDeadline(reply, STEP_DEADLINE_MS, `the reply to ${request.type}`, this);
+    const answer = await withinOrKill(reply, STEP_DEADLINE_MS, `the reply to ${request.type}`, this);
     if (answer.type === 'failed')
       throw Object.assign(new Error(`${answer.code}: ${answer.message}`), { code: answer.code });
     return answer;
@@ -232,25 +233,6 @@ export class InboxChild {
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-function withDeadline<T>(promise: Promise<T>, ms: number, what: string, child: InboxChild): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill();
-      reject(new Error(`Timed out after ${ms} ms waiting for ${what}; child stderr:\n${child.stderr}`));
-    }, ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
-}
 
 const numeric = (a: string, b: string): number =>
   a.length === b.length ? (a < b ? -1 : a > b ? 1 : 0) : a.length - b.length;
