@@ -2,13 +2,7 @@
 // SqliteInbox + SqliteCheckpointStore over one file: a worker dies between an entry's settling
 // save (or a control entry's effect) and its outcome's storing or its acknowledgement, and the
 // next worker settles it once, with the outcome the first one gave it.
-import {
-  Action,
-  type CheckpointStore,
-  type Inbox,
-  type InboxEntry,
-  type SessionCheckpointV1,
-} from '@signalyard/core';
+import { Action, type CheckpointStore, type Inbox, type InboxEntry, type SessionCheckpointV1 } from '@signalyard/core';
 import { deferred, type Deferred } from '@signalyard/test-utils';
 import { createRunner, type EngineFn, type RunnerOptions, type TurnResult } from 'signalyard';
 import { describe, expect, it } from 'vitest';
