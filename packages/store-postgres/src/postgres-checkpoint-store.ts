@@ -27,7 +27,7 @@ import {
 } from './postgres-checkpoint-store-options.js';
 import { POSTGRES_SCHEMA_VERSION, migrateTable, pgCodeOf } from './postgres-schema.js';
 import { InFlightCalls } from './postgres-in-flight.js';
-import type { Batcher } from './postgres-inbox-batcher.js';
+import type { Batcher } from './postgres-batcher.js';
 import { PreparedStatements } from './postgres-prepared.js';
 import { updateBatcher, type UpdateCall, type UpdateResult } from './postgres-save-batch.js';
 import { buildStatements, type Statements } from './postgres-statements.js';

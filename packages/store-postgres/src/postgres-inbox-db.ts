@@ -17,7 +17,7 @@ import {
 import type { Pool, PoolClient } from 'pg';
 import { InFlightCalls } from './postgres-in-flight.js';
 import { finishManyKey } from './postgres-inbox-batch-statements.js';
-import { Batcher } from './postgres-inbox-batcher.js';
+import { Batcher } from './postgres-batcher.js';
 import { entryOf, type InboxSql } from './postgres-inbox-statements.js';
 import { PreparedStatements } from './postgres-prepared.js';
 import { pgCodeOf } from './postgres-schema.js';

@@ -1,4 +1,4 @@
-import { Batcher } from './postgres-inbox-batcher.js';
+import { Batcher } from './postgres-batcher.js';
 import { pgCodeOf } from './postgres-schema.js';
 import type { Statements } from './postgres-statements.js';
 

@@ -13,7 +13,7 @@ import {
 } from '@signalyard/test-utils/postgres';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { finishManyKey } from '../src/postgres-inbox-batch-statements.js';
-import { Batcher } from '../src/postgres-inbox-batcher.js';
+import { Batcher } from '../src/postgres-batcher.js';
 import { inboxNames } from '../src/postgres-inbox-names.js';
 import { inboxSql } from '../src/postgres-inbox-statements.js';
 import { parseTableName, type TableName } from '../src/postgres-table-name.js';

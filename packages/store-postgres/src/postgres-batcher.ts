@@ -22,9 +22,11 @@ const MAX_BATCH = 200;
  * Runs calls of one kind with at most `maxInFlight` statements in flight, like group commit: a
  * call goes out at once when a statement is free; calls made while none is go out together, in
  * one statement (one round trip, one transaction, one commit), when the next one is. A worker
- * settling many sessions thus sends a round trip per round trip's worth of calls, not one per
- * call, and an idle one waits no longer than before. A batch that fails fails each of its calls
- * with the same error (nothing of it was written: one transaction). Two calls with the same id
+ * settling many sessions (the inbox's settles and counts) or saving many (the store's saves) thus
+ * sends a round trip per round trip's worth of calls, not one per call, and an idle one waits no
+ * longer than before. A batch that fails fails each of its calls with the same error (nothing of
+ * it was written: one transaction; a sender may answer each call on its own instead, as the
+ * store's does for a batch the server refused). Two calls with the same id
  * never share a batch (the later one waits for the next).
  * @internal
  */
