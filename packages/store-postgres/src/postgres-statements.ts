@@ -62,6 +62,17 @@ export function buildStatements(table: TableName, history: TableName): Statement
     `UNION ALL ` +
     `SELECT v.version, v.data, v.updated_at FROM ${h} v JOIN ${t} c ON c.key = v.key ` +
     `WHERE v.key = $1 AND v.version < c.version AND v.version >= c.version - $2::bigint`;
+  // A save's CTEs after `old` (the rows it replaced: key, version, data, updated_at), for `update`
+  // and `updateMany` alike: the replaced versions copied into the history table (in `order`), and
+  // the range of history versions leaving the window (see `update`'s comment below).
+  const keptCte = (order: string): string =>
+    `kept AS (INSERT INTO ${h} (key, version, data, updated_at) ` +
+    `SELECT key, version, data, updated_at FROM old WHERE $4::bigint > 0 ${order}` +
+    `ON CONFLICT (key, version) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at), `;
+  const leaving =
+    `v.version <= old.version - $4::bigint ` +
+    `AND v.version > CASE WHEN old.version % ${SWEEP_EVERY} = 0 THEN '-9223372036854775808'::bigint ` +
+    `ELSE old.version - $4::bigint - ${PRUNE_SPAN} END`;
   return {
     load: `SELECT version::text, data, ${ISO_UPDATED_AT} FROM ${t} WHERE key = $1`,
     version: `SELECT version::text FROM ${t} WHERE key = $1`,
@@ -78,9 +89,7 @@ export function buildStatements(table: TableName, history: TableName): Statement
       `FROM (SELECT key, version, data, updated_at FROM ${t} WHERE key = $1 AND version = $3 FOR UPDATE) o ` +
       `WHERE c.key = o.key ` +
       `RETURNING c.version AS new_version, o.key, o.version, o.data, o.updated_at), ` +
-      `kept AS (INSERT INTO ${h} (key, version, data, updated_at) ` +
-      `SELECT key, version, data, updated_at FROM old WHERE $4::bigint > 0 ` +
-      `ON CONFLICT (key, version) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at), ` +
+      keptCte('') +
       // The versions leaving the window: those just below it (one per save while keepVersions
       // stays; up to PRUNE_SPAN after a store with a larger keepVersions saved), and every 64th
       // version all of them. A range open below would walk every version pruned since the last
@@ -90,9 +99,7 @@ export function buildStatements(table: TableName, history: TableName): Statement
       // the index). Its bounds come from `old` (whose version is $3), not from the parameters: a
       // custom plan would fold `$3 % 64 = 0` away (and estimate the range from the values), look
       // cheaper than the generic plan, and the server would plan this statement afresh on every save.
-      `pruned AS (DELETE FROM ${h} v USING old WHERE v.key = $1 AND v.version <= old.version - $4::bigint ` +
-      `AND v.version > CASE WHEN old.version % ${SWEEP_EVERY} = 0 THEN '-9223372036854775808'::bigint ` +
-      `ELSE old.version - $4::bigint - ${PRUNE_SPAN} END) ` +
+      `pruned AS (DELETE FROM ${h} v USING old WHERE v.key = $1 AND ${leaving}) ` +
       `SELECT new_version::text FROM old`,
     // `update` over arrays, one transaction: the rows are locked in key order (two batches never
     // wait for each other in a circle), each re-checked against its expected version after a wait
@@ -106,13 +113,8 @@ export function buildStatements(table: TableName, history: TableName): Statement
       `old AS (UPDATE ${t} c SET version = c.version + 1, data = o.new_data, updated_at = greatest(o.at, c.updated_at) ` +
       `FROM o WHERE c.key = o.key AND c.key = ANY ($1::text[]) ` +
       `RETURNING o.i, o.key, o.version, o.data, o.updated_at), ` +
-      `kept AS (INSERT INTO ${h} (key, version, data, updated_at) ` +
-      `SELECT key, version, data, updated_at FROM old WHERE $4::bigint > 0 ORDER BY key ` +
-      `ON CONFLICT (key, version) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at), ` +
-      `pruned AS (DELETE FROM ${h} v USING old WHERE v.key = old.key AND v.key = ANY ($1::text[]) ` +
-      `AND v.version <= old.version - $4::bigint ` +
-      `AND v.version > CASE WHEN old.version % ${SWEEP_EVERY} = 0 THEN '-9223372036854775808'::bigint ` +
-      `ELSE old.version - $4::bigint - ${PRUNE_SPAN} END) ` +
+      keptCte('ORDER BY key ') +
+      `pruned AS (DELETE FROM ${h} v USING old WHERE v.key = old.key AND v.key = ANY ($1::text[]) AND ${leaving}) ` +
       `SELECT i::integer FROM old`,
     delete: `DELETE FROM ${t} WHERE key = $1`,
     listAll: `SELECT key FROM ${t}`,

@@ -4,10 +4,10 @@
  * another process, migrations at once). The child script builds its inbox and calls
  * {@link serveInboxChild}; the test starts it with {@link InboxChild.spawn}.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { withinOrKill } from './ipc-child.js';
+import { spawnTsx, withinOrKill } from './ipc-child.js';
 
 /** The part of an `Inbox` a child serves (core's `Inbox` has this shape; this package imports no Signalyard code). */
 export interface ChildInbox {
@@ -171,12 +171,7 @@ export class InboxChild {
   readonly #ready: Promise<void>;
 
   private constructor(script: string, args: readonly string[], cwd: string) {
-    this.process = spawn(process.execPath, ['--conditions=@signalyard/source', '--import', 'tsx', script, ...args], {
-      cwd,
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    this.process.stderr?.setEncoding('utf8');
-    this.process.stderr?.on('data', (chunk: string) => {
+    this.process = spawnTsx(script, args, cwd, (chunk) => {
       this.stderr += chunk;
     });
     let ready!: () => void;
