@@ -12,7 +12,11 @@
 //   middle of a turn and is killed with SIGKILL; from the kill until a worker in this process
 //   (pollMs 100, already running) has settled the entry (target <= 3,000 ms: leaseMs + 1 s).
 // Prints where the time goes: the workers' round trips to the server per settled entry, by
-// statement, with their time as the worker saw it (counted client side). Needs the server at DATABASE_URL or
+// statement, with their time as the worker saw it (counted client side); the CPU per signal of
+// each process kind and of the server processes serving each side (the server's own timings:
+// /proc/<pid>/stat of the backends, found by application_name), split into accepting and settling,
+// with the ratio that CPU allows on the same cores; and how idle the machine was during the rounds
+// (a CPU-bound round is bounded by that CPU). Needs the server at DATABASE_URL or
 // postgres://postgres@127.0.0.1:5432/test; without one it says so and skips.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -239,6 +243,45 @@ async function recoveryRound(round: number): Promise<number> {
 
 type Trips = Record<string, { calls: number; ms: number }>;
 
+/**
+ * Where the inbox's CPU goes, accepting against settling, and the ratio it allows: the rounds are
+ * CPU-bound (the workers, the producer and the server share the machine's cores), so the rate with
+ * the inbox over the rate without is at most the CPU per signal without over the CPU per signal
+ * with — and accepting alone (the producer and its server processes) puts a ceiling on it even if
+ * settling cost no more than the turn without an inbox.
+ */
+function printBound(per: (ms: number) => string): void {
+  const accepting = spent.inboxProducer + spent.inboxAcceptServer;
+  const settling = spent.inboxNode + spent.inboxServer - spent.inboxAcceptServer;
+  const plainMs = spent.plainNode + spent.plainServer;
+  const ratio = (ms: number): string => (plainMs / ms).toFixed(2);
+  console.log(
+    `  accepting ${per(accepting)} µs (producer ${per(spent.inboxProducer)} + its server processes ${per(spent.inboxAcceptServer)}), ` +
+      `settling ${per(settling)} µs (workers + theirs), a signal without the inbox ${per(plainMs)} µs in all: ` +
+      `with the same cores, the ratio is at most ${ratio(accepting + settling)}x as spent, ` +
+      `and ${ratio(accepting + plainMs)}x if settling cost only the turn without the inbox`,
+  );
+  const idle = ({ idle, all }: { idle: number; all: number }): string =>
+    all > 0 ? ((100 * idle) / all).toFixed(0) : '?';
+  console.log(
+    `  the machine's cores idle during the rounds: ${idle(spent.inboxMachine)} % with the inbox, ${idle(spent.plainMachine)} % without`,
+  );
+}
+
+/** The machine's CPU ticks so far (every core): idle (with I/O wait) and in all, from /proc/stat. */
+function machineTicks(): { idle: number; all: number } {
+  try {
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+      .trim()
+      .split(/\s+/)
+      .slice(1, 9)
+      .map(Number);
+    return { idle: (fields[3] ?? 0) + (fields[4] ?? 0), all: fields.reduce((n, t) => n + t, 0) };
+  } catch {
+    return { idle: 0, all: 0 }; // not Linux
+  }
+}
+
 /** CPU ms so far of the server processes serving `role` (by application_name), by pid. */
 async function serverCpu(role: string): Promise<Map<number, number>> {
   const rows = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
@@ -292,10 +335,15 @@ const spent = {
   inboxNode: 0,
   inboxProducer: 0,
   inboxServer: 0,
+  /** Of `inboxServer`: the server processes serving the producer's accepts. */
+  inboxAcceptServer: 0,
   inboxBusy: 0,
   inboxIdle: 0,
   plainNode: 0,
   plainServer: 0,
+  /** The machine's idle ticks and all its ticks during the inbox rounds, and during the rounds without. */
+  inboxMachine: { idle: 0, all: 0 },
+  plainMachine: { idle: 0, all: 0 },
 };
 
 /** Runs `round` and adds the CPU it cost to `spent`. */
@@ -304,12 +352,19 @@ async function costed<T>(kind: 'inbox' | 'plain', children: readonly Child[], ro
   const server0 = await Promise.all(roles.map(serverCpu));
   const node0 = await childCpu(children);
   const self0 = process.cpuUsage();
+  const ticks0 = machineTicks();
   const result = await round();
+  const ticks = machineTicks();
   const self = process.cpuUsage(self0);
+  const machine = kind === 'inbox' ? spent.inboxMachine : spent.plainMachine;
+  machine.idle += ticks.idle - ticks0.idle;
+  machine.all += ticks.all - ticks0.all;
   const node = await childCpu(children);
   const server = await Promise.all(roles.map(serverCpu));
-  const serverMs = server.reduce((n, after, i) => n + serverCpuSpent(server0[i] as Map<number, number>, after), 0);
+  const byRole = server.map((after, i) => serverCpuSpent(server0[i] as Map<number, number>, after));
+  const serverMs = byRole.reduce((n, ms) => n + ms, 0);
   if (kind === 'inbox') {
+    spent.inboxAcceptServer += byRole[1] ?? 0;
     spent.inboxNode += node.cpu - node0.cpu;
     spent.inboxProducer += (self.user + self.system) / 1000;
     spent.inboxServer += serverMs;
@@ -356,6 +411,7 @@ try {
       `producer process ${per(spent.inboxProducer)}, server processes ${per(spent.inboxServer)}; ` +
       `no inbox — runners ${per(spent.plainNode)}, server processes ${per(spent.plainServer)}`,
   );
+  printBound(per);
   await Promise.all([...workers, ...plain].map((c) => c.stop()));
 
   // ---------------------------------------------------------------- accept latency
