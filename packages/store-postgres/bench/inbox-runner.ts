@@ -80,7 +80,14 @@ const agent: AgentDefinition =
         },
       }
     : { id: 'main', engine: (): Promise<TurnResult> => Promise.resolve({ messages: reply }) };
-const store = new PostgresCheckpointStore({ connectionString: url, table: storeTable, maxConnections: 5 });
+/** The store's connections under an `application_name` of their own (`<the inbox's>_store`): the bench tells their server CPU apart. */
+const storeUrl = new URL(url);
+storeUrl.searchParams.set('application_name', `${storeUrl.searchParams.get('application_name') ?? 'sybench'}_store`);
+const store = new PostgresCheckpointStore({
+  connectionString: storeUrl.toString(),
+  table: storeTable,
+  maxConnections: 5,
+});
 const inbox =
   mode === 'plain'
     ? undefined

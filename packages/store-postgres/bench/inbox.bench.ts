@@ -257,7 +257,9 @@ function printBound(per: (ms: number) => string): void {
   const ratio = (ms: number): string => (plainMs / ms).toFixed(2);
   console.log(
     `  accepting ${per(accepting)} µs (producer ${per(spent.inboxProducer)} + its server processes ${per(spent.inboxAcceptServer)}), ` +
-      `settling ${per(settling)} µs (workers + theirs), a signal without the inbox ${per(plainMs)} µs in all: ` +
+      `settling ${per(settling)} µs (workers ${per(spent.inboxNode)} + the server processes of their inbox statements ` +
+      `${per(spent.inboxServer - spent.inboxAcceptServer - spent.inboxSaveServer)} and of their saves ${per(spent.inboxSaveServer)}), ` +
+      `a signal without the inbox ${per(plainMs)} µs in all: ` +
       `with the same cores, the ratio is at most ${ratio(accepting + settling)}x as spent, ` +
       `and ${ratio(accepting + plainMs)}x if settling cost only the turn without the inbox`,
   );
@@ -337,6 +339,8 @@ const spent = {
   inboxServer: 0,
   /** Of `inboxServer`: the server processes serving the producer's accepts. */
   inboxAcceptServer: 0,
+  /** Of `inboxServer`: the server processes serving the workers' checkpoint store (their saves and loads). */
+  inboxSaveServer: 0,
   inboxBusy: 0,
   inboxIdle: 0,
   plainNode: 0,
@@ -348,7 +352,8 @@ const spent = {
 
 /** Runs `round` and adds the CPU it cost to `spent`. */
 async function costed<T>(kind: 'inbox' | 'plain', children: readonly Child[], round: () => Promise<T>): Promise<T> {
-  const roles = kind === 'inbox' ? ['w', 'producer'] : ['plain'];
+  // the workers' inbox connections, the producer's, the workers' store connections (inbox-runner.ts)
+  const roles = kind === 'inbox' ? ['w', 'producer', 'w_store'] : ['plain', 'plain_store'];
   const server0 = await Promise.all(roles.map(serverCpu));
   const node0 = await childCpu(children);
   const self0 = process.cpuUsage();
@@ -365,6 +370,7 @@ async function costed<T>(kind: 'inbox' | 'plain', children: readonly Child[], ro
   const serverMs = byRole.reduce((n, ms) => n + ms, 0);
   if (kind === 'inbox') {
     spent.inboxAcceptServer += byRole[1] ?? 0;
+    spent.inboxSaveServer += byRole[2] ?? 0;
     spent.inboxNode += node.cpu - node0.cpu;
     spent.inboxProducer += (self.user + self.system) / 1000;
     spent.inboxServer += serverMs;
