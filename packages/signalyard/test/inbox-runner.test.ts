@@ -132,6 +132,22 @@ describe('accept and outcome', () => {
     await inbox.close();
   });
 
+  it("the settling runner's live Outcome is kept outcomeTtlMs on its clock, then OUTCOME_EXPIRED as from any process", async () => {
+    let now = Date.parse('2026-01-01T00:00:00.000Z');
+    const clock = { now: () => now };
+    const inbox = new MemoryInbox({ clock });
+    const runner = make({ inbox, clock, outcomeTtlMs: 1000 });
+    const receipt = await runner.accept(MAIN, user('soon gone'));
+    const outcome = await runner.outcome(receipt.receiptId);
+    now += 999;
+    expect(await runner.outcome(receipt.receiptId)).toBe(outcome);
+    now += 1;
+    await rejectsCode(runner.outcome(receipt.receiptId), 'OUTCOME_EXPIRED');
+    // and forgotten: asked again, the same answer
+    await rejectsCode(runner.outcome(receipt.receiptId), 'OUTCOME_EXPIRED');
+    await inbox.close();
+  });
+
   it('retries an accept whose acknowledgement was lost with the same id (one entry)', async () => {
     const inbox = new MemoryInbox();
     const ids: string[] = [];

@@ -111,6 +111,18 @@ describe('SqliteInbox schema', () => {
     expect(await again.accept({ sessionKey: 's', signal: text('x'), id: 'same' })).toEqual(receipt);
   });
 
+  it('gives every entry a distinct UUID v4 receipt id (inbox.md)', async () => {
+    const inbox = track(new SqliteInbox({ path: fresh() }));
+    const receipts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        inbox.accept({ sessionKey: `s${String(i % 3)}`, signal: text(String(i)), id: `id-${String(i)}` }),
+      ),
+    );
+    for (const { receiptId } of receipts)
+      expect(receiptId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(receipts.map((r) => r.receiptId)).size).toBe(20);
+  });
+
   it('refuses inbox tables of a newer release, and changes nothing', async () => {
     const path = fresh();
     await new SqliteInbox({ path }).close();
