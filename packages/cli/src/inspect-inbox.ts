@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describeValue } from '@signalyard/core';
 import { CliStoreError } from './errors/cli-store-error.js';
+import { CliUsageError } from './errors/cli-usage-error.js';
 import { inboxStoreError, openInbox, type OpenedInbox } from './inbox-command.js';
 import { parseStoreUrl } from './store-url.js';
 
@@ -25,12 +26,18 @@ export interface InspectInboxFlags {
  *   refused, naming what is missing.
  *
  * @throws CliStoreError `CLI_STORE_UNAVAILABLE` (no inbox with `--inbox`, the database
- * unreachable), `CLI_STORE_FAILED`; CliUsageError for a bad `--inbox-table`.
+ * unreachable), `CLI_STORE_FAILED`; CliUsageError for a bad `--inbox-table`, or one with an
+ * SQLite store.
  */
 export async function inspectedInbox(flags: InspectInboxFlags, cwd: string): Promise<OpenedInbox | undefined> {
   const required = flags.inbox === true;
   const url = parseStoreUrl(flags.store);
   if (url.kind === 'sqlite') {
+    if (flags.inboxTable !== undefined) {
+      throw new CliUsageError({
+        message: `--inbox-table ${describeValue(flags.inboxTable)} applies to a postgres:// store only (an SQLite file has one inbox)`,
+      });
+    }
     const { SqliteInbox } = await import('@signalyard/store-sqlite');
     let found: boolean;
     try {

@@ -107,7 +107,7 @@ describe('signalyard inspect over an SQLite file', () => {
     expect(SqliteInbox.existsIn(path)).toBe(false); // nothing was created
   });
 
-  it('--inbox on a file without an inbox is an error (exit 2) that creates nothing; --inbox-table still needs --inbox', async () => {
+  it('--inbox on a file without an inbox is an error (exit 2) that creates nothing; --inbox-table needs --inbox and PostgreSQL', async () => {
     const { url, path } = await sqliteFile(false);
     const result = await runInProcess(['inspect', '--store', url, '--port', '0', '--inbox'], { cwd: dir });
     expect(result.code).toBe(2);
@@ -116,6 +116,9 @@ describe('signalyard inspect over an SQLite file', () => {
     const table = await runInProcess(['inspect', '--store', url, '--inbox-table', 'x'], { cwd: dir });
     expect(table.code).toBe(2);
     expect(table.stderr).toContain('--inbox-table applies with --inbox only');
+    const sqliteTable = await runInProcess(['inspect', '--store', url, '--inbox', '--inbox-table', 'x'], { cwd: dir });
+    expect(sqliteTable.code).toBe(2);
+    expect(sqliteTable.stderr).toContain('--inbox-table "x" applies to a postgres:// store only');
   });
 });
 
