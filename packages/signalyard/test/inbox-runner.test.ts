@@ -102,6 +102,41 @@ describe('options', () => {
   });
 });
 
+describe('runner.inbox', () => {
+  it('is the durable inbox the runner was made with, read-only, for producers and workers alike', async () => {
+    const inbox = new MemoryInbox();
+    const worker = make({ inbox });
+    const producer = make({ inbox, worker: false });
+    expect(worker.inbox).toBe(inbox);
+    expect(producer.inbox).toBe(inbox);
+    expect(() => {
+      (worker as { inbox: unknown }).inbox = new MemoryInbox();
+    }).toThrow(TypeError);
+    expect(worker.inbox).toBe(inbox);
+    await inbox.close();
+  });
+
+  it('is undefined without an inbox, and with a non-durable one (which the runner drops)', async () => {
+    expect(make({}).inbox).toBeUndefined();
+    const inbox = new MemoryInbox();
+    const notDurable = Object.assign(Object.create(inbox) as Inbox, { durable: false });
+    expect(make({ inbox: notDurable }).inbox).toBeUndefined();
+    await inbox.close();
+  });
+
+  it('lists what was accepted (pending), and stays open and readable after runner.close()', async () => {
+    const inbox = new MemoryInbox();
+    const runner = make({ inbox, worker: false });
+    const receipt = await runner.accept(MAIN, user('waiting'));
+    const listed = runner.inbox as MemoryInbox;
+    expect((await listed.pending()).map((e) => e.receiptId)).toEqual([receipt.receiptId]);
+    await runner.close();
+    expect(runner.inbox).toBe(inbox);
+    expect((await inbox.pending()).map((e) => e.receiptId)).toEqual([receipt.receiptId]);
+    await inbox.close();
+  });
+});
+
 describe('accept and outcome', () => {
   it('rejects bad input with RUNNER_INPUT_INVALID, writing nothing', async () => {
     const inbox = new MemoryInbox();
