@@ -4,18 +4,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  SignalKind,
-  signal,
-  type ApprovalDecision,
-  type Outcome,
-  type PendingApproval,
-  type Signal,
-  type TurnEvent,
-} from '@signalyard/core';
+import { SignalKind, signal, type ApprovalDecision, type Outcome, type Signal, type TurnEvent } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import * as z from 'zod';
 import { configInvalid } from './errors/mcp-error.js';
+import { mcpSessionKey } from './mcp-session-key.js';
 import { checkServeOptions, type ServeMcpOptions } from './serve-options.js';
 
 /** A streamed turn, as a Runner's `streamDispatch` / `streamApprove` return it: its events, and its outcome. */
@@ -53,8 +46,8 @@ export interface McpTurnAnswer {
   readonly status: Outcome['status'];
   /** The turn's visible reply (markers hidden), as the text content shows it; absent when the turn said nothing. */
   readonly output?: string;
-  /** The approvals the session awaits (status `paused`). */
-  readonly pendingApprovals?: readonly PendingApproval[];
+  /** The ids of the approvals the session awaits (status `paused`): answer them with `approve_<agent>`. */
+  readonly pendingApprovals?: readonly string[];
 }
 
 /**
@@ -182,10 +175,10 @@ function buildServer(
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       },
       async (args, extra) => {
-        const session = sessionOf(args.session);
-        if (session === undefined) return invalidSession(args.session);
-        const key = `agent:${agentId}:mcp:dm:${session}`;
-        return await answer(runner.streamDispatch(key, signal(SignalKind.UserMessage, args.text)), session, extra);
+        const session = args.session ?? randomUUID();
+        const key = mcpSessionKey(agentId, session);
+        if ('problem' in key) return toolError(key.problem);
+        return await answer(runner.streamDispatch(key.key, signal(SignalKind.UserMessage, args.text)), session, extra);
       },
     );
     if (!approvals) continue;
@@ -196,38 +189,22 @@ function buildServer(
         inputSchema: { session: z.string(), decisions: z.array(decisionSchema).min(1) },
       },
       async (args, extra) => {
-        const session = sessionOf(args.session);
-        if (session === undefined) return invalidSession(args.session);
-        const key = `agent:${agentId}:mcp:dm:${session}`;
+        const key = mcpSessionKey(agentId, args.session);
+        if ('problem' in key) return toolError(key.problem);
         const decisions: ApprovalDecision[] = args.decisions.map((d) =>
           d.reason === undefined
             ? { id: d.id, approved: d.approved }
             : { id: d.id, approved: d.approved, reason: d.reason },
         );
-        return await answer(runner.streamApprove(key, decisions, { by: 'mcp' }), session, extra);
+        return await answer(runner.streamApprove(key.key, decisions, { by: 'mcp' }), args.session, extra);
       },
     );
   }
   return server;
 }
 
-/** The session id a caller gave (trimmed, lowercased, `[a-z0-9._-]{1,128}`), a fresh UUID when none; `undefined` when invalid. */
-function sessionOf(given: string | undefined): string | undefined {
-  if (given === undefined) return randomUUID();
-  const id = given.trim().toLowerCase();
-  return /^[a-z0-9._-]{1,128}$/.test(id) ? id : undefined;
-}
-
-function invalidSession(given: unknown): CallToolResult {
-  return {
-    isError: true,
-    content: [
-      {
-        type: 'text',
-        text: `Invalid session ${JSON.stringify(given)}: expected 1 to 128 letters, digits, ".", "_" or "-" (or no session, for a new one)`,
-      },
-    ],
-  };
+function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
 }
 
 interface CallExtra {
@@ -246,6 +223,7 @@ async function answer(stream: McpTurnStream, session: string, extra: CallExtra):
   let n = 0;
   const read = (async () => {
     for await (const event of stream) {
+      if (event.type === 'restarted') text = ''; // a redelivery starts the reply over
       if (event.type !== 'text_delta') continue;
       text += event.delta;
       if (token !== undefined && !extra.signal.aborted) {
@@ -275,10 +253,12 @@ async function answer(stream: McpTurnStream, session: string, extra: CallExtra):
     read.catch(() => undefined);
     return { content: [{ type: 'text', text: 'cancelled: the turn goes on' }] };
   }
+  // An engine that did not stream: the reply its outcome carries.
+  if (text === '') text = replyOfOutput(outcome.output) ?? '';
   const structured: Record<string, unknown> = { session, status: outcome.status };
   if (text !== '') structured.output = text;
   if (outcome.pendingApprovals !== undefined && outcome.pendingApprovals.length > 0)
-    structured.pendingApprovals = jsonOf(outcome.pendingApprovals);
+    structured.pendingApprovals = outcome.pendingApprovals.map((p) => p.id);
   const shown =
     outcome.status === 'paused' && outcome.pendingApprovals !== undefined
       ? `${text}${text === '' ? '' : '\n'}(awaiting approval: ${outcome.pendingApprovals.map((p) => `${p.id} ${p.toolName}`).join(', ')})`
@@ -292,6 +272,13 @@ async function answer(stream: McpTurnStream, session: string, extra: CallExtra):
   };
 }
 
-function jsonOf(value: readonly PendingApproval[]): unknown {
-  return JSON.parse(JSON.stringify(value)) as unknown;
+/**
+ * The visible reply an outcome's `output` carries, for a turn that streamed no text: a string
+ * output itself, or the `visibleContent` of a crew's `CrewResponse` (markers hidden).
+ */
+function replyOfOutput(output: unknown): string | undefined {
+  if (typeof output === 'string') return output;
+  if (typeof output !== 'object' || output === null) return undefined;
+  const visible = (output as { visibleContent?: unknown }).visibleContent;
+  return typeof visible === 'string' ? visible : undefined;
 }
