@@ -113,6 +113,26 @@ describe('CrewExecutor with mcp: views', () => {
     }
   });
 
+  it('answers a call failing MCP_OUTCOME_UNKNOWN with the bare "outcome unknown: not retried"; other failures "Error: …"', async () => {
+    const unknown = new SignalyardError({
+      code: 'MCP_OUTCOME_UNKNOWN',
+      message: 'outcome unknown: not retried (the connection to MCP server "crm" dropped while "own" ran)',
+    });
+    for (const [thrown, content] of [
+      [unknown, 'outcome unknown: not retried'],
+      [new SignalyardError({ code: 'MCP_CALL_TIMEOUT', message: 'no answer' }), 'Error: no answer'],
+    ] as const) {
+      const model = scriptedModel({ billing: [call('own'), 'ok [DONE]'] });
+      const failing = tool('own', () => Promise.reject(thrown));
+      const events = await collect(
+        new CrewExecutor({ crew, model, tools: [failing], mcp: source([]) }).executeStream('hi'),
+      );
+      expect(model.calls[1]?.messages.at(-1)).toEqual({ role: 'tool', content, toolCallId: 'c-own' });
+      const result = events.find((e) => e.type === 'tool_result');
+      expect(result?.type === 'tool_result' && result.result).toBe(thrown);
+    }
+  });
+
   it("reports a tool's progress as tool_progress events, malformed reports dropped", async () => {
     const slow = tool('own', async (_args, ctx) => {
       ctx.progress?.({ progress: 1, total: 2, message: 'half' });

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolArgumentsError, type ToolProgress } from '@signalyard/core';
+import { ToolArgumentsError, type Tool, type ToolProgress } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import { CrewExecutor } from 'signalyard';
 import {
   connectMcp,
   IDEMPOTENCY_META_KEY,
@@ -172,7 +174,23 @@ describe.each(transports)('connectMcp over %s', (_, serverOf) => {
     await removed.promise;
     expect(await mcp.tools({ server: 'shop', allow: ['late_tool'] })).toEqual([]);
     const gone = await rejectsCode(late?.execute({}, ctx) as Promise<unknown>, 'MCP_TOOL_GONE');
-    expect(gone.message).toContain('"late_tool"');
+    expect(gone.message).toBe('MCP_TOOL_GONE: the MCP tool "late_tool" is no longer offered by server "shop"');
+    // What a crew agent's model reads: the code, in a tool error message; the run goes on.
+    const model = scriptedModel({
+      billing: [{ content: 'Trying.', toolCalls: [{ id: 'g1', name: 'late_tool', arguments: {} }] }, 'Gone. [DONE]'],
+    });
+    const crew = {
+      entryPoint: 'billing',
+      agents: [{ id: 'billing', tools: ['late_tool'] }],
+      routing: { signals: { billing: [{ signal: '[DONE]', target: '' }] } },
+    };
+    const response = await new CrewExecutor({ crew, model, tools: [late as Tool] }).execute('go');
+    expect(response.visibleContent).toBe('Gone.');
+    expect(model.calls[1]?.messages.at(-1)).toEqual({
+      role: 'tool',
+      content: 'Error: MCP_TOOL_GONE: the MCP tool "late_tool" is no longer offered by server "shop"',
+      toolCallId: 'g1',
+    });
     expect(changed[0]).toEqual({ type: 'tools_changed', server: 'shop' });
   });
 
