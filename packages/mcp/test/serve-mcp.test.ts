@@ -199,10 +199,11 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
         {
           id: 'support',
           engine: {
-            turn: () => ({
-              output: 'Plain reply.',
-              messages: [{ role: 'assistant' as const, content: 'Plain reply.' }],
-            }),
+            turn: () =>
+              Promise.resolve({
+                output: 'Plain reply.',
+                messages: [{ role: 'assistant' as const, content: 'Plain reply.' }],
+              }),
           },
         },
       ],
@@ -224,7 +225,9 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
   });
 
   it('answers nothing but the status when a non-streaming engine says nothing', async () => {
-    const runner = createRunner({ agents: [{ id: 'support', engine: { turn: () => ({ output: { n: 1 } }) } }] });
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: { turn: () => Promise.resolve({ output: { n: 1 } }) } }],
+    });
     const client = await sdkClient((await serve(runner)).url as string);
     const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 's' } });
     expect(textOf(result)).toBe('');
