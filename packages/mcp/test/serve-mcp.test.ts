@@ -9,7 +9,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatModel, ChatResponse, ChatStreamPart, Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, createRunner, crewEngine, type Runner } from 'signalyard';
-import { connectMcp, serveMcp, type McpClient, type McpTurnAnswer, type ServedMcp } from '@signalyard/mcp';
+import {
+  connectMcp,
+  serveMcp,
+  type McpClient,
+  type McpServableRunner,
+  type McpTurnAnswer,
+  type ServedMcp,
+} from '@signalyard/mcp';
 import { deferred, rejectsCode, type Deferred } from '@signalyard/test-utils';
 
 const closers: (() => Promise<void>)[] = [];
@@ -222,6 +229,54 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
     const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x' } });
     expect(textOf(result)).toBe('Hello from a generate-only model.');
     expect(structured(result).output).toBe('Hello from a generate-only model.');
+  });
+
+  it("answers with the reply the turn's save recorded when the output carries none (an engine returning messages)", async () => {
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'support',
+          engine: {
+            turn: () =>
+              Promise.resolve({
+                output: { tokens: 12 },
+                messages: [
+                  { role: 'assistant' as const, content: '', toolCalls: [{ id: 't', name: 'x', arguments: {} }] },
+                  { role: 'tool' as const, content: 'ok', toolCallId: 't' },
+                  { role: 'assistant' as const, content: 'From the messages.' },
+                ],
+              }),
+          },
+        },
+      ],
+    });
+    const client = await sdkClient((await serve(runner)).url as string);
+    const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 's' } });
+    expect(textOf(result)).toBe('From the messages.');
+    expect(structured(result)).toEqual({ session: 's', status: 'completed', output: 'From the messages.' });
+  });
+
+  it("a runner without history: a non-streaming engine's messages give no reply (status only)", async () => {
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'support',
+          engine: {
+            turn: () =>
+              Promise.resolve({ output: { n: 1 }, messages: [{ role: 'assistant' as const, content: 'hidden' }] }),
+          },
+        },
+      ],
+    });
+    const bare: McpServableRunner = {
+      streamDispatch: (key, s) => runner.streamDispatch(key, s),
+      streamApprove: (key, d, o) => runner.streamApprove(key, d, o),
+    };
+    const served = await serveMcp(bare, { agents: ['support'], http: { port: 0 } });
+    closers.push(() => served.close());
+    const client = await sdkClient(served.url as string);
+    const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 's' } });
+    expect(structured(result)).toEqual({ session: 's', status: 'completed' });
   });
 
   it('answers nothing but the status when a non-streaming engine says nothing', async () => {
