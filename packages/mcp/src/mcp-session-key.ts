@@ -1,5 +1,5 @@
 import { describeValue } from '@signalyard/core';
-import { unstorableTextIndex } from '@signalyard/core/internal';
+import { pushUtf8Escapes, unstorableTextIndex } from '@signalyard/core/internal';
 
 // The session key of an `ask_<agent>` / `approve_<agent>` call, exactly as
 // `formatSessionKey(SessionKey.directMessage(agentId, 'mcp', session, 'per-channel-peer'))` of
@@ -9,8 +9,6 @@ import { unstorableTextIndex } from '@signalyard/core/internal';
 
 /** The longest formatted session key (`MAX_SESSION_KEY_LENGTH` of @signalyard/sessions). */
 const MAX_KEY_LENGTH = 1024;
-const HEX = '0123456789abcdef';
-
 /** The canonical peer id: NFC, trimmed, lowercased (then NFC again when lowercasing changed it). */
 function canonicalPeer(input: string): string {
   const trimmed = input.normalize('NFC').trim();
@@ -35,18 +33,6 @@ function characterProblem(id: string): string | undefined {
   return id.charCodeAt(unstorable) === 0
     ? `contains a NUL character (U+0000) at index ${unstorable}`
     : `contains a lone surrogate at index ${unstorable} (not well-formed Unicode)`;
-}
-
-function pushUtf8Escapes(out: string[], cp: number): void {
-  const bytes: number[] =
-    cp < 0x80
-      ? [cp]
-      : cp < 0x800
-        ? [0xc0 | (cp >> 6), 0x80 | (cp & 0x3f)]
-        : cp < 0x10000
-          ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)]
-          : [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
-  for (const b of bytes) out.push('%', HEX.charAt(b >> 4), HEX.charAt(b & 15));
 }
 
 /** One id segment of a key string: `%` → `%25`, `:` → `%3a`, a character lowercasing would change → its UTF-8 bytes as `%xx`. */
