@@ -148,9 +148,13 @@ export async function startNatsServer(opts: { config?: string } = {}): Promise<N
   let log = '';
   const launch = async (): Promise<void> => {
     log = '';
-    const proc = spawn(NATS_SERVER_BINARY, [...configArgs, '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      NATS_SERVER_BINARY,
+      [...configArgs, '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = proc;
     const keep = (chunk: Buffer): void => {
       log = (log + chunk.toString('utf8')).slice(-4000);
