@@ -22,14 +22,15 @@ export interface JetStreamInboxCommonOptions {
   stream?: string;
   /**
    * How many partitions the session keys are hashed into (default 16): one durable consumer and
-   * one lease each. Fixed when the stream is created: `provision()` refuses another number for an
-   * existing stream (`INBOX_CONFIG_INVALID`). More partitions spread keys over more workers.
+   * one lease each. Fixed when the stream is created (by the first use of an inbox, or
+   * `provision()`): every call of an inbox with another number over an existing stream rejects
+   * with `INBOX_CONFIG_INVALID` naming both. More partitions spread keys over more workers.
    */
   partitions?: number;
   /**
    * The consumers' `ack_wait` and the lease bucket's `max_age`, in milliseconds (default 30,000):
    * the longest a lease lives on the server without renewal, whatever `acquire` asks, and how
-   * long a delivered entry stays with its holder without `working()`. Fixed at `provision()`.
+   * long a delivered entry stays with its holder without `working()`. Fixed when the consumers are created (first use, or `provision()`).
    */
   leaseMs?: number;
   /** How long outcomes, dead letters and stream events are kept (the buckets' and the events stream's `max_age`), in milliseconds. Default 600,000. */
@@ -40,9 +41,9 @@ export interface JetStreamInboxCommonOptions {
   publishTimeoutMs?: number;
   /** How many entries one session may have waiting before `accept` refuses with `INBOX_FULL` (counted from the server at most a second ago plus this process's accepts since; see the README). Default 1,000. */
   maxPendingPerSession?: number;
-  /** How many entries the inbox may have waiting before `accept` refuses with `INBOX_FULL`: the stream's `max_msgs` (discard new), exact, fixed at `provision()`. Default 100,000. */
+  /** How many entries the inbox may have waiting before `accept` refuses with `INBOX_FULL`: the stream's `max_msgs` (discard new), exact, fixed when the stream is created. Default 100,000. */
   maxPending?: number;
-  /** The stream's duplicate window: how long an accepted `id` is remembered, in milliseconds. Default 600,000. Fixed at `provision()`. */
+  /** The stream's duplicate window: how long an accepted `id` is remembered, in milliseconds. Default 600,000. Fixed when the stream is created. */
   dedupeWindowMs?: number;
   /** The `retryAfterMs` an `INBOX_FULL` error carries, in milliseconds. Default 1,000. */
   retryAfterMs?: number;

@@ -73,7 +73,7 @@ import {
 } from './jetstream-inbox-options.js';
 import { KvLeases, parseKeyLeaseToken, type KeyLeaseToken } from './jetstream-leases.js';
 import { jetStreamNames, msgIdOf, type JetStreamNames } from './jetstream-names.js';
-import { openBuckets, provisionInbox, type InboxBuckets } from './jetstream-provision.js';
+import { provisionInbox, type InboxBuckets } from './jetstream-provision.js';
 
 const NAME = 'JetStreamInbox';
 /** Under which lease each entry was read, for every JetStreamInbox of the process (an entry read by one instance may be passed to another). */
@@ -90,8 +90,9 @@ const deliveries = new Deliveries();
  *   `<stream>.p<n>.<keyhash>`; `seq` is the stream sequence. One durable pull consumer per
  *   partition (explicit acks, `ack_wait` = `leaseMs`, `max_deliver` −1). KV buckets for
  *   partition leases, outcomes, dead letters, delivery counts and settled receipts; a limits
- *   stream `<stream>_EVENTS` for turn events (one subject per entry). Create them once with
- *   {@link JetStreamInbox.provision}.
+ *   stream `<stream>_EVENTS` for turn events (one subject per entry). The first use of an
+ *   instance creates what is missing and checks what exists (a stream with another `partitions`
+ *   is `INBOX_CONFIG_INVALID`); {@link JetStreamInbox.provision} does the same at deploy time.
  * - **Leases.** `acquire` leases session keys (`InboxLease.key` is the session key) as KV
  *   entries taken and renewed with compare-and-set, expiring `leaseMs` after their last write by
  *   the server's timestamp. The first worker to lease a key of a partition with no live holder
@@ -108,7 +109,7 @@ const deliveries = new Deliveries();
  * @example
  * ```ts
  * const inbox = new JetStreamInbox({ servers: 'nats://nats.internal:4222', partitions: 32 });
- * await inbox.provision();
+ * // no setup step: the first accept or acquire creates (or checks) the stream, consumers and buckets
  * const runner = createRunner({ agents, store: new PostgresCheckpointStore({ connectionString }), inbox, worker: true });
  * ```
  */
@@ -141,18 +142,19 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
   }
 
   /**
-   * Creates or checks the streams, consumers and buckets the inbox uses. Idempotent, and safe
-   * from many processes at once; call it at deploy time or when a process starts.
+   * Creates or checks the streams, consumers and buckets the inbox uses, now: what the first use
+   * of the inbox does anyway (accept, acquire, read, outcome, events, …), for a deploy step or a
+   * process start that should fail early on a stream provisioned with other settings. Idempotent,
+   * and safe from many processes at once; shares the first use's work (one check per instance,
+   * retried by the next call when it failed). What exists is only checked: credentials that may
+   * not create streams can open an inbox whose streams and buckets exist.
    * @throws InboxError `INBOX_CONFIG_INVALID` when an existing stream, consumer or bucket
-   * contradicts the options (the message names the setting: `partitions`, `maxPending`, `dedupeWindowMs`,
-   * `leaseMs`, `outcomeTtlMs`); `INBOX_UNAVAILABLE`; `INBOX_CLOSED`.
+   * contradicts the options (the message names the setting — `partitions`, `maxPending`, `dedupeWindowMs`,
+   * `leaseMs`, `outcomeTtlMs` — with its value there and the inbox's); `INBOX_UNAVAILABLE`; `INBOX_CLOSED`.
    */
   async provision(): Promise<void> {
     this.#open();
-    const c = await this.#connect();
-    const buckets = await provisionInbox(c.jsm, c.kvm, this.#names, this.#o);
-    this.#ready = this.#prepare(c, buckets);
-    await this.#ready;
+    await this.#get();
   }
 
   #connect(): Promise<InboxConnection> {
@@ -180,16 +182,11 @@ export class JetStreamInbox implements Inbox, InspectableInbox {
     return r;
   }
 
+  /** The connected, provisioned inbox: created or checked once per instance, by its first use (concurrent first calls share it; a failure is retried by the next call). */
   #get(): Promise<Ready> {
     this.#ready ??= (async () => {
       const c = await this.#connect();
-      const buckets = await openBuckets(c.kvm, this.#names, this.#o, false).catch((error: unknown) => {
-        throw unavailable(
-          `open the inbox's buckets of stream ${JSON.stringify(this.#o.stream)} (call provision() once first)`,
-          error,
-        );
-      });
-      return this.#prepare(c, buckets);
+      return this.#prepare(c, await provisionInbox(c.jsm, c.kvm, this.#names, this.#o));
     })().catch((error: unknown) => {
       this.#ready = undefined;
       throw error;

@@ -15,7 +15,7 @@ import { describeNats, startNatsServer, type NatsServer } from '@signalyard/test
 import { DATABASE_URL, adminPool, dropTablesAndEnd, uniqueTable } from '@signalyard/test-utils/postgres';
 import { createRunner } from 'signalyard';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { CHAOS_CONNECT } from './fixtures/chaos-connect.js';
+import { CHAOS_CONNECT, CHAOS_MAX_PENDING } from './fixtures/chaos-connect.js';
 import { createEffects, dropEffects, openEffects } from '@signalyard/test-utils/chaos-effects';
 
 const storeTables: string[] = [];
@@ -38,7 +38,7 @@ async function chaosRun(server: NatsServer, disrupt?: (sizes: ChaosSizes) => Pro
     servers: server.url,
     stream,
     leaseMs,
-    maxPending: 1_000_000,
+    maxPending: CHAOS_MAX_PENDING,
     connectOptions: CHAOS_CONNECT,
   });
   const store = new PostgresCheckpointStore({ connectionString: DATABASE_URL, table: storeTable, maxConnections: 2 });

@@ -153,16 +153,6 @@ describeNats('JetStreamInbox on a nats-server of its own', () => {
       await rejectsCode(inbox.release({ ...foreign, token: `7.${'0'.repeat(16)}` }), 'INBOX_INPUT_INVALID');
       await inbox.close();
     });
-
-    it('an inbox over a stream never provisioned rejects with INBOX_UNAVAILABLE saying to call provision()', async () => {
-      const inbox = new JetStreamInbox({ servers: server.url, stream: uniqueStream() });
-      const error = await rejectsCode(
-        inbox.accept({ sessionKey: 'k', signal: text('x'), id: 'i' }),
-        'INBOX_UNAVAILABLE',
-      );
-      expect(error.message).toContain('provision()');
-      await inbox.close();
-    });
   });
 
   describe('what operators see (InspectableInbox)', () => {

@@ -29,7 +29,7 @@ runnerStreamsSuite({
     await server?.stop();
     await dropTablesAndEnd(tables);
   },
-  // A stream of the test's own, provisioned, and a store table, migrated.
+  // A stream of the test's own (created by the runners' first use of it), and a store table, migrated.
   storage: async () => {
     const table = uniqueTable('nats_streams');
     tables.push(table);
@@ -39,9 +39,6 @@ runnerStreamsSuite({
     const stream = `STREAMS_${randomBytes(6).toString('hex')}`;
     const inbox = (): JetStreamInbox =>
       new JetStreamInbox({ servers: (server as NatsServer).url, stream, partitions: 4, pollMs: 50 });
-    const setup = inbox();
-    await setup.provision();
-    await setup.close();
     return {
       inbox,
       store: () => new PostgresCheckpointStore({ connectionString: DATABASE_URL, table, maxConnections: 2 }),

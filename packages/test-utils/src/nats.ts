@@ -6,7 +6,7 @@
  * printed — or, with SIGNALYARD_REQUIRE_NATS=1 (CI), fail.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,18 +132,29 @@ function exited(child: ChildProcess): Promise<void> {
 
 /**
  * Starts `nats-server -js` on a free port (127.0.0.1) with a fresh temporary store directory.
- * Stop it with {@link NatsServer.stop} (an `afterAll`).
+ * Stop it with {@link NatsServer.stop} (an `afterAll`). `config`: the text of a server
+ * configuration file (accounts, users, permissions) to run it with, besides those flags.
  */
-export async function startNatsServer(): Promise<NatsServer> {
+export async function startNatsServer(opts: { config?: string } = {}): Promise<NatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'signalyard-nats-'));
+  const configArgs: string[] = [];
+  if (opts.config !== undefined) {
+    const file = join(storeDir, 'server.conf');
+    writeFileSync(file, opts.config);
+    configArgs.push('-c', file);
+  }
   let child: ChildProcess | undefined;
   let log = '';
   const launch = async (): Promise<void> => {
     log = '';
-    const proc = spawn(NATS_SERVER_BINARY, ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      NATS_SERVER_BINARY,
+      [...configArgs, '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = proc;
     const keep = (chunk: Buffer): void => {
       log = (log + chunk.toString('utf8')).slice(-4000);
