@@ -3,6 +3,7 @@ import type { PendingApproval } from './approval.js';
 import type { SignalyardError } from './errors/signalyard-error.js';
 import type { TransitionResult } from './execution-strategy.js';
 import type { ConsideredRoute, SignalRoute, Tier } from './route.js';
+import type { SessionCause } from './session-checkpoint.js';
 import type { Signal } from './signal.js';
 
 /** How one signal ended. */
@@ -124,6 +125,14 @@ export type RunnerEvent =
       readonly outcome: Outcome;
       /** The signal this outcome is for: the Runner always sets it, non-enumerably (the event's own shape stays `{ type, outcome }`). */
       readonly signal?: Signal;
+      /**
+       * The cause the signal's final save recorded (its `summary`: the `RunSummary` replay.md
+       * compares, its `at`, its `signal` with the payload kept): the Runner sets it, non-enumerably
+       * like `signal`, when the signal's application ended with a save that has a `summary`; absent
+       * when nothing was saved (a signal settled without a save, a save the store refused). For
+       * plugins that record turns (`@signalyard/replay`'s `cassetteRecorder`). Read it, never change it.
+       */
+      readonly cause?: SessionCause;
     }
   | {
       /** No route matched and the signal's kind has no runner default. */

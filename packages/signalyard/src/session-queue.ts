@@ -1,4 +1,4 @@
-import type { InboxEntry, Outcome, RunnerEvent, SessionLock, Signal } from '@signalyard/core';
+import type { InboxEntry, Outcome, RunnerEvent, SessionCause, SessionLock, Signal } from '@signalyard/core';
 import { onAbort, type EventChannel } from '@signalyard/core/internal';
 import type { BatchApply, SignalApply } from './appliers.js';
 import type { SignalApplied } from './signal-step.js';
@@ -361,7 +361,10 @@ export class SessionQueue {
   /** Settles an applied signal, after stopping the signals queued behind it when it asks to. */
   #settleApplied(session: LiveSession, job: Job, applied: SignalApplied): void {
     if (applied.stopQueued) this.stopQueued(session);
-    this.settle(job, applied.outcome);
+    const cause = session.savedCause;
+    session.savedCause = undefined;
+    // The saved cause is this signal's when its kind matches (a stale one is never passed on).
+    this.settle(job, applied.outcome, true, cause?.signal?.kind === job.signal.kind ? cause : undefined);
   }
 
   /** Resolves every signal queued in `session` as `stopped` (queued tasks stay queued). */
@@ -373,12 +376,12 @@ export class SessionQueue {
    * Resolves `job` with `outcome` (once; later calls are ignored) and emits `outcome` — unless
    * `settles` is false: the job ends here but its entry stays in the inbox, unsettled.
    */
-  settle(job: Job, outcome: Outcome, settles = true): void {
+  settle(job: Job, outcome: Outcome, settles = true, cause?: SessionCause): void {
     if (job.settled) return;
     job.settled = true;
     job.detach?.();
     const { hub } = this.#d;
-    if (settles && hub.hasListeners) hub.emit(new OutcomeEvent(outcome, job.signal));
+    if (settles && hub.hasListeners) hub.emit(new OutcomeEvent(outcome, job.signal, cause));
     job.sink?.({ type: 'outcome', outcome });
     job.resolve(outcome);
   }
