@@ -44,8 +44,10 @@ interface Version {
  * speaking agent from the message's `name`), its tool results from the tool messages it added.
  * A version before the first turn seeds the replay (`Cassette.initial`). A turn the store cannot
  * rebuild is `partial` with its reason, never invented: `payload_missing`, `pipeline_stage_calls`,
- * `parallel_members`, `before_kept_versions`, `history_trimmed`; a cassette ends at a partial turn
- * after a replayable one (leading partial turns are skipped by `replay`, reported). A fork, a
+ * `parallel_members`, `before_kept_versions`, `history_trimmed`; a cassette ends at its first
+ * partial turn, the first turn too (`replay` stops there and reports the session `partial`; to
+ * replay a session whose oldest versions were pruned, pass `since` after its first kept version:
+ * that version then seeds the replay as `initial` instead of being a turn). A fork, a
  * rewind or a version that cannot be decoded after the first turn ends the cassette too.
  * Sessions without a turn give no cassette.
  *
@@ -163,9 +165,9 @@ function cassetteOf(
     const turn = turnOf(v, base, cause);
     turns.push(turn);
     base = v;
-    if (turn.partial === undefined) replayable = true;
-    else if (replayable) break;
-    else initial = v.data; // a leading partial turn: the replay starts after it
+    // A partial turn ends the cassette, the first one too: the replay stops there (replay.md).
+    if (turn.partial !== undefined) break;
+    replayable = true;
   }
   if (turns.length === 0 || agentId === undefined) return undefined;
   keepToolResults(turns);

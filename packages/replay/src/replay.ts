@@ -80,14 +80,12 @@ export interface ReplayedSession {
   readonly divergences: readonly Divergence[];
   /** Both summaries per turn replayed. */
   readonly turns: readonly ReplayedTurn[];
-  /** Leading partial turns skipped (the replay starts after them) and the partial turn it stopped at. */
+  /** With `partial`: the partial turn the replay stopped at, and why (the turns before it were replayed). */
   readonly partial?: {
-    /** The turn it stopped at (1-based); absent when only leading turns were skipped. */
-    readonly turn?: number;
-    /** Why. */
+    /** The turn it stopped at (1-based): 1 when the cassette's first turn is partial (nothing was replayed). */
+    readonly turn: number;
+    /** Why the turn could not be replayed. */
     readonly reason: PartialReason;
-    /** How many leading partial turns were skipped. */
-    readonly skipped: number;
   };
   /** What went wrong (with `failed`). */
   readonly error?: {
@@ -108,7 +106,7 @@ export interface ReplayReport {
   readonly diverged: number;
   /** How many `failed`. */
   readonly failed: number;
-  /** How many stopped at a `partial` turn. */
+  /** How many stopped at a `partial` turn (its first turn included: nothing replayed is never `same`). */
   readonly partial: number;
 }
 
@@ -117,8 +115,9 @@ export interface ReplayReport {
  * for each cassette, a fresh store seeded with `initial`, the recorded clock, a model answering
  * from the cassette, tools returning the recorded results; each turn's signal is dispatched and
  * the `RunSummary` the runner saved is compared with the recorded one. A session stops at the end
- * of its first diverging turn (a `prompt_changed` lets it go on), or at a partial turn (leading
- * partial turns are skipped: the replay starts from the checkpoint after them). No network, no
+ * of its first diverging turn (a `prompt_changed` lets it go on), or at its first partial turn —
+ * the first turn too: the session is then `partial` with that turn and reason, and what came after
+ * it is never replayed (replay.md: "reported, never invented"). No network, no
  * keys, no side effects: a tool call the cassette does not hold is `tool_not_recorded`, never a
  * live call, unless the tool is listed in `live`.
  *
@@ -193,27 +192,17 @@ async function replaySession(
   const store = new MemoryCheckpointStore({ clock: tape.clock });
   const base = { sessionKey: cassette.sessionKey, agentId: cassette.agentId };
   const turns: ReplayedTurn[] = [];
-  let skipped = 0;
-  let reason: PartialReason | undefined;
-  for (let t = cassette.turns[0]; t?.partial !== undefined; t = cassette.turns[++skipped]) reason = t.partial.reason;
-  const leading = reason === undefined ? undefined : { reason, skipped };
+  const end = cassette.turns.findIndex((t) => t.partial !== undefined);
+  // A partial first turn: nothing can be replayed, and nothing is invented (no runner started).
+  if (end === 0) return stoppedAt(base, [], [], 1, (cassette.turns[0] as CassetteTurn).partial as CassetteTurnPartial);
   let runner: ReplayableRunner | undefined;
-  const end = cassette.turns.findIndex((t, i) => i >= skipped && t.partial !== undefined);
-  tape.load(cassette.turns.slice(skipped, end < 0 ? undefined : end));
+  tape.load(cassette.turns.slice(0, end < 0 ? undefined : end));
   try {
     if (cassette.initial !== undefined) await store.save(cassette.sessionKey, cassette.initial, 0);
     runner = await startRunner(factory, { store, clock: tape.clock, model: tape.model, tools: tape.tools });
-    for (let i = skipped; i < cassette.turns.length; i++) {
+    for (let i = 0; i < cassette.turns.length; i++) {
       const turn = cassette.turns[i] as CassetteTurn;
-      if (turn.partial !== undefined) {
-        return {
-          ...base,
-          status: 'partial',
-          divergences: tape.divergences,
-          turns,
-          partial: { turn: i + 1, reason: turn.partial.reason, skipped },
-        };
-      }
+      if (turn.partial !== undefined) return stoppedAt(base, tape.divergences, turns, i + 1, turn.partial);
       const actual = await replayTurn(runner, store, cassette, turn, i + 1, tape);
       turns.push({ turn: i + 1, expected: turn.expected, actual });
       // A turn recorded as failed, failing again: what it could not get (a store keeps no reply of a
@@ -233,7 +222,6 @@ async function replaySession(
       divergences: tape.divergences,
       turns,
       error: { ...(typeof code === 'string' && { code }), message: errorText(error) },
-      ...(leading !== undefined && { partial: leading }),
     };
   } finally {
     await runner?.close();
@@ -241,13 +229,24 @@ async function replaySession(
   const first = tape.divergences[0];
   return {
     ...base,
-    // Nothing replayed (every turn partial) is no evidence of sameness.
-    status: first !== undefined ? 'diverged' : turns.length === 0 && skipped > 0 ? 'partial' : 'same',
+    status: first !== undefined ? 'diverged' : 'same',
     ...(first !== undefined && { divergence: first }),
     divergences: tape.divergences,
     turns,
-    ...(leading !== undefined && { partial: leading }),
   };
+}
+
+type CassetteTurnPartial = NonNullable<CassetteTurn['partial']>;
+
+/** A session stopped at partial turn `turn` (1-based), the turns before it replayed. */
+function stoppedAt(
+  base: { sessionKey: string; agentId: string },
+  divergences: readonly Divergence[],
+  turns: readonly ReplayedTurn[],
+  turn: number,
+  partial: CassetteTurnPartial,
+): ReplayedSession {
+  return { ...base, status: 'partial', divergences, turns, partial: { turn, reason: partial.reason } };
 }
 
 /** Dispatches one turn's signal at its recorded time; the summary the runner saved (or, when it saved nothing, the outcome's). */
