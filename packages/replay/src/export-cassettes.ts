@@ -8,7 +8,14 @@ import {
   type SessionCause,
   type SessionCheckpointV1,
 } from '@signalyard/core';
-import { isoAt, readClock, readSessionCheckpoint } from '@signalyard/core/internal';
+import {
+  isAbortSignal,
+  isoAt,
+  readClock,
+  readSessionCheckpoint,
+  throwIfAborted,
+  untilAborted,
+} from '@signalyard/core/internal';
 import type { Clock } from '@signalyard/core';
 import type { Cassette, CassetteModelCall, CassetteToolResult, CassetteTurn, PartialReason } from './cassette.js';
 import { inputInvalid } from './errors/replay-error.js';
@@ -30,6 +37,8 @@ export interface ExportCassettesOptions {
    * `cause.signal.payload` only; the history a store keeps holds what arrived.
    */
   readonly redact?: Redactor;
+  /** Stops the export promptly (between sessions and versions, and while the store answers): it rejects with an `AbortedError` (`code` `ABORTED`). */
+  readonly abortSignal?: AbortSignal;
 }
 
 interface Version {
@@ -51,7 +60,8 @@ interface Version {
  * rewind or a version that cannot be decoded after the first turn ends the cassette too.
  * Sessions without a turn give no cassette.
  *
- * @throws ReplayError `REPLAY_INPUT_INVALID` for a store without `load`/`list` or bad options.
+ * @throws ReplayError `REPLAY_INPUT_INVALID` for a store without `load`/`list` or bad options;
+ * AbortedError `ABORTED` when `abortSignal` fires.
  * @example
  * ```ts
  * const cassettes = await exportCassettes(store, { prefix: 'agent:desk:', since: '2026-11-20T00:00:00Z' });
@@ -63,11 +73,14 @@ export async function exportCassettes(
   options: ExportCassettesOptions = {},
 ): Promise<Cassette[]> {
   const since = checkOptions(store, options);
-  const keys = options.sessions ?? (await listKeys(store, options.prefix));
+  const { abortSignal } = options;
+  throwIfAborted(abortSignal);
+  const keys = options.sessions ?? (await untilAborted(listKeys(store, options.prefix, abortSignal), abortSignal));
   const recordedAt = isoAt(options.clock === undefined ? Date.now() : readClock(options.clock));
   const cassettes: Cassette[] = [];
   for (const key of keys) {
-    const versions = await keptVersions(store, key);
+    throwIfAborted(abortSignal);
+    const versions = await untilAborted(keptVersions(store, key, abortSignal), abortSignal);
     const cassette = cassetteOf(key, versions, since, recordedAt);
     if (cassette !== undefined) cassettes.push(redactDeep(cassette, options.redact));
   }
@@ -93,6 +106,8 @@ function checkOptions(store: CheckpointStore, options: ExportCassettesOptions): 
     throw inputInvalid(
       `exportCassettes redact must be a function (value, path) => string, got ${describeValue(options.redact)}`,
     );
+  if (options.abortSignal !== undefined && !isAbortSignal(options.abortSignal))
+    throw inputInvalid(`exportCassettes abortSignal must be an AbortSignal, got ${describeValue(options.abortSignal)}`);
   if (options.since === undefined) return undefined;
   const at =
     options.since instanceof Date
@@ -105,20 +120,34 @@ function checkOptions(store: CheckpointStore, options: ExportCassettesOptions): 
   return at;
 }
 
-async function listKeys(store: CheckpointStore, prefix: string | undefined): Promise<string[]> {
+async function listKeys(
+  store: CheckpointStore,
+  prefix: string | undefined,
+  abortSignal: AbortSignal | undefined,
+): Promise<string[]> {
   const keys: string[] = [];
-  for await (const key of store.list(prefix)) keys.push(key);
+  for await (const key of store.list(prefix)) {
+    throwIfAborted(abortSignal);
+    keys.push(key);
+  }
   return keys.sort();
 }
 
 /** The key's kept versions, oldest first, decoded (an undecodable version: `undefined` in its place). */
-async function keptVersions(store: CheckpointStore, key: string): Promise<(Version | undefined)[]> {
+async function keptVersions(
+  store: CheckpointStore,
+  key: string,
+  abortSignal: AbortSignal | undefined,
+): Promise<(Version | undefined)[]> {
   const checkpoints: Checkpoint[] = [];
   if (store.history === undefined) {
     const current = await store.load(key);
     if (current !== undefined) checkpoints.push(current);
   } else {
-    for await (const c of store.history(key)) checkpoints.push(c);
+    for await (const c of store.history(key)) {
+      throwIfAborted(abortSignal); // leaving the loop ends the store's iterator
+      checkpoints.push(c);
+    }
     checkpoints.reverse();
   }
   return checkpoints.map((checkpoint) => {
