@@ -1,7 +1,7 @@
 import { describeValue } from '@signalyard/core';
 import { abortedError, errorText, throwIfAborted, untilAborted } from '@signalyard/core/internal';
 import type { Cassette } from './cassette.js';
-import { inputInvalid } from './errors/replay-error.js';
+import { ReplayError, inputInvalid } from './errors/replay-error.js';
 import { replay, type ReplayOptions, type ReplayReport, type ReplayStatus } from './replay.js';
 import type { Score, Scorer } from './scorers.js';
 
@@ -97,6 +97,8 @@ async function runScorer(scorer: Scorer, n: number, run: Parameters<Scorer>[0]):
     return await scorer(run);
   } catch (error) {
     if (run.abortSignal?.aborted === true) throw abortedError(run.abortSignal);
+    // An LLM judge's own failure (its model, its file) keeps its code.
+    if (ReplayError.isInstance(error) && error.code !== 'REPLAY_NOT_RECORDED') throw error;
     throw inputInvalid(
       `Scorer ${n} (${scorer.name || 'anonymous'}) threw on session ${JSON.stringify(run.cassette.sessionKey)}: ${errorText(error)}`,
     );
