@@ -117,7 +117,9 @@ describe('llmJudge', () => {
     expect(await judge('{"score": 1.5}')).toMatchObject({ score: 0, reason: expect.stringContaining('1.5') });
     expect(await judge('{"score": "0.25"}')).toEqual({ name: 'llmJudge', score: 0.25 });
     expect(await judge('{score: 1}')).toMatchObject({ score: 0, reason: expect.stringContaining('not JSON') });
-    const failed = await llmJudge({ model: throwing, criteria: 'x' })(run).catch((e: unknown) => e);
+    const failed: unknown = await Promise.resolve(llmJudge({ model: throwing, criteria: 'x' })(run)).catch(
+      (e: unknown) => e,
+    );
     expect(ReplayError.isInstance(failed) && failed.code).toBe('REPLAY_JUDGE_FAILED');
   });
 
@@ -125,7 +127,7 @@ describe('llmJudge', () => {
     const model = scriptedModel(['{"score": 1}']);
     await llmJudge({ model, prompt: (r) => `Judge ${r.cassette.sessionKey}` })(run);
     expect(model.calls[0]?.messages[1]?.content).toBe('Judge agent:desk:dm:u1');
-    expect(() => llmJudge({ model } as never)).toThrow(/exactly one of criteria .* got neither/);
+    expect(() => llmJudge({ model })).toThrow(/exactly one of criteria .* got neither/);
     expect(() => llmJudge({ model, criteria: 'a', prompt: () => 'b' })).toThrow(/got both/);
     expect(() => llmJudge({ model: {} as never, criteria: 'a' })).toThrow(/model must be a ChatModel/);
     expect(() => llmJudge({ model, criteria: ' ' })).toThrow(/criteria must be a non-empty string/);
