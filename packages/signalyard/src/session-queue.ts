@@ -363,7 +363,8 @@ export class SessionQueue {
     if (applied.stopQueued) this.stopQueued(session);
     const cause = session.savedCause;
     session.savedCause = undefined;
-    // The saved cause is this signal's when its kind matches (a stale one is never passed on).
+    // Cleared when the application began (SignalApplier), so it is this signal's final save; the
+    // kind is checked too, cheaply.
     this.settle(job, applied.outcome, true, cause?.signal?.kind === job.signal.kind ? cause : undefined);
   }
 

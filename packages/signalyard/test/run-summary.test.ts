@@ -366,6 +366,11 @@ describe('the outcome event carries the final save’s cause (for recorders)', (
     expect(seen[0]?.cause).toEqual(await lastCause(r, outcome.sessionKey));
     expect(seen[0]?.cause?.summary).toMatchObject({ status: 'completed', reply: 'Done.' });
     expect(requests.map((q) => (q as { agentId?: string }).agentId)).toEqual(['triage', 'billing']);
+    // The next signal saves nothing (no route): its outcome carries no cause, not the one before.
+    const unrouted = await r.dispatch(outcome.sessionKey, signal(SignalKind.custom('nobody_handles_this'), {}));
+    expect(unrouted.status).toBe('unrouted');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]?.cause).toBeUndefined();
     await r.close();
   });
 });
