@@ -8,9 +8,8 @@ import { ReplayError } from './errors/replay-error.js';
 /**
  * A judge cassette on disk: `{ v: 1, calls: { <request hash>: { response } } }` — the responses
  * an LLM judge's model gave, keyed by the hash of the request it answered (`requestHash`).
- * @internal
  */
-export interface JudgeCassetteFile {
+interface JudgeCassetteFile {
   readonly v: 1;
   readonly calls: Readonly<Record<string, { readonly response: ChatResponse }>>;
 }
