@@ -5,9 +5,10 @@
 // `/** <what causes it>. Fix: <what to do>. */`. Each code has one owner class: the one whose
 // union declares it. A subclass that keeps its parent's codes (a ConfigError subclass keeps
 // CONFIG_INVALID) says so with an alias, `export type FooErrorCode = ParentErrorCode`: it owns
-// nothing, and the page names it beside its parent. The one exception is ABORTED: AbortedError
-// owns it, and a package's run error may carry it too, with the AbortedError as its `cause`
-// (its explanation says so) — see `ownershipProblems`.
+// nothing, and the page names it beside its parent. The exceptions are codes a package's run
+// error may carry besides their owner, with the owner's error as its `cause` (its explanation
+// says so): ABORTED (AbortedError), and MCP_SERVER_UNKNOWN / MCP_CONFIG_INVALID (McpError, for a
+// crew run whose MCP views fail) — see `CARRIED` and `ownershipProblems`.
 //
 //   node scripts/errors-doc.mjs          writes docs/errors.md
 //   node scripts/errors-doc.mjs --check  exits 1 when docs/errors.md is stale
@@ -67,11 +68,22 @@ function collect() {
 }
 
 /**
+ * The codes a second class may carry besides their owner, with the owner: a package's run error
+ * carrying the owner's error as its `cause` (ABORTED: the AbortedError; a crew run failing on its
+ * MCP client's unknown server or clashing tool names: the McpError).
+ */
+const CARRIED = new Map([
+  ['ABORTED', 'AbortedError'],
+  ['MCP_SERVER_UNKNOWN', 'McpError'],
+  ['MCP_CONFIG_INVALID', 'McpError'],
+]);
+
+/**
  * What breaks "one owner class per code": every code two classes declare (in one package or
- * across packages), as `CODE: ClassA (pkg), ClassB (pkg)`. ABORTED is the one code a second
- * class may declare — a package's run error that carries the AbortedError as its `cause` — and
- * then only when its explanation says so (names `AbortedError` and `cause`), and only besides
- * AbortedError itself.
+ * across packages), as `CODE: ClassA (pkg), ClassB (pkg)`. The codes of `CARRIED` are the ones a
+ * second class may declare — a package's run error that carries the owner's error as its
+ * `cause` — and then only when its explanation says so (names the owner class and `cause`), and
+ * only besides the owner itself.
  */
 export function ownershipProblems(rows = collectErrorCodes()) {
   const owners = new Map();
@@ -83,9 +95,10 @@ export function ownershipProblems(rows = collectErrorCodes()) {
   const problems = [];
   for (const [code, list] of owners) {
     if (list.length < 2) continue;
-    if (code === 'ABORTED') {
-      const others = list.filter((o) => o.className !== 'AbortedError');
-      const carries = (o) => /\bAbortedError\b/.test(o.cause) && /\bcause\b/.test(o.cause);
+    const owner = CARRIED.get(code);
+    if (owner !== undefined) {
+      const others = list.filter((o) => o.className !== owner);
+      const carries = (o) => new RegExp(`\\b${owner}\\b`).test(o.cause) && /\bcause\b/.test(o.cause);
       if (others.length === list.length - 1 && others.every(carries)) continue;
     }
     problems.push(`${code}: ${list.map((o) => `${o.className} (${o.pkg})`).join(', ')}`);

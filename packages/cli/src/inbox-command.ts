@@ -34,6 +34,11 @@ interface InboxFlags {
 export interface OpenedInbox {
   readonly inbox: Inbox & InspectableInbox;
   readonly shown: string;
+  /**
+   * PostgreSQL: whether the inbox's tables are in the database (read-only: `PostgresInbox.exists()`).
+   * SQLite: `true` (opening the inbox made them: look first with `SqliteInbox.existsIn`).
+   */
+  exists(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -131,7 +136,7 @@ export async function openInbox(flags: { store: string; table?: string }, cwd: s
     const { SqliteInbox } = await import('@signalyard/store-sqlite');
     try {
       const inbox = new SqliteInbox({ path: file });
-      return { inbox, shown: url.shown, close: () => inbox.close() };
+      return { inbox, shown: url.shown, exists: () => Promise.resolve(true), close: () => inbox.close() };
     } catch (error) {
       throw inboxStoreError(error, url.shown, undefined);
     }
@@ -154,7 +159,7 @@ export async function openInbox(flags: { store: string; table?: string }, cwd: s
     await inbox.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
   };
-  return { inbox, shown: url.shown, close };
+  return { inbox, shown: url.shown, exists: () => inbox.exists(), close };
 }
 
 /** PostgreSQL error classes that mean "could not get a working connection": connection, login, database. */

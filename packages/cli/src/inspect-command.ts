@@ -3,7 +3,8 @@ import { onAbort } from '@signalyard/core/internal';
 import { Option, type Command } from 'commander';
 import type { CommandContext } from './command-context.js';
 import { CliUsageError } from './errors/cli-usage-error.js';
-import { inboxStoreError, openInbox, type OpenedInbox } from './inbox-command.js';
+import { inboxStoreError, type OpenedInbox } from './inbox-command.js';
+import { inspectedInbox } from './inspect-inbox.js';
 import { openStore, storeError } from './open-store.js';
 import { readTextFile } from './read-input.js';
 import { STORES_HELP, integerParser, storeOptionsOf, withStoreOptions, type StoreFlags } from './sessions-command.js';
@@ -43,7 +44,7 @@ export function addInspectCommand(program: Command, ctx: CommandContext, abortSi
     .option('--host <address>', 'the address to listen on', '127.0.0.1')
     .option(
       '--inbox',
-      "also show the workers' durable inbox kept in the same database: entries waiting, leases, dead letters",
+      "show the workers' durable inbox (refused when the database has none); without it, an inbox under the default name is shown when there is one",
     )
     .option('--inbox-table <name>', 'PostgreSQL, with --inbox: the inbox entries table (default: signalyard_inbox)')
     .option(
@@ -57,15 +58,18 @@ export function addInspectCommand(program: Command, ctx: CommandContext, abortSi
 Prints the page's address (with its token) and serves it until Ctrl-C. The page lists the
 sessions in the store, each session's versions with their cause (signal, tier, route, status,
 approvals), the chat of any version, and the agents' diagrams; nothing can be changed from it.
-With --inbox it also shows the durable inbox in the same database (SqliteInbox beside the
-sessions, or PostgresInbox): each session's entries waiting, the leases and the dead letters.
+When the same database also holds the workers' durable inbox under its default name (an
+SQLite file's inbox tables, PostgreSQL's signalyard_inbox), the page shows it too: each
+session's entries waiting, the leases and the dead letters. It is looked for without writing:
+nothing is created in a database without one. --inbox requires it (a database without one is
+an error); with --inbox-table, PostgreSQL's inbox under another table name.
 With --replay it opens a replay report at #replay: each session's recorded and replayed runs
 side by side, turn by turn, the first divergence highlighted (the file is read again on every
 reload, so a new \`signalyard replay --json > report.json\` shows at once).
 
 Examples:
   signalyard inspect --store sqlite:sessions.db
-  signalyard inspect --store $DATABASE_URL --port 0 --inbox
+  signalyard inspect --store $DATABASE_URL --port 0 --inbox --inbox-table ops.agent_inbox
   signalyard replay cassettes/ --config replay.config.js --json > report.json
   signalyard inspect --store sqlite:sessions.db --replay report.json`,
     )
@@ -78,12 +82,7 @@ Examples:
       const opened = await openStore(storeOptionsOf(flags), ctx.cwd);
       let inbox: OpenedInbox | undefined;
       try {
-        if (flags.inbox === true) {
-          inbox = await openInbox(
-            { store: flags.store, ...(flags.inboxTable !== undefined && { table: flags.inboxTable }) },
-            ctx.cwd,
-          );
-        }
+        inbox = await inspectedInbox(flags, ctx.cwd);
         const { startInspector, InspectorError } = await import('@signalyard/inspector');
         const inspector = await startInspector({
           store: opened.store,

@@ -1,5 +1,5 @@
 import { describeValue, type ChatMessage, type ToolCall } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import { errorCode, errorText } from '@signalyard/core/internal';
 
 /**
  * The messages of one model request: the agent's `system` message (when it has one), then the
@@ -65,11 +65,21 @@ export function toolResultContent(result: unknown): string | { readonly problem:
   }
 }
 
-/** The content of a `tool` message answering a tool that failed with `error`. @internal */
+/**
+ * The content of a `tool` message answering a tool that failed with `error`: `Error: <message>`;
+ * for an MCP call whose connection dropped mid-call on a tool that is not safe to repeat
+ * (`MCP_OUTCOME_UNKNOWN`), the bare `outcome unknown: not retried` the crew sends for a claimed
+ * call it will not run again (approvals.md's rule), so the model reads one phrase for one case.
+ * @internal
+ */
 export function toolErrorContent(error: unknown): string {
+  if (errorCode(error) === 'MCP_OUTCOME_UNKNOWN') return OUTCOME_UNKNOWN_TEXT;
   const message = errorText(error);
   return `Error: ${message}`;
 }
+
+/** What the model is told of a call that may or may not have run and is not run again. @internal */
+export const OUTCOME_UNKNOWN_TEXT = 'outcome unknown: not retried';
 
 /** A `tool` message answering `call`. @internal */
 export function toolMessage(call: ToolCall, content: string): ChatMessage {

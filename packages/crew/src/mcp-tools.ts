@@ -1,7 +1,7 @@
-import type { McpToolSource, Tool, ToolSpec } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import type { McpToolSource, McpToolView, Tool, ToolSpec } from '@signalyard/core';
+import { errorCode, errorText } from '@signalyard/core/internal';
 import type { CompiledAgent, CompiledCrew } from './compiled-crew.js';
-import { CrewRunError } from './errors/crew-run-error.js';
+import { CrewRunError, type CrewRunErrorCode } from './errors/crew-run-error.js';
 import type { CrewState } from './crew-state.js';
 
 /** The tools one agent's turns offer and run: its own (a `CompiledAgent` is one), or with its MCP tools added for one run. @internal */
@@ -33,8 +33,9 @@ const specOf = (tool: Tool): ToolSpec =>
  * changed tool list reaches the next run): the agent's own tools first, then its MCP tools, then
  * its transfer tools. `undefined` when no agent has views.
  *
- * @throws CrewRunError `CREW_MCP_FAILED` when the source rejects (its error is the `cause`) or
- * gives a tool named like one of the agent's own or transfer tools.
+ * @throws CrewRunError `MCP_SERVER_UNKNOWN` / `MCP_CONFIG_INVALID` when the source rejects with
+ * an MCP error of that code (the `cause`), `MCP_CONFIG_INVALID` when it gives a tool named like
+ * one of the agent's own or transfer tools, `CREW_MCP_FAILED` when it rejects otherwise.
  * @internal
  */
 export async function resolveMcpTools(
@@ -53,15 +54,17 @@ export async function resolveMcpTools(
     } catch (error) {
       throw mcpFailure(agent.id, `its MCP tools could not be resolved: ${errorText(error)}`, state(), error);
     }
+    const servers = serversOf(a.mcp);
     const tools = new Map(agent.tools);
     const own = agent.toolSpecs ?? [];
     const transfers = (agent.requestTools ?? []).slice(own.length);
     const mcpSpecs: ToolSpec[] = [];
     for (const tool of given) {
       if (tools.has(tool.name) || agent.transfers?.has(tool.name) === true) {
+        const server = serverOf(tool) ?? servers;
         throw mcpFailure(
           agent.id,
-          `the MCP tool ${JSON.stringify(tool.name)} is named like another tool of the agent: give its view a prefix`,
+          `the MCP tool ${JSON.stringify(tool.name)} of server ${server} is named like ${tools.has(tool.name) ? 'one of its own tools' : 'its transfer tool'}: give the view a prefix`,
           state(),
         );
       }
@@ -79,9 +82,32 @@ export async function resolveMcpTools(
   return out;
 }
 
+/** The codes of an MCP client's errors that a run's failure carries as they are (its `McpError` then the `cause`). */
+const CARRIED_CODES: ReadonlySet<string> = new Set(['MCP_SERVER_UNKNOWN', 'MCP_CONFIG_INVALID']);
+
+/** The server a tool from an MCP source names in its `mcp` origin, quoted; `undefined` when it has none. */
+function serverOf(tool: Tool): string | undefined {
+  const mcp: unknown = tool.mcp;
+  const server = typeof mcp === 'object' && mcp !== null ? (mcp as { server?: unknown }).server : undefined;
+  return typeof server === 'string' ? JSON.stringify(server) : undefined;
+}
+
+/** The servers of an agent's views, quoted, for a message. */
+function serversOf(views: McpToolView | readonly McpToolView[]): string {
+  const list = (Array.isArray(views) ? views : [views]) as readonly McpToolView[];
+  return list.map((v) => JSON.stringify(v.server)).join(' or ');
+}
+
+/**
+ * The run's failure for an agent whose MCP tools could not be had: with an MCP client's own
+ * `MCP_SERVER_UNKNOWN` / `MCP_CONFIG_INVALID` error as `cause`, that code (so a Runner's outcome
+ * shows it); a clash with the agent's own tools, `MCP_CONFIG_INVALID`; otherwise `CREW_MCP_FAILED`.
+ */
 function mcpFailure(agentId: string, why: string, state: CrewState, cause?: unknown): CrewRunError {
+  const carried = cause === undefined ? 'MCP_CONFIG_INVALID' : errorCode(cause);
+  const code = carried !== undefined && CARRIED_CODES.has(carried) ? (carried as CrewRunErrorCode) : 'CREW_MCP_FAILED';
   return new CrewRunError({
-    code: 'CREW_MCP_FAILED',
+    code,
     message: `Agent ${JSON.stringify(agentId)} cannot run: ${why}`,
     state,
     agentId,

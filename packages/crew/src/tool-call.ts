@@ -2,7 +2,7 @@ import type { Tool, ToolCall, ToolProgress } from '@signalyard/core';
 import { agentTools } from './mcp-tools.js';
 import { untilAborted } from '@signalyard/core/internal';
 import type { CompiledAgent } from './compiled-crew.js';
-import { toolErrorContent, toolResultContent } from './crew-history.js';
+import { OUTCOME_UNKNOWN_TEXT, toolErrorContent, toolResultContent } from './crew-history.js';
 import { CrewToolError } from './errors/crew-tool-error.js';
 import { isAborted, nextIdempotencyKey, type Run } from './run-context.js';
 
@@ -130,9 +130,9 @@ export function deniedAnswer(reason: string | undefined): ToolAnswer {
 
 /** The answer to a claimed call with no recorded result: it is never run again. @internal */
 export const OUTCOME_UNKNOWN: ToolAnswer = Object.freeze({
-  result: 'outcome unknown: not retried',
+  result: OUTCOME_UNKNOWN_TEXT,
   isError: true,
-  content: 'outcome unknown: not retried',
+  content: OUTCOME_UNKNOWN_TEXT,
 });
 
 /** `ToolContext.progress` for one call: each report as a `tool_progress` event (malformed ones dropped). */

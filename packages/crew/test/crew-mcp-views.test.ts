@@ -1,10 +1,10 @@
 // Agents' crew.yaml `mcp:` views resolved through the executor's McpToolSource at the start of
 // each run, and tools reporting progress as `tool_progress` events.
 import { describe, expect, it } from 'vitest';
-import type { ChatResponse, McpToolSource, McpToolView, Tool } from '@signalyard/core';
+import { SignalyardError, type ChatResponse, type McpToolSource, type McpToolView, type Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
-import { CrewExecutor, type CrewConfigInput, type CrewEvent } from '@signalyard/crew';
-import { collect } from '@signalyard/test-utils';
+import { CrewExecutor, CrewRunError, type CrewConfigInput, type CrewEvent } from '@signalyard/crew';
+import { collect, rejectsCode } from '@signalyard/test-utils';
 
 const crew: CrewConfigInput = {
   entryPoint: 'billing',
@@ -48,7 +48,7 @@ describe('CrewExecutor with mcp: views', () => {
     expect(mcp.asked).toEqual([crew.agents[0]?.mcp, crew.agents[0]?.mcp]);
   });
 
-  it('tool_start and tool_result carry the MCP origin; a tool named like an own tool ends the run CREW_MCP_FAILED', async () => {
+  it('tool_start and tool_result carry the MCP origin; a tool named like an own tool ends the run MCP_CONFIG_INVALID', async () => {
     const mcp = source(['crm_get_order']);
     const model = scriptedModel({ billing: [call('crm_get_order'), 'ok [DONE]'] });
     const events = await collect(new CrewExecutor({ crew, model, tools: [tool('own')], mcp }).executeStream('hi'));
@@ -58,7 +58,79 @@ describe('CrewExecutor with mcp: views', () => {
     const end = (
       await collect(new CrewExecutor({ crew, model, tools: [tool('own')], mcp: clash }).executeStream('hi'))
     ).at(-1);
-    expect(end?.type === 'error' && end.error.code).toBe('CREW_MCP_FAILED');
+    expect(end?.type === 'error' && end.error.code).toBe('MCP_CONFIG_INVALID');
+    expect(end?.type === 'error' && end.error.message).toContain(
+      'the MCP tool "own" of server "crm" is named like one of its own tools',
+    );
+  });
+
+  it('a tool named like a transfer tool ends the run MCP_CONFIG_INVALID', async () => {
+    const twoAgents: CrewConfigInput = {
+      ...crew,
+      agents: [...crew.agents, { id: 'refunds' }],
+      routing: {
+        signals: {
+          billing: [
+            { signal: '[DONE]', target: '' },
+            { signal: '[TO_REFUNDS]', target: 'refunds' },
+          ],
+        },
+      },
+      settings: { handoffMode: 'both' },
+    };
+    const transfer = 'transfer_to_refunds';
+    const clash = source([transfer]);
+    const error = await rejectsCode(
+      new CrewExecutor({ crew: twoAgents, model: scriptedModel(['x']), tools: [tool('own')], mcp: clash }).execute(
+        'hi',
+      ),
+      'MCP_CONFIG_INVALID',
+    );
+    expect(error.message).toContain(
+      `the MCP tool ${JSON.stringify(transfer)} of server "crm" is named like its transfer tool`,
+    );
+  });
+
+  it("a source's MCP_SERVER_UNKNOWN / MCP_CONFIG_INVALID end the run with that code (the source's error the cause); other errors CREW_MCP_FAILED", async () => {
+    const failing = (error: Error): McpToolSource => ({ tools: () => Promise.reject(error) });
+    const model = scriptedModel(['x']);
+    for (const code of ['MCP_SERVER_UNKNOWN', 'MCP_CONFIG_INVALID']) {
+      const cause = new SignalyardError({ code, message: `it failed with ${code}` });
+      const error = await rejectsCode(
+        new CrewExecutor({ crew, model, tools: [tool('own')], mcp: failing(cause) }).execute('hi'),
+        code,
+      );
+      expect(CrewRunError.isInstance(error) && error.agentId).toBe('billing');
+      expect(error.cause).toBe(cause);
+      expect(error.message).toContain(`it failed with ${code}`);
+    }
+    for (const cause of [new SignalyardError({ code: 'MCP_CONNECT_FAILED', message: 'down' }), new Error('boom')]) {
+      const error = await rejectsCode(
+        new CrewExecutor({ crew, model, tools: [tool('own')], mcp: failing(cause) }).execute('hi'),
+        'CREW_MCP_FAILED',
+      );
+      expect(error.cause).toBe(cause);
+    }
+  });
+
+  it('answers a call failing MCP_OUTCOME_UNKNOWN with the bare "outcome unknown: not retried"; other failures "Error: …"', async () => {
+    const unknown = new SignalyardError({
+      code: 'MCP_OUTCOME_UNKNOWN',
+      message: 'outcome unknown: not retried (the connection to MCP server "crm" dropped while "own" ran)',
+    });
+    for (const [thrown, content] of [
+      [unknown, 'outcome unknown: not retried'],
+      [new SignalyardError({ code: 'MCP_CALL_TIMEOUT', message: 'no answer' }), 'Error: no answer'],
+    ] as const) {
+      const model = scriptedModel({ billing: [call('own'), 'ok [DONE]'] });
+      const failing = tool('own', () => Promise.reject(thrown));
+      const events = await collect(
+        new CrewExecutor({ crew, model, tools: [failing], mcp: source([]) }).executeStream('hi'),
+      );
+      expect(model.calls[1]?.messages.at(-1)).toEqual({ role: 'tool', content, toolCallId: 'c-own' });
+      const result = events.find((e) => e.type === 'tool_result');
+      expect(result?.type === 'tool_result' && result.result).toBe(thrown);
+    }
   });
 
   it("reports a tool's progress as tool_progress events, malformed reports dropped", async () => {

@@ -55,8 +55,9 @@ export interface InspectedListing {
  * (the chat as the agent's engine shows it), `fork` and `rewind` (the page's "fork from here"
  * and "rewind to here"), `approve` (the Approve / Deny buttons), `timeline` (the runner's log of
  * recent events: a page opened mid-run catches up from it; without it, the page shows the events
- * seen since the inspector started) and `describe` (the agents' diagrams). The page offers an
- * action only when the runner has the method.
+ * seen since the inspector started) and `describe` (the agents' diagrams); and the `inbox`
+ * property (the durable inbox's views). The page offers an action only when the runner has the
+ * method.
  */
 export interface InspectableRunner {
   /**
@@ -89,4 +90,12 @@ export interface InspectableRunner {
   timeline?(sessionKey: string, opts?: { limit?: number }): readonly TimelineEntry[];
   /** The agents with their routes and diagrams (`Runner.describe`): the page's FSM, crew and pipeline diagrams. */
   describe?(): RunnerDescription;
+  /**
+   * The runner's durable inbox (`Runner.inbox`; `undefined` without one). Read duck-typed: when it
+   * has `pending()`, `leases()` and `deadLetters()` (`SqliteInbox`, `PostgresInbox`,
+   * `JetStreamInbox`, `MemoryInbox`), the page shows its entries waiting per session, the leases
+   * and the dead letters without an `inbox` option; anything else is ignored (no inbox views).
+   * Typed `unknown` so that a runner whose inbox is not inspectable still fits.
+   */
+  readonly inbox?: unknown;
 }

@@ -3,8 +3,8 @@ import { HttpProblem } from './http-util.js';
 
 /**
  * What the inspector reads of a durable inbox: the entries waiting, the leases held
- * (`InspectableInbox`) and the dead letters. `SqliteInbox`, `PostgresInbox` and `MemoryInbox`
- * are all of it.
+ * (`InspectableInbox`) and the dead letters. `SqliteInbox`, `PostgresInbox`, `JetStreamInbox` and
+ * `MemoryInbox` are all of it.
  */
 export type InspectorInbox = InspectableInbox & Pick<Inbox, 'deadLetters'>;
 
@@ -61,7 +61,11 @@ export async function inboxOverview(inbox: InspectorInbox | undefined): Promise<
 
 function present(inbox: InspectorInbox | undefined): InspectorInbox {
   if (inbox === undefined) {
-    throw new HttpProblem(404, 'no_inbox', 'this inspector was started without an inbox (startInspector({ inbox }))');
+    throw new HttpProblem(
+      404,
+      'no_inbox',
+      'this inspector shows no inbox: its runner has no durable inbox with pending(), leases() and deadLetters(), and no inbox option was given (startInspector({ inbox }))',
+    );
   }
   return inbox;
 }

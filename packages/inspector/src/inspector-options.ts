@@ -14,9 +14,13 @@ export interface InspectorOptions {
   store?: CheckpointStore;
   /**
    * The durable inbox the runner's workers settle from (`SqliteInbox`, `PostgresInbox`,
-   * `MemoryInbox`, or any inbox with `pending()`, `leases()` and `deadLetters()`): the page then
-   * shows each session's entries waiting to be settled and the lease holding the session (worker
-   * id, expiry), every lease held, and the dead letters. Read-only, live or offline.
+   * `JetStreamInbox`, `MemoryInbox`, or any inbox with `pending()`, `leases()` and
+   * `deadLetters()`): the page then shows each session's entries waiting to be settled and the
+   * lease holding the session (worker id, expiry), every lease held, and the dead letters.
+   * Read-only, live or offline.
+   *
+   * With a `runner`, not needed: its own durable inbox (`runner.inbox`) is shown when it has those
+   * methods. Given, this one wins (e.g. a producer-only runner's page showing another inbox).
    */
   inbox?: InspectorInbox;
   /**
@@ -123,7 +127,7 @@ export function resolveInspectorOptions(opts: unknown): ResolvedInspectorOptions
   return {
     runner: o.runner as InspectableRunner | undefined,
     store: o.store as CheckpointStore | undefined,
-    inbox: o.inbox as InspectorInbox | undefined,
+    inbox: (o.inbox as InspectorInbox | undefined) ?? runnerInbox(o.runner as InspectableRunner | undefined),
     replayReport: o.replayReport as string | undefined,
     port: (o.port as number | undefined) ?? 4319,
     host: (o.host as string | undefined) ?? '127.0.0.1',
@@ -152,6 +156,18 @@ function inboxProblems(inbox: unknown): string[] {
     : [
         `inbox: expected an inbox with pending(), leases() and deadLetters() (SqliteInbox, PostgresInbox, MemoryInbox), but it has no ${missing.join(', ')} method`,
       ];
+}
+
+/** Whether `inbox` has every method the inspector reads (`pending`, `leases`, `deadLetters`). */
+function isInspectorInbox(inbox: unknown): inbox is InspectorInbox {
+  if (typeof inbox !== 'object' || inbox === null) return false;
+  return INBOX_METHODS.every((m) => typeof (inbox as Record<string, unknown>)[m] === 'function');
+}
+
+/** The runner's own durable inbox (`runner.inbox`) when the inspector can list it; else `undefined`. */
+function runnerInbox(runner: InspectableRunner | undefined): InspectorInbox | undefined {
+  const inbox = runner?.inbox;
+  return isInspectorInbox(inbox) ? inbox : undefined;
 }
 
 function sourceProblems(runner: unknown, store: unknown): string[] {

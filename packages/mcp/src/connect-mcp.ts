@@ -1,5 +1,5 @@
 import type { McpToolSource, McpToolView } from '@signalyard/core';
-import { EventChannel } from '@signalyard/core/internal';
+import { EventChannel, abortedError, throwIfAborted } from '@signalyard/core/internal';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { configInvalid } from './errors/mcp-error.js';
 import { resolveMcpOptions, type ConnectMcpOptions } from './mcp-options.js';
@@ -49,6 +49,8 @@ export interface McpClient extends McpToolSource {
  *
  * @throws McpError (as a rejection) `MCP_CONFIG_INVALID` for bad options; `MCP_CONNECT_FAILED`
  * when a server cannot be connected within `connectTimeoutMs` (the others are closed again).
+ * @throws AbortedError (as a rejection, code `ABORTED`) when `abortSignal` fires before every
+ * server is connected: what was opened is closed again.
  * @example
  * ```ts
  * const mcp = await connectMcp({
@@ -63,6 +65,7 @@ export interface McpClient extends McpToolSource {
  */
 export async function connectMcp(options: ConnectMcpOptions): Promise<McpClient> {
   const resolved = resolveMcpOptions(options);
+  throwIfAborted(options.abortSignal);
   const events = new EventChannel<McpEvent>();
   const connections = new Map<string, ServerConnection>();
   for (const [name, config] of resolved.servers) {
@@ -73,12 +76,7 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpClient>
       }),
     );
   }
-  const results = await Promise.allSettled([...connections.values()].map((c) => c.connect()));
-  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failure !== undefined) {
-    await Promise.all([...connections.values()].map((c) => c.close()));
-    throw failure.reason;
-  }
+  await connectAll([...connections.values()], options.abortSignal);
   const shared: ToolFactoryContext = {
     defaultApproval: resolved.defaultApproval,
     maxResultChars: resolved.maxResultChars,
@@ -135,4 +133,36 @@ export async function connectMcp(options: ConnectMcpOptions): Promise<McpClient>
       events.end();
     },
   };
+}
+
+/**
+ * Connects every server at once. When one fails, or `abortSignal` fires first, every connection
+ * is closed (those still connecting too) and the failure, or the `AbortedError`, is thrown.
+ */
+async function connectAll(
+  connections: readonly ServerConnection[],
+  abortSignal: AbortSignal | undefined,
+): Promise<void> {
+  const settled = Promise.allSettled(connections.map((c) => c.connect()));
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    onAbort = () => {
+      resolve('aborted');
+    };
+    abortSignal?.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const results = await Promise.race([settled, aborted]);
+    if (results === 'aborted') {
+      await Promise.all(connections.map((c) => c.close()));
+      throw abortedError(abortSignal as AbortSignal);
+    }
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure !== undefined) {
+      await Promise.all(connections.map((c) => c.close()));
+      throw failure.reason;
+    }
+  } finally {
+    if (onAbort !== undefined) abortSignal?.removeEventListener('abort', onAbort);
+  }
 }

@@ -1,4 +1,5 @@
 import { describeValue } from '@signalyard/core';
+import { isAbortSignal } from '@signalyard/core/internal';
 import { configInvalid } from './errors/mcp-error.js';
 
 /** A server started as a child process and spoken to over its stdin/stdout (`StdioClientTransport`). */
@@ -71,6 +72,13 @@ export interface ConnectMcpOptions {
     /** The client's version. */
     readonly version: string;
   };
+  /**
+   * Stops connecting: `connectMcp` then closes every connection it opened (stdio children end,
+   * HTTP sessions close) and rejects with an `AbortedError` (code `ABORTED`). It concerns the
+   * connect phase only: once `connectMcp` resolved, aborting does nothing (end the client with
+   * `close()`).
+   */
+  readonly abortSignal?: AbortSignal;
 }
 
 /** {@link ConnectMcpOptions}, checked, with every default filled in. @internal */
@@ -92,6 +100,7 @@ const TOP_KEYS = [
   'defaultApproval',
   'maxResultChars',
   'clientInfo',
+  'abortSignal',
 ];
 const STDIO_KEYS = ['command', 'args', 'env', 'cwd', 'trusted'];
 const HTTP_KEYS = ['url', 'headers', 'trusted'];
@@ -123,6 +132,8 @@ export function resolveMcpOptions(options: unknown): ResolvedMcpOptions {
       else servers.set(name, config as McpServerConfig);
     }
   }
+  if (options.abortSignal !== undefined && !isAbortSignal(options.abortSignal))
+    problems.push(`abortSignal: expected an AbortSignal, got ${describeValue(options.abortSignal)}`);
   for (const key of ['connectTimeoutMs', 'callTimeoutMs', 'maxResultChars'] as const) {
     const v = options[key];
     if (v !== undefined && !positive(v)) problems.push(`${key}: expected a positive number, got ${describeValue(v)}`);

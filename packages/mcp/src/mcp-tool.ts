@@ -74,7 +74,7 @@ export function mcpTool(
       if (current === undefined) {
         throw new McpError({
           code: 'MCP_TOOL_GONE',
-          message: `The MCP tool ${JSON.stringify(remote)} is no longer offered by server ${JSON.stringify(server)}`,
+          message: `MCP_TOOL_GONE: the MCP tool ${JSON.stringify(remote)} is no longer offered by server ${JSON.stringify(server)}`,
           server,
           tool: remote,
         });

@@ -9,13 +9,15 @@ import {
   signal,
   type ApprovalDecision,
   type Outcome,
-  type PendingApproval,
+  type SessionCause,
+  type SessionVersion,
   type Signal,
   type TurnEvent,
 } from '@signalyard/core';
 import { errorText } from '@signalyard/core/internal';
 import * as z from 'zod';
 import { configInvalid } from './errors/mcp-error.js';
+import { mcpSessionKey } from './mcp-session-key.js';
 import { checkServeOptions, type ServeMcpOptions } from './serve-options.js';
 
 /** A streamed turn, as a Runner's `streamDispatch` / `streamApprove` return it: its events, and its outcome. */
@@ -33,6 +35,12 @@ export interface McpServableRunner {
   streamDispatch(sessionKey: string, signal: Signal): McpTurnStream;
   /** Decides pending approvals of the session `sessionKey`, streamed. */
   streamApprove(sessionKey: string, decisions: readonly ApprovalDecision[], opts?: { by?: string }): McpTurnStream;
+  /**
+   * The session's saved versions, newest first (the Runner's `history`). Optional: when present,
+   * a turn whose engine streamed no text and whose `output` carries no reply is answered with the
+   * visible reply its save recorded (`cause.summary.reply`).
+   */
+  history?(sessionKey: string, opts?: { limit?: number }): AsyncIterable<SessionVersion>;
 }
 
 /** A running MCP server (what {@link serveMcp} resolves with). */
@@ -47,27 +55,30 @@ export interface ServedMcp {
 
 /** The structured content of an `ask_<agent>` / `approve_<agent>` answer. */
 export interface McpTurnAnswer {
-  /** The session's id (pass it back to continue the conversation). */
+  /** The session id as the caller sent it, or the UUID generated for a new session (pass it back as it is to continue the conversation). */
   readonly session: string;
   /** The turn's outcome status: `completed`, `paused` (awaiting approval), `rejected`, `failed`, … */
   readonly status: Outcome['status'];
   /** The turn's visible reply (markers hidden), as the text content shows it; absent when the turn said nothing. */
   readonly output?: string;
-  /** The approvals the session awaits (status `paused`). */
-  readonly pendingApprovals?: readonly PendingApproval[];
+  /** The ids of the approvals the session awaits (status `paused`): answer them with `approve_<agent>`. */
+  readonly pendingApprovals?: readonly string[];
 }
 
 /**
  * Serves agents of a Runner as MCP tools: each agent id `a` of `agents` as `ask_a`
  * `{ session?: string, text: string }`, routed as a `user_message` of the session
- * `agent:<a>:mcp:dm:<session>` (what `SessionKey.directMessage(a, 'mcp', session,
- * 'per-channel-peer')` formats; a fresh UUID when `session` is absent — callers reach only the
- * `mcp` channel's sessions of the agents served). The answer is the turn's visible reply as text,
- * with `structuredContent` {@link McpTurnAnswer}; streamed text goes out as progress
- * notifications `{ progress: n, message: delta }` when the client sent a progress token. A
- * paused turn awaiting approval answers at once with status `paused` and the pending approvals;
- * with `approvals: true`, `approve_a` `{ session, decisions }` decides them. A client's cancel
- * ends only its wait: the turn completes and is saved.
+ * `agent:<a>:mcp:dm:<session>` (exactly what `SessionKey.directMessage(a, 'mcp', session,
+ * 'per-channel-peer')` formats, for any id that factory takes: `User@Example.com` →
+ * `…:dm:user@example.com`, `a:b` → `…:dm:a%3ab`; an id it refuses is answered as a tool error
+ * naming it; a fresh UUID when `session` is absent — callers reach only the `mcp` channel's
+ * sessions of the agents served). The answer is the turn's visible reply as text (for an engine
+ * that does not stream, the reply its outcome or its save carries), with `structuredContent`
+ * {@link McpTurnAnswer}; streamed text goes out as progress notifications
+ * `{ progress: n, message: delta }` when the client sent a progress token. A paused turn awaiting
+ * approval answers at once with status `paused` and the pending approval ids; with
+ * `approvals: true`, `approve_a` `{ session, decisions }` decides them. A client's cancel ends
+ * only its wait: the turn completes and is saved.
  *
  * Over HTTP it is stateless (`StreamableHTTPServerTransport` with no session ids, a new
  * `McpServer` per request: with a durable inbox any replica answers), and `token` is checked as
@@ -182,10 +193,13 @@ function buildServer(
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       },
       async (args, extra) => {
-        const session = sessionOf(args.session);
-        if (session === undefined) return invalidSession(args.session);
-        const key = `agent:${agentId}:mcp:dm:${session}`;
-        return await answer(runner.streamDispatch(key, signal(SignalKind.UserMessage, args.text)), session, extra);
+        const session = args.session ?? randomUUID();
+        const key = mcpSessionKey(agentId, session);
+        if ('problem' in key) return toolError(key.problem);
+        const turn = runner.streamDispatch(key.key, signal(SignalKind.UserMessage, args.text));
+        const text = args.text.slice(0, 200);
+        const ours = (c: SessionCause): boolean => c.signal?.kind === SignalKind.UserMessage && c.signal.text === text;
+        return await answer(turn, { runner, key: key.key, session, ours }, extra);
       },
     );
     if (!approvals) continue;
@@ -196,38 +210,24 @@ function buildServer(
         inputSchema: { session: z.string(), decisions: z.array(decisionSchema).min(1) },
       },
       async (args, extra) => {
-        const session = sessionOf(args.session);
-        if (session === undefined) return invalidSession(args.session);
-        const key = `agent:${agentId}:mcp:dm:${session}`;
+        const key = mcpSessionKey(agentId, args.session);
+        if ('problem' in key) return toolError(key.problem);
         const decisions: ApprovalDecision[] = args.decisions.map((d) =>
           d.reason === undefined
             ? { id: d.id, approved: d.approved }
             : { id: d.id, approved: d.approved, reason: d.reason },
         );
-        return await answer(runner.streamApprove(key, decisions, { by: 'mcp' }), session, extra);
+        const turn = runner.streamApprove(key.key, decisions, { by: 'mcp' });
+        const ours = (c: SessionCause): boolean => c.signal?.kind === SignalKind.ToolApproval;
+        return await answer(turn, { runner, key: key.key, session: args.session, ours }, extra);
       },
     );
   }
   return server;
 }
 
-/** The session id a caller gave (trimmed, lowercased, `[a-z0-9._-]{1,128}`), a fresh UUID when none; `undefined` when invalid. */
-function sessionOf(given: string | undefined): string | undefined {
-  if (given === undefined) return randomUUID();
-  const id = given.trim().toLowerCase();
-  return /^[a-z0-9._-]{1,128}$/.test(id) ? id : undefined;
-}
-
-function invalidSession(given: unknown): CallToolResult {
-  return {
-    isError: true,
-    content: [
-      {
-        type: 'text',
-        text: `Invalid session ${JSON.stringify(given)}: expected 1 to 128 letters, digits, ".", "_" or "-" (or no session, for a new one)`,
-      },
-    ],
-  };
+function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
 }
 
 interface CallExtra {
@@ -239,13 +239,23 @@ interface CallExtra {
   }): Promise<void>;
 }
 
+/** Which call a turn answers: the runner and session key, the session id as the caller gave it, and how its save's cause looks. */
+interface AnswerTarget {
+  readonly runner: McpServableRunner;
+  readonly key: string;
+  readonly session: string;
+  /** Whether a saved version's cause is this call's signal (a user message with its text, an approval). */
+  readonly ours: (cause: SessionCause) => boolean;
+}
+
 /** Reads the turn to its end (streaming deltas as progress) unless the client cancels its wait first. */
-async function answer(stream: McpTurnStream, session: string, extra: CallExtra): Promise<CallToolResult> {
+async function answer(stream: McpTurnStream, target: AnswerTarget, extra: CallExtra): Promise<CallToolResult> {
   const token = extra._meta?.progressToken;
   let text = '';
   let n = 0;
   const read = (async () => {
     for await (const event of stream) {
+      if (event.type === 'restarted') text = ''; // a redelivery starts the reply over
       if (event.type !== 'text_delta') continue;
       text += event.delta;
       if (token !== undefined && !extra.signal.aborted) {
@@ -275,10 +285,12 @@ async function answer(stream: McpTurnStream, session: string, extra: CallExtra):
     read.catch(() => undefined);
     return { content: [{ type: 'text', text: 'cancelled: the turn goes on' }] };
   }
-  const structured: Record<string, unknown> = { session, status: outcome.status };
+  // An engine that did not stream: the reply its outcome carries, or the one its save recorded.
+  if (text === '') text = replyOfOutput(outcome.output) ?? (await savedReply(target, outcome)) ?? '';
+  const structured: Record<string, unknown> = { session: target.session, status: outcome.status };
   if (text !== '') structured.output = text;
   if (outcome.pendingApprovals !== undefined && outcome.pendingApprovals.length > 0)
-    structured.pendingApprovals = jsonOf(outcome.pendingApprovals);
+    structured.pendingApprovals = outcome.pendingApprovals.map((p) => p.id);
   const shown =
     outcome.status === 'paused' && outcome.pendingApprovals !== undefined
       ? `${text}${text === '' ? '' : '\n'}(awaiting approval: ${outcome.pendingApprovals.map((p) => `${p.id} ${p.toolName}`).join(', ')})`
@@ -292,6 +304,34 @@ async function answer(stream: McpTurnStream, session: string, extra: CallExtra):
   };
 }
 
-function jsonOf(value: readonly PendingApproval[]): unknown {
-  return JSON.parse(JSON.stringify(value)) as unknown;
+/**
+ * The visible reply an outcome's `output` carries, for a turn that streamed no text: a string
+ * output itself, or the `visibleContent` of a crew's `CrewResponse` (markers hidden).
+ */
+function replyOfOutput(output: unknown): string | undefined {
+  if (typeof output === 'string') return output;
+  if (typeof output !== 'object' || output === null) return undefined;
+  const visible = (output as { visibleContent?: unknown }).visibleContent;
+  return typeof visible === 'string' ? visible : undefined;
+}
+
+/**
+ * The visible reply the turn's save recorded (`cause.summary.reply`, what the Runner keeps: a
+ * crew's reply with its markers hidden, else the last assistant message asking for no tools),
+ * read from the session's newest version when it is this call's (same signal, same status).
+ * `undefined` when the runner keeps no history or the newest version is another turn's.
+ */
+async function savedReply(target: AnswerTarget, outcome: Outcome): Promise<string | undefined> {
+  if (target.runner.history === undefined || outcome.status === 'rejected' || outcome.status === 'unrouted')
+    return undefined;
+  try {
+    for await (const version of target.runner.history(target.key, { limit: 1 })) {
+      const cause = version.cause;
+      if (cause?.status !== outcome.status || !target.ours(cause)) return undefined;
+      return cause.summary?.reply;
+    }
+  } catch {
+    // A store that cannot be read: the answer goes without the reply.
+  }
+  return undefined;
 }

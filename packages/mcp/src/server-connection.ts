@@ -66,6 +66,8 @@ export class ServerConnection {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #attempt = 0;
   #lastError: Error | undefined;
+  /** Clients still in their initialize handshake: `close()` ends them too (a stdio child being started). */
+  readonly #connecting = new Set<Client>();
 
   constructor(
     readonly name: string,
@@ -85,7 +87,7 @@ export class ServerConnection {
     try {
       await this.#open();
     } catch (error) {
-      this.#setState('failed', asError(error));
+      if (this.state !== 'closed') this.#setState('failed', asError(error));
       throw new McpError({
         code: 'MCP_CONNECT_FAILED',
         message: `Could not connect to MCP server ${JSON.stringify(this.name)} (${describeServer(this.config)}): ${errorText(error)}`,
@@ -217,6 +219,7 @@ export class ServerConnection {
       await transport.terminateSession().catch(() => undefined);
     }
     await client?.close().catch(() => undefined);
+    await Promise.all([...this.#connecting].map((c) => c.close().catch(() => undefined)));
   }
 
   async #open(): Promise<void> {
@@ -261,12 +264,15 @@ export class ServerConnection {
       if (isConnectionError(error)) this.#dropped(generation, error);
     };
     const timeout = this.options.connectTimeoutMs;
+    this.#connecting.add(client);
     try {
       await client.connect(transport, { timeout });
     } catch (error) {
       client.onclose = undefined;
       await client.close().catch(() => undefined);
       throw error;
+    } finally {
+      this.#connecting.delete(client);
     }
     return client;
   }

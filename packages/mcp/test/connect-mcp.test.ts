@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ToolArgumentsError, type ToolProgress } from '@signalyard/core';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AbortedError, ToolArgumentsError, type Tool, type ToolProgress } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import { CrewExecutor } from 'signalyard';
 import {
   connectMcp,
   IDEMPOTENCY_META_KEY,
@@ -172,7 +178,23 @@ describe.each(transports)('connectMcp over %s', (_, serverOf) => {
     await removed.promise;
     expect(await mcp.tools({ server: 'shop', allow: ['late_tool'] })).toEqual([]);
     const gone = await rejectsCode(late?.execute({}, ctx) as Promise<unknown>, 'MCP_TOOL_GONE');
-    expect(gone.message).toContain('"late_tool"');
+    expect(gone.message).toBe('MCP_TOOL_GONE: the MCP tool "late_tool" is no longer offered by server "shop"');
+    // What a crew agent's model reads: the code, in a tool error message; the run goes on.
+    const model = scriptedModel({
+      billing: [{ content: 'Trying.', toolCalls: [{ id: 'g1', name: 'late_tool', arguments: {} }] }, 'Gone. [DONE]'],
+    });
+    const crew = {
+      entryPoint: 'billing',
+      agents: [{ id: 'billing', tools: ['late_tool'] }],
+      routing: { signals: { billing: [{ signal: '[DONE]', target: '' }] } },
+    };
+    const response = await new CrewExecutor({ crew, model, tools: [late as Tool] }).execute('go');
+    expect(response.visibleContent).toBe('Gone.');
+    expect(model.calls[1]?.messages.at(-1)).toEqual({
+      role: 'tool',
+      content: 'Error: MCP_TOOL_GONE: the MCP tool "late_tool" is no longer offered by server "shop"',
+      toolCallId: 'g1',
+    });
     expect(changed[0]).toEqual({ type: 'tools_changed', server: 'shop' });
   });
 
@@ -279,6 +301,7 @@ describe('connectMcp: bad options and failed connections', () => {
     ['a zero timeout', { servers: { a: { command: 'x' } }, callTimeoutMs: 0 }, 'callTimeoutMs'],
     ['bad reconnect', { servers: { a: { command: 'x' } }, reconnect: { initialMs: -1 } }, 'reconnect.initialMs'],
     ['bad defaultApproval', { servers: { a: { command: 'x' } }, defaultApproval: 'never' }, 'defaultApproval'],
+    ['an abortSignal that is not one', { servers: { a: { command: 'x' } }, abortSignal: true }, 'abortSignal'],
   ])('MCP_CONFIG_INVALID for %s', async (_, options, mentions) => {
     const error = await rejectsCode(connectMcp(options as never), 'MCP_CONFIG_INVALID');
     expect(error.message).toContain(mentions);
@@ -297,6 +320,98 @@ describe('connectMcp: bad options and failed connections', () => {
     await rejectsCode(connectMcp({ servers: { down: { url: `http://127.0.0.1:${port}/mcp` } } }), 'MCP_CONNECT_FAILED');
   });
 });
+
+describe('connectMcp({ abortSignal })', () => {
+  it('rejects ABORTED at once for a signal aborted already, starting nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signalyard-mcp-abort-'));
+    const marker = join(dir, 'started');
+    const reason = new Error('not now');
+    const error = await rejectsCode(
+      connectMcp({
+        servers: {
+          a: { command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`] },
+        },
+        abortSignal: AbortSignal.abort(reason),
+      }),
+      'ABORTED',
+    );
+    expect(AbortedError.isInstance(error)).toBe(true);
+    expect(error.cause).toBe(reason);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('an abort while a stdio server starts ends its child and rejects ABORTED', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signalyard-mcp-abort-'));
+    const pidFile = join(dir, 'pid');
+    // Never answers initialize: the handshake hangs until the abort.
+    const silent = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000);`;
+    const controller = new AbortController();
+    const connecting = connectMcp({
+      servers: { silent: { command: process.execPath, args: ['-e', silent] }, ok: stdioServer(callLog()) },
+      connectTimeoutMs: 60_000,
+      abortSignal: controller.signal,
+    });
+    const pid = await waitFor(() => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
+    controller.abort();
+    await rejectsCode(connecting, 'ABORTED');
+    await waitFor(() => (alive(pid) ? undefined : true));
+  });
+
+  it('an abort while an HTTP server does not answer closes the request and rejects ABORTED', async () => {
+    const sockets = new Set<Socket>();
+    const connected = deferred();
+    const closed = deferred();
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      connected.resolve();
+      socket.on('close', () => closed.resolve());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const controller = new AbortController();
+      const connecting = connectMcp({
+        servers: { hung: { url: `http://127.0.0.1:${port}/mcp` } },
+        connectTimeoutMs: 60_000,
+        abortSignal: controller.signal,
+      });
+      await connected.promise;
+      controller.abort();
+      await rejectsCode(connecting, 'ABORTED');
+      await closed.promise;
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('an abort after connectMcp resolved does nothing: the client keeps working', async () => {
+    const controller = new AbortController();
+    const mcp = await client({ a: stdioServer(callLog()) }, { abortSignal: controller.signal });
+    controller.abort();
+    const [echo] = await mcp.tools({ server: 'a', allow: ['echo'] });
+    await expect(echo?.execute({ text: 'still' }, ctx)).resolves.toBe('still\n(echoed)');
+    expect(mcp.state('a')).toBe('ready');
+  });
+});
+
+/** Polls `probe` until it returns a value (the test's own timeout bounds the wait). */
+async function waitFor<T>(probe: () => T | undefined): Promise<T> {
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('McpError', () => {
   it('isInstance recognises its own errors by marker, and no other error', () => {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryCheckpointStore, SignalKind, signal, type ChatResponse, type RunnerEvent } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, createRunner, crewEngine, parseCrewConfig } from 'signalyard';
-import { connectMcp, type McpClient } from '@signalyard/mcp';
+import { McpError, connectMcp, type McpClient } from '@signalyard/mcp';
 import { rejectsCode } from '@signalyard/test-utils';
 import { callLog, loggedCalls, stdioServer } from './support.js';
 
@@ -75,12 +75,41 @@ describe('crew.yaml mcp: views through crewEngine', () => {
     expect(() => new CrewExecutor({ crew, model, mcp: {} as never })).toThrow(/McpToolSource/);
   });
 
-  it('ends the run CREW_MCP_FAILED when a view names an unknown server', async () => {
+  it('ends the run MCP_SERVER_UNKNOWN when a view names an unknown server (CrewExecutor and Runner alike)', async () => {
     const mcp = await connectMcp({ servers: { other: stdioServer(callLog()) } });
     open.push(mcp);
-    const executor = new CrewExecutor({ crew: parseCrewConfig(CREW_YAML), model: scriptedModel(['x']), mcp });
-    const error = await rejectsCode(executor.execute('hi'), 'CREW_MCP_FAILED');
+    const crew = parseCrewConfig(CREW_YAML);
+    const executor = new CrewExecutor({ crew, model: scriptedModel(['x']), mcp });
+    const error = await rejectsCode(executor.execute('hi'), 'MCP_SERVER_UNKNOWN');
     expect(error.message).toContain('Unknown MCP server "shop"');
+    expect(McpError.isInstance(error.cause) && error.cause.server).toBe('shop');
+    const runner = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(crew, { model: scriptedModel(['x']), mcp }) }],
+    });
+    const outcome = await runner.dispatch('agent:desk:main', say('hi'));
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error?.code).toBe('MCP_SERVER_UNKNOWN');
+    expect(outcome.error?.message).toContain('Unknown MCP server "shop"');
+  });
+
+  it('ends the run MCP_CONFIG_INVALID, naming both servers, when two views give tools named alike', async () => {
+    const mcp = await connectMcp({ servers: { shop: stdioServer(callLog()), store: stdioServer(callLog()) } });
+    open.push(mcp);
+    const crew = parseCrewConfig(
+      CREW_YAML.replace(
+        '        prefix: shop_\n',
+        '        prefix: shop_\n      - server: store\n        allow: [refund]\n        prefix: shop_\n',
+      ),
+    );
+    const executor = new CrewExecutor({ crew, model: scriptedModel(['x']), mcp });
+    const error = await rejectsCode(executor.execute('hi'), 'MCP_CONFIG_INVALID');
+    expect(error.message).toMatch(/"shop_refund".*server "shop".*server "store"/);
+    const runner = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(crew, { model: scriptedModel(['x']), mcp }) }],
+    });
+    const outcome = await runner.dispatch('agent:desk:main', say('hi'));
+    expect(outcome.error?.code).toBe('MCP_CONFIG_INVALID');
+    expect(outcome.error?.message).toMatch(/server "shop".*server "store"/);
   });
 
   it('rejects malformed mcp: views in crew.yaml with their paths', () => {

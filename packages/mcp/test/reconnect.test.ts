@@ -1,6 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectMcp, McpError, type McpClient, type McpEvent, type McpServerConfig } from '@signalyard/mcp';
+import type { Tool } from '@signalyard/core';
+import { scriptedModel } from '@signalyard/core/testing';
+import { CrewExecutor, type CrewEvent } from 'signalyard';
 import { deferred, rejectsCode } from '@signalyard/test-utils';
 import { callLog, freePort, httpServer, kill, loggedCalls, stdioServer } from './support.js';
 
@@ -68,6 +71,42 @@ describe('a stdio server killed mid-call', () => {
     await ready.promise;
     const [write] = await mcp.tools({ server: 'shop', allow: ['hang_write'] });
     await expect(write?.execute({ n: 2 }, { toolCallId: 'c2' })).resolves.toMatch(/^hang_write 2 answered by/);
+  });
+
+  it('a crew agent whose destructive call was in flight is told exactly "outcome unknown: not retried"', async () => {
+    const log = callLog();
+    const mcp = await client(log);
+    const [tool] = await mcp.tools({ server: 'shop', allow: ['hang_write'] });
+    // Run without asking (the destructive hint would hold the call for a person).
+    const { approvalHint: _, ...write } = tool as Tool;
+    const crew = {
+      entryPoint: 'billing',
+      agents: [{ id: 'billing', tools: ['hang_write'] }],
+      routing: { signals: { billing: [{ signal: '[DONE]', target: '' }] } },
+    };
+    const model = scriptedModel({
+      billing: [
+        { content: 'Writing.', toolCalls: [{ id: 'w1', name: 'hang_write', arguments: { n: 1 } }] },
+        'Not sure it happened. [DONE]',
+      ],
+    });
+    const events: CrewEvent[] = [];
+    for await (const event of new CrewExecutor({ crew, model, tools: [write] }).executeStream('write it')) {
+      events.push(event);
+      if (event.type === 'tool_progress') process.kill(Number(event.message), 'SIGKILL');
+    }
+    expect(events.at(-1)?.type).toBe('end');
+    expect(model.calls[1]?.messages.at(-1)).toEqual({
+      role: 'tool',
+      content: 'outcome unknown: not retried',
+      toolCallId: 'w1',
+    });
+    const result = events.find((e) => e.type === 'tool_result');
+    expect(result?.type === 'tool_result' && result.isError).toBe(true);
+    expect(result?.type === 'tool_result' && McpError.isInstance(result.result) && result.result.code).toBe(
+      'MCP_OUTCOME_UNKNOWN',
+    );
+    expect(loggedCalls(log).filter((c) => c.tool === 'hang_write')).toHaveLength(1);
   });
 
   it('a server that stays down ends failed after maxAttempts; waiting calls then reject MCP_CONNECT_FAILED', async () => {

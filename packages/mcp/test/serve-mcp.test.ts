@@ -9,7 +9,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatModel, ChatResponse, ChatStreamPart, Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { CrewExecutor, createRunner, crewEngine, type Runner } from 'signalyard';
-import { connectMcp, serveMcp, type McpClient, type McpTurnAnswer, type ServedMcp } from '@signalyard/mcp';
+import {
+  connectMcp,
+  serveMcp,
+  type McpClient,
+  type McpServableRunner,
+  type McpTurnAnswer,
+  type ServedMcp,
+} from '@signalyard/mcp';
 import { deferred, rejectsCode, type Deferred } from '@signalyard/test-utils';
 
 const closers: (() => Promise<void>)[] = [];
@@ -132,10 +139,11 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
     const paused = await client.callTool({ name: 'ask_support', arguments: { text: 'refund me', session: 's1' } });
     const answer = structured(paused);
     expect(answer.status).toBe('paused');
-    expect(answer.pendingApprovals?.map((p) => p.toolName)).toEqual(['refund']);
-    expect(textOf(paused)).toContain('awaiting approval');
+    expect(answer.pendingApprovals).toHaveLength(1);
+    const id = answer.pendingApprovals?.[0] as string;
+    expect(typeof id).toBe('string');
+    expect(textOf(paused)).toContain(`awaiting approval: ${id} refund`);
     expect(runs).toEqual([]);
-    const id = answer.pendingApprovals?.[0]?.id as string;
     const done = await client.callTool({
       name: 'approve_support',
       arguments: { session: 's1', decisions: [{ id, approved: true }] },
@@ -155,17 +163,130 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
     expect(textOf(await client.callTool({ name: 'ask_support', arguments: { text: 'x' } }))).toBe('ok');
   });
 
-  it('refuses a session id that is not one, as a tool error', async () => {
+  it('takes any session id SessionKey.directMessage takes, and echoes it as sent', async () => {
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: scriptedModel(() => 'ok [DONE]') }) }],
+    });
+    const client = await sdkClient((await serve(runner)).url as string);
+    for (const [session, key] of [
+      ['a:b', 'agent:support:mcp:dm:a%3ab'],
+      ['User@Example.com', 'agent:support:mcp:dm:user@example.com'],
+      ['Desk 1', 'agent:support:mcp:dm:desk 1'],
+      ['é', 'agent:support:mcp:dm:é'],
+    ]) {
+      const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session } });
+      expect(structured(result)).toEqual({ session, status: 'completed', output: 'ok' });
+      expect((await runner.session(key as string))?.history[0]?.content).toBe('x');
+    }
+  });
+
+  it.each([
+    ['an empty id', '', 'expected a non-empty id'],
+    ['a blank id', '   ', 'expected a non-empty id'],
+    ['a control character', 'a\u001bb', 'control character U+001B'],
+    ['an id over the key cap', 'x'.repeat(1100), '1,024-character cap'],
+  ])('refuses %s as a tool error naming the value', async (_, session, problem) => {
     const runner = createRunner({
       agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: scriptedModel(['ok [DONE]']) }) }],
     });
+    const client = await sdkClient((await serve(runner, { approvals: true })).url as string);
+    for (const name of ['ask_support', 'approve_support']) {
+      const args =
+        name === 'ask_support' ? { text: 'x', session } : { session, decisions: [{ id: 'a1', approved: true }] };
+      const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toContain(`Invalid session ${JSON.stringify(session.slice(0, 200)).slice(0, -1)}`);
+      expect(textOf(result)).toContain(problem);
+    }
+  });
+
+  it("answers with the outcome's reply when the engine does not stream", async () => {
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'support',
+          engine: {
+            turn: () =>
+              Promise.resolve({
+                output: 'Plain reply.',
+                messages: [{ role: 'assistant' as const, content: 'Plain reply.' }],
+              }),
+          },
+        },
+      ],
+    });
     const client = await sdkClient((await serve(runner)).url as string);
-    const result = (await client.callTool({
-      name: 'ask_support',
-      arguments: { text: 'x', session: 'a:b' },
-    })) as CallToolResult;
-    expect(result.isError).toBe(true);
-    expect(textOf(result)).toContain('Invalid session "a:b"');
+    const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 's' } });
+    expect(textOf(result)).toBe('Plain reply.');
+    expect(structured(result)).toEqual({ session: 's', status: 'completed', output: 'Plain reply.' });
+  });
+
+  it('answers with a crew reply (markers hidden) when the crew model does not stream', async () => {
+    const model = scriptedModel(['Hello from a generate-only model. [DONE]']);
+    const generateOnly: ChatModel = { generate: (req) => model.generate(req) };
+    const runner = createRunner({ agents: [{ id: 'support', engine: crewEngine(crewOf(), { model: generateOnly }) }] });
+    const client = await sdkClient((await serve(runner)).url as string);
+    const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x' } });
+    expect(textOf(result)).toBe('Hello from a generate-only model.');
+    expect(structured(result).output).toBe('Hello from a generate-only model.');
+  });
+
+  it("answers with the reply the turn's save recorded when the output carries none (an engine returning messages)", async () => {
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'support',
+          engine: {
+            turn: () =>
+              Promise.resolve({
+                output: { tokens: 12 },
+                messages: [
+                  { role: 'assistant' as const, content: '', toolCalls: [{ id: 't', name: 'x', arguments: {} }] },
+                  { role: 'tool' as const, content: 'ok', toolCallId: 't' },
+                  { role: 'assistant' as const, content: 'From the messages.' },
+                ],
+              }),
+          },
+        },
+      ],
+    });
+    const client = await sdkClient((await serve(runner)).url as string);
+    const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 's' } });
+    expect(textOf(result)).toBe('From the messages.');
+    expect(structured(result)).toEqual({ session: 's', status: 'completed', output: 'From the messages.' });
+  });
+
+  it("a runner without history: a non-streaming engine's messages give no reply (status only)", async () => {
+    const runner = createRunner({
+      agents: [
+        {
+          id: 'support',
+          engine: {
+            turn: () =>
+              Promise.resolve({ output: { n: 1 }, messages: [{ role: 'assistant' as const, content: 'hidden' }] }),
+          },
+        },
+      ],
+    });
+    const bare: McpServableRunner = {
+      streamDispatch: (key, s) => runner.streamDispatch(key, s),
+      streamApprove: (key, d, o) => runner.streamApprove(key, d, o),
+    };
+    const served = await serveMcp(bare, { agents: ['support'], http: { port: 0 } });
+    closers.push(() => served.close());
+    const client = await sdkClient(served.url as string);
+    const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 's' } });
+    expect(structured(result)).toEqual({ session: 's', status: 'completed' });
+  });
+
+  it('answers nothing but the status when a non-streaming engine says nothing', async () => {
+    const runner = createRunner({
+      agents: [{ id: 'support', engine: { turn: () => Promise.resolve({ output: { n: 1 } }) } }],
+    });
+    const client = await sdkClient((await serve(runner)).url as string);
+    const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 's' } });
+    expect(textOf(result)).toBe('');
+    expect(structured(result)).toEqual({ session: 's', status: 'completed' });
   });
 
   it.each<[string, unknown]>([

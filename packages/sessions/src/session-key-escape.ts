@@ -1,4 +1,5 @@
 import { describeValue } from '@signalyard/core';
+import { pushUtf8Escapes } from '@signalyard/core/internal';
 import { SessionKeyError } from './errors/session-key-error.js';
 import { canonicalId, isAsciiSpace } from './normalize.js';
 import { forbiddenIdIndex, hasIdCharactersOnly, idCharacterProblem } from './session-key-ids.js';
@@ -6,20 +7,6 @@ import { forbiddenIdIndex, hasIdCharactersOnly, idCharacterProblem } from './ses
 // One id segment of a key string, both ways: escaping it when a key is formatted, unescaping and
 // checking it when one is parsed. `%` → `%25`, `:` → `%3a`, and every character that
 // lowercasing would change → its UTF-8 bytes as lowercase `%xx`; nothing else is escaped.
-
-const HEX = '0123456789abcdef';
-
-function pushUtf8Escapes(out: string[], cp: number): void {
-  const bytes: number[] =
-    cp < 0x80
-      ? [cp]
-      : cp < 0x800
-        ? [0xc0 | (cp >> 6), 0x80 | (cp & 0x3f)]
-        : cp < 0x10000
-          ? [0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)]
-          : [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
-  for (const b of bytes) out.push('%', HEX.charAt(b >> 4), HEX.charAt(b & 15));
-}
 
 /**
  * Escapes one id segment for a key string, or returns `undefined` when `s` is not a canonical id

@@ -5,14 +5,15 @@ import {
   type InboxEntry,
   type InboxReceipt,
   type Outcome,
+  type Clock,
   type SignalJson,
 } from '@signalyard/core';
-import { linkAbortSignals, timeOrderedUuid } from '@signalyard/core/internal';
+import { linkAbortSignals, readClock, timeOrderedUuid } from '@signalyard/core/internal';
 import { closedError } from './outcomes.js';
 
 /** Retries of one `accept` whose acknowledgement was lost (`INBOX_OUTCOME_UNKNOWN`), with the same id. */
 const ACCEPT_RETRIES = 2;
-/** Outcomes settled in this process kept for a late `outcome()` call here (the live `Outcome`). */
+/** Outcomes settled in this process kept for a late `outcome()` call here (the live `Outcome`), `outcomeTtlMs` at most. */
 const LIVE_OUTCOMES = 1024;
 
 /** One entry to accept, as the Runner checked it. @internal */
@@ -43,14 +44,29 @@ export class InboxProducer {
   readonly #inbox: Inbox;
   readonly #chains = new Map<string, Promise<unknown>>();
   readonly #waits = new Set<Wait>();
-  readonly #live = new Map<string, Outcome>();
+  /** The live outcomes settled here, with when (the runner's clock): kept `outcomeTtlMs`, as the inbox keeps them. */
+  readonly #live = new Map<string, { readonly outcome: Outcome; readonly at: number }>();
+  readonly #clock: Clock;
+  readonly #outcomeTtlMs: number;
   /** The receipt ids in `#live`, oldest first from `#liveOldest` (a ring once full): the oldest is dropped without scanning the map. */
   readonly #liveOrder: string[] = [];
   #liveOldest = 0;
   #closed = false;
 
-  constructor(inbox: Inbox) {
+  /** `clock` and `outcomeTtlMs`: the runner's, so a live outcome here expires when the inbox's does. */
+  constructor(inbox: Inbox, clock: Clock, outcomeTtlMs: number) {
     this.#inbox = inbox;
+    this.#clock = clock;
+    this.#outcomeTtlMs = outcomeTtlMs;
+  }
+
+  /** The live outcome of `receiptId` settled here, unless `outcomeTtlMs` has passed since (then forgotten: the inbox answers `OUTCOME_EXPIRED`). */
+  #liveOutcome(receiptId: string): Outcome | undefined {
+    const kept = this.#live.get(receiptId);
+    if (kept === undefined) return undefined;
+    if (readClock(this.#clock) - kept.at < this.#outcomeTtlMs) return kept.outcome;
+    this.#live.delete(receiptId);
+    return undefined;
   }
 
   /** Accepts after every earlier `accept` of this producer for the same session key. */
@@ -95,7 +111,7 @@ export class InboxProducer {
    */
   outcome(receiptId: string, opts: { abortSignal?: AbortSignal; timeoutMs?: number }): Promise<Outcome> {
     if (this.#closed) return Promise.reject(closedError());
-    const live = this.#live.get(receiptId);
+    const live = this.#liveOutcome(receiptId);
     if (live !== undefined) return Promise.resolve(live);
     return new Promise<Outcome>((resolve, reject) => {
       const stop = new AbortController();
@@ -126,7 +142,7 @@ export class InboxProducer {
       this.#inbox.outcome(receiptId, inboxOpts).then(
         (json) => {
           try {
-            wait.resolve(this.#live.get(receiptId) ?? outcomeFromJson(json));
+            wait.resolve(this.#liveOutcome(receiptId) ?? outcomeFromJson(json));
           } catch (error) {
             wait.reject(error);
           }
@@ -148,7 +164,7 @@ export class InboxProducer {
         this.#liveOldest = (this.#liveOldest + 1) % LIVE_OUTCOMES;
       }
     }
-    this.#live.set(receiptId, outcome);
+    this.#live.set(receiptId, { outcome, at: readClock(this.#clock) });
     if (this.#waits.size === 0) return; // a worker's own process usually waits for none
     for (const wait of [...this.#waits]) if (wait.receiptId === receiptId) wait.resolve(outcome);
   }

@@ -1,6 +1,7 @@
 import type {
   AcceptOptions,
   ApprovalDecision,
+  Inbox,
   InboxReceipt,
   Outcome,
   RunnerDescription,
@@ -264,6 +265,24 @@ export interface Runner {
     /** Its stored outcome, rebuilt: `failed` with `INBOX_POISONED`. */
     outcome: Outcome;
   }>;
+  /**
+   * The durable inbox this runner was created with (`createRunner({ inbox })`), or `undefined`
+   * when it has none (no `inbox` option, or a non-durable one, which the runner drops). Read-only,
+   * for operator tools: the inspector (`startInspector({ runner })`) reads the entries waiting,
+   * the leases and the dead letters from it when it has `pending()`, `leases()` and
+   * `deadLetters()` (`SqliteInbox`, `PostgresInbox`, `JetStreamInbox`, `MemoryInbox`). Signals
+   * go in through {@link Runner.accept} / {@link Runner.dispatch}, never through the inbox
+   * directly (the runner validates them, and its worker holds the leases); the runner's
+   * `close()` does not close it (its owner does).
+   * @example
+   * ```ts
+   * const inbox = new SqliteInbox({ path: 'sessions.db' });
+   * const runner = createRunner({ agents, store, inbox });
+   * runner.inbox === inbox; // true
+   * const waiting = await inbox.pending({ limit: 50 }); // what the inspector lists
+   * ```
+   */
+  readonly inbox: Inbox | undefined;
   /** Stops accepting signals, lets in-flight turns finish (up to `closeTimeoutMs`), disposes plugins. */
   close(): Promise<void>;
 }

@@ -52,7 +52,7 @@ export class RunnerInbox {
   constructor(deps: RunnerInboxDeps) {
     this.#d = deps;
     this.inbox = deps.inbox;
-    this.producer = new InboxProducer(deps.inbox);
+    this.producer = new InboxProducer(deps.inbox, deps.options.clock, deps.options.outcomeTtlMs);
   }
 
   /**

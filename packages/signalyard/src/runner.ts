@@ -5,6 +5,7 @@ import {
   type ApprovalDecision,
   type AcceptOptions,
   type CheckpointStore,
+  type Inbox,
   type InboxReceipt,
   type JsonValue,
   type Outcome,
@@ -349,6 +350,10 @@ class RunnerImpl implements Runner {
     opts: { from?: string; abortSignal?: AbortSignal } = {},
   ): TurnStream {
     return RunnerInbox.resumeStream(this.#closing !== undefined ? undefined : (this.#inbox ?? null), ref, opts);
+  }
+
+  get inbox(): Inbox | undefined {
+    return this.#inbox?.inbox;
   }
 
   deadLetters(opts: { limit?: number } = {}): AsyncIterable<{ receipt: InboxReceipt; outcome: Outcome }> {

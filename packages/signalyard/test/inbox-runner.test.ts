@@ -102,6 +102,41 @@ describe('options', () => {
   });
 });
 
+describe('runner.inbox', () => {
+  it('is the durable inbox the runner was made with, read-only, for producers and workers alike', async () => {
+    const inbox = new MemoryInbox();
+    const worker = make({ inbox });
+    const producer = make({ inbox, worker: false });
+    expect(worker.inbox).toBe(inbox);
+    expect(producer.inbox).toBe(inbox);
+    expect(() => {
+      (worker as { inbox: unknown }).inbox = new MemoryInbox();
+    }).toThrow(TypeError);
+    expect(worker.inbox).toBe(inbox);
+    await inbox.close();
+  });
+
+  it('is undefined without an inbox, and with a non-durable one (which the runner drops)', async () => {
+    expect(make({}).inbox).toBeUndefined();
+    const inbox = new MemoryInbox();
+    const notDurable = Object.assign(Object.create(inbox) as Inbox, { durable: false });
+    expect(make({ inbox: notDurable }).inbox).toBeUndefined();
+    await inbox.close();
+  });
+
+  it('lists what was accepted (pending), and stays open and readable after runner.close()', async () => {
+    const inbox = new MemoryInbox();
+    const runner = make({ inbox, worker: false });
+    const receipt = await runner.accept(MAIN, user('waiting'));
+    const listed = runner.inbox as MemoryInbox;
+    expect((await listed.pending()).map((e) => e.receiptId)).toEqual([receipt.receiptId]);
+    await runner.close();
+    expect(runner.inbox).toBe(inbox);
+    expect((await inbox.pending()).map((e) => e.receiptId)).toEqual([receipt.receiptId]);
+    await inbox.close();
+  });
+});
+
 describe('accept and outcome', () => {
   it('rejects bad input with RUNNER_INPUT_INVALID, writing nothing', async () => {
     const inbox = new MemoryInbox();
@@ -129,6 +164,22 @@ describe('accept and outcome', () => {
     expect(outcome.output).toEqual({ said: 'hello' });
     // Asked again: the same live object, not a copy rebuilt from JSON.
     expect(await runner.outcome(receipt.receiptId)).toBe(outcome);
+    await inbox.close();
+  });
+
+  it("the settling runner's live Outcome is kept outcomeTtlMs on its clock, then OUTCOME_EXPIRED as from any process", async () => {
+    let now = Date.parse('2026-01-01T00:00:00.000Z');
+    const clock = { now: () => now };
+    const inbox = new MemoryInbox({ clock });
+    const runner = make({ inbox, clock, outcomeTtlMs: 1000 });
+    const receipt = await runner.accept(MAIN, user('soon gone'));
+    const outcome = await runner.outcome(receipt.receiptId);
+    now += 999;
+    expect(await runner.outcome(receipt.receiptId)).toBe(outcome);
+    now += 1;
+    await rejectsCode(runner.outcome(receipt.receiptId), 'OUTCOME_EXPIRED');
+    // and forgotten: asked again, the same answer
+    await rejectsCode(runner.outcome(receipt.receiptId), 'OUTCOME_EXPIRED');
     await inbox.close();
   });
 

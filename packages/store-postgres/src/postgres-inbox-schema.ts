@@ -29,6 +29,14 @@ export const POSTGRES_INBOX_SCHEMA_VERSION = 3;
 const MARK = '@signalyard/store-postgres inbox schema ';
 const MARK_PATTERN = /^@signalyard\/store-postgres inbox schema (\d+)$/;
 
+/** Reads the comment of the entries table (`$1`, as SQL): `NULL` when there is no such table. @internal */
+export const INBOX_MARK_QUERY = `SELECT obj_description(to_regclass($1), 'pg_class')`;
+
+/** Whether `comment` (from {@link INBOX_MARK_QUERY}) marks an inbox's entries table, of any schema version. @internal */
+export function isInboxMark(comment: unknown): boolean {
+  return typeof comment === 'string' && MARK_PATTERN.test(comment);
+}
+
 /** The columns of the entries table, with their types as `format_type` names them. */
 const ENTRY_COLUMNS = [
   'receipt_id text',

@@ -49,7 +49,7 @@ import {
   type PostgresInboxOptions,
   type ResolvedPostgresInboxOptions,
 } from './postgres-inbox-options.js';
-import { migrateInbox } from './postgres-inbox-schema.js';
+import { INBOX_MARK_QUERY, isInboxMark, migrateInbox } from './postgres-inbox-schema.js';
 import { ackEntry, putEntryOutcome, settleEntry, type FinishDeps } from './postgres-inbox-settle.js';
 import { entryOf, inboxSql, type InboxSql } from './postgres-inbox-statements.js';
 import { PostgresNotifier } from './postgres-notifier.js';
@@ -191,6 +191,26 @@ export class PostgresInbox implements Inbox, InspectableInbox {
   async migrate(): Promise<void> {
     this.#open();
     await this.#db.tracked(() => migrateInbox(this.#pool, this.#names));
+  }
+
+  /**
+   * Whether this inbox's tables are in the database: its entries table (`table`, found through
+   * the connection's `search_path` when unqualified) exists and is marked as an inbox's by
+   * `migrate()` (its comment `@signalyard/store-postgres inbox schema N`, any version). Reads
+   * only: nothing is created (that is `migrate()`'s job). For operator tools that show an inbox
+   * only where one is: `signalyard inspect --store postgres://…` shows the database's inbox
+   * under the default table this way.
+   * @throws InboxError `INBOX_UNAVAILABLE` (the server unreachable or refusing), `INBOX_CLOSED`.
+   * @example
+   * ```ts
+   * const inbox = new PostgresInbox({ connectionString: url });
+   * if (!(await inbox.exists())) console.log(`no inbox ${inbox.table} here: no worker has migrated one`);
+   * ```
+   */
+  async exists(): Promise<boolean> {
+    this.#open();
+    const rows = await this.#db.query(INBOX_MARK_QUERY, [this.#names.entries.sql], 'look for the inbox tables');
+    return isInboxMark(rows[0]?.[0]);
   }
 
   /** See `Inbox.accept`. */

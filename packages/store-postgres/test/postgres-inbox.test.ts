@@ -219,6 +219,36 @@ describePostgres('PostgresInbox against a real server', () => {
     }
   });
 
+  it('exists() says whether the inbox was migrated, reading only: false for a missing table, a missing schema or a foreign table', async () => {
+    const table = uniqueTable('inboxe');
+    tables.push(table);
+    const inbox = inboxOn(table);
+    expect(await inbox.exists()).toBe(false);
+    const { rows: none } = await adminPool().query<{ t: string | null }>(`SELECT to_regclass($1)::text AS t`, [
+      `"${table}"`,
+    ]);
+    expect(none[0]?.t).toBeNull(); // nothing was created
+    await inbox.migrate();
+    expect(await inbox.exists()).toBe(true);
+    // an inbox of an earlier schema (not migrated by this release yet) is an inbox too
+    await adminPool().query(`COMMENT ON TABLE "${table}" IS '@signalyard/store-postgres inbox schema 1'`);
+    expect(await inbox.exists()).toBe(true);
+    expect(await commentOf(table)).toBe('@signalyard/store-postgres inbox schema 1');
+
+    const foreign = uniqueTable('foreigne');
+    tables.push(foreign);
+    await adminPool().query(`CREATE TABLE "${foreign}" (id integer, other text)`);
+    expect(await inboxOn(foreign).exists()).toBe(false);
+    expect(await inboxOn(`${uniqueTable('noschema')}.signalyard_inbox`).exists()).toBe(false);
+  });
+
+  it('exists() on an unreachable server is INBOX_UNAVAILABLE; closed, INBOX_CLOSED', async () => {
+    const down = new PostgresInbox({ connectionString: 'postgres://postgres@127.0.0.1:1/test' });
+    await rejectsCode(down.exists(), 'INBOX_UNAVAILABLE');
+    await down.close();
+    await rejectsCode(down.exists(), 'INBOX_CLOSED');
+  });
+
   it('lists pending entries per session and live leases for operators', async () => {
     const [inbox] = await freshInbox();
     await inbox.accept({ sessionKey: 'b', signal: text('b0'), id: '1' });

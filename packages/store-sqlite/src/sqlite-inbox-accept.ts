@@ -1,5 +1,6 @@
 import type { InboxEntry, InboxReceipt } from '@signalyard/core';
-import { isoAt, parseSignalText, timeOrderedUuid, type CheckedAccept } from '@signalyard/core/internal';
+import { randomUUID } from 'node:crypto';
+import { isoAt, parseSignalText, type CheckedAccept } from '@signalyard/core/internal';
 import type { ResolvedSqliteInboxOptions } from './sqlite-inbox-options.js';
 import type { InboxStatements } from './sqlite-inbox-statements.js';
 import { PROCESS_ORIGIN } from './sqlite-inbox-watch.js';
@@ -26,7 +27,7 @@ export function acceptStatements(
   limits: Pick<ResolvedSqliteInboxOptions, 'maxPendingPerSession' | 'maxPending' | 'dedupeWindowMs'>,
 ): AcceptWritten {
   const { sessionKey, id } = input;
-  const receiptId = timeOrderedUuid(now);
+  const receiptId = randomUUID(); // inbox.md: a receipt id is a UUID v4 (or the transport's own id)
   const acceptedAt = isoAt(now);
   const remembered = s.remember.run({
     id,

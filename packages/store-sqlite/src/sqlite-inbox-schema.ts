@@ -1,7 +1,9 @@
-import type Database from 'libsql';
+import { existsSync } from 'node:fs';
+import Database from 'libsql';
 import { SqliteSchemaVersionError } from './errors/sqlite-schema-version-error.js';
 import { SqliteStoreError } from './errors/sqlite-store-error.js';
 import type { ResolvedSqliteInboxOptions } from './sqlite-inbox-options.js';
+import { openFailed } from './sqlite-inbox-rows.js';
 
 /**
  * The schema version of the inbox tables this release writes and reads, kept in the file's
@@ -183,6 +185,33 @@ export function prepareInboxSchema(db: Database.Database, options: ResolvedSqlit
     if (found > SQLITE_INBOX_SCHEMA_VERSION) throw newer(found);
   }
   checkEntries(db, options.path);
+}
+
+/**
+ * Whether the existing SQLite file at `path` holds inbox tables (any schema version), read
+ * without changing the file: a missing path or `:memory:` is `false` (nothing is created), the
+ * connection is `query_only` and is closed before returning.
+ * @throws SqliteStoreError `SQLITE_OPEN_FAILED` for a path that cannot be read as a database (a
+ * directory, a file that is not SQLite).
+ * @internal
+ */
+export function hasInboxTables(path: string, busyTimeoutMs: number): boolean {
+  if (path === ':memory:' || !existsSync(path)) return false;
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path);
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    db.exec('PRAGMA query_only = 1');
+    return readVersion(db) > 0;
+  } catch (error) {
+    throw openFailed(path, error);
+  } finally {
+    try {
+      db?.close();
+    } catch {
+      // the answer (or the error) is what matters
+    }
+  }
 }
 
 /** The inbox schema version in the file: 0 when it has no inbox tables yet. */

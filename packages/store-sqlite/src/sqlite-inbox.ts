@@ -48,7 +48,7 @@ import {
   type ResolvedSqliteInboxOptions,
   type SqliteInboxOptions,
 } from './sqlite-inbox-options.js';
-import { prepareInboxSchema } from './sqlite-inbox-schema.js';
+import { hasInboxTables, prepareInboxSchema } from './sqlite-inbox-schema.js';
 import { acceptStatements, acceptedEntry } from './sqlite-inbox-accept.js';
 import { acquireStatements, beginDeliveryStatements, releaseStatements } from './sqlite-inbox-leases.js';
 import { ackStatements, putOutcomeStatements, settleStatements } from './sqlite-inbox-settle.js';
@@ -123,6 +123,25 @@ export class SqliteInbox implements Inbox, InspectableInbox {
   readonly #open = (): void => {
     if (this.#conn === undefined) throw inboxClosedError(NAME);
   };
+
+  /**
+   * Whether the SQLite file at `path` already holds an inbox (the tables a `SqliteInbox` creates,
+   * of any schema version), read without changing the file — unlike `new SqliteInbox({ path })`,
+   * which creates the tables where missing. A path that does not exist is `false` (no file is
+   * created). For operator tools that show an inbox only where one is: `signalyard inspect
+   * --store sqlite:<file>` shows the file's inbox this way.
+   * @throws SqliteStoreError `SQLITE_OPEN_FAILED` when `path` cannot be read as a database (a
+   * directory, a file that is not SQLite); ConfigError `CONFIG_INVALID` for a `path` that is not
+   * a non-empty string.
+   * @example
+   * ```ts
+   * const inbox = SqliteInbox.existsIn('sessions.db') ? new SqliteInbox({ path: 'sessions.db' }) : undefined;
+   * ```
+   */
+  static existsIn(path: string): boolean {
+    const resolved = resolveSqliteInboxOptions({ path });
+    return hasInboxTables(resolved.path, resolved.busyTimeoutMs);
+  }
 
   constructor(options: SqliteInboxOptions) {
     const resolved = resolveSqliteInboxOptions(options);

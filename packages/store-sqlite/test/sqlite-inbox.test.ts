@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, InboxError, type InboxEntry, type InboxLease } from '@signalyard/core';
@@ -111,6 +111,18 @@ describe('SqliteInbox schema', () => {
     expect(await again.accept({ sessionKey: 's', signal: text('x'), id: 'same' })).toEqual(receipt);
   });
 
+  it('gives every entry a distinct UUID v4 receipt id (inbox.md)', async () => {
+    const inbox = track(new SqliteInbox({ path: fresh() }));
+    const receipts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        inbox.accept({ sessionKey: `s${String(i % 3)}`, signal: text(String(i)), id: `id-${String(i)}` }),
+      ),
+    );
+    for (const { receiptId } of receipts)
+      expect(receiptId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(receipts.map((r) => r.receiptId)).size).toBe(20);
+  });
+
   it('refuses inbox tables of a newer release, and changes nothing', async () => {
     const path = fresh();
     await new SqliteInbox({ path }).close();
@@ -211,6 +223,56 @@ describe('SqliteInbox for operators', () => {
     await inbox.close();
     await rejectsCode(inbox.pending(), 'INBOX_CLOSED');
     await rejectsCode(inbox.leases(), 'INBOX_CLOSED');
+  });
+});
+
+describe('SqliteInbox.existsIn', () => {
+  it('is true for a file with inbox tables (beside a store, or of an older schema), false for one without, changing nothing', async () => {
+    const withInbox = fresh();
+    track(new SqliteCheckpointStore({ path: withInbox }));
+    await track(new SqliteInbox({ path: withInbox })).accept({ sessionKey: 's', signal: text('x'), id: 'a' });
+    expect(SqliteInbox.existsIn(withInbox)).toBe(true);
+
+    const storeOnly = fresh();
+    await track(new SqliteCheckpointStore({ path: storeOnly })).save('s', {}, 0);
+    const tables = () => query(storeOnly, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    const before = tables();
+    expect(SqliteInbox.existsIn(storeOnly)).toBe(false);
+    expect(tables()).toEqual(before);
+    expect(before.some((t) => String((t as { name: unknown }).name).startsWith('inbox_'))).toBe(false);
+
+    const older = fresh();
+    await new SqliteInbox({ path: older }).close();
+    const db = new Database(older);
+    db.exec("UPDATE inbox_meta SET value = 1 WHERE name = 'schema'");
+    db.close();
+    expect(SqliteInbox.existsIn(older)).toBe(true);
+    expect(query(older, "SELECT value FROM inbox_meta WHERE name = 'schema'")).toMatchObject([{ value: 1 }]);
+  });
+
+  it('a path that does not exist (or :memory:) is false and creates no file', () => {
+    const missing = join(dir, 'never-created.db');
+    expect(SqliteInbox.existsIn(missing)).toBe(false);
+    expect(existsSync(missing)).toBe(false);
+    expect(SqliteInbox.existsIn(':memory:')).toBe(false);
+  });
+
+  it('a directory or a file that is not SQLite is SQLITE_OPEN_FAILED; a bad path is CONFIG_INVALID', () => {
+    const notDb = join(dir, 'not-a-db.db');
+    writeFileSync(notDb, 'just text, long enough to be read as a header by SQLite '.repeat(4));
+    for (const path of [dir, notDb]) {
+      const error = thrown(() => SqliteInbox.existsIn(path));
+      expect(SqliteStoreError.isInstance(error) && error.code, path).toBe('SQLITE_OPEN_FAILED');
+      expect((error as Error).message).toContain(JSON.stringify(path));
+    }
+    expectCode(
+      thrown(() => SqliteInbox.existsIn('')),
+      'CONFIG_INVALID',
+    );
+    expectCode(
+      thrown(() => SqliteInbox.existsIn(42 as never)),
+      'CONFIG_INVALID',
+    );
   });
 });
 

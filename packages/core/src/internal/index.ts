@@ -64,6 +64,7 @@ export {
 } from './approval-policy-schemas.js';
 export type { PolicySpelling } from './approval-policy-schemas.js';
 export { jsonEqual } from './json-equal.js';
+export { pushUtf8Escapes } from './utf8-escape.js';
 export {
   pendingApprovalCount,
   readSessionCheckpoint,

@@ -4,6 +4,8 @@ import type { Inbox, InboxEntry, InboxLease, InboxReceipt, InboxStreamEvent, Sig
 import type { OutcomeJson } from '../outcome-json.js';
 import type { TurnEvent } from '../turn-event.js';
 import { isSignalyardError } from '../errors/signalyard-error.js';
+import { ConfigError } from '../errors/config-error.js';
+import { describeValue } from '../signal.js';
 
 /** What the conformance suite asks a factory for: limits some cases need small. */
 export interface InboxFactoryOptions {
@@ -37,9 +39,27 @@ export interface InboxUnderTest {
 
 /**
  * Makes fresh, isolated storage and an inbox over it for one conformance case, with the limits
- * the case asks for.
+ * the case asks for: the inbox itself (as `checkpointStoreConformance`'s factory returns the
+ * store), or an {@link InboxUnderTest} when the suite should also open a second instance over
+ * the same storage, move the clock, or clean up after the case.
  */
-export type InboxFactory = (options: InboxFactoryOptions) => InboxUnderTest | Promise<InboxUnderTest>;
+export type InboxFactory = (options: InboxFactoryOptions) => Inbox | InboxUnderTest | Promise<Inbox | InboxUnderTest>;
+
+/** What a factory returned, as an {@link InboxUnderTest} (a bare inbox is `{ inbox }`). @internal */
+export function underTest(made: Inbox | InboxUnderTest): InboxUnderTest {
+  if (typeof made === 'object' && (made as unknown) !== null) {
+    if (typeof (made as Inbox).accept === 'function') return { inbox: made as Inbox };
+    if (typeof (made as Partial<InboxUnderTest>).inbox?.accept === 'function') return made as InboxUnderTest;
+  }
+  throw new ConfigError({
+    problems: [
+      {
+        path: 'factory',
+        message: `inboxConformance's factory must return an Inbox or { inbox, another?, advanceTime?, cleanup? }, got ${describeValue(made)}`,
+      },
+    ],
+  });
+}
 
 /** One case's view of the transport under test. */
 export interface InboxCase {

@@ -7,7 +7,7 @@ import { outcomeCases } from './inbox-cases-outcomes.js';
 import { settleCases } from './inbox-cases-settle.js';
 import { eventAttemptCases, eventCases, eventEndCases } from './inbox-cases-events.js';
 import { eventResumeCases, publishManyCases } from './inbox-cases-streams.js';
-import { sleep, type InboxFactory, type InboxTest } from './inbox-conformance-support.js';
+import { sleep, underTest, type InboxFactory, type InboxTest } from './inbox-conformance-support.js';
 
 /**
  * Registers the inbox conformance suite: what every `Inbox` transport must do, as inbox.md
@@ -47,7 +47,7 @@ export function inboxConformance(name: string, factory: InboxFactory, harness: C
 
   const test: InboxTest = (title, fn, options = {}) => {
     it(title, async () => {
-      const made = await factory(options);
+      const made = underTest(await factory(options));
       const opened: Inbox[] = [made.inbox];
       let extra: Inbox | undefined;
       try {

@@ -28,8 +28,12 @@ export type CrewRunErrorCode =
   | 'CREW_APPROVAL_UNKNOWN'
   /** The `commit` hook of the run options rejected (its error is the `cause`) when the executor made the claim of an approved tool call durable, so the tool did not run; the error's `state` holds the call approved but not started. Fix: under a Runner the turn is retried from the saved session (a compare-and-set conflict); otherwise make `commit` succeed and run again with the error's `state`. */
   | 'CREW_COMMIT_FAILED'
-  /** The executor's `mcp` source (`McpToolSource`) rejected when the run resolved an agent's crew.yaml `mcp:` views — an unknown server, a server that cannot be reached, names that clash (its error is the `cause`) — or gave a tool named like one of the agent's own or transfer tools; nothing ran. Fix: check the server names and the MCP client's state; give the view a `prefix` when names clash. */
-  | 'CREW_MCP_FAILED';
+  /** The executor's `mcp` source (`McpToolSource`) rejected when the run resolved an agent's crew.yaml `mcp:` views with an error that is not an MCP one (an unknown server and clashing names carry their own codes, `MCP_SERVER_UNKNOWN` and `MCP_CONFIG_INVALID`); its error is the `cause`; nothing ran. Fix: check the MCP client's state and the error in `cause`. */
+  | 'CREW_MCP_FAILED'
+  /** An agent's crew.yaml `mcp:` views name a server the executor's MCP client was not given: the client's `McpError` with this code is the `cause` (its `server` names the server); nothing ran. Fix: use one of the names of `connectMcp({ servers })`. */
+  | 'MCP_SERVER_UNKNOWN'
+  /** The tools one agent sees clash or break the name rules: two MCP tools named alike (the client's `McpError` with this code is the `cause`, its message names both servers), a prefixed name that is not a valid tool name (likewise), or an MCP tool named like one of the agent's own or transfer tools (the message names the server and the tool; no `cause`); nothing ran. Fix: give a view a `prefix`, or filter the tool out with `deny`. */
+  | 'MCP_CONFIG_INVALID';
 
 /**
  * Why a crew run failed: what `CrewExecutor.execute` rejects with and the `error` of a stream's
