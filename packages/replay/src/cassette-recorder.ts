@@ -245,13 +245,16 @@ class Recorder implements CassetteRecorder {
     if (cause.signal === undefined || cause.summary === undefined) return;
     const s = this.#session(key, agentId);
     const p = s.pending;
-    s.turns.push({
+    const turn: CassetteTurn = {
       signal: p.signal ?? { kind: cause.signal.kind, payload: cause.signal.payload ?? null },
       expected: cause.summary,
       modelCalls: p.modelCalls,
       toolResults: p.toolResults,
       at: cause.at,
-    });
+    };
+    // A turn that answered several user messages at once (`whenBusy` collect) is not one signal's
+    // replay: kept, partial, so the replay stops there (as a store export does).
+    s.turns.push((cause.merged ?? 0) > 1 ? { ...turn, partial: { reason: 'payload_missing' } } : turn);
     s.pending = fresh();
     this.#write(key, s);
   }

@@ -248,6 +248,47 @@ routing:
     expect(edited.sessions[0]?.divergence).toMatchObject({ turn: 2, kind: 'prompt_changed' });
   });
 
+  it('a merged turn (whenBusy collect) is recorded partial (payload_missing) with the plugin alone; the replay stops there', async () => {
+    const dir = tempDir();
+    const recorder = cassetteRecorder({ dir });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let turns = 0;
+    const engine = async (ctx: { signals: readonly { payload: unknown }[] }) => {
+      const n = turns++;
+      if (n === 0) {
+        started();
+        await gate;
+      }
+      const texts = ctx.signals.map((x) => (x.payload as { text: string }).text).join('+');
+      return { output: texts, messages: [{ role: 'assistant' as const, content: `got ${texts}` }] };
+    };
+    const runner = createRunner({ agents: [{ id: 'desk', engine, whenBusy: 'collect' }], plugins: [recorder] });
+    const a = runner.handle({ channel: 'web', text: 'a' });
+    await first;
+    const rest = [runner.handle({ channel: 'web', text: 'b' }), runner.handle({ channel: 'web', text: 'c' })];
+    release();
+    await Promise.all([a, ...rest]);
+    await runner.close();
+    const [cassette] = await loadCassettes(dir);
+    expect(cassette?.turns.map((t) => [t.expected.reply, t.partial?.reason])).toEqual([
+      ['got a', undefined],
+      ['got b+c', 'payload_missing'],
+    ]);
+    turns = 1; // no gate in the replay
+    const report = await replay([cassette!], {
+      runner: (parts) => createRunner({ agents: [{ id: 'desk', engine }], store: parts.store, clock: parts.clock }),
+    });
+    expect(report.sessions[0]).toMatchObject({ status: 'partial', partial: { turn: 2, reason: 'payload_missing' } });
+    expect(report.sessions[0]?.turns.map((t) => t.actual?.reply)).toEqual(['got a']);
+  });
+
   it('starts without its store wrapper (nothing written for a run that saves nothing), and refuses bad options', async () => {
     const dir = tempDir();
     const recorder = cassetteRecorder({ dir });

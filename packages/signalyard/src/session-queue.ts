@@ -315,8 +315,8 @@ export class SessionQueue {
     const batch = new Batch(
       session,
       lead,
-      (job, outcome) => {
-        this.settle(job, outcome);
+      (job, outcome, cause) => {
+        this.settle(job, outcome, true, cause);
       },
       hooks === undefined ? undefined : (job, carried) => hooks.member(session, job, carried),
     );
