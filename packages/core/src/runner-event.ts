@@ -95,7 +95,9 @@ export type RunnerEvent =
        * The cause the signal's final save recorded (its `summary`: the `RunSummary` replay.md
        * compares, its `at`, its `signal` with the payload kept): the Runner sets it, non-enumerably
        * like `signal`, when the signal's application ended with a save that has a `summary`; absent
-       * when nothing was saved (a signal settled without a save, a save the store refused). For
+       * when nothing was saved (a signal settled without a save, a save the store refused). A
+       * merged turn (`whenBusy: 'collect'`) saves once: its cause rides on the outcome of the
+       * member it names (the last), not on the others. For
        * plugins that record turns (`@signalyard/replay`'s `cassetteRecorder`). Read it, never change it.
        */
       readonly cause?: SessionCause;
