@@ -45,7 +45,9 @@ export function addReplayCommands(program: Command, ctx: CommandContext): void {
       'after',
       `
 Turns a store cannot rebuild are written as partial, with their reason (payload_missing,
-pipeline_stage_calls, parallel_members, before_kept_versions, history_trimmed): a replay stops there.
+pipeline_stage_calls, parallel_members, before_kept_versions, history_trimmed): a replay stops there,
+at the first turn too. For sessions whose oldest versions were pruned (before_kept_versions), pass
+--since after their oldest kept version: it then seeds the replay instead of being a turn.
 
 Examples:
   signalyard cassettes export --store sqlite:sessions.db --out cassettes/

@@ -6,7 +6,7 @@ import { errorText } from './internal/error-text.js';
 import { toJsonValue, utf8Length } from './internal/json-safe.js';
 import { isRecord } from './internal/values.js';
 import type { Tier } from './route.js';
-import type { Outcome, OutcomeStatus } from './runner-event.js';
+import type { Outcome, OutcomeStatus } from './outcome.js';
 import { describeValue, type SignalKind } from './signal.js';
 
 /** How many bytes of JSON an outcome's `output` may take before {@link outcomeToJson} replaces it with `{ truncated: true, bytes }`: 256 KiB. */

@@ -1,44 +1,11 @@
 import type { Action } from './action.js';
-import type { PendingApproval } from './approval.js';
-import type { SignalyardError } from './errors/signalyard-error.js';
 import type { TransitionResult } from './execution-strategy.js';
-import type { ConsideredRoute, SignalRoute, Tier } from './route.js';
+import type { ConsideredRoute, Tier } from './route.js';
+import type { Outcome } from './outcome.js';
+import type { SessionCause } from './session-checkpoint.js';
 import type { Signal } from './signal.js';
 
-/** How one signal ended. */
-export type OutcomeStatus = 'completed' | 'stopped' | 'rejected' | 'unrouted' | 'paused' | 'failed';
-
-/**
- * The result of one signal handled by a Runner. Failures are outcomes, not exceptions:
- * `rejected` means refused by policy, `failed` means something broke (see `error`).
- */
-export interface Outcome {
-  /** The session the signal was applied to. */
-  readonly sessionKey: string;
-  /** The agent of that session. */
-  readonly agentId: string;
-  /** The action applied; `undefined` when unrouted. */
-  readonly action: Action | undefined;
-  /** The route that decided; `undefined` when unrouted or a runner default applied. */
-  readonly decidedBy:
-    | {
-        /** The tier of the deciding route. */
-        readonly tier: Tier;
-        /** The route that decided. */
-        readonly route: SignalRoute;
-      }
-    | undefined;
-  /** How the signal ended. */
-  readonly status: OutcomeStatus;
-  /** What the action produced: the engine turn's `output`, a `TransitionResult`, a custom action handler's return value. */
-  readonly output?: unknown;
-  /** With status `failed` (and a refused transition's `rejected`): what went wrong. */
-  readonly error?: SignalyardError;
-  /** With status `paused`: the tool calls now waiting for a person's decision. */
-  readonly pendingApprovals?: readonly PendingApproval[];
-  /** A `collect` agent: how many user messages this engine run answered (2 or more; absent when 1). */
-  readonly mergedWith?: number;
-}
+export type { Outcome, OutcomeStatus } from './outcome.js';
 
 /** An event of a crew or pipeline engine, forwarded by the runner. */
 export type EngineEvent = {
@@ -124,6 +91,16 @@ export type RunnerEvent =
       readonly outcome: Outcome;
       /** The signal this outcome is for: the Runner always sets it, non-enumerably (the event's own shape stays `{ type, outcome }`). */
       readonly signal?: Signal;
+      /**
+       * The cause the signal's final save recorded (its `summary`: the `RunSummary` replay.md
+       * compares, its `at`, its `signal` with the payload kept): the Runner sets it, non-enumerably
+       * like `signal`, when the signal's application ended with a save that has a `summary`; absent
+       * when nothing was saved (a signal settled without a save, a save the store refused). A
+       * merged turn (`whenBusy: 'collect'`) saves once: its cause rides on the outcome of the
+       * member it names (the last), not on the others. For
+       * plugins that record turns (`@signalyard/replay`'s `cassetteRecorder`). Read it, never change it.
+       */
+      readonly cause?: SessionCause;
     }
   | {
       /** No route matched and the signal's kind has no runner default. */

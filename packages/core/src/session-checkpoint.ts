@@ -3,7 +3,7 @@ import type { ChatMessage } from './model.js';
 import type { StrategySnapshot } from './execution-strategy.js';
 import type { Tier } from './route.js';
 import type { OutcomeJson } from './outcome-json.js';
-import type { OutcomeStatus } from './runner-event.js';
+import type { OutcomeStatus } from './outcome.js';
 import type { SignalKind } from './signal.js';
 
 /**

@@ -55,7 +55,8 @@ export async function runTurn(
           : { type: 'agent_start', agentId: agent.id, group },
       );
     if (group === undefined) checkInterrupt(run); // a safe point: before a model call
-    const message = replyMessage(run, lane, await askModel(run, lane));
+    const request = modelRequest(run, lane);
+    const message = replyMessage(run, lane, await askModel(run, lane, request), request);
     const calls = message.toolCalls;
     const decision = group === undefined ? decideHandoff(agent, message) : undefined;
     if (calls === undefined) {
@@ -87,7 +88,7 @@ export async function runTurn(
  * A model's reply as the turn's `assistant` message (named after the agent), recorded as the
  * run's last reply (main loop) and emitted as `agent_response`.
  */
-function replyMessage(run: Run, lane: Lane, response: ChatResponse): ChatMessage {
+function replyMessage(run: Run, lane: Lane, response: ChatResponse, request: ChatRequest): ChatMessage {
   const { agent, group } = lane;
   const { content, toolCalls } = response;
   const calls = toolCalls === undefined || toolCalls.length === 0 ? undefined : toolCalls.slice();
@@ -110,9 +111,26 @@ function replyMessage(run: Run, lane: Lane, response: ChatResponse): ChatMessage
       if (tools.length < calls.length) event.transferCalls = calls.filter((c) => transfers.has(c.name));
     } else if (calls !== undefined) event.toolCalls = calls;
     if (group !== undefined) event.group = group;
+    // The request rides along non-enumerably: listeners that record it (a cassette recorder) read
+    // it, serialized events stay as they were.
+    Object.defineProperty(event, 'request', { value: request });
     emit(event);
   }
   return message;
+}
+
+/** The request of a turn's next model call: the trimmed history, the agent's id and tools. */
+function modelRequest(run: Run, lane: Lane): ChatRequest {
+  const { agent, abortSignal } = lane;
+  const request: ChatRequest = {
+    messages: requestMessages(lane.history, run.crew.settings.maxHistoryMessages, agent.system),
+    agentId: agent.id,
+    abortSignal,
+  };
+  const own = agentTools(run, agent);
+  const tools = lane.group === undefined ? own.requestTools : own.toolSpecs;
+  if (tools !== undefined) request.tools = tools;
+  return request;
 }
 
 /**
@@ -123,17 +141,9 @@ function replyMessage(run: Run, lane: Lane, response: ChatResponse): ChatMessage
  * @throws AbortedError `ABORTED`; the turn's failure (`CREW_AGENT_FAILED` / `CREW_MEMBER_FAILED`)
  * when the model threw or its reply is not a `ChatResponse` (as rejections).
  */
-function askModel(run: Run, lane: Lane): Promise<ChatResponse> {
+function askModel(run: Run, lane: Lane, request: ChatRequest): Promise<ChatResponse> {
   const { agent, abortSignal } = lane;
   run.modelCalls++;
-  const request: ChatRequest = {
-    messages: requestMessages(lane.history, run.crew.settings.maxHistoryMessages, agent.system),
-    agentId: agent.id,
-    abortSignal,
-  };
-  const own = agentTools(run, agent);
-  const tools = lane.group === undefined ? own.requestTools : own.toolSpecs;
-  if (tools !== undefined) request.tools = tools;
   const checked = (response: unknown): ChatResponse => {
     const problem = responseProblem(response);
     if (problem !== undefined)

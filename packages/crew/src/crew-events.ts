@@ -1,4 +1,11 @@
-import type { ApprovalDecision, Clock, PendingApproval, SignalyardError, ToolCall } from '@signalyard/core';
+import type {
+  ApprovalDecision,
+  ChatRequest,
+  Clock,
+  PendingApproval,
+  SignalyardError,
+  ToolCall,
+} from '@signalyard/core';
 import type { CrewState } from './crew-state.js';
 import type { CrewRunError } from './errors/crew-run-error.js';
 
@@ -147,6 +154,12 @@ export type CrewEvent =
       agentId: string;
       /** The reply's text, raw: routing markers such as `[ANSWER]` included. May be `''` when the reply only calls tools. */
       content: string;
+      /**
+       * The request the model answered (messages, agent id, tools), exactly as it was sent. Set
+       * non-enumerably: a listener that records calls (`@signalyard/replay`'s `cassetteRecorder`
+       * hashes it) reads it; serialized events (JSON, an inbox stream) leave it out. Read it, never change it.
+       */
+      readonly request?: ChatRequest;
       /**
        * The tool calls the reply asks for, in order; absent when it asks for none. Calls to
        * transfer tools are not here but in `transferCalls`: they are handoffs, not tools.

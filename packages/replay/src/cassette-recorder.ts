@@ -10,13 +10,14 @@ import {
   type Plugin,
   type PluginContext,
   type RunnerEvent,
+  type SessionCause,
   type SessionCheckpointV1,
   type ToolCall,
 } from '@signalyard/core';
 import { errorText, isoAt, readClock, readSessionCheckpoint } from '@signalyard/core/internal';
 import type { Cassette, CassetteModelCall, CassetteSignal, CassetteToolResult, CassetteTurn } from './cassette.js';
 import { cassetteFileName } from './cassette-file.js';
-import { ReplayError, inputInvalid } from './errors/replay-error.js';
+import { inputInvalid } from './errors/replay-error.js';
 import { redactDeep, type Redactor } from './redact-deep.js';
 import { requestHash } from './request-hash.js';
 
@@ -32,16 +33,17 @@ export interface CassetteRecorderOptions {
 
 /**
  * A plugin that records every turn as it happens (replay.md): the exact model requests (hashed)
- * and responses, the tool results, and the `RunSummary` the runner saved. Wire all three parts:
- * the plugin, `recorder.store(store)` as the runner's store (it learns each turn's end and
- * summary from the saves) and `recorder.model(model)` as the engine's model (it hashes the
- * requests; without it the cassette holds the responses but no hashes, so a prompt edit is not
- * reported).
+ * and responses, the tool results, and the `RunSummary` the runner saved. The plugin alone is
+ * enough: it reads each turn's end and summary off the `outcome` event (`cause`), and each model
+ * request off the engine's `agent_response` / `stage_model_response` events (`request`). Two
+ * optional extras: `recorder.store(store)` as the runner's store also records, for a session that
+ * existed before recording started, the checkpoint to replay from (`Cassette.initial`);
+ * `recorder.model(model)` hashes the requests of an engine whose events carry no `request`.
  */
 export interface CassetteRecorder extends Plugin {
-  /** `model` with each request hashed for the cassette. */
+  /** `model` with each request hashed for the cassette (optional: crew and pipeline events carry their requests). */
   model(model: ChatModel): ChatModel;
-  /** `store` with each turn's final save noted (and the session's checkpoint before its first turn). */
+  /** `store` with the session's checkpoint before its first recorded turn noted, as `Cassette.initial` (optional). */
   store(store: CheckpointStore): CheckpointStore;
   /** Resolves when every cassette written so far is on disk; rejects with the first write error. */
   flush(): Promise<void>;
@@ -66,15 +68,17 @@ const fresh = (): Pending => ({ modelCalls: [], toolResults: [], started: new Se
 /**
  * Records cassettes on purpose: see {@link CassetteRecorder}.
  * @throws ReplayError `REPLAY_INPUT_INVALID` for options without a `dir`, or a `redact` that is
- * not a function; its `setup` throws `REPLAY_RECORDER_INCOMPLETE` when `store()` was never called.
+ * not a function.
  * @example
  * ```ts
  * const recorder = cassetteRecorder({ dir: 'cassettes/', redact: (s) => s.replace(/\d{16}/g, '[card]') });
  * const runner = createRunner({
- *   agents: [{ id: 'desk', engine: crewEngine(crew, { model: recorder.model(model), tools }) }],
+ *   agents: [{ id: 'desk', engine: crewEngine(crew, { model, tools }) }],
  *   plugins: [recorder],
- *   store: recorder.store(store),
+ *   store,
  * });
+ * // … dispatch signals …
+ * await runner.close(); // or await recorder.flush()
  * ```
  */
 export function cassetteRecorder(options: CassetteRecorderOptions): CassetteRecorder {
@@ -100,7 +104,6 @@ class Recorder implements CassetteRecorder {
   readonly #sessions = new Map<string, Session>();
   /** Hashes of requests whose response an `agent_response` event has not claimed yet, by agent and content. */
   readonly #hashes = new Map<string, string[]>();
-  #wrapped = false;
   #writes: Promise<void> = Promise.resolve();
   #failure: Error | undefined;
   #off: (() => void) | undefined;
@@ -110,11 +113,6 @@ class Recorder implements CassetteRecorder {
   }
 
   setup(ctx: PluginContext): void {
-    if (!this.#wrapped)
-      throw new ReplayError({
-        code: 'REPLAY_RECORDER_INCOMPLETE',
-        message: "cassetteRecorder needs its store wrapper: pass recorder.store(yourStore) as the runner's store",
-      });
     this.#off = ctx.on((event) => {
       this.#event(event);
     });
@@ -155,7 +153,6 @@ class Recorder implements CassetteRecorder {
   }
 
   store(store: CheckpointStore): CheckpointStore {
-    this.#wrapped = true;
     const wrapped: CheckpointStore = {
       load: async (key) => {
         const checkpoint = await store.load(key);
@@ -170,11 +167,7 @@ class Recorder implements CassetteRecorder {
         }
         return checkpoint;
       },
-      save: async (key, data, expected) => {
-        const version = await store.save(key, data, expected);
-        this.#saved(key, data);
-        return version;
-      },
+      save: (key, data, expected) => store.save(key, data, expected),
       delete: (key) => store.delete(key),
       list: (prefix) => store.list(prefix),
     };
@@ -196,6 +189,8 @@ class Recorder implements CassetteRecorder {
       s.pending = { ...fresh(), signal: { kind: event.signal.kind, payload: jsonOf(event.signal.payload) } };
     } else if (event.type === 'engine_event') {
       this.#engineEvent(this.#session(event.sessionKey, event.agentId).pending, event.event);
+    } else if (event.type === 'outcome' && event.cause !== undefined) {
+      this.#ended(event.outcome.sessionKey, event.outcome.agentId, event.cause);
     }
   }
 
@@ -209,6 +204,7 @@ class Recorder implements CassetteRecorder {
         p,
         e.agentId,
         calls.length === 0 ? { content: e.content } : { content: e.content, toolCalls: calls },
+        e.request,
       );
     } else if (e.type === 'stage_model_response' && typeof e.agentId === 'string' && isResponse(e.response)) {
       // A pipeline stage's call through `ctx.model` (pipelineEngine forwards the pipeline's events).
@@ -217,6 +213,7 @@ class Recorder implements CassetteRecorder {
         p,
         e.agentId,
         toolCalls === undefined || toolCalls.length === 0 ? { content } : { content, toolCalls },
+        e.request,
       );
     } else if (e.type === 'tool_start') {
       const id = (e.call as ToolCall | undefined)?.id;
@@ -233,27 +230,31 @@ class Recorder implements CassetteRecorder {
     }
   }
 
-  /** A model call answered for `agentId`: its response, and the hash of its request when `model()` saw it. */
-  #modelCall(p: Pending, agentId: string, response: ChatResponse): void {
-    const hash = this.#hashes.get(`${agentId}\u0000${response.content}`)?.shift();
+  /**
+   * A model call answered for `agentId`: its response, and the hash of its request — the one the
+   * event carries (crew, pipeline), else the one `model()` saw.
+   */
+  #modelCall(p: Pending, agentId: string, response: ChatResponse, request: unknown): void {
+    const seen = this.#hashes.get(`${agentId}\u0000${response.content}`)?.shift();
+    const hash = isRequest(request) ? requestHash(redactDeep(request, this.#o.redact, ['request'])) : seen;
     p.modelCalls.push({ agentId, ...(hash !== undefined && { request: { hash } }), response });
   }
 
-  /** A save: a final one (with a summary) ends the session's pending turn. */
-  #saved(key: string, data: unknown): void {
-    const read = readSessionCheckpoint(data);
-    if (!read.ok) return;
-    const cause = read.data.cause;
-    if (cause?.signal === undefined || cause.status === undefined || cause.summary === undefined) return;
-    const s = this.#session(key, read.data.agentId);
+  /** A signal settled after a final save (its `cause` has a summary): the session's pending turn ends. */
+  #ended(key: string, agentId: string, cause: SessionCause): void {
+    if (cause.signal === undefined || cause.summary === undefined) return;
+    const s = this.#session(key, agentId);
     const p = s.pending;
-    s.turns.push({
+    const turn: CassetteTurn = {
       signal: p.signal ?? { kind: cause.signal.kind, payload: cause.signal.payload ?? null },
       expected: cause.summary,
       modelCalls: p.modelCalls,
       toolResults: p.toolResults,
       at: cause.at,
-    });
+    };
+    // A turn that answered several user messages at once (`whenBusy` collect) is not one signal's
+    // replay: kept, partial, so the replay stops there (as a store export does).
+    s.turns.push((cause.merged ?? 0) > 1 ? { ...turn, partial: { reason: 'payload_missing' } } : turn);
     s.pending = fresh();
     this.#write(key, s);
   }
@@ -280,6 +281,9 @@ class Recorder implements CassetteRecorder {
     });
   }
 }
+
+const isRequest = (v: unknown): v is ChatRequest =>
+  typeof v === 'object' && v !== null && Array.isArray((v as { messages?: unknown }).messages);
 
 const isResponse = (v: unknown): v is ChatResponse =>
   typeof v === 'object' && v !== null && typeof (v as { content?: unknown }).content === 'string';

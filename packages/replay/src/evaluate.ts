@@ -1,7 +1,7 @@
 import { describeValue } from '@signalyard/core';
-import { errorText } from '@signalyard/core/internal';
+import { abortedError, errorText, throwIfAborted, untilAborted } from '@signalyard/core/internal';
 import type { Cassette } from './cassette.js';
-import { inputInvalid } from './errors/replay-error.js';
+import { ReplayError, inputInvalid } from './errors/replay-error.js';
 import { replay, type ReplayOptions, type ReplayReport, type ReplayStatus } from './replay.js';
 import type { Score, Scorer } from './scorers.js';
 
@@ -51,7 +51,9 @@ export interface EvaluateResult {
  * that failed); `passed` says whether every mean reached the threshold.
  *
  * @throws ReplayError `REPLAY_INPUT_INVALID` for no scorers, a threshold outside [0, 1], or a
- * scorer whose result is not `{ name, score in [0, 1] }` (naming the scorer).
+ * scorer whose result is not `{ name, score in [0, 1] }` (naming the scorer); AbortedError
+ * `ABORTED` when `abortSignal` fires (during the replay or the scoring: scorers get it as
+ * `run.abortSignal`).
  * @example
  * ```ts
  * const result = await evaluate(cassettes, { runner, scorers: [sameRoute(), noMarkersVisible()], threshold: 0.9 });
@@ -72,8 +74,12 @@ export async function evaluate(cassettes: readonly Cassette[], options: Evaluate
     const cassette = cassettes[i] as Cassette;
     const turns = s.turns.flatMap((t) => (t.actual === undefined ? [] : [{ expected: t.expected, actual: t.actual }]));
     const scores: Score[] = [];
-    for (const [n, scorer] of scorers.entries())
-      scores.push(checked(await runScorer(scorer, n, { cassette, turns }), n));
+    const { abortSignal } = options;
+    for (const [n, scorer] of scorers.entries()) {
+      throwIfAborted(abortSignal);
+      const run = abortSignal === undefined ? { cassette, turns } : { cassette, turns, abortSignal };
+      scores.push(checked(await untilAborted(runScorer(scorer, n, run), abortSignal), n));
+    }
     sessions.push({ sessionKey: s.sessionKey, status: s.status, scores });
   }
   const means = scorers.map((_, n) => {
@@ -90,6 +96,9 @@ async function runScorer(scorer: Scorer, n: number, run: Parameters<Scorer>[0]):
   try {
     return await scorer(run);
   } catch (error) {
+    if (run.abortSignal?.aborted === true) throw abortedError(run.abortSignal);
+    // An LLM judge's own failure (its model, its file) keeps its code.
+    if (ReplayError.isInstance(error) && error.code !== 'REPLAY_NOT_RECORDED') throw error;
     throw inputInvalid(
       `Scorer ${n} (${scorer.name || 'anonymous'}) threw on session ${JSON.stringify(run.cassette.sessionKey)}: ${errorText(error)}`,
     );

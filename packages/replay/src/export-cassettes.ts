@@ -8,7 +8,14 @@ import {
   type SessionCause,
   type SessionCheckpointV1,
 } from '@signalyard/core';
-import { isoAt, readClock, readSessionCheckpoint } from '@signalyard/core/internal';
+import {
+  isAbortSignal,
+  isoAt,
+  readClock,
+  readSessionCheckpoint,
+  throwIfAborted,
+  untilAborted,
+} from '@signalyard/core/internal';
 import type { Clock } from '@signalyard/core';
 import type { Cassette, CassetteModelCall, CassetteToolResult, CassetteTurn, PartialReason } from './cassette.js';
 import { inputInvalid } from './errors/replay-error.js';
@@ -30,6 +37,8 @@ export interface ExportCassettesOptions {
    * `cause.signal.payload` only; the history a store keeps holds what arrived.
    */
   readonly redact?: Redactor;
+  /** Stops the export promptly (between sessions and versions, and while the store answers): it rejects with an `AbortedError` (`code` `ABORTED`). */
+  readonly abortSignal?: AbortSignal;
 }
 
 interface Version {
@@ -44,12 +53,15 @@ interface Version {
  * speaking agent from the message's `name`), its tool results from the tool messages it added.
  * A version before the first turn seeds the replay (`Cassette.initial`). A turn the store cannot
  * rebuild is `partial` with its reason, never invented: `payload_missing`, `pipeline_stage_calls`,
- * `parallel_members`, `before_kept_versions`, `history_trimmed`; a cassette ends at a partial turn
- * after a replayable one (leading partial turns are skipped by `replay`, reported). A fork, a
+ * `parallel_members`, `before_kept_versions`, `history_trimmed`; a cassette ends at its first
+ * partial turn, the first turn too (`replay` stops there and reports the session `partial`; to
+ * replay a session whose oldest versions were pruned, pass `since` after its first kept version:
+ * that version then seeds the replay as `initial` instead of being a turn). A fork, a
  * rewind or a version that cannot be decoded after the first turn ends the cassette too.
  * Sessions without a turn give no cassette.
  *
- * @throws ReplayError `REPLAY_INPUT_INVALID` for a store without `load`/`list` or bad options.
+ * @throws ReplayError `REPLAY_INPUT_INVALID` for a store without `load`/`list` or bad options;
+ * AbortedError `ABORTED` when `abortSignal` fires.
  * @example
  * ```ts
  * const cassettes = await exportCassettes(store, { prefix: 'agent:desk:', since: '2026-11-20T00:00:00Z' });
@@ -61,11 +73,14 @@ export async function exportCassettes(
   options: ExportCassettesOptions = {},
 ): Promise<Cassette[]> {
   const since = checkOptions(store, options);
-  const keys = options.sessions ?? (await listKeys(store, options.prefix));
+  const { abortSignal } = options;
+  throwIfAborted(abortSignal);
+  const keys = options.sessions ?? (await untilAborted(listKeys(store, options.prefix, abortSignal), abortSignal));
   const recordedAt = isoAt(options.clock === undefined ? Date.now() : readClock(options.clock));
   const cassettes: Cassette[] = [];
   for (const key of keys) {
-    const versions = await keptVersions(store, key);
+    throwIfAborted(abortSignal);
+    const versions = await untilAborted(keptVersions(store, key, abortSignal), abortSignal);
     const cassette = cassetteOf(key, versions, since, recordedAt);
     if (cassette !== undefined) cassettes.push(redactDeep(cassette, options.redact));
   }
@@ -91,6 +106,8 @@ function checkOptions(store: CheckpointStore, options: ExportCassettesOptions): 
     throw inputInvalid(
       `exportCassettes redact must be a function (value, path) => string, got ${describeValue(options.redact)}`,
     );
+  if (options.abortSignal !== undefined && !isAbortSignal(options.abortSignal))
+    throw inputInvalid(`exportCassettes abortSignal must be an AbortSignal, got ${describeValue(options.abortSignal)}`);
   if (options.since === undefined) return undefined;
   const at =
     options.since instanceof Date
@@ -103,20 +120,34 @@ function checkOptions(store: CheckpointStore, options: ExportCassettesOptions): 
   return at;
 }
 
-async function listKeys(store: CheckpointStore, prefix: string | undefined): Promise<string[]> {
+async function listKeys(
+  store: CheckpointStore,
+  prefix: string | undefined,
+  abortSignal: AbortSignal | undefined,
+): Promise<string[]> {
   const keys: string[] = [];
-  for await (const key of store.list(prefix)) keys.push(key);
+  for await (const key of store.list(prefix)) {
+    throwIfAborted(abortSignal);
+    keys.push(key);
+  }
   return keys.sort();
 }
 
 /** The key's kept versions, oldest first, decoded (an undecodable version: `undefined` in its place). */
-async function keptVersions(store: CheckpointStore, key: string): Promise<(Version | undefined)[]> {
+async function keptVersions(
+  store: CheckpointStore,
+  key: string,
+  abortSignal: AbortSignal | undefined,
+): Promise<(Version | undefined)[]> {
   const checkpoints: Checkpoint[] = [];
   if (store.history === undefined) {
     const current = await store.load(key);
     if (current !== undefined) checkpoints.push(current);
   } else {
-    for await (const c of store.history(key)) checkpoints.push(c);
+    for await (const c of store.history(key)) {
+      throwIfAborted(abortSignal); // leaving the loop ends the store's iterator
+      checkpoints.push(c);
+    }
     checkpoints.reverse();
   }
   return checkpoints.map((checkpoint) => {
@@ -163,9 +194,9 @@ function cassetteOf(
     const turn = turnOf(v, base, cause);
     turns.push(turn);
     base = v;
-    if (turn.partial === undefined) replayable = true;
-    else if (replayable) break;
-    else initial = v.data; // a leading partial turn: the replay starts after it
+    // A partial turn ends the cassette, the first one too: the replay stops there (replay.md).
+    if (turn.partial !== undefined) break;
+    replayable = true;
   }
   if (turns.length === 0 || agentId === undefined) return undefined;
   keepToolResults(turns);

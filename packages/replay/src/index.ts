@@ -39,5 +39,7 @@ export { evaluate } from './evaluate.js';
 export type { EvaluateOptions, EvaluateResult, EvaluatedSession } from './evaluate.js';
 export { noMarkersVisible, replyIncludes, sameHandoffs, sameRoute, toolCalledOnce } from './scorers.js';
 export type { Score, Scorer, ScorerRun } from './scorers.js';
+export { llmJudge } from './llm-judge.js';
+export type { LlmJudgeOptions } from './llm-judge.js';
 export { ReplayError } from './errors/replay-error.js';
 export type { ReplayErrorCode } from './errors/replay-error.js';

@@ -10,7 +10,14 @@ import {
   type Signal,
   type Tool,
 } from '@signalyard/core';
-import { errorText, readSessionCheckpoint } from '@signalyard/core/internal';
+import {
+  abortedError,
+  errorText,
+  isAbortSignal,
+  readSessionCheckpoint,
+  throwIfAborted,
+  untilAborted,
+} from '@signalyard/core/internal';
 import type { Cassette, CassetteTurn, PartialReason } from './cassette.js';
 import { parseCassette } from './cassette-file.js';
 import { divergence, diffSummaries, type Divergence } from './diff-runs.js';
@@ -32,12 +39,16 @@ export interface ReplayRunnerParts {
 /** The part of a Runner a replay drives: `dispatch` and `close`, and `handle` when it has one (any `signalyard` Runner is one). */
 export interface ReplayableRunner {
   /** Applies one signal to a session. */
-  dispatch(sessionKey: string, signal: Signal, opts?: { agentId?: string }): Promise<Outcome>;
+  dispatch(
+    sessionKey: string,
+    signal: Signal,
+    opts?: { agentId?: string; abortSignal?: AbortSignal },
+  ): Promise<Outcome>;
   /**
    * Resolves an inbound message's route (today's bindings) and applies it: used for user messages
    * recorded as inbound messages (`{ channel, text, … }`), so a moved binding shows as a divergence.
    */
-  handle?(message: never): Promise<Outcome>;
+  handle?(message: never, opts?: { abortSignal?: AbortSignal }): Promise<Outcome>;
   /** Stops the runner. */
   close(): Promise<void>;
 }
@@ -51,6 +62,12 @@ export interface ReplayOptions {
   readonly runner: ReplayRunnerFactory;
   /** Tools that may run for real when a call is not recorded (default none: such a call is a divergence). */
   readonly live?: readonly string[];
+  /**
+   * Stops the replay promptly: the turn in flight is aborted (passed on to the runner's
+   * `dispatch` / `handle`), its runner closed, and `replay` rejects with an `AbortedError`
+   * (`code` `ABORTED`); no report is returned.
+   */
+  readonly abortSignal?: AbortSignal;
 }
 
 /** One replayed turn: what the cassette expected and what the new run did (absent when not run). */
@@ -80,14 +97,12 @@ export interface ReplayedSession {
   readonly divergences: readonly Divergence[];
   /** Both summaries per turn replayed. */
   readonly turns: readonly ReplayedTurn[];
-  /** Leading partial turns skipped (the replay starts after them) and the partial turn it stopped at. */
+  /** With `partial`: the partial turn the replay stopped at, and why (the turns before it were replayed). */
   readonly partial?: {
-    /** The turn it stopped at (1-based); absent when only leading turns were skipped. */
-    readonly turn?: number;
-    /** Why. */
+    /** The turn it stopped at (1-based): 1 when the cassette's first turn is partial (nothing was replayed). */
+    readonly turn: number;
+    /** Why the turn could not be replayed. */
     readonly reason: PartialReason;
-    /** How many leading partial turns were skipped. */
-    readonly skipped: number;
   };
   /** What went wrong (with `failed`). */
   readonly error?: {
@@ -108,7 +123,7 @@ export interface ReplayReport {
   readonly diverged: number;
   /** How many `failed`. */
   readonly failed: number;
-  /** How many stopped at a `partial` turn. */
+  /** How many stopped at a `partial` turn (its first turn included: nothing replayed is never `same`). */
   readonly partial: number;
 }
 
@@ -117,13 +132,14 @@ export interface ReplayReport {
  * for each cassette, a fresh store seeded with `initial`, the recorded clock, a model answering
  * from the cassette, tools returning the recorded results; each turn's signal is dispatched and
  * the `RunSummary` the runner saved is compared with the recorded one. A session stops at the end
- * of its first diverging turn (a `prompt_changed` lets it go on), or at a partial turn (leading
- * partial turns are skipped: the replay starts from the checkpoint after them). No network, no
+ * of its first diverging turn (a `prompt_changed` lets it go on), or at its first partial turn —
+ * the first turn too: the session is then `partial` with that turn and reason, and what came after
+ * it is never replayed (replay.md: "reported, never invented"). No network, no
  * keys, no side effects: a tool call the cassette does not hold is `tool_not_recorded`, never a
  * live call, unless the tool is listed in `live`.
  *
  * @throws ReplayError `REPLAY_INPUT_INVALID` for bad options, `REPLAY_CASSETTE_INVALID` for a
- * cassette that is not one. A factory that throws or returns no runner fails its session
+ * cassette that is not one; AbortedError `ABORTED` when `abortSignal` fires. A factory that throws or returns no runner fails its session
  * (`REPLAY_RUNNER_INVALID`), not the replay.
  * @example
  * ```ts
@@ -137,8 +153,12 @@ export interface ReplayReport {
 export async function replay(cassettes: readonly Cassette[], options: ReplayOptions): Promise<ReplayReport> {
   const live = checkReplayOptions(cassettes, options);
   const checked = cassettes.map((c) => parseCassette(c));
+  const { abortSignal } = options;
   const sessions: ReplayedSession[] = [];
-  for (const cassette of checked) sessions.push(await replaySession(cassette, options.runner, live));
+  for (const cassette of checked) {
+    throwIfAborted(abortSignal);
+    sessions.push(await replaySession(cassette, options.runner, live, abortSignal));
+  }
   const count = (s: ReplayStatus): number => sessions.filter((x) => x.status === s).length;
   return {
     sessions,
@@ -160,6 +180,8 @@ function checkReplayOptions(cassettes: readonly Cassette[], options: ReplayOptio
   const live: unknown = options.live ?? [];
   if (!Array.isArray(live) || live.some((n) => typeof n !== 'string'))
     throw inputInvalid(`replay option live must be a list of tool names, got ${describeValue(options.live)}`);
+  if (options.abortSignal !== undefined && !isAbortSignal(options.abortSignal))
+    throw inputInvalid(`replay option abortSignal must be an AbortSignal, got ${describeValue(options.abortSignal)}`);
   return live as readonly string[];
 }
 
@@ -188,33 +210,27 @@ async function replaySession(
   cassette: Cassette,
   factory: ReplayRunnerFactory,
   live: readonly string[],
+  abortSignal: AbortSignal | undefined,
 ): Promise<ReplayedSession> {
   const tape = new ReplayTape(live);
   const store = new MemoryCheckpointStore({ clock: tape.clock });
   const base = { sessionKey: cassette.sessionKey, agentId: cassette.agentId };
   const turns: ReplayedTurn[] = [];
-  let skipped = 0;
-  let reason: PartialReason | undefined;
-  for (let t = cassette.turns[0]; t?.partial !== undefined; t = cassette.turns[++skipped]) reason = t.partial.reason;
-  const leading = reason === undefined ? undefined : { reason, skipped };
+  const end = cassette.turns.findIndex((t) => t.partial !== undefined);
+  // A partial first turn: nothing can be replayed, and nothing is invented (no runner started).
+  if (end === 0) return stoppedAt(base, [], [], 1, (cassette.turns[0] as CassetteTurn).partial as CassetteTurnPartial);
   let runner: ReplayableRunner | undefined;
-  const end = cassette.turns.findIndex((t, i) => i >= skipped && t.partial !== undefined);
-  tape.load(cassette.turns.slice(skipped, end < 0 ? undefined : end));
+  let starting: Promise<ReplayableRunner> | undefined;
+  tape.load(cassette.turns.slice(0, end < 0 ? undefined : end));
   try {
     if (cassette.initial !== undefined) await store.save(cassette.sessionKey, cassette.initial, 0);
-    runner = await startRunner(factory, { store, clock: tape.clock, model: tape.model, tools: tape.tools });
-    for (let i = skipped; i < cassette.turns.length; i++) {
+    starting = startRunner(factory, { store, clock: tape.clock, model: tape.model, tools: tape.tools });
+    runner = await untilAborted(starting, abortSignal);
+    for (let i = 0; i < cassette.turns.length; i++) {
+      throwIfAborted(abortSignal);
       const turn = cassette.turns[i] as CassetteTurn;
-      if (turn.partial !== undefined) {
-        return {
-          ...base,
-          status: 'partial',
-          divergences: tape.divergences,
-          turns,
-          partial: { turn: i + 1, reason: turn.partial.reason, skipped },
-        };
-      }
-      const actual = await replayTurn(runner, store, cassette, turn, i + 1, tape);
+      if (turn.partial !== undefined) return stoppedAt(base, tape.divergences, turns, i + 1, turn.partial);
+      const actual = await replayTurn(runner, store, cassette, turn, i + 1, tape, abortSignal);
       turns.push({ turn: i + 1, expected: turn.expected, actual });
       // A turn recorded as failed, failing again: what it could not get (a store keeps no reply of a
       // model that threw) is how it failed then too, not a divergence.
@@ -226,6 +242,12 @@ async function replaySession(
       if (first !== undefined) break;
     }
   } catch (error) {
+    // Aborted: the replay stops (the caller's abort is not this session's failure).
+    if (abortSignal?.aborted === true) {
+      // A runner still being built when the abort came is closed once it is there.
+      if (runner === undefined) starting?.then((r) => r.close()).catch(() => undefined);
+      throw abortedError(abortSignal);
+    }
     const code = (error as { code?: unknown } | null)?.code;
     return {
       ...base,
@@ -233,7 +255,6 @@ async function replaySession(
       divergences: tape.divergences,
       turns,
       error: { ...(typeof code === 'string' && { code }), message: errorText(error) },
-      ...(leading !== undefined && { partial: leading }),
     };
   } finally {
     await runner?.close();
@@ -241,13 +262,24 @@ async function replaySession(
   const first = tape.divergences[0];
   return {
     ...base,
-    // Nothing replayed (every turn partial) is no evidence of sameness.
-    status: first !== undefined ? 'diverged' : turns.length === 0 && skipped > 0 ? 'partial' : 'same',
+    status: first !== undefined ? 'diverged' : 'same',
     ...(first !== undefined && { divergence: first }),
     divergences: tape.divergences,
     turns,
-    ...(leading !== undefined && { partial: leading }),
   };
+}
+
+type CassetteTurnPartial = NonNullable<CassetteTurn['partial']>;
+
+/** A session stopped at partial turn `turn` (1-based), the turns before it replayed. */
+function stoppedAt(
+  base: { sessionKey: string; agentId: string },
+  divergences: readonly Divergence[],
+  turns: readonly ReplayedTurn[],
+  turn: number,
+  partial: CassetteTurnPartial,
+): ReplayedSession {
+  return { ...base, status: 'partial', divergences, turns, partial: { turn, reason: partial.reason } };
 }
 
 /** Dispatches one turn's signal at its recorded time; the summary the runner saved (or, when it saved nothing, the outcome's). */
@@ -258,14 +290,19 @@ async function replayTurn(
   turn: CassetteTurn,
   index: number,
   tape: ReplayTape,
+  abortSignal: AbortSignal | undefined,
 ): Promise<RunSummary> {
   tape.at(turn, index);
   const before = (await store.load(cassette.sessionKey))?.version ?? 0;
   const signal: Signal = { kind: turn.signal.kind, payload: structuredClone(turn.signal.payload) };
-  const outcome =
+  const opts = abortSignal === undefined ? undefined : { abortSignal };
+  const outcome = await untilAborted(
     isInbound(signal) && runner.handle !== undefined
-      ? await runner.handle(signal.payload as never)
-      : await runner.dispatch(cassette.sessionKey, signal, { agentId: cassette.agentId });
+      ? runner.handle(signal.payload as never, opts)
+      : runner.dispatch(cassette.sessionKey, signal, { agentId: cassette.agentId, ...opts }),
+    abortSignal,
+  );
+  throwIfAborted(abortSignal);
   // Today's bindings sent the message elsewhere: that is the divergence.
   if (outcome.agentId !== cassette.agentId || outcome.sessionKey !== cassette.sessionKey) {
     const path = outcome.agentId !== cassette.agentId ? 'agentId' : 'sessionKey';

@@ -14,6 +14,8 @@ export interface ScorerRun {
     /** The new run's summary. */
     readonly actual: RunSummary;
   }[];
+  /** `evaluate`'s `abortSignal`, when it was given one: a scorer that waits (an LLM judge) stops when it fires. */
+  readonly abortSignal?: AbortSignal;
 }
 
 /** A scorer's verdict on one session: a score in [0, 1], and why. */

@@ -21,7 +21,8 @@ export interface DescribeCassettesOptions {
  * a list of them), named by session key: each test replays its cassette against the runner
  * `runnerFactory` builds with today's configuration and fails with the first divergence
  * (`turn 4 › handoffs[1].to: billing → refunds`) or the replay's error. A session replayed up
- * to a partial turn passes (what could be replayed was the same).
+ * to a partial turn passes (what could be replayed was the same); a cassette whose first turn is
+ * partial replays nothing, and its test is skipped (named with the reason).
  * @throws ReplayError `REPLAY_CASSETTE_UNREADABLE` / `REPLAY_CASSETTE_INVALID` while the file is
  * collected, for cassettes that cannot be read.
  * @example
@@ -38,6 +39,9 @@ export function describeCassettes(
 ): void {
   const tests = cassetteTests(dir, runnerFactory, options.live);
   describe(options.name ?? `cassettes in ${typeof dir === 'string' ? dir : dir.join(', ')}`, () => {
-    for (const t of tests) it(t.name, t.run);
+    for (const t of tests) {
+      if (t.skip === undefined) it(t.name, t.run);
+      else it.skip(`${t.name} (${t.skip})`, t.run);
+    }
   });
 }

@@ -133,19 +133,56 @@ describe('exportCassettes: what a store can and cannot rebuild', () => {
     await expect(exportCassettes(store, { redact: 1 as never })).rejects.toThrow(/redact must be a function/);
   });
 
-  it('pruned versions: the oldest kept turn is partial (before_kept_versions) and seeds the replay, which starts after it', async () => {
+  it('pruned versions: the oldest kept turn is partial (before_kept_versions), the cassette ends there and the replay stops at turn 1', async () => {
     const store = new MemoryCheckpointStore({ keepVersions: 1 });
     const runner = desk({ store, clock: steppingClock(), model: liveModel(), tools: deskTools().tools });
     for (const text of ['one', 'two', 'three']) await runner.handle(dm('u1', text));
     await runner.close();
     const [c] = await exportCassettes(store);
-    expect(c?.turns.map((t) => t.partial?.reason)).toEqual(['before_kept_versions', undefined]);
+    expect(c?.turns.map((t) => t.partial?.reason)).toEqual(['before_kept_versions']);
+    expect(c?.initial).toBeUndefined();
     const report = await replay([c!], { runner: today });
     expect(report.sessions[0]).toMatchObject({
-      status: 'same',
-      partial: { reason: 'before_kept_versions', skipped: 1 },
+      status: 'partial',
+      partial: { turn: 1, reason: 'before_kept_versions' },
     });
-    expect(report.sessions[0]?.turns.map((t) => t.turn)).toEqual([2]);
+    expect(report.sessions[0]?.turns).toEqual([]);
+    expect([report.same, report.partial]).toEqual([0, 1]);
+    // `since` after the oldest kept version: that version seeds the replay, and what follows replays.
+    const versions = [];
+    for await (const v of store.history(c!.sessionKey)) versions.push(v);
+    const oldest = versions.at(-1)!;
+    const since = new Date(Date.parse((oldest.data as { cause: { at: string } }).cause.at) + 1);
+    const [late] = await exportCassettes(store, { since });
+    expect(late?.turns.map((t) => t.partial?.reason)).toEqual([undefined]);
+    expect(late?.initial).toBeDefined();
+    expect((await replay([late!], { runner: today })).sessions[0]?.status).toBe('same');
+  });
+
+  it('a partial turn later in a cassette: the turns before it replay, the session stops there, partial', async () => {
+    const { cassettes } = await week();
+    const u1 = cassettes.find((c) => c.sessionKey.endsWith(':u1'))!;
+    expect(u1.turns.length).toBeGreaterThanOrEqual(2);
+    const cut = { ...u1, turns: [u1.turns[0]!, { ...u1.turns[1]!, partial: { reason: 'payload_missing' as const } }] };
+    const report = await replay([cut], { runner: today });
+    expect(report.sessions[0]).toMatchObject({ status: 'partial', partial: { turn: 2, reason: 'payload_missing' } });
+    expect(report.sessions[0]?.turns.map((t) => [t.turn, t.actual?.status])).toEqual([[1, 'completed']]);
+    // A partial FIRST turn with replayable turns after it: nothing is replayed, never `same`.
+    const first = {
+      ...u1,
+      turns: [{ ...u1.turns[0]!, partial: { reason: 'history_trimmed' as const } }, u1.turns[1]!],
+    };
+    const built: unknown[] = [];
+    const stopped = await replay([first], {
+      runner: (p) => {
+        built.push(p);
+        return today(p);
+      },
+    });
+    expect(stopped.sessions[0]).toMatchObject({ status: 'partial', partial: { turn: 1, reason: 'history_trimmed' } });
+    expect(stopped.sessions[0]?.turns).toEqual([]);
+    expect(built).toEqual([]);
+    expect([stopped.same, stopped.partial]).toEqual([0, 1]);
   });
 
   it('a trimmed history (maxHistoryMessages cut into the turn) is history_trimmed; a missing payload is payload_missing', async () => {
@@ -191,8 +228,8 @@ describe('exportCassettes: what a store can and cannot rebuild', () => {
     expect((await replay([cassettes[1]!], { runner: factory(2) })).sessions[0]?.status).toBe('same');
     const report = await replay([cassettes[0]!, cassettes[2]!], { runner: factory(1) });
     expect(report.sessions.map((s) => [s.status, s.partial])).toEqual([
-      ['partial', { reason: 'history_trimmed', skipped: 1 }],
-      ['partial', { reason: 'payload_missing', skipped: 1 }],
+      ['partial', { turn: 1, reason: 'history_trimmed' }],
+      ['partial', { turn: 1, reason: 'payload_missing' }],
     ]);
     expect(report.partial).toBe(2);
   });

@@ -1,9 +1,12 @@
 // The Vitest helper: one test per cassette (these below run the recorded desk week, each `same`),
 // and what each test does with a divergence or a failure.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { cassetteTests } from '../src/cassette-tests.js';
-import type { ReplayRunnerParts } from '../src/index.js';
+import { loadCassettes, saveCassettes, type ReplayRunnerParts } from '../src/index.js';
 import { describeCassettes } from '../src/vitest.js';
 import { desk, throwingTools, type DeskChanges } from './desk.js';
 
@@ -40,6 +43,22 @@ describe('cassetteTests (what describeCassettes declares)', () => {
       ['refund'],
     );
     await expect(tests[0]!.run()).rejects.toThrow('failed: The runner factory threw: bad config');
+  });
+
+  it('a cassette whose first turn is partial gives a skipped test, named with the reason', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'replay-skip-'));
+    try {
+      const [cassette] = await loadCassettes(week);
+      const first = {
+        ...cassette!,
+        turns: [{ ...cassette!.turns[0]!, partial: { reason: 'payload_missing' as const } }],
+      };
+      await saveCassettes(dir, [first]);
+      const tests = cassetteTests(dir, today(), undefined);
+      expect(tests.map((t) => [t.name, t.skip])).toEqual([['agent:desk:dm:u1', 'turn 1 is partial: payload_missing']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('unreadable cassettes throw while the file is collected', () => {

@@ -28,12 +28,13 @@ const today =
   (parts: ReplayRunnerParts) =>
     desk({ ...parts, tools: parts.tools(tools.tools) }, changes);
 
-async function recordWeek(dir: string, redact?: (v: string) => string) {
+/** A week recorded with the plugin and both wrappers, or (`alone`) with the plugin alone. */
+async function recordWeek(dir: string, redact?: (v: string) => string, alone = false) {
   const recorder = cassetteRecorder({ dir, ...(redact !== undefined && { redact }) });
   const runner = desk({
-    store: recorder.store(new MemoryCheckpointStore()),
+    store: alone ? new MemoryCheckpointStore() : recorder.store(new MemoryCheckpointStore()),
     clock: steppingClock(),
-    model: recorder.model(liveModel()),
+    model: alone ? liveModel() : recorder.model(liveModel()),
     tools: deskTools().tools,
     plugins: [recorder],
   });
@@ -62,6 +63,46 @@ describe('cassetteRecorder', () => {
     const report = await replay(cassettes, { runner: today({}, tools) });
     expect(report.sessions.map((s) => [s.status, s.divergence?.text])).toEqual(Array(5).fill(['same', undefined]));
     expect(tools.calls).toEqual([]);
+  });
+
+  it('the plugin alone records the same cassettes (hashes from the engine events, summaries from the outcome)', async () => {
+    const wrapped = await recordWeek(tempDir());
+    const alone = await recordWeek(tempDir(), undefined, true);
+    expect(alone.map((c) => c.sessionKey)).toEqual(wrapped.map((c) => c.sessionKey));
+    // Same turns, same hashes: only `initial` (the store wrapper's extra) may differ, and no session existed before.
+    expect(alone.map((c) => c.turns)).toEqual(wrapped.map((c) => c.turns));
+    expect(alone.every((c) => c.turns.every((t) => t.modelCalls.every((m) => m.request?.hash.length === 64)))).toBe(
+      true,
+    );
+    const tools = throwingTools();
+    const report = await replay(alone, { runner: today({}, tools) });
+    expect(report.sessions.map((s) => [s.status, s.divergence?.text])).toEqual(Array(5).fill(['same', undefined]));
+    expect(tools.calls).toEqual([]);
+    const edited = await replay(
+      alone.filter((c) => c.sessionKey.endsWith(':u2')),
+      { runner: today({ prompt: 'You triage, politely.' }) },
+    );
+    expect(edited.sessions[0]?.divergence).toMatchObject({ turn: 1, kind: 'prompt_changed' });
+  });
+
+  it('the plugin alone redacts before writing and hashing', async () => {
+    const dir = tempDir();
+    const recorder = cassetteRecorder({ dir, redact: (v) => v.replace(/\d{16}/g, '[card]') });
+    const runner = desk({
+      store: new MemoryCheckpointStore(),
+      clock: steppingClock(),
+      model: liveModel(),
+      tools: deskTools().tools,
+      plugins: [recorder],
+    });
+    await runner.handle(dm('u9', 'refund 40, card 4111111111111111'));
+    await runner.close();
+    const files = readdirSync(dir);
+    expect(files).toHaveLength(1);
+    for (const f of files) expect(readFileSync(join(dir, f), 'utf8')).not.toContain('4111111111111111');
+    const [cassette] = await loadCassettes(dir);
+    expect(cassette?.turns[0]?.modelCalls[0]?.request?.hash).toHaveLength(64);
+    expect((await replay([cassette!], { runner: today() })).sessions[0]?.status).toBe('same');
   });
 
   it('a prompt edited: prompt_changed at the first call of the agent, and the run goes on', async () => {
@@ -207,11 +248,54 @@ routing:
     expect(edited.sessions[0]?.divergence).toMatchObject({ turn: 2, kind: 'prompt_changed' });
   });
 
-  it('refuses to start without its store wrapper, and bad options', async () => {
-    const recorder = cassetteRecorder({ dir: tempDir() });
-    const runner = createRunner({ agents: [{ id: 'a', engine: async () => ({}) }], plugins: [recorder] });
-    await expect(runner.start()).rejects.toMatchObject({ code: 'REPLAY_RECORDER_INCOMPLETE' });
+  it('a merged turn (whenBusy collect) is recorded partial (payload_missing) with the plugin alone; the replay stops there', async () => {
+    const dir = tempDir();
+    const recorder = cassetteRecorder({ dir });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    let turns = 0;
+    const engine = async (ctx: { signals: readonly { payload: unknown }[] }) => {
+      const n = turns++;
+      if (n === 0) {
+        started();
+        await gate;
+      }
+      const texts = ctx.signals.map((x) => (x.payload as { text: string }).text).join('+');
+      return { output: texts, messages: [{ role: 'assistant' as const, content: `got ${texts}` }] };
+    };
+    const runner = createRunner({ agents: [{ id: 'desk', engine, whenBusy: 'collect' }], plugins: [recorder] });
+    const a = runner.handle({ channel: 'web', text: 'a' });
+    await first;
+    const rest = [runner.handle({ channel: 'web', text: 'b' }), runner.handle({ channel: 'web', text: 'c' })];
+    release();
+    await Promise.all([a, ...rest]);
     await runner.close();
+    const [cassette] = await loadCassettes(dir);
+    expect(cassette?.turns.map((t) => [t.expected.reply, t.partial?.reason])).toEqual([
+      ['got a', undefined],
+      ['got b+c', 'payload_missing'],
+    ]);
+    turns = 1; // no gate in the replay
+    const report = await replay([cassette!], {
+      runner: (parts) => createRunner({ agents: [{ id: 'desk', engine }], store: parts.store, clock: parts.clock }),
+    });
+    expect(report.sessions[0]).toMatchObject({ status: 'partial', partial: { turn: 2, reason: 'payload_missing' } });
+    expect(report.sessions[0]?.turns.map((t) => t.actual?.reply)).toEqual(['got a']);
+  });
+
+  it('starts without its store wrapper (nothing written for a run that saves nothing), and refuses bad options', async () => {
+    const dir = tempDir();
+    const recorder = cassetteRecorder({ dir });
+    const runner = createRunner({ agents: [{ id: 'a', engine: async () => ({}) }], plugins: [recorder] });
+    await runner.start();
+    await runner.close();
+    expect(readdirSync(dir)).toEqual([]);
     expect(() => cassetteRecorder({ dir: '' })).toThrow(ReplayError);
     expect(() => cassetteRecorder({ dir: 'x', redact: 'no' as never })).toThrow(/redact must be a function/);
     expect(() => cassetteRecorder(null as never)).toThrow(/needs options/);

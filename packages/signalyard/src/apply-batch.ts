@@ -140,6 +140,7 @@ export class BatchApplier implements BatchApply {
       // The merged members before it wait for the turn: this save records their messages, not their settling.
       batch.waiting = batch.liveMerged().map((m) => m.job);
       let failed: Outcome | 'conflict' | undefined;
+      session.savedCause = undefined; // set again by this save (the outcome event's `cause`)
       try {
         failed = await this.#save(
           p,
@@ -158,7 +159,7 @@ export class BatchApplier implements BatchApply {
       for (const j of pending) batch.saved.add(j);
       p.history = loaded.history;
     }
-    batch.settle(job, applied.outcome);
+    batch.settle(job, applied.outcome, applied.save === undefined ? undefined : session.savedCause);
     if (applied.stopQueued === true) {
       batch.closed = true;
       batch.stopQueued();
@@ -261,6 +262,7 @@ export class BatchApplier implements BatchApply {
       return m === undefined ? undefined : memberOutcome(shared, m, n);
     };
     let failed: Outcome | 'conflict' | undefined;
+    session.savedCause = undefined; // set again by this save (the outcome event's `cause`)
     try {
       failed = await this.#save(p, applied, cause, this.#unsavedMerged(batch));
     } finally {
@@ -272,7 +274,10 @@ export class BatchApplier implements BatchApply {
       if (applied.save === undefined) emitTransitions(this.#d.hub, session, applied); // saved: emitted already
       if (applied.stopQueued === true) batch.stopQueued();
     }
-    for (const m of live) batch.settle(m.job, memberOutcome(failed ?? applied.outcome, m, n));
+    // The turn's saved cause goes with the member it names (the last): recorders see the turn once.
+    const saved = failed === undefined ? session.savedCause : undefined;
+    for (const m of live)
+      batch.settle(m.job, memberOutcome(failed ?? applied.outcome, m, n), m === causeMember ? saved : undefined);
     return 'done';
   }
 

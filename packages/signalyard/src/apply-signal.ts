@@ -67,6 +67,7 @@ export class SignalApplier implements SignalApply {
 
   /** Load → route → apply → save. `reload`: load from the store first (a lock was just taken). */
   apply(session: LiveSession, job: Job, reload: boolean): Promise<SignalApplied> {
+    session.savedCause = undefined; // what an earlier save recorded is not this signal's
     return this.#drive(this.#attempt(session, job, reload, 0));
   }
 
@@ -78,6 +79,7 @@ export class SignalApplier implements SignalApply {
    * action, a failed save). May throw, as `apply` rejects.
    */
   begin(session: LiveSession, job: Job): Step {
+    session.savedCause = undefined; // what an earlier save recorded is not this signal's
     return this.#attempt(session, job, false, 0);
   }
 

@@ -1,4 +1,4 @@
-import type { Action, Outcome } from '@signalyard/core';
+import type { Action, Outcome, SessionCause } from '@signalyard/core';
 import type { RouteMatch } from '@signalyard/router';
 import type { Job, LiveSession, RunningBatch } from './live-session.js';
 import { markCommitted } from './inbox-fields.js';
@@ -56,7 +56,7 @@ export class Batch implements RunningBatch {
   readonly #interrupt = new AbortController();
   /** Set once a newer user message interrupted the batch's turn. */
   interrupted = false;
-  readonly #settle: (job: Job, outcome: Outcome) => void;
+  readonly #settle: (job: Job, outcome: Outcome, cause?: SessionCause) => void;
   /** The outcomes members were settled with (see {@link Batch.memberOutcome}). */
   readonly #settledWith = new Map<Job, Outcome>();
   /** While the merged turn's save runs: a merged member's own outcome, made from the turn's. */
@@ -67,7 +67,12 @@ export class Batch implements RunningBatch {
    */
   readonly admit: MemberAdmit | undefined;
 
-  constructor(session: LiveSession, lead: Job, settle: (job: Job, outcome: Outcome) => void, admit?: MemberAdmit) {
+  constructor(
+    session: LiveSession,
+    lead: Job,
+    settle: (job: Job, outcome: Outcome, cause?: SessionCause) => void,
+    admit?: MemberAdmit,
+  ) {
     this.session = session;
     this.members = [lead];
     this.#settle = settle;
@@ -137,9 +142,9 @@ export class Batch implements RunningBatch {
   }
 
   /** Settles `job` (once). */
-  settle(job: Job, outcome: Outcome): void {
+  settle(job: Job, outcome: Outcome, cause?: SessionCause): void {
     if (!job.settled && job.entry !== undefined) this.#settledWith.set(job, outcome);
-    this.#settle(job, outcome);
+    this.#settle(job, outcome, cause);
   }
 
   /** See `RunningBatch.memberOutcome`. */

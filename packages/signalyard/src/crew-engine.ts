@@ -13,6 +13,7 @@ import {
   type CrewState,
 } from '@signalyard/crew';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
+import { forwardedEvent } from './forwarded-event.js';
 import { userMessageOf } from './history.js';
 import { keptRecords, policyRecordOf, withPolicyRecords, type PolicyRecord } from './crew-policy-record.js';
 import { chronologicalHistory, waitsAfter, type CrewWait } from './crew-waits.js';
@@ -126,7 +127,7 @@ export function crewEngine(crew: CrewConfigInput, opts: CrewEngineOptions): Engi
           throw unwrapCommitFailure(event.error);
         } else if (event.type === 'text_delta')
           ctx.emitText(event.delta, { crewAgentId: event.agentId, path: event.path });
-        else ctx.emit({ ...event });
+        else ctx.emit(forwardedEvent(event));
       }
       if (response === undefined)
         throw new RunnerError({ code: 'ENGINE_FAILED', message: 'The crew run ended without a response' });

@@ -6,6 +6,7 @@ import type {
   Outcome,
   OutcomeJson,
   PendingApproval,
+  SessionCause,
   Signal,
   SessionCheckpointV1,
   StrategySnapshot,
@@ -190,6 +191,12 @@ export class LiveSession {
    * not carry them on: a settling save leaves them out of the outcomes it keeps from before.
    */
   storedOutcomes: Set<string> | undefined;
+
+  /**
+   * The cause of the last save with a summary (a signal's final save), until its signal settles:
+   * the `outcome` event carries it (`cause`) for plugins that record turns.
+   */
+  savedCause: SessionCause | undefined = undefined;
 
   state: SessionState = UNLOADED;
   /** A load in flight (shared by the worker and a stop routed on arrival). */

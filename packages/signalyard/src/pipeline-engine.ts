@@ -8,6 +8,7 @@ import {
   type PipelineEvent,
 } from '@signalyard/pipeline';
 import type { Engine, TurnContext, TurnResult } from './engine.js';
+import { forwardedEvent } from './forwarded-event.js';
 import { RunnerError } from './errors/runner-error.js';
 
 /** Options of {@link pipelineEngine}. */
@@ -77,7 +78,7 @@ export function pipelineEngine(pipeline: Pipeline, opts: PipelineEngineOptions =
       for await (const event of events) {
         if (event.type === 'end') envelope = event.envelope;
         else if (event.type === 'stage_delta') ctx.emitText(event.delta, { stage: event.stage });
-        else ctx.emit({ ...event });
+        else ctx.emit(forwardedEvent(event));
       }
       if (envelope === undefined) {
         throw new RunnerError({

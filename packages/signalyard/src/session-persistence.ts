@@ -278,8 +278,9 @@ export class SessionPersistence {
       const clock = at === undefined ? undefined : this.causes.clock;
       const version = saveAtOnce(this.#store, session.key, checkpoint, loaded.version, clock, at);
       if (typeof version !== 'number')
-        return new PendingSave(session, loaded, save, snapshot, carried, pending, stale, aliases, version);
+        return new PendingSave(session, loaded, save, snapshot, carried, pending, stale, aliases, version, completed);
       savedAs(loaded, save, snapshot, carried, pending, stale, aliases, version);
+      if (completed.summary !== undefined) session.savedCause = completed;
       return version;
     } catch (error) {
       session.state = UNLOADED;
@@ -347,11 +348,14 @@ export class PendingSave {
     readonly aliases: Readonly<Record<string, string>> | undefined,
     /** The new version, or the store's promise of it (the memory store answers at once: `saveAtOnce`). */
     readonly version: number | Promise<number>,
+    /** The cause saved (the `outcome` event's `cause` once saved, when it has a summary). */
+    readonly cause?: SessionCause,
   ) {}
 
   /** The store saved it as `version`: the loaded state takes it. */
   done(version: number): void {
     savedAs(this.loaded, this.save, this.snapshot, this.carried, this.pending, this.stale, this.aliases, version);
+    if (this.cause?.summary !== undefined) this.session.savedCause = this.cause;
   }
 
   /** The store refused it: the session is unloaded (the next signal reloads it). */

@@ -1,4 +1,4 @@
-import type { InboxEntry, Outcome, RunnerEvent, SessionLock, Signal } from '@signalyard/core';
+import type { InboxEntry, Outcome, RunnerEvent, SessionCause, SessionLock, Signal } from '@signalyard/core';
 import { onAbort, type EventChannel } from '@signalyard/core/internal';
 import type { BatchApply, SignalApply } from './appliers.js';
 import type { SignalApplied } from './signal-step.js';
@@ -315,8 +315,8 @@ export class SessionQueue {
     const batch = new Batch(
       session,
       lead,
-      (job, outcome) => {
-        this.settle(job, outcome);
+      (job, outcome, cause) => {
+        this.settle(job, outcome, true, cause);
       },
       hooks === undefined ? undefined : (job, carried) => hooks.member(session, job, carried),
     );
@@ -361,7 +361,11 @@ export class SessionQueue {
   /** Settles an applied signal, after stopping the signals queued behind it when it asks to. */
   #settleApplied(session: LiveSession, job: Job, applied: SignalApplied): void {
     if (applied.stopQueued) this.stopQueued(session);
-    this.settle(job, applied.outcome);
+    const cause = session.savedCause;
+    session.savedCause = undefined;
+    // Cleared when the application began (SignalApplier), so it is this signal's final save; the
+    // kind is checked too, cheaply.
+    this.settle(job, applied.outcome, true, cause?.signal?.kind === job.signal.kind ? cause : undefined);
   }
 
   /** Resolves every signal queued in `session` as `stopped` (queued tasks stay queued). */
@@ -373,12 +377,12 @@ export class SessionQueue {
    * Resolves `job` with `outcome` (once; later calls are ignored) and emits `outcome` — unless
    * `settles` is false: the job ends here but its entry stays in the inbox, unsettled.
    */
-  settle(job: Job, outcome: Outcome, settles = true): void {
+  settle(job: Job, outcome: Outcome, settles = true, cause?: SessionCause): void {
     if (job.settled) return;
     job.settled = true;
     job.detach?.();
     const { hub } = this.#d;
-    if (settles && hub.hasListeners) hub.emit(new OutcomeEvent(outcome, job.signal));
+    if (settles && hub.hasListeners) hub.emit(new OutcomeEvent(outcome, job.signal, cause));
     job.sink?.({ type: 'outcome', outcome });
     job.resolve(outcome);
   }

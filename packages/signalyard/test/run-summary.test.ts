@@ -337,3 +337,40 @@ describe('cause.signal.payload: capped, redacted, JSON only', () => {
     expect(bad({ redact: 'yes' })).toContain('redact');
   });
 });
+
+describe('the outcome event carries the final save’s cause (for recorders)', () => {
+  it('cause (with its summary) and each model request on agent_response, both non-enumerable', async () => {
+    const model = scriptedModel({ triage: ['Sending you to billing. [TO_BILLING]'], billing: ['Done. [DONE]'] });
+    const seen: { cause?: SessionCause; keys: string[] }[] = [];
+    const requests: unknown[] = [];
+    const r = createRunner({
+      agents: [{ id: 'desk', engine: crewEngine(deskCrew('marker'), { model, tools: [refund] }) }],
+      plugins: [
+        {
+          name: 'watch',
+          setup: (ctx) => {
+            ctx.on((e) => {
+              if (e.type === 'outcome') seen.push({ ...(e.cause && { cause: e.cause }), keys: Object.keys(e) });
+              if (e.type === 'engine_event' && e.event.type === 'agent_response') {
+                requests.push(e.event.request);
+                expect(Object.keys(e.event)).not.toContain('request');
+              }
+            });
+          },
+        },
+      ],
+    });
+    const outcome = await r.handle(dm('refund my 40'));
+    expect(seen).toHaveLength(1);
+    expect(seen[0]?.keys).toEqual(['type', 'outcome']);
+    expect(seen[0]?.cause).toEqual(await lastCause(r, outcome.sessionKey));
+    expect(seen[0]?.cause?.summary).toMatchObject({ status: 'completed', reply: 'Done.' });
+    expect(requests.map((q) => (q as { agentId?: string }).agentId)).toEqual(['triage', 'billing']);
+    // The next signal saves nothing (no route): its outcome carries no cause, not the one before.
+    const unrouted = await r.dispatch(outcome.sessionKey, signal(SignalKind.custom('nobody_handles_this'), {}));
+    expect(unrouted.status).toBe('unrouted');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]?.cause).toBeUndefined();
+    await r.close();
+  });
+});

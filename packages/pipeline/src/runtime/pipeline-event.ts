@@ -1,4 +1,4 @@
-import type { ChatResponse } from '@signalyard/core';
+import type { ChatRequest, ChatResponse } from '@signalyard/core';
 import type { Envelope } from '../envelope/envelope.js';
 import type { Interrupt } from '../envelope/interrupt.js';
 
@@ -45,6 +45,12 @@ export type PipelineEvent =
       agentId: string;
       /** The model's whole response. */
       response: ChatResponse;
+      /**
+       * The request the model answered, exactly as the stage sent it. Set non-enumerably: a
+       * listener that records calls (`@signalyard/replay`'s `cassetteRecorder`) reads it;
+       * serialized events leave it out. Read it, never change it.
+       */
+      readonly request?: ChatRequest;
     }
   | {
       /** A stage ended. */

@@ -2,6 +2,7 @@ import { frozenCopy } from '@signalyard/core/internal';
 import type { ChatModel, ChatRequest, ChatResponse } from '@signalyard/core';
 import { describeValue } from '@signalyard/core';
 import type { StageContext } from '../definition/stage-context.js';
+import type { PipelineEvent } from './pipeline-event.js';
 import type { Envelope } from '../envelope/envelope.js';
 import { INTERRUPT_KINDS, isInterruptKind, type InterruptKind, type InterruptResponse } from '../envelope/interrupt.js';
 import { PipelineBoundError } from '../errors/pipeline-bound-error.js';
@@ -73,8 +74,16 @@ export class RunStageContext implements StageContext {
       emit === undefined
         ? undefined
         : (request: ChatRequest, response: ChatResponse): void => {
-            if (this.#running)
-              emit({ type: 'stage_model_response', stage, agentId: request.agentId ?? stage, response });
+            if (!this.#running) return;
+            const event: PipelineEvent = {
+              type: 'stage_model_response',
+              stage,
+              agentId: request.agentId ?? stage,
+              response,
+            };
+            // The request rides along non-enumerably (for a recorder; serialized events leave it out).
+            Object.defineProperty(event, 'request', { value: request });
+            emit(event);
           };
     return (this.#model = countingModel(scope, scope.model, stage, this.abortSignal, onDelta, onResponse));
   }

@@ -12,8 +12,10 @@ export type ReplayErrorCode =
   | 'REPLAY_INPUT_INVALID'
   /** The runner factory given to `replay` / `evaluate` threw, or returned something that is not a Runner (`{ dispatch, close }`). Fix: the factory must build a runner from `{ store, clock, model, tools }` and return it. */
   | 'REPLAY_RUNNER_INVALID'
-  /** `cassetteRecorder`'s plugin was started without its store wrapper: the recorder learns each turn's outcome from the runner's saves. Fix: pass `recorder.store(yourStore)` as the runner's `store`. */
+  /** No longer thrown: `cassetteRecorder`'s plugin now records on its own (it learns each turn's end from the runner's `outcome` event), so its store wrapper is optional. Kept so code that names it still compiles. Fix: nothing to fix. @deprecated */
   | 'REPLAY_RECORDER_INCOMPLETE'
+  /** An LLM judge (`llmJudge`) could not get its verdict: its model threw (the error is the `cause`), or its `judgeCassette` file could not be written (`file` names it). Fix: check the model's credentials and network, or the file's folder and permissions; a recorded judge cassette serves every call it holds without the model. */
+  | 'REPLAY_JUDGE_FAILED'
   /** A replayed run asked for something the cassette does not hold (a model call past the recorded ones, a tool call not recorded): thrown inside the run under test so it stops there, and reported as the session's divergence. Fix: nothing to fix in the replay; the change under test made the run go elsewhere. */
   | 'REPLAY_NOT_RECORDED';
 
