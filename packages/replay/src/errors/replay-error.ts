@@ -12,7 +12,7 @@ export type ReplayErrorCode =
   | 'REPLAY_INPUT_INVALID'
   /** The runner factory given to `replay` / `evaluate` threw, or returned something that is not a Runner (`{ dispatch, close }`). Fix: the factory must build a runner from `{ store, clock, model, tools }` and return it. */
   | 'REPLAY_RUNNER_INVALID'
-  /** No longer thrown: `cassetteRecorder`'s plugin now records on its own (it learns each turn's end from the runner's `outcome` event), so its store wrapper is optional. Kept so code that names it still compiles. Fix: nothing to fix. @deprecated */
+  /** No longer thrown: `cassetteRecorder`'s plugin now records on its own (it learns each turn's end from the runner's `outcome` event), so its store wrapper is optional. Kept so code that names it still compiles. Deprecated. Fix: nothing to fix. */
   | 'REPLAY_RECORDER_INCOMPLETE'
   /** An LLM judge (`llmJudge`) could not get its verdict: its model threw (the error is the `cause`), or its `judgeCassette` file could not be written (`file` names it). Fix: check the model's credentials and network, or the file's folder and permissions; a recorded judge cassette serves every call it holds without the model. */
   | 'REPLAY_JUDGE_FAILED'
