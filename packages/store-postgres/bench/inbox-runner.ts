@@ -9,14 +9,22 @@
 // the server by statement, counted client side. Imports the built packages.
 //
 // argv: <database url> <store table> <inbox table> <mode> <label> <sessions> <count> <window>
+// env BENCH_ALS=1: everything runs with an AsyncLocalStorage active (a store set from the start,
+// and around each command), as in an application with a tracing context manager (decisions-wave3 §6).
 import { SignalKind, signal, type ChatMessage } from '@signalyard/core';
 import { PostgresCheckpointStore, PostgresInbox } from '@signalyard/store-postgres';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Client } from 'pg';
 import { createRunner, type AgentDefinition, type RunnerOptions, type TurnResult } from 'signalyard';
 
 const [url, storeTable, inboxTable, mode, label, sessionsArg, countArg, windowArg] = process.argv.slice(2);
 if (url === undefined || storeTable === undefined || inboxTable === undefined || process.send === undefined)
   throw new Error('usage: started by inbox.bench.ts (with an IPC channel)');
+const als = new AsyncLocalStorage<object>();
+const STORE = Object.freeze({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' });
+const withAls = process.env.BENCH_ALS === '1';
+// Set before anything is made: the runner's connections, timers and promises carry it.
+if (withAls) als.enterWith(STORE);
 const SESSIONS = Number(sessionsArg);
 const COUNT = Number(countArg);
 const WINDOW = Number(windowArg);
@@ -121,7 +129,9 @@ async function burst(): Promise<number> {
 }
 
 process.on('message', (command) => {
-  void (async () => {
+  // The IPC channel was opened before the store was set: each command runs inside it again.
+  const run = (fn: () => Promise<void>): Promise<void> => (withAls ? als.run(STORE, fn) : fn());
+  void run(async () => {
     if (command === 'trips') {
       const cpu = process.cpuUsage();
       process.send?.({
@@ -142,7 +152,7 @@ process.on('message', (command) => {
     const started = performance.now();
     const failed = await burst();
     process.send?.({ type: 'done', ms: performance.now() - started, failed });
-  })();
+  });
 });
 if (mode === 'plain') await burst(); // warm up: every session saved
-process.send({ type: 'ready' });
+process.send({ type: 'ready', als: als.getStore() !== undefined });

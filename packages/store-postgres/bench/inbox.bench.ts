@@ -8,6 +8,10 @@
 //   >= 40 % of it). The two alternate round by round.
 // - `runner.accept` latency, one at a time over SESSIONS sessions (no worker running): p50 and
 //   p99 of each round (targets 2 ms and 20 ms).
+// Both also with an AsyncLocalStorage active (`…@als`, decisions-wave3 §6): the throughput rounds
+// again with worker and runner processes that run everything inside one, the producer's accepts
+// inside one too (after the plain mode's rounds, with fresh processes); the latency rounds
+// alternate the two modes.
 // - recovery after kill -9 with leaseMs 2,000: a worker process holds a session's lease in the
 //   middle of a turn and is killed with SIGKILL; from the kill until a worker in this process
 //   (pollMs 100, already running) has settled the entry (target <= 3,000 ms: leaseMs + 1 s).
@@ -18,9 +22,8 @@
 // with the ratio that CPU allows on the same cores; and how idle the machine was during the rounds
 // (a CPU-bound round is bounded by that CPU). Needs the server at DATABASE_URL or
 // postgres://postgres@127.0.0.1:5432/test; without one it says so and skips.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { SignalKind, signal, type ChatMessage } from '@signalyard/core';
@@ -28,6 +31,8 @@ import { PostgresCheckpointStore, PostgresInbox } from '@signalyard/store-postgr
 import { Pool } from 'pg';
 import { createRunner, type Runner } from 'signalyard';
 import { MIN_ROUNDS, figure, median } from '../../../scripts/bench/harness.mjs';
+import { ALS, inAls, leaveAls } from '../../../scripts/bench/modes.mjs';
+import { CostMeter, minus, newSpent, printCosts, printTrips, tripsOf, type Child } from './inbox-bench-costs.js';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const machine = `${cpus()[0]?.model ?? 'unknown CPU'} (${String(cpus().length)} cores), Node ${process.version}`;
@@ -36,8 +41,6 @@ const SESSIONS = 100;
 const WINDOW = 64;
 const LATENCY_ACCEPTS = 500;
 const script = fileURLToPath(new URL('./inbox-runner.ts', import.meta.url));
-/** Ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
-const TICKS = 100;
 
 const admin = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 5000 });
 admin.on('error', () => undefined);
@@ -50,6 +53,7 @@ try {
 }
 
 const tag = `${String(process.pid)}_${randomBytes(3).toString('hex')}`;
+const meter = new CostMeter(admin, tag);
 
 /** `url` with the `application_name` that {@link serverCpu} finds the role's server processes by. */
 function named(role: string): string {
@@ -64,14 +68,8 @@ const agents = [{ id: 'main', engine: () => Promise.resolve({ messages: reply })
 const message = signal(SignalKind.UserMessage, 'hello');
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A runner process of bench/inbox-runner.ts, and its messages. */
-interface Child {
-  readonly process: ChildProcess;
-  next(type: string): Promise<Record<string, unknown>>;
-  stop(): Promise<void>;
-}
-
-function child(mode: string, label: string, sessions = 0, count = 0, window = 0): Child {
+/** Starts a runner process of inbox-runner.ts; with `als`, it runs everything with an AsyncLocalStorage active. */
+function child(mode: string, label: string, sessions = 0, count = 0, window = 0, als = false): Child {
   const proc = spawn(
     process.execPath,
     [
@@ -92,7 +90,7 @@ function child(mode: string, label: string, sessions = 0, count = 0, window = 0)
       String(count),
       String(window),
     ],
-    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: als ? { ...process.env, BENCH_ALS: '1' } : process.env },
   );
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   return {
@@ -241,146 +239,54 @@ async function recoveryRound(round: number): Promise<number> {
   }
 }
 
-type Trips = Record<string, { calls: number; ms: number }>;
+/** What one mode's side-by-side rounds measured. */
+interface Throughput {
+  readonly inboxRates: number[];
+  readonly plainRates: number[];
+  readonly acceptMs: number[];
+  readonly load: number[];
+}
 
 /**
- * Where the inbox's CPU goes, accepting against settling, and the ratio it allows: the rounds are
- * CPU-bound (the workers, the producer and the server share the machine's cores), so the rate with
- * the inbox over the rate without is at most the CPU per signal without over the CPU per signal
- * with — and accepting alone (the producer and its server processes) puts a ceiling on it even if
- * settling cost no more than the turn without an inbox.
+ * The side-by-side rounds in one mode: 2 worker processes and 2 runner processes without an
+ * inbox, started for it — with `als`, processes that run everything with an AsyncLocalStorage
+ * active, and the producer's accepts run inside one (decisions-wave3 §6) — a warm-up round of
+ * each (every inbox session saved, the processes' hot code compiled: a shorter warm-up left the
+ * first measured round of both kinds a fifth slower), then MIN_ROUNDS of each alternately.
+ * Prints where the time went.
  */
-function printBound(per: (ms: number) => string): void {
-  const accepting = spent.inboxProducer + spent.inboxAcceptServer;
-  const settling = spent.inboxNode + spent.inboxServer - spent.inboxAcceptServer;
-  const plainMs = spent.plainNode + spent.plainServer;
-  const ratio = (ms: number): string => (plainMs / ms).toFixed(2);
-  console.log(
-    `  accepting ${per(accepting)} µs (producer ${per(spent.inboxProducer)} + its server processes ${per(spent.inboxAcceptServer)}), ` +
-      `settling ${per(settling)} µs (workers ${per(spent.inboxNode)} + the server processes of their inbox statements ` +
-      `${per(spent.inboxServer - spent.inboxAcceptServer - spent.inboxSaveServer)} and of their saves ${per(spent.inboxSaveServer)}), ` +
-      `a signal without the inbox ${per(plainMs)} µs in all: ` +
-      `with the same cores, the ratio is at most ${ratio(accepting + settling)}x as spent, ` +
-      `and ${ratio(accepting + plainMs)}x if settling cost only the turn without the inbox`,
-  );
-  const idle = ({ idle, all }: { idle: number; all: number }): string =>
-    all > 0 ? ((100 * idle) / all).toFixed(0) : '?';
-  console.log(
-    `  the machine's cores idle during the rounds: ${idle(spent.inboxMachine)} % with the inbox, ${idle(spent.plainMachine)} % without`,
-  );
-}
-
-/** The machine's CPU ticks so far (every core): idle (with I/O wait) and in all, from /proc/stat. */
-function machineTicks(): { idle: number; all: number } {
+async function throughput(als: boolean): Promise<Throughput> {
+  const a = als ? 'a' : '';
+  const workers = [0, 1].map((i) => child('worker', `w${a}${String(i)}`, 0, 0, 0, als));
+  const plain = [0, 1].map((i) => child('plain', `plain${a}${String(i)}`, SESSIONS / 2, SIGNALS / 2, WINDOW / 2, als));
+  const inMode = <T>(fn: () => Promise<T>): Promise<T> => (als ? inAls(fn).finally(leaveAls) : fn());
   try {
-    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
-      .trim()
-      .split(/\s+/)
-      .slice(1, 9)
-      .map(Number);
-    return { idle: (fields[3] ?? 0) + (fields[4] ?? 0), all: fields.reduce((n, t) => n + t, 0) };
-  } catch {
-    return { idle: 0, all: 0 }; // not Linux
-  }
-}
-
-/** CPU ms so far of the server processes serving `role` (by application_name), by pid. */
-async function serverCpu(role: string): Promise<Map<number, number>> {
-  const rows = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
-    `sybench_${tag}_${role}`,
-  ]);
-  const cpu = new Map<number, number>();
-  for (const { pid } of rows.rows) {
-    try {
-      const fields =
-        readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
-          .split(') ')[1]
-          ?.split(' ') ?? [];
-      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS);
-    } catch {
-      // gone, or the server is not on this machine
+    const ready = await Promise.all([...workers, ...plain].map((c) => c.next('ready')));
+    if (ready.some((r) => r.als !== als))
+      throw new Error(`a bench runner did not start ${als ? 'with' : 'without'} its AsyncLocalStorage`);
+    await inMode(() => inboxRound(SIGNALS));
+    await plainRound(plain);
+    const run: Throughput = { inboxRates: [], plainRates: [], acceptMs: [], load: [] };
+    const spent = newSpent();
+    const before = await tripsOf(workers);
+    for (let round = 0; round < MIN_ROUNDS; round++) {
+      run.load.push(loadavg()[0] ?? 0);
+      const roles = [`w${a}`, 'producer', `w${a}_store`];
+      const r = await meter.costed(spent, 'inbox', workers, roles, () => inMode(() => inboxRound(SIGNALS)));
+      run.inboxRates.push(r.rate);
+      run.acceptMs.push(r.acceptMs);
+      const plainRoles = [`plain${a}`, `plain${a}_store`];
+      run.plainRates.push(await meter.costed(spent, 'plain', plain, plainRoles, () => plainRound(plain)));
     }
+    const trips = minus(await tripsOf(workers), before);
+    const rates = (list: number[]): string => list.map((r) => r.toFixed(0)).join(', ');
+    console.log(`settled/s${als ? ALS : ''}: inbox ${rates(run.inboxRates)}; plain ${rates(run.plainRates)}`);
+    printTrips(trips, SIGNALS * MIN_ROUNDS);
+    printCosts(spent, SIGNALS * MIN_ROUNDS);
+    return run;
+  } finally {
+    await Promise.all([...workers, ...plain].map((c) => c.stop()));
   }
-  return cpu;
-}
-
-/** CPU ms the server processes of `role` spent between two {@link serverCpu} readings (new processes: all of theirs). */
-function serverCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
-  let ms = 0;
-  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
-  return ms;
-}
-
-/** CPU ms (and event-loop busy ms) the child processes spent so far, summed. */
-async function childCpu(children: readonly Child[]): Promise<{ cpu: number; busy: number; idle: number }> {
-  const replies = await Promise.all(
-    children.map((w) => {
-      const reply = w.next('trips');
-      w.process.send('trips');
-      return reply;
-    }),
-  );
-  let cpu = 0;
-  let busy = 0;
-  let idle = 0;
-  for (const r of replies) {
-    cpu += r.cpuMs as number;
-    const elu = r.elu as { active: number; idle: number };
-    busy += elu.active;
-    idle += elu.idle;
-  }
-  return { cpu, busy, idle };
-}
-
-/** CPU per signal over the measured rounds, µs: the runners' processes and the server's processes serving them. */
-const spent = {
-  inboxNode: 0,
-  inboxProducer: 0,
-  inboxServer: 0,
-  /** Of `inboxServer`: the server processes serving the producer's accepts. */
-  inboxAcceptServer: 0,
-  /** Of `inboxServer`: the server processes serving the workers' checkpoint store (their saves and loads). */
-  inboxSaveServer: 0,
-  inboxBusy: 0,
-  inboxIdle: 0,
-  plainNode: 0,
-  plainServer: 0,
-  /** The machine's idle ticks and all its ticks during the inbox rounds, and during the rounds without. */
-  inboxMachine: { idle: 0, all: 0 },
-  plainMachine: { idle: 0, all: 0 },
-};
-
-/** Runs `round` and adds the CPU it cost to `spent`. */
-async function costed<T>(kind: 'inbox' | 'plain', children: readonly Child[], round: () => Promise<T>): Promise<T> {
-  // the workers' inbox connections, the producer's, the workers' store connections (inbox-runner.ts)
-  const roles = kind === 'inbox' ? ['w', 'producer', 'w_store'] : ['plain', 'plain_store'];
-  const server0 = await Promise.all(roles.map(serverCpu));
-  const node0 = await childCpu(children);
-  const self0 = process.cpuUsage();
-  const ticks0 = machineTicks();
-  const result = await round();
-  const ticks = machineTicks();
-  const self = process.cpuUsage(self0);
-  const machine = kind === 'inbox' ? spent.inboxMachine : spent.plainMachine;
-  machine.idle += ticks.idle - ticks0.idle;
-  machine.all += ticks.all - ticks0.all;
-  const node = await childCpu(children);
-  const server = await Promise.all(roles.map(serverCpu));
-  const byRole = server.map((after, i) => serverCpuSpent(server0[i] as Map<number, number>, after));
-  const serverMs = byRole.reduce((n, ms) => n + ms, 0);
-  if (kind === 'inbox') {
-    spent.inboxAcceptServer += byRole[1] ?? 0;
-    spent.inboxSaveServer += byRole[2] ?? 0;
-    spent.inboxNode += node.cpu - node0.cpu;
-    spent.inboxProducer += (self.user + self.system) / 1000;
-    spent.inboxServer += serverMs;
-    spent.inboxBusy += node.busy - node0.busy;
-    spent.inboxIdle += node.idle - node0.idle;
-  } else {
-    spent.plainNode += node.cpu - node0.cpu;
-    spent.plainServer += serverMs;
-  }
-  return result;
 }
 
 try {
@@ -390,48 +296,22 @@ try {
   await producer.runner.start();
 
   // ---------------------------------------------------------------- settled/s, side by side
-  const workers = [child('worker', 'w0'), child('worker', 'w1')];
-  const plain = [0, 1].map((i) => child('plain', `plain${String(i)}`, SESSIONS / 2, SIGNALS / 2, WINDOW / 2));
-  await Promise.all([...workers, ...plain].map((c) => c.next('ready')));
-  // Warm up, one round of each: every inbox session saved, and the processes' hot code compiled
-  // (a shorter warm-up left the first measured round of both kinds a fifth slower: still compiling).
-  await inboxRound(SIGNALS);
-  await plainRound(plain);
-  const inboxRates: number[] = [];
-  const plainRates: number[] = [];
-  const acceptMs: number[] = [];
-  const load: number[] = [];
-  const before = await tripsOf(workers);
-  for (let round = 0; round < MIN_ROUNDS; round++) {
-    load.push(loadavg()[0] ?? 0);
-    const r = await costed('inbox', workers, () => inboxRound(SIGNALS));
-    inboxRates.push(r.rate);
-    acceptMs.push(r.acceptMs);
-    plainRates.push(await costed('plain', plain, () => plainRound(plain)));
-  }
-  const trips = minus(await tripsOf(workers), before);
-  console.log(
-    `settled/s: inbox ${inboxRates.map((r) => r.toFixed(0)).join(', ')}; plain ${plainRates.map((r) => r.toFixed(0)).join(', ')}`,
-  );
-  printTrips(trips, SIGNALS * MIN_ROUNDS);
-  const per = (ms: number): string => ((ms / (SIGNALS * MIN_ROUNDS)) * 1000).toFixed(0);
-  console.log(
-    `  CPU per signal (µs): inbox — workers ${per(spent.inboxNode)} (event loop busy ${((100 * spent.inboxBusy) / (spent.inboxBusy + spent.inboxIdle)).toFixed(0)} %), ` +
-      `producer process ${per(spent.inboxProducer)}, server processes ${per(spent.inboxServer)}; ` +
-      `no inbox — runners ${per(spent.plainNode)}, server processes ${per(spent.plainServer)}`,
-  );
-  printBound(per);
-  await Promise.all([...workers, ...plain].map((c) => c.stop()));
+  const runs = { '': await throughput(false), [ALS]: await throughput(true) };
 
   // ---------------------------------------------------------------- accept latency
-  const p50: number[] = [];
-  const p99: number[] = [];
+  const latency = {
+    '': { p50: [] as number[], p99: [] as number[] },
+    [ALS]: { p50: [] as number[], p99: [] as number[] },
+  };
   await latencyRound(); // warm up
-  for (let round = 0; round < MIN_ROUNDS; round++) {
-    const [a, b] = await latencyRound();
-    p50.push(a);
-    p99.push(b);
-  }
+  await inAls(latencyRound).finally(leaveAls);
+  for (let round = 0; round < MIN_ROUNDS; round++)
+    for (const [mode, l] of Object.entries(latency)) {
+      const [a, b] = mode === ALS ? await inAls(latencyRound).finally(leaveAls) : await latencyRound();
+      l.p50.push(a);
+      l.p99.push(b);
+    }
+  const { p50, p99 } = latency[''];
 
   const costs = await acceptCosts();
   console.log(
@@ -445,47 +325,52 @@ try {
   for (let round = 0; round < MIN_ROUNDS; round++) recoveries.push(await recoveryRound(round));
 
   console.log(`\n## PostgreSQL inbox on ${machine}, PostgreSQL on loopback`);
-  console.log(
-    `load average (1 min) at the throughput rounds: ${load.map((l) => l.toFixed(1)).join(', ')}; ` +
-      `${String(SIGNALS)} signals over ${String(SESSIONS)} sessions, ${String(WINDOW)} accepts in flight`,
-  );
-  console.log(
-    `  inbox, 2 worker processes: ${inboxRates.map((r) => r.toFixed(0)).join(', ')} settled/s; ` +
-      `of which the accepts took ${acceptMs.map((ms) => ms.toFixed(0)).join(', ')} ms (the workers settle meanwhile)`,
-  );
-  console.log(`  no inbox, 2 runner processes: ${plainRates.map((r) => r.toFixed(0)).join(', ')} signals/s`);
-
   const workload = `store-postgres inbox: ${String(SIGNALS)} signals over ${String(SESSIONS)} sessions`;
-  const plainMedian = median(plainRates);
-  figure({
-    workload,
-    name: 'settled signals per second, 2 worker processes',
-    unit: '/s',
-    samples: inboxRates,
-    target: { atLeast: 3000 },
-    against: `no inbox, 2 processes ${Math.round(plainMedian).toLocaleString('en-US')}/s`,
-  });
-  figure({
-    workload,
-    name: 'settled/s with the inbox / without (same runner, 2 processes)',
-    unit: 'x',
-    samples: inboxRates.map((r, i) => r / (plainRates[i] ?? r)),
-    target: { atLeast: 0.4 },
-  });
-  figure({
-    workload: `store-postgres inbox: runner.accept one at a time, ${String(SESSIONS)} sessions`,
-    name: 'accept p50',
-    unit: 'ns',
-    samples: p50,
-    target: { atMost: 2_000_000 },
-  });
-  figure({
-    workload: `store-postgres inbox: runner.accept one at a time, ${String(SESSIONS)} sessions`,
-    name: 'accept p99',
-    unit: 'ns',
-    samples: p99,
-    target: { atMost: 20_000_000 },
-  });
+  for (const [mode, { inboxRates, plainRates, acceptMs, load }] of Object.entries(runs)) {
+    console.log(
+      (mode === ALS ? 'with an AsyncLocalStorage active in every process (@als): ' : '') +
+        `load average (1 min) at the throughput rounds: ${load.map((l) => l.toFixed(1)).join(', ')}; ` +
+        `${String(SIGNALS)} signals over ${String(SESSIONS)} sessions, ${String(WINDOW)} accepts in flight`,
+    );
+    console.log(
+      `  inbox, 2 worker processes: ${inboxRates.map((r) => r.toFixed(0)).join(', ')} settled/s; ` +
+        `of which the accepts took ${acceptMs.map((ms) => ms.toFixed(0)).join(', ')} ms (the workers settle meanwhile)`,
+    );
+    console.log(`  no inbox, 2 runner processes: ${plainRates.map((r) => r.toFixed(0)).join(', ')} signals/s`);
+  }
+  for (const [mode, { inboxRates, plainRates }] of Object.entries(runs)) {
+    figure({
+      workload,
+      name: `settled signals per second, 2 worker processes${mode}`,
+      unit: '/s',
+      samples: inboxRates,
+      target: { atLeast: 3000 },
+      against: `no inbox, 2 processes ${Math.round(median(plainRates)).toLocaleString('en-US')}/s`,
+    });
+    figure({
+      workload,
+      name: `settled/s with the inbox / without (same runner, 2 processes)${mode}`,
+      unit: 'x',
+      samples: inboxRates.map((r, i) => r / (plainRates[i] ?? r)),
+      target: { atLeast: 0.4 },
+    });
+  }
+  for (const [mode, l] of Object.entries(latency)) {
+    figure({
+      workload: `store-postgres inbox: runner.accept one at a time, ${String(SESSIONS)} sessions`,
+      name: `accept p50${mode}`,
+      unit: 'ns',
+      samples: l.p50,
+      target: { atMost: 2_000_000 },
+    });
+    figure({
+      workload: `store-postgres inbox: runner.accept one at a time, ${String(SESSIONS)} sessions`,
+      name: `accept p99${mode}`,
+      unit: 'ns',
+      samples: l.p99,
+      target: { atMost: 20_000_000 },
+    });
+  }
   figure({
     workload: 'store-postgres inbox: recovery after kill -9, leaseMs 2,000, pollMs 100',
     name: 'kill → entry settled by another worker',
@@ -509,47 +394,4 @@ try {
     .query(`DROP FUNCTION IF EXISTS "${inboxTable}_accept", "${inboxTable}_accept_many"`)
     .catch(() => undefined);
   await admin.end();
-}
-
-/** Both workers' round trips so far, summed by statement. */
-async function tripsOf(workers: readonly Child[]): Promise<Trips> {
-  const replies = await Promise.all(
-    workers.map((w) => {
-      const reply = w.next('trips');
-      w.process.send('trips');
-      return reply;
-    }),
-  );
-  const sum: Trips = {};
-  for (const reply of replies)
-    for (const [k, v] of Object.entries(reply.trips as Trips)) {
-      const t = (sum[k] ??= { calls: 0, ms: 0 });
-      t.calls += v.calls;
-      t.ms += v.ms;
-    }
-  return sum;
-}
-
-function minus(after: Trips, before: Trips): Trips {
-  return Object.fromEntries(
-    Object.entries(after).map(([k, v]) => [
-      k,
-      { calls: v.calls - (before[k]?.calls ?? 0), ms: v.ms - (before[k]?.ms ?? 0) },
-    ]),
-  );
-}
-
-function printTrips(all: Trips, settled: number): void {
-  console.log(
-    "  where the time goes: the 2 workers' round trips per settled entry (client side, the measured rounds):",
-  );
-  const rows = Object.entries(all)
-    .filter(([, t]) => t.calls > 0)
-    .sort(([, a], [, b]) => b.ms - a.ms);
-  for (const [label, t] of rows.slice(0, 14))
-    console.log(
-      `    ${(t.calls / settled).toFixed(2).padStart(6)} trips ${((t.ms / settled) * 1000).toFixed(0).padStart(7)} µs  ${label}`,
-    );
-  const calls = rows.reduce((n, [, t]) => n + t.calls, 0);
-  console.log(`    in all ${(calls / settled).toFixed(2)} round trips per settled entry`);
 }
