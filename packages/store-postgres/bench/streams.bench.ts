@@ -11,8 +11,8 @@
 // histories): the reader's loop runs inside `als.run(store, …)`, as a request handler under a
 // tracing context manager, and so does the engine's turn on the worker. The worker shares this
 // process, so its own loops (its connections made before, with no store) run with the storage's
-// promise hooks on too during an `@als` turn, which is what an active storage costs them; the
-// same target holds in both modes.
+// promise hooks on too during an `@als` turn, which is what an active storage costs them (Node 20);
+// the paced p99 has the same target in both modes.
 // Needs the server at DATABASE_URL or postgres://postgres@127.0.0.1:5432/test; skips without one.
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
