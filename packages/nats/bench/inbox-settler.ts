@@ -7,7 +7,10 @@
 // argv: nats <nats url> <stream> <id> | pg <database url> <table> <id>
 // IPC in: { type: 'run' } | { type: 'pause' } (answered { type: 'paused' } once no entry is in
 // hand) | { type: 'count' } (answered { type: 'count', settled, unavailable }) | { type: 'stop' }.
-// IPC out: { type: 'ready' } once connected.
+// IPC out: { type: 'ready', als } once connected (`als`: whether its AsyncLocalStorage is active).
+// env BENCH_ALS=1: everything runs with an AsyncLocalStorage active (a store set from the start,
+// and around each command), as in an application with a tracing context manager (decisions-wave3 §6).
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Inbox } from '@signalyard/core';
 import { JetStreamInbox } from '@signalyard/nats';
 import { PostgresInbox } from '@signalyard/store-postgres';
@@ -15,6 +18,11 @@ import { PostgresInbox } from '@signalyard/store-postgres';
 const [kind, url, name, id] = process.argv.slice(2);
 if ((kind !== 'nats' && kind !== 'pg') || url === undefined || name === undefined || id === undefined)
   throw new Error('usage: inbox-settler.ts nats|pg <url> <stream or table> <id> (with an IPC channel)');
+const als = new AsyncLocalStorage<object>();
+const STORE = Object.freeze({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' });
+const withAls = process.env.BENCH_ALS === '1';
+// Set before anything is made: the inbox's connection, timers and promises carry it.
+if (withAls) als.enterWith(STORE);
 const send = (message: Record<string, unknown>): void => {
   if (process.connected) process.send?.(message);
 };
@@ -69,8 +77,8 @@ async function loop(): Promise<void> {
   }
 }
 
-process.on('message', (raw) => {
-  const m = raw as { type: string };
+/** Handles one IPC command. */
+function command(m: { type: string }): void {
   if (m.type === 'run') {
     running = true;
     wake?.();
@@ -83,11 +91,18 @@ process.on('message', (raw) => {
     running = false;
     wake?.();
   }
+}
+
+// The IPC channel was opened before the store was set: each command runs inside it again.
+process.on('message', (raw) => {
+  const m = raw as { type: string };
+  if (withAls) als.run(STORE, () => command(m));
+  else command(m);
 });
 
 // A first request connects (and, for PostgreSQL, prepares the pool) before the parent measures.
 for (const lease of await inbox.acquire(id, { leaseMs: 1000, max: 1 })) await inbox.release(lease);
-send({ type: 'ready' });
+send({ type: 'ready', als: als.getStore() !== undefined });
 await loop();
 await inbox.close();
 process.disconnect();

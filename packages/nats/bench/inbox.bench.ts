@@ -12,20 +12,23 @@
 //   worker PROCESS (bench/recovery-worker.ts) holds a session's lease in the middle of a turn and
 //   is killed with SIGKILL; from the kill until another worker (running already) settled the
 //   entry. Target: leaseMs + 1 s.
+// The latency and rate figures (all but recovery) also with an AsyncLocalStorage active
+// (`…@als`, decisions-wave3 §6): each inbox is measured twice side by side, each mode over a
+// stream (a table) of its own with a producer of its own in this process and 2 worker processes
+// of its own — for @als, processes that run everything inside one (env BENCH_ALS=1) and the
+// producer's accepts inside one too; round by round, the latency rounds of both modes, then the
+// throughput rounds of both (so drift and the backlog's growth hit both alike).
 // Starts its own `nats-server -js` (file storage, temporary directory); without the binary it
 // says so and skips. Needs PostgreSQL at DATABASE_URL or postgres://postgres@127.0.0.1:5432/test
 // for the comparison and the recovery figure (without it the JetStream rates are printed alone).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Inbox } from '@signalyard/core';
 import { JetStreamInbox } from '@signalyard/nats';
 import { PostgresInbox } from '@signalyard/store-postgres';
 import pg from 'pg';
 import { MIN_ROUNDS, figure, median } from '../../../scripts/bench/harness.mjs';
+import { ALS, inAls, leaveAls } from '../../../scripts/bench/modes.mjs';
+import { Settlers, startServer, type Server } from './inbox-bench-processes.js';
 import { recoveryRound } from './recovery.js';
 
 const SESSIONS = 100;
@@ -35,48 +38,8 @@ const THROUGHPUT_MS = 2000;
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const text = (payload: string) => ({ kind: 'user_message' as const, payload });
 const limits = { maxPending: 10_000_000, maxPendingPerSession: 1_000_000 };
-const settlerScript = fileURLToPath(new URL('./inbox-settler.ts', import.meta.url));
 /** INBOX_UNAVAILABLE errors seen (retried, as an application would), printed at the end. */
 const unavailable: string[] = [];
-
-interface Server {
-  readonly url: string;
-  /** The server's CPU time so far (user + system), in µs. */
-  readonly cpuUs: () => number;
-  readonly stop: () => void;
-}
-
-/** Starts nats-server -js on a random port with a temporary store; undefined when the binary is missing. */
-async function startServer(): Promise<Server | undefined> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const dir = mkdtempSync(join(tmpdir(), 'signalyard-nats-bench-'));
-  const child = spawn(
-    process.env.NATS_SERVER ?? 'nats-server',
-    ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', dir],
-    { stdio: 'ignore' },
-  );
-  const started = await new Promise<boolean>((resolve) => {
-    child.once('error', () => resolve(false));
-    setTimeout(() => resolve(child.exitCode === null), 700);
-  });
-  const stop = (): void => {
-    child.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  if (!started) {
-    stop();
-    return undefined;
-  }
-  const cpuUs = (): number => {
-    // /proc/<pid>/stat fields 14 and 15 (after the command's closing parenthesis: 12 and 13), in clock ticks of 10 ms
-    const fields =
-      readFileSync(`/proc/${String(child.pid)}/stat`, 'utf8')
-        .split(') ')[1]
-        ?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
-  };
-  return { url: `nats://127.0.0.1:${port}`, cpuUs, stop };
-}
 
 /** The p-th percentile (0–1) of `values`, in the unit they are in. */
 function percentile(values: number[], p: number): number {
@@ -94,55 +57,6 @@ async function latencyRound(inbox: Inbox, round: number): Promise<[number, numbe
     times.push(Number(process.hrtime.bigint() - start));
   }
   return [percentile(times, 0.5), percentile(times, 0.99)];
-}
-
-/** The 2 worker processes of one inbox, told to run, pause, count and stop over IPC. */
-class Settlers {
-  readonly #children: ChildProcess[];
-
-  constructor(args: readonly string[]) {
-    this.#children = ['w0', 'w1'].map((id) =>
-      spawn(process.execPath, ['--import', 'tsx', settlerScript, ...args, id], {
-        stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      }),
-    );
-  }
-
-  #next<T>(child: ChildProcess, type: string): Promise<T> {
-    return new Promise((resolve, reject) => {
-      const onExit = (code: number | null): void => {
-        reject(new Error(`a bench worker exited (${String(code)}) before ${type}`));
-      };
-      const onMessage = (m: unknown): void => {
-        if ((m as { type?: string }).type !== type) return;
-        child.off('message', onMessage);
-        child.off('exit', onExit);
-        resolve(m as T);
-      };
-      child.on('message', onMessage);
-      child.once('exit', onExit);
-    });
-  }
-
-  async #all<T>(request: string, reply: string): Promise<T[]> {
-    const replies = this.#children.map((c) => this.#next<T>(c, reply));
-    if (request !== '') for (const c of this.#children) c.send({ type: request });
-    return Promise.all(replies);
-  }
-
-  ready = (): Promise<unknown[]> => this.#all('', 'ready');
-  run = (): void => {
-    for (const c of this.#children) c.send({ type: 'run' });
-  };
-  pause = (): Promise<unknown[]> => this.#all('pause', 'paused');
-  /** Entries settled by both so far. */
-  settled = async (): Promise<number> =>
-    (await this.#all<{ settled: number }>('count', 'count')).reduce((sum, c) => sum + c.settled, 0);
-  stop = async (): Promise<void> => {
-    const exits = this.#children.map((c) => new Promise((resolve) => c.once('exit', resolve)));
-    for (const c of this.#children) c.send({ type: 'stop' });
-    await Promise.all(exits);
-  };
 }
 
 interface Round {
@@ -223,27 +137,62 @@ interface Measured {
   rounds: Round[];
 }
 
-async function measureInbox(producer: Inbox, settlerArgs: readonly string[], server?: Server): Promise<Measured> {
-  const settlers = new Settlers(settlerArgs);
-  await settlers.ready();
-  const m: Measured = { p50: [], p99: [], rounds: [] };
+/** One mode's side of an inbox: over a stream (a table) of its own, its producer here and its 2 worker processes. */
+interface Side {
+  readonly als: boolean;
+  readonly producer: Inbox;
+  readonly settlers: Settlers;
+  readonly measured: Measured;
+}
+
+/** Runs `fn` as is, or with `als` inside the benchmarks' AsyncLocalStorage (turned off again after). */
+function inMode<T>(als: boolean, fn: () => Promise<T>): Promise<T> {
+  return als ? inAls(fn).finally(leaveAls) : fn();
+}
+
+/**
+ * Measures one inbox in both modes side by side: `open(als)` gives each mode's producer and its
+ * workers' arguments (a stream or table of its own). After a warm-up latency round of each,
+ * MIN_ROUNDS rounds of: a latency round of each mode, then a throughput round of each. Results
+ * by mode ('' and '@als').
+ */
+async function measureInbox(
+  open: (als: boolean) => Promise<{ producer: Inbox; settlerArgs: readonly string[] }>,
+  server?: Server,
+): Promise<Record<string, Measured>> {
+  const sides: Side[] = [];
   try {
-    await latencyRound(producer, -1); // warm-up
+    for (const als of [false, true]) {
+      const { producer, settlerArgs } = await open(als);
+      sides.push({
+        als,
+        producer,
+        settlers: new Settlers(settlerArgs, als),
+        measured: { p50: [], p99: [], rounds: [] },
+      });
+    }
+    await Promise.all(sides.map((side) => side.settlers.ready()));
+    for (const side of sides) await inMode(side.als, () => latencyRound(side.producer, -1)); // warm-up
     for (let round = 0; round < MIN_ROUNDS; round++) {
-      const [p50, p99] = await latencyRound(producer, round);
-      m.p50.push(p50);
-      m.p99.push(p99);
-      m.rounds.push(await throughputRound(producer, settlers, round, server));
+      for (const { als, producer, measured } of sides) {
+        const [p50, p99] = await inMode(als, () => latencyRound(producer, round));
+        measured.p50.push(p50);
+        measured.p99.push(p99);
+      }
+      for (const { als, producer, settlers, measured } of sides)
+        measured.rounds.push(await inMode(als, () => throughputRound(producer, settlers, round, server)));
     }
   } finally {
-    await settlers.stop();
-    await producer.close();
+    for (const { producer, settlers } of sides) {
+      await settlers.stop();
+      await producer.close();
+    }
   }
   if (unavailable.length > 0) {
     console.log(`${unavailable.length} INBOX_UNAVAILABLE errors (retried), first: ${unavailable[0]}`);
     unavailable.length = 0;
   }
-  return m;
+  return { '': (sides[0] as Side).measured, [ALS]: (sides[1] as Side).measured };
 }
 
 const server = await startServer();
@@ -251,17 +200,22 @@ if (server === undefined) {
   console.log('\n## nats: SKIPPED — nats-server could not be started (install it, or set NATS_SERVER)');
   process.exit(0);
 }
-let postgres: Measured | undefined;
-let jetstream: Measured;
+let postgres: Record<string, Measured> | undefined;
+let jetstream: Record<string, Measured>;
 const recoveries: number[] = [];
 const admin = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 3000 });
 admin.on('error', () => undefined);
 const table = `bench_inbox_${randomBytes(4).toString('hex')}`;
+/** The PostgreSQL inbox tables of each mode. */
+const tables = [table, `${table}_als`];
 try {
   const stream = `BENCH_${randomBytes(4).toString('hex')}`;
-  const producer = new JetStreamInbox({ servers: server.url, stream, ...limits });
-  await producer.provision();
-  jetstream = await measureInbox(producer, ['nats', server.url, stream], server);
+  jetstream = await measureInbox(async (als) => {
+    const name = als ? `${stream}_ALS` : stream;
+    const producer = new JetStreamInbox({ servers: server.url, stream: name, ...limits });
+    await producer.provision();
+    return { producer, settlerArgs: ['nats', server.url, name] };
+  }, server);
   const pgUp = await admin.query('SELECT 1').then(
     () => true,
     (error: unknown) => {
@@ -272,9 +226,12 @@ try {
   if (pgUp) {
     for (let round = 0; round < MIN_ROUNDS; round++)
       recoveries.push(await recoveryRound({ servers: server.url, url, table: `${table}_store`, round }));
-    const pgProducer = new PostgresInbox({ connectionString: url, table, maxConnections: 8, ...limits });
-    await pgProducer.migrate();
-    postgres = await measureInbox(pgProducer, ['pg', url, table]);
+    postgres = await measureInbox(async (als) => {
+      const name = tables[als ? 1 : 0] as string;
+      const producer = new PostgresInbox({ connectionString: url, table: name, maxConnections: 8, ...limits });
+      await producer.migrate();
+      return { producer, settlerArgs: ['pg', url, name] };
+    });
   }
 } finally {
   server.stop();
@@ -286,6 +243,10 @@ try {
     .then(async (r) => {
       const sql = (r.rows[0] as { sql: string | null } | undefined)?.sql;
       if (sql !== null && sql !== undefined) await admin.query(sql);
+      for (const t of tables) {
+        await admin.query(`DROP SEQUENCE IF EXISTS "${t}_order"`);
+        await admin.query(`DROP FUNCTION IF EXISTS "${t}_accept", "${t}_accept_many"`);
+      }
     })
     .catch(() => undefined);
   await admin.end();
@@ -300,80 +261,86 @@ const vs = (m: Measured | undefined, samples: number[], unit: 'ms' | '/s' | 'µs
   if (unit === 'µs') return `PostgreSQL inbox ${(v / 1e3).toFixed(0)} µs`;
   return `PostgreSQL inbox ${Math.round(v).toLocaleString('en-US')}/s`;
 };
-const p = postgres;
-figure({
-  workload,
-  name: 'accept p50, one at a time',
-  unit: 'ns',
-  samples: jetstream.p50,
-  target: { atMost: 2_000_000 },
-  against: vs(p, p?.p50 ?? [], 'ms'),
-});
-figure({
-  workload,
-  name: 'accept p99, one at a time',
-  unit: 'ns',
-  samples: jetstream.p99,
-  target: { atMost: 20_000_000 },
-  against: vs(p, p?.p99 ?? [], 'ms'),
-});
-figure({
-  workload,
-  name: `accepted signals per second, ${CALLERS} callers, 2 worker processes settling`,
-  unit: '/s',
-  samples: of(jetstream, 'accepted'),
-  target: { atLeast: 10_000 },
-  against: vs(p, of(p, 'accepted'), '/s'),
-});
-figure({
-  workload,
-  name: 'settled per second meanwhile (2 worker processes, inbox only)',
-  unit: '/s',
-  samples: of(jetstream, 'settledWhileAccepting'),
-  against: vs(p, of(p, 'settledWhileAccepting'), '/s'),
-});
-figure({
-  workload,
-  name: 'settled per second, 2 worker processes draining the backlog',
-  unit: '/s',
-  samples: of(jetstream, 'drained'),
-  against: vs(p, of(p, 'drained'), '/s'),
-});
-figure({
-  workload,
-  name: `accepted signals per second, ${CALLERS} callers, no worker running`,
-  unit: '/s',
-  samples: of(jetstream, 'acceptedAlone'),
-  against: vs(p, of(p, 'acceptedAlone'), '/s'),
-});
-figure({
-  workload,
-  name: 'CPU per accept, producer process (no worker running)',
-  unit: 'ns',
-  samples: of(jetstream, 'producerCpu'),
-  against: vs(p, of(p, 'producerCpu'), 'µs'),
-});
-figure({
-  workload,
-  name: 'CPU per accept, nats-server (no worker running)',
-  unit: 'ns',
-  samples: of(jetstream, 'serverCpu'),
-});
-if (p !== undefined) {
-  const pgAccepted = of(p, 'accepted');
+console.log(
+  `\nfigures ending ${ALS}: the same, measured with an AsyncLocalStorage active in every process ` +
+    "(the producer's accepts in this one, the 2 worker processes; the PostgreSQL inbox compared in the same mode)",
+);
+for (const [mode, j] of Object.entries(jetstream)) {
+  const p = postgres?.[mode];
   figure({
     workload,
-    name: 'accepted per second, JetStream / PostgreSQL inbox',
-    unit: 'x',
-    samples: of(jetstream, 'accepted').map((v, i) => v / (pgAccepted[i] ?? v)),
+    name: `accept p50, one at a time${mode}`,
+    unit: 'ns',
+    samples: j.p50,
+    target: { atMost: 2_000_000 },
+    against: vs(p, p?.p50 ?? [], 'ms'),
   });
-  const pgAlone = of(p, 'acceptedAlone');
   figure({
     workload,
-    name: 'accepted per second, no worker running, JetStream / PostgreSQL',
-    unit: 'x',
-    samples: of(jetstream, 'acceptedAlone').map((v, i) => v / (pgAlone[i] ?? v)),
+    name: `accept p99, one at a time${mode}`,
+    unit: 'ns',
+    samples: j.p99,
+    target: { atMost: 20_000_000 },
+    against: vs(p, p?.p99 ?? [], 'ms'),
   });
+  figure({
+    workload,
+    name: `accepted signals per second, ${CALLERS} callers, 2 worker processes settling${mode}`,
+    unit: '/s',
+    samples: of(j, 'accepted'),
+    target: { atLeast: 10_000 },
+    against: vs(p, of(p, 'accepted'), '/s'),
+  });
+  figure({
+    workload,
+    name: `settled per second meanwhile (2 worker processes, inbox only)${mode}`,
+    unit: '/s',
+    samples: of(j, 'settledWhileAccepting'),
+    against: vs(p, of(p, 'settledWhileAccepting'), '/s'),
+  });
+  figure({
+    workload,
+    name: `settled per second, 2 worker processes draining the backlog${mode}`,
+    unit: '/s',
+    samples: of(j, 'drained'),
+    against: vs(p, of(p, 'drained'), '/s'),
+  });
+  figure({
+    workload,
+    name: `accepted signals per second, ${CALLERS} callers, no worker running${mode}`,
+    unit: '/s',
+    samples: of(j, 'acceptedAlone'),
+    against: vs(p, of(p, 'acceptedAlone'), '/s'),
+  });
+  figure({
+    workload,
+    name: `CPU per accept, producer process (no worker running)${mode}`,
+    unit: 'ns',
+    samples: of(j, 'producerCpu'),
+    against: vs(p, of(p, 'producerCpu'), 'µs'),
+  });
+  figure({
+    workload,
+    name: `CPU per accept, nats-server (no worker running)${mode}`,
+    unit: 'ns',
+    samples: of(j, 'serverCpu'),
+  });
+  if (p !== undefined) {
+    const pgAccepted = of(p, 'accepted');
+    figure({
+      workload,
+      name: `accepted per second, JetStream / PostgreSQL inbox${mode}`,
+      unit: 'x',
+      samples: of(j, 'accepted').map((v, i) => v / (pgAccepted[i] ?? v)),
+    });
+    const pgAlone = of(p, 'acceptedAlone');
+    figure({
+      workload,
+      name: `accepted per second, no worker running, JetStream / PostgreSQL${mode}`,
+      unit: 'x',
+      samples: of(j, 'acceptedAlone').map((v, i) => v / (pgAlone[i] ?? v)),
+    });
+  }
 }
 if (recoveries.length > 0) {
   figure({
