@@ -5,7 +5,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '@signalyard/cli';
 import { PostgresCheckpointStore, PostgresInbox } from '@signalyard/store-postgres';
 import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
 import {
@@ -17,7 +16,7 @@ import {
 } from '@signalyard/test-utils/postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seed } from './session-fixtures.js';
-import { runInProcess } from './support.js';
+import { runInProcess, startInspect } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-inspect-inbox-'));
 afterAll(() => {
@@ -26,43 +25,10 @@ afterAll(() => {
 
 const say = (text: string) => ({ kind: 'user_message' as const, payload: { text } });
 
-/**
- * Runs `signalyard inspect <args> --port 0` in-process until its address is printed; `get` reads
- * one of the page's JSON endpoints; `stop` aborts it and resolves with its exit code.
- */
+/** `signalyard inspect <args>` in-process over this test's folder. */
 async function inspect(args: readonly string[]) {
-  const controller = new AbortController();
-  let out = '';
-  let printed!: () => void;
-  const ready = new Promise<void>((resolve) => (printed = resolve));
-  const running = run(['inspect', ...args, '--port', '0'], {
-    stdout: {
-      write: (s: string) => {
-        out += s;
-        if (out.includes('\n')) printed();
-      },
-    },
-    stderr: { write: (s: string) => (out += s) },
-    cwd: dir,
-    abortSignal: controller.signal,
-  });
-  await Promise.race([ready, running]);
-  const match = /^inspector: (\S+)$/m.exec(out);
-  if (match === null) {
-    controller.abort();
-    throw new Error(`inspect did not start (exit ${String(await running)}): ${out}`);
-  }
-  const address = new URL(match[1]!);
-  const token = address.searchParams.get('token')!;
-  const get = async (path: string) => {
-    const res = await fetch(`${address.origin}${path}${path.includes('?') ? '&' : '?'}token=${token}`);
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
-  const stop = async (): Promise<number> => {
-    controller.abort();
-    return running;
-  };
-  return { out, get, stop };
+  const running = await startInspect(args, { cwd: dir });
+  return { out: running.output(), get: running.get, stop: running.stop };
 }
 
 let files = 0;

@@ -4,11 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '@signalyard/cli';
 import { SqliteCheckpointStore, SqliteInbox } from '@signalyard/store-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seed } from './session-fixtures.js';
-import { runInProcess } from './support.js';
+import { runInProcess, startInspect } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'signalyard-cli-inspect-'));
 afterAll(() => {
@@ -27,22 +26,8 @@ async function database(): Promise<string> {
 describe('signalyard inspect', () => {
   it('prints the address with its token, serves the sessions and versions read-only, and stops on abort (exit 0)', async () => {
     const url = await database();
-    const controller = new AbortController();
-    let stdout = '';
-    let printed!: () => void;
-    const ready = new Promise<void>((resolve) => (printed = resolve));
-    const running = run(['inspect', '--store', url, '--port', '0'], {
-      stdout: {
-        write: (s: string) => {
-          stdout += s;
-          if (stdout.includes('\n')) printed();
-        },
-      },
-      stderr: { write: (s: string) => (stdout += s) },
-      cwd: dir,
-      abortSignal: controller.signal,
-    });
-    await Promise.race([ready, running]);
+    const inspector = await startInspect(['--store', url], { cwd: dir });
+    const stdout = inspector.output();
     const address = /^inspector: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{32})$/m.exec(stdout)?.[1];
     expect(address, stdout).toBeDefined();
     expect(stdout).toContain(`${url}, read-only`);
@@ -63,8 +48,7 @@ describe('signalyard inspect', () => {
     });
     expect(fork.status).toBe(403);
     expect((await fetch(`${origin}/api/sessions`)).status).toBe(401);
-    controller.abort();
-    expect(await running).toBe(0);
+    expect(await inspector.stop()).toBe(0);
     await expect(fetch(`${origin}/api/sessions?token=${token}`)).rejects.toThrow();
   });
 
@@ -100,33 +84,14 @@ describe('signalyard inspect', () => {
       id: 'n1',
     });
     await inbox.close();
-    const controller = new AbortController();
-    let stdout = '';
-    let printed!: () => void;
-    const ready = new Promise<void>((resolve) => (printed = resolve));
-    const running = run(['inspect', '--store', url, '--port', '0', '--inbox'], {
-      stdout: {
-        write: (s: string) => {
-          stdout += s;
-          if (stdout.includes('\n')) printed();
-        },
-      },
-      stderr: { write: (s: string) => (stdout += s) },
-      cwd: dir,
-      abortSignal: controller.signal,
-    });
-    await Promise.race([ready, running]);
-    expect(stdout).toContain(`${url} with its inbox, read-only`);
-    const address = new URL(/^inspector: (\S+)$/m.exec(stdout)![1]!);
-    const token = address.searchParams.get('token')!;
-    const get = async (path: string) =>
-      (await fetch(`${address.origin}${path}&token=${token}`)).json() as Promise<Record<string, unknown>>;
+    const inspector = await startInspect(['--store', url, '--inbox'], { cwd: dir });
+    expect(inspector.output()).toContain(`${url} with its inbox, read-only`);
+    const get = async (path: string) => (await inspector.get(path)).body;
     expect(await get('/api/info?')).toMatchObject({ inbox: true });
     const waiting = await get('/api/inbox?key=agent:support:main');
     expect(waiting.entries).toEqual([expect.objectContaining({ seq: '1', kind: 'user_message', text: 'next' })]);
     expect((await get('/api/inbox/overview?')).pending).toEqual([{ sessionKey: 'agent:support:main', count: 1 }]);
-    controller.abort();
-    expect(await running).toBe(0);
+    expect(await inspector.stop()).toBe(0);
   });
 
   it('--inbox-table without --inbox is a usage error (exit 2)', async () => {
@@ -140,31 +105,15 @@ describe('signalyard inspect', () => {
     const url = await database();
     const report = { sessions: [{ sessionKey: 'agent:support:main', status: 'same', turns: [], divergences: [] }] };
     writeFileSync(join(dir, 'report.json'), JSON.stringify(report));
-    const controller = new AbortController();
-    let stdout = '';
-    let printed!: () => void;
-    const ready = new Promise<void>((resolve) => (printed = resolve));
-    const running = run(['inspect', '--store', url, '--port', '0', '--replay', 'report.json'], {
-      stdout: {
-        write: (s: string) => {
-          stdout += s;
-          if (stdout.includes('replay report:')) printed();
-        },
-      },
-      stderr: { write: (s: string) => (stdout += s) },
+    const inspector = await startInspect(['--store', url, '--replay', 'report.json'], {
       cwd: dir,
-      abortSignal: controller.signal,
+      until: 'replay report:',
     });
-    await Promise.race([ready, running]);
-    const address = new URL(/^inspector: (\S+)$/m.exec(stdout)![1]!);
-    expect(stdout).toContain(`replay report: ${address.href}#replay`);
-    const token = address.searchParams.get('token')!;
-    const get = async (path: string): Promise<unknown> =>
-      (await fetch(`${address.origin}${path}?token=${token}`)).json();
+    expect(inspector.output()).toContain(`replay report: ${inspector.address.href}#replay`);
+    const get = async (path: string): Promise<unknown> => (await inspector.get(path)).body;
     expect(await get('/api/info')).toMatchObject({ replay: true });
     expect(await get('/api/replay')).toEqual(report);
-    controller.abort();
-    expect(await running).toBe(0);
+    expect(await inspector.stop()).toBe(0);
 
     const missing = await runInProcess(['inspect', '--store', url, '--replay', 'nope.json'], { cwd: dir });
     expect(missing.code).toBe(2);

@@ -127,6 +127,63 @@ export async function runInProcess(
   return { code, stdout, stderr };
 }
 
+/** A `signalyard inspect` running in-process (see {@link startInspect}). */
+export interface RunningInspect {
+  /** What it printed so far (stdout and stderr). */
+  readonly output: () => string;
+  /** The page's address, with its token. */
+  readonly address: URL;
+  /** Reads one of the page's JSON endpoints with the token. */
+  readonly get: (path: string) => Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Aborts it; resolves with its exit code. */
+  readonly stop: () => Promise<number>;
+}
+
+/**
+ * Runs `signalyard inspect <args> --port 0` in-process until it has printed `until` (default: its
+ * first line, the address); throws with its output when it exits first or prints no address.
+ */
+export async function startInspect(
+  args: readonly string[],
+  options: { cwd: string; until?: string },
+): Promise<RunningInspect> {
+  const controller = new AbortController();
+  let out = '';
+  let printed!: () => void;
+  const ready = new Promise<void>((resolve) => (printed = resolve));
+  const running = run(['inspect', ...args, '--port', '0'], {
+    stdout: {
+      write: (s: string) => {
+        out += s;
+        if (out.includes(options.until ?? '\n')) printed();
+      },
+    },
+    stderr: { write: (s: string) => (out += s) },
+    cwd: options.cwd,
+    abortSignal: controller.signal,
+  });
+  await Promise.race([ready, running]);
+  const match = /^inspector: (\S+)$/m.exec(out);
+  if (match === null) {
+    controller.abort();
+    throw new Error(`inspect did not start (exit ${String(await running)}): ${out}`);
+  }
+  const address = new URL(match[1] as string);
+  const token = address.searchParams.get('token') ?? '';
+  return {
+    output: () => out,
+    address,
+    get: async (path) => {
+      const res = await fetch(`${address.origin}${path}${path.includes('?') ? '&' : '?'}token=${token}`);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    },
+    stop: async () => {
+      controller.abort();
+      return running;
+    },
+  };
+}
+
 /** The lines of a stream's output (without the final newline). */
 export const lines = (text: string): string[] => (text === '' ? [] : text.replace(/\n$/, '').split('\n'));
 
