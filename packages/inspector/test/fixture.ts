@@ -1,12 +1,15 @@
 // A Runner with the three kinds of agents the inspector shows — an FSM agent, a crew agent that
-// hands off, a pipeline agent — and their diagrams; plus a small HTTP client for the tests.
+// hands off, a pipeline agent — and their diagrams; plus a small HTTP client for the tests and
+// the inbox panel's checks.
 import { request } from 'node:http';
 import { Action, SignalKind, type CheckpointStore, type SignalRoute } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
 import { parseCrewConfig } from '@signalyard/crew';
 import { FsmStrategy } from '@signalyard/fsm';
 import { definePipeline } from '@signalyard/pipeline';
+import type { Locator, Page } from 'playwright-core';
 import { createRunner, crewEngine, pipelineEngine, type Runner } from 'signalyard';
+import { expect } from 'vitest';
 import type { AgentDiagrams } from '../src/index.js';
 
 const desk = FsmStrategy.builder()
@@ -102,4 +105,26 @@ export function http(
     req.on('error', reject);
     req.end(opts.body);
   });
+}
+
+/**
+ * Opens the page at `url` and checks its inbox panel once the dead letters are listed: the
+ * sessions waiting (in order), the leases (each line matching), and the first dead letter's text.
+ * Returns the panel.
+ */
+export async function expectInboxPanel(
+  page: Page,
+  url: string,
+  expected: { readonly waiting: readonly string[]; readonly leases: readonly RegExp[]; readonly deadLetter: string },
+): Promise<Locator> {
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]');
+  const panel = page.locator('#inbox-panel');
+  await panel.locator('#dead-letters li').waitFor();
+  expect(await panel.locator('#inbox-waiting li').allTextContents()).toEqual(expected.waiting);
+  expect(await panel.locator('#inbox-leases li').allTextContents()).toEqual(
+    expected.leases.map((lease): unknown => expect.stringMatching(lease)),
+  );
+  expect(await panel.locator('#dead-letters li').textContent()).toContain(expected.deadLetter);
+  return panel;
 }

@@ -6,7 +6,7 @@ import { collect, rejectsCode } from '@signalyard/test-utils';
 import { describeBrowser, launchBrowser } from '@signalyard/test-utils/browser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startInspector, type Inspector, type InspectorOptions } from '../src/index.js';
-import { http, says, testRunner } from './fixture.js';
+import { expectInboxPanel, http, says, testRunner } from './fixture.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, read field by field
 type Json = Record<string, any>;
@@ -142,20 +142,11 @@ describeBrowser('the inspector over a durable inbox, in Chromium', () => {
       throw error;
     });
     try {
-      await page.goto(inspector.url);
-      await page.waitForSelector('body[data-ready="true"]');
-      const panel = page.locator('#inbox-panel');
-      await panel.locator('#dead-letters li').waitFor();
-      expect(await panel.locator('#inbox-waiting li').allTextContents()).toEqual([
-        'agent:support:a · 2 waiting',
-        'agent:support:b · 1 waiting',
-      ]);
-      expect(await panel.locator('#inbox-leases li').allTextContents()).toEqual([
-        expect.stringMatching(/^agent:support:a · w1 until /),
-      ]);
-      expect(await panel.locator('#dead-letters li').textContent()).toContain(
-        'INBOX_POISONED: delivered 6 times without being settled',
-      );
+      const panel = await expectInboxPanel(page, inspector.url, {
+        waiting: ['agent:support:a · 2 waiting', 'agent:support:b · 1 waiting'],
+        leases: [/^agent:support:a · w1 until /],
+        deadLetter: 'INBOX_POISONED: delivered 6 times without being settled',
+      });
       await page.click('#session-list [data-session="agent:support:a"]');
       const section = page.locator('#inbox');
       await section.waitFor();

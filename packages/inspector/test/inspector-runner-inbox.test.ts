@@ -13,7 +13,7 @@ import { describeBrowser, launchBrowser } from '@signalyard/test-utils/browser';
 import { createRunner, type EngineFn, type Runner } from 'signalyard';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startInspector, type InspectorOptions } from '../src/index.js';
-import { http } from './fixture.js';
+import { expectInboxPanel, http } from './fixture.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies, read field by field
 type Json = Record<string, any>;
@@ -220,18 +220,11 @@ describeBrowser('the inspector over a live runner’s own inbox, in Chromium', (
       throw error;
     });
     try {
-      await page.goto(inspector.url);
-      await page.waitForSelector('body[data-ready="true"]');
-      const panel = page.locator('#inbox-panel');
-      await panel.locator('#dead-letters li').waitFor();
-      expect(await panel.locator('#inbox-waiting li').allTextContents()).toEqual([
-        `${A} · 2 waiting`,
-        `${B} · 1 waiting`,
-      ]);
-      expect(await panel.locator('#inbox-leases li').allTextContents()).toEqual([
-        expect.stringMatching(new RegExp(`^${A} · w-live until `)),
-      ]);
-      expect(await panel.locator('#dead-letters li').textContent()).toContain('INBOX_POISONED');
+      const panel = await expectInboxPanel(page, inspector.url, {
+        waiting: [`${A} · 2 waiting`, `${B} · 1 waiting`],
+        leases: [new RegExp(`^${A} · w-live until `)],
+        deadLetter: 'INBOX_POISONED',
+      });
       await panel.locator('#inbox-waiting a', { hasText: A }).click();
       await expect.poll(() => page.locator('#inbox h2').textContent()).toBe('Inbox: 2 waiting');
       expect(await page.locator('#inbox .lease').textContent()).toMatch(/^leased by w-live until /);
