@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatModel, ChatResponse, ChatStreamPart, Tool } from '@signalyard/core';
 import { scriptedModel } from '@signalyard/core/testing';
-import { CrewExecutor, createRunner, crewEngine, type Runner } from 'signalyard';
+import { CrewExecutor, createRunner, crewEngine, type Runner, type TurnResult } from 'signalyard';
 import {
   connectMcp,
   serveMcp,
@@ -43,6 +43,10 @@ function streamingModel(parts: string[], gate?: Deferred): ChatModel {
     },
   };
 }
+
+/** A runner whose agent `support` answers every turn with `result`, streaming nothing. */
+const supportReplying = (result: TurnResult): Runner =>
+  createRunner({ agents: [{ id: 'support', engine: { turn: () => Promise.resolve(result) } }] });
 
 async function serve(runner: Runner, opts: { token?: string; approvals?: boolean } = {}): Promise<ServedMcp> {
   const served = await serveMcp(runner, {
@@ -201,19 +205,9 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
   });
 
   it("answers with the outcome's reply when the engine does not stream", async () => {
-    const runner = createRunner({
-      agents: [
-        {
-          id: 'support',
-          engine: {
-            turn: () =>
-              Promise.resolve({
-                output: 'Plain reply.',
-                messages: [{ role: 'assistant' as const, content: 'Plain reply.' }],
-              }),
-          },
-        },
-      ],
+    const runner = supportReplying({
+      output: 'Plain reply.',
+      messages: [{ role: 'assistant', content: 'Plain reply.' }],
     });
     const client = await sdkClient((await serve(runner)).url as string);
     const result = await client.callTool({ name: 'ask_support', arguments: { text: 'x', session: 's' } });
@@ -232,22 +226,12 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
   });
 
   it("answers with the reply the turn's save recorded when the output carries none (an engine returning messages)", async () => {
-    const runner = createRunner({
-      agents: [
-        {
-          id: 'support',
-          engine: {
-            turn: () =>
-              Promise.resolve({
-                output: { tokens: 12 },
-                messages: [
-                  { role: 'assistant' as const, content: '', toolCalls: [{ id: 't', name: 'x', arguments: {} }] },
-                  { role: 'tool' as const, content: 'ok', toolCallId: 't' },
-                  { role: 'assistant' as const, content: 'From the messages.' },
-                ],
-              }),
-          },
-        },
+    const runner = supportReplying({
+      output: { tokens: 12 },
+      messages: [
+        { role: 'assistant', content: '', toolCalls: [{ id: 't', name: 'x', arguments: {} }] },
+        { role: 'tool', content: 'ok', toolCallId: 't' },
+        { role: 'assistant', content: 'From the messages.' },
       ],
     });
     const client = await sdkClient((await serve(runner)).url as string);
@@ -257,17 +241,7 @@ describe('serveMcp over Streamable HTTP, called by the SDK Client', () => {
   });
 
   it("a runner without history: a non-streaming engine's messages give no reply (status only)", async () => {
-    const runner = createRunner({
-      agents: [
-        {
-          id: 'support',
-          engine: {
-            turn: () =>
-              Promise.resolve({ output: { n: 1 }, messages: [{ role: 'assistant' as const, content: 'hidden' }] }),
-          },
-        },
-      ],
-    });
+    const runner = supportReplying({ output: { n: 1 }, messages: [{ role: 'assistant', content: 'hidden' }] });
     const bare: McpServableRunner = {
       streamDispatch: (key, s) => runner.streamDispatch(key, s),
       streamApprove: (key, d, o) => runner.streamApprove(key, d, o),
