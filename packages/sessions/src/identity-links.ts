@@ -2,7 +2,7 @@ import { ConfigError, describeValue } from '@signalyard/core';
 import { canonicalId, normalizeChannel } from './normalize.js';
 import { routingConfigSchema, routingProblems, splitLinkEntry } from './routing-config.js';
 import { SessionKeyError } from './errors/session-key-error.js';
-import { ID_CHARACTERS, idCharacterProblem } from './session-key-ids.js';
+import { ID_CHARACTERS, idCharacterProblem } from '@signalyard/core/internal';
 
 /** channel → peer id (folded unless the channel is case-sensitive) → canonical name. */
 export type LinkIndex = ReadonlyMap<string, ReadonlyMap<string, string>>;

@@ -1,5 +1,9 @@
 import { describeValue } from '@signalyard/core';
+import { canonicalId } from '@signalyard/core/internal';
 import { SessionKeyError } from './errors/session-key-error.js';
+
+// The canonical form of an id and the ASCII spaces trim removes: core's, shared with @signalyard/mcp's session keys.
+export { canonicalId, isAsciiSpace } from '@signalyard/core/internal';
 
 /** Longest agent id `normalizeAgentId` produces. */
 export const MAX_AGENT_ID_LENGTH = 64;
@@ -70,41 +74,6 @@ export function normalizeChannel(channel: string): string | undefined {
   if (CHANNEL.test(channel)) return channel;
   const c = channel.trim().toLowerCase();
   return CHANNEL.test(c) ? c : undefined;
-}
-
-/**
- * The canonical form of an id segment (peer, thread, task, main-key, subagent or ephemeral id,
- * identity-link name): NFC, trimmed, and lowercased unless `caseSensitive` (then NFC again, as
- * lowercasing can leave a composable sequence). `''` means nothing is left.
- *
- * Plain ASCII ids that are already canonical are returned as they are, without allocating.
- */
-export function canonicalId(input: string, caseSensitive: boolean): string {
-  const n = input.length;
-  if (n > 0) {
-    let ascii = true;
-    let upper = false;
-    for (let i = 0; i < n; i++) {
-      const c = input.charCodeAt(i);
-      if (c >= 0x80) {
-        ascii = false;
-        break;
-      }
-      if (c >= 0x41 && c <= 0x5a) upper = true;
-    }
-    if (ascii && !isAsciiSpace(input.charCodeAt(0)) && !isAsciiSpace(input.charCodeAt(n - 1))) {
-      return caseSensitive || !upper ? input : input.toLowerCase();
-    }
-  }
-  const trimmed = input.normalize('NFC').trim();
-  if (caseSensitive) return trimmed;
-  const lower = trimmed.toLowerCase();
-  return lower === trimmed ? lower : lower.normalize('NFC');
-}
-
-/** True for the ASCII characters that `String.prototype.trim` removes (tab, line breaks, space). */
-export function isAsciiSpace(c: number): boolean {
-  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
 }
 
 /**

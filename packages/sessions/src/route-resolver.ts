@@ -15,7 +15,7 @@ import {
 } from './routing-config.js';
 import { directMessageKey, groupKey, mainKey, type DmScope, type SessionKey } from './session-key.js';
 import { SessionKeyError } from './errors/session-key-error.js';
-import { ID_CHARACTERS, idCharacterProblem } from './session-key-ids.js';
+import { ID_CHARACTERS, idCharacterProblem } from '@signalyard/core/internal';
 
 /** What a channel adapter knows about an inbound message. */
 export interface InboundRoute {

@@ -8,7 +8,7 @@ import {
 import { z } from 'zod';
 import { canonicalId, foldId, isCanonicalAgentId, normalizeAgentId, normalizeChannel } from './normalize.js';
 import type { DmScope } from './session-key.js';
-import { idCharacterProblem } from './session-key-ids.js';
+import { idCharacterProblem } from '@signalyard/core/internal';
 
 /** The kind of peer a message comes from, or a binding targets: a person (`dm`) or a group-like peer. */
 export type InboundPeerKind = 'dm' | 'group' | 'channel' | 'thread';

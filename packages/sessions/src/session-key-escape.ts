@@ -1,8 +1,7 @@
 import { describeValue } from '@signalyard/core';
-import { pushUtf8Escapes } from '@signalyard/core/internal';
+import { escapeIdChars, forbiddenIdIndex, hasIdCharactersOnly, idCharacterProblem } from '@signalyard/core/internal';
 import { SessionKeyError } from './errors/session-key-error.js';
 import { canonicalId, isAsciiSpace } from './normalize.js';
-import { forbiddenIdIndex, hasIdCharactersOnly, idCharacterProblem } from './session-key-ids.js';
 
 // One id segment of a key string, both ways: escaping it when a key is formatted, unescaping and
 // checking it when one is parsed. `%` → `%25`, `:` → `%3a`, and every character that
@@ -38,14 +37,7 @@ export function escapeSegment(s: unknown, caseSensitive: boolean): string | unde
   } else if (canonicalId(s, caseSensitive) !== s || !hasIdCharactersOnly(s)) {
     return undefined;
   }
-  const out: string[] = [];
-  for (const ch of s) {
-    if (ch === '%') out.push('%25');
-    else if (ch === ':') out.push('%3a');
-    else if (ch.toLowerCase() !== ch) pushUtf8Escapes(out, ch.codePointAt(0) as number);
-    else out.push(ch);
-  }
-  return out.join('');
+  return escapeIdChars(s);
 }
 
 /** Throws the `SessionKeyError` of a key string that `parseSessionKey` refuses. */

@@ -2,7 +2,7 @@ import { describeValue } from '@signalyard/core';
 import { SessionKeyError } from './errors/session-key-error.js';
 import { isCanonicalAgentId, isCanonicalChannel } from './normalize.js';
 import { escapeSegment } from './session-key-escape.js';
-import { idCharacterProblem } from './session-key-ids.js';
+import { idCharacterProblem } from '@signalyard/core/internal';
 import { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH, count } from './session-key-limits.js';
 import type { SessionKeyShape as SessionKey } from './session-key-types.js';
 

@@ -4,7 +4,7 @@ import { agentIdOrEmpty, canonicalId, normalizeChannel } from './normalize.js';
 import { SessionKeyError } from './errors/session-key-error.js';
 import type { DmScope, PeerKind, SessionKeyShape, TaskType } from './session-key-types.js';
 import { formatSessionKey } from './session-key-format.js';
-import { ID_CHARACTERS, idCharacterProblem } from './session-key-ids.js';
+import { ID_CHARACTERS, idCharacterProblem } from '@signalyard/core/internal';
 import { MAX_SESSION_KEY_LENGTH, MAX_SUBAGENT_DEPTH } from './session-key-limits.js';
 
 export type { DmScope, PeerKind, TaskType } from './session-key-types.js';

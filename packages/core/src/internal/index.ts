@@ -64,7 +64,15 @@ export {
 } from './approval-policy-schemas.js';
 export type { PolicySpelling } from './approval-policy-schemas.js';
 export { jsonEqual } from './json-equal.js';
-export { pushUtf8Escapes } from './utf8-escape.js';
+export {
+  ID_CHARACTERS,
+  canonicalId,
+  escapeIdChars,
+  forbiddenIdIndex,
+  hasIdCharactersOnly,
+  idCharacterProblem,
+  isAsciiSpace,
+} from './session-id.js';
 export {
   pendingApprovalCount,
   readSessionCheckpoint,

@@ -3,8 +3,7 @@ const HEX = '0123456789abcdef';
 /**
  * Pushes the UTF-8 bytes of the code point `cp` onto `out` as lowercase `%xx` escapes (three
  * strings per byte: `'%'` and two hex digits): how a session key's id segment escapes a character
- * that lowercasing would change. Shared by the sessions package's key formatting and the MCP
- * server's session keys, which must agree character for character.
+ * that lowercasing would change (`escapeIdChars`, session-id.ts).
  */
 export function pushUtf8Escapes(out: string[], cp: number): void {
   const bytes: number[] =

@@ -1,9 +1,46 @@
-import { unstorableTextIndex } from '@signalyard/core/internal';
+import { unstorableTextIndex } from './checkpoint-text.js';
+import { pushUtf8Escapes } from './utf8-escape.js';
 
-// Which characters an id can hold: the rule every part of the sessions package that takes an id
-// applies at its boundary (SessionKey factories, formatSessionKey, parseSessionKey, the route
-// resolver, identity links, the routing config). decisions-wave3 §12.
+// The id segments of session keys: their canonical form, which characters an id can hold (the
+// rule every part of the sessions package that takes an id applies at its boundary — SessionKey
+// factories, formatSessionKey, parseSessionKey, the route resolver, identity links, the routing
+// config; decisions-wave3 §12), and how a key string escapes one. Here, not in @signalyard/sessions,
+// so the MCP server builds exactly the keys `SessionKey.directMessage` builds without importing it.
 
+/**
+ * The canonical form of an id segment (peer, thread, task, main-key, subagent or ephemeral id,
+ * identity-link name): NFC, trimmed, and lowercased unless `caseSensitive` (then NFC again, as
+ * lowercasing can leave a composable sequence). `''` means nothing is left.
+ *
+ * Plain ASCII ids that are already canonical are returned as they are, without allocating.
+ */
+export function canonicalId(input: string, caseSensitive: boolean): string {
+  const n = input.length;
+  if (n > 0) {
+    let ascii = true;
+    let upper = false;
+    for (let i = 0; i < n; i++) {
+      const c = input.charCodeAt(i);
+      if (c >= 0x80) {
+        ascii = false;
+        break;
+      }
+      if (c >= 0x41 && c <= 0x5a) upper = true;
+    }
+    if (ascii && !isAsciiSpace(input.charCodeAt(0)) && !isAsciiSpace(input.charCodeAt(n - 1))) {
+      return caseSensitive || !upper ? input : input.toLowerCase();
+    }
+  }
+  const trimmed = input.normalize('NFC').trim();
+  if (caseSensitive) return trimmed;
+  const lower = trimmed.toLowerCase();
+  return lower === trimmed ? lower : lower.normalize('NFC');
+}
+
+/** True for the ASCII characters that `String.prototype.trim` removes (tab, line breaks, space). */
+export function isAsciiSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+}
 /** What the messages say an id must be. */
 export const ID_CHARACTERS = 'an id without control characters (C0, C1, bidirectional controls) or lone surrogates';
 
@@ -59,4 +96,20 @@ export function idCharacterProblem(s: string): string | undefined {
   return c >= 0x202a
     ? `contains the bidirectional control ${code} at index ${at}`
     : `contains the control character ${code} at index ${at}`;
+}
+
+/**
+ * One id segment escaped for a key string: `%` → `%25`, `:` → `%3a`, and every character that
+ * lowercasing would change → its UTF-8 bytes as lowercase `%xx`; nothing else. `id` must be a
+ * canonical id ({@link canonicalId}) holding only id characters ({@link hasIdCharactersOnly}).
+ */
+export function escapeIdChars(id: string): string {
+  const out: string[] = [];
+  for (const ch of id) {
+    if (ch === '%') out.push('%25');
+    else if (ch === ':') out.push('%3a');
+    else if (ch.toLowerCase() !== ch) pushUtf8Escapes(out, ch.codePointAt(0) as number);
+    else out.push(ch);
+  }
+  return out.join('');
 }
