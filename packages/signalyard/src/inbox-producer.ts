@@ -48,9 +48,6 @@ export class InboxProducer {
   readonly #live = new Map<string, { readonly outcome: Outcome; readonly at: number }>();
   readonly #clock: Clock;
   readonly #outcomeTtlMs: number;
-  /** The receipt ids in `#live`, oldest first from `#liveOldest` (a ring once full): the oldest is dropped without scanning the map. */
-  readonly #liveOrder: string[] = [];
-  #liveOldest = 0;
   #closed = false;
 
   /** `clock` and `outcomeTtlMs`: the runner's, so a live outcome here expires when the inbox's does. */
@@ -156,14 +153,9 @@ export class InboxProducer {
 
   /** A worker of this process settled `receiptId`: its waits here resolve with the live outcome. */
   settledHere(receiptId: string, outcome: Outcome): void {
-    if (!this.#live.has(receiptId)) {
-      if (this.#liveOrder.length < LIVE_OUTCOMES) this.#liveOrder.push(receiptId);
-      else {
-        this.#live.delete(this.#liveOrder[this.#liveOldest] as string);
-        this.#liveOrder[this.#liveOldest] = receiptId;
-        this.#liveOldest = (this.#liveOldest + 1) % LIVE_OUTCOMES;
-      }
-    }
+    // A Map keeps insertion order: once full, the oldest kept outcome goes (also after expiries).
+    if (!this.#live.has(receiptId) && this.#live.size >= LIVE_OUTCOMES)
+      this.#live.delete(this.#live.keys().next().value as string);
     this.#live.set(receiptId, { outcome, at: readClock(this.#clock) });
     if (this.#waits.size === 0) return; // a worker's own process usually waits for none
     for (const wait of [...this.#waits]) if (wait.receiptId === receiptId) wait.resolve(outcome);

@@ -8,6 +8,7 @@ import {
   signal,
   type Inbox,
   type InboxAcceptEntry,
+  type Outcome,
   type SessionLock,
 } from '@signalyard/core';
 import { collect, deferred, rejectsCode, type Deferred } from '@signalyard/test-utils';
@@ -180,6 +181,24 @@ describe('accept and outcome', () => {
     await rejectsCode(runner.outcome(receipt.receiptId), 'OUTCOME_EXPIRED');
     // and forgotten: asked again, the same answer
     await rejectsCode(runner.outcome(receipt.receiptId), 'OUTCOME_EXPIRED');
+    await inbox.close();
+  });
+
+  it('keeps the latest 1,024 live outcomes: an older one is rebuilt from the inbox', async () => {
+    const inbox = new MemoryInbox();
+    const runner = make({ inbox });
+    const settled: { receiptId: string; outcome: Outcome }[] = [];
+    // one after another: settled in this order
+    for (let i = 0; i < 1025; i++) {
+      const { receiptId } = await runner.accept(MAIN, user(`m${String(i)}`));
+      settled.push({ receiptId, outcome: await runner.outcome(receiptId) });
+    }
+    const [first, second] = settled;
+    // the first settled is no longer kept live: answered again, a copy rebuilt from the inbox's JSON
+    const again = await runner.outcome(first?.receiptId ?? '');
+    expect(again).not.toBe(first?.outcome);
+    expect(again.output).toEqual({ said: 'm0' });
+    expect(await runner.outcome(second?.receiptId ?? '')).toBe(second?.outcome);
     await inbox.close();
   });
 
